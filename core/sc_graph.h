@@ -1,0 +1,152 @@
+/*
+ * sc_graph.h - the captured DAG (ComputeGraph) and its reachability index.
+ *
+ * A graph is built either by sc_capture_end() or by hand (loading a stored
+ * graph): sc_graph_create(), sc_graph_add_node() in id order,
+ * sc_graph_add_edge(), then sc_graph_seal().  A sealed graph is immutable and
+ * may be read from several threads at once.
+ *
+ * Invariant (spec 6): every edge goes from a smaller id to a larger id, so
+ * ids are a topological order.  sc_graph_add_edge() rejects anything else.
+ *
+ * Pure C11, no I/O.  Functions return 0 or a negative SC_E* code.
+ */
+#ifndef SC_GRAPH_H
+#define SC_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sc_errors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sc_graph sc_graph;
+
+/** Node kinds; the wire and corpus spell them kernel, memcpy, memset, host_callback. */
+typedef enum sc_node_kind {
+    SC_KIND_KERNEL = 0,
+    SC_KIND_MEMCPY = 1,
+    SC_KIND_MEMSET = 2,
+    SC_KIND_HOST_CALLBACK = 3,
+} sc_node_kind;
+
+/** Memcpy directions; wire spelling host_to_device, device_to_host, ... */
+typedef enum sc_memcpy_dir {
+    SC_DIR_HOST_TO_DEVICE = 0,
+    SC_DIR_DEVICE_TO_HOST = 1,
+    SC_DIR_DEVICE_TO_DEVICE = 2,
+    SC_DIR_PEER_TO_PEER = 3,
+} sc_memcpy_dir;
+
+/**
+ * One node as seen by callers.  `name` points into the graph (or session)
+ * and stays valid until it is destroyed; it is NUL-terminated but may also
+ * contain NUL bytes, so `name_len` is authoritative.  For host callbacks the
+ * label is the name.  Fields that do not belong to `kind` are zero.
+ */
+typedef struct sc_node {
+    sc_node_kind kind;
+    uint32_t stream;
+    const char *name;
+    size_t name_len;
+    /* kernel */
+    uint32_t num_blocks;
+    uint32_t threads_per_block;
+    uint32_t shared_mem;
+    /* memcpy */
+    sc_memcpy_dir dir;
+    uint32_t src_device; /* peer_to_peer only */
+    uint32_t dst_device; /* peer_to_peer only */
+    /* memcpy and memset */
+    uint64_t size_bytes;
+    /* memset */
+    uint8_t value;
+} sc_node;
+
+/** Wire/corpus names: "kernel", "memcpy", ...; NULL for an out-of-range value. */
+const char *sc_node_kind_name(sc_node_kind kind);
+const char *sc_memcpy_dir_name(sc_memcpy_dir dir);
+/** Parse the wire names back.  0 or SC_EINVAL. */
+int sc_node_kind_parse(const char *s, size_t len, sc_node_kind *out);
+int sc_memcpy_dir_parse(const char *s, size_t len, sc_memcpy_dir *out);
+
+/** Create an empty, unsealed graph. */
+int sc_graph_create(sc_graph **out);
+/** Free a graph and everything it owns.  NULL is a no-op. */
+void sc_graph_destroy(sc_graph *g);
+
+/**
+ * Append a node (copied, name included); its id is the previous node count.
+ * SC_EINVAL on a sealed graph or bad enum, SC_ELIMIT past UINT32_MAX nodes.
+ */
+int sc_graph_add_node(sc_graph *g, const sc_node *node, uint32_t *id_out);
+/**
+ * Add edge src -> dst to an unsealed graph.  Requires src < dst < node count
+ * (SC_ENOTFOUND for an unknown id, SC_EINVAL for src >= dst).  Duplicates
+ * are allowed here and removed by sc_graph_seal().
+ */
+int sc_graph_add_edge(sc_graph *g, uint32_t src, uint32_t dst);
+/**
+ * Make the graph immutable: sort and deduplicate edges, build successor
+ * lists.  O(nodes + edges).  Sealing twice is a no-op.
+ */
+int sc_graph_seal(sc_graph *g);
+bool sc_graph_is_sealed(const sc_graph *g);
+
+uint32_t sc_graph_node_count(const sc_graph *g);
+/** Number of distinct edges (after seal; before it, edges added so far). */
+uint64_t sc_graph_edge_count(const sc_graph *g);
+/** Copy node `id` into *out.  SC_ENOTFOUND for an unknown id. */
+int sc_graph_node(const sc_graph *g, uint32_t id, sc_node *out);
+/**
+ * The i-th edge in ascending (src, dst) order, 0 <= i < edge count.
+ * Sealed graphs only (SC_EINVAL otherwise); SC_ENOTFOUND past the end.
+ */
+int sc_graph_edge(const sc_graph *g, uint64_t i, uint32_t *src, uint32_t *dst);
+/**
+ * Successors of `id`, ascending, as a pointer into the graph.  Sealed only.
+ */
+int sc_graph_successors(const sc_graph *g, uint32_t id, const uint32_t **succ, uint32_t *count);
+/** Number of distinct streams that own at least one node. */
+uint32_t sc_graph_stream_count(const sc_graph *g);
+
+/**
+ * Reachability index (DESIGN 8).  Every stream is a chain; for each node
+ * and each indexed chain it stores the lowest chain position reachable from
+ * the node, so reachable(a, b) is one comparison when b's stream is indexed.
+ *
+ * Bounded memory: at most SC_INDEX_MAX_CHAINS chains are indexed, chosen as
+ * the streams with the most nodes, so the index costs at most
+ * 4 * SC_INDEX_MAX_CHAINS + 8 bytes per node.  A query whose target lies on
+ * an unindexed (small) stream walks predecessors backwards from the target,
+ * visiting only unindexed nodes with ids between the two endpoints, and
+ * answers each indexed predecessor with one comparison.
+ *
+ * Build once on a sealed graph; afterwards queries are read-only and
+ * thread-safe.  Building twice is a no-op.
+ */
+#define SC_INDEX_MAX_CHAINS 32
+int sc_graph_build_index(sc_graph *g);
+bool sc_graph_has_index(const sc_graph *g);
+
+/**
+ * Does `a` happen before `b`?  Reflexive: a == b is true for any id (spec 5).
+ * For a != b, an id that is not a node is SC_ENOTFOUND (the spec leaves an
+ * unknown `a` undefined and answers false for an unknown `b`; we report
+ * both).  Sealed graphs only.  Uses the index when built, else BFS.
+ */
+int sc_graph_reachable(const sc_graph *g, uint32_t a, uint32_t b, bool *out);
+/** Same question answered by breadth-first search, never by the index. */
+int sc_graph_reachable_bfs(const sc_graph *g, uint32_t a, uint32_t b, bool *out);
+
+/** Heap bytes held by the graph, index included (for cache accounting). */
+size_t sc_graph_memory(const sc_graph *g);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,64 @@
+/*
+ * sc_buf.h - a growable byte buffer and JSON text writers.
+ *
+ * Replies are written straight into a connection's output buffer with
+ * these functions instead of building cJSON trees.  Allocation failure is
+ * sticky: the buffer sets `oom`, further writes are ignored, and the caller
+ * checks once at the end (sc_buf_failed).
+ */
+#ifndef SC_BUF_H
+#define SC_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cJSON cJSON;
+
+typedef struct sc_buf {
+    char *data;
+    size_t len;
+    size_t cap;
+    bool oom;
+} sc_buf;
+
+#define SC_BUF_INIT {NULL, 0, 0, false}
+
+void sc_buf_init(sc_buf *b);
+/** Free the storage and return to the initial state. */
+void sc_buf_free(sc_buf *b);
+/** Forget the contents, keep the storage, clear `oom`. */
+void sc_buf_reset(sc_buf *b);
+/** Make room for `extra` more bytes.  0 or -1 (and `oom` set). */
+int sc_buf_reserve(sc_buf *b, size_t extra);
+/** Hand the storage to the caller (who frees it) and reset the buffer. */
+char *sc_buf_detach(sc_buf *b, size_t *len);
+bool sc_buf_failed(const sc_buf *b);
+
+void sc_buf_append(sc_buf *b, const void *data, size_t len);
+void sc_buf_puts(sc_buf *b, const char *s);
+void sc_buf_putc(sc_buf *b, char c);
+void sc_buf_printf(sc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** A JSON string literal: quotes plus escapes (", \, control chars as \uXXXX). */
+void sc_json_string(sc_buf *b, const char *s, size_t len);
+void sc_json_cstr(sc_buf *b, const char *s);
+void sc_json_u64(sc_buf *b, uint64_t v);
+void sc_json_i64(sc_buf *b, int64_t v);
+void sc_json_bool(sc_buf *b, bool v);
+/**
+ * Any cJSON value as compact JSON (used to echo request ids).  Integral
+ * numbers print without a fraction; a NULL item prints `null`.
+ */
+void sc_json_value(sc_buf *b, const cJSON *item);
+/** "2026-11-29T19:44:21.123Z" for a Unix time in milliseconds, quoted. */
+void sc_json_time_ms(sc_buf *b, int64_t unix_ms);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,58 @@
+/*
+ * sc_frame.h - NDJSON framing: one message per line ending in '\n'.
+ *
+ * The framer owns one input buffer.  The reader asks for free space
+ * (sc_framer_space), reads into it directly, commits the byte count, then
+ * pulls whole lines until none is left.  A line longer than `max_line`
+ * bytes (newline excluded) is reported as soon as it is known to be too
+ * long, so memory stays bounded by the limit while a huge line arrives.
+ * A trailing '\r' before '\n' is kept (it is JSON whitespace).
+ */
+#ifndef SC_FRAME_H
+#define SC_FRAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sc_framer {
+    char *buf;
+    size_t start; /* first unconsumed byte */
+    size_t len;   /* bytes held: buf[start .. len) unconsumed */
+    size_t cap;
+    size_t scan;  /* bytes of the current partial line already scanned for '\n' */
+    size_t max_line;
+} sc_framer;
+
+/** 0 or -1 (out of memory). */
+int sc_framer_init(sc_framer *f, size_t max_line);
+void sc_framer_free(sc_framer *f);
+
+/**
+ * Free space to read into: at least `hint` bytes when it can (grows the
+ * buffer, compacting consumed bytes first; never beyond max_line + hint).
+ * 0 or -1 (out of memory).
+ */
+int sc_framer_space(sc_framer *f, size_t hint, char **ptr, size_t *avail);
+/** `n` bytes were written at the pointer sc_framer_space returned. */
+void sc_framer_commit(sc_framer *f, size_t n);
+/** Copying form of space + commit.  0, -1 (out of memory). */
+int sc_framer_push(sc_framer *f, const char *data, size_t n);
+
+enum sc_frame_status {
+    SC_FRAME_NEED_MORE = 0, /* no complete line buffered */
+    SC_FRAME_LINE = 1,      /* *line/*len set; valid until the next framer call */
+    SC_FRAME_TOO_LONG = -1, /* the current line exceeds max_line: close the peer */
+};
+/** Next complete line without its '\n'.  Empty lines are returned too. */
+int sc_framer_next(sc_framer *f, const char **line, size_t *len);
+/** Bytes buffered but not yet returned as lines. */
+size_t sc_framer_pending(const sc_framer *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

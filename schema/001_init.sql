@@ -1,0 +1,2 @@
+-- placeholder, replaced by the real schema
+SELECT 1;
