@@ -1,1 +1,424 @@
-/* in progress */
+/*
+ * graph.c - the ComputeGraph: hand building, sealing, node and edge access.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph_internal.h"
+
+static const char *const kind_names[] = {"kernel", "memcpy", "memset", "host_callback"};
+static const char *const dir_names[] = {"host_to_device", "device_to_host", "device_to_device",
+                                        "peer_to_peer"};
+
+const char *sc_node_kind_name(sc_node_kind kind)
+{
+    return (unsigned)kind <= SC_KIND_HOST_CALLBACK ? kind_names[kind] : NULL;
+}
+
+const char *sc_memcpy_dir_name(sc_memcpy_dir dir)
+{
+    return (unsigned)dir <= SC_DIR_PEER_TO_PEER ? dir_names[dir] : NULL;
+}
+
+static int parse_name(const char *const *names, int count, const char *s, size_t len)
+{
+    if (!s)
+        return -1;
+    for (int i = 0; i < count; i++)
+        if (strlen(names[i]) == len && memcmp(names[i], s, len) == 0)
+            return i;
+    return -1;
+}
+
+int sc_node_kind_parse(const char *s, size_t len, sc_node_kind *out)
+{
+    int i = parse_name(kind_names, 4, s, len);
+    if (i < 0 || !out)
+        return SC_EINVAL;
+    *out = (sc_node_kind)i;
+    return 0;
+}
+
+int sc_memcpy_dir_parse(const char *s, size_t len, sc_memcpy_dir *out)
+{
+    int i = parse_name(dir_names, 4, s, len);
+    if (i < 0 || !out)
+        return SC_EINVAL;
+    *out = (sc_memcpy_dir)i;
+    return 0;
+}
+
+int sc_graph_create(sc_graph **out)
+{
+    if (!out)
+        return SC_EINVAL;
+    sc_graph *g = calloc(1, sizeof *g);
+    if (!g)
+        return SC_ENOMEM;
+    *out = g;
+    return 0;
+}
+
+static void free_build_state(sc_graph *g)
+{
+    free(g->intern);
+    g->intern = NULL;
+    g->intern_cap = g->intern_count = 0;
+    free(g->pairs);
+    g->pairs = NULL;
+    g->npairs = g->pairs_cap = 0;
+}
+
+void sc_graph_destroy(sc_graph *g)
+{
+    if (!g)
+        return;
+    sc_index_free(g);
+    sc_chunks_free(&g->nodes);
+    sc_chunks_free(&g->preds);
+    for (uint32_t i = 0; i < g->arena.nblock; i++)
+        free(g->arena.block[i]);
+    free(g->arena.block);
+    free_build_state(g);
+    free(g->succ_off);
+    free(g->succ);
+    free(g);
+}
+
+int sc_graph_reserve(sc_graph *g, uint32_t edges)
+{
+    int rc =
+        sc_chunks_reserve(&g->nodes, sizeof(sc_rec), SC_NODE_SHIFT, (uint64_t)g->node_count + 1);
+    if (rc != 0)
+        return rc;
+    return sc_chunks_reserve(&g->preds, sizeof(uint32_t), SC_PRED_SHIFT,
+                             (uint64_t)g->pred_count + edges);
+}
+
+static bool node_valid(const sc_node *n)
+{
+    if ((unsigned)n->kind > SC_KIND_HOST_CALLBACK)
+        return false;
+    if (n->kind == SC_KIND_MEMCPY && (unsigned)n->dir > SC_DIR_PEER_TO_PEER)
+        return false;
+    return n->name || n->name_len == 0;
+}
+
+/* Only the fields that belong to the kind are kept, so a round trip yields
+ * zeros elsewhere. */
+static void rec_from_node(sc_rec *r, const sc_node *n)
+{
+    memset(r, 0, sizeof *r);
+    r->kind = (uint8_t)n->kind;
+    r->stream = n->stream;
+    switch (n->kind) {
+    case SC_KIND_KERNEL:
+        r->u.k.blocks = n->num_blocks;
+        r->u.k.threads = n->threads_per_block;
+        r->x = n->shared_mem;
+        break;
+    case SC_KIND_MEMCPY:
+        r->dir = (uint8_t)n->dir;
+        r->u.size = n->size_bytes;
+        if (n->dir == SC_DIR_PEER_TO_PEER) {
+            r->x = n->src_device;
+            r->y = n->dst_device;
+        }
+        break;
+    case SC_KIND_MEMSET:
+        r->u.size = n->size_bytes;
+        r->value = n->value;
+        break;
+    case SC_KIND_HOST_CALLBACK:
+        break;
+    }
+}
+
+int sc_graph_add_node(sc_graph *g, const sc_node *node, uint32_t *id_out)
+{
+    if (!g || !node || g->sealed || !node_valid(node))
+        return SC_EINVAL;
+    if (g->node_count >= SC_MAX_NODE)
+        return SC_ELIMIT;
+    int rc = sc_graph_reserve(g, 0);
+    if (rc != 0)
+        return rc;
+    uint32_t ref;
+    rc = sc_graph_intern(g, node->name, node->name_len, &ref);
+    if (rc != 0)
+        return rc;
+    sc_rec *r = sc_rec_at(g, g->node_count);
+    rec_from_node(r, node);
+    r->name = ref;
+    r->pred_start = g->pred_count;
+    if (id_out)
+        *id_out = g->node_count;
+    g->node_count++;
+    return 0;
+}
+
+int sc_graph_add_edge(sc_graph *g, uint32_t src, uint32_t dst)
+{
+    if (!g || g->sealed)
+        return SC_EINVAL;
+    if (src >= g->node_count || dst >= g->node_count)
+        return SC_ENOTFOUND;
+    if (src >= dst)
+        return SC_EINVAL;
+    if (g->npairs >= SC_MAX_EDGE)
+        return SC_ELIMIT;
+    if (g->npairs == g->pairs_cap) {
+        size_t cap = g->pairs_cap ? g->pairs_cap * 2 : 64;
+        uint64_t *p = realloc(g->pairs, cap * sizeof *p);
+        if (!p)
+            return SC_ENOMEM;
+        g->pairs = p;
+        g->pairs_cap = cap;
+    }
+    g->pairs[g->npairs++] = (uint64_t)src << 32 | dst;
+    return 0;
+}
+
+/* Successor CSR by counting sort on src.  Destinations are visited in
+ * ascending order, so every successor list comes out ascending. */
+static void build_succ(sc_graph *g, uint32_t *off, uint32_t *succ)
+{
+    const uint32_t n = g->node_count, e = g->pred_count;
+    memset(off, 0, ((size_t)n + 1) * sizeof *off);
+    for (uint32_t k = 0; k < e; k++)
+        off[*sc_pred_at(g, k) + 1]++;
+    for (uint32_t i = 0; i < n; i++)
+        off[i + 1] += off[i];
+    uint32_t k = 0;
+    for (uint32_t dst = 0; dst < n; dst++) {
+        uint32_t end = sc_pred_end(g, dst);
+        for (; k < end; k++)
+            succ[off[*sc_pred_at(g, k)]++] = dst;
+    }
+    for (uint32_t i = n; i > 0; i--)
+        off[i] = off[i - 1];
+    off[0] = 0;
+}
+
+static int count_streams(const sc_graph *g, uint32_t *out)
+{
+    sc_idmap seen = {0};
+    for (uint32_t i = 0; i < g->node_count; i++) {
+        int rc = sc_idmap_put(&seen, sc_rec_at(g, i)->stream, 0);
+        if (rc != 0) {
+            sc_idmap_free(&seen);
+            return rc;
+        }
+    }
+    *out = seen.count;
+    sc_idmap_free(&seen);
+    return 0;
+}
+
+/* Group the hand-added pairs by destination (counting sort), sort and
+ * deduplicate each group, and store the groups as predecessor lists. */
+static void pairs_to_preds(sc_graph *g, uint32_t *start, uint32_t *src)
+{
+    const uint32_t n = g->node_count;
+    memset(start, 0, ((size_t)n + 1) * sizeof *start);
+    for (size_t i = 0; i < g->npairs; i++)
+        start[(uint32_t)g->pairs[i] + 1]++;
+    for (uint32_t i = 0; i < n; i++)
+        start[i + 1] += start[i];
+    for (size_t i = 0; i < g->npairs; i++)
+        src[start[(uint32_t)g->pairs[i]]++] = (uint32_t)(g->pairs[i] >> 32);
+    for (uint32_t i = n; i > 0; i--)
+        start[i] = start[i - 1];
+    start[0] = 0;
+
+    uint32_t w = g->pred_count;
+    for (uint32_t d = 0; d < n; d++) {
+        uint32_t *seg = src + start[d];
+        uint32_t len = sc_sort_unique_u32(seg, start[d + 1] - start[d]);
+        sc_rec_at(g, d)->pred_start = w;
+        for (uint32_t j = 0; j < len; j++)
+            *sc_pred_at(g, w++) = seg[j];
+    }
+    g->pred_count = w;
+}
+
+int sc_graph_seal(sc_graph *g)
+{
+    if (!g)
+        return SC_EINVAL;
+    if (g->sealed)
+        return 0;
+    const uint32_t n = g->node_count;
+    uint32_t streams;
+    int rc = count_streams(g, &streams);
+    if (rc != 0)
+        return rc;
+    /* Everything is allocated up front so that a failure leaves the graph
+     * exactly as it was. */
+    rc = sc_chunks_reserve(&g->preds, sizeof(uint32_t), SC_PRED_SHIFT,
+                           (uint64_t)g->pred_count + g->npairs);
+    if (rc != 0)
+        return rc;
+    size_t e_max = (size_t)g->pred_count + g->npairs;
+    uint32_t *off = malloc(((size_t)n + 1) * sizeof *off);
+    uint32_t *succ = malloc((e_max ? e_max : 1) * sizeof *succ);
+    uint32_t *start = g->npairs ? malloc(((size_t)n + 1) * sizeof *start) : NULL;
+    uint32_t *src = g->npairs ? malloc(g->npairs * sizeof *src) : NULL;
+    if (!off || !succ || (g->npairs && (!start || !src))) {
+        free(off);
+        free(succ);
+        free(start);
+        free(src);
+        return SC_ENOMEM;
+    }
+    if (g->npairs)
+        pairs_to_preds(g, start, src);
+    free(start);
+    free(src);
+    if (g->pred_count < e_max && g->pred_count > 0) {
+        uint32_t *shrunk = realloc(succ, (size_t)g->pred_count * sizeof *succ);
+        if (shrunk)
+            succ = shrunk;
+    }
+    build_succ(g, off, succ);
+    g->succ_off = off;
+    g->succ = succ;
+    g->stream_count = streams;
+    free_build_state(g);
+    g->sealed = true;
+    return 0;
+}
+
+int sc_graph_seal_captured(sc_graph *g, uint32_t stream_count)
+{
+    const uint32_t n = g->node_count, e = g->pred_count;
+    uint32_t *off = malloc(((size_t)n + 1) * sizeof *off);
+    uint32_t *succ = malloc((e ? (size_t)e : 1) * sizeof *succ);
+    if (!off || !succ) {
+        free(off);
+        free(succ);
+        return SC_ENOMEM;
+    }
+    build_succ(g, off, succ);
+    g->succ_off = off;
+    g->succ = succ;
+    g->stream_count = stream_count;
+    g->chained = true;
+    free_build_state(g);
+    g->sealed = true;
+    return 0;
+}
+
+bool sc_graph_is_sealed(const sc_graph *g)
+{
+    return g && g->sealed;
+}
+
+uint32_t sc_graph_node_count(const sc_graph *g)
+{
+    return g ? g->node_count : 0;
+}
+
+uint64_t sc_graph_edge_count(const sc_graph *g)
+{
+    if (!g)
+        return 0;
+    return g->sealed ? g->pred_count : (uint64_t)g->pred_count + g->npairs;
+}
+
+void sc_graph_fill_node(const sc_graph *g, const sc_rec *r, sc_node *out)
+{
+    memset(out, 0, sizeof *out);
+    uint32_t len;
+    out->kind = (sc_node_kind)r->kind;
+    out->stream = r->stream;
+    out->name = sc_name_at(g, r->name, &len);
+    out->name_len = len;
+    switch (out->kind) {
+    case SC_KIND_KERNEL:
+        out->num_blocks = r->u.k.blocks;
+        out->threads_per_block = r->u.k.threads;
+        out->shared_mem = r->x;
+        break;
+    case SC_KIND_MEMCPY:
+        out->dir = (sc_memcpy_dir)r->dir;
+        out->size_bytes = r->u.size;
+        out->src_device = r->x;
+        out->dst_device = r->y;
+        break;
+    case SC_KIND_MEMSET:
+        out->size_bytes = r->u.size;
+        out->value = r->value;
+        break;
+    case SC_KIND_HOST_CALLBACK:
+        break;
+    }
+}
+
+int sc_graph_node(const sc_graph *g, uint32_t id, sc_node *out)
+{
+    if (!g || !out)
+        return SC_EINVAL;
+    if (id >= g->node_count)
+        return SC_ENOTFOUND;
+    sc_graph_fill_node(g, sc_rec_at(g, id), out);
+    return 0;
+}
+
+int sc_graph_edge(const sc_graph *g, uint64_t i, uint32_t *src, uint32_t *dst)
+{
+    if (!g || !g->sealed || !src || !dst)
+        return SC_EINVAL;
+    if (i >= g->pred_count)
+        return SC_ENOTFOUND;
+    /* Largest node whose successor range starts at or before i; off[n] > i
+     * bounds the search. */
+    const uint32_t *off = g->succ_off;
+    uint32_t lo = 0, hi = g->node_count;
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (off[mid] <= i)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *src = lo;
+    *dst = g->succ[i];
+    return 0;
+}
+
+int sc_graph_successors(const sc_graph *g, uint32_t id, const uint32_t **succ, uint32_t *count)
+{
+    if (!g || !g->sealed || !succ || !count)
+        return SC_EINVAL;
+    if (id >= g->node_count)
+        return SC_ENOTFOUND;
+    *succ = g->succ + g->succ_off[id];
+    *count = g->succ_off[id + 1] - g->succ_off[id];
+    return 0;
+}
+
+uint32_t sc_graph_stream_count(const sc_graph *g)
+{
+    return g && g->sealed ? g->stream_count : 0;
+}
+
+size_t sc_graph_storage_bytes(const sc_graph *g)
+{
+    size_t b = sizeof *g;
+    b += sc_chunks_bytes(&g->nodes, sizeof(sc_rec), SC_NODE_SHIFT);
+    b += sc_chunks_bytes(&g->preds, sizeof(uint32_t), SC_PRED_SHIFT);
+    b += g->arena.bytes + (size_t)g->arena.block_cap * sizeof(char *);
+    b += (size_t)g->intern_cap * sizeof(sc_intern_slot);
+    b += g->pairs_cap * sizeof(uint64_t);
+    if (g->succ_off)
+        b += ((size_t)g->node_count + 1) * sizeof(uint32_t);
+    if (g->succ)
+        b += (size_t)(g->pred_count ? g->pred_count : 1) * sizeof(uint32_t);
+    return b;
+}
+
+size_t sc_graph_memory(const sc_graph *g)
+{
+    return g ? sc_graph_storage_bytes(g) + g->index_bytes : 0;
+}

@@ -1,1 +1,457 @@
-/* in progress */
+/*
+ * reach.c - happens-before queries: the chain index and the BFS baseline.
+ *
+ * Chains.  Consecutive nodes of one stream are linked by the sequential
+ * edge, so each stream is a path (a chain) and the streams cover the graph.
+ * For hand-built graphs that promise is checked: a stream whose next node
+ * lacks the edge from its previous node starts a new chain, so the index is
+ * exact for any DAG whose ids are a topological order.
+ *
+ * Index.  For every node v and every indexed chain c, low[v][c] is the
+ * lowest position on c reachable from v (UINT32_MAX if none).  Ids are a
+ * topological order, so one pass in reverse id order computes it from the
+ * successors.  If b lies on indexed chain c at position p, a reaches b iff
+ * low[a][c] <= p: reaching an earlier node of the chain means reaching b.
+ *
+ * Only the SC_INDEX_MAX_CHAINS largest chains are indexed.  For a target b
+ * on a small chain we walk predecessors back from b.  A predecessor on an
+ * indexed chain is settled by one comparison; only unindexed nodes with ids
+ * in (a, b] are expanded, since nothing below a is reachable from a.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph_internal.h"
+
+#define UNINDEXED SC_NO_NODE
+
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
+void sc_index_free(sc_graph *g)
+{
+    free(g->low);
+    free(g->where);
+    g->low = NULL;
+    g->where = NULL;
+    g->indexed = false;
+    g->index_width = 0;
+    g->index_bytes = 0;
+}
+
+bool sc_graph_has_index(const sc_graph *g)
+{
+    return g && g->indexed;
+}
+
+static bool has_edge(const sc_graph *g, uint32_t src, uint32_t dst)
+{
+    uint32_t lo = g->succ_off[src], hi = g->succ_off[src + 1];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->succ[mid] < dst)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < g->succ_off[src + 1] && g->succ[lo] == dst;
+}
+
+typedef struct chain_state {
+    uint32_t *size; /* nodes per chain */
+    uint32_t count;
+    uint32_t cap;
+} chain_state;
+
+static int chain_new(chain_state *cs, uint32_t *id)
+{
+    if (cs->count == cs->cap) {
+        uint32_t cap = cs->cap ? cs->cap * 2 : 64;
+        uint32_t *p = realloc(cs->size, (size_t)cap * sizeof *p);
+        if (!p)
+            return SC_ENOMEM;
+        cs->size = p;
+        cs->cap = cap;
+    }
+    cs->size[cs->count] = 0;
+    *id = cs->count++;
+    return 0;
+}
+
+typedef struct stream_tail {
+    uint32_t last;  /* latest node of the stream */
+    uint32_t chain; /* chain that node is on */
+} stream_tail;
+
+/* A few recently used streams, direct-mapped, in front of the hash map:
+ * captures interleave a handful of streams. */
+#define TAIL_CACHE 16
+
+typedef struct tail_cache {
+    uint32_t stream[TAIL_CACHE];
+    uint32_t tail[TAIL_CACHE]; /* UINT32_MAX when empty */
+} tail_cache;
+
+static uint32_t tail_slot(uint32_t stream)
+{
+    return (stream * 0x9E3779B1u) >> 28;
+}
+
+/* where[2i] = chain of node i, where[2i + 1] = its position on the chain.
+ * Graphs from a capture are chained by construction (spec 4.5 step 4);
+ * hand-built ones are checked edge by edge. */
+static int assign_chains(const sc_graph *g, uint32_t *where, chain_state *cs)
+{
+    sc_idmap map = {0};
+    stream_tail *tail = NULL;
+    uint32_t ntail = 0, tail_cap = 0;
+    tail_cache cache;
+    memset(&cache, 0xff, sizeof cache);
+    int rc = 0;
+    for (uint32_t i = 0; i < g->node_count; i++) {
+        uint32_t s = sc_rec_at(g, i)->stream, h = tail_slot(s);
+        uint32_t t = cache.tail[h] != UINT32_MAX && cache.stream[h] == s ? cache.tail[h]
+                                                                         : sc_idmap_get(&map, s);
+        uint32_t chain;
+        if (t == SC_NO_NODE) {
+            if (ntail == tail_cap) {
+                uint32_t cap = tail_cap ? tail_cap * 2 : 16;
+                stream_tail *p = realloc(tail, (size_t)cap * sizeof *p);
+                if (!p) {
+                    rc = SC_ENOMEM;
+                    break;
+                }
+                tail = p;
+                tail_cap = cap;
+            }
+            if ((rc = sc_idmap_put(&map, s, ntail)) != 0 || (rc = chain_new(cs, &chain)) != 0)
+                break;
+            t = ntail++;
+        } else if (g->chained || has_edge(g, tail[t].last, i)) {
+            chain = tail[t].chain;
+        } else if ((rc = chain_new(cs, &chain)) != 0) {
+            break;
+        }
+        tail[t].last = i;
+        tail[t].chain = chain;
+        where[2 * (size_t)i] = chain;
+        where[2 * (size_t)i + 1] = cs->size[chain]++;
+        cache.stream[h] = s;
+        cache.tail[h] = t;
+    }
+    free(tail);
+    sc_idmap_free(&map);
+    return rc;
+}
+
+/* Does chain x beat chain y for an index slot?  Bigger first, then older. */
+static bool better(const uint32_t *size, uint32_t x, uint32_t y)
+{
+    return size[x] > size[y] || (size[x] == size[y] && x < y);
+}
+
+static void heap_sift_down(uint32_t *heap, uint32_t n, uint32_t i, const uint32_t *size)
+{
+    for (;;) {
+        uint32_t w = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && better(size, heap[w], heap[l]))
+            w = l;
+        if (r < n && better(size, heap[w], heap[r]))
+            w = r;
+        if (w == i)
+            return;
+        uint32_t t = heap[i];
+        heap[i] = heap[w];
+        heap[w] = t;
+        i = w;
+    }
+}
+
+/* Turn chain sizes into chain -> slot (or UNINDEXED), keeping the
+ * SC_INDEX_MAX_CHAINS biggest chains.  The heap's root is the weakest of the
+ * chains kept so far.  Returns the number of slots. */
+static uint32_t choose_chains(uint32_t *size, uint32_t m)
+{
+    uint32_t heap[SC_INDEX_MAX_CHAINS];
+    uint32_t k = 0;
+    for (uint32_t c = 0; c < m; c++) {
+        if (k < SC_INDEX_MAX_CHAINS) {
+            heap[k++] = c;
+            if (k == SC_INDEX_MAX_CHAINS)
+                for (uint32_t i = k / 2; i-- > 0;)
+                    heap_sift_down(heap, k, i, size);
+        } else if (better(size, c, heap[0])) {
+            heap[0] = c;
+            heap_sift_down(heap, k, 0, size);
+        }
+    }
+    for (uint32_t c = 0; c < m; c++)
+        size[c] = UNINDEXED;
+    /* Slots in chain order, so the layout does not depend on heap order. */
+    uint32_t chosen[SC_INDEX_MAX_CHAINS];
+    memcpy(chosen, heap, k * sizeof *chosen);
+    for (uint32_t i = 1; i < k; i++) {
+        uint32_t x = chosen[i], j = i;
+        for (; j > 0 && chosen[j - 1] > x; j--)
+            chosen[j] = chosen[j - 1];
+        chosen[j] = x;
+    }
+    for (uint32_t i = 0; i < k; i++)
+        size[chosen[i]] = i;
+    return k;
+}
+
+/* Rows are padded to a multiple of four entries so that the min runs in
+ * fixed-width blocks the compiler can vectorise. */
+static void min_row(uint32_t *restrict row, const uint32_t *restrict r, uint32_t stride)
+{
+    for (uint32_t c = 0; c < stride; c += 4)
+        for (uint32_t j = c; j < c + 4; j++)
+            row[j] = r[j] < row[j] ? r[j] : row[j];
+}
+
+static void fill_low(sc_graph *g, uint32_t *low, uint32_t stride)
+{
+    const uint32_t *off = g->succ_off, *succ = g->succ, *where = g->where;
+    for (uint32_t v = g->node_count; v-- > 0;) {
+        uint32_t *row = low + (size_t)v * stride;
+        uint32_t j = off[v], end = off[v + 1];
+        if (j < end)
+            memcpy(row, low + (size_t)succ[j++] * stride, (size_t)stride * sizeof *row);
+        else
+            memset(row, 0xff, (size_t)stride * sizeof *row);
+        for (; j < end; j++)
+            min_row(row, low + (size_t)succ[j] * stride, stride);
+        uint32_t slot = where[2 * (size_t)v];
+        if (slot != UNINDEXED && where[2 * (size_t)v + 1] < row[slot])
+            row[slot] = where[2 * (size_t)v + 1];
+    }
+}
+
+int sc_graph_build_index(sc_graph *g)
+{
+    if (!g || !g->sealed)
+        return SC_EINVAL;
+    if (g->indexed)
+        return 0;
+    const uint32_t n = g->node_count;
+    uint32_t *where = malloc(((size_t)n * 2 + 1) * sizeof *where);
+    if (!where)
+        return SC_ENOMEM;
+    chain_state cs = {0};
+    int rc = assign_chains(g, where, &cs);
+    if (rc != 0) {
+        free(cs.size);
+        free(where);
+        return rc;
+    }
+    uint32_t k = choose_chains(cs.size, cs.count);
+    uint32_t rank = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t slot = cs.size[where[2 * (size_t)i]];
+        where[2 * (size_t)i] = slot;
+        if (slot == UNINDEXED)
+            where[2 * (size_t)i + 1] = rank++;
+    }
+    free(cs.size);
+    uint32_t stride = (k + 3) & ~3u;
+    uint32_t *low = malloc(((size_t)n * stride + 1) * sizeof *low);
+    if (!low) {
+        free(where);
+        return SC_ENOMEM;
+    }
+    g->where = where;
+    fill_low(g, low, stride);
+    g->low = low;
+    g->index_width = stride;
+    g->index_bytes = ((size_t)n * stride + 1 + (size_t)n * 2 + 1) * sizeof(uint32_t);
+    g->indexed = true;
+    return 0;
+}
+
+/* ---- queries ---------------------------------------------------------- */
+
+#define WALK_BITS  65536 /* visited bits kept on the stack */
+#define WALK_STACK 512
+
+typedef struct walk_stack {
+    uint32_t *v;
+    uint32_t n, cap;
+    uint32_t local[WALK_STACK];
+} walk_stack;
+
+static int walk_push(walk_stack *st, uint32_t x)
+{
+    if (st->n == st->cap) {
+        uint32_t cap = st->cap * 2;
+        uint32_t *p = st->v == st->local ? malloc((size_t)cap * sizeof *p)
+                                         : realloc(st->v, (size_t)cap * sizeof *p);
+        if (!p)
+            return SC_ENOMEM;
+        if (st->v == st->local)
+            memcpy(p, st->local, sizeof st->local);
+        st->v = p;
+        st->cap = cap;
+    }
+    st->v[st->n++] = x;
+    return 0;
+}
+
+/* b is on an unindexed chain and a < b.  Visited unindexed nodes are keyed
+ * by rank(b) - rank(u), which is below both b - a and rank(b) + 1. */
+static int walk_back(const sc_graph *g, uint32_t a, uint32_t b, bool *out)
+{
+    const uint32_t *where = g->where;
+    const uint32_t *low_a = g->low + (size_t)a * g->index_width;
+    const uint32_t rank_b = where[2 * (size_t)b + 1];
+    const uint32_t bound = b - a < rank_b + 1 ? b - a : rank_b + 1;
+    const size_t words = ((size_t)bound + 63) / 64;
+
+    uint64_t bits_local[WALK_BITS / 64];
+    uint64_t *bits = bits_local;
+    if (bound > WALK_BITS) {
+        bits = calloc(words, sizeof *bits);
+        if (!bits)
+            return SC_ENOMEM;
+    } else {
+        memset(bits, 0, words * sizeof *bits);
+    }
+    walk_stack st;
+    st.v = st.local;
+    st.n = 0;
+    st.cap = WALK_STACK;
+
+    int rc = 0;
+    bool found = false;
+    st.v[st.n++] = b;
+    bits[0] |= 1;
+    while (st.n > 0 && !found && rc == 0) {
+        uint32_t u = st.v[--st.n];
+        uint32_t end = sc_pred_end(g, u);
+        for (uint32_t k = sc_rec_at(g, u)->pred_start; k < end; k++) {
+            uint32_t p = *sc_pred_at(g, k);
+            if (p <= a) {
+                if (p == a) {
+                    found = true;
+                    break;
+                }
+                continue;
+            }
+            uint32_t slot = where[2 * (size_t)p];
+            if (slot != UNINDEXED) {
+                if (low_a[slot] <= where[2 * (size_t)p + 1]) {
+                    found = true;
+                    break;
+                }
+                continue;
+            }
+            uint32_t o = rank_b - where[2 * (size_t)p + 1];
+            if (bits[o / 64] & (UINT64_C(1) << (o % 64)))
+                continue;
+            bits[o / 64] |= UINT64_C(1) << (o % 64);
+            if ((rc = walk_push(&st, p)) != 0)
+                break;
+        }
+    }
+    if (bits != bits_local)
+        free(bits);
+    if (st.v != st.local)
+        free(st.v);
+    if (rc != 0)
+        return rc;
+    *out = found;
+    return 0;
+}
+
+static int check_query(const sc_graph *g, uint32_t a, uint32_t b, bool *out)
+{
+    if (!g || !out || !g->sealed)
+        return SC_EINVAL;
+    if (a == b) {
+        *out = true;
+        return 1;
+    }
+    if (a >= g->node_count || b >= g->node_count)
+        return SC_ENOTFOUND;
+    if (a > b) {
+        *out = false;
+        return 1;
+    }
+    return 0;
+}
+
+int sc_graph_reachable(const sc_graph *g, uint32_t a, uint32_t b, bool *out)
+{
+    int rc = check_query(g, a, b, out);
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    if (!g->indexed)
+        return sc_graph_reachable_bfs(g, a, b, out);
+    const uint32_t *row = g->low + (size_t)a * g->index_width;
+    PREFETCH(row);
+    uint32_t slot = g->where[2 * (size_t)b];
+    if (slot != UNINDEXED) {
+        *out = row[slot] <= g->where[2 * (size_t)b + 1];
+        return 0;
+    }
+    return walk_back(g, a, b, out);
+}
+
+/* Breadth-first search from a along successors.  Successors above b are
+ * skipped: ids are a topological order, so they cannot lead to b. */
+int sc_graph_reachable_bfs(const sc_graph *g, uint32_t a, uint32_t b, bool *out)
+{
+    int rc = check_query(g, a, b, out);
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    const uint32_t span = b - a + 1;
+    uint64_t *seen = calloc(((size_t)span + 63) / 64, sizeof *seen);
+    uint32_t local[256];
+    uint32_t *queue = local, cap = 256, head = 0, tail = 0;
+    if (!seen)
+        return SC_ENOMEM;
+    bool found = false;
+    queue[tail++] = a;
+    while (head < tail && !found) {
+        uint32_t u = queue[head++];
+        for (uint32_t j = g->succ_off[u]; j < g->succ_off[u + 1]; j++) {
+            uint32_t s = g->succ[j];
+            if (s == b) {
+                found = true;
+                break;
+            }
+            if (s > b)
+                continue;
+            uint32_t o = s - a;
+            if (seen[o / 64] & (UINT64_C(1) << (o % 64)))
+                continue;
+            seen[o / 64] |= UINT64_C(1) << (o % 64);
+            if (tail == cap) {
+                uint32_t ncap = cap * 2;
+                uint32_t *q = queue == local ? malloc((size_t)ncap * sizeof *q)
+                                             : realloc(queue, (size_t)ncap * sizeof *q);
+                if (!q) {
+                    rc = SC_ENOMEM;
+                    found = false;
+                    head = tail;
+                    break;
+                }
+                if (queue == local)
+                    memcpy(q, local, sizeof local);
+                queue = q;
+                cap = ncap;
+            }
+            queue[tail++] = s;
+        }
+    }
+    if (queue != local)
+        free(queue);
+    free(seen);
+    if (rc != 0)
+        return rc;
+    *out = found;
+    return 0;
+}

@@ -9,7 +9,7 @@
  * Memory: nodes live in fixed-size chunks (no per-node malloc, no realloc
  * copies), names are interned in a per-session arena, per-stream and
  * per-event state sits in open-addressing tables keyed by id.  A node costs
- * 32 bytes plus 8 bytes per incoming edge, plus each distinct name once.
+ * 32 bytes plus 4 bytes per incoming edge, plus each distinct name once.
  *
  * Not thread-safe: one session is driven by one thread at a time.
  */
@@ -54,9 +54,11 @@ uint32_t sc_capture_node_count(const sc_capture *cap);
 int sc_capture_begin(sc_capture *cap, uint32_t stream);
 
 /*
- * Record ops (spec 4.5).  On success *node_out is the new node's id.
- * Errors: SC_ENOTCAPTURING, SC_EINVALIDATED (nothing changes), SC_ENOMEM,
- * SC_ELIMIT.  Names may hold any bytes; they are copied.
+ * Record ops (spec 4.5).  On success *node_out (if not NULL) is the new
+ * node's id.  Errors: SC_ENOTCAPTURING, SC_EINVALIDATED, SC_ENOMEM,
+ * SC_ELIMIT; a failed call changes nothing and uses up no id.  SC_EINVAL
+ * (NULL name with a non-zero length, bad dir) is checked before the stream
+ * state.  Names may hold any bytes; they are copied.
  */
 int sc_capture_record_kernel(sc_capture *cap, uint32_t stream, const char *function_name,
                              size_t name_len, uint32_t num_blocks, uint32_t threads_per_block,
@@ -84,6 +86,14 @@ int sc_capture_invalidate(sc_capture *cap, uint32_t stream);
  * the code is SC_EILLEGAL, SC_ENOTCAPTURING, SC_EPOISONED or SC_ENOMEM.
  */
 int sc_capture_end(sc_capture *cap, uint32_t stream, sc_graph **graph_out);
+
+/** Streams ever begun in this session (session.info lists them). */
+uint32_t sc_capture_stream_count(const sc_capture *cap);
+/**
+ * The i-th stream in order of first begin, 0 <= i < stream count, with its
+ * status.  SC_ENOTFOUND past the end, SC_EINVAL for a NULL pointer.
+ */
+int sc_capture_stream_at(const sc_capture *cap, uint32_t i, uint32_t *stream, sc_status *status);
 
 /** Read a node of the live session (same contract as sc_graph_node). */
 int sc_capture_node(const sc_capture *cap, uint32_t id, sc_node *out);

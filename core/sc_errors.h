@@ -23,11 +23,11 @@ enum sc_error {
     SC_ELIMIT = -4,    /* id space or name arena exhausted */
 
     /* The spec's capture errors ("internal graph error: <msg>"). */
-    SC_EALREADY = -10,     /* stream <S> is already capturing */
+    SC_EALREADY = -10,      /* stream <S> is already capturing */
     SC_ENOTCAPTURING = -11, /* stream <S> is not capturing */
-    SC_EINVALIDATED = -12, /* stream <S> capture is invalidated */
-    SC_EILLEGAL = -13,     /* capture was invalidated by an illegal operation */
-    SC_EPOISONED = -14,    /* capture was invalidated on another stream in the session */
+    SC_EINVALIDATED = -12,  /* stream <S> capture is invalidated */
+    SC_EILLEGAL = -13,      /* capture was invalidated by an illegal operation */
+    SC_EPOISONED = -14,     /* capture was invalidated on another stream in the session */
 };
 
 /** The prefix the reference implementation puts before every capture error. */
@@ -47,6 +47,8 @@ const char *sc_error_name(int err);
 
 /** Print a stream as the spec does: "S:default" for 0, "S<n>" otherwise. */
 int sc_stream_format(uint32_t stream, char *buf, size_t cap);
+/** Print an event as the spec does: "E<n>" (snprintf rules as above). */
+int sc_event_format(uint32_t event, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

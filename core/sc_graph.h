@@ -111,7 +111,7 @@ int sc_graph_edge(const sc_graph *g, uint64_t i, uint32_t *src, uint32_t *dst);
  * Successors of `id`, ascending, as a pointer into the graph.  Sealed only.
  */
 int sc_graph_successors(const sc_graph *g, uint32_t id, const uint32_t **succ, uint32_t *count);
-/** Number of distinct streams that own at least one node. */
+/** Number of distinct streams that own at least one node (sealed graphs; 0 before). */
 uint32_t sc_graph_stream_count(const sc_graph *g);
 
 /**
@@ -126,8 +126,12 @@ uint32_t sc_graph_stream_count(const sc_graph *g);
  * visiting only unindexed nodes with ids between the two endpoints, and
  * answers each indexed predecessor with one comparison.
  *
+ * A hand-built graph whose stream is not a chain (a node lacks the edge
+ * from the stream's previous node) is split into several chains there, so
+ * answers stay exact for any graph.
+ *
  * Build once on a sealed graph; afterwards queries are read-only and
- * thread-safe.  Building twice is a no-op.
+ * thread-safe.  Building twice is a no-op.  SC_EINVAL on an unsealed graph.
  */
 #define SC_INDEX_MAX_CHAINS 32
 int sc_graph_build_index(sc_graph *g);
@@ -138,6 +142,8 @@ bool sc_graph_has_index(const sc_graph *g);
  * For a != b, an id that is not a node is SC_ENOTFOUND (the spec leaves an
  * unknown `a` undefined and answers false for an unknown `b`; we report
  * both).  Sealed graphs only.  Uses the index when built, else BFS.
+ * SC_ENOMEM only if a BFS or a long walk over unindexed streams cannot get
+ * its scratch memory.
  */
 int sc_graph_reachable(const sc_graph *g, uint32_t a, uint32_t b, bool *out);
 /** Same question answered by breadth-first search, never by the index. */

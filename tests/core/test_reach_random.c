@@ -1,0 +1,252 @@
+/*
+ * test_reach_random.c - the reachability index against plain BFS on random
+ * capture-like graphs, recorded through the session API with random
+ * fork/join via events.  Shapes range from one stream to 2000 streams, so
+ * both the indexed path and the backward walk over unindexed streams run.
+ * Seeds are fixed; a failure names the seed and the pair.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sc_capture.h"
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545F4914F6CDD1DULL;
+}
+
+static uint32_t below(uint64_t *s, uint32_t n)
+{
+    return (uint32_t)(rnd(s) % n);
+}
+
+static const char *const names[] = {"gemm", "relu", "softmax", "layernorm", "copy"};
+
+/* One op on `stream`: mostly records, sometimes an event record or wait on
+ * a small pool of events so that streams fork and join. */
+static void random_op(sc_capture *cap, uint64_t *seed, uint32_t stream, uint32_t events)
+{
+    uint32_t r = below(seed, 100);
+    uint32_t ev = below(seed, events);
+    const char *name = names[below(seed, 5)];
+    int rc;
+    if (r < 15) {
+        rc = sc_capture_record_event(cap, stream, ev);
+    } else if (r < 32) {
+        rc = sc_capture_wait_event(cap, stream, ev);
+    } else if (r < 70) {
+        rc = sc_capture_record_kernel(cap, stream, name, strlen(name), 1 + below(seed, 64), 256, 0,
+                                      NULL);
+    } else if (r < 85) {
+        rc = sc_capture_record_memcpy(cap, stream, name, strlen(name),
+                                      (sc_memcpy_dir)below(seed, 4), 4096, 0, 1, NULL);
+    } else if (r < 95) {
+        rc = sc_capture_record_memset(cap, stream, name, strlen(name), 64, 0, NULL);
+    } else {
+        rc = sc_capture_record_host_callback(cap, stream, name, strlen(name), NULL);
+    }
+    assert_int_equal(rc, 0);
+}
+
+/* `streams` streams, `ops` ops spread over them with a skew so stream sizes
+ * differ (the index keeps the biggest). */
+static sc_graph *random_capture(uint64_t seed, uint32_t streams, uint32_t ops, uint32_t events)
+{
+    sc_capture *cap = NULL;
+    assert_int_equal(sc_capture_create(&cap), 0);
+    for (uint32_t s = 0; s < streams; s++)
+        assert_int_equal(sc_capture_begin(cap, s * 3 + 1), 0);
+    for (uint32_t i = 0; i < ops; i++) {
+        uint32_t s = below(&seed, streams);
+        if (below(&seed, 3) == 0)
+            s = below(&seed, 1 + streams / 4);
+        random_op(cap, &seed, s * 3 + 1, events);
+    }
+    sc_graph *g = NULL;
+    assert_int_equal(sc_capture_end(cap, 1, &g), 0);
+    return g;
+}
+
+/* Many streams with 1..5 record ops each, interleaved randomly; with
+ * `bursty` a stream tends to keep going for a while, which puts edges
+ * between nearby ids. */
+static sc_graph *many_small_streams(uint64_t seed, uint32_t streams, uint32_t events, bool bursty)
+{
+    sc_capture *cap = NULL;
+    assert_int_equal(sc_capture_create(&cap), 0);
+    uint32_t *left = malloc(streams * sizeof *left);
+    uint32_t *live = malloc(streams * sizeof *live);
+    assert_non_null(left);
+    assert_non_null(live);
+    for (uint32_t s = 0; s < streams; s++) {
+        assert_int_equal(sc_capture_begin(cap, s), 0);
+        left[s] = 1 + below(&seed, 5);
+        live[s] = s;
+    }
+    uint32_t nlive = streams, i = 0;
+    while (nlive > 0) {
+        if (!bursty || i >= nlive || below(&seed, 4) == 0)
+            i = below(&seed, nlive);
+        uint32_t s = live[i];
+        if (below(&seed, 2) == 0) {
+            uint32_t ev = below(&seed, events);
+            if (below(&seed, 2) == 0)
+                assert_int_equal(sc_capture_wait_event(cap, s, ev), 0);
+            else
+                assert_int_equal(sc_capture_record_event(cap, s, ev), 0);
+        }
+        assert_int_equal(sc_capture_record_kernel(cap, s, "k", 1, 1, 32, 0, NULL), 0);
+        if (below(&seed, 3) == 0)
+            assert_int_equal(sc_capture_record_event(cap, s, below(&seed, events)), 0);
+        if (--left[s] == 0)
+            live[i] = live[--nlive];
+    }
+    free(left);
+    free(live);
+    sc_graph *g = NULL;
+    assert_int_equal(sc_capture_end(cap, 0, &g), 0);
+    return g;
+}
+
+static void check_pair(sc_graph *g, uint64_t seed, uint32_t a, uint32_t b)
+{
+    bool x = false, y = false;
+    assert_int_equal(sc_graph_reachable(g, a, b, &x), 0);
+    assert_int_equal(sc_graph_reachable_bfs(g, a, b, &y), 0);
+    if (x != y)
+        fail_msg("seed %#llx: reachable(%u, %u): index %d, bfs %d", (unsigned long long)seed, a, b,
+                 x, y);
+}
+
+static void check_all_pairs(sc_graph *g, uint64_t seed)
+{
+    assert_int_equal(sc_graph_build_index(g), 0);
+    uint32_t n = sc_graph_node_count(g);
+    for (uint32_t a = 0; a < n; a++)
+        for (uint32_t b = 0; b < n; b++)
+            check_pair(g, seed, a, b);
+}
+
+/* Random pairs: half with b close above a (where answers are mixed), the
+ * rest anywhere.  Returns how many were reachable, so callers can insist
+ * that both answers occurred. */
+static uint32_t check_random_pairs(sc_graph *g, uint64_t seed, uint32_t pairs, uint32_t span)
+{
+    assert_int_equal(sc_graph_build_index(g), 0);
+    uint32_t n = sc_graph_node_count(g), yes = 0;
+    uint64_t s = seed ^ 0xABCDEF;
+    for (uint32_t i = 0; i < pairs; i++) {
+        uint32_t a = below(&s, n), b;
+        if (i % 2 == 0) {
+            b = a + below(&s, span);
+            if (b >= n)
+                b = n - 1;
+        } else {
+            b = below(&s, n);
+            if (b > a && b - a > 50 * span)
+                b = a + 50 * span; /* keep the BFS side affordable */
+        }
+        check_pair(g, seed, a, b);
+        bool r;
+        sc_graph_reachable(g, a, b, &r);
+        yes += r && a != b;
+    }
+    return yes;
+}
+
+static void t_small_graphs_all_pairs(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 80; seed++) {
+        uint64_t s = seed * 0x9E3779B97F4A7C15ULL;
+        uint32_t streams = 1 + below(&s, seed % 2 ? 45 : 150);
+        uint32_t ops = 5 + below(&s, 250);
+        sc_graph *g = random_capture(s, streams, ops, 1 + below(&s, 12));
+        check_all_pairs(g, s);
+        sc_graph_destroy(g);
+    }
+}
+
+/* Exactly around the index capacity: 31, 32, 33 and 40 equal-ish streams. */
+static void t_index_capacity_boundary(void **state)
+{
+    (void)state;
+    static const uint32_t shapes[] = {31, 32, 33, 40};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        uint64_t s = 0x1000 + i;
+        sc_graph *g = random_capture(s, shapes[i], 700, 16);
+        assert_true(sc_graph_stream_count(g) <= shapes[i]);
+        check_all_pairs(g, s);
+        sc_graph_destroy(g);
+    }
+}
+
+static void t_two_thousand_small_streams(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 7; seed < 11; seed++) {
+        sc_graph *g = many_small_streams(seed, 2000, 300, seed % 2 == 0);
+        assert_int_equal(sc_graph_stream_count(g), 2000);
+        uint32_t yes = check_random_pairs(g, seed, 20000, 400);
+        assert_true(yes > 0);
+        assert_true(yes < 20000);
+        sc_graph_destroy(g);
+    }
+}
+
+/* Small graphs of many tiny streams, all pairs. */
+static void t_small_many_streams_all_pairs(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 200; seed < 230; seed++) {
+        uint64_t s = seed;
+        sc_graph *g = many_small_streams(s, 40 + below(&s, 80), 1 + below(&s, 30), seed % 2 == 0);
+        check_all_pairs(g, seed);
+        sc_graph_destroy(g);
+    }
+}
+
+static void t_few_streams_many_ops(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x8888;
+    sc_graph *g = random_capture(seed, 8, 200000, 24);
+    assert_true(sc_graph_node_count(g) > 100000);
+    uint32_t yes = check_random_pairs(g, seed, 4000, 300);
+    assert_true(yes > 0);
+    assert_true(yes < 4000);
+    sc_graph_destroy(g);
+}
+
+static void t_medium_mixed(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 100; seed < 104; seed++) {
+        sc_graph *g = random_capture(seed, 200, 20000, 64);
+        uint32_t yes = check_random_pairs(g, seed, 8000, 500);
+        assert_true(yes > 0);
+        sc_graph_destroy(g);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(t_small_graphs_all_pairs),
+        cmocka_unit_test(t_index_capacity_boundary),
+        cmocka_unit_test(t_two_thousand_small_streams),
+        cmocka_unit_test(t_small_many_streams_all_pairs),
+        cmocka_unit_test(t_few_streams_many_ops),
+        cmocka_unit_test(t_medium_mixed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
