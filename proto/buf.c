@@ -1,1 +1,293 @@
-/* in progress */
+/* _POSIX_C_SOURCE for gmtime_r. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "sc_buf.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SC_BUF_MIN_CAP 256
+
+void sc_buf_init(sc_buf *b)
+{
+    b->data = NULL;
+    b->len = 0;
+    b->cap = 0;
+    b->oom = false;
+}
+
+void sc_buf_free(sc_buf *b)
+{
+    free(b->data);
+    sc_buf_init(b);
+}
+
+void sc_buf_reset(sc_buf *b)
+{
+    b->len = 0;
+    b->oom = false;
+}
+
+int sc_buf_reserve(sc_buf *b, size_t extra)
+{
+    if (b->oom)
+        return -1;
+    if (b->cap - b->len >= extra)
+        return 0;
+    if (extra > SIZE_MAX - b->len) {
+        b->oom = true;
+        return -1;
+    }
+    size_t need = b->len + extra;
+    size_t cap = b->cap < SC_BUF_MIN_CAP ? SC_BUF_MIN_CAP : b->cap;
+    while (cap < need)
+        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    char *p = realloc(b->data, cap);
+    if (!p) {
+        b->oom = true;
+        return -1;
+    }
+    b->data = p;
+    b->cap = cap;
+    return 0;
+}
+
+char *sc_buf_detach(sc_buf *b, size_t *len)
+{
+    char *out = NULL;
+    size_t n = 0;
+    /* The terminating NUL is not counted, so the result is also a C string. */
+    if (sc_buf_reserve(b, 1) == 0) {
+        b->data[b->len] = '\0';
+        out = b->data;
+        n = b->len;
+        b->data = NULL;
+    }
+    sc_buf_free(b);
+    if (len)
+        *len = n;
+    return out;
+}
+
+bool sc_buf_failed(const sc_buf *b)
+{
+    return b->oom;
+}
+
+void sc_buf_append(sc_buf *b, const void *data, size_t len)
+{
+    if (len == 0 || sc_buf_reserve(b, len) != 0)
+        return;
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+}
+
+void sc_buf_puts(sc_buf *b, const char *s)
+{
+    sc_buf_append(b, s, strlen(s));
+}
+
+void sc_buf_putc(sc_buf *b, char c)
+{
+    if (sc_buf_reserve(b, 1) != 0)
+        return;
+    b->data[b->len++] = c;
+}
+
+void sc_buf_printf(sc_buf *b, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    va_list ap;
+    /* Try the free space first: most formatted pieces are short. */
+    size_t room = b->cap - b->len;
+    va_start(ap, fmt);
+    int n = vsnprintf(room ? b->data + b->len : NULL, room, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->oom = true;
+        return;
+    }
+    if ((size_t)n < room) {
+        b->len += (size_t)n;
+        return;
+    }
+    if (sc_buf_reserve(b, (size_t)n + 1) != 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+/* Escape needed: 0 none, 1 short form (\n ...), 2 \u00XX. */
+static const unsigned char esc_class[256] = {
+    2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 1, 1, 2, 2, /* 0x00 */
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, /* 0x10 */
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x20: '"' */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x30 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x40 */
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, /* 0x50: '\\' */
+};
+
+static char short_escape(unsigned char c)
+{
+    switch (c) {
+    case '\b':
+        return 'b';
+    case '\t':
+        return 't';
+    case '\n':
+        return 'n';
+    case '\f':
+        return 'f';
+    case '\r':
+        return 'r';
+    default:
+        return (char)c; /* '"' and '\\' escape as themselves */
+    }
+}
+
+void sc_json_string(sc_buf *b, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)s;
+    /* Most strings need no escapes: reserve for that case up front. */
+    if (sc_buf_reserve(b, len + 2) != 0)
+        return;
+    b->data[b->len++] = '"';
+    size_t run = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char cls = esc_class[p[i]];
+        if (cls == 0)
+            continue;
+        sc_buf_append(b, p + run, i - run);
+        run = i + 1;
+        if (cls == 1) {
+            char e[2] = {'\\', short_escape(p[i])};
+            sc_buf_append(b, e, 2);
+        } else {
+            char e[6] = {'\\', 'u', '0', '0', hex[p[i] >> 4], hex[p[i] & 15]};
+            sc_buf_append(b, e, 6);
+        }
+    }
+    sc_buf_append(b, p + run, len - run);
+    sc_buf_putc(b, '"');
+}
+
+void sc_json_cstr(sc_buf *b, const char *s)
+{
+    sc_json_string(b, s, strlen(s));
+}
+
+void sc_json_u64(sc_buf *b, uint64_t v)
+{
+    char tmp[20];
+    size_t i = sizeof tmp;
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    sc_buf_append(b, tmp + i, sizeof tmp - i);
+}
+
+void sc_json_i64(sc_buf *b, int64_t v)
+{
+    if (v < 0) {
+        sc_buf_putc(b, '-');
+        /* Negate in unsigned arithmetic so INT64_MIN is fine. */
+        sc_json_u64(b, 0 - (uint64_t)v);
+        return;
+    }
+    sc_json_u64(b, (uint64_t)v);
+}
+
+void sc_json_bool(sc_buf *b, bool v)
+{
+    if (v)
+        sc_buf_append(b, "true", 4);
+    else
+        sc_buf_append(b, "false", 5);
+}
+
+static void json_number(sc_buf *b, double d)
+{
+    const double exact = 9007199254740992.0;
+    if (!isfinite(d)) {
+        sc_buf_append(b, "null", 4); /* JSON has no spelling for these */
+        return;
+    }
+    if (d >= -exact && d <= exact && d == trunc(d)) {
+        sc_json_i64(b, (int64_t)d);
+        return;
+    }
+    sc_buf_printf(b, "%.17g", d);
+}
+
+void sc_json_value(sc_buf *b, const cJSON *item)
+{
+    if (!item) {
+        sc_buf_append(b, "null", 4);
+        return;
+    }
+    switch (item->type & 0xFF) {
+    case cJSON_False:
+        sc_json_bool(b, false);
+        return;
+    case cJSON_True:
+        sc_json_bool(b, true);
+        return;
+    case cJSON_Number:
+        json_number(b, item->valuedouble);
+        return;
+    case cJSON_String:
+        sc_json_cstr(b, item->valuestring ? item->valuestring : "");
+        return;
+    case cJSON_Raw:
+        sc_buf_puts(b, item->valuestring ? item->valuestring : "null");
+        return;
+    case cJSON_Array:
+    case cJSON_Object: {
+        bool obj = (item->type & 0xFF) == cJSON_Object;
+        sc_buf_putc(b, obj ? '{' : '[');
+        for (const cJSON *c = item->child; c; c = c->next) {
+            if (c != item->child)
+                sc_buf_putc(b, ',');
+            if (obj) {
+                sc_json_cstr(b, c->string ? c->string : "");
+                sc_buf_putc(b, ':');
+            }
+            sc_json_value(b, c);
+        }
+        sc_buf_putc(b, obj ? '}' : ']');
+        return;
+    }
+    default:
+        sc_buf_append(b, "null", 4);
+        return;
+    }
+}
+
+void sc_json_time_ms(sc_buf *b, int64_t unix_ms)
+{
+    /* Floor division so times before 1970 keep a positive millisecond part. */
+    int64_t secs = unix_ms / 1000;
+    int64_t ms = unix_ms % 1000;
+    if (ms < 0) {
+        ms += 1000;
+        secs -= 1;
+    }
+    time_t t = (time_t)secs;
+    struct tm tm;
+    if ((int64_t)t != secs || !gmtime_r(&t, &tm)) {
+        sc_buf_append(b, "null", 4);
+        return;
+    }
+    sc_buf_printf(b, "\"%04d-%02d-%02dT%02d:%02d:%02d.%03dZ\"", tm.tm_year + 1900, tm.tm_mon + 1,
+                  tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)ms);
+}

@@ -26,7 +26,9 @@ typedef struct sc_buf {
     bool oom;
 } sc_buf;
 
+/* clang-format off */
 #define SC_BUF_INIT {NULL, 0, 0, false}
+/* clang-format on */
 
 void sc_buf_init(sc_buf *b);
 /** Free the storage and return to the initial state. */
@@ -35,7 +37,11 @@ void sc_buf_free(sc_buf *b);
 void sc_buf_reset(sc_buf *b);
 /** Make room for `extra` more bytes.  0 or -1 (and `oom` set). */
 int sc_buf_reserve(sc_buf *b, size_t extra);
-/** Hand the storage to the caller (who frees it) and reset the buffer. */
+/**
+ * Hand the storage to the caller (who frees it) and reset the buffer.  The
+ * result is NUL-terminated (the NUL is not counted in *len).  NULL (and
+ * *len = 0) when the buffer had failed; the storage is freed then.
+ */
 char *sc_buf_detach(sc_buf *b, size_t *len);
 bool sc_buf_failed(const sc_buf *b);
 
@@ -44,7 +50,11 @@ void sc_buf_puts(sc_buf *b, const char *s);
 void sc_buf_putc(sc_buf *b, char c);
 void sc_buf_printf(sc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/** A JSON string literal: quotes plus escapes (", \, control chars as \uXXXX). */
+/**
+ * A JSON string literal: quotes plus escapes for '"', '\\' and every byte
+ * below 0x20 (\b \t \n \f \r, the others as \u00XX).  Other bytes,
+ * UTF-8 included, are copied as they are: the caller passes valid UTF-8.
+ */
 void sc_json_string(sc_buf *b, const char *s, size_t len);
 void sc_json_cstr(sc_buf *b, const char *s);
 void sc_json_u64(sc_buf *b, uint64_t v);
@@ -52,10 +62,12 @@ void sc_json_i64(sc_buf *b, int64_t v);
 void sc_json_bool(sc_buf *b, bool v);
 /**
  * Any cJSON value as compact JSON (used to echo request ids).  Integral
- * numbers print without a fraction; a NULL item prints `null`.
+ * numbers within +-2^53 print as integers, other numbers with %.17g (which
+ * reads back exactly), non-finite numbers and a NULL item as `null`.
  */
 void sc_json_value(sc_buf *b, const cJSON *item);
-/** "2026-11-29T19:44:21.123Z" for a Unix time in milliseconds, quoted. */
+/** "2026-11-29T19:44:21.123Z" for a Unix time in milliseconds, quoted
+ *  (UTC; times before 1970 too); `null` when the time is out of range. */
 void sc_json_time_ms(sc_buf *b, int64_t unix_ms);
 
 #ifdef __cplusplus

@@ -23,7 +23,7 @@ typedef struct sc_framer {
     size_t start; /* first unconsumed byte */
     size_t len;   /* bytes held: buf[start .. len) unconsumed */
     size_t cap;
-    size_t scan;  /* bytes of the current partial line already scanned for '\n' */
+    size_t scan; /* bytes of the current partial line already scanned for '\n' */
     size_t max_line;
 } sc_framer;
 
@@ -32,9 +32,13 @@ int sc_framer_init(sc_framer *f, size_t max_line);
 void sc_framer_free(sc_framer *f);
 
 /**
- * Free space to read into: at least `hint` bytes when it can (grows the
- * buffer, compacting consumed bytes first; never beyond max_line + hint).
- * 0 or -1 (out of memory).
+ * Free space to read into: at least `hint` bytes.  Consumed bytes are
+ * compacted away only when the room at the end is short; the buffer grows
+ * geometrically but stays within max_line + hint as long as the caller
+ * drains lines with sc_framer_next between reads (a caller holding more
+ * unconsumed bytes than that gets exactly what it asked for).  An idle
+ * buffer (nothing pending) that grew past 256 KiB is shrunk back first.
+ * 0 or -1 (out of memory; the framer is unchanged).
  */
 int sc_framer_space(sc_framer *f, size_t hint, char **ptr, size_t *avail);
 /** `n` bytes were written at the pointer sc_framer_space returned. */
@@ -44,10 +48,15 @@ int sc_framer_push(sc_framer *f, const char *data, size_t n);
 
 enum sc_frame_status {
     SC_FRAME_NEED_MORE = 0, /* no complete line buffered */
-    SC_FRAME_LINE = 1,      /* *line/*len set; valid until the next framer call */
+    SC_FRAME_LINE = 1,      /* line and len set; valid until the next framer call */
     SC_FRAME_TOO_LONG = -1, /* the current line exceeds max_line: close the peer */
 };
-/** Next complete line without its '\n'.  Empty lines are returned too. */
+/**
+ * Next complete line without its '\n'.  Empty lines are returned too.
+ * Each byte is scanned for '\n' once however the line arrives, and never
+ * more than max_line + 1 bytes into a line.  SC_FRAME_TOO_LONG is sticky:
+ * the framer reports it again on every call.
+ */
 int sc_framer_next(sc_framer *f, const char **line, size_t *len);
 /** Bytes buffered but not yet returned as lines. */
 size_t sc_framer_pending(const sc_framer *f);

@@ -1,0 +1,291 @@
+/* sc_buf: growth, sticky failure, JSON writers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sc_buf.h"
+
+/* The buffer's contents as a C string (tests only write text). */
+static const char *text(sc_buf *b)
+{
+    assert_int_equal(sc_buf_reserve(b, 1), 0);
+    b->data[b->len] = '\0';
+    return b->data;
+}
+
+static void test_append_and_grow(void **state)
+{
+    (void)state;
+    sc_buf b = SC_BUF_INIT;
+    sc_buf_puts(&b, "ab");
+    sc_buf_putc(&b, 'c');
+    sc_buf_append(&b, "def", 2);
+    sc_buf_printf(&b, "-%d-%s", 42, "x");
+    assert_string_equal(text(&b), "abcde-42-x");
+    assert_int_equal(b.len, 10);
+
+    /* Many small writes: contents survive every reallocation. */
+    for (int i = 0; i < 100000; i++)
+        sc_buf_putc(&b, (char)('a' + i % 26));
+    assert_int_equal(b.len, 100010);
+    for (size_t i = 10; i < b.len; i++)
+        assert_int_equal(b.data[i], 'a' + (int)((i - 10) % 26));
+    assert_false(sc_buf_failed(&b));
+    sc_buf_free(&b);
+    assert_null(b.data);
+    assert_int_equal(b.len, 0);
+    assert_int_equal(b.cap, 0);
+}
+
+static void test_printf_longer_than_room(void **state)
+{
+    (void)state;
+    sc_buf b;
+    sc_buf_init(&b);
+    char big[5000];
+    memset(big, 'q', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    sc_buf_puts(&b, "<");
+    sc_buf_printf(&b, "%s|%d", big, 7);
+    assert_int_equal(b.len, 1 + 4999 + 2);
+    assert_int_equal(b.data[0], '<');
+    assert_int_equal(b.data[4999], 'q');
+    assert_memory_equal(b.data + 5000, "|7", 2);
+    sc_buf_free(&b);
+}
+
+static void test_reset_keeps_storage(void **state)
+{
+    (void)state;
+    sc_buf b = SC_BUF_INIT;
+    sc_buf_puts(&b, "hello");
+    char *data = b.data;
+    size_t cap = b.cap;
+    b.oom = true;
+    sc_buf_reset(&b);
+    assert_int_equal(b.len, 0);
+    assert_false(sc_buf_failed(&b));
+    assert_ptr_equal(b.data, data);
+    assert_int_equal(b.cap, cap);
+    sc_buf_puts(&b, "x");
+    assert_string_equal(text(&b), "x");
+    sc_buf_free(&b);
+}
+
+static void test_detach(void **state)
+{
+    (void)state;
+    sc_buf b = SC_BUF_INIT;
+    sc_buf_puts(&b, "abc");
+    size_t len = 99;
+    char *s = sc_buf_detach(&b, &len);
+    assert_non_null(s);
+    assert_int_equal(len, 3);
+    assert_string_equal(s, "abc");
+    assert_null(b.data);
+    assert_int_equal(b.len, 0);
+    free(s);
+
+    /* An empty buffer still detaches to an empty string. */
+    s = sc_buf_detach(&b, &len);
+    assert_non_null(s);
+    assert_int_equal(len, 0);
+    assert_string_equal(s, "");
+    free(s);
+}
+
+static void test_oom_is_sticky(void **state)
+{
+    (void)state;
+    sc_buf b = SC_BUF_INIT;
+    sc_buf_puts(&b, "ok");
+    assert_int_equal(sc_buf_reserve(&b, SIZE_MAX), -1);
+    assert_true(sc_buf_failed(&b));
+    size_t len = b.len;
+    sc_buf_puts(&b, "more");
+    sc_buf_putc(&b, 'x');
+    sc_buf_printf(&b, "%d", 5);
+    sc_json_u64(&b, 7);
+    sc_json_cstr(&b, "s");
+    assert_int_equal(b.len, len);
+    assert_int_equal(sc_buf_reserve(&b, 1), -1);
+    size_t dlen = 5;
+    assert_null(sc_buf_detach(&b, &dlen));
+    assert_int_equal(dlen, 0);
+    assert_null(b.data);
+    assert_false(sc_buf_failed(&b));
+}
+
+static void test_json_string_control_chars(void **state)
+{
+    (void)state;
+    char in[32];
+    for (int i = 0; i < 32; i++)
+        in[i] = (char)i;
+    sc_buf b = SC_BUF_INIT;
+    sc_json_string(&b, in, sizeof in);
+    sc_buf expect = SC_BUF_INIT;
+    sc_buf_putc(&expect, '"');
+    for (int i = 0; i < 32; i++) {
+        switch (i) {
+        case '\b':
+            sc_buf_puts(&expect, "\\b");
+            break;
+        case '\t':
+            sc_buf_puts(&expect, "\\t");
+            break;
+        case '\n':
+            sc_buf_puts(&expect, "\\n");
+            break;
+        case '\f':
+            sc_buf_puts(&expect, "\\f");
+            break;
+        case '\r':
+            sc_buf_puts(&expect, "\\r");
+            break;
+        default:
+            sc_buf_printf(&expect, "\\u%04x", i);
+        }
+    }
+    sc_buf_putc(&expect, '"');
+    assert_int_equal(b.len, expect.len);
+    assert_memory_equal(b.data, expect.data, b.len);
+
+    /* And the output is JSON that reads back to the same bytes. */
+    cJSON *j = cJSON_ParseWithLength(b.data, b.len);
+    assert_non_null(j);
+    assert_true(cJSON_IsString(j));
+    assert_memory_equal(j->valuestring + 1, in + 1, 31); /* cJSON stops at the NUL */
+    cJSON_Delete(j);
+    sc_buf_free(&b);
+    sc_buf_free(&expect);
+}
+
+static void test_json_string_quotes_and_utf8(void **state)
+{
+    (void)state;
+    sc_buf b = SC_BUF_INIT;
+    sc_json_cstr(&b, "a\"b\\c/d\x7f");
+    assert_string_equal(text(&b), "\"a\\\"b\\\\c/d\x7f\"");
+    sc_buf_reset(&b);
+    const char *utf8 = "\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf";
+    sc_json_cstr(&b, utf8);
+    sc_buf expect = SC_BUF_INIT;
+    sc_buf_printf(&expect, "\"%s\"", utf8);
+    assert_string_equal(text(&b), text(&expect));
+    sc_buf_reset(&b);
+    sc_json_string(&b, "", 0);
+    assert_string_equal(text(&b), "\"\"");
+    sc_buf_free(&b);
+    sc_buf_free(&expect);
+}
+
+static void test_json_integers(void **state)
+{
+    (void)state;
+    sc_buf b = SC_BUF_INIT;
+    sc_json_u64(&b, 0);
+    sc_buf_putc(&b, ' ');
+    sc_json_u64(&b, UINT64_MAX);
+    sc_buf_putc(&b, ' ');
+    sc_json_i64(&b, INT64_MIN);
+    sc_buf_putc(&b, ' ');
+    sc_json_i64(&b, -1);
+    sc_buf_putc(&b, ' ');
+    sc_json_i64(&b, INT64_MAX);
+    sc_buf_putc(&b, ' ');
+    sc_json_u64(&b, 4294967295u);
+    sc_buf_putc(&b, ' ');
+    sc_json_bool(&b, true);
+    sc_buf_putc(&b, ' ');
+    sc_json_bool(&b, false);
+    assert_string_equal(text(&b), "0 18446744073709551615 -9223372036854775808 -1 "
+                                  "9223372036854775807 4294967295 true false");
+    sc_buf_free(&b);
+}
+
+static void check_value(const cJSON *item, const char *want)
+{
+    sc_buf b = SC_BUF_INIT;
+    sc_json_value(&b, item);
+    assert_string_equal(text(&b), want);
+    sc_buf_free(&b);
+}
+
+static void test_json_value(void **state)
+{
+    (void)state;
+    check_value(NULL, "null");
+    cJSON *j = cJSON_Parse("{\"a\": [1, -2, 0, 9007199254740992, -9007199254740992, true, false,"
+                           " null, {}, []], \"b\\n\": {\"c\": \"x\\u0001\\\"\"}}");
+    assert_non_null(j);
+    check_value(j, "{\"a\":[1,-2,0,9007199254740992,-9007199254740992,true,false,null,{},[]],"
+                   "\"b\\n\":{\"c\":\"x\\u0001\\\"\"}}");
+    cJSON_Delete(j);
+
+    /* Non-integral or beyond 2^53: %.17g, which reads back exactly. */
+    double cases[] = {1.5, 0.1, -2.25e-7, 1e300, 9007199254740994.0, -1.7976931348623157e308};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "%.17g", cases[i]);
+        cJSON *n = cJSON_CreateNumber(cases[i]);
+        check_value(n, want);
+        sc_buf b = SC_BUF_INIT;
+        sc_json_value(&b, n);
+        assert_true(strtod(text(&b), NULL) == cases[i]);
+        sc_buf_free(&b);
+        cJSON_Delete(n);
+    }
+    cJSON *nan = cJSON_CreateNumber(NAN);
+    check_value(nan, "null");
+    cJSON_Delete(nan);
+    cJSON *s = cJSON_CreateString("id-\xc3\xa9");
+    check_value(s, "\"id-\xc3\xa9\"");
+    cJSON_Delete(s);
+    cJSON *raw = cJSON_CreateRaw("[1,2]");
+    check_value(raw, "[1,2]");
+    cJSON_Delete(raw);
+}
+
+static void expect_time(int64_t ms, const char *want)
+{
+    sc_buf b = SC_BUF_INIT;
+    sc_json_time_ms(&b, ms);
+    assert_string_equal(text(&b), want);
+    sc_buf_free(&b);
+}
+
+static void test_json_time(void **state)
+{
+    (void)state;
+    expect_time(0, "\"1970-01-01T00:00:00.000Z\"");
+    expect_time(1795981461123, "\"2026-11-29T19:44:21.123Z\"");
+    expect_time(951868799999, "\"2000-02-29T23:59:59.999Z\"");
+    expect_time(7, "\"1970-01-01T00:00:00.007Z\"");
+    expect_time(-1, "\"1969-12-31T23:59:59.999Z\"");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_append_and_grow),
+        cmocka_unit_test(test_printf_longer_than_room),
+        cmocka_unit_test(test_reset_keeps_storage),
+        cmocka_unit_test(test_detach),
+        cmocka_unit_test(test_oom_is_sticky),
+        cmocka_unit_test(test_json_string_control_chars),
+        cmocka_unit_test(test_json_string_quotes_and_utf8),
+        cmocka_unit_test(test_json_integers),
+        cmocka_unit_test(test_json_value),
+        cmocka_unit_test(test_json_time),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,837 @@
+/* sc_rpc: strict parsing, envelope decoding, reply writers, params. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sc_rpc.h"
+
+/* Parse from an exact-size heap copy, so reading past the end is caught. */
+static int parse_n(const char *text, size_t len, cJSON **root, sc_rpc_error *err)
+{
+    char *copy = malloc(len ? len : 1);
+    assert_non_null(copy);
+    memcpy(copy, text, len);
+    int rc = sc_rpc_parse(copy, len, root, err);
+    free(copy);
+    return rc;
+}
+
+static int parse(const char *text, cJSON **root, sc_rpc_error *err)
+{
+    return parse_n(text, strlen(text), root, err);
+}
+
+static cJSON *parse_ok(const char *text)
+{
+    cJSON *root = NULL;
+    sc_rpc_error err = {0};
+    int rc = parse(text, &root, &err);
+    if (rc != 0)
+        fail_msg("'%s' rejected: %s", text, err.message);
+    assert_non_null(root);
+    return root;
+}
+
+static void expect_parse_error(const char *text, size_t len, const char *needle)
+{
+    cJSON *root = (cJSON *)&root; /* must be reset to NULL */
+    sc_rpc_error err = {0};
+    int rc = parse_n(text, len, &root, &err);
+    if (rc != SC_RPC_PARSE_ERROR)
+        fail_msg("accepted: '%.*s'", (int)len, text);
+    assert_null(root);
+    assert_int_equal(err.code, SC_RPC_PARSE_ERROR);
+    assert_int_equal(strncmp(err.message, "parse error: ", 13), 0);
+    if (!strstr(err.message, needle))
+        fail_msg("'%.*s': message '%s' lacks '%s'", (int)len, text, err.message, needle);
+}
+
+#define PARSE_ERROR(lit, needle) expect_parse_error(lit, sizeof(lit) - 1, needle)
+
+static void test_parse_rejects_malformed(void **state)
+{
+    (void)state;
+    PARSE_ERROR("", "empty message");
+    PARSE_ERROR("   ", "unexpected end of input at byte 3");
+    PARSE_ERROR("{", "unexpected end of input at byte 1");
+    PARSE_ERROR("{\"a\":", "unexpected end of input");
+    PARSE_ERROR("[1,2", "unexpected end of input");
+    PARSE_ERROR("\"abc", "unterminated string at byte 0");
+    PARSE_ERROR("{\"a\":1} x", "trailing characters at byte 8");
+    PARSE_ERROR("{} {}", "trailing characters at byte 3");
+    PARSE_ERROR("[1,]", "unexpected ']' at byte 3");
+    PARSE_ERROR("{\"a\":1,}", "unexpected '}' at byte 7, expected a member name");
+    PARSE_ERROR("{'a':1}", "unexpected ''' at byte 1");
+    PARSE_ERROR("{a:1}", "expected a member name");
+    PARSE_ERROR("[1 2]", "expected ',' or ']'");
+    PARSE_ERROR("{\"a\" 1}", "expected ':'");
+    PARSE_ERROR("{\"a\":1 \"b\":2}", "expected ',' or '}'");
+    PARSE_ERROR("[1}", "expected ',' or ']'");
+    PARSE_ERROR("nul", "invalid literal at byte 0");
+    PARSE_ERROR("True", "unexpected 'T'");
+    PARSE_ERROR("[nulll]", "expected ',' or ']'");
+    /* cJSON treats every byte below 0x21 as whitespace; JSON does not. */
+    PARSE_ERROR("\x0c{}", "unexpected byte 0x0c at byte 0");
+    PARSE_ERROR("{\x01}", "unexpected byte 0x01 at byte 1");
+    PARSE_ERROR("{}\x00", "trailing characters at byte 2");
+    PARSE_ERROR("\xef\xbb\xbf{}", "unexpected byte 0xef at byte 0");
+}
+
+static void test_parse_rejects_bad_numbers(void **state)
+{
+    (void)state;
+    PARSE_ERROR("01", "invalid number at byte 0");
+    PARSE_ERROR("-01", "invalid number");
+    PARSE_ERROR("1.", "invalid number");
+    PARSE_ERROR("[1.e5]", "invalid number at byte 1");
+    PARSE_ERROR(".5", "unexpected '.'");
+    PARSE_ERROR("+1", "unexpected '+'");
+    PARSE_ERROR("-", "invalid number");
+    PARSE_ERROR("1e", "invalid number");
+    PARSE_ERROR("1e+", "invalid number");
+    PARSE_ERROR("1.2.3", "invalid number");
+    PARSE_ERROR("0x10", "trailing characters at byte 1");
+    PARSE_ERROR("NaN", "unexpected 'N' at byte 0");
+    PARSE_ERROR("[Infinity]", "unexpected 'I' at byte 1");
+    PARSE_ERROR("-Infinity", "invalid number at byte 0");
+    PARSE_ERROR("1e999", "number out of range at byte 0");
+    PARSE_ERROR("[1,2,-1e999]", "number out of range at byte 5");
+    PARSE_ERROR("{\"a\":\"1e999\",\"b\":1E400}", "number out of range at byte 17");
+    PARSE_ERROR("{\"a\":1e308,\"b\":[2e308]}", "number out of range at byte 16");
+}
+
+static void test_parse_rejects_bad_strings(void **state)
+{
+    (void)state;
+    /* Invalid UTF-8 of every kind. */
+    PARSE_ERROR("\"\x80\"", "invalid UTF-8 (unexpected continuation byte) at byte 1");
+    PARSE_ERROR("\"ab\xbf\"", "unexpected continuation byte) at byte 3");
+    PARSE_ERROR("\"\xc0\xaf\"", "overlong encoding) at byte 1");
+    PARSE_ERROR("\"\xc1\xbf\"", "overlong encoding");
+    PARSE_ERROR("\"\xe0\x80\xaf\"", "overlong encoding");
+    PARSE_ERROR("\"\xf0\x80\x80\xaf\"", "overlong encoding");
+    PARSE_ERROR("\"\xed\xa0\x80\"", "encoded surrogate) at byte 1");
+    PARSE_ERROR("\"\xed\xbf\xbf\"", "encoded surrogate");
+    PARSE_ERROR("\"\xf4\x90\x80\x80\"", "above U+10FFFF");
+    PARSE_ERROR("\"\xf5\x80\x80\x80\"", "above U+10FFFF");
+    PARSE_ERROR("\"\xff\"", "invalid UTF-8");
+    PARSE_ERROR("\"\xc3\"", "truncated sequence) at byte 1");
+    PARSE_ERROR("\"\xe2\x82\"", "truncated sequence");
+    PARSE_ERROR("\"\xf0\x9f\x98\"", "truncated sequence");
+    PARSE_ERROR("\"\xc3", "truncated sequence");
+    PARSE_ERROR("{\"k\xe9y\":1}", "invalid UTF-8");
+
+    /* Surrogate escapes must pair up. */
+    PARSE_ERROR("\"\\uD800\"", "high surrogate escape without a low surrogate at byte 1");
+    PARSE_ERROR("\"\\udbff\"", "high surrogate");
+    PARSE_ERROR("\"\\uDC00\"", "lone low surrogate escape at byte 1");
+    PARSE_ERROR("\"x\\uDFFF\\uD800\"", "lone low surrogate escape at byte 2");
+    PARSE_ERROR("\"\\uD800\\u0041\"", "high surrogate escape without a low surrogate");
+    PARSE_ERROR("\"\\uD800\\uD800\"", "high surrogate escape without a low surrogate");
+    PARSE_ERROR("\"\\uD800x\"", "high surrogate");
+    PARSE_ERROR("\"\\uD800\\n\"", "high surrogate");
+
+    /* \u0000 would cut the string short in C. */
+    PARSE_ERROR("\"\\u0000\"", "\\u0000 is not allowed at byte 1");
+    PARSE_ERROR("{\"a\\u0000b\":1}", "\\u0000 is not allowed at byte 3");
+
+    /* Raw control characters inside strings. */
+    PARSE_ERROR("\"a\x01z\"", "raw control character 0x01 in string at byte 2");
+    PARSE_ERROR("\"\t\"", "raw control character 0x09");
+    PARSE_ERROR("\"\n\"", "raw control character 0x0a");
+    PARSE_ERROR("{\"a\x1f\":1}", "raw control character 0x1f");
+    PARSE_ERROR("\"\x00\"", "raw control character 0x00 in string at byte 1");
+
+    /* Escapes. */
+    PARSE_ERROR("\"\\x\"", "invalid escape at byte 1");
+    PARSE_ERROR("\"\\u12G4\"", "invalid \\u escape");
+    PARSE_ERROR("\"\\u12\"", "invalid \\u escape");
+    PARSE_ERROR("\"\\", "unterminated string");
+    PARSE_ERROR("\"\\u", "invalid \\u escape");
+}
+
+static void test_parse_long_strings(void **state)
+{
+    (void)state;
+    /* Long enough for the 8-byte fast path, with defects at every offset. */
+    enum { N = 200 };
+    char text[N + 3];
+    text[0] = '"';
+    memset(text + 1, 'a', N);
+    text[N + 1] = '"';
+    text[N + 2] = '\0';
+    cJSON *root = parse_ok(text);
+    assert_int_equal(strlen(root->valuestring), N);
+    cJSON_Delete(root);
+
+    const unsigned char bad[] = {0x01, 0x1f, 0x80, 0xff};
+    for (size_t b = 0; b < sizeof bad; b++) {
+        for (size_t at = 1; at <= N; at++) {
+            char copy[N + 3];
+            memcpy(copy, text, sizeof copy);
+            copy[at] = (char)bad[b];
+            cJSON *r = NULL;
+            sc_rpc_error err = {0};
+            assert_int_equal(parse_n(copy, N + 2, &r, &err), SC_RPC_PARSE_ERROR);
+            char want[32];
+            snprintf(want, sizeof want, "at byte %zu", at);
+            if (!strstr(err.message, want))
+                fail_msg("byte 0x%02x at %zu: %s", bad[b], at, err.message);
+        }
+    }
+
+    /* Multi-byte characters at every alignment, then a quote and a backslash
+     * escape inside the fast path. */
+    for (size_t pad = 0; pad < 8; pad++) {
+        char s[128];
+        int n = snprintf(s, sizeof s, "\"%.*s\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 \\\" tail\"",
+                         (int)pad, "pppppppp");
+        cJSON *r = NULL;
+        sc_rpc_error err = {0};
+        assert_int_equal(parse_n(s, (size_t)n, &r, &err), 0);
+        assert_int_equal(strlen(r->valuestring), pad + 2 + 3 + 4 + 7);
+        cJSON_Delete(r);
+    }
+}
+
+static char *nested(int depth, char open, char close)
+{
+    char *s = malloc((size_t)depth * 2 + 1);
+    assert_non_null(s);
+    memset(s, open, (size_t)depth);
+    memset(s + depth, close, (size_t)depth);
+    s[depth * 2] = '\0';
+    return s;
+}
+
+static void test_parse_depth(void **state)
+{
+    (void)state;
+    char *s = nested(256, '[', ']');
+    cJSON *root = parse_ok(s);
+    cJSON_Delete(root);
+    free(s);
+
+    s = nested(257, '[', ']');
+    expect_parse_error(s, strlen(s), "nesting deeper than 256 levels at byte 256");
+    free(s);
+
+    s = nested(10000, '[', ']');
+    expect_parse_error(s, strlen(s), "nesting deeper than 256 levels");
+    free(s);
+
+    /* Objects count too: {"a":{"a":...}} */
+    size_t cap = 10000 * 6 + 16;
+    s = malloc(cap);
+    assert_non_null(s);
+    size_t len = 0;
+    for (int i = 0; i < 10000; i++)
+        len += (size_t)snprintf(s + len, cap - len, "{\"a\":");
+    expect_parse_error(s, len, "nesting deeper than 256 levels at byte 1280");
+    free(s);
+}
+
+static void test_parse_accepts_valid(void **state)
+{
+    (void)state;
+    cJSON *root = parse_ok(" \t\r\n{ \"a\" : [ 1 , -0 , 0.5 , -1.5e-3 , 1E+2 , 2e0 , 1e-999 ,"
+                           " 123456789012345678901234567890 , true , false , null , { } , [ ] ,"
+                           " \"\\\"\\\\\\/\\b\\f\\n\\r\\t\" ] } \r\n");
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "a");
+    assert_int_equal(cJSON_GetArraySize(a), 14);
+    assert_true(cJSON_GetArrayItem(a, 3)->valuedouble == -1.5e-3);
+    assert_true(cJSON_GetArrayItem(a, 4)->valuedouble == 100.0);
+    assert_true(cJSON_GetArrayItem(a, 6)->valuedouble == 0.0);
+    assert_string_equal(cJSON_GetArrayItem(a, 13)->valuestring, "\"\\/\b\f\n\r\t");
+    cJSON_Delete(root);
+
+    /* Top-level scalars are JSON too (decode rejects them later). */
+    const char *scalars[] = {"1", "\"x\"", "null", "true", "-0.0", "[]"};
+    for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++)
+        cJSON_Delete(parse_ok(scalars[i]));
+
+    /* UTF-8 at the edges of each length class, and a surrogate pair. */
+    root = parse_ok("[\"\xc2\x80\xdf\xbf\", \"\xe0\xa0\x80\xef\xbf\xbf\xed\x9f\xbf\xee\x80\x80\","
+                    " \"\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\", \"\\uD83D\\uDE00\\u00e9\x7f\"]");
+    assert_string_equal(cJSON_GetArrayItem(root, 0)->valuestring, "\xc2\x80\xdf\xbf");
+    assert_string_equal(cJSON_GetArrayItem(root, 3)->valuestring, "\xf0\x9f\x98\x80\xc3\xa9\x7f");
+    cJSON_Delete(root);
+}
+
+/* Literals just above 2^53 round down to it; the parser pushes them out. */
+static void test_parse_numbers_near_2p53(void **state)
+{
+    (void)state;
+    const double exact = 9007199254740992.0;
+    struct {
+        const char *text;
+        double want;
+    } cases[] = {
+        {"9007199254740992", exact},           {"-9007199254740992", -exact},
+        {"9007199254740992.0", exact},         {"90071992547409920e-1", exact},
+        {"0.9007199254740992e16", exact},      {"9007199254740993", exact + 2},
+        {"-9007199254740993", -(exact + 2)},   {"9007199254740992.5", exact + 2},
+        {"9007199254740992.00001", exact + 2}, {"9.007199254740993e15", exact + 2},
+        {"9007199254740994", exact + 2},       {"9007199254740991", exact - 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "{\"s\":\"1e999\",\"v\":[%s]}", cases[i].text);
+        cJSON *root = parse_ok(text);
+        const cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "v"), 0);
+        if (v->valuedouble != cases[i].want)
+            fail_msg("%s parsed as %.17g", cases[i].text, v->valuedouble);
+        cJSON_Delete(root);
+    }
+}
+
+/* ---- decode ---- */
+
+typedef struct {
+    cJSON *root;
+    sc_rpc_request req;
+    sc_rpc_error err;
+    int rc;
+} decoded;
+
+static decoded decode(const char *text)
+{
+    decoded d;
+    memset(&d, 0, sizeof d);
+    d.root = parse_ok(text);
+    d.rc = sc_rpc_decode(d.root, &d.req, &d.err);
+    if (d.rc != 0)
+        assert_int_equal(d.err.code, d.rc);
+    return d;
+}
+
+static void expect_decode(const char *text, int rc, const char *message)
+{
+    decoded d = decode(text);
+    if (d.rc != rc)
+        fail_msg("%s: rc %d (%s), want %d", text, d.rc, d.err.message, rc);
+    if (message && strcmp(d.err.message, message) != 0)
+        fail_msg("%s: message '%s', want '%s'", text, d.err.message, message);
+    cJSON_Delete(d.root);
+}
+
+static void test_decode_ok(void **state)
+{
+    (void)state;
+    decoded d = decode("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"capture.begin\","
+                       "\"params\":{\"session\":1,\"stream\":0},\"extra\":[1]}");
+    assert_int_equal(d.rc, 0);
+    assert_true(cJSON_IsNumber(d.req.id));
+    assert_int_equal(d.req.id->valueint, 7);
+    assert_false(d.req.notification);
+    assert_string_equal(d.req.method, "capture.begin");
+    assert_ptr_equal(d.req.desc, &sc_methods[SC_M_CAPTURE_BEGIN]);
+    assert_ptr_equal(d.req.params, cJSON_GetObjectItemCaseSensitive(d.root, "params"));
+    cJSON_Delete(d.root);
+
+    /* Notification: no id member, no params. */
+    d = decode("{\"method\":\"server.info\",\"jsonrpc\":\"2.0\"}");
+    assert_int_equal(d.rc, 0);
+    assert_true(d.req.notification);
+    assert_null(d.req.id);
+    assert_null(d.req.params);
+    assert_ptr_equal(d.req.desc, &sc_methods[SC_M_SERVER_INFO]);
+    cJSON_Delete(d.root);
+
+    /* id null is a request (answered with id null), not a notification. */
+    d = decode("{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"server.info\",\"params\":{}}");
+    assert_int_equal(d.rc, 0);
+    assert_false(d.req.notification);
+    assert_true(cJSON_IsNull(d.req.id));
+    cJSON_Delete(d.root);
+
+    const char *good_ids[] = {"\"abc\"",           "\"\"", "0", "-5", "9007199254740992",
+                              "-9007199254740992", "1e3"};
+    for (size_t i = 0; i < sizeof good_ids / sizeof good_ids[0]; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"server.info\"}",
+                 good_ids[i]);
+        expect_decode(text, 0, NULL);
+    }
+}
+
+static void test_decode_invalid_request(void **state)
+{
+    (void)state;
+    const int IR = SC_RPC_INVALID_REQUEST;
+    expect_decode("[]", IR, "invalid request: not an object");
+    expect_decode("1", IR, "invalid request: not an object");
+    expect_decode("\"x\"", IR, "invalid request: not an object");
+    expect_decode("{\"id\":1,\"method\":\"server.info\"}", IR,
+                  "invalid request: missing 'jsonrpc'");
+    expect_decode("{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"server.info\"}", IR,
+                  "invalid request: 'jsonrpc' must be \"2.0\"");
+    expect_decode("{\"jsonrpc\":2.0,\"id\":1,\"method\":\"server.info\"}", IR,
+                  "invalid request: 'jsonrpc' must be \"2.0\"");
+    expect_decode("{\"jsonrpc\":\"2.0 \",\"id\":1,\"method\":\"server.info\"}", IR, NULL);
+    expect_decode("{\"jsonrpc\":\"2.0\",\"id\":1}", IR, "invalid request: missing 'method'");
+    expect_decode("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":5}", IR,
+                  "invalid request: 'method' must be a string");
+    expect_decode("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":null}", IR,
+                  "invalid request: 'method' must be a string");
+
+    /* Missing jsonrpc still echoes a usable id. */
+    decoded d = decode("{\"id\":\"q\",\"method\":\"server.info\"}");
+    assert_int_equal(d.rc, IR);
+    assert_string_equal(d.req.id->valuestring, "q");
+    cJSON_Delete(d.root);
+}
+
+static void test_decode_bad_ids(void **state)
+{
+    (void)state;
+    const char *bad[] = {"1.5",
+                         "-0.5",
+                         "true",
+                         "false",
+                         "{}",
+                         "[]",
+                         "[1]",
+                         "1e300",
+                         "9007199254740993",
+                         "-9007199254740994",
+                         "{\"a\":1}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"server.info\"}",
+                 bad[i]);
+        decoded d = decode(text);
+        if (d.rc != SC_RPC_INVALID_REQUEST)
+            fail_msg("id %s accepted", bad[i]);
+        assert_null(d.req.id);
+        assert_false(d.req.notification);
+        assert_non_null(strstr(d.err.message, "'id' must be a string, an integer"));
+        cJSON_Delete(d.root);
+    }
+}
+
+static void test_decode_params_not_object(void **state)
+{
+    (void)state;
+    const char *bad[] = {"[1,2]", "[]", "null", "\"x\"", "3", "true"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[128];
+        snprintf(text, sizeof text,
+                 "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"server.info\",\"params\":%s}", bad[i]);
+        decoded d = decode(text);
+        assert_int_equal(d.rc, SC_RPC_INVALID_PARAMS);
+        assert_string_equal(d.err.message, "invalid params: params must be an object");
+        assert_string_equal(d.err.field, "params");
+        assert_int_equal(d.req.id->valueint, 4);
+        assert_non_null(d.req.desc);
+        cJSON_Delete(d.root);
+    }
+}
+
+static void test_decode_duplicates(void **state)
+{
+    (void)state;
+    const int IR = SC_RPC_INVALID_REQUEST;
+    decoded d =
+        decode("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"a\",\"method\":\"server.info\"}");
+    assert_int_equal(d.rc, IR);
+    assert_string_equal(d.err.message, "invalid request: duplicate member 'method'");
+    assert_int_equal(d.req.id->valueint, 3); /* the id itself was fine */
+    cJSON_Delete(d.root);
+
+    d = decode("{\"jsonrpc\":\"2.0\",\"id\":3,\"id\":4,\"method\":\"server.info\"}");
+    assert_int_equal(d.rc, IR);
+    assert_string_equal(d.err.message, "invalid request: duplicate member 'id'");
+    assert_null(d.req.id);
+    cJSON_Delete(d.root);
+
+    expect_decode("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"capture.begin\","
+                  "\"params\":{\"session\":1,\"stream\":0,\"session\":2}}",
+                  IR, "invalid request: duplicate member 'session'");
+    expect_decode("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server.info\","
+                  "\"params\":{\"x\":[0,{\"k\":{\"deep\":1,\"deep\":1}}]}}",
+                  IR, "invalid request: duplicate member 'deep'");
+    expect_decode("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server.info\","
+                  "\"params\":{\"x\":{\"a\":1},\"y\":{\"a\":1}}}",
+                  0, NULL);
+    expect_decode("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server.info\",\"z\":1,\"z\":2}", IR,
+                  "invalid request: duplicate member 'z'");
+
+    /* Each request of a batch is checked on its own, however deep. */
+    cJSON *batch = parse_ok("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"graph.reachable\","
+                            "\"params\":{\"graph\":1,\"pairs\":[[0,1],[1,2]]}},"
+                            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"server.info\","
+                            "\"params\":{\"a\":[[{\"b\":[{\"c\":1,\"c\":2}]}]]}},"
+                            "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"server.info\"}]");
+    sc_rpc_request req;
+    sc_rpc_error err;
+    const cJSON *item = batch->child;
+    assert_int_equal(sc_rpc_decode(item, &req, &err), 0);
+    assert_int_equal(sc_rpc_decode(item->next, &req, &err), IR);
+    assert_string_equal(err.message, "invalid request: duplicate member 'c'");
+    assert_int_equal(req.id->valueint, 2);
+    assert_int_equal(sc_rpc_decode(item->next->next, &req, &err), 0);
+    cJSON_Delete(batch);
+
+    /* A tree built by hand (not by sc_rpc_parse) is checked all the way. */
+    cJSON *hand = cJSON_CreateObject();
+    cJSON_AddStringToObject(hand, "jsonrpc", "2.0");
+    cJSON_AddStringToObject(hand, "method", "server.info");
+    cJSON *arr = cJSON_AddArrayToObject(cJSON_AddObjectToObject(hand, "params"), "x");
+    cJSON *inner = cJSON_CreateObject();
+    cJSON_AddNumberToObject(inner, "twice", 1);
+    cJSON_AddNumberToObject(inner, "twice", 2);
+    cJSON_AddItemToArray(cJSON_AddArrayToObject(inner, "deeper"), cJSON_CreateNumber(0));
+    cJSON_AddItemToArray(arr, inner);
+    assert_int_equal(sc_rpc_decode(hand, &req, &err), IR);
+    assert_string_equal(err.message, "invalid request: duplicate member 'twice'");
+    assert_true(req.notification);
+    cJSON_Delete(hand);
+
+    /* Large objects take the sorting path. */
+    char text[4096];
+    for (int dup = 0; dup < 2; dup++) {
+        size_t len = (size_t)snprintf(text, sizeof text,
+                                      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server.info\","
+                                      "\"params\":{");
+        for (int i = 0; i < 200; i++)
+            len +=
+                (size_t)snprintf(text + len, sizeof text - len, "%s\"k%d\":%d", i ? "," : "", i, i);
+        if (dup)
+            len += (size_t)snprintf(text + len, sizeof text - len, ",\"k117\":0");
+        snprintf(text + len, sizeof text - len, "}}");
+        expect_decode(text, dup ? IR : 0, dup ? "invalid request: duplicate member 'k117'" : NULL);
+    }
+}
+
+static void test_decode_unknown_method(void **state)
+{
+    (void)state;
+    decoded d = decode("{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"capture.nope\"}");
+    assert_int_equal(d.rc, SC_RPC_METHOD_NOT_FOUND);
+    assert_string_equal(d.err.message, "method not found: capture.nope");
+    assert_string_equal(d.req.id->valuestring, "x");
+    assert_string_equal(d.req.method, "capture.nope");
+    assert_null(d.req.desc);
+    cJSON_Delete(d.root);
+
+    expect_decode("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"Server.Info\"}",
+                  SC_RPC_METHOD_NOT_FOUND, "method not found: Server.Info");
+
+    /* A long name is clipped on a character boundary. */
+    char text[1024];
+    size_t len = (size_t)snprintf(text, sizeof text, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"");
+    for (int i = 0; i < 100; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "\xc3\xa9");
+    snprintf(text + len, sizeof text - len, "\"}");
+    d = decode(text);
+    assert_int_equal(d.rc, SC_RPC_METHOD_NOT_FOUND);
+    size_t mlen = strlen(d.err.message);
+    size_t prefix = strlen("method not found: ");
+    assert_int_equal(mlen - prefix, 64);
+    assert_int_equal((unsigned char)d.err.message[mlen - 2], 0xc3);
+    cJSON_Delete(d.root);
+}
+
+/* ---- reply writers ---- */
+
+static const char *text(sc_buf *b)
+{
+    sc_buf_putc(b, '\0');
+    assert_false(sc_buf_failed(b));
+    b->len--;
+    return b->data;
+}
+
+static void test_write_result(void **state)
+{
+    (void)state;
+    sc_buf b = SC_BUF_INIT;
+    cJSON *id = cJSON_CreateNumber(7);
+    sc_rpc_result_begin(&b, id);
+    sc_buf_puts(&b, "{}");
+    sc_rpc_result_end(&b);
+    assert_string_equal(text(&b), "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}");
+    cJSON_Delete(id);
+
+    sc_buf_reset(&b);
+    id = cJSON_CreateString("a\"b");
+    sc_rpc_result_begin(&b, id);
+    sc_json_bool(&b, true);
+    sc_rpc_result_end(&b);
+    assert_string_equal(text(&b), "{\"jsonrpc\":\"2.0\",\"id\":\"a\\\"b\",\"result\":true}");
+    cJSON_Delete(id);
+
+    sc_buf_reset(&b);
+    sc_rpc_result_begin(&b, NULL);
+    sc_buf_puts(&b, "[]");
+    sc_rpc_result_end(&b);
+    assert_string_equal(text(&b), "{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":[]}");
+    sc_buf_free(&b);
+}
+
+static void test_write_error(void **state)
+{
+    (void)state;
+    sc_buf b = SC_BUF_INIT;
+    sc_rpc_error err;
+    cJSON *id = cJSON_CreateString("a");
+    uint64_t v;
+    assert_int_equal(sc_param_id(NULL, "session", true, &v, &err), SC_RPC_INVALID_PARAMS);
+    sc_rpc_write_error(&b, id, &err);
+    assert_string_equal(text(&b), "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"error\":{\"code\":-32602,"
+                                  "\"message\":\"invalid params: missing 'session'\","
+                                  "\"data\":{\"kind\":\"invalid_params\",\"field\":\"session\"}}}");
+    cJSON_Delete(id);
+
+    sc_buf_reset(&b);
+    sc_rpc_fail(&err, SC_RPC_NOT_FOUND, "session %d not found", 12);
+    err.what = "session";
+    id = cJSON_CreateNumber(-3);
+    sc_rpc_write_error(&b, id, &err);
+    assert_string_equal(text(&b), "{\"jsonrpc\":\"2.0\",\"id\":-3,\"error\":{\"code\":1001,"
+                                  "\"message\":\"session 12 not found\","
+                                  "\"data\":{\"kind\":\"not_found\",\"what\":\"session\"}}}");
+    cJSON_Delete(id);
+
+    sc_buf_reset(&b);
+    sc_rpc_fail(&err, SC_RPC_INVALID_REQUEST, "message too large");
+    sc_rpc_write_error(&b, NULL, &err);
+    assert_string_equal(text(&b), "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,"
+                                  "\"message\":\"message too large\","
+                                  "\"data\":{\"kind\":\"invalid_request\"}}}");
+
+    /* Messages are escaped. */
+    sc_buf_reset(&b);
+    sc_rpc_fail(&err, SC_RPC_CAPTURE_STATE, "q\"\n");
+    err.field = "f";
+    err.what = "w";
+    sc_rpc_write_error(&b, NULL, &err);
+    assert_string_equal(text(&b), "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":1002,"
+                                  "\"message\":\"q\\\"\\n\",\"data\":{\"kind\":\"capture_state\","
+                                  "\"field\":\"f\",\"what\":\"w\"}}}");
+    sc_buf_free(&b);
+}
+
+static void test_error_kinds_and_fail(void **state)
+{
+    (void)state;
+    struct {
+        int code;
+        const char *kind;
+    } kinds[] = {
+        {-32700, "parse_error"},
+        {-32600, "invalid_request"},
+        {-32601, "method_not_found"},
+        {-32602, "invalid_params"},
+        {-32603, "internal_error"},
+        {1001, "not_found"},
+        {1002, "capture_state"},
+        {1003, "invalidated"},
+        {1005, "permission_denied"},
+        {1006, "limit"},
+        {1007, "storage"},
+        {1008, "shutting_down"},
+        {1004, "error"},
+        {0, "error"},
+        {-32000, "error"},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        assert_string_equal(sc_rpc_error_kind(kinds[i].code), kinds[i].kind);
+
+    sc_rpc_error err;
+    err.field = "stale";
+    err.what = "stale";
+    assert_int_equal(sc_rpc_fail(&err, SC_RPC_LIMIT, "limit %s", "hit"), SC_RPC_LIMIT);
+    assert_int_equal(err.code, SC_RPC_LIMIT);
+    assert_null(err.field);
+    assert_null(err.what);
+    assert_string_equal(err.message, "limit hit");
+
+    /* Too long for the message: cut on a character boundary. */
+    char arg[600];
+    for (size_t i = 0; i + 2 < sizeof arg; i += 2)
+        memcpy(arg + i, "\xc3\xa9", 2);
+    arg[sizeof arg - 2] = '\0';
+    sc_rpc_fail(&err, SC_RPC_INTERNAL_ERROR, "xy%s", arg);
+    size_t n = strlen(err.message);
+    assert_true(n <= sizeof err.message - 1);
+    assert_int_equal(n, 254); /* "xy" + 126 whole characters */
+    assert_int_equal((unsigned char)err.message[n - 1], 0xa9);
+}
+
+/* ---- params ---- */
+
+static cJSON *params_of(const char *text)
+{
+    return parse_ok(text);
+}
+
+static void expect_u32_error(const cJSON *p, const char *field, bool required, const char *msg)
+{
+    sc_rpc_error err;
+    uint32_t out = 77;
+    assert_int_equal(sc_param_u32(p, field, required, &out, &err), SC_RPC_INVALID_PARAMS);
+    assert_int_equal(err.code, SC_RPC_INVALID_PARAMS);
+    assert_string_equal(err.message, msg);
+    assert_ptr_equal(err.field, field);
+    assert_int_equal(out, 77);
+}
+
+static void test_param_u32(void **state)
+{
+    (void)state;
+    cJSON *p = params_of("{\"zero\":0,\"max\":4294967295,\"over\":4294967296,\"neg\":-1,"
+                         "\"frac\":1.5,\"str\":\"1\",\"null\":null,\"negzero\":-0,\"bool\":true,"
+                         "\"big\":1e300,\"arr\":[1],\"tiny\":1e-300}");
+    sc_rpc_error err;
+    uint32_t out = 5;
+    assert_int_equal(sc_param_u32(p, "zero", true, &out, &err), 0);
+    assert_int_equal(out, 0);
+    assert_int_equal(sc_param_u32(p, "max", true, &out, &err), 0);
+    assert_int_equal(out, 4294967295u);
+    assert_int_equal(sc_param_u32(p, "negzero", true, &out, &err), 0);
+    assert_int_equal(out, 0);
+
+    const char *range = "invalid params: '%s' must be an integer from 0 to 4294967295";
+    const char *bad[] = {"over", "neg", "frac", "str", "bool", "big", "arr", "tiny", "null"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char msg[128];
+        snprintf(msg, sizeof msg, range, bad[i]);
+        expect_u32_error(p, bad[i], true, msg);
+    }
+    /* Optional: present but wrong is still an error; absent or null is 1. */
+    expect_u32_error(p, "frac", false,
+                     "invalid params: 'frac' must be an integer from 0 to 4294967295");
+    out = 9;
+    assert_int_equal(sc_param_u32(p, "absent", false, &out, &err), 1);
+    assert_int_equal(sc_param_u32(p, "null", false, &out, &err), 1);
+    assert_int_equal(out, 9);
+    expect_u32_error(p, "stream", true, "invalid params: missing 'stream'");
+    expect_u32_error(NULL, "stream", true, "invalid params: missing 'stream'");
+    assert_int_equal(sc_param_u32(NULL, "stream", false, &out, &err), 1);
+    cJSON_Delete(p);
+}
+
+static void test_param_u64_and_id(void **state)
+{
+    (void)state;
+    cJSON *p = params_of("{\"v255\":255,\"v256\":256,\"exact\":9007199254740992,"
+                         "\"above\":9007199254740993,\"above2\":9007199254740994,\"zero\":0,"
+                         "\"one\":1,\"neg\":-1,\"frac\":2.5}");
+    sc_rpc_error err;
+    uint64_t out = 0;
+    assert_int_equal(sc_param_u64(p, "v255", true, 255, &out, &err), 0);
+    assert_int_equal(out, 255);
+    assert_int_equal(sc_param_u64(p, "v256", true, 255, &out, &err), SC_RPC_INVALID_PARAMS);
+    assert_string_equal(err.message, "invalid params: 'v256' must be an integer from 0 to 255");
+    assert_int_equal(sc_param_u64(p, "exact", true, SC_JSON_MAX_EXACT, &out, &err), 0);
+    assert_int_equal(out, SC_JSON_MAX_EXACT);
+    /* A max beyond 2^53 is clamped: JSON numbers are not exact past it. */
+    assert_int_equal(sc_param_u64(p, "above", true, UINT64_MAX, &out, &err), SC_RPC_INVALID_PARAMS);
+    assert_string_equal(err.message,
+                        "invalid params: 'above' must be an integer from 0 to 9007199254740992");
+    assert_int_equal(sc_param_u64(p, "above2", true, SC_JSON_MAX_EXACT, &out, &err),
+                     SC_RPC_INVALID_PARAMS);
+    assert_int_equal(sc_param_u64(p, "zero", true, 10, &out, &err), 0);
+    assert_int_equal(out, 0);
+    assert_int_equal(sc_param_u64(p, "frac", true, 10, &out, &err), SC_RPC_INVALID_PARAMS);
+
+    const char *id_msg = "invalid params: '%s' must be an integer from 1 to 9007199254740992";
+    const char *bad[] = {"zero", "neg", "frac", "above", "above2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char msg[128];
+        snprintf(msg, sizeof msg, id_msg, bad[i]);
+        assert_int_equal(sc_param_id(p, bad[i], true, &out, &err), SC_RPC_INVALID_PARAMS);
+        assert_string_equal(err.message, msg);
+        assert_ptr_equal(err.field, bad[i]);
+    }
+    assert_int_equal(sc_param_id(p, "one", true, &out, &err), 0);
+    assert_int_equal(out, 1);
+    assert_int_equal(sc_param_id(p, "exact", true, &out, &err), 0);
+    assert_int_equal(out, SC_JSON_MAX_EXACT);
+    const char *session = "session";
+    assert_int_equal(sc_param_id(p, session, true, &out, &err), SC_RPC_INVALID_PARAMS);
+    assert_string_equal(err.message, "invalid params: missing 'session'");
+    assert_ptr_equal(err.field, session);
+    assert_int_equal(sc_param_id(p, session, false, &out, &err), 1);
+    cJSON_Delete(p);
+}
+
+static void test_param_string_bool(void **state)
+{
+    (void)state;
+    cJSON *p = params_of("{\"name\":\"a\\\"b\xc3\xa9\",\"empty\":\"\",\"num\":1,\"null\":null,"
+                         "\"t\":true,\"f\":false,\"bs\":\"true\"}");
+    sc_rpc_error err;
+    const char *s = NULL;
+    size_t len = 0;
+    assert_int_equal(sc_param_string(p, "name", true, &s, &len, &err), 0);
+    assert_string_equal(s, "a\"b\xc3\xa9");
+    assert_int_equal(len, 5);
+    assert_int_equal(sc_param_string(p, "empty", true, &s, &len, &err), 0);
+    assert_int_equal(len, 0);
+    assert_int_equal(sc_param_string(p, "name", true, &s, NULL, &err), 0);
+
+    assert_int_equal(sc_param_string(p, "num", true, &s, &len, &err), SC_RPC_INVALID_PARAMS);
+    assert_string_equal(err.message, "invalid params: 'num' must be a string");
+    assert_int_equal(sc_param_string(p, "null", true, &s, &len, &err), SC_RPC_INVALID_PARAMS);
+    assert_string_equal(err.message, "invalid params: 'null' must be a string");
+    assert_string_equal(err.field, "null");
+    assert_int_equal(sc_param_string(p, "missing", true, &s, &len, &err), SC_RPC_INVALID_PARAMS);
+    assert_string_equal(err.message, "invalid params: missing 'missing'");
+    s = "untouched";
+    assert_int_equal(sc_param_string(p, "null", false, &s, &len, &err), 1);
+    assert_int_equal(sc_param_string(p, "missing", false, &s, &len, &err), 1);
+    assert_string_equal(s, "untouched");
+    assert_int_equal(sc_param_string(p, "num", false, &s, &len, &err), SC_RPC_INVALID_PARAMS);
+
+    bool b = false;
+    assert_int_equal(sc_param_bool(p, "t", true, &b, &err), 0);
+    assert_true(b);
+    assert_int_equal(sc_param_bool(p, "f", true, &b, &err), 0);
+    assert_false(b);
+    assert_int_equal(sc_param_bool(p, "bs", true, &b, &err), SC_RPC_INVALID_PARAMS);
+    assert_string_equal(err.message, "invalid params: 'bs' must be a boolean");
+    assert_int_equal(sc_param_bool(p, "num", false, &b, &err), SC_RPC_INVALID_PARAMS);
+    assert_int_equal(sc_param_bool(p, "missing", false, &b, &err), 1);
+
+    assert_ptr_equal(sc_param_get(p, "t"), cJSON_GetObjectItemCaseSensitive(p, "t"));
+    assert_null(sc_param_get(p, "T"));
+    assert_null(sc_param_get(NULL, "t"));
+    cJSON_Delete(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_rejects_malformed),
+        cmocka_unit_test(test_parse_rejects_bad_numbers),
+        cmocka_unit_test(test_parse_rejects_bad_strings),
+        cmocka_unit_test(test_parse_long_strings),
+        cmocka_unit_test(test_parse_depth),
+        cmocka_unit_test(test_parse_accepts_valid),
+        cmocka_unit_test(test_parse_numbers_near_2p53),
+        cmocka_unit_test(test_decode_ok),
+        cmocka_unit_test(test_decode_invalid_request),
+        cmocka_unit_test(test_decode_bad_ids),
+        cmocka_unit_test(test_decode_params_not_object),
+        cmocka_unit_test(test_decode_duplicates),
+        cmocka_unit_test(test_decode_unknown_method),
+        cmocka_unit_test(test_write_result),
+        cmocka_unit_test(test_write_error),
+        cmocka_unit_test(test_error_kinds_and_fail),
+        cmocka_unit_test(test_param_u32),
+        cmocka_unit_test(test_param_u64_and_id),
+        cmocka_unit_test(test_param_string_bool),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
