@@ -10,8 +10,15 @@
  * Reads: uv_queue_work jobs on libuv's thread pool, each borrowing a
  * read-only connection from a small pool; callbacks run on the loop.
  *
+ * Threads: every function here is called from the loop thread, and
+ * sc_store_close() never from inside a store callback.  A call that returns 0
+ * runs its callback exactly once; one that returns an error never does.
+ * The store keeps the loop alive (its uv_async_t is referenced) exactly
+ * while write jobs are outstanding, so uv_run(loop, UV_RUN_DEFAULT) returns
+ * once every queued write has completed and no other handle is active.
+ *
  * Times are Unix milliseconds in the API and ISO 8601 UTC text
- * ("2026-11-29T19:44:21.123Z") in the database.  Schema: schema/*.sql.
+ * ("2026-11-29T19:44:21.123Z") in the database.  Schema: schema/NNN_name.sql.
  */
 #ifndef SC_STORE_H
 #define SC_STORE_H
@@ -44,6 +51,7 @@ enum sc_store_rc {
     SC_STORE_EIO = -2,       /* SQLite failed (full, I/O, busy...): see errmsg */
     SC_STORE_ECLOSED = -3,   /* store is closing; job not queued */
     SC_STORE_ENOMEM = -4,
+    SC_STORE_EINVAL = -5, /* bad argument: NULL, unsealed graph, unknown outcome */
 };
 
 typedef struct sc_store_result {
@@ -57,32 +65,50 @@ typedef void (*sc_store_done_fn)(void *arg, const sc_store_result *res);
 /**
  * Open (creating if needed) the database, apply pending migrations
  * (PRAGMA user_version), set WAL and the sync mode, mark every log row
- * still `open` as `lost` (its daemon died), and start the writer thread.
- * Returns 0 or SC_STORE_EIO with a message in errbuf.
+ * still `open` as `lost` (its daemon died; ended_at stays NULL), and start
+ * the writer thread.  Returns 0, or SC_STORE_EIO / SC_STORE_ENOMEM /
+ * SC_STORE_EINVAL with a message in errbuf and *out set to NULL; a failed
+ * open leaves nothing on the loop.  A database whose user_version is newer
+ * than the last migration is refused (SC_STORE_EIO).
  */
 int sc_store_open(uv_loop_t *loop, const sc_store_config *cfg, sc_store **out, char *errbuf,
                   size_t errlen);
 /**
  * Finish every queued job (their callbacks run before this returns, on the
- * calling thread), stop the writer thread, wait for running read jobs'
- * connections to come back, close all connections and free the store.
- * Call from the loop thread.  NULL is a no-op.
+ * calling thread), stop the writer thread, cancel read jobs that have not
+ * started and wait for running ones to finish their database work, close
+ * all connections and free the store.  Call from the loop thread.  NULL is
+ * a no-op.
+ *
+ * Afterwards the caller must run the loop again (uv_run(loop,
+ * UV_RUN_DEFAULT), or UV_RUN_NOWAIT until it returns 0) before
+ * uv_loop_close(): that frees the store's uv_async_t in its close callback
+ * and delivers the callbacks of read jobs that were in flight (those
+ * cancelled get SC_STORE_ECLOSED).  Those callbacks no longer touch the store.
  */
 void sc_store_close(sc_store *st);
 
-/** Log row for a new session, outcome `open`.  res->id is the session id. */
-int sc_store_log_open(sc_store *st, uint32_t uid, int64_t pid, const char *label,
-                      size_t label_len, int64_t opened_ms, sc_store_done_fn done, void *arg);
+/**
+ * Log row for a new session, outcome `open`.  res->id is the session id.
+ * `label` (may be NULL for none, stored as '') is copied.  Returns 0,
+ * SC_STORE_ECLOSED, SC_STORE_ENOMEM or SC_STORE_EINVAL.
+ */
+int sc_store_log_open(sc_store *st, uint32_t uid, int64_t pid, const char *label, size_t label_len,
+                      int64_t opened_ms, sc_store_done_fn done, void *arg);
 /**
  * Finish a session's log row: outcome is "failed", "closed", "abandoned" or
- * "shutdown"; node_count and ended time are recorded.
+ * "shutdown" (anything else is SC_STORE_EINVAL); node_count and ended time
+ * are recorded.  The completion is SC_STORE_ENOTFOUND when the session has
+ * no row or its row is no longer `open` (nothing is changed then).
  */
 int sc_store_log_end(sc_store *st, int64_t session, const char *outcome, uint32_t node_count,
                      int64_t ended_ms, sc_store_done_fn done, void *arg);
 /**
  * Store a sealed graph and mark the session `completed` with its graph id,
  * in one transaction.  `g` and `label` must stay valid until `done` runs.
- * res->id is the new graph id.
+ * res->id is the new graph id.  An unsealed graph is SC_STORE_EINVAL; the
+ * completion is SC_STORE_ENOTFOUND (nothing stored) when the session's log
+ * row is missing or no longer `open`.
  */
 int sc_store_commit_graph(sc_store *st, int64_t session, const sc_graph *g, uint32_t uid,
                           int64_t pid, const char *label, size_t label_len, int64_t created_ms,
@@ -111,15 +137,147 @@ void sc_stored_graph_free(sc_stored_graph *sg);
 
 /**
  * Load a whole graph on the thread pool.  The callback owns *sg (free it
- * with sc_stored_graph_free); rc is 0, SC_STORE_ENOTFOUND or SC_STORE_EIO.
+ * with sc_stored_graph_free; NULL unless rc is 0); rc is 0,
+ * SC_STORE_ENOTFOUND, SC_STORE_EIO (errmsg set, valid during the callback),
+ * SC_STORE_ENOMEM, or SC_STORE_ECLOSED when sc_store_close() cancelled it.
+ * Returns 0, SC_STORE_ECLOSED, SC_STORE_ENOMEM or SC_STORE_EINVAL.
  */
 typedef void (*sc_store_graph_fn)(void *arg, int rc, sc_stored_graph *sg, const char *errmsg);
 int sc_store_load_graph(sc_store *st, int64_t graph, sc_store_graph_fn done, void *arg);
 
+/**
+ * Metadata of one graph, without its nodes and edges (graph.list entries,
+ * ownership checks).  The callback owns *meta (free it with
+ * sc_graph_meta_free; NULL unless rc is 0); rc is 0, SC_STORE_ENOTFOUND,
+ * SC_STORE_EIO (errmsg set), SC_STORE_ENOMEM or SC_STORE_ECLOSED.  Returns
+ * 0, SC_STORE_ECLOSED, SC_STORE_ENOMEM or SC_STORE_EINVAL.
+ */
+typedef void (*sc_store_meta_fn)(void *arg, int rc, sc_graph_meta *meta, const char *errmsg);
+int sc_store_graph_meta(sc_store *st, int64_t graph, sc_store_meta_fn done, void *arg);
+/** Free a meta from sc_store_graph_meta (label and struct).  NULL is a no-op. */
+void sc_graph_meta_free(sc_graph_meta *meta);
+
+/**
+ * Delete a stored graph: its edges, nodes and graph row go, and its
+ * session's log row gets graph_deleted_at (now, UTC) while keeping outcome
+ * `completed` and the graph id; all in one write transaction shared with
+ * other queued writes, like every write.  res->id is the graph id.  The
+ * completion is SC_STORE_ENOTFOUND when no such graph exists (nothing
+ * changes).  Returns 0, SC_STORE_ECLOSED, SC_STORE_ENOMEM or
+ * SC_STORE_EINVAL.  sc_store_graph_count() drops once it completes.
+ */
+int sc_store_delete_graph(sc_store *st, int64_t graph, sc_store_done_fn done, void *arg);
+
+/*
+ * Lists (graph.list, log.list): newest first, one page per call, each a
+ * single read on the reader pool (a consistent snapshot).  A page holds at
+ * most `limit` rows; `has_more` tells whether rows remain past it, and the
+ * `next` cursor of a page, passed back in the query, continues strictly
+ * after its last row, so rows committed between two calls never shift a
+ * page: new graphs have higher ids, new sessions later opened times (while
+ * the wall clock does not step back).  Rows of other owners are never
+ * returned unless `any_owner` is set (root).
+ */
+#define SC_STORE_LIST_DEFAULT 100   /* limit the protocol applies when none is given */
+#define SC_STORE_LIST_MAX     10000 /* largest limit accepted */
+
+typedef struct sc_graph_query {
+    int64_t before_graph; /* 0: from the newest; else only graphs with a smaller id */
+    uint32_t limit;       /* 1..SC_STORE_LIST_MAX */
+    bool any_owner;       /* every owner's graphs (root) ... */
+    uint32_t uid;         /* ... else only this owner's */
+    const char *label;    /* NULL: any label; else exact match, copied at the call */
+    size_t label_len;
+} sc_graph_query;
+
+typedef struct sc_graph_page {
+    sc_graph_meta *graphs; /* count entries, descending graph id; each owns its label */
+    size_t count;
+    bool has_more;       /* older rows matching the query exist */
+    int64_t next_before; /* when has_more: before_graph for the next page, else 0 */
+} sc_graph_page;
+
+/**
+ * One page of graphs, newest (highest id) first.  The callback owns *page
+ * (free it with sc_graph_page_free; NULL unless rc is 0); rc is 0,
+ * SC_STORE_EIO (errmsg set), SC_STORE_ENOMEM or SC_STORE_ECLOSED.  Returns
+ * 0, or SC_STORE_EINVAL (NULL argument, limit out of range, negative
+ * before_graph), SC_STORE_ECLOSED or SC_STORE_ENOMEM.
+ */
+typedef void (*sc_store_graph_page_fn)(void *arg, int rc, sc_graph_page *page, const char *errmsg);
+int sc_store_list_graphs(sc_store *st, const sc_graph_query *q, sc_store_graph_page_fn done,
+                         void *arg);
+/** Free a page and every label in it.  NULL is a no-op. */
+void sc_graph_page_free(sc_graph_page *page);
+
+typedef struct sc_log_query {
+    bool has_before;          /* false: from the newest */
+    int64_t before_opened_ms; /* cursor: only rows after (opened_ms, session) */
+    int64_t before_session;   /*   in the list order */
+    uint32_t limit;           /* 1..SC_STORE_LIST_MAX */
+    bool any_owner;           /* every owner's rows (root) ... */
+    uint32_t uid;             /* ... else only this owner's */
+    const char *outcome;      /* NULL: any; else open, completed, failed, closed,
+                                 abandoned, shutdown or lost */
+} sc_log_query;
+
+/** One capture log row.  Open sessions have node_count 0 (the live count
+ * is the session's, not the log's) and no end. */
+typedef struct sc_log_entry {
+    int64_t session;
+    char *label; /* NUL-terminated, owned by the page */
+    size_t label_len;
+    uint32_t owner_uid;
+    int64_t owner_pid;
+    int64_t opened_ms;
+    bool has_ended; /* false while open, and for lost rows */
+    int64_t ended_ms;
+    char outcome[12]; /* the wire word, NUL-terminated */
+    uint32_t node_count;
+    int64_t graph;      /* the stored graph (completed rows), else 0 */
+    bool graph_deleted; /* graph.delete removed it; `graph` keeps the old id */
+    int64_t graph_deleted_ms;
+} sc_log_entry;
+
+typedef struct sc_log_page {
+    sc_log_entry *entries; /* count entries in list order */
+    size_t count;
+    bool has_more; /* older rows matching the query exist */
+    /* When has_more: the cursor for the next page (the last entry's
+     * opened_ms and session), else 0. */
+    int64_t next_opened_ms;
+    int64_t next_session;
+} sc_log_page;
+
+/**
+ * One page of the capture log, newest first: opened time descending, then
+ * session id descending.  Includes sessions still open (outcome `open`).
+ * Callback and return codes as sc_store_list_graphs; an unknown outcome is
+ * SC_STORE_EINVAL.
+ */
+typedef void (*sc_store_log_page_fn)(void *arg, int rc, sc_log_page *page, const char *errmsg);
+int sc_store_list_log(sc_store *st, const sc_log_query *q, sc_store_log_page_fn done, void *arg);
+/** Free a page and every label in it.  NULL is a no-op. */
+void sc_log_page_free(sc_log_page *page);
+
 /** The file the store was opened on. */
 const char *sc_store_path(const sc_store *st);
-/** Number of stored graphs (read on the calling thread; cheap). */
+/**
+ * Number of stored graphs: counted once at open, then maintained as commits
+ * and deletions complete on the loop thread (no query).
+ */
 int sc_store_graph_count(sc_store *st, int64_t *out);
+
+/** Writer counters, for tests and benchmarks (group commit at work). */
+typedef struct sc_store_stats {
+    uint64_t transactions; /* write transactions committed */
+    uint64_t jobs_done;    /* write jobs completed, whatever their result */
+    uint64_t jobs_retried; /* jobs re-run alone after their batch failed */
+    uint64_t jobs_failed;  /* jobs completed with SC_STORE_EIO */
+} sc_store_stats;
+
+/** Snapshot of the writer counters. */
+int sc_store_get_stats(sc_store *st, sc_store_stats *out);
 
 #ifdef __cplusplus
 }

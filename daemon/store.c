@@ -1,1 +1,519 @@
-/* in progress */
+/*
+ * store.c - life cycle of the store, the write queue and the hand-back of
+ * completed writes to the event loop.
+ *
+ * The loop thread queues jobs under `mu` and signals `cv`.  The writer
+ * thread takes the whole queue at once, runs it as one transaction (group
+ * commit, store_write.c), appends the finished jobs to the completion list
+ * under `mu` and wakes the loop with uv_async_send().  Callbacks therefore
+ * only ever see results of transactions whose COMMIT returned SQLITE_OK.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sc_schema.h"
+#include "store_int.h"
+
+#define DEFAULT_BUSY_TIMEOUT_MS 5000
+
+/* ---- writer thread ---- */
+
+static void *writer_main(void *p)
+{
+    sc_store *st = p;
+    for (;;) {
+        pthread_mutex_lock(&st->mu);
+        while (!st->queue_head && !st->stop)
+            pthread_cond_wait(&st->cv, &st->mu);
+        store_job *batch = st->queue_head;
+        st->queue_head = st->queue_tail = NULL;
+        pthread_mutex_unlock(&st->mu);
+        /* `stop` only ends the thread once the queue is empty. */
+        if (!batch)
+            break;
+
+        sc_store_stats delta = {0};
+        store_writer_run_batch(&st->w, batch, &delta);
+
+        store_job *last = batch;
+        while (last->next)
+            last = last->next;
+        pthread_mutex_lock(&st->mu);
+        if (st->done_tail)
+            st->done_tail->next = batch;
+        else
+            st->done_head = batch;
+        st->done_tail = last;
+        st->stats.transactions += delta.transactions;
+        st->stats.jobs_done += delta.jobs_done;
+        st->stats.jobs_retried += delta.jobs_retried;
+        st->stats.jobs_failed += delta.jobs_failed;
+        pthread_mutex_unlock(&st->mu);
+        uv_async_send(st->async);
+    }
+    return NULL;
+}
+
+/* ---- loop side ---- */
+
+static void job_free(store_job *j)
+{
+    free(j->errmsg);
+    free(j);
+}
+
+/* Run the callbacks of every completed job, on the calling (loop) thread. */
+static void deliver(sc_store *st)
+{
+    pthread_mutex_lock(&st->mu);
+    store_job *j = st->done_head;
+    st->done_head = st->done_tail = NULL;
+    pthread_mutex_unlock(&st->mu);
+
+    while (j) {
+        store_job *next = j->next;
+        if (j->type == JOB_COMMIT_GRAPH && j->rc == 0)
+            st->graph_count++;
+        if (j->type == JOB_DELETE_GRAPH && j->rc == 0)
+            st->graph_count--;
+        sc_store_result res = {.rc = j->rc, .id = j->id, .errmsg = NULL};
+        if (j->rc == SC_STORE_EIO)
+            res.errmsg = j->errmsg ? j->errmsg : "storage error";
+        if (j->done)
+            j->done(j->arg, &res);
+        job_free(j);
+        /* Keep the loop alive exactly while writes are outstanding. */
+        if (--st->pending == 0)
+            uv_unref((uv_handle_t *)st->async);
+        j = next;
+    }
+}
+
+static void on_async(uv_async_t *h)
+{
+    deliver(h->data);
+}
+
+static void free_handle(uv_handle_t *h)
+{
+    free(h);
+}
+
+static int submit(sc_store *st, store_job *j)
+{
+    pthread_mutex_lock(&st->mu);
+    if (st->queue_tail)
+        st->queue_tail->next = j;
+    else
+        st->queue_head = j;
+    st->queue_tail = j;
+    pthread_cond_signal(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+    if (st->pending++ == 0)
+        uv_ref((uv_handle_t *)st->async);
+    return 0;
+}
+
+static store_job *job_new(sc_store *st, enum store_job_type type, size_t extra,
+                          sc_store_done_fn done, void *arg, int *rc)
+{
+    if (!st) {
+        *rc = SC_STORE_EINVAL;
+        return NULL;
+    }
+    if (st->closing) {
+        *rc = SC_STORE_ECLOSED;
+        return NULL;
+    }
+    store_job *j = calloc(1, sizeof *j + extra);
+    if (!j) {
+        *rc = SC_STORE_ENOMEM;
+        return NULL;
+    }
+    j->type = type;
+    j->done = done;
+    j->arg = arg;
+    *rc = 0;
+    return j;
+}
+
+int sc_store_log_open(sc_store *st, uint32_t uid, int64_t pid, const char *label, size_t label_len,
+                      int64_t opened_ms, sc_store_done_fn done, void *arg)
+{
+    int rc;
+    if (!label)
+        label_len = 0;
+    if (label_len > SIZE_MAX / 2)
+        return SC_STORE_EINVAL;
+    store_job *j = job_new(st, JOB_LOG_OPEN, label_len + 1, done, arg, &rc);
+    if (!j)
+        return rc;
+    char *copy = (char *)(j + 1);
+    if (label_len)
+        memcpy(copy, label, label_len);
+    copy[label_len] = '\0';
+    j->u.open.uid = uid;
+    j->u.open.pid = pid;
+    j->u.open.label = copy;
+    j->u.open.label_len = label_len;
+    j->u.open.opened_ms = opened_ms;
+    return submit(st, j);
+}
+
+/* The static wire word for an end outcome, or NULL. */
+static const char *end_outcome(const char *outcome)
+{
+    static const char *const words[] = {"failed", "closed", "abandoned", "shutdown"};
+    for (size_t i = 0; outcome && i < sizeof words / sizeof words[0]; i++)
+        if (strcmp(outcome, words[i]) == 0)
+            return words[i];
+    return NULL;
+}
+
+int sc_store_log_end(sc_store *st, int64_t session, const char *outcome, uint32_t node_count,
+                     int64_t ended_ms, sc_store_done_fn done, void *arg)
+{
+    const char *word = end_outcome(outcome);
+    if (!word)
+        return SC_STORE_EINVAL;
+    int rc;
+    store_job *j = job_new(st, JOB_LOG_END, 0, done, arg, &rc);
+    if (!j)
+        return rc;
+    j->u.end.session = session;
+    j->u.end.outcome = word;
+    j->u.end.node_count = node_count;
+    j->u.end.ended_ms = ended_ms;
+    return submit(st, j);
+}
+
+int sc_store_commit_graph(sc_store *st, int64_t session, const sc_graph *g, uint32_t uid,
+                          int64_t pid, const char *label, size_t label_len, int64_t created_ms,
+                          sc_store_done_fn done, void *arg)
+{
+    if (!g || !sc_graph_is_sealed(g))
+        return SC_STORE_EINVAL;
+    int rc;
+    store_job *j = job_new(st, JOB_COMMIT_GRAPH, 0, done, arg, &rc);
+    if (!j)
+        return rc;
+    j->u.commit.session = session;
+    j->u.commit.g = g;
+    j->u.commit.uid = uid;
+    j->u.commit.pid = pid;
+    j->u.commit.label = label;
+    j->u.commit.label_len = label ? label_len : 0;
+    j->u.commit.created_ms = created_ms;
+    return submit(st, j);
+}
+
+int sc_store_load_graph(sc_store *st, int64_t graph, sc_store_graph_fn done, void *arg)
+{
+    if (!st || !done)
+        return SC_STORE_EINVAL;
+    if (st->closing)
+        return SC_STORE_ECLOSED;
+    return store_load_submit(st, graph, done, arg);
+}
+
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int sc_store_delete_graph(sc_store *st, int64_t graph, sc_store_done_fn done, void *arg)
+{
+    int rc;
+    store_job *j = job_new(st, JOB_DELETE_GRAPH, 0, done, arg, &rc);
+    if (!j)
+        return rc;
+    j->u.del.graph = graph;
+    /* Taken at the call, like the times the other writes are given. */
+    j->u.del.deleted_ms = wall_ms();
+    return submit(st, j);
+}
+
+/* 0 when a read may be queued, else the error to return. */
+static int read_check(const sc_store *st, bool has_done)
+{
+    if (!st || !has_done)
+        return SC_STORE_EINVAL;
+    return st->closing ? SC_STORE_ECLOSED : 0;
+}
+
+int sc_store_graph_meta(sc_store *st, int64_t graph, sc_store_meta_fn done, void *arg)
+{
+    int rc = read_check(st, done != NULL);
+    return rc ? rc : store_meta_submit(st, graph, done, arg);
+}
+
+static bool limit_ok(uint32_t limit)
+{
+    return limit >= 1 && limit <= SC_STORE_LIST_MAX;
+}
+
+int sc_store_list_graphs(sc_store *st, const sc_graph_query *q, sc_store_graph_page_fn done,
+                         void *arg)
+{
+    if (!q || !limit_ok(q->limit) || q->before_graph < 0 || (q->label && q->label_len > INT32_MAX))
+        return SC_STORE_EINVAL;
+    int rc = read_check(st, done != NULL);
+    return rc ? rc : store_graphs_submit(st, q, done, arg);
+}
+
+/* The static wire word for a log outcome, or NULL. */
+static const char *log_outcome(const char *outcome)
+{
+    static const char *const words[] = {"open",      "completed", "failed", "closed",
+                                        "abandoned", "shutdown",  "lost"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strcmp(outcome, words[i]) == 0)
+            return words[i];
+    return NULL;
+}
+
+int sc_store_list_log(sc_store *st, const sc_log_query *q, sc_store_log_page_fn done, void *arg)
+{
+    if (!q || !limit_ok(q->limit))
+        return SC_STORE_EINVAL;
+    const char *word = NULL;
+    if (q->outcome && !(word = log_outcome(q->outcome)))
+        return SC_STORE_EINVAL;
+    int rc = read_check(st, done != NULL);
+    return rc ? rc : store_log_submit(st, q, word, done, arg);
+}
+
+void sc_stored_graph_free(sc_stored_graph *sg)
+{
+    if (!sg)
+        return;
+    sc_graph_destroy(sg->graph);
+    free(sg->meta.label);
+    free(sg);
+}
+
+const char *sc_store_path(const sc_store *st)
+{
+    return st ? st->path : NULL;
+}
+
+int sc_store_graph_count(sc_store *st, int64_t *out)
+{
+    if (!st || !out)
+        return SC_STORE_EINVAL;
+    *out = st->graph_count;
+    return 0;
+}
+
+int sc_store_get_stats(sc_store *st, sc_store_stats *out)
+{
+    if (!st || !out)
+        return SC_STORE_EINVAL;
+    pthread_mutex_lock(&st->mu);
+    *out = st->stats;
+    pthread_mutex_unlock(&st->mu);
+    return 0;
+}
+
+/* ---- open ---- */
+
+static int fail(sqlite3 *db, const char *what, char *errbuf, size_t errlen)
+{
+    snprintf(errbuf, errlen, "%s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
+    return SC_STORE_EIO;
+}
+
+static int exec(sqlite3 *db, const char *sql, const char *what, char *errbuf, size_t errlen)
+{
+    if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        return fail(db, what, errbuf, errlen);
+    return 0;
+}
+
+/* A one-row, one-column query. */
+static int query_int(sqlite3 *db, const char *sql, int64_t *out, char *errbuf, size_t errlen)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return fail(db, sql, errbuf, errlen);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW ? 0 : fail(db, sql, errbuf, errlen);
+}
+
+static int set_wal(sqlite3 *db, char *errbuf, size_t errlen)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &s, NULL) != SQLITE_OK)
+        return fail(db, "setting WAL", errbuf, errlen);
+    int ok = sqlite3_step(s) == SQLITE_ROW &&
+             sqlite3_stricmp((const char *)sqlite3_column_text(s, 0), "wal") == 0;
+    sqlite3_finalize(s);
+    if (!ok) {
+        snprintf(errbuf, errlen, "setting WAL: the database refused journal_mode=WAL");
+        return SC_STORE_EIO;
+    }
+    return 0;
+}
+
+static int apply_migrations(sqlite3 *db, char *errbuf, size_t errlen)
+{
+    int64_t version;
+    if (query_int(db, "PRAGMA user_version", &version, errbuf, errlen))
+        return SC_STORE_EIO;
+    int latest = sc_migration_count ? sc_migrations[sc_migration_count - 1].version : 0;
+    if (version > latest) {
+        snprintf(errbuf, errlen, "database schema version %lld is newer than this build (%d)",
+                 (long long)version, latest);
+        return SC_STORE_EIO;
+    }
+    for (size_t i = 0; i < sc_migration_count; i++) {
+        const sc_migration *m = &sc_migrations[i];
+        if (m->version <= version)
+            continue;
+        char pragma[64];
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", m->version);
+        if (exec(db, "BEGIN IMMEDIATE", m->name, errbuf, errlen))
+            return SC_STORE_EIO;
+        if (exec(db, m->sql, m->name, errbuf, errlen) ||
+            exec(db, pragma, m->name, errbuf, errlen) ||
+            exec(db, "COMMIT", m->name, errbuf, errlen)) {
+            sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+            return SC_STORE_EIO;
+        }
+    }
+    return 0;
+}
+
+static int setup_writer(sc_store *st, const sc_store_config *cfg, char *errbuf, size_t errlen)
+{
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(
+        cfg->path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    st->w.db = db;
+    if (rc != SQLITE_OK)
+        return fail(db, cfg->path, errbuf, errlen);
+    sqlite3_busy_timeout(db, st->busy_timeout_ms);
+    if (set_wal(db, errbuf, errlen))
+        return SC_STORE_EIO;
+    if (exec(db, cfg->sync_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
+             "setting synchronous", errbuf, errlen))
+        return SC_STORE_EIO;
+    if (apply_migrations(db, errbuf, errlen))
+        return SC_STORE_EIO;
+    if (cfg->max_page_count > 0) {
+        char pragma[64];
+        snprintf(pragma, sizeof pragma, "PRAGMA max_page_count = %lld",
+                 (long long)cfg->max_page_count);
+        if (exec(db, pragma, "setting max_page_count", errbuf, errlen))
+            return SC_STORE_EIO;
+    }
+    /* Rows still open belong to a daemon that died; their end time is
+     * unknown, so ended_at stays NULL. */
+    if (exec(db, "UPDATE capture_log SET outcome = 'lost' WHERE outcome = 'open'",
+             "marking lost sessions", errbuf, errlen))
+        return SC_STORE_EIO;
+    if (query_int(db, "SELECT count(*) FROM graphs", &st->graph_count, errbuf, errlen))
+        return SC_STORE_EIO;
+    return store_writer_prepare(&st->w, errbuf, errlen);
+}
+
+/* Free what setup left behind; the thread and the handle are not running. */
+static void destroy(sc_store *st)
+{
+    store_readers_shutdown(st);
+    store_writer_finalize(&st->w);
+    sqlite3_close(st->w.db);
+    pthread_cond_destroy(&st->rcv);
+    pthread_mutex_destroy(&st->rmu);
+    pthread_cond_destroy(&st->cv);
+    pthread_mutex_destroy(&st->mu);
+    free(st->path);
+    free(st);
+}
+
+int sc_store_open(uv_loop_t *loop, const sc_store_config *cfg, sc_store **out, char *errbuf,
+                  size_t errlen)
+{
+    char dummy[1];
+    if (!errbuf || errlen == 0) {
+        errbuf = dummy;
+        errlen = sizeof dummy;
+    }
+    errbuf[0] = '\0';
+    if (!loop || !cfg || !cfg->path || !out) {
+        snprintf(errbuf, errlen, "invalid argument");
+        return SC_STORE_EINVAL;
+    }
+    *out = NULL;
+    if (!sqlite3_threadsafe()) {
+        snprintf(errbuf, errlen, "SQLite was built without thread support");
+        return SC_STORE_EIO;
+    }
+    sc_store *st = calloc(1, sizeof *st);
+    if (!st || !(st->path = store_strdup(cfg->path))) {
+        free(st);
+        snprintf(errbuf, errlen, "out of memory");
+        return SC_STORE_ENOMEM;
+    }
+    st->loop = loop;
+    st->busy_timeout_ms = cfg->busy_timeout_ms > 0 ? cfg->busy_timeout_ms : DEFAULT_BUSY_TIMEOUT_MS;
+    pthread_mutex_init(&st->mu, NULL);
+    pthread_cond_init(&st->cv, NULL);
+    pthread_mutex_init(&st->rmu, NULL);
+    pthread_cond_init(&st->rcv, NULL);
+
+    int rc = setup_writer(st, cfg, errbuf, errlen);
+    if (rc == 0 && !(st->async = malloc(sizeof *st->async))) {
+        snprintf(errbuf, errlen, "out of memory");
+        rc = SC_STORE_ENOMEM;
+    }
+    /* The thread first: a failed uv_async_init is then undone by stopping
+     * it, with no handle to close. */
+    if (rc == 0 && pthread_create(&st->thread, NULL, writer_main, st) != 0) {
+        snprintf(errbuf, errlen, "cannot start the writer thread");
+        rc = SC_STORE_EIO;
+    } else if (rc == 0 && uv_async_init(loop, st->async, on_async) != 0) {
+        pthread_mutex_lock(&st->mu);
+        st->stop = true;
+        pthread_cond_signal(&st->cv);
+        pthread_mutex_unlock(&st->mu);
+        pthread_join(st->thread, NULL);
+        snprintf(errbuf, errlen, "cannot create the completion handle");
+        rc = SC_STORE_EIO;
+    }
+    if (rc != 0) {
+        free(st->async);
+        destroy(st);
+        return rc;
+    }
+    st->async->data = st;
+    uv_unref((uv_handle_t *)st->async);
+    *out = st;
+    return 0;
+}
+
+/* ---- close ---- */
+
+void sc_store_close(sc_store *st)
+{
+    if (!st)
+        return;
+    st->closing = true;
+    pthread_mutex_lock(&st->mu);
+    st->stop = true;
+    pthread_cond_signal(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+    pthread_join(st->thread, NULL);
+
+    deliver(st);
+    st->async->data = NULL;
+    uv_close((uv_handle_t *)st->async, free_handle);
+    destroy(st);
+}

@@ -1,2 +1,78 @@
--- placeholder, replaced by the real schema
-SELECT 1;
+-- streamcap schema, version 1.  See schema/README.md for every table and column.
+-- Applied by the daemon inside one transaction that also sets PRAGMA user_version = 1.
+
+-- One row per capture session; `session` is the id clients see.
+CREATE TABLE capture_log (
+    session          INTEGER PRIMARY KEY AUTOINCREMENT,
+    label            TEXT    NOT NULL DEFAULT '',
+    owner_uid        INTEGER NOT NULL,
+    owner_pid        INTEGER NOT NULL,
+    opened_at        TEXT    NOT NULL,
+    ended_at         TEXT,
+    outcome          TEXT    NOT NULL DEFAULT 'open'
+                     CHECK (outcome IN ('open', 'completed', 'failed', 'closed',
+                                        'abandoned', 'shutdown', 'lost')),
+    node_count       INTEGER NOT NULL DEFAULT 0,
+    graph            INTEGER,
+    graph_deleted_at TEXT,
+    CHECK ((outcome = 'completed') = (graph IS NOT NULL)),
+    CHECK (graph_deleted_at IS NULL OR graph IS NOT NULL)
+);
+
+-- log.list: newest first by opened time, then session id.  Each index ends
+-- with (opened_at, session), so every filter is served in list order.
+CREATE INDEX capture_log_by_time ON capture_log (opened_at, session);
+-- log.list filtered by outcome; also finds the rows start-up turns from
+-- 'open' into 'lost' without a scan.
+CREATE INDEX capture_log_by_outcome ON capture_log (outcome, opened_at, session);
+-- log.list of one owner (every caller but root).
+CREATE INDEX capture_log_by_owner ON capture_log (owner_uid, opened_at, session);
+
+-- One row per stored graph.
+CREATE TABLE graphs (
+    graph        INTEGER PRIMARY KEY AUTOINCREMENT,
+    session      INTEGER NOT NULL,
+    label        TEXT    NOT NULL DEFAULT '',
+    created_at   TEXT    NOT NULL,
+    owner_uid    INTEGER NOT NULL,
+    owner_pid    INTEGER NOT NULL,
+    node_count   INTEGER NOT NULL,
+    edge_count   INTEGER NOT NULL,
+    stream_count INTEGER NOT NULL
+);
+
+-- graph.list filtered by label, and of one owner: newest first is a walk
+-- backwards through either index.
+CREATE INDEX graphs_by_label ON graphs (label, graph);
+CREATE INDEX graphs_by_owner ON graphs (owner_uid, graph);
+
+-- The nodes of each graph; ids are 0..node_count-1 in topological order.
+-- Attribute columns that do not belong to the node's kind are NULL.
+CREATE TABLE nodes (
+    graph             INTEGER NOT NULL,
+    id                INTEGER NOT NULL,
+    kind              TEXT    NOT NULL
+                      CHECK (kind IN ('kernel', 'memcpy', 'memset', 'host_callback')),
+    stream            INTEGER NOT NULL,
+    name              TEXT    NOT NULL,
+    num_blocks        INTEGER,
+    threads_per_block INTEGER,
+    shared_mem        INTEGER,
+    dir               TEXT
+                      CHECK (dir IN ('host_to_device', 'device_to_host',
+                                     'device_to_device', 'peer_to_peer')),
+    size_bytes        INTEGER,
+    src_device        INTEGER,
+    dst_device        INTEGER,
+    value             INTEGER,
+    PRIMARY KEY (graph, id)
+) WITHOUT ROWID;
+
+-- Dependencies src -> dst (src < dst).  The key orders rows by (graph, src),
+-- so following successors in a recursive CTE is an index lookup.
+CREATE TABLE edges (
+    graph INTEGER NOT NULL,
+    src   INTEGER NOT NULL,
+    dst   INTEGER NOT NULL,
+    PRIMARY KEY (graph, src, dst)
+) WITHOUT ROWID;

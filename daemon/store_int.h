@@ -1,0 +1,156 @@
+/*
+ * store_int.h - internals shared by store.c (life cycle, queue, loop side),
+ * store_write.c (the writer connection and its jobs), store_read.c (the
+ * reader pool: graph loads, metadata and list pages) and store_time.c.
+ * Not part of the API.
+ */
+#ifndef SC_STORE_INT_H
+#define SC_STORE_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+#include <uv.h>
+
+#include "sc_store.h"
+
+enum store_job_type { JOB_LOG_OPEN, JOB_LOG_END, JOB_COMMIT_GRAPH, JOB_DELETE_GRAPH };
+
+/* One queued write.  Results are filled by the writer thread and read by
+ * the loop thread after the hand-over under sc_store.mu. */
+typedef struct store_job {
+    struct store_job *next;
+    enum store_job_type type;
+    sc_store_done_fn done;
+    void *arg;
+    int rc;
+    int64_t id;
+    char *errmsg; /* heap copy of sqlite3_errmsg() on SC_STORE_EIO */
+    union {
+        struct {
+            uint32_t uid;
+            int64_t pid;
+            const char *label; /* points at the job's own copy */
+            size_t label_len;
+            int64_t opened_ms;
+        } open;
+        struct {
+            int64_t session;
+            const char *outcome; /* one of the static wire words */
+            uint32_t node_count;
+            int64_t ended_ms;
+        } end;
+        struct {
+            int64_t session;
+            const sc_graph *g;
+            uint32_t uid;
+            int64_t pid;
+            const char *label;
+            size_t label_len;
+            int64_t created_ms;
+        } commit;
+        struct {
+            int64_t graph;
+            int64_t deleted_ms;
+        } del;
+    } u;
+} store_job;
+
+/* The writer connection and its statements, prepared once at open. */
+typedef struct store_writer {
+    sqlite3 *db;
+    sqlite3_stmt *begin;
+    sqlite3_stmt *commit;
+    sqlite3_stmt *rollback;
+    sqlite3_stmt *log_insert;
+    sqlite3_stmt *log_end;
+    sqlite3_stmt *log_check;
+    sqlite3_stmt *log_complete;
+    sqlite3_stmt *graph_insert;
+    sqlite3_stmt *node_insert;
+    sqlite3_stmt *edge_insert;
+    sqlite3_stmt *graph_session;
+    sqlite3_stmt *edges_delete;
+    sqlite3_stmt *nodes_delete;
+    sqlite3_stmt *graph_delete;
+    sqlite3_stmt *log_graph_deleted;
+    const char *why; /* set when a job fails for a reason SQLite does not know */
+} store_writer;
+
+typedef struct store_reader store_reader;
+typedef struct store_read_req store_read_req;
+
+struct sc_store {
+    uv_loop_t *loop;
+    uv_async_t *async; /* heap: freed in its close callback, after the store */
+    char *path;
+    int busy_timeout_ms;
+
+    /* Loop thread only. */
+    bool closing;
+    int64_t graph_count;
+    uint64_t pending; /* write jobs queued and not yet delivered */
+
+    /* Writer side: the queue, the completions and the counters, under mu. */
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    store_job *queue_head, *queue_tail;
+    store_job *done_head, *done_tail;
+    bool stop;
+    sc_store_stats stats;
+    store_writer w; /* the writer thread's alone once it runs */
+
+    /* Reader side, under rmu. */
+    pthread_mutex_t rmu;
+    pthread_cond_t rcv;
+    store_reader *free_readers;
+    int reader_count;
+    store_read_req *reads; /* submitted, database work not finished */
+};
+
+/* store_write.c */
+int store_writer_prepare(store_writer *w, char *errbuf, size_t errlen);
+void store_writer_finalize(store_writer *w);
+/* Run a batch (linked through ->next) and fill each job's result;
+ * `delta` gets the counters to add to sc_store.stats. */
+void store_writer_run_batch(store_writer *w, store_job *batch, sc_store_stats *delta);
+
+/* store_read.c: each submits one job to the thread pool; arguments are
+ * checked by the caller.  0, SC_STORE_ENOMEM or SC_STORE_EIO. */
+int store_load_submit(sc_store *st, int64_t graph, sc_store_graph_fn done, void *arg);
+int store_meta_submit(sc_store *st, int64_t graph, sc_store_meta_fn done, void *arg);
+int store_graphs_submit(sc_store *st, const sc_graph_query *q, sc_store_graph_page_fn done,
+                        void *arg);
+/* `outcome` is NULL or a static wire word (it is not copied). */
+int store_log_submit(sc_store *st, const sc_log_query *q, const char *outcome,
+                     sc_store_log_page_fn done, void *arg);
+/* The list statements, one per combination of filters, so that the
+ * planner can pick the index that serves both the filter and the order.
+ * Exposed so tests can check their query plans. */
+enum { STORE_GRAPHS_BY_OWNER = 1, STORE_GRAPHS_BY_LABEL = 2, STORE_GRAPHS_VARIANTS = 4 };
+enum {
+    STORE_LOG_CURSOR = 1,
+    STORE_LOG_BY_OWNER = 2,
+    STORE_LOG_BY_OUTCOME = 4,
+    STORE_LOG_VARIANTS = 8,
+};
+#define STORE_LIST_SQL_MAX 512
+void store_graphs_sql(int variant, char *buf, size_t len);
+void store_log_sql(int variant, char *buf, size_t len);
+/* Cancel reads not yet started, wait for running ones; then close readers. */
+void store_readers_shutdown(sc_store *st);
+
+/* store_time.c: Unix milliseconds <-> "2026-11-29T19:44:21.123Z". */
+#define STORE_TIME_LEN 24 /* years 0000..9999 */
+#define STORE_TIME_BUF 64 /* room for any int64 input */
+void store_time_format(int64_t ms, char out[STORE_TIME_BUF]);
+int store_time_parse(const char *s, size_t len, int64_t *ms);
+
+/* Copy sqlite3's message into a fresh heap string (NULL when out of memory). */
+char *store_strdup(const char *s);
+
+#endif

@@ -1,0 +1,839 @@
+/*
+ * store_read.c - read jobs on libuv's thread pool: graph loads, graph
+ * metadata and the pages of graph.list and log.list.
+ *
+ * Each job borrows a read-only connection from a pool (opened on demand,
+ * at most STORE_MAX_READERS, kept until close).  A load reads the graph
+ * row, its nodes and its edges inside one read transaction, so it sees one
+ * snapshot even while the writer commits; the other jobs are one statement
+ * each, which is a snapshot by itself.  WAL lets these run beside the
+ * writer without blocking it.
+ *
+ * Every submitted job sits on sc_store.reads until its database work is
+ * done; sc_store_close() cancels the ones libuv has not started and waits
+ * for the rest.  The after-work callback never touches the store, so it
+ * may run after the store is gone.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_int.h"
+
+#define STORE_MAX_READERS 4
+
+struct store_reader {
+    store_reader *next;
+    sqlite3 *db;
+    sqlite3_stmt *begin;
+    sqlite3_stmt *end;
+    sqlite3_stmt *meta;
+    sqlite3_stmt *nodes;
+    sqlite3_stmt *edges;
+    /* Prepared on first use: most connections never list. */
+    sqlite3_stmt *graphs[STORE_GRAPHS_VARIANTS];
+    sqlite3_stmt *log[STORE_LOG_VARIANTS];
+};
+
+typedef void (*read_run_fn)(store_reader *r, store_read_req *q);
+typedef void (*read_deliver_fn)(store_read_req *q);
+
+/* The part every read job shares; each kind embeds it as its first member,
+ * so the job is freed through it. */
+struct store_read_req {
+    uv_work_t work;
+    store_read_req *prev, *next; /* on sc_store.reads */
+    sc_store *st;                /* only until the database work is done */
+    read_run_fn run;             /* pool thread, with a reader */
+    read_deliver_fn deliver;     /* loop thread: the callback; frees results when rc != 0 */
+    void *arg;
+    int rc;
+    char errmsg[256];
+};
+
+typedef struct load_req {
+    store_read_req base;
+    int64_t graph;
+    sc_store_graph_fn done;
+    sc_stored_graph *sg;
+} load_req;
+
+typedef struct meta_req {
+    store_read_req base;
+    int64_t graph;
+    sc_store_meta_fn done;
+    sc_graph_meta *meta;
+} meta_req;
+
+typedef struct graphs_req {
+    store_read_req base;
+    sc_graph_query q; /* label points at `label_copy` */
+    sc_store_graph_page_fn done;
+    sc_graph_page *page;
+    size_t cap; /* entries allocated in page->graphs */
+    char label_copy[];
+} graphs_req;
+
+typedef struct log_req {
+    store_read_req base;
+    sc_log_query q; /* outcome is a static word */
+    sc_store_log_page_fn done;
+    sc_log_page *page;
+    size_t cap; /* entries allocated in page->entries */
+} log_req;
+
+#define GRAPH_COLUMNS                                                                              \
+    "graph, session, label, created_at, owner_uid, owner_pid, node_count, edge_count,"             \
+    " stream_count"
+
+static void reader_close(store_reader *r)
+{
+    if (!r)
+        return;
+    sqlite3_finalize(r->begin);
+    sqlite3_finalize(r->end);
+    sqlite3_finalize(r->meta);
+    sqlite3_finalize(r->nodes);
+    sqlite3_finalize(r->edges);
+    for (int i = 0; i < STORE_GRAPHS_VARIANTS; i++)
+        sqlite3_finalize(r->graphs[i]);
+    for (int i = 0; i < STORE_LOG_VARIANTS; i++)
+        sqlite3_finalize(r->log[i]);
+    sqlite3_close(r->db);
+    free(r);
+}
+
+static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **out)
+{
+    return sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL);
+}
+
+static store_reader *reader_open(const sc_store *st, char *errbuf, size_t len)
+{
+    store_reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(errbuf, len, "out of memory");
+        return NULL;
+    }
+    int rc = sqlite3_open_v2(st->path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_busy_timeout(r->db, st->busy_timeout_ms);
+    if (rc == SQLITE_OK)
+        rc = prepare(r->db, "BEGIN", &r->begin);
+    if (rc == SQLITE_OK)
+        rc = prepare(r->db, "COMMIT", &r->end);
+    if (rc == SQLITE_OK)
+        rc = prepare(r->db, "SELECT " GRAPH_COLUMNS " FROM graphs WHERE graph = ?1", &r->meta);
+    if (rc == SQLITE_OK)
+        rc = prepare(r->db,
+                     "SELECT id, kind, stream, name, num_blocks, threads_per_block, shared_mem,"
+                     " dir, size_bytes, src_device, dst_device, value"
+                     " FROM nodes WHERE graph = ?1 ORDER BY id",
+                     &r->nodes);
+    if (rc == SQLITE_OK)
+        rc = prepare(r->db, "SELECT src, dst FROM edges WHERE graph = ?1 ORDER BY src, dst",
+                     &r->edges);
+    if (rc != SQLITE_OK) {
+        snprintf(errbuf, len, "opening reader: %s",
+                 r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc));
+        reader_close(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* Take a free reader, open one if the pool is not full, else wait. */
+static store_reader *reader_acquire(sc_store *st, char *errbuf, size_t len)
+{
+    pthread_mutex_lock(&st->rmu);
+    while (!st->free_readers && st->reader_count >= STORE_MAX_READERS)
+        pthread_cond_wait(&st->rcv, &st->rmu);
+    store_reader *r = st->free_readers;
+    if (r) {
+        st->free_readers = r->next;
+        pthread_mutex_unlock(&st->rmu);
+        return r;
+    }
+    st->reader_count++;
+    pthread_mutex_unlock(&st->rmu);
+
+    r = reader_open(st, errbuf, len);
+    if (!r) {
+        pthread_mutex_lock(&st->rmu);
+        st->reader_count--;
+        pthread_cond_broadcast(&st->rcv);
+        pthread_mutex_unlock(&st->rmu);
+    }
+    return r;
+}
+
+static void reader_release(sc_store *st, store_reader *r)
+{
+    pthread_mutex_lock(&st->rmu);
+    r->next = st->free_readers;
+    st->free_readers = r;
+    pthread_cond_broadcast(&st->rcv);
+    pthread_mutex_unlock(&st->rmu);
+}
+
+static void set_err(store_read_req *q, int rc, const char *msg)
+{
+    q->rc = rc;
+    snprintf(q->errmsg, sizeof q->errmsg, "%s", msg);
+}
+
+static int fail_db(store_reader *r, store_read_req *q)
+{
+    set_err(q, SC_STORE_EIO, sqlite3_errmsg(r->db));
+    return -1;
+}
+
+static int fail_nomem(store_read_req *q)
+{
+    set_err(q, SC_STORE_ENOMEM, "out of memory");
+    return -1;
+}
+
+/* The message the callback gets: SQLite's on EIO, none otherwise. */
+static const char *errmsg_of(const store_read_req *q)
+{
+    return q->rc == SC_STORE_EIO ? q->errmsg : NULL;
+}
+
+/* A heap copy of text column i (NUL-terminated; '' for NULL), or NULL when
+ * out of memory. */
+static char *dup_column(sqlite3_stmt *s, int i, size_t *len)
+{
+    const char *t = (const char *)sqlite3_column_text(s, i);
+    size_t n = t ? (size_t)sqlite3_column_bytes(s, i) : 0;
+    char *copy = malloc(n + 1);
+    if (!copy)
+        return NULL;
+    if (n)
+        memcpy(copy, t, n);
+    copy[n] = '\0';
+    *len = n;
+    return copy;
+}
+
+/* Time column i into *ms: 0, 1 when it is NULL and `nullable`, -1 when it
+ * is missing or malformed. */
+static int time_column(sqlite3_stmt *s, int i, bool nullable, int64_t *ms)
+{
+    const char *t = (const char *)sqlite3_column_text(s, i);
+    *ms = 0;
+    if (!t)
+        return nullable && sqlite3_column_type(s, i) == SQLITE_NULL ? 1 : -1;
+    return store_time_parse(t, (size_t)sqlite3_column_bytes(s, i), ms) == 0 ? 0 : -1;
+}
+
+static uint32_t col_u32(sqlite3_stmt *s, int i)
+{
+    return (uint32_t)sqlite3_column_int64(s, i);
+}
+
+/* A row of GRAPH_COLUMNS into *m, which then owns its label. */
+static int row_to_meta(store_read_req *q, sqlite3_stmt *s, sc_graph_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    m->graph = sqlite3_column_int64(s, 0);
+    m->session = sqlite3_column_int64(s, 1);
+    m->owner_uid = col_u32(s, 4);
+    m->owner_pid = sqlite3_column_int64(s, 5);
+    m->node_count = col_u32(s, 6);
+    m->edge_count = (uint64_t)sqlite3_column_int64(s, 7);
+    m->stream_count = col_u32(s, 8);
+    if (time_column(s, 3, false, &m->created_ms) != 0) {
+        set_err(q, SC_STORE_EIO, "stored graph has a malformed created_at");
+        return -1;
+    }
+    if (!(m->label = dup_column(s, 2, &m->label_len)))
+        return fail_nomem(q);
+    return 0;
+}
+
+/* The graph row into *m: 0, or -1 with q->rc set (ENOTFOUND when absent). */
+static int read_meta(store_reader *r, store_read_req *q, int64_t graph, sc_graph_meta *m)
+{
+    sqlite3_stmt *s = r->meta;
+    sqlite3_bind_int64(s, 1, graph);
+    int rc = sqlite3_step(s);
+    int ret = -1;
+    if (rc == SQLITE_ROW)
+        ret = row_to_meta(q, s, m);
+    else if (rc == SQLITE_DONE)
+        q->rc = SC_STORE_ENOTFOUND;
+    else
+        fail_db(r, q);
+    sqlite3_reset(s);
+    return ret;
+}
+
+/* ---- whole graphs ---- */
+
+/* One nodes row into *n; the name points into the statement's row. */
+static int row_to_node(sqlite3_stmt *s, sc_node *n)
+{
+    memset(n, 0, sizeof *n);
+    const char *kind = (const char *)sqlite3_column_text(s, 1);
+    if (!kind || sc_node_kind_parse(kind, (size_t)sqlite3_column_bytes(s, 1), &n->kind) != 0)
+        return -1;
+    n->stream = col_u32(s, 2);
+    n->name = (const char *)sqlite3_column_text(s, 3);
+    n->name_len = (size_t)sqlite3_column_bytes(s, 3);
+    if (!n->name)
+        n->name = "";
+    n->num_blocks = col_u32(s, 4);
+    n->threads_per_block = col_u32(s, 5);
+    n->shared_mem = col_u32(s, 6);
+    const char *dir = (const char *)sqlite3_column_text(s, 7);
+    if (dir && sc_memcpy_dir_parse(dir, (size_t)sqlite3_column_bytes(s, 7), &n->dir) != 0)
+        return -1;
+    n->size_bytes = (uint64_t)sqlite3_column_int64(s, 8);
+    n->src_device = col_u32(s, 9);
+    n->dst_device = col_u32(s, 10);
+    n->value = (uint8_t)sqlite3_column_int64(s, 11);
+    return 0;
+}
+
+/* Step through the rows of `s`; a step error becomes EIO.  Returns the
+ * step result (SQLITE_ROW, SQLITE_DONE or an error). */
+static int next_row(store_reader *r, store_read_req *q, sqlite3_stmt *s)
+{
+    int rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        fail_db(r, q);
+    return rc;
+}
+
+static int corrupt(load_req *q, const char *what)
+{
+    char msg[128];
+    snprintf(msg, sizeof msg, "stored graph %lld is inconsistent: %s", (long long)q->graph, what);
+    set_err(&q->base, SC_STORE_EIO, msg);
+    return -1;
+}
+
+static int graph_rc(load_req *q, int rc)
+{
+    if (rc == SC_ENOMEM)
+        return fail_nomem(&q->base);
+    return corrupt(q, "rejected by the graph model");
+}
+
+static int read_nodes(store_reader *r, load_req *q, sc_graph *g)
+{
+    sqlite3_stmt *s = r->nodes;
+    sqlite3_bind_int64(s, 1, q->graph);
+    int rc, ret = 0;
+    uint32_t expect = 0;
+    while (ret == 0 && (rc = next_row(r, &q->base, s)) == SQLITE_ROW) {
+        sc_node n;
+        uint32_t id;
+        if (sqlite3_column_int64(s, 0) != expect || row_to_node(s, &n) != 0)
+            ret = corrupt(q, "bad node row");
+        else if ((rc = sc_graph_add_node(g, &n, &id)) != 0)
+            ret = graph_rc(q, rc);
+        expect++;
+    }
+    if (ret == 0 && rc != SQLITE_DONE)
+        ret = -1;
+    sqlite3_reset(s);
+    return ret;
+}
+
+static int read_edges(store_reader *r, load_req *q, sc_graph *g)
+{
+    sqlite3_stmt *s = r->edges;
+    sqlite3_bind_int64(s, 1, q->graph);
+    int rc, ret = 0;
+    while (ret == 0 && (rc = next_row(r, &q->base, s)) == SQLITE_ROW) {
+        sqlite3_int64 src = sqlite3_column_int64(s, 0), dst = sqlite3_column_int64(s, 1);
+        if (src < 0 || dst < 0 || src > UINT32_MAX || dst > UINT32_MAX)
+            ret = corrupt(q, "bad edge row");
+        else if ((rc = sc_graph_add_edge(g, (uint32_t)src, (uint32_t)dst)) != 0)
+            ret = graph_rc(q, rc);
+    }
+    if (ret == 0 && rc != SQLITE_DONE)
+        ret = -1;
+    sqlite3_reset(s);
+    return ret;
+}
+
+/* Fill q->sg, or set the error.  Runs inside a read transaction. */
+static void load_graph(store_reader *r, load_req *q)
+{
+    sc_stored_graph *sg = calloc(1, sizeof *sg);
+    if (!sg) {
+        fail_nomem(&q->base);
+        return;
+    }
+    int rc = read_meta(r, &q->base, q->graph, &sg->meta);
+    if (rc == 0 && (rc = sc_graph_create(&sg->graph)) != 0)
+        rc = graph_rc(q, rc);
+    if (rc == 0)
+        rc = read_nodes(r, q, sg->graph);
+    if (rc == 0 && sc_graph_node_count(sg->graph) != sg->meta.node_count)
+        rc = corrupt(q, "node count differs from the graph row");
+    if (rc == 0)
+        rc = read_edges(r, q, sg->graph);
+    if (rc == 0 && (rc = sc_graph_seal(sg->graph)) != 0)
+        rc = graph_rc(q, rc);
+    if (rc == 0 && sc_graph_edge_count(sg->graph) != sg->meta.edge_count)
+        rc = corrupt(q, "edge count differs from the graph row");
+    if (rc != 0) {
+        sc_stored_graph_free(sg);
+        return;
+    }
+    q->sg = sg;
+}
+
+static void load_run(store_reader *r, store_read_req *base)
+{
+    load_req *q = (load_req *)base;
+    if (sqlite3_step(r->begin) != SQLITE_DONE) {
+        fail_db(r, base);
+    } else {
+        load_graph(r, q);
+        sqlite3_step(r->end);
+        sqlite3_reset(r->end);
+    }
+    sqlite3_reset(r->begin);
+}
+
+static void load_deliver(store_read_req *base)
+{
+    load_req *q = (load_req *)base;
+    if (base->rc != 0 && q->sg) {
+        sc_stored_graph_free(q->sg);
+        q->sg = NULL;
+    }
+    q->done(base->arg, base->rc, q->sg, errmsg_of(base));
+}
+
+/* ---- metadata ---- */
+
+static void meta_run(store_reader *r, store_read_req *base)
+{
+    meta_req *q = (meta_req *)base;
+    sc_graph_meta *m = calloc(1, sizeof *m);
+    if (!m) {
+        fail_nomem(base);
+        return;
+    }
+    if (read_meta(r, base, q->graph, m) != 0) {
+        sc_graph_meta_free(m);
+        return;
+    }
+    q->meta = m;
+}
+
+static void meta_deliver(store_read_req *base)
+{
+    meta_req *q = (meta_req *)base;
+    if (base->rc != 0 && q->meta) {
+        sc_graph_meta_free(q->meta);
+        q->meta = NULL;
+    }
+    q->done(base->arg, base->rc, q->meta, errmsg_of(base));
+}
+
+/* ---- list pages ---- */
+
+/*
+ * Each filter combination has its own statement so that the planner picks
+ * the index that serves both the filter and the order (schema/README.md):
+ * a generic "(?1 IS NULL OR label = ?1)" would make it scan.  Unused
+ * parameter numbers in a variant are left unbound.
+ */
+void store_graphs_sql(int variant, char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "SELECT " GRAPH_COLUMNS " FROM graphs WHERE graph < ?1%s%s"
+             " ORDER BY graph DESC LIMIT ?4",
+             variant & STORE_GRAPHS_BY_OWNER ? " AND owner_uid = ?2" : "",
+             variant & STORE_GRAPHS_BY_LABEL ? " AND label = ?3" : "");
+}
+
+void store_log_sql(int variant, char *buf, size_t len)
+{
+    const char *cond[3];
+    int n = 0;
+    if (variant & STORE_LOG_CURSOR)
+        cond[n++] = "(opened_at, session) < (?1, ?2)";
+    if (variant & STORE_LOG_BY_OWNER)
+        cond[n++] = "owner_uid = ?3";
+    if (variant & STORE_LOG_BY_OUTCOME)
+        cond[n++] = "outcome = ?4";
+    snprintf(buf, len,
+             "SELECT session, label, owner_uid, owner_pid, opened_at, ended_at, outcome,"
+             " node_count, graph, graph_deleted_at FROM capture_log%s%s%s%s%s%s"
+             " ORDER BY opened_at DESC, session DESC LIMIT ?5",
+             n > 0 ? " WHERE " : "", n > 0 ? cond[0] : "", n > 1 ? " AND " : "",
+             n > 1 ? cond[1] : "", n > 2 ? " AND " : "", n > 2 ? cond[2] : "");
+}
+
+static sqlite3_stmt *list_stmt(store_reader *r, store_read_req *q, sqlite3_stmt **slot,
+                               void (*build)(int, char *, size_t), int variant)
+{
+    if (*slot)
+        return *slot;
+    char sql[STORE_LIST_SQL_MAX];
+    build(variant, sql, sizeof sql);
+    if (prepare(r->db, sql, slot) != SQLITE_OK) {
+        fail_db(r, q);
+        sqlite3_finalize(*slot);
+        *slot = NULL;
+    }
+    return *slot;
+}
+
+/* Make room for one more element of `size` bytes in *arr (`count` used,
+ * *cap allocated; never more than `max`).  0 or -1. */
+static int grow(void **arr, size_t count, size_t *cap, size_t max, size_t size)
+{
+    if (count < *cap)
+        return 0;
+    size_t want = *cap ? *cap * 2 : 64;
+    if (want > max)
+        want = max;
+    void *p = realloc(*arr, want * size);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = want;
+    return 0;
+}
+
+/*
+ * Step through up to limit + 1 rows: the extra one only tells that more
+ * exist.  `take` appends the current row to the job's page (0, or -1 with
+ * the error set).  Returns 0 with *more set, or -1.
+ */
+static int read_page(store_reader *r, store_read_req *q, sqlite3_stmt *s, uint32_t limit,
+                     int (*take)(store_read_req *q, sqlite3_stmt *s), bool *more)
+{
+    int rc, ret = 0;
+    uint32_t taken = 0;
+    *more = false;
+    while (ret == 0 && (rc = next_row(r, q, s)) == SQLITE_ROW) {
+        if (taken == limit) {
+            *more = true;
+            break;
+        }
+        ret = take(q, s);
+        taken++;
+    }
+    if (ret == 0 && !*more && rc != SQLITE_DONE)
+        ret = -1;
+    sqlite3_reset(s);
+    return ret;
+}
+
+static int take_graph(store_read_req *base, sqlite3_stmt *s)
+{
+    graphs_req *q = (graphs_req *)base;
+    sc_graph_page *p = q->page;
+    if (grow((void **)&p->graphs, p->count, &q->cap, q->q.limit, sizeof *p->graphs) != 0)
+        return fail_nomem(base);
+    if (row_to_meta(base, s, &p->graphs[p->count]) != 0)
+        return -1;
+    p->count++;
+    return 0;
+}
+
+static void graphs_run(store_reader *r, store_read_req *base)
+{
+    graphs_req *q = (graphs_req *)base;
+    const sc_graph_query *gq = &q->q;
+    int variant =
+        (gq->any_owner ? 0 : STORE_GRAPHS_BY_OWNER) | (gq->label ? STORE_GRAPHS_BY_LABEL : 0);
+    sqlite3_stmt *s = list_stmt(r, base, &r->graphs[variant], store_graphs_sql, variant);
+    if (!s)
+        return;
+    if (!(q->page = calloc(1, sizeof *q->page))) {
+        fail_nomem(base);
+        return;
+    }
+    sqlite3_bind_int64(s, 1, gq->before_graph > 0 ? gq->before_graph : INT64_MAX);
+    if (variant & STORE_GRAPHS_BY_OWNER)
+        sqlite3_bind_int64(s, 2, gq->uid);
+    if (variant & STORE_GRAPHS_BY_LABEL)
+        sqlite3_bind_text64(s, 3, gq->label, gq->label_len, SQLITE_STATIC, SQLITE_UTF8);
+    /* One more than asked, to learn whether another page exists. */
+    sqlite3_bind_int64(s, 4, (sqlite3_int64)gq->limit + 1);
+    bool more;
+    int rc = read_page(r, base, s, gq->limit, take_graph, &more);
+    sqlite3_clear_bindings(s);
+    if (rc != 0)
+        return;
+    sc_graph_page *p = q->page;
+    p->has_more = more && p->count > 0;
+    if (p->has_more)
+        p->next_before = p->graphs[p->count - 1].graph;
+}
+
+static void graphs_deliver(store_read_req *base)
+{
+    graphs_req *q = (graphs_req *)base;
+    if (base->rc != 0 && q->page) {
+        sc_graph_page_free(q->page);
+        q->page = NULL;
+    }
+    q->done(base->arg, base->rc, q->page, errmsg_of(base));
+}
+
+static int bad_log_row(store_read_req *q, int64_t session)
+{
+    char msg[96];
+    snprintf(msg, sizeof msg, "capture log row %lld is malformed", (long long)session);
+    set_err(q, SC_STORE_EIO, msg);
+    return -1;
+}
+
+static int take_log(store_read_req *base, sqlite3_stmt *s)
+{
+    log_req *q = (log_req *)base;
+    sc_log_page *p = q->page;
+    if (grow((void **)&p->entries, p->count, &q->cap, q->q.limit, sizeof *p->entries) != 0)
+        return fail_nomem(base);
+    sc_log_entry *e = &p->entries[p->count];
+    memset(e, 0, sizeof *e);
+    e->session = sqlite3_column_int64(s, 0);
+    e->owner_uid = col_u32(s, 2);
+    e->owner_pid = sqlite3_column_int64(s, 3);
+    e->node_count = col_u32(s, 7);
+    e->graph = sqlite3_column_int64(s, 8); /* NULL reads as 0 */
+    const char *outcome = (const char *)sqlite3_column_text(s, 6);
+    size_t outcome_len = (size_t)sqlite3_column_bytes(s, 6);
+    int ended = time_column(s, 5, true, &e->ended_ms);
+    int deleted = time_column(s, 9, true, &e->graph_deleted_ms);
+    if (time_column(s, 4, false, &e->opened_ms) != 0 || ended < 0 || deleted < 0 || !outcome ||
+        outcome_len >= sizeof e->outcome)
+        return bad_log_row(base, e->session);
+    e->has_ended = ended == 0;
+    e->graph_deleted = deleted == 0;
+    memcpy(e->outcome, outcome, outcome_len + 1);
+    if (!(e->label = dup_column(s, 1, &e->label_len)))
+        return fail_nomem(base);
+    p->count++;
+    return 0;
+}
+
+static void log_run(store_reader *r, store_read_req *base)
+{
+    log_req *q = (log_req *)base;
+    const sc_log_query *lq = &q->q;
+    int variant = (lq->has_before ? STORE_LOG_CURSOR : 0) |
+                  (lq->any_owner ? 0 : STORE_LOG_BY_OWNER) |
+                  (lq->outcome ? STORE_LOG_BY_OUTCOME : 0);
+    sqlite3_stmt *s = list_stmt(r, base, &r->log[variant], store_log_sql, variant);
+    if (!s)
+        return;
+    if (!(q->page = calloc(1, sizeof *q->page))) {
+        fail_nomem(base);
+        return;
+    }
+    if (variant & STORE_LOG_CURSOR) {
+        char t[STORE_TIME_BUF];
+        store_time_format(lq->before_opened_ms, t);
+        sqlite3_bind_text(s, 1, t, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(s, 2, lq->before_session);
+    }
+    if (variant & STORE_LOG_BY_OWNER)
+        sqlite3_bind_int64(s, 3, lq->uid);
+    if (variant & STORE_LOG_BY_OUTCOME)
+        sqlite3_bind_text(s, 4, lq->outcome, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 5, (sqlite3_int64)lq->limit + 1);
+    bool more;
+    int rc = read_page(r, base, s, lq->limit, take_log, &more);
+    sqlite3_clear_bindings(s);
+    if (rc != 0)
+        return;
+    sc_log_page *p = q->page;
+    p->has_more = more && p->count > 0;
+    if (p->has_more) {
+        p->next_opened_ms = p->entries[p->count - 1].opened_ms;
+        p->next_session = p->entries[p->count - 1].session;
+    }
+}
+
+static void log_deliver(store_read_req *base)
+{
+    log_req *q = (log_req *)base;
+    if (base->rc != 0 && q->page) {
+        sc_log_page_free(q->page);
+        q->page = NULL;
+    }
+    q->done(base->arg, base->rc, q->page, errmsg_of(base));
+}
+
+void sc_graph_meta_free(sc_graph_meta *meta)
+{
+    if (!meta)
+        return;
+    free(meta->label);
+    free(meta);
+}
+
+void sc_graph_page_free(sc_graph_page *page)
+{
+    if (!page)
+        return;
+    for (size_t i = 0; i < page->count; i++)
+        free(page->graphs[i].label);
+    free(page->graphs);
+    free(page);
+}
+
+void sc_log_page_free(sc_log_page *page)
+{
+    if (!page)
+        return;
+    for (size_t i = 0; i < page->count; i++)
+        free(page->entries[i].label);
+    free(page->entries);
+    free(page);
+}
+
+/* ---- jobs on the pool ---- */
+
+static void unlink_req(sc_store *st, store_read_req *q)
+{
+    if (q->prev)
+        q->prev->next = q->next;
+    else
+        st->reads = q->next;
+    if (q->next)
+        q->next->prev = q->prev;
+    q->prev = q->next = NULL;
+    q->st = NULL;
+}
+
+static void read_work(uv_work_t *work)
+{
+    store_read_req *q = work->data;
+    sc_store *st = q->st;
+    store_reader *r = reader_acquire(st, q->errmsg, sizeof q->errmsg);
+    if (!r) {
+        q->rc = SC_STORE_EIO;
+    } else {
+        q->run(r, q);
+        reader_release(st, r);
+    }
+
+    pthread_mutex_lock(&st->rmu);
+    unlink_req(st, q);
+    pthread_cond_broadcast(&st->rcv);
+    pthread_mutex_unlock(&st->rmu);
+}
+
+static void read_after(uv_work_t *work, int status)
+{
+    store_read_req *q = work->data;
+    if (status == UV_ECANCELED)
+        set_err(q, SC_STORE_ECLOSED, "store closed");
+    q->deliver(q);
+    free(q);
+}
+
+/* Queue a job allocated by the caller (freed here when queueing fails). */
+static int read_submit(sc_store *st, store_read_req *q, read_run_fn run, read_deliver_fn deliver,
+                       void *arg)
+{
+    q->work.data = q;
+    q->st = st;
+    q->run = run;
+    q->deliver = deliver;
+    q->arg = arg;
+
+    pthread_mutex_lock(&st->rmu);
+    q->next = st->reads;
+    if (st->reads)
+        st->reads->prev = q;
+    st->reads = q;
+    pthread_mutex_unlock(&st->rmu);
+
+    int rc = uv_queue_work(st->loop, &q->work, read_work, read_after);
+    if (rc != 0) {
+        pthread_mutex_lock(&st->rmu);
+        unlink_req(st, q);
+        pthread_mutex_unlock(&st->rmu);
+        free(q);
+        return rc == UV_ENOMEM ? SC_STORE_ENOMEM : SC_STORE_EIO;
+    }
+    return 0;
+}
+
+int store_load_submit(sc_store *st, int64_t graph, sc_store_graph_fn done, void *arg)
+{
+    load_req *q = calloc(1, sizeof *q);
+    if (!q)
+        return SC_STORE_ENOMEM;
+    q->graph = graph;
+    q->done = done;
+    return read_submit(st, &q->base, load_run, load_deliver, arg);
+}
+
+int store_meta_submit(sc_store *st, int64_t graph, sc_store_meta_fn done, void *arg)
+{
+    meta_req *q = calloc(1, sizeof *q);
+    if (!q)
+        return SC_STORE_ENOMEM;
+    q->graph = graph;
+    q->done = done;
+    return read_submit(st, &q->base, meta_run, meta_deliver, arg);
+}
+
+int store_graphs_submit(sc_store *st, const sc_graph_query *gq, sc_store_graph_page_fn done,
+                        void *arg)
+{
+    size_t label_len = gq->label ? gq->label_len : 0;
+    graphs_req *q = calloc(1, sizeof *q + label_len + 1);
+    if (!q)
+        return SC_STORE_ENOMEM;
+    q->q = *gq;
+    if (gq->label) {
+        memcpy(q->label_copy, gq->label, label_len);
+        q->q.label = q->label_copy;
+    }
+    q->done = done;
+    return read_submit(st, &q->base, graphs_run, graphs_deliver, arg);
+}
+
+int store_log_submit(sc_store *st, const sc_log_query *lq, const char *outcome,
+                     sc_store_log_page_fn done, void *arg)
+{
+    log_req *q = calloc(1, sizeof *q);
+    if (!q)
+        return SC_STORE_ENOMEM;
+    q->q = *lq;
+    q->q.outcome = outcome;
+    q->done = done;
+    return read_submit(st, &q->base, log_run, log_deliver, arg);
+}
+
+void store_readers_shutdown(sc_store *st)
+{
+    pthread_mutex_lock(&st->rmu);
+    /* Our lock never nests inside libuv's queue lock (the pool thread
+     * takes ours only after its work started), so cancelling here is safe. */
+    store_read_req *q = st->reads;
+    while (q) {
+        store_read_req *next = q->next;
+        if (uv_cancel((uv_req_t *)&q->work) == 0)
+            unlink_req(st, q);
+        q = next;
+    }
+    while (st->reads)
+        pthread_cond_wait(&st->rcv, &st->rmu);
+    store_reader *r = st->free_readers;
+    st->free_readers = NULL;
+    pthread_mutex_unlock(&st->rmu);
+
+    while (r) {
+        store_reader *next = r->next;
+        reader_close(r);
+        r = next;
+    }
+}

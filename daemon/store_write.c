@@ -1,0 +1,411 @@
+/*
+ * store_write.c - the writer connection's statements and the jobs it runs.
+ * Only the writer thread calls these once the store is open.
+ *
+ * Statements are prepared once with SQLITE_PREPARE_PERSISTENT and reset
+ * after every step.  The node and edge inserts are the hot path: the graph
+ * id is bound once per graph (bindings survive sqlite3_reset), names are
+ * bound SQLITE_STATIC straight out of the sealed graph, and the per-kind
+ * columns that do not apply are bound NULL.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_int.h"
+
+char *store_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+static const struct {
+    size_t offset;
+    const char *sql;
+} writer_sql[] = {
+    {offsetof(store_writer, begin), "BEGIN IMMEDIATE"},
+    {offsetof(store_writer, commit), "COMMIT"},
+    {offsetof(store_writer, rollback), "ROLLBACK"},
+    {offsetof(store_writer, log_insert),
+     "INSERT INTO capture_log (label, owner_uid, owner_pid, opened_at) VALUES (?1, ?2, ?3, ?4)"},
+    {offsetof(store_writer, log_end),
+     "UPDATE capture_log SET outcome = ?2, node_count = ?3, ended_at = ?4"
+     " WHERE session = ?1 AND outcome = 'open'"},
+    {offsetof(store_writer, log_check),
+     "SELECT 1 FROM capture_log WHERE session = ?1 AND outcome = 'open'"},
+    {offsetof(store_writer, log_complete),
+     "UPDATE capture_log SET outcome = 'completed', graph = ?2, node_count = ?3, ended_at = ?4"
+     " WHERE session = ?1"},
+    {offsetof(store_writer, graph_insert),
+     "INSERT INTO graphs (session, label, created_at, owner_uid, owner_pid, node_count,"
+     " edge_count, stream_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"},
+    {offsetof(store_writer, node_insert),
+     "INSERT INTO nodes (graph, id, kind, stream, name, num_blocks, threads_per_block,"
+     " shared_mem, dir, size_bytes, src_device, dst_device, value)"
+     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"},
+    {offsetof(store_writer, edge_insert),
+     "INSERT INTO edges (graph, src, dst) VALUES (?1, ?2, ?3)"},
+    {offsetof(store_writer, graph_session), "SELECT session FROM graphs WHERE graph = ?1"},
+    /* Both keys start with the graph id: each delete is one key range. */
+    {offsetof(store_writer, edges_delete), "DELETE FROM edges WHERE graph = ?1"},
+    {offsetof(store_writer, nodes_delete), "DELETE FROM nodes WHERE graph = ?1"},
+    {offsetof(store_writer, graph_delete), "DELETE FROM graphs WHERE graph = ?1"},
+    {offsetof(store_writer, log_graph_deleted),
+     "UPDATE capture_log SET graph_deleted_at = ?3 WHERE session = ?1 AND graph = ?2"},
+};
+
+#define N_WRITER_SQL (sizeof writer_sql / sizeof writer_sql[0])
+
+static sqlite3_stmt **stmt_slot(store_writer *w, size_t i)
+{
+    return (sqlite3_stmt **)((char *)w + writer_sql[i].offset);
+}
+
+int store_writer_prepare(store_writer *w, char *errbuf, size_t errlen)
+{
+    for (size_t i = 0; i < N_WRITER_SQL; i++) {
+        int rc = sqlite3_prepare_v3(w->db, writer_sql[i].sql, -1, SQLITE_PREPARE_PERSISTENT,
+                                    stmt_slot(w, i), NULL);
+        if (rc != SQLITE_OK) {
+            snprintf(errbuf, errlen, "preparing \"%s\": %s", writer_sql[i].sql,
+                     sqlite3_errmsg(w->db));
+            return SC_STORE_EIO;
+        }
+    }
+    return 0;
+}
+
+void store_writer_finalize(store_writer *w)
+{
+    for (size_t i = 0; i < N_WRITER_SQL; i++) {
+        sqlite3_finalize(*stmt_slot(w, i));
+        *stmt_slot(w, i) = NULL;
+    }
+}
+
+/* Step a statement that returns no row; SQLITE_OK-like 0 or the error. */
+static int step_done(sqlite3_stmt *s)
+{
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    return rc == SQLITE_DONE ? 0 : rc;
+}
+
+static void bind_time(sqlite3_stmt *s, int idx, int64_t ms)
+{
+    char buf[STORE_TIME_BUF];
+    store_time_format(ms, buf);
+    sqlite3_bind_text(s, idx, buf, -1, SQLITE_TRANSIENT);
+}
+
+static void bind_label(sqlite3_stmt *s, int idx, const char *label, size_t len)
+{
+    sqlite3_bind_text64(s, idx, label ? label : "", label ? len : 0, SQLITE_STATIC, SQLITE_UTF8);
+}
+
+static int run_log_open(store_writer *w, store_job *j)
+{
+    sqlite3_stmt *s = w->log_insert;
+    bind_label(s, 1, j->u.open.label, j->u.open.label_len);
+    sqlite3_bind_int64(s, 2, j->u.open.uid);
+    sqlite3_bind_int64(s, 3, j->u.open.pid);
+    bind_time(s, 4, j->u.open.opened_ms);
+    int rc = step_done(s);
+    sqlite3_clear_bindings(s);
+    if (rc)
+        return SC_STORE_EIO;
+    j->id = sqlite3_last_insert_rowid(w->db);
+    return 0;
+}
+
+static int run_log_end(store_writer *w, store_job *j)
+{
+    sqlite3_stmt *s = w->log_end;
+    sqlite3_bind_int64(s, 1, j->u.end.session);
+    sqlite3_bind_text(s, 2, j->u.end.outcome, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 3, j->u.end.node_count);
+    bind_time(s, 4, j->u.end.ended_ms);
+    int rc = step_done(s);
+    if (rc)
+        return SC_STORE_EIO;
+    /* The WHERE clause left the row alone, so nothing was written. */
+    if (sqlite3_changes(w->db) == 0)
+        return SC_STORE_ENOTFOUND;
+    j->id = j->u.end.session;
+    return 0;
+}
+
+/* Is the session's row there and still open?  0, ENOTFOUND or EIO. */
+static int check_open(store_writer *w, int64_t session)
+{
+    sqlite3_stmt *s = w->log_check;
+    sqlite3_bind_int64(s, 1, session);
+    int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc == SQLITE_ROW)
+        return 0;
+    return rc == SQLITE_DONE ? SC_STORE_ENOTFOUND : SC_STORE_EIO;
+}
+
+static int insert_graph_row(store_writer *w, store_job *j, int64_t *gid)
+{
+    const sc_graph *g = j->u.commit.g;
+    sqlite3_stmt *s = w->graph_insert;
+    sqlite3_bind_int64(s, 1, j->u.commit.session);
+    bind_label(s, 2, j->u.commit.label, j->u.commit.label_len);
+    bind_time(s, 3, j->u.commit.created_ms);
+    sqlite3_bind_int64(s, 4, j->u.commit.uid);
+    sqlite3_bind_int64(s, 5, j->u.commit.pid);
+    sqlite3_bind_int64(s, 6, sc_graph_node_count(g));
+    sqlite3_bind_int64(s, 7, (sqlite3_int64)sc_graph_edge_count(g));
+    sqlite3_bind_int64(s, 8, sc_graph_stream_count(g));
+    int rc = step_done(s);
+    sqlite3_clear_bindings(s);
+    if (rc)
+        return SC_STORE_EIO;
+    *gid = sqlite3_last_insert_rowid(w->db);
+    return 0;
+}
+
+/* Columns 6..13 by kind; everything else stays NULL. */
+static void bind_node_attrs(sqlite3_stmt *s, const sc_node *n)
+{
+    for (int i = 6; i <= 13; i++)
+        sqlite3_bind_null(s, i);
+    switch (n->kind) {
+    case SC_KIND_KERNEL:
+        sqlite3_bind_int64(s, 6, n->num_blocks);
+        sqlite3_bind_int64(s, 7, n->threads_per_block);
+        sqlite3_bind_int64(s, 8, n->shared_mem);
+        break;
+    case SC_KIND_MEMCPY:
+        sqlite3_bind_text(s, 9, sc_memcpy_dir_name(n->dir), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 10, (sqlite3_int64)n->size_bytes);
+        if (n->dir == SC_DIR_PEER_TO_PEER) {
+            sqlite3_bind_int64(s, 11, n->src_device);
+            sqlite3_bind_int64(s, 12, n->dst_device);
+        }
+        break;
+    case SC_KIND_MEMSET:
+        sqlite3_bind_int64(s, 10, (sqlite3_int64)n->size_bytes);
+        sqlite3_bind_int64(s, 13, n->value);
+        break;
+    case SC_KIND_HOST_CALLBACK:
+        break;
+    }
+}
+
+static int insert_nodes(store_writer *w, const sc_graph *g, int64_t gid)
+{
+    sqlite3_stmt *s = w->node_insert;
+    uint32_t n = sc_graph_node_count(g);
+    int rc = 0;
+    sqlite3_bind_int64(s, 1, gid);
+    for (uint32_t id = 0; id < n && rc == 0; id++) {
+        sc_node node;
+        if (sc_graph_node(g, id, &node) != 0 || !sc_node_kind_name(node.kind)) {
+            w->why = "graph node could not be read";
+            rc = SQLITE_INTERNAL;
+            break;
+        }
+        sqlite3_bind_int64(s, 2, id);
+        sqlite3_bind_text(s, 3, sc_node_kind_name(node.kind), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 4, node.stream);
+        sqlite3_bind_text64(s, 5, node.name ? node.name : "", node.name ? node.name_len : 0,
+                            SQLITE_STATIC, SQLITE_UTF8);
+        bind_node_attrs(s, &node);
+        rc = step_done(s);
+    }
+    /* Names point into the graph, which the caller may free after the job. */
+    sqlite3_clear_bindings(s);
+    return rc;
+}
+
+static int insert_edges(store_writer *w, const sc_graph *g, int64_t gid)
+{
+    sqlite3_stmt *s = w->edge_insert;
+    uint64_t n = sc_graph_edge_count(g);
+    int rc = 0;
+    sqlite3_bind_int64(s, 1, gid);
+    for (uint64_t i = 0; i < n && rc == 0; i++) {
+        uint32_t src, dst;
+        if (sc_graph_edge(g, i, &src, &dst) != 0) {
+            w->why = "graph edge could not be read";
+            rc = SQLITE_INTERNAL;
+            break;
+        }
+        sqlite3_bind_int64(s, 2, src);
+        sqlite3_bind_int64(s, 3, dst);
+        rc = step_done(s);
+    }
+    return rc;
+}
+
+static int run_commit_graph(store_writer *w, store_job *j)
+{
+    const sc_graph *g = j->u.commit.g;
+    /* Checked before any write, so a refusal leaves the batch intact. */
+    int rc = check_open(w, j->u.commit.session);
+    if (rc)
+        return rc;
+    int64_t gid;
+    if (insert_graph_row(w, j, &gid))
+        return SC_STORE_EIO;
+    if (insert_nodes(w, g, gid) || insert_edges(w, g, gid))
+        return SC_STORE_EIO;
+    sqlite3_stmt *s = w->log_complete;
+    sqlite3_bind_int64(s, 1, j->u.commit.session);
+    sqlite3_bind_int64(s, 2, gid);
+    sqlite3_bind_int64(s, 3, sc_graph_node_count(g));
+    bind_time(s, 4, j->u.commit.created_ms);
+    if (step_done(s))
+        return SC_STORE_EIO;
+    j->id = gid;
+    return 0;
+}
+
+/* The session that produced `graph`: 0, ENOTFOUND or EIO. */
+static int graph_session(store_writer *w, int64_t graph, int64_t *session)
+{
+    sqlite3_stmt *s = w->graph_session;
+    sqlite3_bind_int64(s, 1, graph);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *session = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    if (rc == SQLITE_ROW)
+        return 0;
+    return rc == SQLITE_DONE ? SC_STORE_ENOTFOUND : SC_STORE_EIO;
+}
+
+static int delete_rows(sqlite3_stmt *s, int64_t graph)
+{
+    sqlite3_bind_int64(s, 1, graph);
+    return step_done(s);
+}
+
+static int run_delete_graph(store_writer *w, store_job *j)
+{
+    int64_t graph = j->u.del.graph, session;
+    /* Looked up before any write, so a missing graph leaves the batch intact. */
+    int rc = graph_session(w, graph, &session);
+    if (rc)
+        return rc;
+    if (delete_rows(w->edges_delete, graph) || delete_rows(w->nodes_delete, graph) ||
+        delete_rows(w->graph_delete, graph))
+        return SC_STORE_EIO;
+    sqlite3_stmt *s = w->log_graph_deleted;
+    sqlite3_bind_int64(s, 1, session);
+    sqlite3_bind_int64(s, 2, graph);
+    bind_time(s, 3, j->u.del.deleted_ms);
+    if (step_done(s))
+        return SC_STORE_EIO;
+    j->id = graph;
+    return 0;
+}
+
+/* 0 or SC_STORE_ENOTFOUND (nothing written), or SC_STORE_EIO (the
+ * transaction must be rolled back). */
+static int run_job(store_writer *w, store_job *j)
+{
+    switch (j->type) {
+    case JOB_LOG_OPEN:
+        return run_log_open(w, j);
+    case JOB_LOG_END:
+        return run_log_end(w, j);
+    case JOB_COMMIT_GRAPH:
+        return run_commit_graph(w, j);
+    case JOB_DELETE_GRAPH:
+        return run_delete_graph(w, j);
+    }
+    return SC_STORE_EIO;
+}
+
+static void rollback(store_writer *w)
+{
+    /* Some errors (full, I/O, out of memory) already rolled back. */
+    if (!sqlite3_get_autocommit(w->db))
+        step_done(w->rollback);
+}
+
+static void copy_errmsg(store_writer *w, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", w->why ? w->why : sqlite3_errmsg(w->db));
+}
+
+enum { TXN_OK = 0, TXN_BEGIN_FAILED, TXN_FAILED };
+
+/* Jobs [first, end) in one transaction.  On failure nothing is stored and
+ * errbuf holds SQLite's message. */
+static int run_txn(store_writer *w, store_job *first, store_job *end, char *errbuf, size_t len)
+{
+    for (store_job *j = first; j != end; j = j->next) {
+        j->rc = 0;
+        j->id = 0;
+    }
+    w->why = NULL;
+    if (step_done(w->begin)) {
+        copy_errmsg(w, errbuf, len);
+        return TXN_BEGIN_FAILED;
+    }
+    for (store_job *j = first; j != end; j = j->next) {
+        j->rc = run_job(w, j);
+        if (j->rc == SC_STORE_EIO) {
+            copy_errmsg(w, errbuf, len);
+            rollback(w);
+            return TXN_FAILED;
+        }
+    }
+    if (step_done(w->commit)) {
+        copy_errmsg(w, errbuf, len);
+        rollback(w);
+        return TXN_FAILED;
+    }
+    return TXN_OK;
+}
+
+static void fail_job(store_job *j, const char *msg, sc_store_stats *delta)
+{
+    j->rc = SC_STORE_EIO;
+    j->id = 0;
+    free(j->errmsg);
+    j->errmsg = store_strdup(msg);
+    delta->jobs_failed++;
+}
+
+void store_writer_run_batch(store_writer *w, store_job *batch, sc_store_stats *delta)
+{
+    char err[512];
+    size_t n = 0;
+    for (store_job *j = batch; j; j = j->next)
+        n++;
+    delta->jobs_done += n;
+
+    int r = run_txn(w, batch, NULL, err, sizeof err);
+    if (r == TXN_OK) {
+        delta->transactions++;
+        return;
+    }
+    /*
+     * A failed BEGIN ran none of the jobs, so none of them is to blame and
+     * retrying them one by one would only wait out the busy timeout again
+     * per job.  Otherwise one job may have caused the failure (a huge graph
+     * on a nearly full disk): re-run each alone so the others still land.
+     */
+    if (r == TXN_BEGIN_FAILED || n == 1) {
+        for (store_job *j = batch; j; j = j->next)
+            fail_job(j, err, delta);
+        return;
+    }
+    for (store_job *j = batch; j; j = j->next) {
+        delta->jobs_retried++;
+        if (run_txn(w, j, j->next, err, sizeof err) == TXN_OK)
+            delta->transactions++;
+        else
+            fail_job(j, err, delta);
+    }
+}

@@ -1,0 +1,21 @@
+# Storage tests: the store on a temporary database, with the core graph.
+set(SC_STORE_TEST_HELPERS ${CMAKE_CURRENT_SOURCE_DIR}/store/store_fixture.c)
+sc_add_test(test_store
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_store.c ${SC_STORE_TEST_HELPERS}
+    LIBS sc_store sc_core PkgConfig::LIBUV)
+sc_add_test(test_store_errors
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_store_errors.c ${SC_STORE_TEST_HELPERS}
+    LIBS sc_store sc_core PkgConfig::LIBUV)
+sc_add_test(test_store_list
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_store_list.c ${SC_STORE_TEST_HELPERS}
+    LIBS sc_store sc_core PkgConfig::LIBUV)
+# docs/sql.md's queries, run by the stock sqlite3 shell (scripts/deps installs it).
+find_program(SC_SQLITE3_SHELL sqlite3)
+if(NOT SC_SQLITE3_SHELL)
+    set(SC_SQLITE3_SHELL sqlite3)
+endif()
+sc_add_test(test_sql_doc
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_sql_doc.c ${SC_STORE_TEST_HELPERS}
+    LIBS sc_store sc_core PkgConfig::LIBUV)
+target_compile_definitions(test_sql_doc PRIVATE
+    SC_DOCS_DIR="${PROJECT_SOURCE_DIR}/docs" SC_SQLITE3_SHELL="${SC_SQLITE3_SHELL}")

@@ -1,0 +1,283 @@
+/*
+ * test_store_errors.c - the store's failure paths: a full database, a
+ * write lock held elsewhere, refusals inside a batch, bad arguments.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_fixture.h"
+
+#define T0        1795981461123LL
+#define MAX_PAGES 40 /* the empty schema takes about a quarter of this */
+
+static void assert_nothing_stored(fx *f, int64_t session)
+{
+    sqlite3 *db = fx_db(f);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM graphs WHERE session = %lld", session), 0);
+    char *o = q_text(db, "SELECT outcome FROM capture_log WHERE session = %lld", session);
+    assert_string_equal(o, "open");
+    sqlite3_free(o);
+    sqlite3_close(db);
+}
+
+static void test_full_database_fails_one_commit(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 1000, MAX_PAGES);
+    int64_t big_s = fx_open_session(f, "big", T0);
+    int64_t small_s = fx_open_session(f, "small", T0);
+    sc_graph *big = chain_graph(20000, 40);
+    sc_graph *small = chain_graph(3, 4);
+
+    wres w = {0};
+    assert_int_equal(sc_store_commit_graph(f->st, big_s, big, 1, 1, "big", 3, T0, wres_cb, &w), 0);
+    fx_drain(f);
+    assert_int_equal(w.calls, 1);
+    assert_int_equal(w.rc, SC_STORE_EIO);
+    assert_non_null(strstr(w.msg, "full"));
+    assert_nothing_stored(f, big_s);
+    sqlite3 *db = fx_db(f);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM nodes"), 0);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM edges"), 0);
+    sqlite3_close(db);
+    int64_t count = -1;
+    assert_int_equal(sc_store_graph_count(f->st, &count), 0);
+    assert_int_equal(count, 0);
+
+    /* The store is still usable, for the other session and the same one. */
+    memset(&w, 0, sizeof w);
+    assert_int_equal(
+        sc_store_commit_graph(f->st, small_s, small, 1, 1, "small", 5, T0, wres_cb, &w), 0);
+    wres again = {0};
+    assert_int_equal(
+        sc_store_commit_graph(f->st, big_s, small, 1, 1, "retry", 5, T0, wres_cb, &again), 0);
+    fx_drain(f);
+    assert_int_equal(w.rc, 0);
+    assert_int_equal(again.rc, 0);
+    assert_true(again.id > w.id);
+    assert_int_equal(sc_store_graph_count(f->st, &count), 0);
+    assert_int_equal(count, 2);
+    lres r;
+    fx_load(f, again.id, &r);
+    assert_int_equal(r.rc, 0);
+    assert_int_equal(sc_graph_node_count(r.sg->graph), 3);
+    assert_int_equal(r.sg->meta.session, big_s);
+    sc_stored_graph_free(r.sg);
+
+    sc_store_stats st;
+    assert_int_equal(sc_store_get_stats(f->st, &st), 0);
+    assert_int_equal(st.jobs_failed, 1);
+    sc_graph_destroy(big);
+    sc_graph_destroy(small);
+}
+
+/* Park the writer on a job while the test holds the write lock, so what is
+ * queued next forms one batch once the lock is released. */
+static sqlite3 *park_writer(fx *f, wres *first)
+{
+    sqlite3 *lock = fx_db(f);
+    q_exec(lock, "BEGIN IMMEDIATE");
+    assert_int_equal(sc_store_log_open(f->st, 7, 7, "first", 5, T0, wres_cb, first), 0);
+    sleep_ms(100);
+    return lock;
+}
+
+static void release(sqlite3 *lock)
+{
+    q_exec(lock, "COMMIT");
+    sqlite3_close(lock);
+}
+
+static void test_full_database_in_a_batch(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 5000, MAX_PAGES);
+    enum { N = 4 };
+    int64_t big_s = fx_open_session(f, "big", T0);
+    int64_t small_s[N];
+    for (int i = 0; i < N; i++)
+        small_s[i] = fx_open_session(f, "small", T0);
+    sc_graph *big = chain_graph(20000, 40);
+    sc_graph *small = chain_graph(5, 4);
+    sc_store_stats before;
+    assert_int_equal(sc_store_get_stats(f->st, &before), 0);
+
+    wres first = {0}, bw = {0}, sw[N], ow = {0};
+    memset(sw, 0, sizeof sw);
+    sqlite3 *lock = park_writer(f, &first);
+    assert_int_equal(
+        sc_store_commit_graph(f->st, small_s[0], small, 1, 1, "s", 1, T0, wres_cb, &sw[0]), 0);
+    assert_int_equal(sc_store_commit_graph(f->st, big_s, big, 1, 1, "b", 1, T0, wres_cb, &bw), 0);
+    for (int i = 1; i < N; i++)
+        assert_int_equal(
+            sc_store_commit_graph(f->st, small_s[i], small, 1, 1, "s", 1, T0, wres_cb, &sw[i]), 0);
+    assert_int_equal(sc_store_log_open(f->st, 9, 9, "o", 1, T0, wres_cb, &ow), 0);
+    release(lock);
+    fx_drain(f);
+
+    assert_int_equal(first.rc, 0);
+    assert_int_equal(bw.calls, 1);
+    assert_int_equal(bw.rc, SC_STORE_EIO);
+    assert_non_null(strstr(bw.msg, "full"));
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(sw[i].calls, 1);
+        assert_int_equal(sw[i].rc, 0);
+    }
+    assert_int_equal(ow.rc, 0);
+    sc_store_stats after;
+    assert_int_equal(sc_store_get_stats(f->st, &after), 0);
+    /* The batch failed as a whole and each of its jobs was re-run alone. */
+    assert_true(after.jobs_retried - before.jobs_retried >= N + 2);
+    assert_int_equal(after.jobs_failed - before.jobs_failed, 1);
+
+    assert_nothing_stored(f, big_s);
+    sqlite3 *db = fx_db(f);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM graphs"), N);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM nodes"), 5 * N);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM capture_log WHERE outcome = 'completed'"), N);
+    sqlite3_close(db);
+    int64_t count;
+    assert_int_equal(sc_store_graph_count(f->st, &count), 0);
+    assert_int_equal(count, N);
+    sc_graph_destroy(big);
+    sc_graph_destroy(small);
+}
+
+/* A refused job (no open session) must not cost its batch a retry. */
+static void test_refusal_keeps_batch(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 5000, 0);
+    int64_t s = fx_open_session(f, "ok", T0);
+    sc_graph *g = chain_graph(10, 4);
+    sc_store_stats before;
+    assert_int_equal(sc_store_get_stats(f->st, &before), 0);
+
+    wres first = {0}, bad_commit = {0}, bad_end = {0}, good = {0};
+    sqlite3 *lock = park_writer(f, &first);
+    assert_int_equal(sc_store_commit_graph(f->st, 99999, g, 1, 1, "x", 1, T0, wres_cb, &bad_commit),
+                     0);
+    assert_int_equal(sc_store_log_end(f->st, 88888, "failed", 0, T0, wres_cb, &bad_end), 0);
+    assert_int_equal(sc_store_commit_graph(f->st, s, g, 1, 1, "x", 1, T0, wres_cb, &good), 0);
+    release(lock);
+    fx_drain(f);
+
+    assert_int_equal(bad_commit.rc, SC_STORE_ENOTFOUND);
+    assert_int_equal(bad_end.rc, SC_STORE_ENOTFOUND);
+    assert_int_equal(good.rc, 0);
+    sc_store_stats after;
+    assert_int_equal(sc_store_get_stats(f->st, &after), 0);
+    assert_int_equal(after.jobs_retried, before.jobs_retried);
+    assert_int_equal(after.jobs_failed, before.jobs_failed);
+    sqlite3 *db = fx_db(f);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM graphs"), 1);
+    assert_int_equal(q_int(db, "SELECT session FROM graphs"), s);
+    sqlite3_close(db);
+    sc_graph_destroy(g);
+}
+
+#define BUSY_MS 150
+
+static void test_write_lock_held_elsewhere(void **state)
+{
+    fx *f = *state;
+    fx_open(f, BUSY_MS, 0);
+    int64_t s = fx_open_session(f, "x", T0);
+    sc_graph *g = chain_graph(10, 4);
+
+    sqlite3 *lock = fx_db(f);
+    q_exec(lock, "BEGIN IMMEDIATE");
+    wres w = {0};
+    int64_t t = now_ms();
+    assert_int_equal(sc_store_log_open(f->st, 1, 1, "x", 1, T0, wres_cb, &w), 0);
+    fx_drain(f);
+    int64_t waited = now_ms() - t;
+    assert_int_equal(w.calls, 1);
+    assert_int_equal(w.rc, SC_STORE_EIO);
+    assert_non_null(strstr(w.msg, "locked"));
+    assert_true(waited >= BUSY_MS - 20);
+    assert_true(waited < 20 * BUSY_MS);
+
+    /* A batch that cannot start fails as a whole after one busy wait, not
+     * one wait per job. */
+    enum { N = 10 };
+    wres many[N];
+    memset(many, 0, sizeof many);
+    t = now_ms();
+    for (int i = 0; i < N; i++) {
+        if (i == 3)
+            assert_int_equal(
+                sc_store_commit_graph(f->st, s, g, 1, 1, "g", 1, T0, wres_cb, &many[i]), 0);
+        else
+            assert_int_equal(sc_store_log_open(f->st, 1, 1, "x", 1, T0, wres_cb, &many[i]), 0);
+    }
+    fx_drain(f);
+    waited = now_ms() - t;
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(many[i].calls, 1);
+        assert_int_equal(many[i].rc, SC_STORE_EIO);
+    }
+    assert_true(waited < N * BUSY_MS / 2);
+
+    q_exec(lock, "COMMIT");
+    sqlite3_close(lock);
+    assert_nothing_stored(f, s);
+
+    memset(&w, 0, sizeof w);
+    wres c = {0};
+    assert_int_equal(sc_store_log_open(f->st, 1, 1, "x", 1, T0, wres_cb, &w), 0);
+    assert_int_equal(sc_store_commit_graph(f->st, s, g, 1, 1, "g", 1, T0, wres_cb, &c), 0);
+    fx_drain(f);
+    assert_int_equal(w.rc, 0);
+    assert_int_equal(c.rc, 0);
+    sqlite3 *db = fx_db(f);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM capture_log"), 2);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM nodes"), 10);
+    sqlite3_close(db);
+    sc_graph_destroy(g);
+}
+
+static void test_open_failure(void **state)
+{
+    fx *f = *state;
+    char path[200];
+    snprintf(path, sizeof path, "%s/missing/dir/x.db", f->dir);
+    sc_store_config cfg = {.path = path, .busy_timeout_ms = 100};
+    char err[256] = "";
+    sc_store *st = NULL;
+    assert_int_equal(sc_store_open(&f->loop, &cfg, &st, err, sizeof err), SC_STORE_EIO);
+    assert_null(st);
+    assert_non_null(strstr(err, "missing/dir/x.db"));
+    assert_int_equal(sc_store_open(&f->loop, NULL, &st, err, sizeof err), SC_STORE_EINVAL);
+}
+
+static void test_bad_arguments(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 100, 0);
+    wres w = {0};
+    lres r = {0};
+    assert_int_equal(sc_store_log_open(NULL, 1, 1, "x", 1, T0, wres_cb, &w), SC_STORE_EINVAL);
+    assert_int_equal(sc_store_commit_graph(f->st, 1, NULL, 1, 1, "x", 1, T0, wres_cb, &w),
+                     SC_STORE_EINVAL);
+    assert_int_equal(sc_store_load_graph(f->st, 1, NULL, &r), SC_STORE_EINVAL);
+    assert_int_equal(sc_store_graph_count(f->st, NULL), SC_STORE_EINVAL);
+    fx_drain(f);
+    assert_int_equal(w.calls, 0);
+    assert_string_equal(sc_store_path(f->st), f->path);
+    sc_store_close(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_full_database_fails_one_commit, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_full_database_in_a_batch, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_refusal_keeps_batch, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_write_lock_held_elsewhere, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_open_failure, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_bad_arguments, fx_setup, fx_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
