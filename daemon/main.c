@@ -1,1 +1,322 @@
-/* in progress */
+/*
+ * main.c - streamcapd: flags, signals, start-up and shut-down.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sc_daemon.h"
+
+void sc_config_defaults(sc_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->socket_path = "./streamcap.sock";
+    cfg->db_path = "./streamcap.db";
+    cfg->socket_mode = 0600;
+    cfg->max_message = 1u << 20;
+    cfg->max_connections = 1024;
+    cfg->max_sessions = 10000;
+    cfg->max_session_nodes = 50000000;
+    cfg->session_idle_timeout_s = 600;
+    cfg->graph_cache_bytes = (size_t)512 << 20;
+    cfg->sync_full = true;
+    cfg->busy_timeout_ms = 5000;
+    cfg->log_level = SC_LOG_INFO;
+}
+
+static const char *const level_names[] = {"error", "warn", "info", "debug"};
+
+void sc_log(const sc_daemon *d, int level, const char *fmt, ...)
+{
+    if (level > d->cfg.log_level)
+        return;
+    char stamp[32];
+    struct timespec ts;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+    fprintf(stderr, "%s.%03ldZ streamcapd %s: ", stamp, ts.tv_nsec / 1000000, level_names[level]);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int64_t sc_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: streamcapd [options]\n"
+            "\n"
+            "Serve stream-capture sessions over JSON-RPC 2.0 on a Unix socket and\n"
+            "commit every ended capture to SQLite.\n"
+            "\n"
+            "options:\n"
+            "  --socket PATH              Unix socket to listen on (default ./streamcap.sock)\n"
+            "  --db PATH                  SQLite database file (default ./streamcap.db)\n"
+            "  --socket-mode OCTAL        permissions of the socket file (default 0600)\n"
+            "  --max-message BYTES        longest request line accepted (default 1048576)\n"
+            "  --max-connections N        connections served at once (default 1024)\n"
+            "  --max-sessions N           live capture sessions (default 10000)\n"
+            "  --max-session-nodes N      nodes one session may record (default 50000000)\n"
+            "  --session-idle-timeout S   drop a session no request used for S seconds,\n"
+            "                             logged as abandoned (default 600)\n"
+            "  --sync full|normal         full: an acknowledged graph survives power loss;\n"
+            "                             normal: faster, survives a daemon crash only\n"
+            "                             (default full)\n"
+            "  --graph-cache BYTES        memory for stored graphs kept hot with their\n"
+            "                             reachability index; K, M, G suffixes allowed\n"
+            "                             (default 512M)\n"
+            "  --busy-timeout MS          wait this long for a database lock held by\n"
+            "                             another process before failing (default 5000)\n"
+            "  --log-level LEVEL          error, warn, info or debug (default info)\n"
+            "  --test-max-page-count N    cap the database at N pages (for tests of a\n"
+            "                             full disk)\n"
+            "  -h, --help                 show this help and exit\n"
+            "\n"
+            "SIGTERM or SIGINT stop the daemon gracefully: in-flight commits finish,\n"
+            "open sessions are logged as shutdown and the socket file is removed.\n");
+}
+
+static int parse_ull(const char *flag, const char *s, int base, unsigned long long min,
+                     unsigned long long max, unsigned long long *out)
+{
+    char *end;
+    errno = 0;
+    if (!s || !*s || *s == '-') {
+        fprintf(stderr, "streamcapd: %s needs a number\n", flag);
+        return -1;
+    }
+    unsigned long long v = strtoull(s, &end, base);
+    if (errno || *end || v < min || v > max) {
+        fprintf(stderr, "streamcapd: %s: '%s' is not a number from %llu to %llu\n", flag, s, min,
+                max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* A byte count with an optional K, M or G (binary) suffix. */
+static int parse_size(const char *flag, const char *s, unsigned long long *out)
+{
+    char num[32];
+    size_t len = strlen(s);
+    unsigned shift = 0;
+    if (len > 0 && len < sizeof(num)) {
+        char last = s[len - 1];
+        shift = last == 'K' || last == 'k'   ? 10
+                : last == 'M' || last == 'm' ? 20
+                : last == 'G' || last == 'g' ? 30
+                                             : 0;
+    }
+    if (len == 0 || len >= sizeof(num))
+        return parse_ull(flag, s, 10, 0, 1ull << 40, out);
+    memcpy(num, s, len + 1);
+    if (shift)
+        num[len - 1] = '\0';
+    if (parse_ull(flag, num, 10, 0, (1ull << 40) >> shift, out))
+        return -1;
+    *out <<= shift;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, sc_config *cfg)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            exit(0);
+        }
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        unsigned long long n;
+        if (strncmp(a, "--", 2) != 0) {
+            fprintf(stderr, "streamcapd: unexpected argument '%s' (see --help)\n", a);
+            return -1;
+        }
+        if (!v) {
+            fprintf(stderr, "streamcapd: %s needs a value (see --help)\n", a);
+            return -1;
+        }
+        i++;
+        if (!strcmp(a, "--socket")) {
+            cfg->socket_path = v;
+        } else if (!strcmp(a, "--db")) {
+            cfg->db_path = v;
+        } else if (!strcmp(a, "--socket-mode")) {
+            if (parse_ull(a, v, 8, 0, 0777, &n))
+                return -1;
+            cfg->socket_mode = (unsigned)n;
+        } else if (!strcmp(a, "--max-message")) {
+            if (parse_ull(a, v, 10, 64, 1ull << 32, &n))
+                return -1;
+            cfg->max_message = (size_t)n;
+        } else if (!strcmp(a, "--max-connections")) {
+            if (parse_ull(a, v, 10, 1, 1000000, &n))
+                return -1;
+            cfg->max_connections = (unsigned)n;
+        } else if (!strcmp(a, "--max-sessions")) {
+            if (parse_ull(a, v, 10, 1, 10000000, &n))
+                return -1;
+            cfg->max_sessions = (unsigned)n;
+        } else if (!strcmp(a, "--max-session-nodes")) {
+            if (parse_ull(a, v, 10, 1, UINT32_MAX - 1u, &n))
+                return -1;
+            cfg->max_session_nodes = (uint32_t)n;
+        } else if (!strcmp(a, "--session-idle-timeout")) {
+            if (parse_ull(a, v, 10, 1, 31536000, &n))
+                return -1;
+            cfg->session_idle_timeout_s = (unsigned)n;
+        } else if (!strcmp(a, "--graph-cache")) {
+            if (parse_size(a, v, &n))
+                return -1;
+            cfg->graph_cache_bytes = (size_t)n;
+        } else if (!strcmp(a, "--busy-timeout")) {
+            if (parse_ull(a, v, 10, 0, 3600000, &n))
+                return -1;
+            cfg->busy_timeout_ms = (int)n;
+        } else if (!strcmp(a, "--test-max-page-count")) {
+            if (parse_ull(a, v, 10, 1, INT64_MAX, &n))
+                return -1;
+            cfg->test_max_page_count = (int64_t)n;
+        } else if (!strcmp(a, "--sync")) {
+            if (!strcmp(v, "full")) {
+                cfg->graph_cache_bytes = (size_t)512 << 20;
+                cfg->sync_full = true;
+            } else if (!strcmp(v, "normal")) {
+                cfg->sync_full = false;
+            } else {
+                fprintf(stderr, "streamcapd: --sync takes full or normal, not '%s'\n", v);
+                return -1;
+            }
+        } else if (!strcmp(a, "--log-level")) {
+            int lvl = -1;
+            for (int k = 0; k < 4; k++)
+                if (!strcmp(v, level_names[k]))
+                    lvl = k;
+            if (lvl < 0) {
+                fprintf(stderr, "streamcapd: --log-level takes error, warn, info or debug\n");
+                return -1;
+            }
+            cfg->log_level = lvl;
+        } else {
+            fprintf(stderr, "streamcapd: unknown option '%s' (see --help)\n", a);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    sc_daemon *d = h->data;
+    sc_log(d, SC_LOG_INFO, "received %s", signum == SIGTERM ? "SIGTERM" : "SIGINT");
+    sc_server_stop(d);
+}
+
+static void on_idle_timer(uv_timer_t *t)
+{
+    sc_dispatch_sweep_idle(t->data);
+}
+
+static void close_walk(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+int main(int argc, char **argv)
+{
+    sc_daemon d;
+    memset(&d, 0, sizeof(d));
+    sc_config_defaults(&d.cfg);
+    if (parse_args(argc, argv, &d.cfg) != 0)
+        return 2;
+
+    /* A client that vanishes mid-reply must not kill the daemon. */
+    signal(SIGPIPE, SIG_IGN);
+
+    uv_loop_t loop;
+    if (uv_loop_init(&loop) != 0) {
+        fprintf(stderr, "streamcapd: cannot create the event loop\n");
+        return 1;
+    }
+    d.loop = &loop;
+    d.start_hr = uv_hrtime();
+    if (sc_sessions_init(&d.sessions) != 0) {
+        fprintf(stderr, "streamcapd: out of memory\n");
+        return 1;
+    }
+
+    char err[512] = "";
+    sc_store_config sc = {.path = d.cfg.db_path,
+                          .sync_full = d.cfg.sync_full,
+                          .busy_timeout_ms = d.cfg.busy_timeout_ms,
+                          .max_page_count = d.cfg.test_max_page_count};
+    if (sc_store_open(&loop, &sc, &d.store, err, sizeof(err)) != 0) {
+        fprintf(stderr, "streamcapd: cannot open database %s: %s\n", d.cfg.db_path, err);
+        sc_sessions_free(&d.sessions);
+        uv_walk(&loop, close_walk, NULL);
+        uv_run(&loop, UV_RUN_DEFAULT);
+        uv_loop_close(&loop);
+        return 1;
+    }
+
+    if (sc_cache_create(&loop, d.store, d.cfg.graph_cache_bytes, &d.cache) != 0 ||
+        sc_server_start(&d) != 0) {
+        sc_store_close(d.store);
+        sc_cache_destroy(d.cache);
+        sc_sessions_free(&d.sessions);
+        uv_walk(&loop, close_walk, NULL);
+        uv_run(&loop, UV_RUN_DEFAULT);
+        uv_loop_close(&loop);
+        return 1;
+    }
+
+    uv_signal_init(&loop, &d.sigterm);
+    uv_signal_init(&loop, &d.sigint);
+    d.sigterm.data = d.sigint.data = &d;
+    uv_signal_start(&d.sigterm, on_signal, SIGTERM);
+    uv_signal_start(&d.sigint, on_signal, SIGINT);
+
+    /* Sweep often enough that a session outlives its timeout by at most a quarter. */
+    uint64_t period = (uint64_t)d.cfg.session_idle_timeout_s * 250u;
+    if (period > 1000)
+        period = 1000;
+    uv_timer_init(&loop, &d.idle_timer);
+    d.idle_timer.data = &d;
+    uv_timer_start(&d.idle_timer, on_idle_timer, period, period);
+    uv_timer_init(&loop, &d.close_timer);
+    d.close_timer.data = &d;
+
+    printf("streamcapd: listening on %s (database %s)\n", d.cfg.socket_path, d.cfg.db_path);
+    fflush(stdout);
+    sc_log(&d, SC_LOG_INFO, "version %s ready", SC_VERSION);
+
+    uv_run(&loop, UV_RUN_DEFAULT);
+
+    sc_sessions_free(&d.sessions);
+    if (!d.store_closed)
+        sc_store_close(d.store);
+    uv_walk(&loop, close_walk, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    sc_cache_destroy(d.cache);
+    if (uv_loop_close(&loop) != 0)
+        sc_log(&d, SC_LOG_WARN, "event loop closed with handles still open");
+    return d.exit_code;
+}

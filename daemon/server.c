@@ -1,1 +1,395 @@
-/* in progress */
+/*
+ * server.c - the Unix socket: listen, accept, read, write, close.
+ *
+ * Each connection reads into its framer, hands complete lines to dispatch,
+ * and collects replies in `out`; one uv_write per burst carries them.
+ * Reading pauses while a request is in flight (so replies stay in request
+ * order and a pipelining client cannot outrun the daemon) and while unsent
+ * output is above the high-water mark (a client that never reads cannot
+ * grow our memory).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "sc_daemon.h"
+
+/* Output above this pauses reading and request processing. */
+#define SC_OUT_HIGH_WATER (4u << 20)
+#define SC_READ_CHUNK     (64u << 10)
+
+static void on_conn_closed(uv_handle_t *h);
+
+static size_t out_pending(const sc_conn *c)
+{
+    return c->out.len + c->writing.len;
+}
+
+bool sc_conn_congested(const sc_conn *c)
+{
+    return out_pending(c) >= SC_OUT_HIGH_WATER;
+}
+
+void sc_conn_ref(sc_conn *c)
+{
+    c->refs++;
+}
+
+static void conn_free(sc_conn *c)
+{
+    sc_dispatch_discard(c);
+    sc_framer_free(&c->in);
+    sc_buf_free(&c->out);
+    sc_buf_free(&c->writing);
+    sc_buf_free(&c->batch);
+    sc_buf_free(&c->scratch);
+    free(c);
+}
+
+void sc_conn_unref(sc_conn *c)
+{
+    if (--c->refs == 0)
+        conn_free(c);
+}
+
+static void conn_close(sc_conn *c)
+{
+    if (c->closing)
+        return;
+    c->closing = true;
+    c->reading = false;
+    sc_daemon *d = c->d;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        d->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+    d->nconns--;
+    uv_close((uv_handle_t *)&c->pipe, on_conn_closed);
+}
+
+static void on_conn_closed(uv_handle_t *h)
+{
+    sc_conn *c = (sc_conn *)h;
+    sc_daemon *d = c->d;
+    sc_conn_unref(c);
+    sc_server_check_stopped(d);
+}
+
+static void on_write(uv_write_t *req, int status)
+{
+    sc_conn *c = req->data;
+    c->write_busy = false;
+    sc_buf_reset(&c->writing);
+    if (status < 0) {
+        /* The peer went away mid-reply: drop it, nobody else is affected. */
+        sc_log(c->d, SC_LOG_DEBUG, "connection %llu: write failed: %s",
+               (unsigned long long)c->serial, uv_strerror(status));
+        sc_conn_unref(c);
+        conn_close(c);
+        return;
+    }
+    sc_conn_flush(c);
+    if (!c->closing && !c->write_busy && c->close_after_flush) {
+        sc_conn_unref(c);
+        conn_close(c);
+        return;
+    }
+    /* Output drained below the mark: catch up on buffered requests. */
+    if (!c->closing && !c->waiting && out_pending(c) < SC_OUT_HIGH_WATER)
+        sc_dispatch_process(c);
+    sc_conn_update_reading(c);
+    sc_conn_unref(c);
+}
+
+void sc_conn_send(sc_conn *c, const char *data, size_t len)
+{
+    sc_buf_append(&c->out, data, len);
+}
+
+void sc_conn_flush(sc_conn *c)
+{
+    if (c->closing || c->write_busy || c->out.len == 0)
+        return;
+    if (sc_buf_failed(&c->out)) {
+        sc_log(c->d, SC_LOG_ERROR, "connection %llu: out of memory for replies",
+               (unsigned long long)c->serial);
+        conn_close(c);
+        return;
+    }
+    /* Swap buffers: `writing` belongs to libuv until on_write. */
+    sc_buf tmp = c->writing;
+    c->writing = c->out;
+    c->out = tmp;
+    uv_buf_t b = uv_buf_init(c->writing.data, (unsigned)c->writing.len);
+    c->wreq.data = c;
+    int rc = uv_write(&c->wreq, (uv_stream_t *)&c->pipe, &b, 1, on_write);
+    if (rc < 0) {
+        sc_buf_reset(&c->writing);
+        conn_close(c);
+        return;
+    }
+    c->write_busy = true;
+    sc_conn_ref(c);
+}
+
+void sc_conn_close_after_flush(sc_conn *c)
+{
+    c->close_after_flush = true;
+    sc_conn_update_reading(c);
+    sc_conn_flush(c);
+    if (!c->write_busy)
+        conn_close(c);
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    sc_conn *c = (sc_conn *)h;
+    char *p = NULL;
+    size_t avail = 0;
+    (void)suggested;
+    if (sc_framer_space(&c->in, SC_READ_CHUNK, &p, &avail) != 0) {
+        *buf = uv_buf_init(NULL, 0); /* libuv reports UV_ENOBUFS */
+        return;
+    }
+    *buf = uv_buf_init(p, (unsigned)(avail > UINT32_MAX ? UINT32_MAX : avail));
+}
+
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+    sc_conn *c = (sc_conn *)s;
+    (void)buf;
+    if (n == 0)
+        return;
+    if (n < 0) {
+        if (n != UV_EOF)
+            sc_log(c->d, SC_LOG_DEBUG, "connection %llu: read: %s", (unsigned long long)c->serial,
+                   uv_strerror((int)n));
+        /* Half-closed peers still get replies to what they sent; a request
+         * in flight closes the connection when it completes. */
+        uv_read_stop(s);
+        c->reading = false;
+        c->peer_eof = true;
+        sc_conn_ref(c);
+        sc_dispatch_process(c);
+        if (!c->closing && !c->waiting)
+            sc_conn_close_after_flush(c);
+        else
+            sc_conn_flush(c);
+        sc_conn_unref(c);
+        return;
+    }
+    sc_framer_commit(&c->in, (size_t)n);
+    sc_conn_ref(c);
+    sc_dispatch_process(c);
+    sc_conn_flush(c);
+    sc_conn_update_reading(c);
+    sc_conn_unref(c);
+}
+
+void sc_conn_update_reading(sc_conn *c)
+{
+    if (c->closing)
+        return;
+    bool want = !c->waiting && !c->close_after_flush && !c->peer_eof && !c->d->stopping &&
+                out_pending(c) < SC_OUT_HIGH_WATER;
+    if (want == c->reading)
+        return;
+    if (want) {
+        if (uv_read_start((uv_stream_t *)&c->pipe, on_alloc, on_read) == 0)
+            c->reading = true;
+    } else {
+        uv_read_stop((uv_stream_t *)&c->pipe);
+        c->reading = false;
+    }
+}
+
+static void refuse_connection(sc_conn *c)
+{
+    sc_rpc_error err = {0};
+    sc_rpc_fail(&err, SC_RPC_LIMIT, "too many connections (limit %u)", c->d->cfg.max_connections);
+    sc_rpc_write_error(&c->out, NULL, &err);
+    sc_buf_putc(&c->out, '\n');
+    sc_conn_close_after_flush(c);
+}
+
+static void on_connection(uv_stream_t *server, int status)
+{
+    sc_daemon *d = server->data;
+    if (status < 0) {
+        sc_log(d, SC_LOG_WARN, "accept: %s", uv_strerror(status));
+        return;
+    }
+    sc_conn *c = calloc(1, sizeof(*c));
+    if (!c || sc_framer_init(&c->in, d->cfg.max_message) != 0) {
+        free(c);
+        sc_log(d, SC_LOG_ERROR, "accept: out of memory");
+        return;
+    }
+    c->d = d;
+    c->refs = 1;
+    c->serial = ++d->next_conn_serial;
+    uv_pipe_init(d->loop, &c->pipe, 0);
+    if (uv_accept(server, (uv_stream_t *)&c->pipe) != 0) {
+        /* Out of descriptors or the peer left: the pipe must still be closed. */
+        c->next = d->conns;
+        if (d->conns)
+            d->conns->prev = c;
+        d->conns = c;
+        d->nconns++;
+        conn_close(c);
+        return;
+    }
+    uv_os_fd_t fd;
+    struct ucred cred;
+    socklen_t len = sizeof(cred);
+    if (uv_fileno((uv_handle_t *)&c->pipe, &fd) == 0 &&
+        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
+        c->uid = cred.uid;
+        c->pid = cred.pid;
+    } else {
+        /* Without credentials nobody owns anything: fail closed. */
+        c->uid = (uid_t)-1;
+        c->pid = 0;
+    }
+    c->next = d->conns;
+    if (d->conns)
+        d->conns->prev = c;
+    d->conns = c;
+    d->nconns++;
+    if (d->nconns > d->cfg.max_connections) {
+        refuse_connection(c);
+        return;
+    }
+    sc_log(d, SC_LOG_DEBUG, "connection %llu from uid %u pid %d", (unsigned long long)c->serial,
+           (unsigned)c->uid, (int)c->pid);
+    sc_conn_update_reading(c);
+}
+
+/*
+ * A socket file that exists is either a live daemon (refuse to start, leave
+ * it alone) or left over from one that died (replace it).  Anything that is
+ * not a socket is not ours to delete.
+ */
+static int claim_socket_path(sc_daemon *d)
+{
+    const char *path = d->cfg.socket_path;
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        if (errno == ENOENT)
+            return 0;
+        fprintf(stderr, "streamcapd: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    if (!S_ISSOCK(st.st_mode)) {
+        fprintf(stderr, "streamcapd: %s exists and is not a socket; not replacing it\n", path);
+        return -1;
+    }
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof(sa.sun_path)) {
+        fprintf(stderr, "streamcapd: socket path too long: %s\n", path);
+        return -1;
+    }
+    strcpy(sa.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        fprintf(stderr, "streamcapd: socket: %s\n", strerror(errno));
+        return -1;
+    }
+    int rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+    int err = errno;
+    close(fd);
+    if (rc == 0 || err == EAGAIN) {
+        fprintf(stderr, "streamcapd: another daemon is already listening on %s\n", path);
+        return -1;
+    }
+    if (unlink(path) != 0 && errno != ENOENT) {
+        fprintf(stderr, "streamcapd: cannot remove stale socket %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    sc_log(d, SC_LOG_INFO, "replaced stale socket %s", path);
+    return 0;
+}
+
+int sc_server_start(sc_daemon *d)
+{
+    if (strlen(d->cfg.socket_path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+        fprintf(stderr, "streamcapd: socket path too long: %s\n", d->cfg.socket_path);
+        return -1;
+    }
+    if (claim_socket_path(d) != 0)
+        return -1;
+    uv_pipe_init(d->loop, &d->listener, 0);
+    d->listener.data = d;
+    /* The mode is set at bind time: no window where the socket is wider. */
+    mode_t old = umask((mode_t)(~d->cfg.socket_mode & 0777));
+    int rc = uv_pipe_bind(&d->listener, d->cfg.socket_path);
+    umask(old);
+    if (rc == 0)
+        rc = uv_listen((uv_stream_t *)&d->listener, 511, on_connection);
+    if (rc < 0) {
+        fprintf(stderr, "streamcapd: cannot listen on %s: %s\n", d->cfg.socket_path,
+                uv_strerror(rc));
+        uv_close((uv_handle_t *)&d->listener, NULL);
+        return -1;
+    }
+    d->listening = true;
+    return 0;
+}
+
+static void close_store(uv_timer_t *t)
+{
+    sc_daemon *d = t->data;
+    uv_close((uv_handle_t *)t, NULL);
+    /* Every acknowledged write is in; queued log rows are drained here. */
+    sc_store_close(d->store);
+    d->store = NULL;
+    d->store_closed = true;
+    sc_log(d, SC_LOG_INFO, "stopped");
+}
+
+void sc_server_check_stopped(sc_daemon *d)
+{
+    if (!d->stopping || d->store_closed || uv_is_active((uv_handle_t *)&d->close_timer))
+        return;
+    if (d->inflight > 0 || d->opening_sessions > 0)
+        return;
+    /* We may be inside a store callback here: close on the next loop turn. */
+    uv_timer_start(&d->close_timer, close_store, 0, 0);
+}
+
+void sc_server_stop(sc_daemon *d)
+{
+    if (d->stopping)
+        return;
+    d->stopping = true;
+    sc_log(d, SC_LOG_INFO, "stopping");
+    if (d->listening) {
+        uv_close((uv_handle_t *)&d->listener, NULL);
+        d->listening = false;
+        unlink(d->cfg.socket_path);
+    }
+    uv_timer_stop(&d->idle_timer);
+    uv_close((uv_handle_t *)&d->idle_timer, NULL);
+    uv_close((uv_handle_t *)&d->sigterm, NULL);
+    uv_close((uv_handle_t *)&d->sigint, NULL);
+    sc_dispatch_shutdown_sessions(d);
+    /* Connections with a request in flight close once it has replied. */
+    sc_conn *c = d->conns;
+    while (c) {
+        sc_conn *next = c->next;
+        if (!c->waiting)
+            sc_conn_close_after_flush(c);
+        else
+            sc_conn_update_reading(c);
+        c = next;
+    }
+    sc_server_check_stopped(d);
+}

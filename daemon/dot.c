@@ -1,0 +1,117 @@
+/*
+ * dot.c - DOT text for a graph, grouped by stream.
+ */
+#include <stdlib.h>
+
+#include "sc_dot.h"
+
+/* A DOT double-quoted string: escape quotes and backslashes, keep newlines as \n. */
+static void dot_string(sc_buf *b, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == '"' || ch == '\\') {
+            sc_buf_putc(b, '\\');
+            sc_buf_putc(b, (char)ch);
+        } else if (ch == '\n') {
+            sc_buf_puts(b, "\\n");
+        } else if (ch < 0x20 || ch == 0x7f) {
+            sc_buf_putc(b, ' ');
+        } else {
+            sc_buf_putc(b, (char)ch);
+        }
+    }
+}
+
+static const char *const dir_short[] = {"HtoD", "DtoH", "DtoD", "PeerToPeer"};
+
+static void node_label(sc_buf *b, uint32_t id, const sc_node *n)
+{
+    switch (n->kind) {
+    case SC_KIND_KERNEL:
+        sc_buf_printf(b, "%u\\nKERNEL\\n", (unsigned)id);
+        dot_string(b, n->name, n->name_len);
+        sc_buf_printf(b, "\\n<<<%u, %u, %u>>>", (unsigned)n->num_blocks,
+                      (unsigned)n->threads_per_block, (unsigned)n->shared_mem);
+        break;
+    case SC_KIND_MEMCPY:
+        sc_buf_printf(b, "%u\\nMEMCPY\\n", (unsigned)id);
+        dot_string(b, n->name, n->name_len);
+        if (n->dir == SC_DIR_PEER_TO_PEER)
+            sc_buf_printf(b, "\\nPeerToPeer(dev%u→dev%u)", (unsigned)n->src_device,
+                          (unsigned)n->dst_device);
+        else
+            sc_buf_printf(b, "\\n%s", dir_short[n->dir & 3]);
+        sc_buf_printf(b, "\\nsize %llu", (unsigned long long)n->size_bytes);
+        break;
+    case SC_KIND_MEMSET:
+        sc_buf_printf(b, "%u\\nMEMSET\\n", (unsigned)id);
+        dot_string(b, n->name, n->name_len);
+        sc_buf_printf(b, "\\nsize %llu\\nvalue %u", (unsigned long long)n->size_bytes,
+                      (unsigned)n->value);
+        break;
+    case SC_KIND_HOST_CALLBACK:
+        sc_buf_printf(b, "%u\\nHOST\\n", (unsigned)id);
+        dot_string(b, n->name, n->name_len);
+        break;
+    }
+}
+
+typedef struct by_stream {
+    uint32_t stream;
+    uint32_t id;
+} by_stream;
+
+static int cmp_by_stream(const void *pa, const void *pb)
+{
+    const by_stream *a = pa, *b = pb;
+    if (a->stream != b->stream)
+        return a->stream < b->stream ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+int sc_dot_render(const sc_graph *g, int64_t graph_id, sc_buf *out)
+{
+    uint32_t n = sc_graph_node_count(g);
+    by_stream *order = malloc((n ? n : 1) * sizeof(*order));
+    if (!order)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        sc_node node;
+        sc_graph_node(g, i, &node);
+        order[i].stream = node.stream;
+        order[i].id = i;
+    }
+    qsort(order, n, sizeof(*order), cmp_by_stream);
+
+    sc_buf_printf(out, "digraph \"graph_%lld\" {\n", (long long)graph_id);
+    sc_buf_puts(out, "  node [shape=rectangle, style=solid];\n");
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t stream = order[i].stream;
+        if (i == 0 || order[i - 1].stream != stream) {
+            if (i)
+                sc_buf_puts(out, "  }\n");
+            sc_buf_printf(out, "  subgraph \"cluster_stream_%u\" {\n", (unsigned)stream);
+            if (stream == 0)
+                sc_buf_puts(out, "    label=\"S:default\"; style=dashed;\n");
+            else
+                sc_buf_printf(out, "    label=\"S%u\"; style=dashed;\n", (unsigned)stream);
+        }
+        sc_node node;
+        sc_graph_node(g, order[i].id, &node);
+        sc_buf_printf(out, "    \"n%u\" [label=\"", (unsigned)order[i].id);
+        node_label(out, order[i].id, &node);
+        sc_buf_puts(out, "\"];\n");
+    }
+    if (n)
+        sc_buf_puts(out, "  }\n");
+    free(order);
+    uint64_t ne = sc_graph_edge_count(g);
+    for (uint64_t i = 0; i < ne; i++) {
+        uint32_t src, dst;
+        sc_graph_edge(g, i, &src, &dst);
+        sc_buf_printf(out, "  \"n%u\" -> \"n%u\";\n", (unsigned)src, (unsigned)dst);
+    }
+    sc_buf_puts(out, "}\n");
+    return sc_buf_failed(out) ? -1 : 0;
+}

@@ -1,0 +1,699 @@
+/*
+ * queries.c - stored graphs and the capture log: graph.* and log.list.
+ *
+ * Graph contents come from the cache (loaded and indexed off the loop on a
+ * miss); large replies (graph.get, graph.export) are rendered on the thread
+ * pool while the cache entry is pinned.  Lists come straight from SQLite
+ * on the thread pool.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "sc_dot.h"
+#include "sc_handlers.h"
+
+#define LIST_LIMIT_DEFAULT 100
+#define LIST_LIMIT_MAX     10000
+
+/* ------------------------------------------------------------ cursors */
+
+/*
+ * Cursors are opaque strings to clients: "g<graph>" for graph.list and
+ * "l<opened_ms>.<session>" for log.list.
+ */
+static void write_graph_cursor(sc_buf *b, int64_t before)
+{
+    char s[32];
+    snprintf(s, sizeof(s), "g%" PRId64, before);
+    sc_json_cstr(b, s);
+}
+
+static void write_log_cursor(sc_buf *b, int64_t opened_ms, int64_t session)
+{
+    char s[64];
+    snprintf(s, sizeof(s), "l%" PRId64 ".%" PRId64, opened_ms, session);
+    sc_json_cstr(b, s);
+}
+
+static bool parse_i64(const char *s, const char **end, int64_t *out)
+{
+    int64_t v = 0;
+    const char *p = s;
+    if (*p < '0' || *p > '9')
+        return false;
+    while (*p >= '0' && *p <= '9') {
+        if (v > (INT64_MAX - (*p - '0')) / 10)
+            return false;
+        v = v * 10 + (*p++ - '0');
+    }
+    *end = p;
+    *out = v;
+    return true;
+}
+
+static int bad_cursor(sc_req *r, const char *method)
+{
+    sc_req_fail(r, SC_RPC_INVALID_PARAMS,
+                "invalid params: 'before' must be a cursor returned by %s as 'next'", method);
+    r->err.field = "before";
+    return -1;
+}
+
+static int get_limit(sc_req *r, uint32_t *limit)
+{
+    uint64_t v = LIST_LIMIT_DEFAULT;
+    if (sc_param_u64(r->params, "limit", false, LIST_LIMIT_MAX, &v, &r->err) < 0)
+        return -1;
+    if (v == 0) {
+        sc_req_fail(r, SC_RPC_INVALID_PARAMS,
+                    "invalid params: 'limit' must be an integer from 1 to %d", LIST_LIMIT_MAX);
+        r->err.field = "limit";
+        return -1;
+    }
+    *limit = (uint32_t)v;
+    return 0;
+}
+
+/* ------------------------------------------------------- cached graphs */
+
+/* A request that needs a graph from the cache. */
+typedef struct graph_ctx graph_ctx;
+typedef void (*graph_fn)(graph_ctx *g);
+
+struct graph_ctx {
+    sc_async a;
+    sc_req req; /* a copy for synchronous-style replies after the load */
+    int64_t id;
+    sc_cache_entry *entry;
+    graph_fn on_ready; /* runs with the entry pinned and access checked */
+    uv_work_t work;
+    sc_buf text;
+    const char *format;
+};
+
+static void graph_ctx_free(graph_ctx *g)
+{
+    sc_cache_release(g->a.d->cache, g->entry);
+    sc_buf_free(&g->text);
+    free(g);
+}
+
+static int check_access(sc_req *r, const sc_stored_graph *sg)
+{
+    if (sc_may_access(r->c, sg->meta.owner_uid))
+        return 0;
+    sc_req_denied(r, "graph", (uint64_t)sg->meta.graph);
+    return -1;
+}
+
+static void graph_loaded(void *arg, int rc, sc_cache_entry *entry, const char *errmsg)
+{
+    graph_ctx *g = arg;
+    g->entry = entry;
+    if (rc == SC_STORE_ENOTFOUND) {
+        sc_req_not_found(&g->req, "graph", (uint64_t)g->id);
+    } else if (rc != 0) {
+        sc_store_rpc_error(&g->req.err, rc, errmsg);
+    } else if (check_access(&g->req, sc_cache_graph(entry)) == 0) {
+        g->on_ready(g);
+        return;
+    }
+    sc_async_error(&g->a, &g->req.err);
+    sc_async_done(&g->a);
+    graph_ctx_free(g);
+}
+
+/*
+ * Run `on_ready` once graph params.graph is cached.  A hit whose handler
+ * answers synchronously returns its result directly (no context needed);
+ * otherwise the context waits for the load.
+ */
+static int with_graph(sc_req *r, graph_fn on_ready,
+                      int (*on_hit)(sc_req *, const sc_stored_graph *))
+{
+    uint64_t id;
+    if (sc_param_id(r->params, "graph", true, &id, &r->err) != 0)
+        return H_ERROR;
+    sc_cache_entry *hit = NULL;
+    graph_ctx *g = calloc(1, sizeof(*g));
+    if (!g)
+        return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
+    sc_buf_init(&g->text);
+    g->id = (int64_t)id;
+    g->req = *r;
+    g->on_ready = on_ready;
+    int rc = sc_cache_get(r->d->cache, (int64_t)id, &hit, graph_loaded, g);
+    if (rc < 0) {
+        free(g);
+        sc_store_rpc_error(&r->err, rc, NULL);
+        return H_ERROR;
+    }
+    if (rc == 1) {
+        sc_async_start(&g->a, r);
+        return H_ASYNC;
+    }
+    g->entry = hit;
+    const sc_stored_graph *sg = sc_cache_graph(hit);
+    if (check_access(r, sg) != 0) {
+        sc_cache_release(r->d->cache, hit);
+        free(g);
+        return H_ERROR;
+    }
+    if (on_hit) {
+        int res = on_hit(r, sg);
+        sc_cache_release(r->d->cache, hit);
+        free(g);
+        return res;
+    }
+    /* Work that continues off the loop still needs the async machinery. */
+    sc_async_start(&g->a, r);
+    on_ready(g);
+    return H_ASYNC;
+}
+
+/* ------------------------------------------------------- graph.reachable */
+
+static int node_missing(sc_req *r, const sc_stored_graph *sg, uint32_t node)
+{
+    sc_req_fail(r, SC_RPC_NOT_FOUND, "node %u not found in graph %" PRId64, (unsigned)node,
+                sg->meta.graph);
+    r->err.what = "node";
+    return H_ERROR;
+}
+
+static int pair_at(const cJSON *pair, uint32_t *a, uint32_t *b)
+{
+    const cJSON *x = pair->child;
+    const cJSON *y = x ? x->next : NULL;
+    if (!cJSON_IsArray(pair) || !x || !y || y->next || !cJSON_IsNumber(x) || !cJSON_IsNumber(y))
+        return -1;
+    double dx = x->valuedouble, dy = y->valuedouble;
+    if (!(dx >= 0 && dx <= UINT32_MAX && dy >= 0 && dy <= UINT32_MAX) || dx != (uint32_t)dx ||
+        dy != (uint32_t)dy)
+        return -1;
+    *a = (uint32_t)dx;
+    *b = (uint32_t)dy;
+    return 0;
+}
+
+/* Checked before the graph is loaded, so bad input costs no I/O. */
+static int check_reach_params(sc_req *r, const cJSON **pairs)
+{
+    *pairs = sc_param_get(r->params, "pairs");
+    if (!*pairs) {
+        uint32_t v;
+        if (sc_param_u32(r->params, "from", true, &v, &r->err) != 0 ||
+            sc_param_u32(r->params, "to", true, &v, &r->err) != 0)
+            return -1;
+        return 0;
+    }
+    bool ok = cJSON_IsArray(*pairs);
+    for (const cJSON *p = ok ? (*pairs)->child : NULL; p && ok; p = p->next) {
+        uint32_t a, b;
+        ok = pair_at(p, &a, &b) == 0;
+    }
+    if (ok)
+        return 0;
+    sc_req_fail(r, SC_RPC_INVALID_PARAMS,
+                "invalid params: 'pairs' must be an array of [from, to] pairs of node ids "
+                "from 0 to 4294967295");
+    r->err.field = "pairs";
+    return -1;
+}
+
+static int answer_reach(sc_req *r, const sc_stored_graph *sg)
+{
+    const cJSON *pairs = sc_param_get(r->params, "pairs");
+    const sc_graph *gr = sg->graph;
+    uint32_t n = sc_graph_node_count(gr);
+    if (!pairs) {
+        uint32_t a, b;
+        bool yes = false;
+        sc_param_u32(r->params, "from", true, &a, &r->err);
+        sc_param_u32(r->params, "to", true, &b, &r->err);
+        if (a >= n)
+            return node_missing(r, sg, a);
+        if (b >= n)
+            return node_missing(r, sg, b);
+        sc_graph_reachable(gr, a, b, &yes);
+        sc_buf *out = sc_req_result_begin(r);
+        sc_buf_puts(out, yes ? "{\"reachable\":true}" : "{\"reachable\":false}");
+        return sc_req_result_end(r, out);
+    }
+    /* Validate every id first: an error reply must not follow a partial result. */
+    for (const cJSON *p = pairs->child; p; p = p->next) {
+        uint32_t a, b;
+        pair_at(p, &a, &b);
+        if (a >= n)
+            return node_missing(r, sg, a);
+        if (b >= n)
+            return node_missing(r, sg, b);
+    }
+    sc_buf *out = sc_req_result_begin(r);
+    int count = cJSON_GetArraySize(pairs);
+    sc_buf_reserve(out, (size_t)count * 6 + 32);
+    sc_buf_puts(out, "{\"reachable\":[");
+    for (const cJSON *p = pairs->child; p; p = p->next) {
+        uint32_t a, b;
+        bool yes = false;
+        pair_at(p, &a, &b);
+        sc_graph_reachable(gr, a, b, &yes);
+        sc_buf_puts(out, yes ? "true," : "false,");
+    }
+    if (pairs->child)
+        out->len--; /* the last comma */
+    sc_buf_puts(out, "]}");
+    return sc_req_result_end(r, out);
+}
+
+/* After a cold load the reply goes through the async writers. */
+static void reach_ready(graph_ctx *g)
+{
+    sc_req *r = &g->req;
+    const sc_stored_graph *sg = sc_cache_graph(g->entry);
+    /* Write into the same place a synchronous reply would have gone. */
+    int rc = answer_reach(r, sg);
+    if (rc == H_ERROR)
+        sc_async_error(&g->a, &r->err);
+    sc_async_done(&g->a);
+    graph_ctx_free(g);
+}
+
+int sc_h_graph_reachable(sc_req *r)
+{
+    const cJSON *pairs;
+    if (sc_param_id(r->params, "graph", true, &(uint64_t){0}, &r->err) != 0 ||
+        check_reach_params(r, &pairs) != 0)
+        return H_ERROR;
+    return with_graph(r, reach_ready, answer_reach);
+}
+
+/* ------------------------------------------------------- graph.get / export */
+
+static void write_node(sc_buf *b, uint32_t id, const sc_node *n)
+{
+    sc_buf_puts(b, "{\"id\":");
+    sc_json_u64(b, id);
+    sc_buf_puts(b, ",\"kind\":");
+    sc_json_cstr(b, sc_node_kind_name(n->kind));
+    sc_buf_puts(b, ",\"stream\":");
+    sc_json_u64(b, n->stream);
+    sc_buf_puts(b, ",\"name\":");
+    sc_json_string(b, n->name, n->name_len);
+    switch (n->kind) {
+    case SC_KIND_KERNEL:
+        sc_buf_puts(b, ",\"function_name\":");
+        sc_json_string(b, n->name, n->name_len);
+        sc_buf_printf(b, ",\"num_blocks\":%u,\"threads_per_block\":%u,\"shared_mem\":%u",
+                      (unsigned)n->num_blocks, (unsigned)n->threads_per_block,
+                      (unsigned)n->shared_mem);
+        break;
+    case SC_KIND_MEMCPY:
+        sc_buf_puts(b, ",\"dir\":");
+        sc_json_cstr(b, sc_memcpy_dir_name(n->dir));
+        sc_buf_puts(b, ",\"size_bytes\":");
+        sc_json_u64(b, n->size_bytes);
+        if (n->dir == SC_DIR_PEER_TO_PEER)
+            sc_buf_printf(b, ",\"src_device\":%u,\"dst_device\":%u", (unsigned)n->src_device,
+                          (unsigned)n->dst_device);
+        break;
+    case SC_KIND_MEMSET:
+        sc_buf_puts(b, ",\"size_bytes\":");
+        sc_json_u64(b, n->size_bytes);
+        sc_buf_printf(b, ",\"value\":%u", (unsigned)n->value);
+        break;
+    case SC_KIND_HOST_CALLBACK:
+        sc_buf_puts(b, ",\"label\":");
+        sc_json_string(b, n->name, n->name_len);
+        break;
+    }
+    sc_buf_putc(b, '}');
+}
+
+static void write_meta_fields(sc_buf *b, const sc_graph_meta *m)
+{
+    sc_buf_puts(b, "\"graph\":");
+    sc_json_i64(b, m->graph);
+    sc_buf_puts(b, ",\"label\":");
+    sc_json_string(b, m->label ? m->label : "", m->label_len);
+    sc_buf_puts(b, ",\"created_at\":");
+    sc_json_time_ms(b, m->created_ms);
+    sc_buf_puts(b, ",\"owner_uid\":");
+    sc_json_u64(b, m->owner_uid);
+    sc_buf_puts(b, ",\"owner_pid\":");
+    sc_json_i64(b, m->owner_pid);
+}
+
+static void render_get(uv_work_t *w)
+{
+    graph_ctx *g = w->data;
+    const sc_stored_graph *sg = sc_cache_graph(g->entry);
+    const sc_graph *gr = sg->graph;
+    sc_buf *b = &g->text;
+    sc_buf_putc(b, '{');
+    write_meta_fields(b, &sg->meta);
+    sc_buf_puts(b, ",\"nodes\":[");
+    uint32_t n = sc_graph_node_count(gr);
+    for (uint32_t i = 0; i < n; i++) {
+        sc_node node;
+        if (i)
+            sc_buf_putc(b, ',');
+        if (sc_graph_node(gr, i, &node) == 0)
+            write_node(b, i, &node);
+    }
+    sc_buf_puts(b, "],\"edges\":[");
+    uint64_t ne = sc_graph_edge_count(gr);
+    for (uint64_t i = 0; i < ne; i++) {
+        uint32_t src, dst;
+        sc_graph_edge(gr, i, &src, &dst);
+        sc_buf_printf(b, i ? ",[%u,%u]" : "[%u,%u]", (unsigned)src, (unsigned)dst);
+    }
+    sc_buf_puts(b, "]}");
+}
+
+static void render_export(uv_work_t *w)
+{
+    graph_ctx *g = w->data;
+    const sc_stored_graph *sg = sc_cache_graph(g->entry);
+    sc_buf dot = SC_BUF_INIT;
+    if (sc_dot_render(sg->graph, sg->meta.graph, &dot) != 0) {
+        g->text.oom = true;
+    } else {
+        sc_buf_puts(&g->text, "{\"format\":\"dot\",\"text\":");
+        sc_json_string(&g->text, dot.data, dot.len);
+        sc_buf_putc(&g->text, '}');
+    }
+    sc_buf_free(&dot);
+}
+
+static void rendered(uv_work_t *w, int status)
+{
+    graph_ctx *g = w->data;
+    if (status < 0 || sc_buf_failed(&g->text)) {
+        sc_rpc_error err = {0};
+        sc_rpc_fail(&err, SC_RPC_INTERNAL_ERROR, "out of memory rendering graph %" PRId64, g->id);
+        sc_async_error(&g->a, &err);
+    } else {
+        sc_buf *b = sc_async_result_begin(&g->a);
+        sc_buf_append(b, g->text.data, g->text.len);
+        sc_async_result_end(&g->a, b);
+    }
+    sc_async_done(&g->a);
+    graph_ctx_free(g);
+}
+
+static void queue_render(graph_ctx *g, uv_work_cb render)
+{
+    g->work.data = g;
+    if (uv_queue_work(g->a.d->loop, &g->work, render, rendered) == 0)
+        return;
+    sc_rpc_error err = {0};
+    sc_rpc_fail(&err, SC_RPC_INTERNAL_ERROR, "cannot schedule rendering");
+    sc_async_error(&g->a, &err);
+    sc_async_done(&g->a);
+    graph_ctx_free(g);
+}
+
+static void get_ready(graph_ctx *g)
+{
+    queue_render(g, render_get);
+}
+
+static void export_ready(graph_ctx *g)
+{
+    queue_render(g, render_export);
+}
+
+int sc_h_graph_get(sc_req *r)
+{
+    return with_graph(r, get_ready, NULL);
+}
+
+int sc_h_graph_export(sc_req *r)
+{
+    const char *format;
+    size_t len;
+    if (sc_param_id(r->params, "graph", true, &(uint64_t){0}, &r->err) != 0 ||
+        sc_param_string(r->params, "format", true, &format, &len, &r->err) != 0)
+        return H_ERROR;
+    if (len != 3 || memcmp(format, "dot", 3) != 0) {
+        sc_req_fail(r, SC_RPC_INVALID_PARAMS, "invalid params: 'format' must be \"dot\"");
+        r->err.field = "format";
+        return H_ERROR;
+    }
+    return with_graph(r, export_ready, NULL);
+}
+
+/* ------------------------------------------------------- graph.delete */
+
+typedef struct delete_ctx {
+    sc_async a;
+    int64_t id;
+} delete_ctx;
+
+static void graph_deleted(void *arg, const sc_store_result *res)
+{
+    delete_ctx *x = arg;
+    sc_rpc_error err = {0};
+    if (res->rc == SC_STORE_ENOTFOUND) {
+        /* Deleted by someone else between our look-up and our turn. */
+        sc_rpc_fail(&err, SC_RPC_NOT_FOUND, "graph %" PRId64 " not found", x->id);
+        err.what = "graph";
+        sc_async_error(&x->a, &err);
+    } else if (res->rc != SC_STORE_OK) {
+        sc_store_rpc_error(&err, res->rc, res->errmsg);
+        sc_async_error(&x->a, &err);
+    } else {
+        sc_cache_forget(x->a.d->cache, x->id);
+        sc_buf *b = sc_async_result_begin(&x->a);
+        sc_buf_puts(b, "{}");
+        sc_async_result_end(&x->a, b);
+    }
+    sc_async_done(&x->a);
+    free(x);
+}
+
+static void delete_meta_loaded(void *arg, int rc, sc_graph_meta *meta, const char *errmsg)
+{
+    delete_ctx *x = arg;
+    sc_rpc_error err = {0};
+    if (rc == SC_STORE_ENOTFOUND) {
+        sc_rpc_fail(&err, SC_RPC_NOT_FOUND, "graph %" PRId64 " not found", x->id);
+        err.what = "graph";
+    } else if (rc != 0) {
+        sc_store_rpc_error(&err, rc, errmsg);
+    } else if (!sc_may_access(x->a.c, meta->owner_uid)) {
+        sc_rpc_fail(&err, SC_RPC_PERMISSION_DENIED, "graph %" PRId64 " belongs to another user",
+                    x->id);
+    } else if ((rc = sc_store_delete_graph(x->a.d->store, x->id, graph_deleted, x)) == 0) {
+        sc_graph_meta_free(meta);
+        return;
+    } else {
+        sc_store_rpc_error(&err, rc, NULL);
+    }
+    sc_graph_meta_free(meta);
+    sc_async_error(&x->a, &err);
+    sc_async_done(&x->a);
+    free(x);
+}
+
+int sc_h_graph_delete(sc_req *r)
+{
+    uint64_t id;
+    if (sc_param_id(r->params, "graph", true, &id, &r->err) != 0)
+        return H_ERROR;
+    delete_ctx *x = calloc(1, sizeof(*x));
+    if (!x)
+        return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
+    x->id = (int64_t)id;
+    if (sc_store_graph_meta(r->d->store, x->id, delete_meta_loaded, x) != 0) {
+        free(x);
+        return sc_req_store_unavailable(r);
+    }
+    sc_async_start(&x->a, r);
+    return H_ASYNC;
+}
+
+/* ------------------------------------------------------- graph.list */
+
+typedef struct list_ctx {
+    sc_async a;
+    char *label; /* the store reads the query on a worker thread */
+} list_ctx;
+
+static void graphs_listed(void *arg, int rc, sc_graph_page *page, const char *errmsg)
+{
+    list_ctx *l = arg;
+    if (rc != 0) {
+        sc_rpc_error err = {0};
+        sc_store_rpc_error(&err, rc, errmsg);
+        sc_async_error(&l->a, &err);
+    } else {
+        sc_buf *b = sc_async_result_begin(&l->a);
+        sc_buf_puts(b, "{\"graphs\":[");
+        for (size_t i = 0; i < page->count; i++) {
+            const sc_graph_meta *m = &page->graphs[i];
+            sc_buf_puts(b, i ? ",{" : "{");
+            write_meta_fields(b, m);
+            sc_buf_printf(b, ",\"node_count\":%u,\"edge_count\":%llu,\"stream_count\":%u}",
+                          (unsigned)m->node_count, (unsigned long long)m->edge_count,
+                          (unsigned)m->stream_count);
+        }
+        sc_buf_putc(b, ']');
+        if (page->has_more) {
+            sc_buf_puts(b, ",\"next\":");
+            write_graph_cursor(b, page->next_before);
+        }
+        sc_buf_putc(b, '}');
+        sc_async_result_end(&l->a, b);
+    }
+    sc_graph_page_free(page);
+    sc_async_done(&l->a);
+    free(l->label);
+    free(l);
+}
+
+int sc_h_graph_list(sc_req *r)
+{
+    sc_graph_query q = {0};
+    const char *before = NULL, *label = NULL;
+    size_t before_len = 0, label_len = 0;
+    if (get_limit(r, &q.limit) != 0 ||
+        sc_param_string(r->params, "before", false, &before, &before_len, &r->err) < 0 ||
+        sc_param_string(r->params, "label", false, &label, &label_len, &r->err) < 0)
+        return H_ERROR;
+    if (before) {
+        const char *end;
+        if (before[0] != 'g' || !parse_i64(before + 1, &end, &q.before_graph) || *end ||
+            q.before_graph <= 0) {
+            bad_cursor(r, "graph.list");
+            return H_ERROR;
+        }
+    }
+    list_ctx *l = calloc(1, sizeof(*l));
+    if (!l)
+        return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
+    if (label) {
+        l->label = malloc(label_len + 1);
+        if (!l->label) {
+            free(l);
+            return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
+        }
+        memcpy(l->label, label, label_len + 1);
+        q.label = l->label;
+        q.label_len = label_len;
+    }
+    q.any_owner = r->c->uid == 0;
+    q.uid = (uint32_t)r->c->uid;
+    if (sc_store_list_graphs(r->d->store, &q, graphs_listed, l) != 0) {
+        free(l->label);
+        free(l);
+        return sc_req_store_unavailable(r);
+    }
+    sc_async_start(&l->a, r);
+    return H_ASYNC;
+}
+
+/* ------------------------------------------------------- log.list */
+
+static const char *const outcomes[] = {"open",      "completed", "failed", "closed",
+                                       "abandoned", "shutdown",  "lost"};
+
+static void log_listed(void *arg, int rc, sc_log_page *page, const char *errmsg)
+{
+    sc_async *a = arg;
+    if (rc != 0) {
+        sc_rpc_error err = {0};
+        sc_store_rpc_error(&err, rc, errmsg);
+        sc_async_error(a, &err);
+    } else {
+        sc_buf *b = sc_async_result_begin(a);
+        sc_buf_puts(b, "{\"entries\":[");
+        for (size_t i = 0; i < page->count; i++) {
+            const sc_log_entry *e = &page->entries[i];
+            sc_buf_puts(b, i ? ",{\"session\":" : "{\"session\":");
+            sc_json_i64(b, e->session);
+            sc_buf_puts(b, ",\"label\":");
+            sc_json_string(b, e->label ? e->label : "", e->label_len);
+            sc_buf_printf(b, ",\"owner_uid\":%u,\"owner_pid\":%" PRId64 ",\"opened_at\":",
+                          (unsigned)e->owner_uid, e->owner_pid);
+            sc_json_time_ms(b, e->opened_ms);
+            sc_buf_puts(b, ",\"ended_at\":");
+            if (e->has_ended)
+                sc_json_time_ms(b, e->ended_ms);
+            else
+                sc_buf_puts(b, "null");
+            sc_buf_puts(b, ",\"outcome\":");
+            sc_json_cstr(b, e->outcome);
+            sc_buf_printf(b, ",\"node_count\":%u", (unsigned)e->node_count);
+            if (e->graph > 0) {
+                sc_buf_printf(b, ",\"graph\":%" PRId64, e->graph);
+                if (e->graph_deleted) {
+                    sc_buf_puts(b, ",\"graph_deleted_at\":");
+                    sc_json_time_ms(b, e->graph_deleted_ms);
+                }
+            }
+            sc_buf_putc(b, '}');
+        }
+        sc_buf_putc(b, ']');
+        if (page->has_more) {
+            sc_buf_puts(b, ",\"next\":");
+            write_log_cursor(b, page->next_opened_ms, page->next_session);
+        }
+        sc_buf_putc(b, '}');
+        sc_async_result_end(a, b);
+    }
+    sc_log_page_free(page);
+    sc_async_done(a);
+    free(a);
+}
+
+static int parse_log_cursor(sc_req *r, const char *s, sc_log_query *q)
+{
+    const char *p;
+    if (s[0] != 'l' || !parse_i64(s + 1, &p, &q->before_opened_ms) || *p != '.' ||
+        !parse_i64(p + 1, &p, &q->before_session) || *p)
+        return bad_cursor(r, "log.list");
+    q->has_before = true;
+    return 0;
+}
+
+int sc_h_log_list(sc_req *r)
+{
+    sc_log_query q = {0};
+    const char *before = NULL, *outcome = NULL;
+    size_t before_len = 0, outcome_len = 0;
+    if (get_limit(r, &q.limit) != 0 ||
+        sc_param_string(r->params, "before", false, &before, &before_len, &r->err) < 0 ||
+        sc_param_string(r->params, "outcome", false, &outcome, &outcome_len, &r->err) < 0)
+        return H_ERROR;
+    if (before && parse_log_cursor(r, before, &q) != 0)
+        return H_ERROR;
+    if (outcome) {
+        for (size_t i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++)
+            if (strlen(outcomes[i]) == outcome_len && !memcmp(outcomes[i], outcome, outcome_len))
+                q.outcome = outcomes[i];
+        if (!q.outcome) {
+            sc_req_fail(r, SC_RPC_INVALID_PARAMS,
+                        "invalid params: 'outcome' must be one of open, completed, failed, "
+                        "closed, abandoned, shutdown, lost");
+            r->err.field = "outcome";
+            return H_ERROR;
+        }
+    }
+    q.any_owner = r->c->uid == 0;
+    q.uid = (uint32_t)r->c->uid;
+    sc_async *a = calloc(1, sizeof(*a));
+    if (!a)
+        return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
+    if (sc_store_list_log(r->d->store, &q, log_listed, a) != 0) {
+        free(a);
+        return sc_req_store_unavailable(r);
+    }
+    sc_async_start(a, r);
+    return H_ASYNC;
+}

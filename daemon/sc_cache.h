@@ -1,0 +1,56 @@
+/*
+ * sc_cache.h - stored graphs kept in memory with their reachability index.
+ *
+ * A bounded (by bytes) cache of hot graphs, least recently used evicted.
+ * A miss loads the graph on the thread pool (the store's reader
+ * connections) and builds its index there too, so a cold million-node
+ * graph never stalls the event loop; concurrent misses on one graph share
+ * a single load.  Entries handed out are pinned until released; a pinned
+ * entry is never freed, only unlinked, so readers on worker threads stay
+ * safe while the cache moves on.  Loop thread only.
+ */
+#ifndef SC_CACHE_H
+#define SC_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "sc_store.h"
+
+typedef struct sc_cache sc_cache;
+typedef struct sc_cache_entry sc_cache_entry;
+
+/** Create a cache holding at most `max_bytes` of unpinned graphs. */
+int sc_cache_create(uv_loop_t *loop, sc_store *store, size_t max_bytes, sc_cache **out);
+/** Free every entry.  No entry may be pinned and no load in flight. */
+void sc_cache_destroy(sc_cache *c);
+
+/**
+ * Called on the loop when a load finishes: rc is 0 (entry pinned for the
+ * caller), SC_STORE_ENOTFOUND or SC_STORE_EIO/ENOMEM (entry NULL).
+ */
+typedef void (*sc_cache_fn)(void *arg, int rc, sc_cache_entry *entry, const char *errmsg);
+
+/**
+ * Look graph `id` up.  A hit returns 0 with *hit pinned and `done` is not
+ * called; a miss returns 1 and calls `done` later; < 0 when the load could
+ * not even start (SC_STORE_ENOMEM, SC_STORE_ECLOSED).
+ */
+int sc_cache_get(sc_cache *c, int64_t id, sc_cache_entry **hit, sc_cache_fn done, void *arg);
+/** Unpin an entry obtained from sc_cache_get or its callback. */
+void sc_cache_release(sc_cache *c, sc_cache_entry *e);
+/** Forget graph `id` (deleted); pinned holders keep their copy. */
+void sc_cache_forget(sc_cache *c, int64_t id);
+/** Outstanding loads (the daemon waits for them before closing the store). */
+unsigned sc_cache_loading(const sc_cache *c);
+
+/** The graph (sealed, indexed) and its metadata. */
+const sc_stored_graph *sc_cache_graph(const sc_cache_entry *e);
+
+/** Bytes held by cached graphs now, and the number of graphs. */
+size_t sc_cache_bytes(const sc_cache *c);
+size_t sc_cache_count(const sc_cache *c);
+
+#endif

@@ -1,0 +1,181 @@
+/*
+ * sc_daemon.h - streamcapd internals shared by main, server, dispatch and
+ * sessions.  Not a public API.
+ *
+ * Threading: everything here runs on the libuv loop thread; the store's
+ * writer thread and the thread pool only hand results back through
+ * callbacks that run on the loop.
+ */
+#ifndef SC_DAEMON_H
+#define SC_DAEMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <uv.h>
+
+#include "sc_buf.h"
+#include "sc_cache.h"
+#include "sc_capture.h"
+#include "sc_frame.h"
+#include "sc_rpc.h"
+#include "sc_store.h"
+
+typedef struct cJSON cJSON;
+
+enum sc_log_level { SC_LOG_ERROR = 0, SC_LOG_WARN, SC_LOG_INFO, SC_LOG_DEBUG };
+
+/** Command-line configuration; defaults are in sc_config_defaults(). */
+typedef struct sc_config {
+    const char *socket_path;
+    const char *db_path;
+    unsigned socket_mode;
+    size_t max_message;
+    unsigned max_connections;
+    unsigned max_sessions;
+    uint32_t max_session_nodes;
+    unsigned session_idle_timeout_s;
+    bool sync_full;
+    int busy_timeout_ms;
+    size_t graph_cache_bytes;
+    int64_t test_max_page_count;
+    int log_level;
+} sc_config;
+
+void sc_config_defaults(sc_config *cfg);
+
+typedef struct sc_daemon sc_daemon;
+typedef struct sc_conn sc_conn;
+typedef struct sc_session sc_session;
+
+/* ---- sessions (sessions.c) ---- */
+
+/** A live capture session.  Lives in the daemon-wide table by id. */
+struct sc_session {
+    uint64_t id;
+    uint32_t uid;
+    int64_t pid;
+    char *label;
+    size_t label_len;
+    sc_capture *cap;
+    uint64_t last_used_ms; /* loop time of the last request that named it */
+    sc_session *hash_next;
+    sc_session *lru_prev, *lru_next; /* least recently used first */
+};
+
+typedef struct sc_session_table {
+    sc_session **buckets;
+    size_t nbuckets;
+    size_t count;
+    sc_session *lru_head, *lru_tail;
+} sc_session_table;
+
+int sc_sessions_init(sc_session_table *t);
+/** Destroys every session still in the table (captures included). */
+void sc_sessions_free(sc_session_table *t);
+/** Takes ownership of `s` (its id must be unique). 0 or -1 (no memory). */
+int sc_sessions_insert(sc_session_table *t, sc_session *s);
+sc_session *sc_sessions_find(sc_session_table *t, uint64_t id);
+/** Unlinks `s` from the table; the caller owns it afterwards. */
+void sc_sessions_remove(sc_session_table *t, sc_session *s);
+/** Mark `s` used now (moves it to the LRU tail). */
+void sc_sessions_touch(sc_session_table *t, sc_session *s, uint64_t now_ms);
+/** The least recently used session, or NULL. */
+sc_session *sc_sessions_oldest(sc_session_table *t);
+/** Free a session unlinked from the table. */
+void sc_session_free(sc_session *s);
+
+/* ---- connections (server.c) ---- */
+
+struct sc_conn {
+    uv_pipe_t pipe; /* first member: handle->data is not needed to find us */
+    sc_daemon *d;
+    uint64_t serial;
+    uid_t uid;
+    pid_t pid;
+    sc_framer in;
+    sc_buf out;     /* replies not yet handed to uv_write */
+    sc_buf writing; /* bytes owned by the uv_write in flight */
+    uv_write_t wreq;
+    bool write_busy;
+    bool reading;
+    bool closing; /* uv_close called or pending */
+    bool close_after_flush;
+    bool peer_eof; /* the peer shut down its side: reply, then close */
+    int refs;      /* the handle plus in-flight async requests */
+    sc_conn *prev, *next;
+
+    /* The line being executed: a request or a batch (dispatch.c). */
+    cJSON *cur_root;
+    cJSON *cur_item; /* next request of cur_root to run; NULL when done */
+    bool cur_batch;
+    bool waiting; /* an async request of cur_root is in flight */
+    size_t batch_replies;
+    sc_buf batch;   /* replies of cur_root's batch so far */
+    sc_buf scratch; /* where notifications' replies go to be dropped */
+};
+
+/** Queue `len` bytes of reply on the connection. */
+void sc_conn_send(sc_conn *c, const char *data, size_t len);
+/** Send what is queued; start a write if none is in flight. */
+void sc_conn_flush(sc_conn *c);
+/** Close after pending output is written. */
+void sc_conn_close_after_flush(sc_conn *c);
+/** True while unsent output is above the high-water mark. */
+bool sc_conn_congested(const sc_conn *c);
+/** Start or stop reading, honouring backpressure and pending work. */
+void sc_conn_update_reading(sc_conn *c);
+void sc_conn_ref(sc_conn *c);
+/** Drop a reference; frees the connection when it was the last. */
+void sc_conn_unref(sc_conn *c);
+
+/* ---- the daemon ---- */
+
+struct sc_daemon {
+    sc_config cfg;
+    uv_loop_t *loop;
+    sc_store *store;
+    sc_cache *cache;
+    uv_pipe_t listener;
+    bool listening;
+    uv_signal_t sigterm, sigint;
+    uv_timer_t idle_timer;
+    uv_timer_t close_timer; /* closes the store outside any store callback */
+    uint64_t start_hr;      /* uv_hrtime at start */
+    sc_conn *conns;
+    unsigned nconns;
+    uint64_t next_conn_serial;
+    sc_session_table sessions;
+    unsigned opening_sessions; /* session.open calls waiting for their log row */
+    unsigned inflight;         /* async requests of all connections */
+    bool stopping;
+    bool store_closed;
+    int exit_code;
+};
+
+/* server.c */
+int sc_server_start(sc_daemon *d);
+/** Begin a graceful stop (signal or fatal error). */
+void sc_server_stop(sc_daemon *d);
+/** Called whenever in-flight work drains during a stop. */
+void sc_server_check_stopped(sc_daemon *d);
+
+/* dispatch.c */
+/** Run buffered lines of `c` until input runs out or a request goes async. */
+void sc_dispatch_process(sc_conn *c);
+/** Drop the line being executed (connection closing). */
+void sc_dispatch_discard(sc_conn *c);
+/** Idle sweep: abandon sessions unused for the configured timeout. */
+void sc_dispatch_sweep_idle(sc_daemon *d);
+/** Log every live session as `shutdown` and drop it. */
+void sc_dispatch_shutdown_sessions(sc_daemon *d);
+
+/* main.c */
+void sc_log(const sc_daemon *d, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/** Wall-clock Unix time in milliseconds. */
+int64_t sc_now_ms(void);
+
+#endif

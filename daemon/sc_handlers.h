@@ -1,0 +1,66 @@
+/*
+ * sc_handlers.h - what method handlers share: the request being executed,
+ * async completion, reply writers and common checks (dispatch.c), and one
+ * handler per entry of the method table (declared from SC_METHODS).
+ */
+#ifndef SC_HANDLERS_H
+#define SC_HANDLERS_H
+
+#include "sc_daemon.h"
+
+/* Handler results. */
+enum { H_DONE = 0, H_ERROR = 1, H_ASYNC = 2 };
+
+/** One request being executed.  On H_ERROR the dispatcher replies `err`. */
+typedef struct sc_req {
+    sc_daemon *d;
+    sc_conn *c;
+    const cJSON *id;
+    const cJSON *params; /* the params object, or NULL when absent */
+    bool notification;
+    sc_rpc_error err;
+} sc_req;
+
+/**
+ * What an async request needs to reply later; embed it in the request's
+ * context.  The id lives in the connection's current line, which waits.
+ */
+typedef struct sc_async {
+    sc_daemon *d;
+    sc_conn *c;
+    const cJSON *id;
+    bool notification;
+} sc_async;
+
+/* Every handler: `int sc_h_<handler>(sc_req *r)`, returning H_*. */
+#define SC_X_HANDLER_DECL(id, handler, name, params, result, summary) int sc_h_##handler(sc_req *r);
+SC_METHODS(SC_X_HANDLER_DECL)
+#undef SC_X_HANDLER_DECL
+
+/* Synchronous replies: begin, write the result value, end (returns H_DONE). */
+sc_buf *sc_req_result_begin(sc_req *r);
+int sc_req_result_end(sc_req *r, sc_buf *b);
+/** Reply `{}`. */
+int sc_req_empty(sc_req *r);
+/** Fill r->err; returns H_ERROR. */
+int sc_req_fail(sc_req *r, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/** 1001 "<what> <id> not found" with data.what. */
+int sc_req_not_found(sc_req *r, const char *what, uint64_t id);
+/** 1005 "<what> <id> belongs to another user". */
+int sc_req_denied(sc_req *r, const char *what, uint64_t id);
+/** A store call refused to queue (stopping: 1008, else 1007). */
+int sc_req_store_unavailable(sc_req *r);
+/** Map a store result code to the protocol error. */
+int sc_store_rpc_error(sc_rpc_error *err, int rc, const char *errmsg);
+/** Root reads everything; everyone else only their own uid's rows. */
+bool sc_may_access(const sc_conn *c, uint32_t owner_uid);
+
+/* Async: start (pins the connection), reply with one of the writers, done. */
+void sc_async_start(sc_async *a, sc_req *r);
+sc_buf *sc_async_result_begin(sc_async *a);
+void sc_async_result_end(sc_async *a, sc_buf *b);
+void sc_async_error(sc_async *a, const sc_rpc_error *err);
+/** The reply is written: the connection resumes.  Call exactly once. */
+void sc_async_done(sc_async *a);
+
+#endif
