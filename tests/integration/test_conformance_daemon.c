@@ -1,0 +1,427 @@
+/*
+ * The conformance corpus replayed through a real streamcapd: every op of
+ * every scenario becomes a JSON-RPC request on one connection (a scenario's
+ * ops are pipelined, then its replies read in order), every reply is
+ * compared with the expected result, and every graph a successful end
+ * produces is read back with graph.get and compared node by node.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "harness.h"
+
+#define ERROR_PREFIX "internal graph error: "
+
+typedef struct mismatch {
+    char text[4096];
+} mismatch;
+
+static void say(mismatch *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Keep the first complaint only: later ones are usually its echoes. */
+static void say(mismatch *m, const char *fmt, ...)
+{
+    if (m->text[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->text, sizeof(m->text), fmt, ap);
+    va_end(ap);
+}
+
+static cJSON **read_jsonl(const char *path, size_t *count)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    cJSON **items = NULL;
+    size_t n = 0;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    while ((len = getline(&line, &cap, f)) > 0) {
+        if (len == 1 && line[0] == '\n')
+            continue;
+        cJSON *v = cJSON_ParseWithLength(line, (size_t)len);
+        if (!v)
+            fail_msg("%s: line %zu is not JSON", path, n + 1);
+        items = realloc(items, (n + 1) * sizeof(*items));
+        assert_non_null(items);
+        items[n++] = v;
+    }
+    free(line);
+    fclose(f);
+    *count = n;
+    return items;
+}
+
+static void copy_member(cJSON *params, const char *to, const cJSON *op, const char *from)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(op, from);
+    if (v)
+        cJSON_AddItemToObject(params, to, cJSON_Duplicate(v, true));
+}
+
+/* Corpus op -> (method, params). */
+static const char *op_to_request(const cJSON *op, int64_t session, cJSON *params)
+{
+    const char *name = cJSON_GetObjectItemCaseSensitive(op, "op")->valuestring;
+    cJSON_AddNumberToObject(params, "session", (double)session);
+    if (strcmp(name, "is_capturing") == 0)
+        return "capture.is_capturing";
+    if (strcmp(name, "node_count") == 0)
+        return "capture.node_count";
+    copy_member(params, "stream", op, "stream");
+    if (strcmp(name, "begin") == 0)
+        return "capture.begin";
+    if (strcmp(name, "end") == 0)
+        return "capture.end";
+    if (strcmp(name, "status") == 0)
+        return "capture.status";
+    if (strcmp(name, "invalidate") == 0)
+        return "capture.invalidate";
+    if (strcmp(name, "record_event") == 0 || strcmp(name, "wait_event") == 0) {
+        copy_member(params, "event", op, "event");
+        return strcmp(name, "record_event") == 0 ? "capture.record_event" : "capture.wait_event";
+    }
+    if (strcmp(name, "kernel") == 0) {
+        copy_member(params, "function_name", op, "name");
+        copy_member(params, "num_blocks", op, "blocks");
+        copy_member(params, "threads_per_block", op, "threads");
+        copy_member(params, "shared_mem", op, "shared_mem");
+        return "capture.record_kernel";
+    }
+    if (strcmp(name, "memcpy") == 0) {
+        copy_member(params, "name", op, "name");
+        copy_member(params, "dir", op, "dir");
+        copy_member(params, "size_bytes", op, "bytes");
+        copy_member(params, "src_device", op, "src_device");
+        copy_member(params, "dst_device", op, "dst_device");
+        return "capture.record_memcpy";
+    }
+    if (strcmp(name, "memset") == 0) {
+        copy_member(params, "name", op, "name");
+        copy_member(params, "size_bytes", op, "bytes");
+        copy_member(params, "value", op, "value");
+        return "capture.record_memset";
+    }
+    if (strcmp(name, "host_callback") == 0) {
+        copy_member(params, "label", op, "label");
+        return "capture.record_host_callback";
+    }
+    fail_msg("unknown corpus op '%s'", name);
+    return NULL;
+}
+
+static bool is_op(const cJSON *op, const char *name)
+{
+    return strcmp(cJSON_GetObjectItemCaseSensitive(op, "op")->valuestring, name) == 0;
+}
+
+static bool same_int(const cJSON *a, const char *an, const cJSON *b, const char *bn)
+{
+    int64_t x, y;
+    return sc_it_json_int(a, an, &x) && sc_it_json_int(b, bn, &y) && x == y;
+}
+
+static bool same_str(const cJSON *a, const char *an, const cJSON *b, const char *bn)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, an);
+    const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, bn);
+    return cJSON_IsString(x) && cJSON_IsString(y) && strcmp(x->valuestring, y->valuestring) == 0;
+}
+
+/* The expected error of a failed op: 1002 for the "already capturing" /
+ * "not capturing" texts, 1003 for every invalidation text. */
+static void check_error(const cJSON *exp, const cJSON *reply, mismatch *m)
+{
+    const char *want = cJSON_GetObjectItemCaseSensitive(exp, "message")->valuestring;
+    if (strncmp(want, ERROR_PREFIX, strlen(ERROR_PREFIX)) == 0)
+        want += strlen(ERROR_PREFIX);
+    bool state = strstr(want, "already capturing") || strstr(want, "is not capturing");
+    int64_t code = state ? 1002 : 1003;
+    const char *kind = state ? "capture_state" : "invalidated";
+    const cJSON *error = cJSON_GetObjectItemCaseSensitive(reply, "error");
+    const cJSON *data = cJSON_GetObjectItemCaseSensitive(error, "data");
+    int64_t got_code;
+    if (!cJSON_IsObject(error) || cJSON_GetObjectItemCaseSensitive(reply, "result") ||
+        !sc_it_json_int(error, "code", &got_code) || got_code != code)
+        say(m, "expected error %lld", (long long)code);
+    else if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(data, "kind")) ||
+             strcmp(cJSON_GetObjectItemCaseSensitive(data, "kind")->valuestring, kind) != 0)
+        say(m, "expected error data.kind \"%s\"", kind);
+    else if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(error, "message")) ||
+             strcmp(cJSON_GetObjectItemCaseSensitive(error, "message")->valuestring, want) != 0)
+        say(m, "expected error message \"%s\"", want);
+}
+
+static void check_success(const cJSON *op, const cJSON *exp, const cJSON *reply, mismatch *m)
+{
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(reply, "result");
+    if (!cJSON_IsObject(res) || cJSON_GetObjectItemCaseSensitive(reply, "error")) {
+        say(m, "expected a result object");
+        return;
+    }
+    if (cJSON_GetObjectItemCaseSensitive(exp, "node")) {
+        if (!same_int(res, "node", exp, "node"))
+            say(m, "expected result.node %d",
+                cJSON_GetObjectItemCaseSensitive(exp, "node")->valueint);
+    } else if (is_op(op, "status")) {
+        if (!same_str(res, "status", exp, "status"))
+            say(m, "expected result.status \"%s\"",
+                cJSON_GetObjectItemCaseSensitive(exp, "status")->valuestring);
+    } else if (is_op(op, "is_capturing")) {
+        const cJSON *got = cJSON_GetObjectItemCaseSensitive(res, "capturing");
+        bool want = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(exp, "value"));
+        if (!cJSON_IsBool(got) || cJSON_IsTrue(got) != want)
+            say(m, "expected result.capturing %s", want ? "true" : "false");
+    } else if (is_op(op, "node_count")) {
+        if (!same_int(res, "node_count", exp, "value"))
+            say(m, "expected result.node_count %d",
+                cJSON_GetObjectItemCaseSensitive(exp, "value")->valueint);
+    } else if (is_op(op, "end")) {
+        int64_t v;
+        if (!sc_it_json_int(res, "graph", &v) || v < 1 || !sc_it_json_int(res, "node_count", &v) ||
+            !sc_it_json_int(res, "edge_count", &v))
+            say(m, "expected result {graph >= 1, node_count, edge_count}");
+    } else if (res->child) {
+        say(m, "expected an empty result {}");
+    }
+}
+
+static void check_node(const cJSON *want, const cJSON *got, mismatch *m)
+{
+    const char *kind = cJSON_GetObjectItemCaseSensitive(want, "kind")->valuestring;
+    int id = cJSON_GetObjectItemCaseSensitive(want, "id")->valueint;
+    bool ok = same_int(got, "id", want, "id") && same_str(got, "kind", want, "kind") &&
+              same_int(got, "stream", want, "stream") && same_str(got, "name", want, "name");
+    if (strcmp(kind, "kernel") == 0) {
+        const cJSON *grid = cJSON_GetObjectItemCaseSensitive(want, "grid");
+        const cJSON *block = cJSON_GetObjectItemCaseSensitive(want, "block");
+        int64_t nb, tpb;
+        ok = ok && same_str(got, "function_name", want, "name") &&
+             sc_it_json_int(got, "num_blocks", &nb) &&
+             (double)nb == cJSON_GetArrayItem(grid, 0)->valuedouble &&
+             sc_it_json_int(got, "threads_per_block", &tpb) &&
+             (double)tpb == cJSON_GetArrayItem(block, 0)->valuedouble &&
+             same_int(got, "shared_mem", want, "shared_mem");
+    } else if (strcmp(kind, "memcpy") == 0) {
+        ok = ok && same_str(got, "dir", want, "dir") && same_int(got, "size_bytes", want, "bytes");
+        if (cJSON_GetObjectItemCaseSensitive(want, "src_device"))
+            ok = ok && same_int(got, "src_device", want, "src_device") &&
+                 same_int(got, "dst_device", want, "dst_device");
+    } else if (strcmp(kind, "memset") == 0) {
+        ok = ok && same_int(got, "size_bytes", want, "bytes") &&
+             same_int(got, "value", want, "value");
+    } else if (strcmp(kind, "host_callback") == 0) {
+        ok = ok && same_str(got, "label", want, "label");
+    }
+    if (!ok) {
+        char *w = sc_it_json_text(want);
+        char *g = sc_it_json_text(got);
+        say(m, "graph.get node %d: expected (corpus form) %s\n  got %s", id, w, g);
+        free(w);
+        free(g);
+    }
+}
+
+static void check_edges(const cJSON *want, const cJSON *got, mismatch *m)
+{
+    bool ok = cJSON_IsArray(got) && cJSON_GetArraySize(got) == cJSON_GetArraySize(want);
+    for (int i = 0; ok && i < cJSON_GetArraySize(want); i++) {
+        const cJSON *w = cJSON_GetArrayItem(want, i);
+        const cJSON *g = cJSON_GetArrayItem(got, i);
+        ok = cJSON_IsArray(g) && cJSON_GetArraySize(g) == 2 &&
+             cJSON_IsNumber(cJSON_GetArrayItem(g, 0)) && cJSON_IsNumber(cJSON_GetArrayItem(g, 1)) &&
+             cJSON_GetArrayItem(g, 0)->valuedouble == cJSON_GetArrayItem(w, 0)->valuedouble &&
+             cJSON_GetArrayItem(g, 1)->valuedouble == cJSON_GetArrayItem(w, 1)->valuedouble;
+    }
+    if (!ok) {
+        char *w = sc_it_json_text(want);
+        char *g = sc_it_json_text(got);
+        say(m, "graph.get edges: expected %s\n  got %s", w, g);
+        free(w);
+        free(g);
+    }
+}
+
+static void check_graph(sc_it_conn *c, const cJSON *end_result, const cJSON *want, mismatch *m)
+{
+    int64_t graph = 0, node_count = -1, edge_count = -1;
+    sc_it_json_int(end_result, "graph", &graph);
+    sc_it_json_int(end_result, "node_count", &node_count);
+    sc_it_json_int(end_result, "edge_count", &edge_count);
+    const cJSON *want_nodes = cJSON_GetObjectItemCaseSensitive(want, "nodes");
+    const cJSON *want_edges = cJSON_GetObjectItemCaseSensitive(want, "edges");
+    if (node_count != cJSON_GetArraySize(want_nodes) ||
+        edge_count != cJSON_GetArraySize(want_edges))
+        say(m, "capture.end reply: expected node_count %d, edge_count %d; got %lld, %lld",
+            cJSON_GetArraySize(want_nodes), cJSON_GetArraySize(want_edges), (long long)node_count,
+            (long long)edge_count);
+
+    cJSON *reply;
+    int rc = sc_it_try_call(c, &reply, "graph.get", "{\"graph\":%lld}", (long long)graph);
+    if (rc != 0) {
+        say(m, "graph.get %lld: transport error %d", (long long)graph, rc);
+        cJSON_Delete(reply);
+        return;
+    }
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(reply, "result");
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(res, "nodes");
+    int64_t got_graph = 0;
+    if (!cJSON_IsObject(res) || !sc_it_json_int(res, "graph", &got_graph) || got_graph != graph ||
+        !cJSON_IsArray(nodes) || cJSON_GetArraySize(nodes) != cJSON_GetArraySize(want_nodes)) {
+        char *text = sc_it_json_text(reply);
+        say(m, "graph.get %lld: expected graph %lld with %d nodes\n  got %.3000s", (long long)graph,
+            (long long)graph, cJSON_GetArraySize(want_nodes), text);
+        free(text);
+        cJSON_Delete(reply);
+        return;
+    }
+    for (int i = 0; i < cJSON_GetArraySize(want_nodes); i++)
+        check_node(cJSON_GetArrayItem(want_nodes, i), cJSON_GetArrayItem(nodes, i), m);
+    check_edges(want_edges, cJSON_GetObjectItemCaseSensitive(res, "edges"), m);
+    cJSON_Delete(reply);
+}
+
+static void close_session(sc_it_conn *c, int64_t session, mismatch *m)
+{
+    cJSON *reply;
+    int rc = sc_it_try_call(c, &reply, "session.close", "{\"session\":%lld}", (long long)session);
+    if (rc != 0 || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(reply, "result"))) {
+        char *text = sc_it_json_text(reply);
+        say(m, "session.close %lld: expected {} got %s (rc %d)", (long long)session, text, rc);
+        free(text);
+    }
+    cJSON_Delete(reply);
+}
+
+/* Returns true when the scenario matched; otherwise m says where. */
+static bool run_scenario(sc_it_conn *c, const cJSON *scenario, const cJSON *expected, mismatch *m)
+{
+    const cJSON *ops = cJSON_GetObjectItemCaseSensitive(scenario, "ops");
+    const cJSON *results = cJSON_GetObjectItemCaseSensitive(expected, "results");
+    const cJSON *graph = cJSON_GetObjectItemCaseSensitive(expected, "graph");
+    int n = cJSON_GetArraySize(ops);
+    assert_int_equal(n, cJSON_GetArraySize(results));
+    int64_t session =
+        sc_it_open_session(c, cJSON_GetObjectItemCaseSensitive(scenario, "name")->valuestring);
+
+    char **requests = calloc((size_t)n, sizeof(char *));
+    int64_t *ids = calloc((size_t)n, sizeof(int64_t));
+    assert_true(requests && ids);
+    size_t total = 0;
+    for (int i = 0; i < n; i++) {
+        cJSON *params = cJSON_CreateObject();
+        const char *method = op_to_request(cJSON_GetArrayItem(ops, i), session, params);
+        char *ptext = cJSON_PrintUnformatted(params);
+        ids[i] = sc_it_next_id(c);
+        requests[i] = sc_it_format_request(ids[i], method, ptext);
+        total += strlen(requests[i]) + 1;
+        free(ptext);
+        cJSON_Delete(params);
+    }
+    char *batch = malloc(total + 1), *p = batch;
+    for (int i = 0; i < n; i++)
+        p += sprintf(p, "%s\n", requests[i]);
+    int rc = sc_it_send(c, batch, total);
+    free(batch);
+    if (rc != 0)
+        fail_msg("sending scenario requests: error %d", rc);
+
+    const cJSON *end_result = NULL;
+    cJSON **replies = calloc((size_t)n, sizeof(cJSON *));
+    for (int i = 0; i < n; i++) {
+        const cJSON *op = cJSON_GetArrayItem(ops, i);
+        const cJSON *exp = cJSON_GetArrayItem(results, i);
+        replies[i] = sc_it_must_recv(c);
+        int64_t id;
+        mismatch here = {{0}};
+        if (!sc_it_json_int(replies[i], "id", &id) || id != ids[i])
+            say(&here, "expected the reply to request id %lld (replies in request order)",
+                (long long)ids[i]);
+        else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(exp, "ok")))
+            check_success(op, exp, replies[i], &here);
+        else
+            check_error(exp, replies[i], &here);
+        if (here.text[0]) {
+            char *got = sc_it_json_text(replies[i]);
+            char *want = sc_it_json_text(exp);
+            say(m, "op %d\n  request  %s\n  reply    %s\n  corpus   %s\n  %s", i, requests[i], got,
+                want, here.text);
+            free(got);
+            free(want);
+        }
+        if (is_op(op, "end") && cJSON_GetObjectItemCaseSensitive(replies[i], "result"))
+            end_result = cJSON_GetObjectItemCaseSensitive(replies[i], "result");
+    }
+
+    bool has_end = n > 0 && is_op(cJSON_GetArrayItem(ops, n - 1), "end");
+    if (cJSON_IsObject(graph) && end_result)
+        check_graph(c, end_result, graph, m);
+    else if (cJSON_IsObject(graph))
+        say(m, "expected a graph, but the end did not succeed");
+    if (!has_end)
+        close_session(c, session, m);
+
+    for (int i = 0; i < n; i++) {
+        free(requests[i]);
+        cJSON_Delete(replies[i]);
+    }
+    free(requests);
+    free(replies);
+    free(ids);
+    return m->text[0] == '\0';
+}
+
+static void test_corpus_through_daemon(void **state)
+{
+    (void)state;
+    size_t ns, ne;
+    cJSON **scenarios = read_jsonl(SC_TEST_DATA_DIR "/conformance_scenarios.jsonl", &ns);
+    cJSON **expected = read_jsonl(SC_TEST_DATA_DIR "/conformance_expected.jsonl", &ne);
+    assert_int_equal(ns, ne);
+    assert_true(ns > 0);
+
+    sc_it_daemon *d = sc_it_must_start(NULL);
+    sc_it_conn *c = sc_it_must_connect(d);
+    size_t passed = 0;
+    for (size_t i = 0; i < ns; i++) {
+        const char *name = cJSON_GetObjectItemCaseSensitive(scenarios[i], "name")->valuestring;
+        assert_string_equal(name,
+                            cJSON_GetObjectItemCaseSensitive(expected[i], "name")->valuestring);
+        mismatch m = {{0}};
+        if (run_scenario(c, scenarios[i], expected[i], &m))
+            passed++;
+        else
+            print_message("FAIL %s: %s\n", name, m.text);
+    }
+    print_message("daemon conformance: %zu/%zu scenarios passed\n", passed, ns);
+
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    sc_it_daemon_destroy(d);
+    for (size_t i = 0; i < ns; i++) {
+        cJSON_Delete(scenarios[i]);
+        cJSON_Delete(expected[i]);
+    }
+    free(scenarios);
+    free(expected);
+    assert_int_equal(passed, ns);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_corpus_through_daemon),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
