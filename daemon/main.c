@@ -23,6 +23,7 @@ void sc_config_defaults(sc_config *cfg)
     cfg->max_sessions = 10000;
     cfg->max_session_nodes = 50000000;
     cfg->session_idle_timeout_s = 600;
+    cfg->write_timeout_s = 30;
     cfg->graph_cache_bytes = (size_t)512 << 20;
     cfg->sync_full = true;
     cfg->busy_timeout_ms = 5000;
@@ -74,6 +75,8 @@ static void usage(FILE *out)
             "  --max-session-nodes N      nodes one session may record (default 50000000)\n"
             "  --session-idle-timeout S   drop a session no request used for S seconds,\n"
             "                             logged as abandoned (default 600)\n"
+            "  --write-timeout S          disconnect a client that takes no reply bytes\n"
+            "                             for S seconds while replies wait (default 30)\n"
             "  --sync full|normal         full: an acknowledged graph survives power loss;\n"
             "                             normal: faster, survives a daemon crash only\n"
             "                             (default full)\n"
@@ -185,6 +188,10 @@ static int parse_args(int argc, char **argv, sc_config *cfg)
             if (parse_size(a, v, &n))
                 return -1;
             cfg->graph_cache_bytes = (size_t)n;
+        } else if (!strcmp(a, "--write-timeout")) {
+            if (parse_ull(a, v, 10, 1, 86400, &n))
+                return -1;
+            cfg->write_timeout_s = (unsigned)n;
         } else if (!strcmp(a, "--busy-timeout")) {
             if (parse_ull(a, v, 10, 0, 3600000, &n))
                 return -1;
@@ -231,6 +238,7 @@ static void on_signal(uv_signal_t *h, int signum)
 static void on_idle_timer(uv_timer_t *t)
 {
     sc_dispatch_sweep_idle(t->data);
+    sc_server_sweep_stalled(t->data);
 }
 
 static void close_walk(uv_handle_t *h, void *arg)

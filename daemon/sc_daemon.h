@@ -37,6 +37,7 @@ typedef struct sc_config {
     unsigned max_sessions;
     uint32_t max_session_nodes;
     unsigned session_idle_timeout_s;
+    unsigned write_timeout_s;
     bool sync_full;
     int busy_timeout_ms;
     size_t graph_cache_bytes;
@@ -100,6 +101,8 @@ struct sc_conn {
     sc_buf writing; /* bytes owned by the uv_write in flight */
     uv_write_t wreq;
     bool write_busy;
+    size_t stall_queue;   /* write queue size when last seen moving */
+    uint64_t stall_since; /* loop time it was last seen moving */
     bool reading;
     bool closing; /* uv_close called or pending */
     bool close_after_flush;
@@ -157,6 +160,8 @@ struct sc_daemon {
 
 /* server.c */
 int sc_server_start(sc_daemon *d);
+/** Drop connections whose pending reply has not moved for --write-timeout. */
+void sc_server_sweep_stalled(sc_daemon *d);
 /** Begin a graceful stop (signal or fatal error). */
 void sc_server_stop(sc_daemon *d);
 /** Called whenever in-flight work drains during a stop. */

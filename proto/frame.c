@@ -136,3 +136,12 @@ size_t sc_framer_pending(const sc_framer *f)
 {
     return f->len - f->start;
 }
+
+void sc_framer_release_if_idle(sc_framer *f)
+{
+    if (f->len != f->start || !f->buf)
+        return;
+    free(f->buf);
+    f->buf = NULL;
+    f->cap = f->start = f->len = f->scan = 0;
+}

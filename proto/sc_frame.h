@@ -60,6 +60,11 @@ enum sc_frame_status {
 int sc_framer_next(sc_framer *f, const char **line, size_t *len);
 /** Bytes buffered but not yet returned as lines. */
 size_t sc_framer_pending(const sc_framer *f);
+/**
+ * Free the buffer when nothing is pending, so an idle connection holds no
+ * input memory; the next sc_framer_space allocates again.
+ */
+void sc_framer_release_if_idle(sc_framer *f);
 
 #ifdef __cplusplus
 }

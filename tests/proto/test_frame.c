@@ -298,6 +298,30 @@ static void test_shrinks_when_idle(void **state)
     sc_framer_free(&f);
 }
 
+/* An idle framer gives its buffer back; a partial line is never dropped. */
+static void test_release_if_idle(void **state)
+{
+    (void)state;
+    sc_framer f;
+    lines out = {0};
+    assert_int_equal(sc_framer_init(&f, 1024), 0);
+    assert_int_equal(sc_framer_push(&f, "one\ntw", 6), 0);
+    assert_int_equal(drain(&f, &out), SC_FRAME_NEED_MORE);
+    sc_framer_release_if_idle(&f);
+    assert_non_null(f.buf);
+    assert_int_equal(sc_framer_pending(&f), 2);
+    assert_int_equal(sc_framer_push(&f, "o\n", 2), 0);
+    assert_int_equal(drain(&f, &out), SC_FRAME_NEED_MORE);
+    sc_framer_release_if_idle(&f);
+    assert_null(f.buf);
+    assert_int_equal(f.cap, 0);
+    assert_int_equal(sc_framer_push(&f, "three\n", 6), 0);
+    assert_int_equal(drain(&f, &out), SC_FRAME_NEED_MORE);
+    assert_int_equal(out.count, 3);
+    assert_memory_equal(out.text, "one|two|three|", 14);
+    sc_framer_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -309,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_incremental_scan),
         cmocka_unit_test(test_compaction_only_when_needed),
         cmocka_unit_test(test_shrinks_when_idle),
+        cmocka_unit_test(test_release_if_idle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
