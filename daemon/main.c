@@ -1,5 +1,5 @@
 /*
- * main.c - streamcapd: flags, signals, start-up and shut-down.
+ * main.c - streamcapd: command-line flags and signals around the daemon.
  */
 #include <errno.h>
 #include <limits.h>
@@ -11,51 +11,6 @@
 #include <time.h>
 
 #include "sc_daemon.h"
-
-void sc_config_defaults(sc_config *cfg)
-{
-    memset(cfg, 0, sizeof(*cfg));
-    cfg->socket_path = "./streamcap.sock";
-    cfg->db_path = "./streamcap.db";
-    cfg->socket_mode = 0600;
-    cfg->max_message = 1u << 20;
-    cfg->max_connections = 1024;
-    cfg->max_sessions = 10000;
-    cfg->max_session_nodes = 50000000;
-    cfg->session_idle_timeout_s = 600;
-    cfg->write_timeout_s = 30;
-    cfg->graph_cache_bytes = (size_t)512 << 20;
-    cfg->sync_full = true;
-    cfg->busy_timeout_ms = 5000;
-    cfg->log_level = SC_LOG_INFO;
-}
-
-static const char *const level_names[] = {"error", "warn", "info", "debug"};
-
-void sc_log(const sc_daemon *d, int level, const char *fmt, ...)
-{
-    if (level > d->cfg.log_level)
-        return;
-    char stamp[32];
-    struct timespec ts;
-    struct tm tm;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    gmtime_r(&ts.tv_sec, &tm);
-    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-    fprintf(stderr, "%s.%03ldZ streamcapd %s: ", stamp, ts.tv_nsec / 1000000, level_names[level]);
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-int64_t sc_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void usage(FILE *out)
 {
@@ -211,10 +166,7 @@ static int parse_args(int argc, char **argv, sc_config *cfg)
                 return -1;
             }
         } else if (!strcmp(a, "--log-level")) {
-            int lvl = -1;
-            for (int k = 0; k < 4; k++)
-                if (!strcmp(v, level_names[k]))
-                    lvl = k;
+            int lvl = sc_log_level_parse(v);
             if (lvl < 0) {
                 fprintf(stderr, "streamcapd: --log-level takes error, warn, info or debug\n");
                 return -1;
@@ -232,28 +184,25 @@ static void on_signal(uv_signal_t *h, int signum)
 {
     sc_daemon *d = h->data;
     sc_log(d, SC_LOG_INFO, "received %s", signum == SIGTERM ? "SIGTERM" : "SIGINT");
+    uv_close((uv_handle_t *)&d->sigterm, NULL);
+    uv_close((uv_handle_t *)&d->sigint, NULL);
     sc_server_stop(d);
 }
 
-static void on_idle_timer(uv_timer_t *t)
+static int finish(uv_loop_t *loop, sc_daemon *d, int code)
 {
-    sc_dispatch_sweep_idle(t->data);
-    sc_server_sweep_stalled(t->data);
-}
-
-static void close_walk(uv_handle_t *h, void *arg)
-{
-    (void)arg;
-    if (!uv_is_closing(h))
-        uv_close(h, NULL);
+    sc_daemon_destroy(d);
+    uv_run(loop, UV_RUN_DEFAULT);
+    if (uv_loop_close(loop) != 0)
+        sc_log(d, SC_LOG_WARN, "event loop closed with handles still open");
+    return code;
 }
 
 int main(int argc, char **argv)
 {
-    sc_daemon d;
-    memset(&d, 0, sizeof(d));
-    sc_config_defaults(&d.cfg);
-    if (parse_args(argc, argv, &d.cfg) != 0)
+    sc_config cfg;
+    sc_config_defaults(&cfg);
+    if (parse_args(argc, argv, &cfg) != 0)
         return 2;
 
     /* A client that vanishes mid-reply must not kill the daemon. */
@@ -264,37 +213,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "streamcapd: cannot create the event loop\n");
         return 1;
     }
-    d.loop = &loop;
-    d.start_hr = uv_hrtime();
-    if (sc_sessions_init(&d.sessions) != 0) {
-        fprintf(stderr, "streamcapd: out of memory\n");
-        return 1;
-    }
-
+    sc_daemon d;
     char err[512] = "";
-    sc_store_config sc = {.path = d.cfg.db_path,
-                          .sync_full = d.cfg.sync_full,
-                          .busy_timeout_ms = d.cfg.busy_timeout_ms,
-                          .max_page_count = d.cfg.test_max_page_count};
-    if (sc_store_open(&loop, &sc, &d.store, err, sizeof(err)) != 0) {
-        fprintf(stderr, "streamcapd: cannot open database %s: %s\n", d.cfg.db_path, err);
-        sc_sessions_free(&d.sessions);
-        uv_walk(&loop, close_walk, NULL);
-        uv_run(&loop, UV_RUN_DEFAULT);
-        uv_loop_close(&loop);
-        return 1;
+    if (sc_daemon_init(&d, &loop, &cfg, err, sizeof(err)) != 0) {
+        fprintf(stderr, "streamcapd: %s\n", err);
+        return finish(&loop, &d, 1);
     }
-
-    if (sc_cache_create(&loop, d.store, d.cfg.graph_cache_bytes, &d.cache) != 0 ||
-        sc_server_start(&d) != 0) {
-        sc_store_close(d.store);
-        sc_cache_destroy(d.cache);
-        sc_sessions_free(&d.sessions);
-        uv_walk(&loop, close_walk, NULL);
-        uv_run(&loop, UV_RUN_DEFAULT);
-        uv_loop_close(&loop);
-        return 1;
-    }
+    if (sc_server_start(&d) != 0)
+        return finish(&loop, &d, 1);
 
     uv_signal_init(&loop, &d.sigterm);
     uv_signal_init(&loop, &d.sigint);
@@ -302,29 +228,10 @@ int main(int argc, char **argv)
     uv_signal_start(&d.sigterm, on_signal, SIGTERM);
     uv_signal_start(&d.sigint, on_signal, SIGINT);
 
-    /* Sweep often enough that a session outlives its timeout by at most a quarter. */
-    uint64_t period = (uint64_t)d.cfg.session_idle_timeout_s * 250u;
-    if (period > 1000)
-        period = 1000;
-    uv_timer_init(&loop, &d.idle_timer);
-    d.idle_timer.data = &d;
-    uv_timer_start(&d.idle_timer, on_idle_timer, period, period);
-    uv_timer_init(&loop, &d.close_timer);
-    d.close_timer.data = &d;
-
-    printf("streamcapd: listening on %s (database %s)\n", d.cfg.socket_path, d.cfg.db_path);
+    printf("streamcapd: listening on %s (database %s)\n", cfg.socket_path, cfg.db_path);
     fflush(stdout);
     sc_log(&d, SC_LOG_INFO, "version %s ready", SC_VERSION);
 
     uv_run(&loop, UV_RUN_DEFAULT);
-
-    sc_sessions_free(&d.sessions);
-    if (!d.store_closed)
-        sc_store_close(d.store);
-    uv_walk(&loop, close_walk, NULL);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    sc_cache_destroy(d.cache);
-    if (uv_loop_close(&loop) != 0)
-        sc_log(&d, SC_LOG_WARN, "event loop closed with handles still open");
-    return d.exit_code;
+    return finish(&loop, &d, d.exit_code);
 }

@@ -155,11 +155,38 @@ struct sc_daemon {
     unsigned inflight;         /* async requests of all connections */
     bool stopping;
     bool store_closed;
+    bool timers_open;
     int exit_code;
 };
 
+/* daemon.c */
+/**
+ * Set up a daemon on `loop`: open the store (migrations, lost sessions),
+ * the graph cache and the housekeeping timers.  No socket yet: call
+ * sc_server_start() to listen.  On failure `err` says why; call
+ * sc_daemon_destroy() either way.
+ */
+int sc_daemon_init(sc_daemon *d, uv_loop_t *loop, const sc_config *cfg, char *err, size_t errlen);
+/**
+ * Close connections, drop live sessions, close the store and free the
+ * cache.  No request may be in flight (after uv_run returned, or once
+ * `inflight` is 0); then the caller runs the loop once more to let handles
+ * close, and closes it.
+ */
+void sc_daemon_destroy(sc_daemon *d);
+/** "error", "warn", "info", "debug" -> SC_LOG_*; -1 when unknown. */
+int sc_log_level_parse(const char *s);
+
 /* server.c */
+/** Listen on cfg.socket_path (replacing a stale socket, refusing a live one). */
 int sc_server_start(sc_daemon *d);
+/**
+ * Serve an already connected stream socket as a client connection with the
+ * given credentials (tests and the fuzz harness).  Takes the descriptor.
+ */
+int sc_server_adopt(sc_daemon *d, int fd, uid_t uid, pid_t pid);
+/** Close every connection now (tear-down). */
+void sc_server_close_all(sc_daemon *d);
 /** Drop connections whose pending reply has not moved for --write-timeout. */
 void sc_server_sweep_stalled(sc_daemon *d);
 /** Begin a graceful stop (signal or fatal error). */

@@ -233,6 +233,39 @@ static void refuse_connection(sc_conn *c)
     sc_conn_close_after_flush(c);
 }
 
+static sc_conn *conn_new(sc_daemon *d)
+{
+    sc_conn *c = calloc(1, sizeof(*c));
+    if (!c || sc_framer_init(&c->in, d->cfg.max_message) != 0) {
+        free(c);
+        sc_log(d, SC_LOG_ERROR, "accept: out of memory");
+        return NULL;
+    }
+    c->d = d;
+    c->refs = 1;
+    c->serial = ++d->next_conn_serial;
+    uv_pipe_init(d->loop, &c->pipe, 0);
+    c->next = d->conns;
+    if (d->conns)
+        d->conns->prev = c;
+    d->conns = c;
+    d->nconns++;
+    return c;
+}
+
+/* A new client: refuse it past the limit, else start reading. */
+static void conn_start(sc_conn *c)
+{
+    sc_daemon *d = c->d;
+    if (d->nconns > d->cfg.max_connections) {
+        refuse_connection(c);
+        return;
+    }
+    sc_log(d, SC_LOG_DEBUG, "connection %llu from uid %u pid %d", (unsigned long long)c->serial,
+           (unsigned)c->uid, (int)c->pid);
+    sc_conn_update_reading(c);
+}
+
 static void on_connection(uv_stream_t *server, int status)
 {
     sc_daemon *d = server->data;
@@ -240,23 +273,11 @@ static void on_connection(uv_stream_t *server, int status)
         sc_log(d, SC_LOG_WARN, "accept: %s", uv_strerror(status));
         return;
     }
-    sc_conn *c = calloc(1, sizeof(*c));
-    if (!c || sc_framer_init(&c->in, d->cfg.max_message) != 0) {
-        free(c);
-        sc_log(d, SC_LOG_ERROR, "accept: out of memory");
+    sc_conn *c = conn_new(d);
+    if (!c)
         return;
-    }
-    c->d = d;
-    c->refs = 1;
-    c->serial = ++d->next_conn_serial;
-    uv_pipe_init(d->loop, &c->pipe, 0);
     if (uv_accept(server, (uv_stream_t *)&c->pipe) != 0) {
         /* Out of descriptors or the peer left: the pipe must still be closed. */
-        c->next = d->conns;
-        if (d->conns)
-            d->conns->prev = c;
-        d->conns = c;
-        d->nconns++;
         conn_close(c);
         return;
     }
@@ -272,18 +293,31 @@ static void on_connection(uv_stream_t *server, int status)
         c->uid = (uid_t)-1;
         c->pid = 0;
     }
-    c->next = d->conns;
-    if (d->conns)
-        d->conns->prev = c;
-    d->conns = c;
-    d->nconns++;
-    if (d->nconns > d->cfg.max_connections) {
-        refuse_connection(c);
-        return;
+    conn_start(c);
+}
+
+int sc_server_adopt(sc_daemon *d, int fd, uid_t uid, pid_t pid)
+{
+    sc_conn *c = conn_new(d);
+    if (!c) {
+        close(fd);
+        return -1;
     }
-    sc_log(d, SC_LOG_DEBUG, "connection %llu from uid %u pid %d", (unsigned long long)c->serial,
-           (unsigned)c->uid, (int)c->pid);
-    sc_conn_update_reading(c);
+    if (uv_pipe_open(&c->pipe, fd) != 0) {
+        close(fd);
+        conn_close(c);
+        return -1;
+    }
+    c->uid = uid;
+    c->pid = pid;
+    conn_start(c);
+    return 0;
+}
+
+void sc_server_close_all(sc_daemon *d)
+{
+    while (d->conns)
+        conn_close(d->conns);
 }
 
 /*
@@ -414,9 +448,6 @@ void sc_server_stop(sc_daemon *d)
         unlink(d->cfg.socket_path);
     }
     uv_timer_stop(&d->idle_timer);
-    uv_close((uv_handle_t *)&d->idle_timer, NULL);
-    uv_close((uv_handle_t *)&d->sigterm, NULL);
-    uv_close((uv_handle_t *)&d->sigint, NULL);
     sc_dispatch_shutdown_sessions(d);
     /* Connections with a request in flight close once it has replied. */
     sc_conn *c = d->conns;

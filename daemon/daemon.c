@@ -1,0 +1,132 @@
+/*
+ * daemon.c - the daemon as a library: configuration, logging, set-up and
+ * tear-down.  main.c adds flags and signals; tests and the fuzz harness
+ * drive the same code without a listening socket.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "sc_daemon.h"
+
+void sc_config_defaults(sc_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->socket_path = "./streamcap.sock";
+    cfg->db_path = "./streamcap.db";
+    cfg->socket_mode = 0600;
+    cfg->max_message = 1u << 20;
+    cfg->max_connections = 1024;
+    cfg->max_sessions = 10000;
+    cfg->max_session_nodes = 50000000;
+    cfg->session_idle_timeout_s = 600;
+    cfg->write_timeout_s = 30;
+    cfg->graph_cache_bytes = (size_t)512 << 20;
+    cfg->sync_full = true;
+    cfg->busy_timeout_ms = 5000;
+    cfg->log_level = SC_LOG_INFO;
+}
+
+static const char *const level_names[] = {"error", "warn", "info", "debug"};
+
+void sc_log(const sc_daemon *d, int level, const char *fmt, ...)
+{
+    if (level > d->cfg.log_level)
+        return;
+    char stamp[32];
+    struct timespec ts;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+    fprintf(stderr, "%s.%03ldZ streamcapd %s: ", stamp, ts.tv_nsec / 1000000, level_names[level]);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int64_t sc_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void on_idle_timer(uv_timer_t *t)
+{
+    sc_dispatch_sweep_idle(t->data);
+    sc_server_sweep_stalled(t->data);
+}
+
+int sc_log_level_parse(const char *s)
+{
+    for (int k = 0; k < 4; k++)
+        if (!strcmp(s, level_names[k]))
+            return k;
+    return -1;
+}
+
+int sc_daemon_init(sc_daemon *d, uv_loop_t *loop, const sc_config *cfg, char *err, size_t errlen)
+{
+    memset(d, 0, sizeof(*d));
+    d->cfg = *cfg;
+    d->loop = loop;
+    d->start_hr = uv_hrtime();
+    if (sc_sessions_init(&d->sessions) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    char why[400] = "";
+    sc_store_config sc = {.path = cfg->db_path,
+                          .sync_full = cfg->sync_full,
+                          .busy_timeout_ms = cfg->busy_timeout_ms,
+                          .max_page_count = cfg->test_max_page_count};
+    if (sc_store_open(loop, &sc, &d->store, why, sizeof(why)) != 0) {
+        snprintf(err, errlen, "cannot open database %s: %s", cfg->db_path, why);
+        d->store_closed = true;
+        return -1;
+    }
+    if (sc_cache_create(loop, d->store, cfg->graph_cache_bytes, &d->cache) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    /* Sweep often enough that a session outlives its timeout by at most a quarter. */
+    uint64_t period = (uint64_t)cfg->session_idle_timeout_s * 250u;
+    if (period > 1000)
+        period = 1000;
+    uv_timer_init(loop, &d->idle_timer);
+    d->idle_timer.data = d;
+    uv_timer_start(&d->idle_timer, on_idle_timer, period, period);
+    uv_timer_init(loop, &d->close_timer);
+    d->close_timer.data = d;
+    d->timers_open = true;
+    return 0;
+}
+
+void sc_daemon_destroy(sc_daemon *d)
+{
+    /* Connections first: their requests may still hold sessions or graphs. */
+    sc_server_close_all(d);
+    sc_sessions_free(&d->sessions);
+    if (!d->store_closed) {
+        sc_store_close(d->store);
+        d->store_closed = true;
+    }
+    d->store = NULL;
+    if (d->timers_open) {
+        if (!uv_is_closing((uv_handle_t *)&d->idle_timer))
+            uv_close((uv_handle_t *)&d->idle_timer, NULL);
+        if (!uv_is_closing((uv_handle_t *)&d->close_timer))
+            uv_close((uv_handle_t *)&d->close_timer, NULL);
+        d->timers_open = false;
+    }
+    if (d->listening) {
+        uv_close((uv_handle_t *)&d->listener, NULL);
+        d->listening = false;
+    }
+    sc_cache_destroy(d->cache);
+    d->cache = NULL;
+}
