@@ -1,0 +1,110 @@
+/*
+ * cli.h - shared pieces of the streamcap command-line tool: the run
+ * context, error reporting, argument parsing, tables and JSON output.
+ */
+#ifndef SC_CLI_H
+#define SC_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sc_buf.h"
+#include "streamcap.h"
+
+/* Exit statuses, as --help documents them. */
+#define CLI_OK       0
+#define CLI_NEGATIVE 1
+#define CLI_ERROR    2
+
+typedef struct cli_cmd cli_cmd;
+
+typedef struct cli {
+    const char *socket; /* never NULL once main has parsed the options */
+    bool json;
+    int timeout_ms;
+    const cli_cmd *cmd; /* the command being run */
+    sc_client *c;       /* connected on first use */
+} cli;
+
+struct cli_cmd {
+    const char *name;  /* "graph reach" */
+    const char *args;  /* "ID A B" */
+    const char *brief; /* one line for the command list */
+    const char *help;  /* the rest of its --help text */
+    int (*run)(cli *x, int argc, char **argv);
+};
+
+/* Commands, each in the file that implements it. */
+int cli_ping(cli *x, int argc, char **argv);
+int cli_info(cli *x, int argc, char **argv);
+int cli_graphs(cli *x, int argc, char **argv);
+int cli_log(cli *x, int argc, char **argv);
+int cli_demo(cli *x, int argc, char **argv);
+int cli_replay(cli *x, int argc, char **argv);
+int cli_graph_show(cli *x, int argc, char **argv);
+int cli_graph_dot(cli *x, int argc, char **argv);
+int cli_graph_render(cli *x, int argc, char **argv);
+int cli_graph_reach(cli *x, int argc, char **argv);
+int cli_graph_rm(cli *x, int argc, char **argv);
+
+/* ---- errors: each prints "streamcap: ..." on stderr (and, with --json,
+ * {"error":{...}} on stdout) and returns CLI_ERROR ---- */
+
+int cli_fail(cli *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** A bad argument: the message, then the command's usage, on stderr. */
+int cli_usage_fail(cli *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** cli_fail carrying the daemon's error code into the JSON error. */
+int cli_fail_code(cli *x, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/** A failed library call: the daemon's message or the local failure. */
+int cli_call_fail(cli *x, int rc);
+
+/** Connect unless connected; CLI_OK or CLI_ERROR (already reported). */
+int cli_connect(cli *x);
+
+/* ---- arguments ---- */
+
+/** A graph id (positive, at most 2^53).  0 or -1. */
+int cli_parse_id(const char *s, uint64_t *out);
+/** A node id: "7" or "N7".  0 or -1. */
+int cli_parse_node(const char *s, uint32_t *out);
+/** An unsigned integer in [lo, hi].  0 or -1. */
+int cli_parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+/**
+ * Take a "--name VALUE" or "--name=VALUE" option at argv[*i]: 1 when it
+ * matched (value set, *i moved past it), 0 when argv[*i] is something
+ * else, -1 when the value is missing.
+ */
+int cli_take_opt(int argc, char **argv, int *i, const char *name, const char **value);
+
+/* ---- output ---- */
+
+/** Write the buffer and a newline to stdout, free it; CLI_ERROR on failure. */
+int cli_emit_json(cli *x, sc_buf *b);
+/** Text safe for a terminal: control characters become '?'. malloc'd. */
+char *cli_printable(const char *s);
+
+typedef struct cli_table {
+    size_t ncols;
+    const char *const *head;
+    char **cells; /* row-major */
+    size_t ncells;
+    size_t cap;
+} cli_table;
+
+void cli_table_init(cli_table *t, size_t ncols, const char *const *head);
+/** Append the next cell (printf-style; made printable). */
+void cli_table_cell(cli_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** Print with every column but the last padded to its widest cell. */
+void cli_table_print(const cli_table *t, FILE *f);
+void cli_table_free(cli_table *t);
+
+/* ---- shared renderings ---- */
+
+/** graph.get's result as JSON members (no braces) into b. */
+void cli_json_graph_members(sc_buf *b, const sc_client_graph *g);
+/** The human form of a graph: header, node table, edge table. */
+void cli_print_graph(const sc_client_graph *g, FILE *f);
+
+#endif

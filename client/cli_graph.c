@@ -1,0 +1,326 @@
+/*
+ * cli_graph.c - the graph subcommands and the fork/join demo.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* "ID" alone: the argument every graph subcommand starts with. */
+static int one_id(cli *x, int argc, char **argv, int want, uint64_t *id)
+{
+    if (argc < want)
+        return cli_usage_fail(x, "missing argument");
+    if (argc > want)
+        return cli_usage_fail(x, "unexpected argument '%s'", argv[want]);
+    if (cli_parse_id(argv[0], id) != 0)
+        return cli_usage_fail(x, "'%s' is not a graph id (a positive integer)", argv[0]);
+    return CLI_OK;
+}
+
+int cli_graph_show(cli *x, int argc, char **argv)
+{
+    uint64_t id;
+    if (one_id(x, argc, argv, 1, &id) != CLI_OK || cli_connect(x) != CLI_OK)
+        return CLI_ERROR;
+    sc_client_graph g;
+    int rc = sc_client_graph_get(x->c, id, &g);
+    if (rc != 0)
+        return cli_call_fail(x, rc);
+    int out = CLI_OK;
+    if (x->json) {
+        sc_buf b = SC_BUF_INIT;
+        sc_buf_putc(&b, '{');
+        cli_json_graph_members(&b, &g);
+        sc_buf_putc(&b, '}');
+        out = cli_emit_json(x, &b);
+    } else {
+        cli_print_graph(&g, stdout);
+    }
+    sc_client_graph_free(&g);
+    return out;
+}
+
+int cli_graph_dot(cli *x, int argc, char **argv)
+{
+    uint64_t id;
+    if (one_id(x, argc, argv, 1, &id) != CLI_OK || cli_connect(x) != CLI_OK)
+        return CLI_ERROR;
+    char *text;
+    int rc = sc_client_graph_export_dot(x->c, id, &text);
+    if (rc != 0)
+        return cli_call_fail(x, rc);
+    int out = CLI_OK;
+    if (x->json) {
+        sc_buf b = SC_BUF_INIT;
+        sc_buf_puts(&b, "{\"graph\":");
+        sc_json_u64(&b, id);
+        sc_buf_puts(&b, ",\"format\":\"dot\",\"text\":");
+        sc_json_cstr(&b, text);
+        sc_buf_putc(&b, '}');
+        out = cli_emit_json(x, &b);
+    } else {
+        size_t n = strlen(text);
+        fputs(text, stdout);
+        if (n == 0 || text[n - 1] != '\n')
+            fputc('\n', stdout);
+        if (fflush(stdout) != 0)
+            out = cli_fail(x, "cannot write to standard output");
+    }
+    free(text);
+    return out;
+}
+
+/* Graphviz's `dot` on PATH?  Checked first so the message can say what to do. */
+static bool have_dot(void)
+{
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        return false;
+    char *copy = strdup(path);
+    if (!copy)
+        return false;
+    bool found = false;
+    for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir && !found;
+         dir = strtok_r(NULL, ":", &save)) {
+        char full[4096];
+        snprintf(full, sizeof(full), "%s/dot", *dir ? dir : ".");
+        found = access(full, X_OK) == 0;
+    }
+    free(copy);
+    return found;
+}
+
+/* Feed `text` to `dot -T<fmt> -o out`; CLI_OK or an error already reported. */
+static int run_dot(cli *x, const char *text, const char *fmt, const char *out)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return cli_fail(x, "cannot run dot: %s", strerror(errno));
+    char tflag[16];
+    snprintf(tflag, sizeof(tflag), "-T%s", fmt);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return cli_fail(x, "cannot run dot: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        dup2(fds[0], STDIN_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execlp("dot", "dot", tflag, "-o", out, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[0]);
+    size_t len = strlen(text), off = 0;
+    while (off < len) {
+        ssize_t n = write(fds[1], text + off, len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break; /* dot died: its exit status says why */
+        off += (size_t)n;
+    }
+    close(fds[1]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR)
+            return cli_fail(x, "cannot wait for dot: %s", strerror(errno));
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        return cli_fail(x, "cannot run Graphviz 'dot'");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return cli_fail(x, "dot failed to render %s (status %d)", out,
+                        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return CLI_OK;
+}
+
+static const char *render_format(const char *out)
+{
+    const char *dot = strrchr(out, '.');
+    if (!dot || strchr(dot, '/'))
+        return NULL;
+    if (strcasecmp(dot, ".svg") == 0)
+        return "svg";
+    if (strcasecmp(dot, ".png") == 0)
+        return "png";
+    return NULL;
+}
+
+int cli_graph_render(cli *x, int argc, char **argv)
+{
+    uint64_t id;
+    if (one_id(x, argc, argv, 2, &id) != CLI_OK)
+        return CLI_ERROR;
+    const char *out = argv[1];
+    const char *fmt = render_format(out);
+    if (!fmt)
+        return cli_usage_fail(x, "'%s' must end in .svg or .png", out);
+    if (cli_connect(x) != CLI_OK)
+        return CLI_ERROR;
+    if (!have_dot())
+        return cli_fail(x,
+                        "cannot render: Graphviz 'dot' is not installed (on Debian: apt-get "
+                        "install graphviz); 'streamcap graph dot %llu' prints the DOT text",
+                        (unsigned long long)id);
+    char *text;
+    int rc = sc_client_graph_export_dot(x->c, id, &text);
+    if (rc != 0)
+        return cli_call_fail(x, rc);
+    int st = run_dot(x, text, fmt, out);
+    free(text);
+    if (st != CLI_OK)
+        return st;
+    struct stat sb;
+    long long size = stat(out, &sb) == 0 ? (long long)sb.st_size : -1;
+    if (x->json) {
+        sc_buf b = SC_BUF_INIT;
+        sc_buf_puts(&b, "{\"graph\":");
+        sc_json_u64(&b, id);
+        sc_buf_puts(&b, ",\"output\":");
+        sc_json_cstr(&b, out);
+        sc_buf_printf(&b, ",\"format\":\"%s\",\"bytes\":%lld}", fmt, size);
+        return cli_emit_json(x, &b);
+    }
+    printf("wrote %s (%s, %lld bytes)\n", out, fmt, size);
+    return CLI_OK;
+}
+
+int cli_graph_reach(cli *x, int argc, char **argv)
+{
+    uint64_t id;
+    uint32_t a, b;
+    if (one_id(x, argc, argv, 3, &id) != CLI_OK)
+        return CLI_ERROR;
+    if (cli_parse_node(argv[1], &a) != 0 || cli_parse_node(argv[2], &b) != 0)
+        return cli_usage_fail(x, "A and B are node ids such as 3 or N3");
+    if (cli_connect(x) != CLI_OK)
+        return CLI_ERROR;
+    bool r;
+    int rc = sc_client_graph_reachable(x->c, id, a, b, &r);
+    if (rc != 0)
+        return cli_call_fail(x, rc);
+    int out = CLI_OK;
+    if (x->json) {
+        sc_buf buf = SC_BUF_INIT;
+        sc_buf_puts(&buf, "{\"graph\":");
+        sc_json_u64(&buf, id);
+        sc_buf_printf(&buf, ",\"from\":%u,\"to\":%u,\"reachable\":%s}", (unsigned)a, (unsigned)b,
+                      r ? "true" : "false");
+        out = cli_emit_json(x, &buf);
+    } else {
+        printf("N%u -> N%u: %s\n", (unsigned)a, (unsigned)b, r ? "reachable" : "not reachable");
+    }
+    if (out != CLI_OK)
+        return out;
+    return r ? CLI_OK : CLI_NEGATIVE;
+}
+
+int cli_graph_rm(cli *x, int argc, char **argv)
+{
+    uint64_t id;
+    if (one_id(x, argc, argv, 1, &id) != CLI_OK || cli_connect(x) != CLI_OK)
+        return CLI_ERROR;
+    int rc = sc_client_graph_delete(x->c, id);
+    if (rc != 0)
+        return cli_call_fail(x, rc);
+    if (x->json) {
+        sc_buf b = SC_BUF_INIT;
+        sc_buf_puts(&b, "{\"graph\":");
+        sc_json_u64(&b, id);
+        sc_buf_puts(&b, ",\"deleted\":true}");
+        return cli_emit_json(x, &b);
+    }
+    printf("deleted graph %llu\n", (unsigned long long)id);
+    return CLI_OK;
+}
+
+/* ---------------------------------------------------------------- demo */
+
+typedef struct demo_run {
+    uint64_t session;
+    uint32_t up, k, dn;
+    sc_client_captured cap;
+} demo_run;
+
+/* The seed example of the StreamCapture API, call for call. */
+static int demo_capture(sc_client *c, demo_run *d)
+{
+    const uint32_t main_s = 0, side = 1, ev = 0, ev2 = 1;
+    int rc = sc_client_open_session(c, "demo: fork/join", &d->session);
+    if (rc != 0)
+        return rc;
+    if ((rc = sc_client_begin_capture(c, d->session, main_s)) != 0 ||
+        (rc = sc_client_begin_capture(c, d->session, side)) != 0 ||
+        (rc = sc_client_record_memcpy(c, d->session, main_s, "upload", SC_CLIENT_HOST_TO_DEVICE,
+                                      4096, &d->up)) != 0 ||
+        /* fork: the side stream waits for an event recorded on main */
+        (rc = sc_client_record_event(c, d->session, main_s, ev)) != 0 ||
+        (rc = sc_client_wait_event(c, d->session, side, ev)) != 0 ||
+        (rc = sc_client_record_kernel(c, d->session, side, "relu", 4, 256, 0, &d->k)) != 0 ||
+        /* join back into main */
+        (rc = sc_client_record_event(c, d->session, side, ev2)) != 0 ||
+        (rc = sc_client_wait_event(c, d->session, main_s, ev2)) != 0 ||
+        (rc = sc_client_record_memcpy(c, d->session, main_s, "download", SC_CLIENT_DEVICE_TO_HOST,
+                                      4096, &d->dn)) != 0)
+        return rc;
+    return sc_client_end_capture(c, d->session, main_s, &d->cap);
+}
+
+int cli_demo(cli *x, int argc, char **argv)
+{
+    if (argc > 0)
+        return cli_usage_fail(x, "unexpected argument '%s'", argv[0]);
+    if (cli_connect(x) != CLI_OK)
+        return CLI_ERROR;
+    demo_run d = {0};
+    int rc = demo_capture(x->c, &d);
+    if (rc != 0)
+        return cli_call_fail(x, rc);
+    sc_client_graph g;
+    bool r[2];
+    const sc_client_pair pairs[2] = {{d.up, d.k}, {d.k, d.dn}};
+    if ((rc = sc_client_graph_get(x->c, d.cap.graph, &g)) != 0)
+        return cli_call_fail(x, rc);
+    rc = sc_client_graph_reachable(x->c, d.cap.graph, pairs[0].from, pairs[0].to, &r[0]);
+    if (rc == 0)
+        rc = sc_client_graph_reachable(x->c, d.cap.graph, pairs[1].from, pairs[1].to, &r[1]);
+    if (rc != 0) {
+        sc_client_graph_free(&g);
+        return cli_call_fail(x, rc);
+    }
+    int out = CLI_OK;
+    if (x->json) {
+        sc_buf b = SC_BUF_INIT;
+        sc_buf_puts(&b, "{\"session\":");
+        sc_json_u64(&b, d.session);
+        sc_buf_putc(&b, ',');
+        cli_json_graph_members(&b, &g);
+        sc_buf_puts(&b, ",\"reachable\":[");
+        for (int i = 0; i < 2; i++)
+            sc_buf_printf(&b, "%s{\"from\":%u,\"to\":%u,\"reachable\":%s}", i ? "," : "",
+                          (unsigned)pairs[i].from, (unsigned)pairs[i].to, r[i] ? "true" : "false");
+        sc_buf_puts(&b, "]}");
+        out = cli_emit_json(x, &b);
+    } else {
+        printf("captured the fork/join example in session %llu as graph %llu\n\n",
+               (unsigned long long)d.session, (unsigned long long)d.cap.graph);
+        cli_print_graph(&g, stdout);
+        printf("\nupload -> relu (N%u -> N%u): %s\n", (unsigned)d.up, (unsigned)d.k,
+               r[0] ? "reachable" : "not reachable");
+        printf("relu -> download (N%u -> N%u): %s\n", (unsigned)d.k, (unsigned)d.dn,
+               r[1] ? "reachable" : "not reachable");
+    }
+    sc_client_graph_free(&g);
+    return out;
+}

@@ -1,0 +1,736 @@
+/*
+ * cli_main.c - streamcap: option parsing, help, dispatch, error reporting,
+ * and the small commands (ping, info, graphs, log).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+
+#include <cjson/cJSON.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CLI_DEFAULT_TIMEOUT_S 30
+
+/* clang-format off */
+static const cli_cmd commands[] = {
+    {"ping", "", "check that the daemon answers",
+     "Send one request and report the round-trip time.\n", cli_ping},
+    {"info", "", "daemon version, uptime, connections, sessions, graphs",
+     "Show what server.info reports: version, uptime, open connections, live\n"
+     "sessions, stored graphs and the database path.\n", cli_info},
+    {"demo", "", "capture the fork/join example and show its graph",
+     "Run the seed fork/join capture against the daemon: upload 4096 B host to\n"
+     "device on stream 0, fork to stream 1 with event 0, run relu (4 blocks x\n"
+     "256 threads) there, join back with event 1 and download 4096 B device to\n"
+     "host on stream 0.  Prints the stored graph and whether upload happens\n"
+     "before relu and relu before download.\n", cli_demo},
+    {"replay", "FILE", "run capture scenarios from a JSON-lines file",
+     "Each line of FILE ('-' for standard input) is a scenario\n"
+     "{\"name\": ..., \"ops\": [...]} in the format of the conformance corpus\n"
+     "(tests/data/conformance_scenarios.jsonl); each runs in its own session,\n"
+     "its ops pipelined.  A scenario without an 'end' op is closed afterwards.\n"
+     "Prints a summary (scenarios, ops, errors, graphs stored); with --json,\n"
+     "every op's result in the corpus' expected-output format.  A progress bar\n"
+     "is drawn on standard error when it is a terminal.\n"
+     "\n"
+     "Options:\n"
+     "  -v, --verbose   one line per scenario\n", cli_replay},
+    {"graphs", "", "list stored graphs, newest first",
+     "Options:\n"
+     "  --limit N        at most N graphs (daemon default 100, at most 10000)\n"
+     "  --label TEXT     only graphs with this label\n"
+     "  --before CURSOR  the next page, as printed after a full page\n", cli_graphs},
+    {"graph show", "ID", "nodes and edges of a stored graph",
+     "Print the graph's owner, nodes (one row each) and edges.\n", cli_graph_show},
+    {"graph dot", "ID", "the graph as Graphviz DOT text",
+     "Print the daemon's DOT export of the graph on standard output.\n", cli_graph_dot},
+    {"graph render", "ID OUT", "draw the graph into OUT (.svg or .png)",
+     "Render the DOT export with Graphviz 'dot -Tsvg' or 'dot -Tpng', chosen by\n"
+     "OUT's extension.  Needs Graphviz installed.\n", cli_graph_render},
+    {"graph reach", "ID A B", "does node A happen before node B?",
+     "A and B are node ids (7 or N7).  Reachability is reflexive: A reaches A.\n"
+     "Exits 0 when A reaches B, 1 when it does not, 2 on error (an unknown\n"
+     "graph or node included).\n", cli_graph_reach},
+    {"graph rm", "ID", "delete a stored graph",
+     "Delete the graph; its capture-log row stays.\n", cli_graph_rm},
+    {"log", "", "the capture log, newest first",
+     "One row per capture session: when it opened and ended, its outcome\n"
+     "(open, completed, failed, closed, abandoned, shutdown, lost), its node\n"
+     "count and the graph it produced.\n"
+     "\n"
+     "Options:\n"
+     "  --limit N        at most N entries (daemon default 100, at most 10000)\n"
+     "  --outcome NAME   only sessions with this outcome\n"
+     "  --before CURSOR  the next page, as printed after a full page\n", cli_log},
+};
+/* clang-format on */
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const char exit_help[] = "Exit status:\n"
+                                "  0  success\n"
+                                "  1  a negative answer: 'graph reach' found no path\n"
+                                "  2  an error: bad arguments, no daemon, or a refused request\n";
+
+static void print_usage_line(FILE *f, const cli_cmd *cmd)
+{
+    fprintf(f, "usage: streamcap [OPTIONS] %s%s%s\n", cmd->name, cmd->args[0] ? " " : "",
+            cmd->args);
+}
+
+static void print_cmd_help(FILE *f, const cli_cmd *cmd)
+{
+    print_usage_line(f, cmd);
+    /* The brief is a list entry: here it becomes a sentence. */
+    size_t n = strlen(cmd->brief);
+    bool question = n > 0 && cmd->brief[n - 1] == '?';
+    fprintf(f, "\n%c%s%s\n\n%s\n%s", toupper((unsigned char)cmd->brief[0]), cmd->brief + 1,
+            question ? "" : ".", cmd->help, exit_help);
+}
+
+static void print_main_help(FILE *f)
+{
+    fputs("usage: streamcap [--socket PATH] [--json] [--timeout SECONDS] COMMAND [ARGS]\n"
+          "\n"
+          "Drive and query streamcapd, the stream capture daemon.\n"
+          "\n"
+          "Commands:\n",
+          f);
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        char left[64];
+        snprintf(left, sizeof(left), "%s%s%s", commands[i].name, commands[i].args[0] ? " " : "",
+                 commands[i].args);
+        fprintf(f, "  %-22s %s\n", left, commands[i].brief);
+    }
+    fputs("\n"
+          "Options (anywhere on the line):\n"
+          "  --socket PATH      the daemon's socket (default: $STREAMCAP_SOCKET,\n"
+          "                     else ./streamcap.sock)\n"
+          "  --json             print JSON on standard output, for every command\n"
+          "  --timeout SECONDS  give up when the daemon stays silent this long (30)\n"
+          "  -h, --help         this text; 'streamcap COMMAND --help' for one command\n"
+          "\n",
+          f);
+    fputs(exit_help, f);
+}
+
+static void print_group_help(FILE *f)
+{
+    fputs("usage: streamcap [OPTIONS] graph SUBCOMMAND ARGS\n\nSubcommands:\n", f);
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strncmp(commands[i].name, "graph ", 6) != 0)
+            continue;
+        char left[64];
+        snprintf(left, sizeof(left), "%s %s", commands[i].name + 6, commands[i].args);
+        fprintf(f, "  %-16s %s\n", left, commands[i].brief);
+    }
+    fputs("\n'streamcap graph SUBCOMMAND --help' describes one.\n\n", f);
+    fputs(exit_help, f);
+}
+
+/* ------------------------------------------------------------ errors */
+
+static void json_error(const char *msg, int code)
+{
+    sc_buf b = SC_BUF_INIT;
+    sc_buf_puts(&b, "{\"error\":{\"message\":");
+    sc_json_cstr(&b, msg);
+    if (code) {
+        sc_buf_puts(&b, ",\"code\":");
+        sc_json_i64(&b, code);
+    }
+    sc_buf_puts(&b, "}}\n");
+    if (!sc_buf_failed(&b))
+        fwrite(b.data, 1, b.len, stdout);
+    sc_buf_free(&b);
+}
+
+static int report(cli *x, int code, const char *fmt, va_list ap)
+{
+    char msg[1024];
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    fprintf(stderr, "streamcap: %s\n", msg);
+    if (x->json)
+        json_error(msg, code);
+    return CLI_ERROR;
+}
+
+int cli_fail(cli *x, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    report(x, 0, fmt, ap);
+    va_end(ap);
+    return CLI_ERROR;
+}
+
+int cli_usage_fail(cli *x, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    report(x, 0, fmt, ap);
+    va_end(ap);
+    if (x->cmd) {
+        print_usage_line(stderr, x->cmd);
+        fprintf(stderr, "Try 'streamcap %s --help'.\n", x->cmd->name);
+    }
+    return CLI_ERROR;
+}
+
+int cli_call_fail(cli *x, int rc)
+{
+    const char *msg = sc_client_errmsg(x->c);
+    if (!msg || !*msg)
+        msg = sc_client_strerror(rc);
+    return cli_fail_code(x, sc_client_errcode(x->c), "%s", msg);
+}
+
+int cli_fail_code(cli *x, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    report(x, code, fmt, ap);
+    va_end(ap);
+    return CLI_ERROR;
+}
+
+int cli_connect(cli *x)
+{
+    if (x->c)
+        return CLI_OK;
+    int rc = sc_client_connect(x->socket, x->timeout_ms, &x->c);
+    if (rc == 0)
+        return CLI_OK;
+    /* No socket file and a file nobody listens on mean the same to a user. */
+    if (rc == -ENOENT || rc == -ECONNREFUSED)
+        return cli_fail(x,
+                        "cannot connect to %s: no daemon is listening (start one with 'make run')",
+                        x->socket);
+    return cli_fail(x, "cannot connect to %s: %s", x->socket, strerror(-rc));
+}
+
+/* --------------------------------------------------------- arguments */
+
+int cli_parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    uint64_t v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    if (v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_id(const char *s, uint64_t *out)
+{
+    return cli_parse_uint(s, 1, 9007199254740992ULL, out);
+}
+
+int cli_parse_node(const char *s, uint32_t *out)
+{
+    uint64_t v;
+    if (s && (*s == 'N' || *s == 'n'))
+        s++;
+    if (cli_parse_uint(s, 0, UINT32_MAX, &v) != 0)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+int cli_take_opt(int argc, char **argv, int *i, const char *name, const char **value)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0)
+        return 0;
+    if (a[n] == '=') {
+        *value = a + n + 1;
+        (*i)++;
+        return 1;
+    }
+    if (a[n] != '\0')
+        return 0;
+    if (*i + 1 >= argc)
+        return -1;
+    *value = argv[*i + 1];
+    *i += 2;
+    return 1;
+}
+
+/* ------------------------------------------------------------ output */
+
+int cli_emit_json(cli *x, sc_buf *b)
+{
+    sc_buf_putc(b, '\n');
+    if (sc_buf_failed(b)) {
+        sc_buf_free(b);
+        return cli_fail(x, "out of memory");
+    }
+    size_t n = fwrite(b->data, 1, b->len, stdout);
+    size_t want = b->len;
+    sc_buf_free(b);
+    if (n != want || fflush(stdout) != 0)
+        return cli_fail(x, "cannot write to standard output");
+    return CLI_OK;
+}
+
+/* ---------------------------------------------------------- commands */
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int no_args(cli *x, int argc, char **argv)
+{
+    if (argc > 0)
+        return cli_usage_fail(x, "unexpected argument '%s'", argv[0]);
+    return CLI_OK;
+}
+
+int cli_ping(cli *x, int argc, char **argv)
+{
+    if (no_args(x, argc, argv) != CLI_OK || cli_connect(x) != CLI_OK)
+        return CLI_ERROR;
+    sc_client_server_desc d;
+    double t0 = now_ms();
+    int rc = sc_client_server_info(x->c, &d);
+    double rtt = now_ms() - t0;
+    if (rc != 0)
+        return cli_call_fail(x, rc);
+    int out = CLI_OK;
+    if (x->json) {
+        sc_buf b = SC_BUF_INIT;
+        sc_buf_puts(&b, "{\"socket\":");
+        sc_json_cstr(&b, x->socket);
+        sc_buf_puts(&b, ",\"version\":");
+        sc_json_cstr(&b, d.version);
+        sc_buf_printf(&b, ",\"rtt_ms\":%.3f}", rtt);
+        out = cli_emit_json(x, &b);
+    } else {
+        char *v = cli_printable(d.version);
+        printf("pong from %s: streamcapd %s, %.3f ms\n", x->socket, v ? v : "", rtt);
+        free(v);
+    }
+    sc_client_server_desc_free(&d);
+    return out;
+}
+
+static void print_uptime(uint64_t s)
+{
+    if (s >= 86400)
+        printf("%llud %lluh %llum", (unsigned long long)(s / 86400),
+               (unsigned long long)(s % 86400 / 3600), (unsigned long long)(s % 3600 / 60));
+    else if (s >= 3600)
+        printf("%lluh %llum %llus", (unsigned long long)(s / 3600),
+               (unsigned long long)(s % 3600 / 60), (unsigned long long)(s % 60));
+    else if (s >= 60)
+        printf("%llum %llus", (unsigned long long)(s / 60), (unsigned long long)(s % 60));
+    else
+        printf("%llus", (unsigned long long)s);
+}
+
+int cli_info(cli *x, int argc, char **argv)
+{
+    if (no_args(x, argc, argv) != CLI_OK || cli_connect(x) != CLI_OK)
+        return CLI_ERROR;
+    sc_client_server_desc d;
+    int rc = sc_client_server_info(x->c, &d);
+    if (rc != 0)
+        return cli_call_fail(x, rc);
+    int out = CLI_OK;
+    if (x->json) {
+        sc_buf b = SC_BUF_INIT;
+        sc_buf_puts(&b, "{\"socket\":");
+        sc_json_cstr(&b, x->socket);
+        sc_buf_puts(&b, ",\"version\":");
+        sc_json_cstr(&b, d.version);
+        sc_buf_puts(&b, ",\"uptime_s\":");
+        sc_json_u64(&b, d.uptime_s);
+        sc_buf_puts(&b, ",\"connections\":");
+        sc_json_u64(&b, d.connections);
+        sc_buf_puts(&b, ",\"sessions\":");
+        sc_json_u64(&b, d.sessions);
+        sc_buf_puts(&b, ",\"graphs\":");
+        sc_json_u64(&b, d.graphs);
+        sc_buf_puts(&b, ",\"db_path\":");
+        sc_json_cstr(&b, d.db_path);
+        sc_buf_putc(&b, '}');
+        out = cli_emit_json(x, &b);
+    } else {
+        char *v = cli_printable(d.version);
+        char *db = cli_printable(d.db_path);
+        printf("streamcapd   %s\n", v ? v : "");
+        printf("socket       %s\n", x->socket);
+        printf("database     %s\n", db ? db : "");
+        printf("uptime       ");
+        print_uptime(d.uptime_s);
+        printf("\nconnections  %llu\n", (unsigned long long)d.connections);
+        printf("sessions     %llu\n", (unsigned long long)d.sessions);
+        printf("graphs       %llu\n", (unsigned long long)d.graphs);
+        free(v);
+        free(db);
+    }
+    sc_client_server_desc_free(&d);
+    return out;
+}
+
+/* --limit, --before and a filter option shared by graphs and log. */
+static int list_opts(cli *x, int argc, char **argv, const char *filter_name, sc_client_list_opts *o)
+{
+    for (int i = 0; i < argc;) {
+        const char *v = NULL;
+        int r;
+        if ((r = cli_take_opt(argc, argv, &i, "--limit", &v)) != 0) {
+            uint64_t n;
+            if (r < 0 || cli_parse_uint(v, 1, 10000, &n) != 0)
+                return cli_usage_fail(x, "--limit takes a number from 1 to 10000");
+            o->limit = (uint32_t)n;
+        } else if ((r = cli_take_opt(argc, argv, &i, "--before", &v)) != 0) {
+            if (r < 0)
+                return cli_usage_fail(x, "--before takes a cursor");
+            o->before = v;
+        } else if ((r = cli_take_opt(argc, argv, &i, filter_name, &v)) != 0) {
+            if (r < 0)
+                return cli_usage_fail(x, "%s takes a value", filter_name);
+            o->filter = v;
+        } else {
+            return cli_usage_fail(x, "unexpected argument '%s'", argv[i]);
+        }
+    }
+    return CLI_OK;
+}
+
+/* A cursor typed on the command line: JSON as printed, or a bare word. */
+static char *cursor_arg(const char *s)
+{
+    cJSON *v = cJSON_Parse(s);
+    if (v) {
+        cJSON_Delete(v);
+        return strdup(s);
+    }
+    sc_buf b = SC_BUF_INIT;
+    sc_json_cstr(&b, s);
+    return sc_buf_detach(&b, NULL);
+}
+
+static void json_str_or_null(sc_buf *b, const char *s)
+{
+    if (s)
+        sc_json_cstr(b, s);
+    else
+        sc_buf_puts(b, "null");
+}
+
+/* A cursor that is a plain JSON string of shell-safe characters prints
+ * bare (cursor_arg takes it back as a bare word); anything else quoted. */
+static bool bare_cursor(const char *next)
+{
+    size_t n = strlen(next);
+    if (n < 3 || next[0] != '"' || next[n - 1] != '"')
+        return false;
+    for (size_t i = 1; i + 1 < n; i++) {
+        unsigned char ch = (unsigned char)next[i];
+        if (!isalnum(ch) && !strchr("._:-", ch))
+            return false;
+    }
+    /* A bare word that reads as JSON (a number, true) would change type. */
+    cJSON *v = cJSON_ParseWithLength(next + 1, n - 2);
+    bool json = v != NULL;
+    cJSON_Delete(v);
+    return !json;
+}
+
+static void print_next(const char *next, const char *cmd)
+{
+    if (!next)
+        return;
+    if (bare_cursor(next))
+        printf("more: streamcap %s --before %.*s\n", cmd, (int)strlen(next) - 2, next + 1);
+    else
+        printf("more: streamcap %s --before '%s'\n", cmd, next);
+}
+
+static void graphs_json(sc_buf *b, const sc_client_graph_page *p)
+{
+    sc_buf_puts(b, "{\"graphs\":[");
+    for (size_t i = 0; i < p->count; i++) {
+        const sc_client_graph_summary *g = &p->graphs[i];
+        sc_buf_puts(b, i ? ",{\"graph\":" : "{\"graph\":");
+        sc_json_u64(b, g->graph);
+        sc_buf_puts(b, ",\"label\":");
+        json_str_or_null(b, g->label);
+        sc_buf_puts(b, ",\"created_at\":");
+        sc_json_cstr(b, g->created_at);
+        sc_buf_printf(b,
+                      ",\"node_count\":%llu,\"edge_count\":%llu,\"stream_count\":%llu,"
+                      "\"owner_uid\":%u,\"owner_pid\":%lld}",
+                      (unsigned long long)g->node_count, (unsigned long long)g->edge_count,
+                      (unsigned long long)g->stream_count, (unsigned)g->owner_uid,
+                      (long long)g->owner_pid);
+    }
+    sc_buf_puts(b, "],\"next\":");
+    sc_buf_puts(b, p->next ? p->next : "null");
+    sc_buf_putc(b, '}');
+}
+
+int cli_graphs(cli *x, int argc, char **argv)
+{
+    sc_client_list_opts o = {0};
+    if (list_opts(x, argc, argv, "--label", &o) != CLI_OK || cli_connect(x) != CLI_OK)
+        return CLI_ERROR;
+    char *before = o.before ? cursor_arg(o.before) : NULL;
+    o.before = before;
+    sc_client_graph_page p;
+    int rc = sc_client_graph_list(x->c, &o, &p);
+    free(before);
+    if (rc != 0)
+        return cli_call_fail(x, rc);
+    int out = CLI_OK;
+    if (x->json) {
+        sc_buf b = SC_BUF_INIT;
+        graphs_json(&b, &p);
+        out = cli_emit_json(x, &b);
+    } else if (p.count == 0) {
+        printf("no graphs stored\n");
+    } else {
+        static const char *const head[] = {"GRAPH",   "CREATED", "NODES", "EDGES",
+                                           "STREAMS", "OWNER",   "LABEL"};
+        cli_table t;
+        cli_table_init(&t, 7, head);
+        for (size_t i = 0; i < p.count; i++) {
+            const sc_client_graph_summary *g = &p.graphs[i];
+            cli_table_cell(&t, "%llu", (unsigned long long)g->graph);
+            cli_table_cell(&t, "%s", g->created_at);
+            cli_table_cell(&t, "%llu", (unsigned long long)g->node_count);
+            cli_table_cell(&t, "%llu", (unsigned long long)g->edge_count);
+            cli_table_cell(&t, "%llu", (unsigned long long)g->stream_count);
+            cli_table_cell(&t, "uid %u pid %lld", (unsigned)g->owner_uid, (long long)g->owner_pid);
+            cli_table_cell(&t, "%s", g->label ? g->label : "-");
+        }
+        cli_table_print(&t, stdout);
+        cli_table_free(&t);
+        print_next(p.next, "graphs");
+    }
+    sc_client_graph_page_free(&p);
+    return out;
+}
+
+static void log_json(sc_buf *b, const sc_client_log_page *p)
+{
+    sc_buf_puts(b, "{\"entries\":[");
+    for (size_t i = 0; i < p->count; i++) {
+        const sc_client_log_entry *e = &p->entries[i];
+        sc_buf_puts(b, i ? ",{\"session\":" : "{\"session\":");
+        sc_json_u64(b, e->session);
+        sc_buf_puts(b, ",\"label\":");
+        json_str_or_null(b, e->label);
+        sc_buf_printf(b,
+                      ",\"owner_uid\":%u,\"owner_pid\":%lld,\"opened_at\":", (unsigned)e->owner_uid,
+                      (long long)e->owner_pid);
+        sc_json_cstr(b, e->opened_at);
+        sc_buf_puts(b, ",\"ended_at\":");
+        json_str_or_null(b, e->ended_at);
+        sc_buf_puts(b, ",\"outcome\":");
+        sc_json_cstr(b, e->outcome);
+        sc_buf_puts(b, ",\"node_count\":");
+        sc_json_u64(b, e->node_count);
+        sc_buf_puts(b, ",\"graph\":");
+        if (e->graph)
+            sc_json_u64(b, e->graph);
+        else
+            sc_buf_puts(b, "null");
+        sc_buf_putc(b, '}');
+    }
+    sc_buf_puts(b, "],\"next\":");
+    sc_buf_puts(b, p->next ? p->next : "null");
+    sc_buf_putc(b, '}');
+}
+
+int cli_log(cli *x, int argc, char **argv)
+{
+    sc_client_list_opts o = {0};
+    if (list_opts(x, argc, argv, "--outcome", &o) != CLI_OK || cli_connect(x) != CLI_OK)
+        return CLI_ERROR;
+    char *before = o.before ? cursor_arg(o.before) : NULL;
+    o.before = before;
+    sc_client_log_page p;
+    int rc = sc_client_log_list(x->c, &o, &p);
+    free(before);
+    if (rc != 0)
+        return cli_call_fail(x, rc);
+    int out = CLI_OK;
+    if (x->json) {
+        sc_buf b = SC_BUF_INIT;
+        log_json(&b, &p);
+        out = cli_emit_json(x, &b);
+    } else if (p.count == 0) {
+        printf("the capture log is empty\n");
+    } else {
+        static const char *const head[] = {"SESSION", "OPENED", "ENDED", "OUTCOME",
+                                           "NODES",   "GRAPH",  "OWNER", "LABEL"};
+        cli_table t;
+        cli_table_init(&t, 8, head);
+        for (size_t i = 0; i < p.count; i++) {
+            const sc_client_log_entry *e = &p.entries[i];
+            cli_table_cell(&t, "%llu", (unsigned long long)e->session);
+            cli_table_cell(&t, "%s", e->opened_at);
+            cli_table_cell(&t, "%s", e->ended_at ? e->ended_at : "-");
+            cli_table_cell(&t, "%s", e->outcome);
+            cli_table_cell(&t, "%llu", (unsigned long long)e->node_count);
+            if (e->graph)
+                cli_table_cell(&t, "%llu", (unsigned long long)e->graph);
+            else
+                cli_table_cell(&t, "-");
+            cli_table_cell(&t, "uid %u pid %lld", (unsigned)e->owner_uid, (long long)e->owner_pid);
+            cli_table_cell(&t, "%s", e->label ? e->label : "-");
+        }
+        cli_table_print(&t, stdout);
+        cli_table_free(&t);
+        print_next(p.next, "log");
+    }
+    sc_client_log_page_free(&p);
+    return out;
+}
+
+/* -------------------------------------------------------------- main */
+
+static const cli_cmd *find_cmd(const char *a, const char *b, int *used)
+{
+    char name[64];
+    if (a && strcmp(a, "graph") == 0) {
+        if (!b)
+            return NULL;
+        snprintf(name, sizeof(name), "graph %s", b);
+        *used = 2;
+    } else {
+        snprintf(name, sizeof(name), "%s", a ? a : "");
+        *used = 1;
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    }
+    return NULL;
+}
+
+typedef struct parsed {
+    int argc;
+    char **argv; /* what is left once the global options are taken out */
+    bool help;
+} parsed;
+
+/* Global options may appear anywhere before a "--". */
+static int parse_globals(cli *x, int argc, char **argv, parsed *p)
+{
+    bool literal = false;
+    for (int i = 1; i < argc;) {
+        const char *v = NULL;
+        int r;
+        if (literal) {
+            p->argv[p->argc++] = argv[i++];
+        } else if (strcmp(argv[i], "--") == 0) {
+            literal = true;
+            i++;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            x->json = true;
+            i++;
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            p->help = true;
+            i++;
+        } else if ((r = cli_take_opt(argc, argv, &i, "--socket", &v)) != 0) {
+            if (r < 0 || !*v)
+                return cli_fail(x, "--socket takes a path");
+            x->socket = v;
+        } else if ((r = cli_take_opt(argc, argv, &i, "--timeout", &v)) != 0) {
+            uint64_t s;
+            if (r < 0 || cli_parse_uint(v, 0, 86400, &s) != 0)
+                return cli_fail(x, "--timeout takes whole seconds from 0 (none) to 86400");
+            x->timeout_ms = (int)s * 1000;
+        } else {
+            p->argv[p->argc++] = argv[i++];
+        }
+    }
+    return CLI_OK;
+}
+
+/* No command found: help or an error, as the words ask. */
+static int no_command(cli *x, const parsed *p, const char *first)
+{
+    bool group = first && strcmp(first, "graph") == 0;
+    if (p->help && (!first || (group && p->argc == 1))) {
+        if (group)
+            print_group_help(stdout);
+        else
+            print_main_help(stdout);
+        return CLI_OK;
+    }
+    if (!first) {
+        print_main_help(stderr);
+        return CLI_ERROR;
+    }
+    if (!group)
+        return cli_fail(x, "unknown command '%s' (try 'streamcap --help')", first);
+    if (p->argc > 1)
+        cli_fail(x, "unknown graph subcommand '%s'", p->argv[1]);
+    else
+        cli_fail(x, "'graph' needs a subcommand");
+    print_group_help(stderr);
+    return CLI_ERROR;
+}
+
+static int dispatch(cli *x, parsed *p)
+{
+    if (p->argc > 0 && strcmp(p->argv[0], "help") == 0) {
+        /* "streamcap help graph reach" is "streamcap graph reach --help" */
+        p->help = true;
+        p->argv++;
+        p->argc--;
+    }
+    const char *first = p->argc > 0 ? p->argv[0] : NULL;
+    int used = 0;
+    const cli_cmd *cmd = find_cmd(first, p->argc > 1 ? p->argv[1] : NULL, &used);
+    if (!cmd)
+        return no_command(x, p, first);
+    if (p->help) {
+        print_cmd_help(stdout, cmd);
+        return CLI_OK;
+    }
+    x->cmd = cmd;
+    return cmd->run(x, p->argc - used, p->argv + used);
+}
+
+int main(int argc, char **argv)
+{
+    /* A reader that goes away (| head, a dying dot) must not kill us mid-write. */
+    signal(SIGPIPE, SIG_IGN);
+    cli x = {.socket = sc_client_default_socket(), .timeout_ms = CLI_DEFAULT_TIMEOUT_S * 1000};
+    char **mem = calloc((size_t)argc + 1, sizeof(char *));
+    if (!mem)
+        return CLI_ERROR;
+    parsed p = {0, mem, false};
+    int status = parse_globals(&x, argc, argv, &p);
+    if (status == CLI_OK)
+        status = dispatch(&x, &p);
+    sc_client_close(x.c);
+    free(mem);
+    return status;
+}

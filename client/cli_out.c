@@ -1,0 +1,252 @@
+/*
+ * cli_out.c - aligned tables, terminal-safe text, and the two renderings
+ * of a stored graph (table and JSON).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *cli_printable(const char *s)
+{
+    if (!s)
+        return NULL;
+    char *out = strdup(s);
+    if (!out)
+        return NULL;
+    /* Names are arbitrary UTF-8: keep multi-byte sequences, but no byte may
+     * move the cursor or start an escape sequence. */
+    for (char *p = out; *p; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch < 0x20 || ch == 0x7f)
+            *p = '?';
+    }
+    return out;
+}
+
+/* Columns on a terminal: one per code point (continuation bytes skipped). */
+static size_t text_width(const char *s)
+{
+    size_t w = 0;
+    for (; *s; s++) {
+        if (((unsigned char)*s & 0xC0) != 0x80)
+            w++;
+    }
+    return w;
+}
+
+void cli_table_init(cli_table *t, size_t ncols, const char *const *head)
+{
+    memset(t, 0, sizeof(*t));
+    t->ncols = ncols;
+    t->head = head;
+}
+
+void cli_table_cell(cli_table *t, const char *fmt, ...)
+{
+    if (t->ncells == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        char **cells = realloc(t->cells, cap * sizeof(*cells));
+        if (!cells)
+            return;
+        t->cells = cells;
+        t->cap = cap;
+    }
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof(tmp), fmt, ap);
+    va_end(ap);
+    char *cell = cli_printable(tmp);
+    t->cells[t->ncells++] = cell ? cell : NULL;
+}
+
+static void print_cell(FILE *f, const char *s, size_t width, bool last)
+{
+    fputs(s, f);
+    if (last)
+        return;
+    for (size_t w = text_width(s); w < width + 2; w++)
+        fputc(' ', f);
+}
+
+void cli_table_print(const cli_table *t, FILE *f)
+{
+    size_t *width = calloc(t->ncols, sizeof(*width));
+    if (!width)
+        return;
+    for (size_t c = 0; c < t->ncols; c++)
+        width[c] = text_width(t->head[c]);
+    for (size_t i = 0; i < t->ncells; i++) {
+        size_t w = t->cells[i] ? text_width(t->cells[i]) : 0;
+        if (w > width[i % t->ncols])
+            width[i % t->ncols] = w;
+    }
+    for (size_t c = 0; c < t->ncols; c++)
+        print_cell(f, t->head[c], width[c], c + 1 == t->ncols);
+    fputc('\n', f);
+    for (size_t i = 0; i < t->ncells; i++) {
+        size_t c = i % t->ncols;
+        print_cell(f, t->cells[i] ? t->cells[i] : "", width[c], c + 1 == t->ncols);
+        if (c + 1 == t->ncols)
+            fputc('\n', f);
+    }
+    if (t->ncells % t->ncols)
+        fputc('\n', f);
+    free(width);
+}
+
+void cli_table_free(cli_table *t)
+{
+    for (size_t i = 0; i < t->ncells; i++)
+        free(t->cells[i]);
+    free(t->cells);
+    memset(t, 0, sizeof(*t));
+}
+
+/* ------------------------------------------------------------- graphs */
+
+static void json_node(sc_buf *b, const sc_client_node *n)
+{
+    sc_buf_printf(b, "{\"id\":%u,\"kind\":", (unsigned)n->id);
+    sc_json_cstr(b, sc_client_kind_name(n->kind));
+    sc_buf_printf(b, ",\"stream\":%u,\"name\":", (unsigned)n->stream);
+    sc_json_cstr(b, n->name ? n->name : "");
+    switch (n->kind) {
+    case SC_CLIENT_KERNEL:
+        sc_buf_puts(b, ",\"function_name\":");
+        sc_json_cstr(b, n->function_name ? n->function_name : "");
+        sc_buf_printf(b, ",\"num_blocks\":%u,\"threads_per_block\":%u,\"shared_mem\":%u",
+                      (unsigned)n->num_blocks, (unsigned)n->threads_per_block,
+                      (unsigned)n->shared_mem);
+        break;
+    case SC_CLIENT_MEMCPY:
+        sc_buf_puts(b, ",\"dir\":");
+        sc_json_cstr(b, sc_client_dir_name(n->dir));
+        sc_buf_puts(b, ",\"size_bytes\":");
+        sc_json_u64(b, n->size_bytes);
+        if (n->dir == SC_CLIENT_PEER_TO_PEER)
+            sc_buf_printf(b, ",\"src_device\":%u,\"dst_device\":%u", (unsigned)n->src_device,
+                          (unsigned)n->dst_device);
+        break;
+    case SC_CLIENT_MEMSET:
+        sc_buf_puts(b, ",\"size_bytes\":");
+        sc_json_u64(b, n->size_bytes);
+        sc_buf_printf(b, ",\"value\":%u", (unsigned)n->value);
+        break;
+    case SC_CLIENT_HOST_CALLBACK:
+        sc_buf_puts(b, ",\"label\":");
+        sc_json_cstr(b, n->label ? n->label : "");
+        break;
+    }
+    sc_buf_putc(b, '}');
+}
+
+void cli_json_graph_members(sc_buf *b, const sc_client_graph *g)
+{
+    sc_buf_puts(b, "\"graph\":");
+    sc_json_u64(b, g->graph);
+    sc_buf_puts(b, ",\"label\":");
+    if (g->label)
+        sc_json_cstr(b, g->label);
+    else
+        sc_buf_puts(b, "null");
+    sc_buf_puts(b, ",\"created_at\":");
+    sc_json_cstr(b, g->created_at ? g->created_at : "");
+    sc_buf_printf(b, ",\"owner_uid\":%u,\"owner_pid\":%lld", (unsigned)g->owner_uid,
+                  (long long)g->owner_pid);
+    sc_buf_printf(b, ",\"node_count\":%zu,\"edge_count\":%zu,\"nodes\":[", g->node_count,
+                  g->edge_count);
+    for (size_t i = 0; i < g->node_count; i++) {
+        if (i)
+            sc_buf_putc(b, ',');
+        json_node(b, &g->nodes[i]);
+    }
+    sc_buf_puts(b, "],\"edges\":[");
+    for (size_t i = 0; i < g->edge_count; i++)
+        sc_buf_printf(b, i ? ",[%u,%u]" : "[%u,%u]", (unsigned)g->edges[i].src,
+                      (unsigned)g->edges[i].dst);
+    sc_buf_putc(b, ']');
+}
+
+static void node_details(cli_table *t, const sc_client_node *n)
+{
+    switch (n->kind) {
+    case SC_CLIENT_KERNEL:
+        cli_table_cell(t, "%s<<<%u, %u, %u>>>", n->function_name ? n->function_name : "",
+                       (unsigned)n->num_blocks, (unsigned)n->threads_per_block,
+                       (unsigned)n->shared_mem);
+        return;
+    case SC_CLIENT_MEMCPY:
+        if (n->dir == SC_CLIENT_PEER_TO_PEER)
+            cli_table_cell(t, "peer_to_peer dev%u -> dev%u, %llu B", (unsigned)n->src_device,
+                           (unsigned)n->dst_device, (unsigned long long)n->size_bytes);
+        else
+            cli_table_cell(t, "%s, %llu B", sc_client_dir_name(n->dir),
+                           (unsigned long long)n->size_bytes);
+        return;
+    case SC_CLIENT_MEMSET:
+        cli_table_cell(t, "%llu B = %u", (unsigned long long)n->size_bytes, (unsigned)n->value);
+        return;
+    case SC_CLIENT_HOST_CALLBACK:
+        cli_table_cell(t, "label %s", n->label ? n->label : "");
+        return;
+    }
+    cli_table_cell(t, "-");
+}
+
+/* A node's name by id, for the edge table; ids are positions. */
+static const char *name_of(const sc_client_graph *g, uint32_t id)
+{
+    if (id < g->node_count && g->nodes[id].id == id)
+        return g->nodes[id].name;
+    for (size_t i = 0; i < g->node_count; i++) {
+        if (g->nodes[i].id == id)
+            return g->nodes[i].name;
+    }
+    return "?";
+}
+
+void cli_print_graph(const sc_client_graph *g, FILE *f)
+{
+    char *label = cli_printable(g->label);
+    fprintf(f, "graph %llu%s%s%s: %zu node%s, %zu edge%s\n", (unsigned long long)g->graph,
+            label ? " \"" : "", label ? label : "", label ? "\"" : "", g->node_count,
+            g->node_count == 1 ? "" : "s", g->edge_count, g->edge_count == 1 ? "" : "s");
+    fprintf(f, "created %s by uid %u pid %lld\n", g->created_at ? g->created_at : "?",
+            (unsigned)g->owner_uid, (long long)g->owner_pid);
+    free(label);
+
+    static const char *const node_head[] = {"NODE", "STREAM", "KIND", "NAME", "DETAILS"};
+    cli_table t;
+    cli_table_init(&t, 5, node_head);
+    for (size_t i = 0; i < g->node_count; i++) {
+        const sc_client_node *n = &g->nodes[i];
+        cli_table_cell(&t, "N%u", (unsigned)n->id);
+        cli_table_cell(&t, "%u", (unsigned)n->stream);
+        cli_table_cell(&t, "%s", sc_client_kind_name(n->kind));
+        cli_table_cell(&t, "%s", n->name ? n->name : "");
+        node_details(&t, n);
+    }
+    fputc('\n', f);
+    cli_table_print(&t, f);
+    cli_table_free(&t);
+
+    static const char *const edge_head[] = {"FROM", "TO", "OPS"};
+    cli_table_init(&t, 3, edge_head);
+    for (size_t i = 0; i < g->edge_count; i++) {
+        const sc_client_edge *e = &g->edges[i];
+        cli_table_cell(&t, "N%u", (unsigned)e->src);
+        cli_table_cell(&t, "N%u", (unsigned)e->dst);
+        cli_table_cell(&t, "%s -> %s", name_of(g, e->src), name_of(g, e->dst));
+    }
+    fputc('\n', f);
+    if (g->edge_count)
+        cli_table_print(&t, f);
+    else
+        fputs("no edges\n", f);
+    cli_table_free(&t);
+}

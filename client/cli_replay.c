@@ -1,0 +1,599 @@
+/*
+ * cli_replay.c - `streamcap replay FILE`: run corpus-format scenarios
+ * against the daemon.
+ *
+ * Scenarios go in batches, two round trips per batch whatever its size:
+ * one pipeline opens a session per scenario, a second one carries every op
+ * of every scenario in the batch (plus a session.close for those without
+ * an end).  Results are printed in the corpus' expected-output format so
+ * a replay of the corpus can be compared with conformance_expected.jsonl.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BATCH_SCENARIOS 64
+#define BATCH_OPS       65536
+#define ERROR_PREFIX    "internal graph error: "
+
+typedef struct scenario {
+    cJSON *root;
+    const char *name;
+    const cJSON *ops;
+    size_t nops;
+    bool has_end;
+    uint64_t session;
+    size_t first; /* index of its first op's reply in the batch pipeline */
+} scenario;
+
+typedef struct replay {
+    cli *x;
+    const char *path;
+    FILE *f;
+    long long size; /* bytes, or -1 when not a regular file */
+    size_t lineno;
+    bool verbose;
+    bool progress;
+    bool started; /* --json: the document's head is out */
+    bool eof;
+    size_t scenarios, ops, errors, graphs;
+    double t0, drawn;
+    scenario batch[BATCH_SCENARIOS];
+    size_t nbatch;
+} replay;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* --------------------------------------------------------- validation */
+
+static bool get_uint(const cJSON *op, const char *key, uint64_t max, uint64_t *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(op, key);
+    if (!cJSON_IsNumber(v))
+        return false;
+    double d = v->valuedouble;
+    if (!(d >= 0 && d <= (double)max) || d != (double)(uint64_t)d)
+        return false;
+    *out = (uint64_t)d;
+    return true;
+}
+
+static const char *get_text(const cJSON *op, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(op, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static bool known_op(const char *name)
+{
+    static const char *const ops[] = {"begin",         "kernel",       "memcpy",     "memset",
+                                      "host_callback", "record_event", "wait_event", "status",
+                                      "is_capturing",  "node_count",   "invalidate", "end"};
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+        if (strcmp(name, ops[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* NULL when the op is well-formed, else what is wrong with it. */
+static const char *check_op(const cJSON *op)
+{
+    uint64_t v;
+    const char *name = get_text(op, "op");
+    if (!cJSON_IsObject(op) || !name)
+        return "an op must be an object with a string \"op\"";
+    if (!known_op(name))
+        return "unknown op (begin, kernel, memcpy, memset, host_callback, record_event, "
+               "wait_event, status, is_capturing, node_count, invalidate or end)";
+    if (strcmp(name, "is_capturing") == 0 || strcmp(name, "node_count") == 0)
+        return NULL;
+    if (!get_uint(op, "stream", UINT32_MAX, &v))
+        return "\"stream\" must be an integer from 0 to 4294967295";
+    if (strcmp(name, "begin") == 0 || strcmp(name, "status") == 0 ||
+        strcmp(name, "invalidate") == 0 || strcmp(name, "end") == 0)
+        return NULL;
+    if (strcmp(name, "record_event") == 0 || strcmp(name, "wait_event") == 0)
+        return get_uint(op, "event", UINT32_MAX, &v) ? NULL : "\"event\" must be a u32";
+    if (strcmp(name, "host_callback") == 0)
+        return get_text(op, "label") ? NULL : "\"label\" must be a string";
+    if (!get_text(op, "name"))
+        return "\"name\" must be a string";
+    if (strcmp(name, "kernel") == 0) {
+        if (!get_uint(op, "blocks", UINT32_MAX, &v) || !get_uint(op, "threads", UINT32_MAX, &v))
+            return "\"blocks\" and \"threads\" must be u32";
+        if (cJSON_GetObjectItemCaseSensitive(op, "shared_mem") &&
+            !get_uint(op, "shared_mem", UINT32_MAX, &v))
+            return "\"shared_mem\" must be a u32";
+        return NULL;
+    }
+    if (!get_uint(op, "bytes", 9007199254740992ULL, &v))
+        return "\"bytes\" must be an integer from 0 to 2^53";
+    if (strcmp(name, "memset") == 0)
+        return get_uint(op, "value", 255, &v) ? NULL : "\"value\" must be 0..255";
+    sc_client_dir dir;
+    if (sc_client_dir_parse(get_text(op, "dir"), &dir) != 0)
+        return "\"dir\" must be host_to_device, device_to_host, device_to_device or peer_to_peer";
+    if (dir == SC_CLIENT_PEER_TO_PEER && (!get_uint(op, "src_device", UINT32_MAX, &v) ||
+                                          !get_uint(op, "dst_device", UINT32_MAX, &v)))
+        return "peer_to_peer needs u32 \"src_device\" and \"dst_device\"";
+    return NULL;
+}
+
+static const char *check_scenario(scenario *s)
+{
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(s->root, "name");
+    s->ops = cJSON_GetObjectItemCaseSensitive(s->root, "ops");
+    if (!cJSON_IsObject(s->root) || !cJSON_IsString(name) || !cJSON_IsArray(s->ops))
+        return "a scenario must be {\"name\": string, \"ops\": [...]}";
+    s->name = name->valuestring;
+    const cJSON *op;
+    cJSON_ArrayForEach(op, s->ops)
+    {
+        const char *why = check_op(op);
+        if (why)
+            return why;
+        if (strcmp(get_text(op, "op"), "end") == 0)
+            s->has_end = true;
+        s->nops++;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------- reading */
+
+static void free_batch(replay *r)
+{
+    for (size_t i = 0; i < r->nbatch; i++)
+        cJSON_Delete(r->batch[i].root);
+    r->nbatch = 0;
+}
+
+static bool blank(const char *s)
+{
+    for (; *s; s++) {
+        if (*s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
+            return false;
+    }
+    return true;
+}
+
+/* Fill the next batch.  0, or -1 with the error reported. */
+static int read_batch(replay *r, char **line, size_t *cap, char *why, size_t whylen)
+{
+    size_t ops = 0;
+    while (r->nbatch < BATCH_SCENARIOS && ops < BATCH_OPS) {
+        ssize_t n = getline(line, cap, r->f);
+        if (n < 0) {
+            if (ferror(r->f)) {
+                snprintf(why, whylen, "%s: %s", r->path, strerror(errno));
+                return -1;
+            }
+            r->eof = true;
+            return 0;
+        }
+        r->lineno++;
+        if (blank(*line))
+            continue;
+        scenario *s = &r->batch[r->nbatch];
+        memset(s, 0, sizeof(*s));
+        s->root = cJSON_ParseWithLength(*line, (size_t)n);
+        const char *bad = s->root ? check_scenario(s) : "not valid JSON";
+        if (bad) {
+            cJSON_Delete(s->root);
+            snprintf(why, whylen, "%s:%zu: %s", r->path, r->lineno, bad);
+            return -1;
+        }
+        r->nbatch++;
+        ops += s->nops;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- running */
+
+static int queue_op(sc_client *c, uint64_t session, const cJSON *op)
+{
+    const char *name = get_text(op, "op");
+    uint64_t stream = 0, a = 0, b = 0, d = 0;
+    get_uint(op, "stream", UINT32_MAX, &stream);
+    const uint32_t s = (uint32_t)stream;
+    if (strcmp(name, "begin") == 0)
+        return sc_client_begin_capture(c, session, s);
+    if (strcmp(name, "end") == 0)
+        return sc_client_end_capture(c, session, s, NULL);
+    if (strcmp(name, "status") == 0)
+        return sc_client_capture_status(c, session, s, NULL);
+    if (strcmp(name, "invalidate") == 0)
+        return sc_client_invalidate(c, session, s);
+    if (strcmp(name, "is_capturing") == 0)
+        return sc_client_is_capturing(c, session, NULL);
+    if (strcmp(name, "node_count") == 0)
+        return sc_client_node_count(c, session, NULL);
+    if (strcmp(name, "record_event") == 0 || strcmp(name, "wait_event") == 0) {
+        get_uint(op, "event", UINT32_MAX, &a);
+        return name[0] == 'r' ? sc_client_record_event(c, session, s, (uint32_t)a)
+                              : sc_client_wait_event(c, session, s, (uint32_t)a);
+    }
+    if (strcmp(name, "host_callback") == 0)
+        return sc_client_record_host_callback(c, session, s, get_text(op, "label"), NULL);
+    const char *label = get_text(op, "name");
+    if (strcmp(name, "kernel") == 0) {
+        get_uint(op, "blocks", UINT32_MAX, &a);
+        get_uint(op, "threads", UINT32_MAX, &b);
+        get_uint(op, "shared_mem", UINT32_MAX, &d);
+        return sc_client_record_kernel(c, session, s, label, (uint32_t)a, (uint32_t)b, (uint32_t)d,
+                                       NULL);
+    }
+    get_uint(op, "bytes", UINT64_MAX, &a);
+    if (strcmp(name, "memset") == 0) {
+        get_uint(op, "value", 255, &b);
+        return sc_client_record_memset(c, session, s, label, a, (uint8_t)b, NULL);
+    }
+    sc_client_dir dir;
+    sc_client_dir_parse(get_text(op, "dir"), &dir);
+    if (dir != SC_CLIENT_PEER_TO_PEER)
+        return sc_client_record_memcpy(c, session, s, label, dir, a, NULL);
+    get_uint(op, "src_device", UINT32_MAX, &b);
+    get_uint(op, "dst_device", UINT32_MAX, &d);
+    return sc_client_record_memcpy_peer(c, session, s, label, a, (uint32_t)b, (uint32_t)d, NULL);
+}
+
+/* One pipeline opening a session per scenario of the batch. */
+static int open_sessions(replay *r, char *why, size_t whylen)
+{
+    sc_client *c = r->x->c;
+    int rc = sc_client_pipeline_begin(c);
+    for (size_t i = 0; rc == 0 && i < r->nbatch; i++)
+        rc = sc_client_open_session(c, r->batch[i].name, NULL);
+    sc_client_reply *rep = NULL;
+    size_t n = 0;
+    int crc = sc_client_pipeline_collect(c, &rep, &n);
+    if (rc == 0)
+        rc = crc;
+    if (rc != 0)
+        return rc;
+    int failed = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rep[i].rc != 0 && !failed) {
+            failed = rep[i].rc;
+            snprintf(why, whylen, "cannot open a session for '%s': %s", r->batch[i].name,
+                     rep[i].errmsg ? rep[i].errmsg : sc_client_strerror(rep[i].rc));
+        }
+        r->batch[i].session = rep[i].rc == 0 ? rep[i].id : 0;
+    }
+    sc_client_replies_free(rep, n);
+    if (failed) {
+        /* Leave nothing behind for the sessions that did open. */
+        for (size_t i = 0; i < r->nbatch; i++) {
+            if (r->batch[i].session)
+                sc_client_close_session(c, r->batch[i].session);
+        }
+    }
+    return failed;
+}
+
+static int run_ops(replay *r, sc_client_reply **rep, size_t *n)
+{
+    sc_client *c = r->x->c;
+    int rc = sc_client_pipeline_begin(c);
+    for (size_t i = 0; rc == 0 && i < r->nbatch; i++) {
+        scenario *s = &r->batch[i];
+        s->first = sc_client_pipeline_size(c);
+        const cJSON *op;
+        cJSON_ArrayForEach(op, s->ops)
+        {
+            if ((rc = queue_op(c, s->session, op)) != 0)
+                break;
+        }
+        /* Without an end the session would linger until its idle timeout. */
+        if (rc == 0 && !s->has_end)
+            rc = sc_client_close_session(c, s->session);
+    }
+    int crc = sc_client_pipeline_collect(c, rep, n);
+    return rc ? rc : crc;
+}
+
+/* ------------------------------------------------------------- output */
+
+static const char *error_kind(int code)
+{
+    switch (code) {
+    case 1001:
+        return "not_found";
+    case 1005:
+        return "permission_denied";
+    case 1006:
+        return "limit";
+    case 1007:
+        return "storage";
+    case 1008:
+        return "shutting_down";
+    case -32700:
+        return "parse_error";
+    case -32600:
+        return "invalid_request";
+    case -32601:
+        return "method_not_found";
+    case -32602:
+        return "invalid_params";
+    case -32603:
+        return "internal_error";
+    default:
+        return "error";
+    }
+}
+
+/* One op's result, as conformance_expected.jsonl writes it. */
+static void json_result(sc_buf *b, const cJSON *op, const sc_client_reply *rep)
+{
+    const char *name = get_text(op, "op");
+    if (rep->rc != 0) {
+        const char *msg = rep->errmsg ? rep->errmsg : sc_client_strerror(rep->rc);
+        if (rep->errcode == 1002 || rep->errcode == 1003) {
+            /* The capture model's own errors: the corpus spells them as the
+             * reference's GraphError::Internal. */
+            sc_buf text = SC_BUF_INIT;
+            sc_buf_puts(&text, ERROR_PREFIX);
+            sc_buf_puts(&text, msg);
+            sc_buf_puts(b, "{\"ok\":false,\"error\":\"internal\",\"message\":");
+            sc_json_string(b, text.data ? text.data : "", text.len);
+            sc_buf_free(&text);
+        } else {
+            sc_buf_puts(b, "{\"ok\":false,\"error\":");
+            sc_json_cstr(b, rep->errcode ? error_kind(rep->errcode) : "client");
+            sc_buf_puts(b, ",\"code\":");
+            sc_json_i64(b, rep->errcode ? rep->errcode : rep->rc);
+            sc_buf_puts(b, ",\"message\":");
+            sc_json_cstr(b, msg);
+        }
+        sc_buf_putc(b, '}');
+        return;
+    }
+    if (strcmp(name, "kernel") == 0 || strcmp(name, "memcpy") == 0 || strcmp(name, "memset") == 0 ||
+        strcmp(name, "host_callback") == 0)
+        sc_buf_printf(b, "{\"ok\":true,\"node\":%llu}", (unsigned long long)rep->id);
+    else if (strcmp(name, "status") == 0)
+        sc_buf_printf(b, "{\"ok\":true,\"status\":\"%s\"}", sc_client_status_name(rep->status));
+    else if (strcmp(name, "is_capturing") == 0)
+        sc_buf_printf(b, "{\"ok\":true,\"value\":%s}", rep->capturing ? "true" : "false");
+    else if (strcmp(name, "node_count") == 0)
+        sc_buf_printf(b, "{\"ok\":true,\"value\":%llu}", (unsigned long long)rep->node_count);
+    else
+        sc_buf_puts(b, "{\"ok\":true}");
+}
+
+static int emit(replay *r, sc_buf *b)
+{
+    if (sc_buf_failed(b))
+        return cli_fail(r->x, "out of memory");
+    if (b->len && fwrite(b->data, 1, b->len, stdout) != b->len)
+        return cli_fail(r->x, "cannot write to standard output");
+    sc_buf_reset(b);
+    return CLI_OK;
+}
+
+static void report_batch(replay *r, const sc_client_reply *rep, sc_buf *b)
+{
+    for (size_t i = 0; i < r->nbatch; i++) {
+        const scenario *s = &r->batch[i];
+        size_t errors = 0;
+        const sc_client_reply *end = NULL;
+        if (r->x->json) {
+            sc_buf_puts(b, r->scenarios ? ",{\"name\":" : "{\"name\":");
+            sc_json_cstr(b, s->name);
+            sc_buf_printf(b, ",\"session\":%llu,\"results\":[", (unsigned long long)s->session);
+        }
+        size_t k = 0;
+        const cJSON *op;
+        cJSON_ArrayForEach(op, s->ops)
+        {
+            const sc_client_reply *p = &rep[s->first + k];
+            if (p->rc != 0)
+                errors++;
+            else if (strcmp(get_text(op, "op"), "end") == 0)
+                end = p;
+            if (r->x->json) {
+                if (k)
+                    sc_buf_putc(b, ',');
+                json_result(b, op, p);
+            }
+            k++;
+        }
+        if (r->x->json) {
+            if (end)
+                sc_buf_printf(b,
+                              "],\"graph\":{\"graph\":%llu,\"node_count\":%llu,"
+                              "\"edge_count\":%llu}}",
+                              (unsigned long long)end->id, (unsigned long long)end->node_count,
+                              (unsigned long long)end->edge_count);
+            else
+                sc_buf_puts(b, "],\"graph\":null}");
+        } else if (r->verbose) {
+            char *name = cli_printable(s->name);
+            if (end)
+                printf("%s: %zu ops, %zu errors, graph %llu\n", name ? name : "", s->nops, errors,
+                       (unsigned long long)end->id);
+            else
+                printf("%s: %zu ops, %zu errors, no graph\n", name ? name : "", s->nops, errors);
+            free(name);
+        }
+        r->scenarios++;
+        r->ops += s->nops;
+        r->errors += errors;
+        r->graphs += end != NULL;
+    }
+}
+
+static void draw_progress(replay *r, bool last)
+{
+    if (!r->progress)
+        return;
+    double t = now_s();
+    if (!last && t - r->drawn < 0.1)
+        return;
+    r->drawn = t;
+    if (last) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        return;
+    }
+    long pos = ftell(r->f);
+    if (r->size > 0 && pos >= 0) {
+        int pct = (int)((double)pos * 100.0 / (double)r->size);
+        pct = pct > 100 ? 100 : pct;
+        int fill = pct * 30 / 100;
+        fprintf(stderr, "\r[%.*s%.*s] %3d%%  %zu scenarios", fill, "##############################",
+                30 - fill, "------------------------------", pct, r->scenarios);
+    } else {
+        fprintf(stderr, "\r%zu scenarios", r->scenarios);
+    }
+    fflush(stderr);
+}
+
+/* ------------------------------------------------------------ command */
+
+static int replay_args(cli *x, int argc, char **argv, replay *r)
+{
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0)
+            r->verbose = true;
+        else if (argv[i][0] == '-' && argv[i][1] != '\0')
+            return cli_usage_fail(x, "unknown option '%s'", argv[i]);
+        else if (r->path)
+            return cli_usage_fail(x, "unexpected argument '%s'", argv[i]);
+        else
+            r->path = argv[i];
+    }
+    if (!r->path)
+        return cli_usage_fail(x, "missing FILE");
+    return CLI_OK;
+}
+
+static int open_input(replay *r)
+{
+    if (strcmp(r->path, "-") == 0) {
+        r->f = stdin;
+        r->path = "<stdin>";
+    } else {
+        r->f = fopen(r->path, "r");
+        if (!r->f)
+            return cli_fail(r->x, "cannot open %s: %s", r->path, strerror(errno));
+    }
+    struct stat sb;
+    r->size = fstat(fileno(r->f), &sb) == 0 && S_ISREG(sb.st_mode) ? (long long)sb.st_size : -1;
+    return CLI_OK;
+}
+
+/* A failure after the JSON document started: finish it with the error. */
+static int fail_midway(replay *r, sc_buf *b, const char *msg)
+{
+    fprintf(stderr, "streamcap: %s\n", msg);
+    if (r->x->json && r->started) {
+        sc_buf_puts(b, "],\"error\":{\"message\":");
+        sc_json_cstr(b, msg);
+        sc_buf_puts(b, "}}\n");
+        emit(r, b);
+    } else if (r->x->json) {
+        sc_buf_puts(b, "{\"error\":{\"message\":");
+        sc_json_cstr(b, msg);
+        sc_buf_puts(b, "}}\n");
+        emit(r, b);
+    }
+    return CLI_ERROR;
+}
+
+static int run_batches(replay *r, sc_buf *b)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    char why[1024];
+    int st = CLI_OK;
+    while (st == CLI_OK && !r->eof) {
+        if (read_batch(r, &line, &cap, why, sizeof(why)) != 0) {
+            st = fail_midway(r, b, why);
+            break;
+        }
+        if (r->nbatch == 0)
+            break;
+        why[0] = '\0';
+        int rc = open_sessions(r, why, sizeof(why));
+        sc_client_reply *rep = NULL;
+        size_t n = 0;
+        if (rc == 0)
+            rc = run_ops(r, &rep, &n);
+        if (rc != 0) {
+            const char *m = why[0] ? why : sc_client_errmsg(r->x->c);
+            st = fail_midway(r, b, m && *m ? m : sc_client_strerror(rc));
+            sc_client_replies_free(rep, n);
+            break;
+        }
+        if (r->x->json && !r->started) {
+            sc_buf_puts(b, "{\"file\":");
+            sc_json_cstr(b, r->path);
+            sc_buf_puts(b, ",\"scenarios\":[");
+            r->started = true;
+        }
+        report_batch(r, rep, b);
+        sc_client_replies_free(rep, n);
+        free_batch(r);
+        st = emit(r, b);
+        draw_progress(r, false);
+    }
+    free_batch(r);
+    free(line);
+    return st;
+}
+
+int cli_replay(cli *x, int argc, char **argv)
+{
+    replay r = {.x = x};
+    if (replay_args(x, argc, argv, &r) != CLI_OK)
+        return CLI_ERROR;
+    if (cli_connect(x) != CLI_OK || open_input(&r) != CLI_OK)
+        return CLI_ERROR;
+    r.progress = isatty(STDERR_FILENO);
+    r.t0 = now_s();
+    sc_buf b = SC_BUF_INIT;
+    int st = run_batches(&r, &b);
+    draw_progress(&r, true);
+    if (r.f != stdin)
+        fclose(r.f);
+    double secs = now_s() - r.t0;
+    if (st == CLI_OK) {
+        if (x->json) {
+            sc_buf_puts(&b, r.started ? "]" : "{\"file\":");
+            if (!r.started) {
+                sc_json_cstr(&b, r.path);
+                sc_buf_puts(&b, ",\"scenarios\":[]");
+            }
+            sc_buf_printf(&b,
+                          ",\"summary\":{\"scenarios\":%zu,\"ops\":%zu,\"errors\":%zu,"
+                          "\"graphs\":%zu,\"seconds\":%.3f}}\n",
+                          r.scenarios, r.ops, r.errors, r.graphs, secs);
+            st = emit(&r, &b);
+        } else {
+            printf("replayed %zu scenario%s from %s: %zu ops, %zu errors, %zu graph%s stored "
+                   "(%.2f s)\n",
+                   r.scenarios, r.scenarios == 1 ? "" : "s", r.path, r.ops, r.errors, r.graphs,
+                   r.graphs == 1 ? "" : "s", secs);
+        }
+    }
+    sc_buf_free(&b);
+    if (fflush(stdout) != 0 && st == CLI_OK)
+        st = cli_fail(x, "cannot write to standard output");
+    return st;
+}

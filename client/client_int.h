@@ -1,0 +1,86 @@
+/*
+ * client_int.h - what the libstreamcap sources share: the connection
+ * struct, the request writer and the reply readers.  Not installed.
+ */
+#ifndef SC_CLIENT_INT_H
+#define SC_CLIENT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "sc_buf.h"
+#include "sc_frame.h"
+#include "sc_methods.h"
+#include "streamcap.h"
+
+struct sc_client {
+    int fd;
+    int timeout_ms;
+    bool broken;      /* out of step with the daemon: only close is left */
+    int errcode;      /* daemon's code of the last failure, 0 if local */
+    char errmsg[512]; /* "" after a success */
+    char path[108];   /* sizeof(sockaddr_un.sun_path) */
+    uint64_t next_id; /* id of the next request written */
+    uint64_t recv_id; /* id the next reply must carry */
+    sc_buf out;       /* requests not yet fully sent */
+    size_t out_sent;  /* bytes of `out` already written to the socket */
+    size_t req_start; /* offset of the request being written */
+    bool req_fields;  /* the request being written has a params member */
+    sc_framer in;
+    cJSON *reply; /* the reply of a blocking call, once read */
+    bool pipelining;
+    uint8_t *pending; /* method id of each queued call */
+    sc_client_reply *replies;
+    size_t queued;   /* calls queued in the open pipeline */
+    size_t answered; /* replies decoded so far */
+    size_t cap;      /* capacity of pending and replies */
+};
+
+/** Record a local failure: sets errmsg (printf-style), clears errcode,
+ *  returns rc. */
+int sc_cl_fail(sc_client *c, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/**
+ * Start a request for method m.  Refuses (without writing anything) when
+ * the connection is broken, or when a pipeline is open and m cannot be
+ * pipelined.  Clears the last error.
+ */
+int sc_cl_begin(sc_client *c, sc_method_id m);
+void sc_cl_u64(sc_client *c, const char *key, uint64_t v);
+void sc_cl_str(sc_client *c, const char *key, const char *s);
+/** A member whose value is JSON text written as is (validated by the caller). */
+void sc_cl_raw(sc_client *c, const char *key, const char *json);
+/** Write the key of a member and return the buffer for its value. */
+sc_buf *sc_cl_key(sc_client *c, const char *key);
+/** Abandon the request being written (argument error found late). */
+void sc_cl_cancel(sc_client *c);
+
+/**
+ * Finish a request whose reply is small (session and capture calls).  In a
+ * pipeline it is queued and 1 is returned.  Otherwise it is sent, its reply
+ * decoded into *r and r->rc returned; r->errmsg is then NULL (the message
+ * is the client's errmsg).
+ */
+int sc_cl_simple(sc_client *c, sc_method_id m, sc_client_reply *r);
+
+/**
+ * Finish a request, send it and wait for its reply.  Returns 0 with *root
+ * (cJSON_Delete it) and *result (inside root), or the error.
+ */
+int sc_cl_tree(sc_client *c, sc_method_id m, cJSON **root, const cJSON **result);
+
+/* Reply field readers: 0, or -EPROTO with the client's errmsg naming the
+ * field of method m.  `max` bounds integers. */
+int sc_cl_get_u64(sc_client *c, sc_method_id m, const cJSON *o, const char *key, uint64_t max,
+                  uint64_t *out);
+int sc_cl_get_i64(sc_client *c, sc_method_id m, const cJSON *o, const char *key, int64_t *out);
+int sc_cl_get_bool(sc_client *c, sc_method_id m, const cJSON *o, const char *key, bool *out);
+/** A string copy; when `nullable`, an absent or null member gives NULL. */
+int sc_cl_get_str(sc_client *c, sc_method_id m, const cJSON *o, const char *key, bool nullable,
+                  char **out);
+int sc_cl_malformed(sc_client *c, sc_method_id m, const char *what);
+
+#endif

@@ -1,0 +1,779 @@
+/*
+ * conn.c - the connection: connect, the request writer, non-blocking
+ * socket I/O driven by poll(), reply matching and the pipeline.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "client_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* A reply line may hold a whole graph: bounded only to stop a runaway peer. */
+#define SC_CL_MAX_LINE  ((size_t)1 << 30)
+#define SC_CL_READ_HINT 65536
+/* Queued bytes that make a pipeline start sending before collect. */
+#define SC_CL_FLUSH_AT 65536
+
+/* ------------------------------------------------------------ errors */
+
+int sc_cl_fail(sc_client *c, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->errmsg, sizeof(c->errmsg), fmt, ap);
+    va_end(ap);
+    c->errcode = 0;
+    return rc;
+}
+
+/* A transport failure leaves replies in flight that nobody will match. */
+static int broken(sc_client *c, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int broken(sc_client *c, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->errmsg, sizeof(c->errmsg), fmt, ap);
+    va_end(ap);
+    c->errcode = 0;
+    c->broken = true;
+    return rc;
+}
+
+static int errno_text(sc_client *c, int rc, const char *what, int err)
+{
+    char text[128];
+    if (strerror_r(err, text, sizeof(text)) != 0)
+        snprintf(text, sizeof(text), "error %d", err);
+    return broken(c, rc, "%s: %s", what, text);
+}
+
+bool sc_client_is_server_error(int rc)
+{
+    return rc <= SC_CLIENT_ESERVER;
+}
+
+/* The daemon's code as a return value: always <= -1000 so it can never be
+ * mistaken for a negative errno. */
+static int map_code(double code)
+{
+    if (code >= 1000 && code <= INT_MAX)
+        return -(int)code;
+    if (code <= -1000 && code >= -INT_MAX)
+        return (int)code;
+    return SC_CLIENT_ESERVER;
+}
+
+const char *sc_client_strerror(int rc)
+{
+    switch (rc) {
+    case 0:
+        return "success";
+    case SC_CLIENT_ENOTFOUND:
+        return "not found";
+    case SC_CLIENT_ESTATE:
+        return "wrong capture state";
+    case SC_CLIENT_EINVALIDATED:
+        return "capture invalidated";
+    case SC_CLIENT_EPERM:
+        return "permission denied";
+    case SC_CLIENT_ELIMIT:
+        return "daemon limit reached";
+    case SC_CLIENT_ESTORAGE:
+        return "storage error";
+    case SC_CLIENT_ESHUTDOWN:
+        return "daemon is shutting down";
+    case SC_CLIENT_EPARSE:
+        return "parse error";
+    case SC_CLIENT_EREQUEST:
+        return "invalid request";
+    case SC_CLIENT_EMETHOD:
+        return "method not found";
+    case SC_CLIENT_EPARAMS:
+        return "invalid params";
+    case SC_CLIENT_EINTERNAL:
+        return "internal error";
+    case -ENOENT:
+        return "no such socket";
+    case -ECONNREFUSED:
+        return "connection refused";
+    case -ETIMEDOUT:
+        return "timed out";
+    case -ECONNRESET:
+        return "connection closed by the daemon";
+    case -EPIPE:
+        return "broken pipe";
+    case -ENOTCONN:
+        return "connection unusable after an earlier failure";
+    case -EPROTO:
+        return "malformed reply";
+    case -ENOMEM:
+        return "out of memory";
+    case -EINVAL:
+        return "invalid argument";
+    case -EBUSY:
+        return "a pipeline is open";
+    case -ENAMETOOLONG:
+        return "socket path too long";
+    case -EACCES:
+        return "permission denied";
+    default:
+        return sc_client_is_server_error(rc) ? "daemon error" : "system error";
+    }
+}
+
+int sc_client_errcode(const sc_client *c)
+{
+    return c ? c->errcode : 0;
+}
+
+const char *sc_client_errmsg(const sc_client *c)
+{
+    return c ? c->errmsg : "";
+}
+
+/* -------------------------------------------------------- connection */
+
+const char *sc_client_default_socket(void)
+{
+    const char *env = getenv(SC_CLIENT_SOCKET_ENV);
+    return env && *env ? env : SC_CLIENT_DEFAULT_SOCKET;
+}
+
+static int connect_fd(const char *path, int timeout_ms, int *out)
+{
+    struct sockaddr_un sa;
+    size_t len = strlen(path);
+    if (len == 0)
+        return -ENOENT;
+    if (len >= sizeof(sa.sun_path))
+        return -ENAMETOOLONG;
+    memset(&sa, 0, sizeof(sa));
+    sa.sun_family = AF_UNIX;
+    memcpy(sa.sun_path, path, len);
+
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    /* A blocking connect waits while the daemon's backlog is full; the send
+     * time-out bounds that wait on Linux. */
+    if (timeout_ms > 0) {
+        struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+        (void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    }
+    int rc;
+    do {
+        rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+    } while (rc != 0 && errno == EINTR);
+    if (rc != 0) {
+        int err = errno == EAGAIN || errno == EINPROGRESS ? ETIMEDOUT : errno;
+        close(fd);
+        return -err;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) {
+        int err = errno;
+        close(fd);
+        return -err;
+    }
+    *out = fd;
+    return 0;
+}
+
+int sc_client_connect(const char *path, int timeout_ms, sc_client **out)
+{
+    if (!out)
+        return -EINVAL;
+    *out = NULL;
+    if (!path)
+        path = sc_client_default_socket();
+    int fd = -1;
+    int rc = connect_fd(path, timeout_ms, &fd);
+    if (rc != 0)
+        return rc;
+    sc_client *c = calloc(1, sizeof(*c));
+    if (!c || sc_framer_init(&c->in, SC_CL_MAX_LINE) != 0) {
+        free(c);
+        close(fd);
+        return -ENOMEM;
+    }
+    c->fd = fd;
+    c->timeout_ms = timeout_ms;
+    c->next_id = 1;
+    c->recv_id = 1;
+    sc_buf_init(&c->out);
+    memcpy(c->path, path, strlen(path) + 1);
+    *out = c;
+    return 0;
+}
+
+static void drop_replies(sc_client *c)
+{
+    for (size_t i = 0; i < c->answered; i++)
+        free(c->replies[i].errmsg);
+    c->answered = 0;
+    c->queued = 0;
+}
+
+void sc_client_close(sc_client *c)
+{
+    if (!c)
+        return;
+    drop_replies(c);
+    free(c->pending);
+    free(c->replies);
+    cJSON_Delete(c->reply);
+    sc_buf_free(&c->out);
+    sc_framer_free(&c->in);
+    if (c->fd >= 0)
+        close(c->fd);
+    free(c);
+}
+
+void sc_client_set_timeout(sc_client *c, int timeout_ms)
+{
+    if (c)
+        c->timeout_ms = timeout_ms;
+}
+
+const char *sc_client_socket_path(const sc_client *c)
+{
+    return c ? c->path : "";
+}
+
+/* ---------------------------------------------------- request writer */
+
+static bool pipelinable(sc_method_id m)
+{
+    switch (m) {
+    case SC_M_SESSION_OPEN:
+    case SC_M_SESSION_CLOSE:
+    case SC_M_CAPTURE_BEGIN:
+    case SC_M_CAPTURE_RECORD_KERNEL:
+    case SC_M_CAPTURE_RECORD_MEMCPY:
+    case SC_M_CAPTURE_RECORD_MEMSET:
+    case SC_M_CAPTURE_RECORD_HOST_CALLBACK:
+    case SC_M_CAPTURE_RECORD_EVENT:
+    case SC_M_CAPTURE_WAIT_EVENT:
+    case SC_M_CAPTURE_STATUS:
+    case SC_M_CAPTURE_IS_CAPTURING:
+    case SC_M_CAPTURE_NODE_COUNT:
+    case SC_M_CAPTURE_INVALIDATE:
+    case SC_M_CAPTURE_END:
+        return true;
+    default:
+        return false;
+    }
+}
+
+int sc_cl_begin(sc_client *c, sc_method_id m)
+{
+    if (!c)
+        return -EINVAL;
+    if (c->broken)
+        return -ENOTCONN; /* keep the message of the failure that broke it */
+    c->errmsg[0] = '\0';
+    c->errcode = 0;
+    if (c->pipelining && !pipelinable(m))
+        return sc_cl_fail(c, -EBUSY, "%s cannot be called while a pipeline is open",
+                          sc_methods[m].name);
+    c->req_start = c->out.len;
+    c->req_fields = false;
+    sc_buf_puts(&c->out, "{\"jsonrpc\":\"2.0\",\"id\":");
+    sc_json_u64(&c->out, c->next_id);
+    sc_buf_puts(&c->out, ",\"method\":");
+    sc_json_cstr(&c->out, sc_methods[m].name);
+    sc_buf_puts(&c->out, ",\"params\":{");
+    return 0;
+}
+
+sc_buf *sc_cl_key(sc_client *c, const char *key)
+{
+    if (c->req_fields)
+        sc_buf_putc(&c->out, ',');
+    c->req_fields = true;
+    sc_json_cstr(&c->out, key);
+    sc_buf_putc(&c->out, ':');
+    return &c->out;
+}
+
+void sc_cl_u64(sc_client *c, const char *key, uint64_t v)
+{
+    sc_json_u64(sc_cl_key(c, key), v);
+}
+
+void sc_cl_str(sc_client *c, const char *key, const char *s)
+{
+    sc_json_cstr(sc_cl_key(c, key), s);
+}
+
+void sc_cl_raw(sc_client *c, const char *key, const char *json)
+{
+    sc_buf_puts(sc_cl_key(c, key), json);
+}
+
+void sc_cl_cancel(sc_client *c)
+{
+    c->out.len = c->req_start;
+    if (c->out.len == c->out_sent) {
+        c->out.len = 0;
+        c->out_sent = 0;
+    }
+}
+
+/* Close the request; 0 or -ENOMEM (the request is then withdrawn). */
+static int finish_request(sc_client *c)
+{
+    sc_buf_puts(&c->out, "}}\n");
+    if (sc_buf_failed(&c->out)) {
+        /* Nothing of a failed request may reach the socket. */
+        c->out.oom = false;
+        sc_cl_cancel(c);
+        return sc_cl_fail(c, -ENOMEM, "out of memory writing a request");
+    }
+    c->next_id++;
+    return 0;
+}
+
+/* ------------------------------------------------------ reply decoding */
+
+int sc_cl_malformed(sc_client *c, sc_method_id m, const char *what)
+{
+    return sc_cl_fail(c, -EPROTO, "malformed reply to %s: %s", sc_methods[m].name, what);
+}
+
+static int bad_field(sc_client *c, sc_method_id m, const char *key, const char *want)
+{
+    char what[160];
+    snprintf(what, sizeof(what), "'%s' is not %s", key, want);
+    return sc_cl_malformed(c, m, what);
+}
+
+static bool exact_u64(const cJSON *v, uint64_t max, uint64_t *out)
+{
+    if (!cJSON_IsNumber(v))
+        return false;
+    double d = v->valuedouble;
+    /* Doubles are exact up to 2^53, the protocol's limit for integers. */
+    if (!(d >= 0 && d <= 9007199254740992.0) || d != (double)(uint64_t)d)
+        return false;
+    if ((uint64_t)d > max)
+        return false;
+    *out = (uint64_t)d;
+    return true;
+}
+
+int sc_cl_get_u64(sc_client *c, sc_method_id m, const cJSON *o, const char *key, uint64_t max,
+                  uint64_t *out)
+{
+    if (!exact_u64(cJSON_GetObjectItemCaseSensitive(o, key), max, out))
+        return bad_field(c, m, key, "an unsigned integer in range");
+    return 0;
+}
+
+int sc_cl_get_i64(sc_client *c, sc_method_id m, const cJSON *o, const char *key, int64_t *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    double lim = 9007199254740992.0;
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= -lim && v->valuedouble <= lim) ||
+        v->valuedouble != (double)(int64_t)v->valuedouble)
+        return bad_field(c, m, key, "an integer");
+    *out = (int64_t)v->valuedouble;
+    return 0;
+}
+
+int sc_cl_get_bool(sc_client *c, sc_method_id m, const cJSON *o, const char *key, bool *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsBool(v))
+        return bad_field(c, m, key, "a boolean");
+    *out = cJSON_IsTrue(v);
+    return 0;
+}
+
+int sc_cl_get_str(sc_client *c, sc_method_id m, const cJSON *o, const char *key, bool nullable,
+                  char **out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (nullable && (!v || cJSON_IsNull(v))) {
+        *out = NULL;
+        return 0;
+    }
+    if (!cJSON_IsString(v) || !v->valuestring)
+        return bad_field(c, m, key, "a string");
+    *out = strdup(v->valuestring);
+    if (!*out)
+        return sc_cl_fail(c, -ENOMEM, "out of memory");
+    return 0;
+}
+
+static int parse_status(const char *s, sc_client_status *out)
+{
+    static const sc_client_status all[] = {SC_CLIENT_STATUS_NONE, SC_CLIENT_STATUS_ACTIVE,
+                                           SC_CLIENT_STATUS_INVALIDATED};
+    for (size_t i = 0; s && i < sizeof(all) / sizeof(all[0]); i++) {
+        if (strcmp(s, sc_client_status_name(all[i])) == 0) {
+            *out = all[i];
+            return 0;
+        }
+    }
+    return -EINVAL;
+}
+
+/* The error member of a reply, into r (message borrowed from the tree). */
+static int decode_error(sc_client *c, sc_method_id m, const cJSON *error, sc_client_reply *r)
+{
+    const cJSON *code = cJSON_GetObjectItemCaseSensitive(error, "code");
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(error, "message");
+    if (!cJSON_IsObject(error) || !cJSON_IsNumber(code))
+        return r->rc = sc_cl_malformed(c, m, "bad 'error' member");
+    r->rc = map_code(code->valuedouble);
+    r->errcode =
+        code->valuedouble >= INT_MIN && code->valuedouble <= INT_MAX ? (int)code->valuedouble : 0;
+    r->errmsg = cJSON_IsString(msg) && msg->valuestring ? msg->valuestring : "";
+    c->errcode = r->errcode;
+    snprintf(c->errmsg, sizeof(c->errmsg), "%s", r->errmsg);
+    return r->rc;
+}
+
+/* Results of the calls that can be pipelined. */
+static int decode_result(sc_client *c, sc_method_id m, const cJSON *res, sc_client_reply *r)
+{
+    uint64_t v;
+    switch (m) {
+    case SC_M_SESSION_OPEN:
+        return sc_cl_get_u64(c, m, res, "session", UINT64_MAX, &r->id);
+    case SC_M_CAPTURE_RECORD_KERNEL:
+    case SC_M_CAPTURE_RECORD_MEMCPY:
+    case SC_M_CAPTURE_RECORD_MEMSET:
+    case SC_M_CAPTURE_RECORD_HOST_CALLBACK:
+        return sc_cl_get_u64(c, m, res, "node", UINT32_MAX, &r->id);
+    case SC_M_CAPTURE_STATUS: {
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(res, "status");
+        if (!cJSON_IsString(s) || parse_status(s->valuestring, &r->status) != 0)
+            return bad_field(c, m, "status", "none, active or invalidated");
+        return 0;
+    }
+    case SC_M_CAPTURE_IS_CAPTURING:
+        return sc_cl_get_bool(c, m, res, "capturing", &r->capturing);
+    case SC_M_CAPTURE_NODE_COUNT:
+        return sc_cl_get_u64(c, m, res, "node_count", UINT64_MAX, &r->node_count);
+    case SC_M_CAPTURE_END:
+        if (sc_cl_get_u64(c, m, res, "graph", UINT64_MAX, &r->id) != 0 ||
+            sc_cl_get_u64(c, m, res, "node_count", UINT64_MAX, &r->node_count) != 0 ||
+            sc_cl_get_u64(c, m, res, "edge_count", UINT64_MAX, &v) != 0)
+            return -EPROTO;
+        r->edge_count = v;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static void decode_simple(sc_client *c, sc_method_id m, const cJSON *reply, sc_client_reply *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->method = sc_methods[m].name;
+    const cJSON *error = cJSON_GetObjectItemCaseSensitive(reply, "error");
+    if (error) {
+        decode_error(c, m, error, r);
+        return;
+    }
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(reply, "result");
+    if (!cJSON_IsObject(res)) {
+        r->rc = sc_cl_malformed(c, m, "no result object");
+        return;
+    }
+    r->rc = decode_result(c, m, res, r);
+    if (r->rc != 0)
+        r->errmsg = c->errmsg;
+}
+
+/* ------------------------------------------------------------- I/O */
+
+static int wait_ms(const sc_client *c)
+{
+    return c->timeout_ms > 0 ? c->timeout_ms : -1;
+}
+
+static bool pipeline_full(const sc_client *c)
+{
+    return c->answered >= c->queued;
+}
+
+/*
+ * One reply line: check the envelope and id, then either keep the tree for
+ * a blocking call or decode it into the next pipeline slot.
+ */
+static int take_line(sc_client *c, const char *line, size_t len)
+{
+    cJSON *root = cJSON_ParseWithLength(line, len);
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return broken(c, -EPROTO, "malformed reply: not a JSON object");
+    }
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(root, "id");
+    const cJSON *error = cJSON_GetObjectItemCaseSensitive(root, "error");
+    if (cJSON_IsNull(id) && cJSON_IsObject(error)) {
+        /* Said about the connection itself (message too large, connection
+         * limit): the daemon closes it next. */
+        const cJSON *code = cJSON_GetObjectItemCaseSensitive(error, "code");
+        const cJSON *msg = cJSON_GetObjectItemCaseSensitive(error, "message");
+        int rc = cJSON_IsNumber(code) ? map_code(code->valuedouble) : SC_CLIENT_ESERVER;
+        broken(c, rc, "%s",
+               cJSON_IsString(msg) && msg->valuestring ? msg->valuestring : "connection refused");
+        c->errcode = cJSON_IsNumber(code) ? (int)code->valuedouble : 0;
+        cJSON_Delete(root);
+        return rc;
+    }
+    if (!cJSON_IsNumber(id) || id->valuedouble != (double)c->recv_id) {
+        cJSON_Delete(root);
+        return broken(c, -EPROTO, "malformed reply: expected id %llu",
+                      (unsigned long long)c->recv_id);
+    }
+    c->recv_id++;
+    if (!c->pipelining) {
+        cJSON_Delete(c->reply);
+        c->reply = root;
+        return 0;
+    }
+    if (pipeline_full(c)) {
+        cJSON_Delete(root);
+        return broken(c, -EPROTO, "malformed reply: more replies than requests");
+    }
+    sc_client_reply *r = &c->replies[c->answered];
+    decode_simple(c, (sc_method_id)c->pending[c->answered], root, r);
+    int rc = 0;
+    if (r->rc != 0) {
+        r->errmsg = strdup(r->errmsg ? r->errmsg : "");
+        if (!r->errmsg)
+            rc = broken(c, -ENOMEM, "out of memory reading replies");
+    }
+    c->answered++;
+    cJSON_Delete(root);
+    return rc;
+}
+
+static int read_some(sc_client *c)
+{
+    char *p;
+    size_t avail;
+    if (sc_framer_space(&c->in, SC_CL_READ_HINT, &p, &avail) != 0)
+        return broken(c, -ENOMEM, "out of memory reading a reply");
+    ssize_t n = recv(c->fd, p, avail, 0);
+    if (n == 0)
+        return broken(c, -ECONNRESET, "the daemon closed the connection");
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+            return 0;
+        return errno_text(c, -errno, "reading from the daemon", errno);
+    }
+    sc_framer_commit(&c->in, (size_t)n);
+    const char *line;
+    size_t len;
+    int st;
+    while ((st = sc_framer_next(&c->in, &line, &len)) == SC_FRAME_LINE) {
+        int rc = take_line(c, line, len);
+        if (rc != 0)
+            return rc;
+    }
+    if (st == SC_FRAME_TOO_LONG)
+        return broken(c, -EPROTO, "reply longer than %zu bytes", SC_CL_MAX_LINE);
+    return 0;
+}
+
+static int write_some(sc_client *c)
+{
+    ssize_t n = send(c->fd, c->out.data + c->out_sent, c->out.len - c->out_sent, MSG_NOSIGNAL);
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+            return 0;
+        if (errno == EPIPE || errno == ECONNRESET)
+            return broken(c, -ECONNRESET, "the daemon closed the connection");
+        return errno_text(c, -errno, "writing to the daemon", errno);
+    }
+    c->out_sent += (size_t)n;
+    if (c->out_sent == c->out.len) {
+        c->out.len = 0;
+        c->out_sent = 0;
+    }
+    return 0;
+}
+
+/*
+ * Wait once for the socket and move bytes both ways.  Reading while
+ * writing matters: a daemon blocked on a full socket toward us stops
+ * reading our requests, so a pipeline that only wrote would deadlock.
+ */
+static int io_step(sc_client *c)
+{
+    struct pollfd p = {.fd = c->fd, .events = POLLIN};
+    if (c->out_sent < c->out.len)
+        p.events |= POLLOUT;
+    int n;
+    do {
+        n = poll(&p, 1, wait_ms(c));
+    } while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return errno_text(c, -errno, "waiting for the daemon", errno);
+    if (n == 0)
+        return broken(c, -ETIMEDOUT, "no reply from the daemon within %d ms", c->timeout_ms);
+    if (p.revents & (POLLIN | POLLHUP | POLLERR)) {
+        int rc = read_some(c);
+        if (rc != 0)
+            return rc;
+    }
+    if (p.revents & POLLOUT)
+        return write_some(c);
+    return 0;
+}
+
+/* ------------------------------------------------------ blocking calls */
+
+static int roundtrip(sc_client *c)
+{
+    int rc = finish_request(c);
+    if (rc != 0)
+        return rc;
+    cJSON_Delete(c->reply);
+    c->reply = NULL;
+    while (!c->reply) {
+        rc = io_step(c);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+int sc_cl_simple(sc_client *c, sc_method_id m, sc_client_reply *r)
+{
+    if (c->pipelining) {
+        if (c->queued == c->cap) {
+            size_t cap = c->cap ? c->cap * 2 : 256;
+            uint8_t *p = realloc(c->pending, cap);
+            if (p)
+                c->pending = p;
+            sc_client_reply *rs = realloc(c->replies, cap * sizeof(*rs));
+            if (rs)
+                c->replies = rs;
+            if (!p || !rs) {
+                sc_cl_cancel(c);
+                return sc_cl_fail(c, -ENOMEM, "out of memory queuing a request");
+            }
+            c->cap = cap;
+        }
+        int rc = finish_request(c);
+        if (rc != 0)
+            return rc;
+        c->pending[c->queued++] = (uint8_t)m;
+        while (c->out.len - c->out_sent >= SC_CL_FLUSH_AT) {
+            rc = io_step(c);
+            if (rc != 0)
+                return rc;
+        }
+        return 1;
+    }
+    int rc = roundtrip(c);
+    if (rc != 0)
+        return rc;
+    decode_simple(c, m, c->reply, r);
+    cJSON_Delete(c->reply);
+    c->reply = NULL;
+    r->errmsg = NULL;
+    return r->rc;
+}
+
+int sc_cl_tree(sc_client *c, sc_method_id m, cJSON **root, const cJSON **result)
+{
+    int rc = roundtrip(c);
+    if (rc != 0)
+        return rc;
+    cJSON *reply = c->reply;
+    c->reply = NULL;
+    const cJSON *error = cJSON_GetObjectItemCaseSensitive(reply, "error");
+    if (error) {
+        sc_client_reply r = {0};
+        rc = decode_error(c, m, error, &r);
+        cJSON_Delete(reply);
+        return rc;
+    }
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(reply, "result");
+    if (!cJSON_IsObject(res)) {
+        cJSON_Delete(reply);
+        return sc_cl_malformed(c, m, "no result object");
+    }
+    *root = reply;
+    *result = res;
+    return 0;
+}
+
+/* ------------------------------------------------------------ pipeline */
+
+int sc_client_pipeline_begin(sc_client *c)
+{
+    if (!c)
+        return -EINVAL;
+    if (c->broken)
+        return -ENOTCONN;
+    if (c->pipelining)
+        return sc_cl_fail(c, -EBUSY, "a pipeline is already open");
+    c->errmsg[0] = '\0';
+    c->errcode = 0;
+    c->pipelining = true;
+    c->queued = 0;
+    c->answered = 0;
+    return 0;
+}
+
+size_t sc_client_pipeline_size(const sc_client *c)
+{
+    return c && c->pipelining ? c->queued : 0;
+}
+
+int sc_client_pipeline_collect(sc_client *c, sc_client_reply **replies, size_t *count)
+{
+    if (!c || !replies || !count)
+        return -EINVAL;
+    *replies = NULL;
+    *count = 0;
+    if (!c->pipelining)
+        return sc_cl_fail(c, -EINVAL, "no pipeline is open");
+    int rc = c->broken ? -ENOTCONN : 0;
+    while (rc == 0 && !pipeline_full(c))
+        rc = io_step(c);
+    c->pipelining = false;
+    if (rc != 0) {
+        drop_replies(c);
+        return rc;
+    }
+    /* Hand the array over; the next pipeline allocates afresh. */
+    *replies = c->replies;
+    *count = c->answered;
+    c->replies = NULL;
+    free(c->pending);
+    c->pending = NULL;
+    c->cap = 0;
+    c->queued = 0;
+    c->answered = 0;
+    c->errmsg[0] = '\0';
+    c->errcode = 0;
+    return 0;
+}
+
+void sc_client_replies_free(sc_client_reply *replies, size_t count)
+{
+    for (size_t i = 0; replies && i < count; i++)
+        free(replies[i].errmsg);
+    free(replies);
+}

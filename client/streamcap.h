@@ -1,0 +1,381 @@
+/*
+ * streamcap.h - libstreamcap, the C client of streamcapd.
+ *
+ * One sc_client is one connection to the daemon's Unix socket.  Every call
+ * blocks until its reply arrives (or the connection's time limit passes)
+ * and returns 0 or a negative code:
+ *
+ *   - a negative errno value for local and transport failures (-ENOENT,
+ *     -ECONNREFUSED, -ETIMEDOUT, -ECONNRESET, -EPROTO, -ENOMEM, -EINVAL, ...);
+ *   - a value <= -1000 when the daemon answered with an error: SC_CLIENT_E*
+ *     below; the daemon's own code is sc_client_errcode() and its message
+ *     sc_client_errmsg().
+ *
+ * After a transport failure (timeout, closed connection, malformed reply)
+ * the connection is out of step with the daemon: every later call returns
+ * -ENOTCONN, and the handle can only be closed.
+ *
+ * Results come back through out-parameters.  Result structs are the
+ * caller's (on the stack, say); the strings and arrays inside them are
+ * allocated by the library and released with the matching *_free function,
+ * which also resets the struct.  Out-parameters are written only on success.
+ *
+ * Threads: no global state.  A handle may be used from any thread but by
+ * one thread at a time; use one connection per thread.
+ *
+ * Pipelining: between sc_client_pipeline_begin() and
+ * sc_client_pipeline_collect(), the session and capture calls (those marked
+ * [pipelined]) only queue their request and return 0 without writing their
+ * out-parameters; collect sends whatever is left, reads every reply and
+ * hands them back in order.  Other calls return -EBUSY meanwhile.
+ */
+#ifndef STREAMCAP_H
+#define STREAMCAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define SC_CLIENT_API __attribute__((visibility("default")))
+#else
+#define SC_CLIENT_API
+#endif
+
+typedef struct sc_client sc_client;
+
+/* ------------------------------------------------------------ errors */
+
+/* The daemon answered with an error; sc_client_errcode() has its code. */
+#define SC_CLIENT_ESERVER      (-1000) /* a code outside the ones below */
+#define SC_CLIENT_ENOTFOUND    (-1001) /* unknown session, graph or node */
+#define SC_CLIENT_ESTATE       (-1002) /* already capturing / not capturing */
+#define SC_CLIENT_EINVALIDATED (-1003) /* invalidated stream or poisoned session */
+#define SC_CLIENT_EPERM        (-1005) /* another user's session or graph */
+#define SC_CLIENT_ELIMIT       (-1006) /* a daemon limit was reached */
+#define SC_CLIENT_ESTORAGE     (-1007) /* the database failed; nothing was stored */
+#define SC_CLIENT_ESHUTDOWN    (-1008) /* the daemon is stopping */
+/* JSON-RPC 2.0 codes come back unchanged. */
+#define SC_CLIENT_EPARSE    (-32700)
+#define SC_CLIENT_EREQUEST  (-32600)
+#define SC_CLIENT_EMETHOD   (-32601) /* the daemon does not know the method */
+#define SC_CLIENT_EPARAMS   (-32602) /* a parameter is out of range; the message names it */
+#define SC_CLIENT_EINTERNAL (-32603)
+
+/** True when `rc` is an error reply from the daemon (rc <= -1000). */
+SC_CLIENT_API bool sc_client_is_server_error(int rc);
+/** A short static description of any return code. */
+SC_CLIENT_API const char *sc_client_strerror(int rc);
+
+/** The daemon's error code (1002, -32602, ...) of the last failed call; 0
+ *  when it failed locally or nothing failed. */
+SC_CLIENT_API int sc_client_errcode(const sc_client *c);
+/** What went wrong in the last failed call: the daemon's message, or a
+ *  description of the local failure.  "" after a call that succeeded. */
+SC_CLIENT_API const char *sc_client_errmsg(const sc_client *c);
+
+/* -------------------------------------------------------- connection */
+
+#define SC_CLIENT_DEFAULT_SOCKET "./streamcap.sock"
+#define SC_CLIENT_SOCKET_ENV     "STREAMCAP_SOCKET"
+
+/** $STREAMCAP_SOCKET when set and not empty, else "./streamcap.sock". */
+SC_CLIENT_API const char *sc_client_default_socket(void);
+
+/**
+ * Connect to the daemon at `path` (NULL: sc_client_default_socket()).
+ * `timeout_ms` limits connecting and then every wait for the socket (a
+ * reply that takes longer fails with -ETIMEDOUT); <= 0 waits forever.
+ * Returns 0 and *out, or -ENOENT (no socket file), -ECONNREFUSED (nothing
+ * listens there), -ENAMETOOLONG, -ETIMEDOUT, -EACCES, -ENOMEM ...
+ */
+SC_CLIENT_API int sc_client_connect(const char *path, int timeout_ms, sc_client **out);
+/** Close the connection and free the handle; NULL is a no-op.  Sessions
+ *  left open stay in the daemon until they time out. */
+SC_CLIENT_API void sc_client_close(sc_client *c);
+SC_CLIENT_API void sc_client_set_timeout(sc_client *c, int timeout_ms);
+/** The socket path this handle connected to. */
+SC_CLIENT_API const char *sc_client_socket_path(const sc_client *c);
+
+/* ------------------------------------------------------------- values */
+
+typedef enum sc_client_status {
+    SC_CLIENT_STATUS_NONE = 0,
+    SC_CLIENT_STATUS_ACTIVE,
+    SC_CLIENT_STATUS_INVALIDATED,
+} sc_client_status;
+
+typedef enum sc_client_dir {
+    SC_CLIENT_HOST_TO_DEVICE = 0,
+    SC_CLIENT_DEVICE_TO_HOST,
+    SC_CLIENT_DEVICE_TO_DEVICE,
+    SC_CLIENT_PEER_TO_PEER, /* needs src_device and dst_device */
+} sc_client_dir;
+
+typedef enum sc_client_kind {
+    SC_CLIENT_KERNEL = 0,
+    SC_CLIENT_MEMCPY,
+    SC_CLIENT_MEMSET,
+    SC_CLIENT_HOST_CALLBACK,
+} sc_client_kind;
+
+/** Wire names: "none" / "active" / "invalidated". */
+SC_CLIENT_API const char *sc_client_status_name(sc_client_status s);
+/** Wire names: "host_to_device", ... ; NULL for a value outside the enum. */
+SC_CLIENT_API const char *sc_client_dir_name(sc_client_dir d);
+/** "kernel" / "memcpy" / "memset" / "host_callback". */
+SC_CLIENT_API const char *sc_client_kind_name(sc_client_kind k);
+/** Wire name -> enum: 0 or -EINVAL. */
+SC_CLIENT_API int sc_client_dir_parse(const char *name, sc_client_dir *out);
+
+/* ----------------------------------------------------------- sessions */
+
+/** [pipelined] session.open: a new session owned by the caller's uid.
+ *  `label` may be NULL. */
+SC_CLIENT_API int sc_client_open_session(sc_client *c, const char *label, uint64_t *session);
+/** [pipelined] session.close: discard the session (logged as closed). */
+SC_CLIENT_API int sc_client_close_session(sc_client *c, uint64_t session);
+
+typedef struct sc_client_stream {
+    uint32_t stream;
+    sc_client_status status;
+} sc_client_stream;
+
+typedef struct sc_client_session_desc {
+    uint64_t session;
+    char *label; /* as the daemon reports it; NULL when it says null */
+    bool capturing;
+    uint64_t node_count;
+    size_t stream_count;
+    sc_client_stream *streams;
+} sc_client_session_desc;
+
+/** session.info.  Free with sc_client_session_desc_free. */
+SC_CLIENT_API int sc_client_session_info(sc_client *c, uint64_t session,
+                                         sc_client_session_desc *out);
+SC_CLIENT_API void sc_client_session_desc_free(sc_client_session_desc *d);
+
+/* ------------------------------------------------------------ capture */
+
+/** [pipelined] capture.begin. */
+SC_CLIENT_API int sc_client_begin_capture(sc_client *c, uint64_t session, uint32_t stream);
+/** [pipelined] capture.record_kernel; *node (may be NULL) is the new node. */
+SC_CLIENT_API int sc_client_record_kernel(sc_client *c, uint64_t session, uint32_t stream,
+                                          const char *function_name, uint32_t num_blocks,
+                                          uint32_t threads_per_block, uint32_t shared_mem,
+                                          uint32_t *node);
+/** [pipelined] capture.record_memcpy for every direction but peer_to_peer. */
+SC_CLIENT_API int sc_client_record_memcpy(sc_client *c, uint64_t session, uint32_t stream,
+                                          const char *name, sc_client_dir dir, uint64_t size_bytes,
+                                          uint32_t *node);
+/** [pipelined] capture.record_memcpy with dir peer_to_peer. */
+SC_CLIENT_API int sc_client_record_memcpy_peer(sc_client *c, uint64_t session, uint32_t stream,
+                                               const char *name, uint64_t size_bytes,
+                                               uint32_t src_device, uint32_t dst_device,
+                                               uint32_t *node);
+/** [pipelined] capture.record_memset. */
+SC_CLIENT_API int sc_client_record_memset(sc_client *c, uint64_t session, uint32_t stream,
+                                          const char *name, uint64_t size_bytes, uint8_t value,
+                                          uint32_t *node);
+/** [pipelined] capture.record_host_callback. */
+SC_CLIENT_API int sc_client_record_host_callback(sc_client *c, uint64_t session, uint32_t stream,
+                                                 const char *label, uint32_t *node);
+/** [pipelined] capture.record_event: point `event` at the stream's last op. */
+SC_CLIENT_API int sc_client_record_event(sc_client *c, uint64_t session, uint32_t stream,
+                                         uint32_t event);
+/** [pipelined] capture.wait_event: the stream's next op depends on the event's op. */
+SC_CLIENT_API int sc_client_wait_event(sc_client *c, uint64_t session, uint32_t stream,
+                                       uint32_t event);
+/** [pipelined] capture.status. */
+SC_CLIENT_API int sc_client_capture_status(sc_client *c, uint64_t session, uint32_t stream,
+                                           sc_client_status *status);
+/** [pipelined] capture.is_capturing. */
+SC_CLIENT_API int sc_client_is_capturing(sc_client *c, uint64_t session, bool *capturing);
+/** [pipelined] capture.node_count. */
+SC_CLIENT_API int sc_client_node_count(sc_client *c, uint64_t session, uint64_t *count);
+/** [pipelined] capture.invalidate. */
+SC_CLIENT_API int sc_client_invalidate(sc_client *c, uint64_t session, uint32_t stream);
+
+typedef struct sc_client_captured {
+    uint64_t graph;
+    uint64_t node_count;
+    uint64_t edge_count;
+} sc_client_captured;
+
+/** [pipelined] capture.end: the graph is committed when this returns 0.
+ *  The session is consumed whether it succeeds or fails. */
+SC_CLIENT_API int sc_client_end_capture(sc_client *c, uint64_t session, uint32_t stream,
+                                        sc_client_captured *out);
+
+/* ----------------------------------------------------------- pipeline */
+
+/** One reply of a pipelined call. */
+typedef struct sc_client_reply {
+    const char *method;      /* wire name of the call ("capture.begin"), static */
+    int rc;                  /* what the blocking call would have returned */
+    int errcode;             /* the daemon's code when rc <= -1000, else 0 */
+    char *errmsg;            /* the daemon's message when rc != 0, else NULL */
+    uint64_t id;             /* session.open: session; record_*: node; end: graph */
+    uint64_t node_count;     /* capture.node_count, capture.end */
+    uint64_t edge_count;     /* capture.end */
+    sc_client_status status; /* capture.status */
+    bool capturing;          /* capture.is_capturing */
+} sc_client_reply;
+
+/** Start queuing.  -EBUSY when a pipeline is already open. */
+SC_CLIENT_API int sc_client_pipeline_begin(sc_client *c);
+/** Number of calls queued since sc_client_pipeline_begin. */
+SC_CLIENT_API size_t sc_client_pipeline_size(const sc_client *c);
+/**
+ * Send what is queued, read every reply and end the pipeline.  On 0,
+ * *replies (malloc'd; free with sc_client_replies_free) holds *count
+ * replies in call order, each with its own rc.  A transport failure returns
+ * its negative code and no replies.
+ */
+SC_CLIENT_API int sc_client_pipeline_collect(sc_client *c, sc_client_reply **replies,
+                                             size_t *count);
+SC_CLIENT_API void sc_client_replies_free(sc_client_reply *replies, size_t count);
+
+/* ------------------------------------------------------------- graphs */
+
+typedef struct sc_client_node {
+    uint32_t id;
+    sc_client_kind kind;
+    uint32_t stream;
+    char *name;
+    /* kernel */
+    char *function_name;
+    uint32_t num_blocks;
+    uint32_t threads_per_block;
+    uint32_t shared_mem;
+    /* memcpy */
+    sc_client_dir dir;
+    uint32_t src_device; /* peer_to_peer only */
+    uint32_t dst_device;
+    /* memcpy and memset */
+    uint64_t size_bytes;
+    /* memset */
+    uint8_t value;
+    /* host_callback */
+    char *label;
+} sc_client_node;
+
+typedef struct sc_client_edge {
+    uint32_t src;
+    uint32_t dst;
+} sc_client_edge;
+
+typedef struct sc_client_graph {
+    uint64_t graph;
+    char *label;      /* NULL when none */
+    char *created_at; /* ISO 8601 UTC, "2026-11-29T19:44:21.123Z" */
+    uint32_t owner_uid;
+    int64_t owner_pid;
+    size_t node_count;
+    sc_client_node *nodes; /* in id order */
+    size_t edge_count;
+    sc_client_edge *edges; /* ascending */
+} sc_client_graph;
+
+/** graph.get.  Free with sc_client_graph_free. */
+SC_CLIENT_API int sc_client_graph_get(sc_client *c, uint64_t graph, sc_client_graph *out);
+SC_CLIENT_API void sc_client_graph_free(sc_client_graph *g);
+
+/** Paging for the list calls; zero-initialise for the defaults. */
+typedef struct sc_client_list_opts {
+    uint32_t limit;     /* 0: the daemon's default (100) */
+    const char *before; /* a `next` cursor from an earlier page, or NULL */
+    const char *filter; /* graph.list: label; log.list: outcome; NULL for all */
+} sc_client_list_opts;
+
+typedef struct sc_client_graph_summary {
+    uint64_t graph;
+    char *label; /* NULL when none */
+    char *created_at;
+    uint64_t node_count;
+    uint64_t edge_count;
+    uint64_t stream_count;
+    uint32_t owner_uid;
+    int64_t owner_pid;
+} sc_client_graph_summary;
+
+typedef struct sc_client_graph_page {
+    size_t count;
+    sc_client_graph_summary *graphs; /* newest first */
+    char *next; /* cursor (compact JSON text) for the next page; NULL on the last */
+} sc_client_graph_page;
+
+/** graph.list (opts may be NULL).  Free with sc_client_graph_page_free. */
+SC_CLIENT_API int sc_client_graph_list(sc_client *c, const sc_client_list_opts *opts,
+                                       sc_client_graph_page *out);
+SC_CLIENT_API void sc_client_graph_page_free(sc_client_graph_page *p);
+
+/** graph.reachable: does op `from` happen before op `to` (reflexive). */
+SC_CLIENT_API int sc_client_graph_reachable(sc_client *c, uint64_t graph, uint32_t from,
+                                            uint32_t to, bool *reachable);
+
+typedef struct sc_client_pair {
+    uint32_t from;
+    uint32_t to;
+} sc_client_pair;
+
+/** graph.reachable for many pairs: reachable[i] answers pairs[i].  Large
+ *  counts are split over several requests. */
+SC_CLIENT_API int sc_client_graph_reachable_pairs(sc_client *c, uint64_t graph,
+                                                  const sc_client_pair *pairs, size_t count,
+                                                  bool *reachable);
+
+/** graph.export as Graphviz DOT; *text is malloc'd (free()). */
+SC_CLIENT_API int sc_client_graph_export_dot(sc_client *c, uint64_t graph, char **text);
+/** graph.delete. */
+SC_CLIENT_API int sc_client_graph_delete(sc_client *c, uint64_t graph);
+
+/* ---------------------------------------------------------------- log */
+
+typedef struct sc_client_log_entry {
+    uint64_t session;
+    char *label; /* NULL when none */
+    uint32_t owner_uid;
+    int64_t owner_pid;
+    char *opened_at;
+    char *ended_at; /* NULL while the session is open */
+    char *outcome;  /* open, completed, failed, closed, abandoned, shutdown, lost */
+    uint64_t node_count;
+    uint64_t graph; /* 0 unless completed */
+} sc_client_log_entry;
+
+typedef struct sc_client_log_page {
+    size_t count;
+    sc_client_log_entry *entries; /* newest first */
+    char *next;
+} sc_client_log_page;
+
+/** log.list (opts may be NULL; opts->filter is an outcome).  Free with
+ *  sc_client_log_page_free. */
+SC_CLIENT_API int sc_client_log_list(sc_client *c, const sc_client_list_opts *opts,
+                                     sc_client_log_page *out);
+SC_CLIENT_API void sc_client_log_page_free(sc_client_log_page *p);
+
+/* ------------------------------------------------------------- server */
+
+typedef struct sc_client_server_desc {
+    char *version;
+    uint64_t uptime_s;
+    uint64_t connections;
+    uint64_t sessions;
+    uint64_t graphs;
+    char *db_path;
+} sc_client_server_desc;
+
+/** server.info.  Free with sc_client_server_desc_free. */
+SC_CLIENT_API int sc_client_server_info(sc_client *c, sc_client_server_desc *out);
+SC_CLIENT_API void sc_client_server_desc_free(sc_client_server_desc *d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,39 @@
+/*
+ * run.h - run a program as a subprocess for the client tests: arguments,
+ * working directory, environment changes, standard input, optionally a
+ * terminal as standard error; capture stdout, stderr and the exit status.
+ */
+#ifndef SC_CT_RUN_H
+#define SC_CT_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct sc_ct_opts {
+    const char *cwd;             /* NULL: inherit */
+    const char *const *setenv;   /* NULL-terminated "NAME=VALUE" list, or NULL */
+    const char *const *unsetenv; /* NULL-terminated names, or NULL */
+    const char *stdin_path;      /* NULL: /dev/null */
+    bool tty_stderr;             /* standard error is a pseudo-terminal */
+    int timeout_ms;              /* 0: 60 s */
+} sc_ct_opts;
+
+typedef struct sc_ct_result {
+    int status; /* exit code; 128 + signal when killed by one; -1 on timeout */
+    char *out;  /* NUL-terminated, malloc'd */
+    char *err;
+} sc_ct_result;
+
+/** Run argv[0] (a path) with argv.  0, or a negative errno (could not run). */
+int sc_ct_run(const char *const *argv, const sc_ct_opts *opts, sc_ct_result *r);
+void sc_ct_result_free(sc_ct_result *r);
+
+/** "sh -c SCRIPT" with the same options. */
+int sc_ct_sh(const char *script, const sc_ct_opts *opts, sc_ct_result *r);
+
+/** A fresh directory under /tmp (short: socket paths live there). */
+int sc_ct_tmpdir(char *out, size_t len);
+/** Remove a directory tree. */
+void sc_ct_rmtree(const char *dir);
+
+#endif
