@@ -183,7 +183,10 @@ static void finish_load(sc_cache_entry *e)
         *pp = e->hash_next;
         e->linked = false;
     }
+    /* A waiter may answer and release at once: hold the entry meanwhile. */
+    e->pins++;
     notify(e);
+    e->pins--;
     if (!e->linked && e->pins == 0)
         entry_free(e);
     else

@@ -157,7 +157,6 @@ static int parse_args(int argc, char **argv, sc_config *cfg)
             cfg->test_max_page_count = (int64_t)n;
         } else if (!strcmp(a, "--sync")) {
             if (!strcmp(v, "full")) {
-                cfg->graph_cache_bytes = (size_t)512 << 20;
                 cfg->sync_full = true;
             } else if (!strcmp(v, "normal")) {
                 cfg->sync_full = false;

@@ -66,9 +66,8 @@ static int bad_cursor(sc_req *r, const char *method)
 static int get_limit(sc_req *r, uint32_t *limit)
 {
     uint64_t v = LIST_LIMIT_DEFAULT;
-    if (sc_param_u64(r->params, "limit", false, LIST_LIMIT_MAX, &v, &r->err) < 0)
-        return -1;
-    if (v == 0) {
+    int rc = sc_param_u64(r->params, "limit", false, LIST_LIMIT_MAX, &v, &r->err);
+    if (rc < 0 || v == 0) {
         sc_req_fail(r, SC_RPC_INVALID_PARAMS,
                     "invalid params: 'limit' must be an integer from 1 to %d", LIST_LIMIT_MAX);
         r->err.field = "limit";
@@ -200,10 +199,28 @@ static int pair_at(const cJSON *pair, uint32_t *a, uint32_t *b)
     return 0;
 }
 
+/* An optional member is absent when missing or null. */
+static bool present(const sc_req *r, const char *field)
+{
+    const cJSON *v = sc_param_get(r->params, field);
+    return v && !cJSON_IsNull(v);
+}
+
+static const cJSON *get_pairs(const sc_req *r)
+{
+    return present(r, "pairs") ? sc_param_get(r->params, "pairs") : NULL;
+}
+
 /* Checked before the graph is loaded, so bad input costs no I/O. */
 static int check_reach_params(sc_req *r, const cJSON **pairs)
 {
-    *pairs = sc_param_get(r->params, "pairs");
+    *pairs = get_pairs(r);
+    if (*pairs && (present(r, "from") || present(r, "to"))) {
+        sc_req_fail(r, SC_RPC_INVALID_PARAMS,
+                    "invalid params: give either 'pairs' or 'from' and 'to', not both");
+        r->err.field = present(r, "from") ? "from" : "to";
+        return -1;
+    }
     if (!*pairs) {
         uint32_t v;
         if (sc_param_u32(r->params, "from", true, &v, &r->err) != 0 ||
@@ -227,7 +244,7 @@ static int check_reach_params(sc_req *r, const cJSON **pairs)
 
 static int answer_reach(sc_req *r, const sc_stored_graph *sg)
 {
-    const cJSON *pairs = sc_param_get(r->params, "pairs");
+    const cJSON *pairs = get_pairs(r);
     const sc_graph *gr = sg->graph;
     uint32_t n = sc_graph_node_count(gr);
     if (!pairs) {

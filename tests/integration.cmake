@@ -21,3 +21,13 @@ sc_add_integration_test(test_jsonrpc 60)
 sc_add_integration_test(test_sessions 60)
 sc_add_integration_test(test_concurrent 180)
 sc_add_integration_test(test_lifecycle 120)
+
+# Stored-graph queries, the capture log, DOT export and the graph cache;
+# itgraph.c builds random captures and the BFS oracle they are checked with.
+add_library(sc_it_graph STATIC ${CMAKE_CURRENT_SOURCE_DIR}/integration/itgraph.c)
+target_link_libraries(sc_it_graph PUBLIC sc_it_harness)
+
+foreach(name test_queries test_log test_export test_cache)
+    sc_add_integration_test(${name} 120)
+    target_link_libraries(${name} PRIVATE sc_it_graph)
+endforeach()
