@@ -58,7 +58,7 @@ int64_t sc_now_ms(void)
 static void on_idle_timer(uv_timer_t *t)
 {
     sc_dispatch_sweep_idle(t->data);
-    sc_server_sweep_stalled(t->data);
+    sc_server_sweep(t->data);
 }
 
 int sc_log_level_parse(const char *s)

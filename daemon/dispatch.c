@@ -758,8 +758,8 @@ static void finish_line(sc_conn *c)
         sc_buf_puts(&c->batch, "]\n");
         sc_conn_send(c, c->batch.data, c->batch.len);
     }
-    sc_buf_free(&c->batch);
-    sc_buf_free(&c->scratch);
+    sc_buf_reset(&c->batch);
+    sc_buf_reset(&c->scratch);
     cJSON_Delete(c->cur_root);
     c->cur_root = NULL;
     c->cur_item = NULL;

@@ -101,6 +101,7 @@ struct sc_conn {
     sc_buf writing; /* bytes owned by the uv_write in flight */
     uv_write_t wreq;
     bool write_busy;
+    uint64_t last_active; /* loop time of the last read or completed write */
     size_t stall_queue;   /* write queue size when last seen moving */
     uint64_t stall_since; /* loop time it was last seen moving */
     bool reading;
@@ -187,8 +188,12 @@ int sc_server_start(sc_daemon *d);
 int sc_server_adopt(sc_daemon *d, int fd, uid_t uid, pid_t pid);
 /** Close every connection now (tear-down). */
 void sc_server_close_all(sc_daemon *d);
-/** Drop connections whose pending reply has not moved for --write-timeout. */
-void sc_server_sweep_stalled(sc_daemon *d);
+/**
+ * Housekeeping, about once a second: drop connections whose pending reply
+ * has not moved for --write-timeout, and release the buffers of
+ * connections idle since the last sweep.
+ */
+void sc_server_sweep(sc_daemon *d);
 /** Begin a graceful stop (signal or fatal error). */
 void sc_server_stop(sc_daemon *d);
 /** Called whenever in-flight work drains during a stop. */
