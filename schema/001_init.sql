@@ -10,8 +10,13 @@ CREATE TABLE capture_log (
     opened_at        TEXT    NOT NULL,
     ended_at         TEXT,
     outcome          TEXT    NOT NULL DEFAULT 'open'
-                     CHECK (outcome IN ('open', 'completed', 'failed', 'closed',
-                                        'abandoned', 'shutdown', 'lost')),
+                     CHECK (outcome = 'open' OR
+                             outcome = 'completed' OR
+                             outcome = 'failed' OR
+                             outcome = 'closed' OR
+                             outcome = 'abandoned' OR
+                             outcome = 'shutdown' OR
+                             outcome = 'lost'),
     node_count       INTEGER NOT NULL DEFAULT 0,
     graph            INTEGER,
     graph_deleted_at TEXT,
@@ -46,21 +51,29 @@ CREATE TABLE graphs (
 CREATE INDEX graphs_by_label ON graphs (label, graph);
 CREATE INDEX graphs_by_owner ON graphs (owner_uid, graph);
 
+-- CHECKs are written as ORs of equalities: `IN (...)` makes SQLite build a
+-- temporary lookup table for every inserted row, which dominated commits.
+
 -- The nodes of each graph; ids are 0..node_count-1 in topological order.
 -- Attribute columns that do not belong to the node's kind are NULL.
 CREATE TABLE nodes (
     graph             INTEGER NOT NULL,
     id                INTEGER NOT NULL,
     kind              TEXT    NOT NULL
-                      CHECK (kind IN ('kernel', 'memcpy', 'memset', 'host_callback')),
+                      CHECK (kind = 'kernel' OR
+                             kind = 'memcpy' OR
+                             kind = 'memset' OR
+                             kind = 'host_callback'),
     stream            INTEGER NOT NULL,
     name              TEXT    NOT NULL,
     num_blocks        INTEGER,
     threads_per_block INTEGER,
     shared_mem        INTEGER,
     dir               TEXT
-                      CHECK (dir IN ('host_to_device', 'device_to_host',
-                                     'device_to_device', 'peer_to_peer')),
+                      CHECK (dir = 'host_to_device' OR
+                             dir = 'device_to_host' OR
+                             dir = 'device_to_device' OR
+                             dir = 'peer_to_peer'),
     size_bytes        INTEGER,
     src_device        INTEGER,
     dst_device        INTEGER,
