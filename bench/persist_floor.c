@@ -1,0 +1,351 @@
+/*
+ * persist_floor.c - the floor for persisting a captured graph: the node and
+ * edge rows that streamcapd stores for a graph, inserted by a plain C
+ * program into SQLite in one transaction with prepared statements.
+ *
+ * The graph is the one `streamcap-bench --build-graph N --streams S --seed X`
+ * records (same generator), its edges derived with the capture rules (each
+ * op depends on its stream's previous op and on the waits parked on its
+ * stream), sorted by (src, dst) as the daemon writes them.  The database
+ * gets the daemon's schema (read from schema/001_init.sql), WAL and the
+ * same synchronous setting.  Only BEGIN .. COMMIT is timed: the rows are
+ * built in memory first.  Each run adds one more graph to the database, as
+ * the daemon does.
+ *
+ * usage: persist_floor --db PATH --schema FILE [--nodes N] [--streams S]
+ *                      [--seed X] [--sync full|normal] [--json]
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "sc_workload.h"
+
+typedef struct floor_node {
+    sc_wl_op op;
+} floor_node;
+
+typedef struct floor_graph {
+    floor_node *nodes;
+    uint32_t n_nodes;
+    uint64_t *edges; /* src << 32 | dst */
+    size_t n_edges, cap_edges;
+    uint32_t stream_count;
+} floor_graph;
+
+static void die(const char *what, const char *detail)
+{
+    fprintf(stderr, "persist_floor: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+    exit(1);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void add_edge(floor_graph *g, uint32_t src, uint32_t dst)
+{
+    if (g->n_edges == g->cap_edges) {
+        g->cap_edges = g->cap_edges ? g->cap_edges * 2 : 1024;
+        g->edges = realloc(g->edges, g->cap_edges * sizeof(*g->edges));
+        if (!g->edges)
+            die("out of memory", NULL);
+    }
+    g->edges[g->n_edges++] = (uint64_t)src << 32 | dst;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The capture rules of spec 4.5-4.7, for the ops the generator makes. */
+static void build_graph(floor_graph *g, uint32_t nodes, uint32_t streams, uint64_t seed)
+{
+    memset(g, 0, sizeof(*g));
+    g->nodes = malloc((size_t)nodes * sizeof(*g->nodes));
+    int64_t *head = malloc(streams * sizeof(*head));
+    int64_t *event_src = malloc(streams * sizeof(*event_src));
+    /* Parked waits per stream; the generator parks at most a few at once. */
+    uint32_t *parked = malloc((size_t)streams * 64 * sizeof(*parked));
+    uint32_t *n_parked = calloc(streams, sizeof(*n_parked));
+    bool *used = calloc(streams, sizeof(*used));
+    if (!g->nodes || !head || !event_src || !parked || !n_parked || !used)
+        die("out of memory", NULL);
+    for (uint32_t s = 0; s < streams; s++)
+        head[s] = event_src[s] = -1;
+    sc_wl w;
+    sc_wl_init_graph(&w, seed, streams, 64);
+    while (g->n_nodes < nodes) {
+        sc_wl_op op;
+        sc_wl_next(&w, &op);
+        uint32_t s = op.stream;
+        if (op.kind == SC_WL_RECORD_EVENT) {
+            if (head[s] >= 0)
+                event_src[op.event] = head[s];
+            continue;
+        }
+        if (op.kind == SC_WL_WAIT_EVENT) {
+            if (event_src[op.event] >= 0) {
+                if (n_parked[s] == 64)
+                    die("too many parked waits", NULL);
+                parked[(size_t)s * 64 + n_parked[s]++] = (uint32_t)event_src[op.event];
+            }
+            continue;
+        }
+        uint32_t x = g->n_nodes++;
+        g->nodes[x].op = op;
+        used[s] = true;
+        /* Predecessors: parked waits, then the head; duplicates once. */
+        uint32_t preds[65], np = 0;
+        for (uint32_t i = 0; i < n_parked[s]; i++)
+            preds[np++] = parked[(size_t)s * 64 + i];
+        if (head[s] >= 0)
+            preds[np++] = (uint32_t)head[s];
+        n_parked[s] = 0;
+        for (uint32_t i = 0; i < np; i++) {
+            bool dup = false;
+            for (uint32_t j = 0; j < i && !dup; j++)
+                dup = preds[j] == preds[i];
+            if (!dup)
+                add_edge(g, preds[i], x);
+        }
+        head[s] = x;
+    }
+    qsort(g->edges, g->n_edges, sizeof(*g->edges), cmp_u64);
+    for (uint32_t s = 0; s < streams; s++)
+        g->stream_count += used[s];
+    free(head);
+    free(event_src);
+    free(parked);
+    free(n_parked);
+    free(used);
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        die("cannot open", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n)
+        die("cannot read", path);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void exec(sqlite3 *db, const char *sql)
+{
+    char *err = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+        die(sql, err);
+}
+
+static sqlite3_stmt *prepare(sqlite3 *db, const char *sql)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) != SQLITE_OK)
+        die(sql, sqlite3_errmsg(db));
+    return s;
+}
+
+static void step(sqlite3 *db, sqlite3_stmt *s)
+{
+    if (sqlite3_step(s) != SQLITE_DONE)
+        die("insert failed", sqlite3_errmsg(db));
+    sqlite3_reset(s);
+}
+
+static sqlite3 *open_db(const char *path, const char *schema_path, bool sync_full)
+{
+    sqlite3 *db;
+    if (sqlite3_open(path, &db) != SQLITE_OK)
+        die("cannot open database", path);
+    exec(db, "PRAGMA journal_mode = WAL");
+    exec(db, sync_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
+    sqlite3_stmt *s = prepare(db, "PRAGMA user_version");
+    int version = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int(s, 0) : -1;
+    sqlite3_finalize(s);
+    if (version == 0) {
+        char *schema = read_file(schema_path);
+        exec(db, "BEGIN IMMEDIATE");
+        exec(db, schema);
+        exec(db, "PRAGMA user_version = 1; COMMIT");
+        free(schema);
+    }
+    return db;
+}
+
+static void bind_node(sqlite3_stmt *s, uint32_t id, const sc_wl_op *op)
+{
+    sqlite3_bind_int64(s, 2, id);
+    sqlite3_bind_text(s, 3, sc_wl_node_kind(op->kind), -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 4, op->stream);
+    sqlite3_bind_text(s, 5, op->name, -1, SQLITE_STATIC);
+    for (int i = 6; i <= 13; i++)
+        sqlite3_bind_null(s, i);
+    switch (op->kind) {
+    case SC_WL_KERNEL:
+        sqlite3_bind_int64(s, 6, op->num_blocks);
+        sqlite3_bind_int64(s, 7, op->threads_per_block);
+        sqlite3_bind_int64(s, 8, op->shared_mem);
+        break;
+    case SC_WL_MEMCPY:
+        sqlite3_bind_text(s, 9, op->dir, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 10, (sqlite3_int64)op->size_bytes);
+        if (op->p2p) {
+            sqlite3_bind_int64(s, 11, op->src_device);
+            sqlite3_bind_int64(s, 12, op->dst_device);
+        }
+        break;
+    case SC_WL_MEMSET:
+        sqlite3_bind_int64(s, 10, (sqlite3_int64)op->size_bytes);
+        sqlite3_bind_int64(s, 13, op->value);
+        break;
+    default:
+        break;
+    }
+}
+
+/* The transaction a capture.end makes: log row, graph row, nodes, edges,
+ * log row completed.  Returns the graph id. */
+static int64_t persist(sqlite3 *db, const floor_graph *g)
+{
+    static const char now[] = "2026-11-29T00:00:00.000Z";
+    sqlite3_stmt *log_insert = prepare(db, "INSERT INTO capture_log (label, owner_uid, owner_pid,"
+                                           " opened_at) VALUES ('floor', ?1, ?2, ?3)");
+    sqlite3_stmt *graph_insert =
+        prepare(db, "INSERT INTO graphs (session, label, created_at, owner_uid, owner_pid,"
+                    " node_count, edge_count, stream_count) VALUES (?1, 'floor', ?2, ?3, ?4, ?5,"
+                    " ?6, ?7)");
+    sqlite3_stmt *node_insert =
+        prepare(db, "INSERT INTO nodes (graph, id, kind, stream, name, num_blocks,"
+                    " threads_per_block, shared_mem, dir, size_bytes, src_device, dst_device,"
+                    " value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+    sqlite3_stmt *edge_insert =
+        prepare(db, "INSERT INTO edges (graph, src, dst) VALUES (?1, ?2, ?3)");
+    sqlite3_stmt *log_complete =
+        prepare(db, "UPDATE capture_log SET outcome = 'completed', graph = ?2, node_count = ?3,"
+                    " ended_at = ?4 WHERE session = ?1");
+
+    exec(db, "BEGIN IMMEDIATE");
+    sqlite3_bind_int64(log_insert, 1, getuid());
+    sqlite3_bind_int64(log_insert, 2, getpid());
+    sqlite3_bind_text(log_insert, 3, now, -1, SQLITE_STATIC);
+    step(db, log_insert);
+    int64_t session = sqlite3_last_insert_rowid(db);
+
+    sqlite3_bind_int64(graph_insert, 1, session);
+    sqlite3_bind_text(graph_insert, 2, now, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(graph_insert, 3, getuid());
+    sqlite3_bind_int64(graph_insert, 4, getpid());
+    sqlite3_bind_int64(graph_insert, 5, g->n_nodes);
+    sqlite3_bind_int64(graph_insert, 6, (sqlite3_int64)g->n_edges);
+    sqlite3_bind_int64(graph_insert, 7, g->stream_count);
+    step(db, graph_insert);
+    int64_t gid = sqlite3_last_insert_rowid(db);
+
+    sqlite3_bind_int64(node_insert, 1, gid);
+    for (uint32_t id = 0; id < g->n_nodes; id++) {
+        bind_node(node_insert, id, &g->nodes[id].op);
+        step(db, node_insert);
+    }
+    sqlite3_bind_int64(edge_insert, 1, gid);
+    for (size_t i = 0; i < g->n_edges; i++) {
+        sqlite3_bind_int64(edge_insert, 2, (sqlite3_int64)(g->edges[i] >> 32));
+        sqlite3_bind_int64(edge_insert, 3, (sqlite3_int64)(g->edges[i] & 0xffffffffu));
+        step(db, edge_insert);
+    }
+    sqlite3_bind_int64(log_complete, 1, session);
+    sqlite3_bind_int64(log_complete, 2, gid);
+    sqlite3_bind_int64(log_complete, 3, g->n_nodes);
+    sqlite3_bind_text(log_complete, 4, now, -1, SQLITE_STATIC);
+    step(db, log_complete);
+    exec(db, "COMMIT");
+
+    sqlite3_finalize(log_insert);
+    sqlite3_finalize(graph_insert);
+    sqlite3_finalize(node_insert);
+    sqlite3_finalize(edge_insert);
+    sqlite3_finalize(log_complete);
+    return gid;
+}
+
+static uint64_t arg_u64(const char *flag, const char *v)
+{
+    char *end;
+    if (!v || !*v || *v == '-')
+        die("needs a number", flag);
+    unsigned long long x = strtoull(v, &end, 10);
+    if (*end)
+        die("not a number", flag);
+    return x;
+}
+
+int main(int argc, char **argv)
+{
+    const char *db_path = NULL, *schema = NULL;
+    uint64_t nodes = 1000000, streams = 8, seed = 1;
+    bool sync_full = true, json = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--json")) {
+            json = true;
+            continue;
+        }
+        if (!v)
+            die("missing value for", a);
+        i++;
+        if (!strcmp(a, "--db"))
+            db_path = v;
+        else if (!strcmp(a, "--schema"))
+            schema = v;
+        else if (!strcmp(a, "--nodes"))
+            nodes = arg_u64(a, v);
+        else if (!strcmp(a, "--streams"))
+            streams = arg_u64(a, v);
+        else if (!strcmp(a, "--seed"))
+            seed = arg_u64(a, v);
+        else if (!strcmp(a, "--sync"))
+            sync_full = strcmp(v, "normal") != 0;
+        else
+            die("unknown option", a);
+    }
+    if (!db_path || !schema || nodes < 1 || nodes > UINT32_MAX || streams < 1 || streams > 4096)
+        die("usage: persist_floor --db PATH --schema FILE [--nodes N] [--streams S] [--seed X] "
+            "[--sync full|normal] [--json]",
+            NULL);
+    floor_graph g;
+    build_graph(&g, (uint32_t)nodes, (uint32_t)streams, seed);
+    sqlite3 *db = open_db(db_path, schema, sync_full);
+    double t0 = now_s();
+    int64_t gid = persist(db, &g);
+    double ms = (now_s() - t0) * 1e3;
+    if (sqlite3_close(db) != SQLITE_OK)
+        die("close failed", NULL);
+    if (json)
+        printf("{\"graph\":%" PRId64 ",\"node_count\":%u,\"edge_count\":%zu,\"ms\":%.3f}\n", gid,
+               g.n_nodes, g.n_edges, ms);
+    else
+        printf("graph %" PRId64 ": %u nodes, %zu edges committed in %.1f ms\n", gid, g.n_nodes,
+               g.n_edges, ms);
+    free(g.nodes);
+    free(g.edges);
+    return 0;
+}
