@@ -58,6 +58,7 @@ int64_t sc_now_ms(void)
 static void on_idle_timer(uv_timer_t *t)
 {
     sc_dispatch_sweep_idle(t->data);
+    sc_dispatch_retry_log(t->data);
     sc_server_sweep(t->data);
 }
 
@@ -129,4 +130,6 @@ void sc_daemon_destroy(sc_daemon *d)
     }
     sc_cache_destroy(d->cache);
     d->cache = NULL;
+    sc_server_free_pool(d);
+    sc_dispatch_free_retries(d);
 }

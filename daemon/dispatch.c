@@ -124,6 +124,7 @@ void sc_async_done(sc_async *a)
     if (!c->closing) {
         sc_dispatch_process(c);
         sc_conn_flush(c);
+        sc_conn_recycle_input(c);
         if ((d->stopping || c->peer_eof) && !c->waiting)
             sc_conn_close_after_flush(c);
         else
@@ -244,14 +245,84 @@ static void store_ignore(void *arg, const sc_store_result *res)
                res->errmsg ? res->errmsg : "store error");
 }
 
+/*
+ * A session's final log update that nobody waits for.  When the database
+ * refuses it (full, locked), it is kept and tried again by the sweep, so a
+ * row is not left `open` once storage recovers; ENOTFOUND means the row is
+ * already final.
+ */
+typedef struct sc_log_retry {
+    sc_daemon *d;
+    int64_t session;
+    const char *outcome; /* static */
+    uint32_t node_count;
+    int64_t ended_ms;
+    struct sc_log_retry *next;
+} sc_log_retry;
+
+static void log_update_done(void *arg, const sc_store_result *res)
+{
+    sc_log_retry *r = arg;
+    sc_daemon *d = r->d;
+    if (res->rc == SC_STORE_EIO && !d->stopping) {
+        sc_log(d, SC_LOG_WARN, "session %lld: logging outcome %s failed (%s); will retry",
+               (long long)r->session, r->outcome, res->errmsg ? res->errmsg : "store error");
+        r->next = d->log_retries;
+        d->log_retries = r;
+        return;
+    }
+    if (res->rc != SC_STORE_OK && res->rc != SC_STORE_ENOTFOUND)
+        sc_log(d, SC_LOG_ERROR, "session %lld: could not log outcome %s", (long long)r->session,
+               r->outcome);
+    free(r);
+}
+
+static void log_update_queue(sc_log_retry *r)
+{
+    if (sc_store_log_end(r->d->store, r->session, r->outcome, r->node_count, r->ended_ms,
+                         log_update_done, r) == 0)
+        return;
+    sc_log(r->d, SC_LOG_ERROR, "session %lld: could not log outcome %s", (long long)r->session,
+           r->outcome);
+    free(r);
+}
+
 /* Finish a session's log row without waiting for the commit. */
 static void log_end_detached(sc_daemon *d, const sc_session *s, const char *outcome,
                              uint32_t node_count)
 {
-    if (sc_store_log_end(d->store, (int64_t)s->id, outcome, node_count, sc_now_ms(), store_ignore,
-                         d) != 0)
-        sc_log(d, SC_LOG_ERROR, "session %llu: could not log outcome %s", (unsigned long long)s->id,
-               outcome);
+    sc_log_retry *r = calloc(1, sizeof(*r));
+    if (!r) {
+        sc_log(d, SC_LOG_ERROR, "session %llu: out of memory logging outcome %s",
+               (unsigned long long)s->id, outcome);
+        return;
+    }
+    r->d = d;
+    r->session = (int64_t)s->id;
+    r->outcome = outcome;
+    r->node_count = node_count;
+    r->ended_ms = sc_now_ms();
+    log_update_queue(r);
+}
+
+void sc_dispatch_retry_log(sc_daemon *d)
+{
+    sc_log_retry *r = d->log_retries;
+    d->log_retries = NULL;
+    while (r) {
+        sc_log_retry *next = r->next;
+        log_update_queue(r);
+        r = next;
+    }
+}
+
+void sc_dispatch_free_retries(sc_daemon *d)
+{
+    while (d->log_retries) {
+        sc_log_retry *r = d->log_retries;
+        d->log_retries = r->next;
+        free(r);
+    }
 }
 
 int sc_store_rpc_error(sc_rpc_error *err, int rc, const char *errmsg)
@@ -725,6 +796,13 @@ static const sc_handler handlers[SC_M__COUNT] = {
 
 /* ------------------------------------------------------- execution */
 
+/*
+ * One batch may not make the daemon buffer more than this in replies: a
+ * line of graph.get calls would otherwise multiply a small request into
+ * gigabytes.  Later elements are answered 1006 without being run.
+ */
+#define SC_BATCH_REPLY_MAX (64u << 20)
+
 static int run_one(sc_conn *c, const cJSON *item)
 {
     sc_rpc_request req;
@@ -733,6 +811,12 @@ static int run_one(sc_conn *c, const cJSON *item)
     if (rc == SC_RPC_INVALID_REQUEST) {
         /* Not a valid request, so not a notification either: always answered. */
         reply_error(c, req.id, false, &err);
+        return H_DONE;
+    }
+    if (c->cur_batch && c->batch.len > SC_BATCH_REPLY_MAX) {
+        sc_rpc_fail(&err, SC_RPC_LIMIT, "batch replies exceed %u MiB; request not run",
+                    SC_BATCH_REPLY_MAX >> 20);
+        reply_error(c, req.id, req.notification, &err);
         return H_DONE;
     }
     if (c->d->stopping) {

@@ -127,6 +127,8 @@ void sc_conn_send(sc_conn *c, const char *data, size_t len);
 void sc_conn_flush(sc_conn *c);
 /** Close after pending output is written. */
 void sc_conn_close_after_flush(sc_conn *c);
+/** Return the input buffer to the daemon's pool when nothing is pending. */
+void sc_conn_recycle_input(sc_conn *c);
 /** True while unsent output is above the high-water mark. */
 bool sc_conn_congested(const sc_conn *c);
 /** Start or stop reading, honouring backpressure and pending work. */
@@ -152,6 +154,12 @@ struct sc_daemon {
     unsigned nconns;
     uint64_t next_conn_serial;
     sc_session_table sessions;
+    /* Input buffers of idle connections, reused by the next active one. */
+    char *buf_pool[32];
+    size_t buf_pool_cap[32];
+    unsigned buf_pool_len;
+    /* Log rows whose final update failed (storage error): retried by the sweep. */
+    struct sc_log_retry *log_retries;
     unsigned opening_sessions; /* session.open calls waiting for their log row */
     unsigned inflight;         /* async requests of all connections */
     bool stopping;
@@ -186,6 +194,8 @@ int sc_server_start(sc_daemon *d);
  * given credentials (tests and the fuzz harness).  Takes the descriptor.
  */
 int sc_server_adopt(sc_daemon *d, int fd, uid_t uid, pid_t pid);
+/** Free pooled input buffers (tear-down). */
+void sc_server_free_pool(sc_daemon *d);
 /** Close every connection now (tear-down). */
 void sc_server_close_all(sc_daemon *d);
 /**
@@ -206,6 +216,10 @@ void sc_dispatch_process(sc_conn *c);
 void sc_dispatch_discard(sc_conn *c);
 /** Idle sweep: abandon sessions unused for the configured timeout. */
 void sc_dispatch_sweep_idle(sc_daemon *d);
+/** Queue again the log updates the database refused earlier. */
+void sc_dispatch_retry_log(sc_daemon *d);
+/** Free log updates still waiting for a retry (tear-down). */
+void sc_dispatch_free_retries(sc_daemon *d);
 /** Log every live session as `shutdown` and drop it. */
 void sc_dispatch_shutdown_sessions(sc_daemon *d);
 

@@ -168,12 +168,44 @@ void sc_conn_close_after_flush(sc_conn *c)
         conn_close(c);
 }
 
+#define SC_POOL_MAX_CAP (256u << 10)
+
+void sc_conn_recycle_input(sc_conn *c)
+{
+    if (c->waiting || c->cur_root)
+        return;
+    sc_daemon *d = c->d;
+    size_t cap = 0;
+    char *buf = sc_framer_detach_if_idle(&c->in, &cap);
+    if (!buf)
+        return;
+    size_t n = sizeof(d->buf_pool) / sizeof(d->buf_pool[0]);
+    if (d->buf_pool_len < n && cap <= SC_POOL_MAX_CAP) {
+        d->buf_pool[d->buf_pool_len] = buf;
+        d->buf_pool_cap[d->buf_pool_len++] = cap;
+    } else {
+        free(buf);
+    }
+}
+
+void sc_server_free_pool(sc_daemon *d)
+{
+    while (d->buf_pool_len > 0)
+        free(d->buf_pool[--d->buf_pool_len]);
+}
+
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     sc_conn *c = (sc_conn *)h;
+    sc_daemon *d = c->d;
     char *p = NULL;
     size_t avail = 0;
     (void)suggested;
+    /* A connection between requests holds no buffer: borrow a pooled one. */
+    if (!c->in.buf && d->buf_pool_len > 0) {
+        d->buf_pool_len--;
+        sc_framer_adopt(&c->in, d->buf_pool[d->buf_pool_len], d->buf_pool_cap[d->buf_pool_len]);
+    }
     if (sc_framer_space(&c->in, SC_READ_CHUNK, &p, &avail) != 0) {
         *buf = uv_buf_init(NULL, 0); /* libuv reports UV_ENOBUFS */
         return;
@@ -211,6 +243,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     sc_dispatch_process(c);
     sc_conn_flush(c);
     sc_conn_update_reading(c);
+    sc_conn_recycle_input(c);
     sc_conn_unref(c);
 }
 
@@ -463,6 +496,8 @@ void sc_server_stop(sc_daemon *d)
         unlink(d->cfg.socket_path);
     }
     uv_timer_stop(&d->idle_timer);
+    /* Refused log updates get one last try before the store closes. */
+    sc_dispatch_retry_log(d);
     sc_dispatch_shutdown_sessions(d);
     /* Connections with a request in flight close once it has replied. */
     sc_conn *c = d->conns;

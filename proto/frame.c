@@ -145,3 +145,25 @@ void sc_framer_release_if_idle(sc_framer *f)
     f->buf = NULL;
     f->cap = f->start = f->len = f->scan = 0;
 }
+
+char *sc_framer_detach_if_idle(sc_framer *f, size_t *cap)
+{
+    if (f->len != f->start || !f->buf)
+        return NULL;
+    char *buf = f->buf;
+    *cap = f->cap;
+    f->buf = NULL;
+    f->cap = f->start = f->len = f->scan = 0;
+    return buf;
+}
+
+void sc_framer_adopt(sc_framer *f, char *buf, size_t cap)
+{
+    if (f->buf) {
+        free(buf);
+        return;
+    }
+    f->buf = buf;
+    f->cap = cap;
+    f->start = f->len = f->scan = 0;
+}

@@ -65,6 +65,13 @@ size_t sc_framer_pending(const sc_framer *f);
  * input memory; the next sc_framer_space allocates again.
  */
 void sc_framer_release_if_idle(sc_framer *f);
+/**
+ * Hand the buffer to the caller when nothing is pending (NULL otherwise),
+ * so it can be pooled and given to another framer with sc_framer_adopt.
+ */
+char *sc_framer_detach_if_idle(sc_framer *f, size_t *cap);
+/** Give a framer that holds no buffer this one (ownership passes). */
+void sc_framer_adopt(sc_framer *f, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

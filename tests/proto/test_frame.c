@@ -322,6 +322,36 @@ static void test_release_if_idle(void **state)
     sc_framer_free(&f);
 }
 
+/* A detached idle buffer can serve another framer; pending bytes stay put. */
+static void test_detach_and_adopt(void **state)
+{
+    (void)state;
+    sc_framer a, b;
+    lines out = {0};
+    size_t cap = 0;
+    assert_int_equal(sc_framer_init(&a, 1024), 0);
+    assert_int_equal(sc_framer_init(&b, 1024), 0);
+    sc_framer_release_if_idle(&b);
+    assert_int_equal(sc_framer_push(&a, "x\ny", 3), 0);
+    assert_int_equal(drain(&a, &out), SC_FRAME_NEED_MORE);
+    assert_null(sc_framer_detach_if_idle(&a, &cap));
+    assert_int_equal(sc_framer_push(&a, "\n", 1), 0);
+    assert_int_equal(drain(&a, &out), SC_FRAME_NEED_MORE);
+    char *buf = sc_framer_detach_if_idle(&a, &cap);
+    assert_non_null(buf);
+    assert_true(cap > 0);
+    assert_null(a.buf);
+    sc_framer_adopt(&b, buf, cap);
+    assert_ptr_equal(b.buf, buf);
+    assert_int_equal(sc_framer_push(&b, "z\n", 2), 0);
+    assert_int_equal(sc_framer_push(&a, "w\n", 2), 0);
+    assert_int_equal(drain(&b, &out), SC_FRAME_NEED_MORE);
+    assert_int_equal(drain(&a, &out), SC_FRAME_NEED_MORE);
+    assert_memory_equal(out.text, "x|y|z|w|", 8);
+    sc_framer_free(&a);
+    sc_framer_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +364,7 @@ int main(void)
         cmocka_unit_test(test_compaction_only_when_needed),
         cmocka_unit_test(test_shrinks_when_idle),
         cmocka_unit_test(test_release_if_idle),
+        cmocka_unit_test(test_detach_and_adopt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
