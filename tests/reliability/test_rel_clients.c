@@ -1,0 +1,457 @@
+/*
+ * Slow and many clients: a client that pipelines without reading (alone,
+ * and through one batch whose replies would be huge) neither grows the
+ * daemon's memory without bound nor delays other clients, and is cut off
+ * after --write-timeout seconds without taking a byte; connections over
+ * --max-connections get one 1006 line and a close; a daemon out of file
+ * descriptors survives and accepts again once clients leave; idle
+ * connections cost little memory each.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "rel_util.h"
+
+/* A raw non-blocking client socket: the harness connection reads while it
+ * writes, which is exactly what a client that never reads does not do. */
+static int raw_connect(const char *path)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    return fd;
+}
+
+/* Write as much of buf as the socket takes now: bytes written or -errno. */
+static ssize_t raw_write_some(int fd, const char *buf, size_t len)
+{
+    size_t off = 0;
+    while (off < len) {
+        ssize_t n = send(fd, buf + off, len - off, MSG_NOSIGNAL);
+        if (n > 0) {
+            off += (size_t)n;
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+            break;
+        return n < 0 ? -errno : (ssize_t)off;
+    }
+    return (ssize_t)off;
+}
+
+/* One round trip on another connection, timed: a functional bound, not a benchmark. */
+static void expect_prompt(sc_it_conn *c, int64_t graph, int64_t nodes, const char *during)
+{
+    for (int i = 0; i < 3; i++) {
+        int64_t t0 = sc_it_now_ms();
+        cJSON *res = sc_rel_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)graph);
+        int64_t ms = sc_it_now_ms() - t0;
+        const cJSON *list = cJSON_GetObjectItemCaseSensitive(res, "nodes");
+        assert_int_equal(cJSON_GetArraySize(list), nodes);
+        cJSON_Delete(res);
+        t0 = sc_it_now_ms();
+        res = sc_rel_must_result(c, "server.info", NULL);
+        ms = ms > sc_it_now_ms() - t0 ? ms : sc_it_now_ms() - t0;
+        cJSON_Delete(res);
+        if (ms >= 1000)
+            fail_msg("a round trip took %lld ms while %s", (long long)ms, during);
+    }
+}
+
+#define FLOOD_GRAPH_KERNELS 2000
+#define WRITE_TIMEOUT_S     2
+#define FLOOD_LIMIT_MS      12000
+
+static char *repeat_line(const char *line, size_t times, size_t *len)
+{
+    size_t l = strlen(line);
+    char *buf = malloc(l * times);
+    assert_non_null(buf);
+    for (size_t i = 0; i < times; i++)
+        memcpy(buf + i * l, line, l);
+    *len = l * times;
+    return buf;
+}
+
+static void test_pipelining_client_that_never_reads(void **state)
+{
+    static const char *const args[] = {"--write-timeout", "2", NULL}; /* WRITE_TIMEOUT_S */
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    pid_t pid = sc_it_daemon_pid(d);
+    sc_it_conn *other = sc_it_must_connect(d);
+    int64_t nodes;
+    int64_t big = sc_rel_must_graph(other, "flood", FLOOD_GRAPH_KERNELS, &nodes, NULL);
+    int64_t small = sc_rel_must_graph(other, "small", 8, NULL, NULL);
+    expect_prompt(other, small, 8, "nothing else happens");
+    long base = sc_rel_rss_kib(pid);
+
+    /* Each graph.get of the big graph replies with well over 100 KB. */
+    char req[160];
+    snprintf(
+        req, sizeof(req),
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"graph.get\",\"params\":{\"graph\":%lld}}\n",
+        (long long)big);
+    size_t flood_len;
+    char *flood = repeat_line(req, 4096, &flood_len);
+    int fd = raw_connect(sc_it_daemon_socket(d));
+    assert_true(fd >= 0);
+    int64_t start = sc_it_now_ms();
+    int64_t cut_after = -1;
+    size_t off = 0, written = 0;
+    long peak = base;
+    while (sc_it_now_ms() - start < FLOOD_LIMIT_MS) {
+        ssize_t n = raw_write_some(fd, flood + off, flood_len - off);
+        if (n < 0) {
+            cut_after = sc_it_now_ms() - start;
+            break;
+        }
+        written += (size_t)n;
+        off = (off + (size_t)n) % flood_len;
+        expect_prompt(other, small, 8, "another client pipelines without reading");
+        long rss = sc_rel_rss_kib(pid);
+        peak = rss > peak ? rss : peak;
+        sc_it_sleep_ms(20);
+    }
+    print_message("never-reading client: %zu requests written, cut off after %lld ms, daemon RSS "
+                  "%ld KiB -> peak %ld KiB\n",
+                  written / strlen(req), (long long)cut_after, base, peak);
+    /* Reading paused at the output high-water mark (4 MiB) plus a reply in
+     * progress and the graph cache: far below what the requests written
+     * would produce if answered into memory. */
+    long bound = base + 64 * 1024 * SC_REL_MEM_FACTOR;
+    if (peak > bound)
+        fail_msg("daemon RSS grew from %ld to %ld KiB under a never-reading client (bound %ld)",
+                 base, peak, bound);
+    /* --write-timeout 2: a client that takes no reply bytes for 2 s is
+     * disconnected; it cannot have stalled for longer than it existed. */
+    if (cut_after < 0)
+        fail_msg("a client that never reads was not disconnected within %d ms "
+                 "(--write-timeout %d)",
+                 FLOOD_LIMIT_MS, WRITE_TIMEOUT_S);
+    if (cut_after < WRITE_TIMEOUT_S * 1000 - 100)
+        fail_msg("a never-reading client was disconnected after %lld ms, before its "
+                 "--write-timeout of %d s",
+                 (long long)cut_after, WRITE_TIMEOUT_S);
+    close(fd);
+    free(flood);
+    expect_prompt(other, big, nodes, "a flooding client was cut off");
+    sc_it_conn_close(other);
+    sc_it_must_stop(d);
+}
+
+/*
+ * One line, many requests: a batch of graph.get calls whose replies, put
+ * together, would take gigabytes.  The daemon must not build that in
+ * memory: it may answer with errors, cut the client off, or stream, but
+ * its memory stays bounded and other clients stay served.
+ */
+#define BATCH_REQUESTS 12000
+
+static void test_batch_amplification(void **state)
+{
+    sc_it_daemon *d = sc_rel_must_start(state, NULL);
+    pid_t pid = sc_it_daemon_pid(d);
+    sc_it_conn *other = sc_it_must_connect(d);
+    int64_t nodes;
+    int64_t big = sc_rel_must_graph(other, "amplified", FLOOD_GRAPH_KERNELS, &nodes, NULL);
+    int64_t small = sc_rel_must_graph(other, "small", 8, NULL, NULL);
+    cJSON *res = sc_rel_must_result(other, "graph.get", "{\"graph\":%lld}", (long long)big);
+    char *text = sc_it_json_text(res);
+    size_t one_reply = strlen(text);
+    free(text);
+    cJSON_Delete(res);
+    long base = sc_rel_rss_kib(pid);
+
+    char item[128];
+    snprintf(item, sizeof(item),
+             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"graph.get\",\"params\":{\"graph\":%lld}}",
+             (long long)big);
+    size_t il = strlen(item);
+    size_t len = 1 + BATCH_REQUESTS * (il + 1) + 1;
+    char *batch = malloc(len);
+    assert_non_null(batch);
+    batch[0] = '[';
+    for (size_t i = 0; i < BATCH_REQUESTS; i++) {
+        memcpy(batch + 1 + i * (il + 1), item, il);
+        batch[1 + i * (il + 1) + il] = ',';
+    }
+    batch[len - 2] = ']';
+    batch[len - 1] = '\n';
+    assert_true(len <= 1u << 20); /* one line within the default --max-message */
+
+    int fd = raw_connect(sc_it_daemon_socket(d));
+    assert_true(fd >= 0);
+    size_t off = 0;
+    long peak = base;
+    long bound = base + 256 * 1024 * SC_REL_MEM_FACTOR;
+    int64_t end = sc_it_now_ms() + 4000;
+    /* Stop watching as soon as the bound is broken: no need to let the
+     * daemon take gigabytes from a shared machine to prove the point. */
+    while (sc_it_now_ms() < end && peak <= bound) {
+        if (off < len) {
+            ssize_t n = raw_write_some(fd, batch + off, len - off);
+            if (n < 0)
+                break; /* cut off: allowed */
+            off += (size_t)n;
+        }
+        long rss = sc_rel_rss_kib(pid);
+        peak = rss > peak ? rss : peak;
+        if (rss < 0)
+            fail_msg("the daemon died during a batch of %d graph.get calls", BATCH_REQUESTS);
+        expect_prompt(other, small, 8, "another client's batch is being answered");
+    }
+    print_message("batch amplification: one %zu-byte line asks for %zu MB of replies; daemon RSS "
+                  "%ld KiB -> peak %ld KiB\n",
+                  len, one_reply * BATCH_REQUESTS >> 20, base, peak);
+    if (peak > bound)
+        fail_msg("one batch line of %d graph.get calls (replies worth %zu MB) grew the daemon "
+                 "from %ld to %ld KiB (bound %ld KiB): a client can exhaust the daemon's memory",
+                 BATCH_REQUESTS, one_reply * BATCH_REQUESTS >> 20, base, peak, bound);
+    close(fd);
+    free(batch);
+    expect_prompt(other, big, nodes, "the batch client left");
+    sc_it_conn_close(other);
+    sc_it_must_stop(d);
+}
+
+#define MAX_CONN   20
+#define EXTRA_CONN 100
+
+static void test_max_connections(void **state)
+{
+    static const char *const args[] = {"--max-connections", "20", NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    sc_it_conn *in[MAX_CONN];
+    for (int i = 0; i < MAX_CONN; i++) {
+        in[i] = sc_it_must_connect(d);
+        cJSON *r = sc_rel_must_result(in[i], "server.info", NULL);
+        cJSON_Delete(r);
+    }
+    for (int i = 0; i < EXTRA_CONN; i++) {
+        sc_it_conn *c = sc_it_must_connect(d);
+        char *line = NULL;
+        size_t len;
+        int rc = sc_it_recv_line(c, &line, &len);
+        if (rc != 0)
+            fail_msg("extra connection #%d over --max-connections 20: no error line (rc %d)", i,
+                     rc);
+        cJSON *reply = cJSON_ParseWithLength(line, len);
+        int64_t code = 0;
+        const char *kind = sc_rel_error_kind(reply);
+        if (!sc_rel_error_code(reply, &code) || code != 1006 || !kind ||
+            strcmp(kind, "limit") != 0 ||
+            !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(reply, "id")))
+            fail_msg("extra connection #%d: expected one 1006 (limit) error with id null, got "
+                     "%.300s",
+                     i, line);
+        cJSON_Delete(reply);
+        free(line);
+        rc = sc_it_expect_eof(c);
+        if (rc != 0)
+            fail_msg("extra connection #%d: expected a close after the 1006 line, got rc %d", i,
+                     rc);
+        sc_it_conn_close(c);
+    }
+    /* The admitted ones never noticed; a freed slot is taken again. */
+    for (int i = 0; i < MAX_CONN; i++) {
+        cJSON *r = sc_rel_must_result(in[i], "server.info", NULL);
+        cJSON_Delete(r);
+    }
+    sc_it_conn_close(in[0]);
+    in[0] = NULL;
+    int64_t deadline = sc_it_now_ms() + 5000;
+    for (;;) {
+        sc_it_conn *c = sc_it_must_connect(d);
+        cJSON *reply = NULL;
+        int rc = sc_it_try_call(c, &reply, "server.info", NULL);
+        bool ok = rc == 0 && cJSON_GetObjectItemCaseSensitive(reply, "result");
+        cJSON_Delete(reply);
+        if (ok) {
+            in[0] = c;
+            break;
+        }
+        sc_it_conn_close(c);
+        if (sc_it_now_ms() > deadline)
+            fail_msg("a slot freed under --max-connections was not reused within 5 s");
+        sc_it_sleep_ms(20);
+    }
+    for (int i = 0; i < MAX_CONN; i++)
+        sc_it_conn_close(in[i]);
+    sc_it_must_stop(d);
+}
+
+#define FD_LIMIT    256
+#define FD_ATTEMPTS 300
+
+static void test_out_of_descriptors(void **state)
+{
+    /* The daemon inherits the limit across fork and exec. */
+    struct rlimit saved, low;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &saved), 0);
+    if (saved.rlim_max != RLIM_INFINITY && saved.rlim_max < FD_ATTEMPTS + 64) {
+        print_message("skipped: RLIMIT_NOFILE hard limit %llu is too low for %d connections\n",
+                      (unsigned long long)saved.rlim_max, FD_ATTEMPTS);
+        skip();
+    }
+    low = saved;
+    low.rlim_cur = FD_LIMIT;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    sc_it_daemon *d;
+    int rc = sc_it_daemon_create(&d);
+    if (rc == 0) {
+        sc_rel_adopt(state, d);
+        rc = sc_it_daemon_start(d, NULL);
+    }
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &saved), 0);
+    if (rc != 0)
+        fail_msg("streamcapd did not start with %d descriptors: %d", FD_LIMIT, rc);
+
+    sc_it_conn *conns[FD_ATTEMPTS] = {0};
+    int connected = 0, answered = 0, closed = 0;
+    for (int i = 0; i < FD_ATTEMPTS; i++) {
+        if (sc_it_connect(sc_it_daemon_socket(d), &conns[i]) != 0)
+            continue;
+        connected++;
+        sc_it_conn_set_timeout(conns[i], 3000);
+        char *req = sc_it_format_request(1, "server.info", NULL);
+        if (sc_it_send_line(conns[i], req) != 0) {
+            sc_it_conn_close(conns[i]);
+            conns[i] = NULL;
+        }
+        free(req);
+    }
+    /* Give the daemon time to answer what it accepted, then collect. */
+    sc_it_sleep_ms(1500);
+    for (int i = 0; i < FD_ATTEMPTS; i++) {
+        if (!conns[i])
+            continue;
+        sc_it_conn_set_timeout(conns[i], 1);
+        char *line = NULL;
+        rc = sc_it_recv_line(conns[i], &line, NULL);
+        if (rc == 0)
+            answered++;
+        else if (rc == SC_IT_EOF)
+            closed++;
+        free(line);
+    }
+    print_message("out of descriptors: %d of %d connections made, %d answered, %d closed, rest "
+                  "waiting\n",
+                  connected, FD_ATTEMPTS, answered, closed);
+    if (!sc_it_daemon_running(d))
+        fail_msg("streamcapd died when it ran out of file descriptors (wait status 0x%x)",
+                 (unsigned)sc_it_daemon_status(d));
+    /* Most of the limit serves clients; the rest is the daemon's own. */
+    assert_true(answered >= FD_LIMIT / 2);
+    assert_true(answered < FD_ATTEMPTS);
+    for (int i = 0; i < FD_ATTEMPTS; i++)
+        sc_it_conn_close(conns[i]);
+
+    int64_t deadline = sc_it_now_ms() + 10000;
+    for (;;) {
+        sc_it_conn *c = NULL;
+        cJSON *reply = NULL;
+        bool ok = sc_it_connect(sc_it_daemon_socket(d), &c) == 0;
+        if (ok) {
+            sc_it_conn_set_timeout(c, 1000);
+            ok = sc_it_try_call(c, &reply, "server.info", NULL) == 0 &&
+                 cJSON_GetObjectItemCaseSensitive(reply, "result");
+        }
+        cJSON_Delete(reply);
+        sc_it_conn_close(c);
+        if (ok)
+            break;
+        if (sc_it_now_ms() > deadline)
+            fail_msg("streamcapd did not accept again within 10 s after clients left");
+        sc_it_sleep_ms(50);
+    }
+    sc_it_must_stop(d);
+}
+
+#define IDLE_CONNS 1000
+
+/* Room for `need` descriptors in this process and the daemons it starts. */
+static bool raise_fd_limit(rlim_t need)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return false;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+        if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
+            return false;
+        rl.rlim_cur = need;
+        return setrlimit(RLIMIT_NOFILE, &rl) == 0;
+    }
+    return true;
+}
+
+static void test_idle_connections_are_cheap(void **state)
+{
+    if (!raise_fd_limit(IDLE_CONNS + 128)) {
+        print_message("skipped: RLIMIT_NOFILE cannot be raised to %d\n", IDLE_CONNS + 128);
+        skip();
+    }
+    sc_it_daemon *d = sc_rel_must_start(state, NULL); /* --max-connections 1024 by default */
+    pid_t pid = sc_it_daemon_pid(d);
+    sc_it_conn *probe = sc_it_must_connect(d);
+    cJSON *r = sc_rel_must_result(probe, "server.info", NULL);
+    cJSON_Delete(r);
+    long base = sc_rel_rss_kib(pid);
+    sc_it_conn **conns = calloc(IDLE_CONNS, sizeof(*conns));
+    assert_non_null(conns);
+    for (int i = 0; i < IDLE_CONNS; i++) {
+        conns[i] = sc_it_must_connect(d);
+        r = sc_rel_must_result(conns[i], "server.info", NULL);
+        cJSON_Delete(r);
+    }
+    r = sc_rel_must_result(probe, "server.info", NULL);
+    assert_int_equal(sc_it_int(r, "connections"), IDLE_CONNS + 1);
+    cJSON_Delete(r);
+    long after = sc_rel_rss_kib(pid);
+    double per = (double)(after - base) / IDLE_CONNS;
+    print_message("idle connections: daemon RSS %ld KiB -> %ld KiB, %.2f KiB per connection\n",
+                  base, after, per);
+    if (per > 8.0 * SC_REL_MEM_FACTOR)
+        fail_msg("%d idle connections cost %.2f KiB of daemon RSS each (bound %d KiB)", IDLE_CONNS,
+                 per, 8 * SC_REL_MEM_FACTOR);
+    for (int i = 0; i < IDLE_CONNS; i++)
+        sc_it_conn_close(conns[i]);
+    free(conns);
+    sc_it_conn_close(probe);
+    sc_it_must_stop(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_pipelining_client_that_never_reads, sc_rel_setup,
+                                        sc_rel_teardown),
+        cmocka_unit_test_setup_teardown(test_batch_amplification, sc_rel_setup, sc_rel_teardown),
+        cmocka_unit_test_setup_teardown(test_max_connections, sc_rel_setup, sc_rel_teardown),
+        cmocka_unit_test_setup_teardown(test_out_of_descriptors, sc_rel_setup, sc_rel_teardown),
+        cmocka_unit_test_setup_teardown(test_idle_connections_are_cheap, sc_rel_setup,
+                                        sc_rel_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,365 @@
+/*
+ * Ownership between uids.  The test runs as root and forks a client that
+ * drops to an unprivileged uid (nobody, 65534).  That client gets 1005 for
+ * every session and graph method on root's ids, sees none of root's rows
+ * in graph.list or log.list, and its denied calls change nothing: root's
+ * session keeps its state and root can still end it.  The socket file is
+ * created with --socket-mode, and with the default 0600 the other uid
+ * cannot connect at all.
+ *
+ * Exit status 77 (skipped) when not run as root.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "rel_util.h"
+
+#define OTHER_UID  65534u
+#define ROOT_LABEL "root-private"
+
+/* ------------------------------------------------ the unprivileged child */
+
+typedef struct report {
+    int fd;
+    int problems;
+} report;
+
+static void problem(report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void problem(report *r, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n > sizeof(buf) - 2)
+        n = (int)sizeof(buf) - 2;
+    buf[n++] = '\n';
+    /* A lost report still fails the test through the exit status. */
+    ssize_t w = write(r->fd, buf, (size_t)n);
+    (void)w;
+    r->problems++;
+}
+
+/* Call and expect 1005 permission_denied. */
+static void expect_denied(report *r, sc_it_conn *c, const char *method, const char *params)
+{
+    cJSON *reply = NULL;
+    int rc = sc_it_try_call(c, &reply, method, "%s", params);
+    int64_t code = 0;
+    const char *kind = sc_rel_error_kind(reply);
+    if (rc != 0 || !sc_rel_error_code(reply, &code) || code != 1005 || !kind ||
+        strcmp(kind, "permission_denied") != 0) {
+        char *text = sc_it_json_text(reply);
+        problem(r, "uid %u: %s %s: expected 1005 permission_denied, got rc %d reply %s", OTHER_UID,
+                method, params, rc, text);
+        free(text);
+    }
+    cJSON_Delete(reply);
+}
+
+static cJSON *expect_result(report *r, sc_it_conn *c, const char *method, const char *params)
+{
+    cJSON *reply = NULL;
+    int rc = sc_it_try_call(c, &reply, method, "%s", params);
+    cJSON *res = rc == 0 ? cJSON_DetachItemFromObjectCaseSensitive(reply, "result") : NULL;
+    if (!res) {
+        char *text = sc_it_json_text(reply);
+        problem(r, "uid %u: %s %s: expected a result, got rc %d reply %s", OTHER_UID, method,
+                params, rc, text);
+        free(text);
+    }
+    cJSON_Delete(reply);
+    return res;
+}
+
+/* Every entry of list[member] must belong to OTHER_UID; returns the count. */
+static int only_own_rows(report *r, const cJSON *res, const char *member, const char *id_name,
+                         int64_t foreign_id)
+{
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(res, member);
+    if (!cJSON_IsArray(list)) {
+        problem(r, "uid %u: result without a %s array", OTHER_UID, member);
+        return -1;
+    }
+    const cJSON *e;
+    int n = 0;
+    cJSON_ArrayForEach(e, list)
+    {
+        int64_t uid = -1, id = -1;
+        sc_it_json_int(e, "owner_uid", &uid);
+        sc_it_json_int(e, id_name, &id);
+        if (uid != OTHER_UID || id == foreign_id) {
+            char *text = sc_it_json_text(e);
+            problem(r, "uid %u sees a row it does not own in %s: %s", OTHER_UID, member, text);
+            free(text);
+        }
+        n++;
+    }
+    return n;
+}
+
+static void child_checks(report *r, const char *socket, int64_t s, int64_t g)
+{
+    sc_it_conn *c;
+    int rc = sc_it_connect(socket, &c);
+    if (rc != 0) {
+        problem(r, "uid %u cannot connect to %s (mode 0666): %s", OTHER_UID, socket, strerror(-rc));
+        return;
+    }
+    char p[512];
+    const char *sess_methods[][2] = {
+        {"session.info", "{\"session\":%lld}"},
+        {"session.close", "{\"session\":%lld}"},
+        {"capture.begin", "{\"session\":%lld,\"stream\":1}"},
+        {"capture.record_kernel", "{\"session\":%lld,\"stream\":0,\"function_name\":\"x\","
+                                  "\"num_blocks\":1,\"threads_per_block\":1}"},
+        {"capture.record_memcpy", "{\"session\":%lld,\"stream\":0,\"name\":\"x\","
+                                  "\"dir\":\"host_to_device\",\"size_bytes\":1}"},
+        {"capture.record_memset",
+         "{\"session\":%lld,\"stream\":0,\"name\":\"x\",\"size_bytes\":1,\"value\":0}"},
+        {"capture.record_host_callback", "{\"session\":%lld,\"stream\":0,\"label\":\"x\"}"},
+        {"capture.record_event", "{\"session\":%lld,\"stream\":0,\"event\":1}"},
+        {"capture.wait_event", "{\"session\":%lld,\"stream\":0,\"event\":1}"},
+        {"capture.status", "{\"session\":%lld,\"stream\":0}"},
+        {"capture.is_capturing", "{\"session\":%lld}"},
+        {"capture.node_count", "{\"session\":%lld}"},
+        {"capture.invalidate", "{\"session\":%lld,\"stream\":0}"},
+        {"capture.end", "{\"session\":%lld,\"stream\":0}"},
+    };
+    for (size_t i = 0; i < sizeof(sess_methods) / sizeof(sess_methods[0]); i++) {
+        snprintf(p, sizeof(p), sess_methods[i][1], (long long)s);
+        expect_denied(r, c, sess_methods[i][0], p);
+    }
+    const char *graph_methods[][2] = {
+        {"graph.get", "{\"graph\":%lld}"},
+        {"graph.reachable", "{\"graph\":%lld,\"from\":0,\"to\":1}"},
+        {"graph.reachable", "{\"graph\":%lld,\"pairs\":[[0,1],[1,0]]}"},
+        {"graph.export", "{\"graph\":%lld,\"format\":\"dot\"}"},
+        {"graph.delete", "{\"graph\":%lld}"},
+    };
+    for (size_t i = 0; i < sizeof(graph_methods) / sizeof(graph_methods[0]); i++) {
+        snprintf(p, sizeof(p), graph_methods[i][1], (long long)g);
+        expect_denied(r, c, graph_methods[i][0], p);
+    }
+
+    /* Lists: nothing of root's, whatever the filter. */
+    cJSON *res = expect_result(r, c, "graph.list", "{\"limit\":10000}");
+    if (res && only_own_rows(r, res, "graphs", "graph", g) != 0)
+        problem(r, "uid %u: graph.list is not empty before it stored anything", OTHER_UID);
+    cJSON_Delete(res);
+    res = expect_result(r, c, "graph.list", "{\"label\":\"" ROOT_LABEL "\"}");
+    if (res && only_own_rows(r, res, "graphs", "graph", g) != 0)
+        problem(r, "uid %u: graph.list by root's label is not empty", OTHER_UID);
+    cJSON_Delete(res);
+    res = expect_result(r, c, "log.list", "{\"limit\":10000}");
+    if (res && only_own_rows(r, res, "entries", "session", s) != 0)
+        problem(r, "uid %u: log.list is not empty before it opened anything", OTHER_UID);
+    cJSON_Delete(res);
+
+    /* Its own work goes through and is listed as its own. */
+    res = expect_result(r, c, "session.open", "{\"label\":\"nobody's\"}");
+    int64_t own = 0;
+    if (!res || !sc_it_json_int(res, "session", &own))
+        problem(r, "uid %u: session.open gave no session", OTHER_UID);
+    cJSON_Delete(res);
+    snprintf(p, sizeof(p), "{\"session\":%lld,\"stream\":0}", (long long)own);
+    cJSON_Delete(expect_result(r, c, "capture.begin", p));
+    snprintf(p, sizeof(p),
+             "{\"session\":%lld,\"stream\":0,\"function_name\":\"mine\",\"num_blocks\":1,"
+             "\"threads_per_block\":1}",
+             (long long)own);
+    cJSON_Delete(expect_result(r, c, "capture.record_kernel", p));
+    snprintf(p, sizeof(p), "{\"session\":%lld,\"stream\":0}", (long long)own);
+    res = expect_result(r, c, "capture.end", p);
+    int64_t own_graph = 0;
+    if (!res || !sc_it_json_int(res, "graph", &own_graph))
+        problem(r, "uid %u: capture.end gave no graph", OTHER_UID);
+    cJSON_Delete(res);
+    snprintf(p, sizeof(p), "{\"graph\":%lld}", (long long)own_graph);
+    res = expect_result(r, c, "graph.get", p);
+    int64_t uid = -1;
+    if (!res || !sc_it_json_int(res, "owner_uid", &uid) || uid != OTHER_UID)
+        problem(r, "uid %u: its own graph %lld has owner_uid %lld", OTHER_UID, (long long)own_graph,
+                (long long)uid);
+    cJSON_Delete(res);
+    res = expect_result(r, c, "graph.list", "{}");
+    if (res && only_own_rows(r, res, "graphs", "graph", g) != 1)
+        problem(r, "uid %u: graph.list does not hold exactly its own graph", OTHER_UID);
+    cJSON_Delete(res);
+    res = expect_result(r, c, "log.list", "{}");
+    if (res && only_own_rows(r, res, "entries", "session", s) != 1)
+        problem(r, "uid %u: log.list does not hold exactly its own session", OTHER_UID);
+    cJSON_Delete(res);
+    sc_it_conn_close(c);
+}
+
+static int drop_privileges(void)
+{
+    if (setgroups(0, NULL) != 0 || setgid(OTHER_UID) != 0 || setuid(OTHER_UID) != 0)
+        return -1;
+    return getuid() == OTHER_UID && geteuid() == OTHER_UID && setuid(0) != 0 ? 0 : -1;
+}
+
+/* Run `fn` as OTHER_UID in a child; returns what it reported ("" if nothing). */
+typedef void (*child_fn)(report *r, const char *socket, int64_t s, int64_t g);
+
+static char *as_other_uid(child_fn fn, const char *socket, int64_t s, int64_t g)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        report r = {.fd = fds[1]};
+        if (drop_privileges() != 0)
+            problem(&r, "cannot switch to uid %u: %s", OTHER_UID, strerror(errno));
+        else
+            fn(&r, socket, s, g);
+        _exit(r.problems ? 1 : 0);
+    }
+    close(fds[1]);
+    size_t cap = 4096, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    for (;;) {
+        if (cap - len < 1024) {
+            cap *= 2;
+            text = realloc(text, cap);
+            assert_non_null(text);
+        }
+        ssize_t n = read(fds[0], text + len, cap - len - 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    text[len] = '\0';
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0 && len == 0))
+        fail_msg("the uid %u client died (wait status 0x%x)", OTHER_UID, (unsigned)status);
+    return text;
+}
+
+/* --------------------------------------------------------------- root */
+
+static void test_other_uid_is_denied(void **state)
+{
+    static const char *const args[] = {"--socket-mode", "0666", NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    assert_int_equal(chmod(sc_it_daemon_dir(d), 0711), 0);
+    struct stat st;
+    assert_int_equal(stat(sc_it_daemon_socket(d), &st), 0);
+    if ((st.st_mode & 0777) != 0666)
+        fail_msg("--socket-mode 0666: the socket file has mode %04o", st.st_mode & 0777);
+
+    sc_it_conn *c = sc_it_must_connect(d);
+    int64_t g = sc_rel_must_graph(c, ROOT_LABEL, 6, NULL, NULL);
+    long long s = (long long)sc_it_open_session(c, ROOT_LABEL);
+    cJSON_Delete(sc_rel_must_result(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", s));
+    cJSON_Delete(sc_rel_must_result(c, "capture.record_kernel",
+                                    "{\"session\":%lld,\"stream\":0,\"function_name\":\"r\","
+                                    "\"num_blocks\":2,\"threads_per_block\":2}",
+                                    s));
+
+    char *problems = as_other_uid(child_checks, sc_it_daemon_socket(d), s, g);
+    if (problems[0])
+        fail_msg("%s", problems);
+    free(problems);
+
+    /* Denied calls changed nothing: one stream, active, one node. */
+    cJSON *info = sc_rel_must_result(c, "session.info", "{\"session\":%lld}", s);
+    assert_true(sc_it_bool(info, "capturing"));
+    assert_int_equal(sc_it_int(info, "node_count"), 1);
+    const cJSON *streams = cJSON_GetObjectItemCaseSensitive(info, "streams");
+    assert_int_equal(cJSON_GetArraySize(streams), 1);
+    assert_string_equal(sc_it_str(cJSON_GetArrayItem(streams, 0), "status"), "active");
+    cJSON_Delete(info);
+    /* The denied capture.end did not consume it: root ends it. */
+    cJSON *end = sc_rel_must_result(c, "capture.end", "{\"session\":%lld,\"stream\":0}", s);
+    assert_int_equal(sc_it_int(end, "node_count"), 1);
+    cJSON_Delete(end);
+    /* The denied graph.delete deleted nothing. */
+    cJSON_Delete(sc_rel_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)g));
+
+    /* Root sees every user's rows. */
+    cJSON *list = sc_rel_must_result(c, "graph.list", "{}");
+    const cJSON *e;
+    bool saw_other = false;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(list, "graphs"))
+    {
+        saw_other = saw_other || sc_it_int(e, "owner_uid") == OTHER_UID;
+    }
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(list, "graphs")), 3);
+    assert_true(saw_other);
+    cJSON_Delete(list);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+}
+
+static void child_connect_refused(report *r, const char *socket, int64_t s, int64_t g)
+{
+    (void)s;
+    (void)g;
+    sc_it_conn *c;
+    int rc = sc_it_connect(socket, &c);
+    if (rc == 0) {
+        problem(r, "uid %u connected to a socket created with the default mode 0600", OTHER_UID);
+        sc_it_conn_close(c);
+    } else if (rc != -EACCES) {
+        problem(r, "uid %u: connecting to a 0600 socket failed with %s, expected EACCES", OTHER_UID,
+                strerror(-rc));
+    }
+}
+
+static void test_default_socket_mode_keeps_others_out(void **state)
+{
+    sc_it_daemon *d = sc_rel_must_start(state, NULL);
+    assert_int_equal(chmod(sc_it_daemon_dir(d), 0711), 0);
+    struct stat st;
+    assert_int_equal(stat(sc_it_daemon_socket(d), &st), 0);
+    if ((st.st_mode & 0777) != 0600)
+        fail_msg("default --socket-mode: the socket file has mode %04o, expected 0600",
+                 st.st_mode & 0777);
+    char *problems = as_other_uid(child_connect_refused, sc_it_daemon_socket(d), 0, 0);
+    if (problems[0])
+        fail_msg("%s", problems);
+    free(problems);
+    sc_it_must_stop(d);
+}
+
+int main(void)
+{
+    if (geteuid() != 0) {
+        printf("test_rel_owner: skipped: needs root to switch a client to uid %u\n", OTHER_UID);
+        return 77;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_other_uid_is_denied, sc_rel_setup, sc_rel_teardown),
+        cmocka_unit_test_setup_teardown(test_default_socket_mode_keeps_others_out, sc_rel_setup,
+                                        sc_rel_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,231 @@
+/*
+ * Storage errors: a database that cannot grow (--test-max-page-count) and a
+ * write lock held by another process longer than --busy-timeout.  Either
+ * way capture.end answers 1007 (kind storage) without storing anything,
+ * the daemon keeps serving reads, and ends succeed again once the cause is
+ * gone.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <sqlite3.h>
+
+#include "rel_util.h"
+
+/* Pages of 4 KiB (SQLite's default): the schema and a few small graphs fit,
+ * a capture of BIG_KERNELS kernels does not. */
+#define SMALL_PAGES  "48"
+#define LARGE_PAGES  "100000"
+#define BIG_KERNELS  4000
+#define MID_KERNELS  1500
+#define BUSY_MS      200
+#define LOCK_HOLD_MS 1500
+
+static int64_t db_graph_rows(const char *db_path)
+{
+    int64_t n = 0;
+    char why[1024];
+    if (sc_rel_check_db(db_path, &n, why, sizeof(why)) != 0)
+        fail_msg("database %s: %s", db_path, why);
+    return n;
+}
+
+/* Open a session, record `kernels` kernels and end it: the end's reply. */
+static cJSON *capture_reply(sc_it_conn *c, int kernels, int64_t *session)
+{
+    long long s = (long long)sc_it_open_session(c, "storage");
+    *session = s;
+    cJSON *r = sc_rel_must_result(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", s);
+    cJSON_Delete(r);
+    char **lines = calloc((size_t)kernels, sizeof(char *));
+    cJSON **replies = calloc((size_t)kernels, sizeof(cJSON *));
+    assert_non_null(lines);
+    assert_non_null(replies);
+    for (int i = 0; i < kernels; i++)
+        if (asprintf(&lines[i],
+                     "{\"jsonrpc\":\"2.0\",\"id\":\"k%d\",\"method\":\"capture.record_kernel\","
+                     "\"params\":{\"session\":%lld,\"stream\":0,\"function_name\":"
+                     "\"a_kernel_name_long_enough_to_take_room_%d\",\"num_blocks\":%d,"
+                     "\"threads_per_block\":64}}",
+                     i, s, i, i + 1) < 0)
+            fail_msg("out of memory");
+    assert_int_equal(sc_rel_pipeline(c, lines, (size_t)kernels, replies), 0);
+    for (int i = 0; i < kernels; i++) {
+        if (!cJSON_GetObjectItemCaseSensitive(replies[i], "result")) {
+            char *text = sc_it_json_text(replies[i]);
+            fail_msg("request %s\n  expected a result\n  got %s", lines[i], text);
+        }
+        cJSON_Delete(replies[i]);
+        free(lines[i]);
+    }
+    free(lines);
+    free(replies);
+    return sc_it_call(c, "capture.end", "{\"session\":%lld,\"stream\":0}", s);
+}
+
+static void expect_storage_error(sc_it_conn *c, cJSON *reply)
+{
+    sc_it_err(c, reply, 1007, "storage");
+    cJSON_Delete(reply);
+}
+
+static int64_t expect_stored(sc_it_conn *c, cJSON *reply, int kernels)
+{
+    const cJSON *res = sc_it_ok(c, reply);
+    int64_t graph = sc_it_int(res, "graph");
+    assert_int_equal(sc_it_int(res, "node_count"), kernels);
+    cJSON_Delete(reply);
+    return graph;
+}
+
+static void expect_graph_readable(sc_it_conn *c, int64_t graph, int64_t nodes)
+{
+    cJSON *res = sc_rel_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)graph);
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(res, "nodes");
+    assert_true(cJSON_IsArray(list));
+    assert_int_equal(cJSON_GetArraySize(list), nodes);
+    cJSON_Delete(res);
+    cJSON *info = sc_rel_must_result(c, "server.info", NULL);
+    cJSON_Delete(info);
+}
+
+static void test_full_database(void **state)
+{
+    static const char *const small[] = {"--test-max-page-count", SMALL_PAGES, NULL};
+    static const char *const large[] = {"--test-max-page-count", LARGE_PAGES, NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, small);
+    const char *db = sc_it_daemon_db(d);
+    sc_it_conn *c = sc_it_must_connect(d);
+
+    int64_t nodes_a;
+    int64_t graph_a = sc_rel_must_graph(c, "fits", 20, &nodes_a, NULL);
+    int64_t listed = sc_rel_must_count_graphs(c);
+    assert_int_equal(listed, 1);
+
+    int64_t big;
+    expect_storage_error(c, capture_reply(c, BIG_KERNELS, &big));
+    /* Nothing of it is stored or listed, the end consumed the session, the
+     * older graph is still served, and the database is consistent. */
+    assert_int_equal(sc_rel_must_count_graphs(c), listed);
+    assert_int_equal(db_graph_rows(db), 1);
+    sc_rel_must_error(c, 1001, "not_found", "session.info", "{\"session\":%lld}", (long long)big);
+    expect_graph_readable(c, graph_a, nodes_a);
+    sc_it_must_see_outcome(db, big, "failed", 5000);
+
+    /* A small end still fits while the big one cannot. */
+    int64_t graph_b = sc_rel_must_graph(c, "still fits", 10, NULL, NULL);
+    assert_true(graph_b > graph_a);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+
+    /* Room made by allowing a larger file: the same capture now stores. */
+    sc_it_must_restart(d, large);
+    c = sc_it_must_connect(d);
+    int64_t graph_big = expect_stored(c, capture_reply(c, BIG_KERNELS, &big), BIG_KERNELS);
+    assert_int_equal(sc_rel_must_count_graphs(c), 3);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+
+    /* The file cannot shrink below its size, so the cap now means "full". */
+    sc_it_must_restart(d, small);
+    c = sc_it_must_connect(d);
+    int64_t mid;
+    expect_storage_error(c, capture_reply(c, MID_KERNELS, &mid));
+    assert_int_equal(sc_rel_must_count_graphs(c), 3);
+    expect_graph_readable(c, graph_big, BIG_KERNELS);
+    /* Room made by deleting a graph: its pages are reused. */
+    cJSON *r = sc_rel_must_result(c, "graph.delete", "{\"graph\":%lld}", (long long)graph_big);
+    cJSON_Delete(r);
+    expect_stored(c, capture_reply(c, MID_KERNELS, &mid), MID_KERNELS);
+    assert_int_equal(sc_rel_must_count_graphs(c), 3);
+    expect_graph_readable(c, graph_a, nodes_a);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    db_graph_rows(db);
+}
+
+/* An external writer holding the database's write lock. */
+static sqlite3 *take_write_lock(const char *db_path)
+{
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+        fail_msg("open %s: %s", db_path, db ? sqlite3_errmsg(db) : "no memory");
+    sqlite3_busy_timeout(db, 5000);
+    char *err = NULL;
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &err) != SQLITE_OK)
+        fail_msg("BEGIN IMMEDIATE on %s: %s", db_path, err ? err : "?");
+    return db;
+}
+
+static void release_write_lock(sqlite3 *db)
+{
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close(db);
+}
+
+static void test_write_lock_held_elsewhere(void **state)
+{
+    static const char *const args[] = {"--busy-timeout", "200", NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    const char *db_path = sc_it_daemon_db(d);
+    sc_it_conn *c = sc_it_must_connect(d);
+    int64_t nodes_a;
+    int64_t graph_a = sc_rel_must_graph(c, "before the lock", 30, &nodes_a, NULL);
+
+    /* The session exists before the lock: session.open writes too. */
+    long long s = (long long)sc_it_open_session(c, "locked out");
+    cJSON *r = sc_rel_must_result(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", s);
+    cJSON_Delete(r);
+    r = sc_rel_must_result(c, "capture.record_host_callback",
+                           "{\"session\":%lld,\"stream\":0,\"label\":\"x\"}", s);
+    cJSON_Delete(r);
+
+    sqlite3 *lock = take_write_lock(db_path);
+    int64_t t0 = sc_it_now_ms();
+    cJSON *reply = sc_it_call(c, "capture.end", "{\"session\":%lld,\"stream\":0}", s);
+    int64_t waited = sc_it_now_ms() - t0;
+    sc_it_err(c, reply, 1007, "storage");
+    cJSON_Delete(reply);
+    /* The busy timeout, not the lock holder, decides when the end gives up
+     * (generous slack for a loaded machine, far below the hold time). */
+    if (waited < BUSY_MS / 2 || waited >= LOCK_HOLD_MS)
+        fail_msg("capture.end under a held write lock answered after %lld ms; expected about "
+                 "the %d ms busy timeout",
+                 (long long)waited, BUSY_MS);
+    /* Reads go on meanwhile (WAL readers do not wait for writers). */
+    expect_graph_readable(c, graph_a, nodes_a);
+    int64_t left = LOCK_HOLD_MS - (sc_it_now_ms() - t0);
+    if (left > 0)
+        sc_it_sleep_ms((int)left);
+    release_write_lock(lock);
+
+    /* The failed end consumed its session; a new capture stores. */
+    sc_rel_must_error(c, 1001, "not_found", "session.info", "{\"session\":%lld}", s);
+    int64_t graph_b = sc_rel_must_graph(c, "after the lock", 30, NULL, NULL);
+    assert_true(graph_b > graph_a);
+    assert_int_equal(sc_rel_must_count_graphs(c), 2);
+    assert_int_equal(db_graph_rows(db_path), 2);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    /* The failed end's log row was written once the lock was gone. */
+    sc_it_must_see_outcome(db_path, s, "failed", 5000);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_full_database, sc_rel_setup, sc_rel_teardown),
+        cmocka_unit_test_setup_teardown(test_write_lock_held_elsewhere, sc_rel_setup,
+                                        sc_rel_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
