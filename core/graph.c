@@ -200,15 +200,26 @@ static void build_succ(sc_graph *g, uint32_t *off, uint32_t *succ)
     off[0] = 0;
 }
 
+/* Graphs interleave a handful of streams: a small direct-mapped table of
+ * streams already seen spares most map insertions. */
+#define RECENT_STREAMS 16
+
 static int count_streams(const sc_graph *g, uint32_t *out)
 {
     sc_idmap seen = {0};
+    uint32_t recent[RECENT_STREAMS];
+    bool valid[RECENT_STREAMS] = {false};
     for (uint32_t i = 0; i < g->node_count; i++) {
-        int rc = sc_idmap_put(&seen, sc_rec_at(g, i)->stream, 0);
+        uint32_t s = sc_rec_at(g, i)->stream, h = (s * 0x9E3779B1u) >> 28;
+        if (valid[h] && recent[h] == s)
+            continue;
+        int rc = sc_idmap_put(&seen, s, 0);
         if (rc != 0) {
             sc_idmap_free(&seen);
             return rc;
         }
+        recent[h] = s;
+        valid[h] = true;
     }
     *out = seen.count;
     sc_idmap_free(&seen);
@@ -306,6 +317,103 @@ int sc_graph_seal_captured(sc_graph *g, uint32_t stream_count)
     g->chained = true;
     free_build_state(g);
     g->sealed = true;
+    return 0;
+}
+
+/* Strictly ascending pairs: then each source's successors are one run of
+ * the input, and each destination's sources arrive in ascending order. */
+static int check_pairs(uint32_t n, uint64_t m, const uint32_t *p)
+{
+    for (uint64_t i = 0; i < m; i++) {
+        uint32_t src = p[2 * i], dst = p[2 * i + 1];
+        if (src >= n || dst >= n)
+            return SC_ENOTFOUND;
+        if (src >= dst)
+            return SC_EINVAL;
+        if (i > 0 && (src < p[2 * i - 2] || (src == p[2 * i - 2] && dst <= p[2 * i - 1])))
+            return SC_EINVAL;
+    }
+    return 0;
+}
+
+/* Records, predecessor lists and the successor CSR straight from the
+ * arrays; `cur` counts each node's predecessors, then serves as the write
+ * cursor into its predecessor list. */
+static void fill_skeleton(sc_graph *g, const uint32_t *streams, const uint32_t *p, uint32_t *off,
+                          uint32_t *succ, uint32_t *cur, uint32_t empty_name)
+{
+    const uint32_t n = g->node_count, m = g->pred_count;
+    memset(cur, 0, (size_t)n * sizeof *cur);
+    memset(off, 0, ((size_t)n + 1) * sizeof *off);
+    for (uint32_t i = 0; i < m; i++) {
+        cur[p[2 * (size_t)i + 1]]++;
+        off[p[2 * (size_t)i] + 1]++;
+        succ[i] = p[2 * (size_t)i + 1];
+    }
+    uint32_t start = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        *sc_rec_at(g, i) = (sc_rec){
+            .stream = streams[i], .name = empty_name, .pred_start = start, .kind = SC_KIND_KERNEL};
+        uint32_t count = cur[i];
+        cur[i] = start;
+        start += count;
+        off[i + 1] += off[i];
+    }
+    for (uint32_t i = 0; i < m; i++)
+        *sc_pred_at(g, cur[p[2 * (size_t)i + 1]]++) = p[2 * (size_t)i];
+}
+
+static int build_skeleton(sc_graph *g, uint32_t n, const uint32_t *streams, uint32_t m,
+                          const uint32_t *p)
+{
+    uint32_t empty = SC_NO_REF;
+    int rc = n ? sc_graph_intern(g, "", 0, &empty) : 0;
+    if (rc == 0)
+        rc = sc_chunks_reserve(&g->nodes, sizeof(sc_rec), SC_NODE_SHIFT, n);
+    if (rc == 0)
+        rc = sc_chunks_reserve(&g->preds, sizeof(uint32_t), SC_PRED_SHIFT, m);
+    if (rc != 0)
+        return rc;
+    uint32_t *off = malloc(((size_t)n + 1) * sizeof *off);
+    uint32_t *succ = malloc((m ? (size_t)m : 1) * sizeof *succ);
+    uint32_t *cur = malloc((n ? (size_t)n : 1) * sizeof *cur);
+    if (!off || !succ || !cur) {
+        free(off);
+        free(succ);
+        free(cur);
+        return SC_ENOMEM;
+    }
+    g->node_count = n;
+    g->pred_count = m;
+    fill_skeleton(g, streams, p, off, succ, cur, empty);
+    free(cur);
+    g->succ_off = off;
+    g->succ = succ;
+    if ((rc = count_streams(g, &g->stream_count)) != 0)
+        return rc;
+    free_build_state(g);
+    g->sealed = true;
+    return 0;
+}
+
+int sc_graph_create_skeleton(uint32_t n, const uint32_t *streams, uint64_t m,
+                             const uint32_t *edge_pairs, sc_graph **out)
+{
+    if (!out || (n && !streams) || (m && !edge_pairs))
+        return SC_EINVAL;
+    if (n > SC_MAX_NODE || m > SC_MAX_EDGE)
+        return SC_ELIMIT;
+    int rc = check_pairs(n, m, edge_pairs);
+    if (rc != 0)
+        return rc;
+    sc_graph *g = NULL;
+    if ((rc = sc_graph_create(&g)) != 0)
+        return rc;
+    if ((rc = build_skeleton(g, n, streams, (uint32_t)m, edge_pairs)) != 0) {
+        sc_graph_destroy(g);
+        return rc;
+    }
+    *out = g;
     return 0;
 }
 

@@ -97,6 +97,20 @@ int sc_graph_add_edge(sc_graph *g, uint32_t src, uint32_t dst);
 int sc_graph_seal(sc_graph *g);
 bool sc_graph_is_sealed(const sc_graph *g);
 
+/**
+ * Build a sealed skeleton in one pass, for reachability only: node i has
+ * stream streams[i], kind kernel, an empty name and zero attributes.
+ * `edge_pairs` holds m (src, dst) pairs, 2 * m values, in strictly
+ * ascending (src, dst) order (what sc_graph_edge() enumerates), so no
+ * sorting or deduplication is needed.  Every pair needs src < dst < n:
+ * SC_ENOTFOUND for an id >= n, SC_EINVAL for src >= dst, pairs out of order
+ * or repeated, and NULL arrays with n or m nonzero; SC_ELIMIT past the
+ * node or edge limits.  Nothing is kept of the arrays.  On success *out is
+ * the new graph; on failure it is untouched.
+ */
+int sc_graph_create_skeleton(uint32_t n, const uint32_t *streams, uint64_t m,
+                             const uint32_t *edge_pairs, sc_graph **out);
+
 uint32_t sc_graph_node_count(const sc_graph *g);
 /** Number of distinct edges (after seal; before it, edges added so far). */
 uint64_t sc_graph_edge_count(const sc_graph *g);

@@ -1,5 +1,11 @@
 /*
  * cache.c - hot stored graphs with their reachability index, LRU by bytes.
+ *
+ * Entries are keyed by (graph id, kind).  A full entry holds every node
+ * row; a skeleton (sc_store_load_skeleton) only what reachability needs,
+ * and loads several times faster.  A full entry answers reachability too,
+ * so once one is loaded the skeleton of the same graph is dropped, and a
+ * skeleton load that finishes after a full one only serves its waiters.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +21,7 @@ typedef struct waiter {
 struct sc_cache_entry {
     sc_cache *cache;
     int64_t id;
+    bool full;
     sc_stored_graph *sg;
     size_t bytes;
     int pins;
@@ -94,12 +101,37 @@ static void lru_append(sc_cache *c, sc_cache_entry *e)
     c->lru_tail = e;
 }
 
-static sc_cache_entry *find(sc_cache *c, int64_t id)
+static sc_cache_entry *find(sc_cache *c, int64_t id, bool full)
 {
     for (sc_cache_entry *e = c->buckets[bucket_of(c, id)]; e; e = e->hash_next)
-        if (e->id == id)
+        if (e->id == id && e->full == full)
             return e;
     return NULL;
+}
+
+static bool ready(const sc_cache_entry *e)
+{
+    return e && !e->loading;
+}
+
+/* The entry that serves a request: the full one, or for reachability a
+ * loaded full one, else the skeleton (loaded or loading). */
+static sc_cache_entry *lookup(sc_cache *c, int64_t id, bool full)
+{
+    sc_cache_entry *f = find(c, id, true);
+    if (full || ready(f))
+        return f;
+    return find(c, id, false);
+}
+
+static void table_remove(sc_cache *c, sc_cache_entry *e)
+{
+    sc_cache_entry **pp = &c->buckets[bucket_of(c, e->id)];
+    while (*pp != e)
+        pp = &(*pp)->hash_next;
+    *pp = e->hash_next;
+    e->hash_next = NULL;
+    e->linked = false;
 }
 
 /* Take `e` out of the table; it is freed now or when its last pin goes. */
@@ -107,12 +139,7 @@ static void unlink_entry(sc_cache *c, sc_cache_entry *e)
 {
     if (!e->linked)
         return;
-    sc_cache_entry **pp = &c->buckets[bucket_of(c, e->id)];
-    while (*pp != e)
-        pp = &(*pp)->hash_next;
-    *pp = e->hash_next;
-    e->hash_next = NULL;
-    e->linked = false;
+    table_remove(c, e);
     if (!e->loading) {
         lru_unlink(c, e);
         c->bytes -= e->bytes;
@@ -169,19 +196,18 @@ static void finish_load(sc_cache_entry *e)
     sc_cache *c = e->cache;
     c->loading--;
     e->loading = false;
+    /* Failed loads leave the table so the next request tries again; a
+     * skeleton whose full graph arrived meanwhile is not worth its bytes. */
+    if (e->linked && (e->load_rc != 0 || (!e->full && ready(find(c, e->id, true)))))
+        table_remove(c, e);
     if (e->load_rc == 0 && e->linked) {
         e->bytes = sc_graph_memory(e->sg->graph) + sizeof(*e) + e->sg->meta.label_len;
         lru_append(c, e);
         c->bytes += e->bytes;
         c->count++;
-    }
-    /* Failed loads leave the table so the next request tries again. */
-    if (e->load_rc != 0 && e->linked) {
-        sc_cache_entry **pp = &c->buckets[bucket_of(c, e->id)];
-        while (*pp != e)
-            pp = &(*pp)->hash_next;
-        *pp = e->hash_next;
-        e->linked = false;
+        sc_cache_entry *sk = e->full ? find(c, e->id, false) : NULL;
+        if (ready(sk))
+            unlink_entry(c, sk);
     }
     /* A waiter may answer and release at once: hold the entry meanwhile. */
     e->pins++;
@@ -226,10 +252,11 @@ static void loaded(void *arg, int rc, sc_stored_graph *sg, const char *errmsg)
     }
 }
 
-int sc_cache_get(sc_cache *c, int64_t id, sc_cache_entry **hit, sc_cache_fn done, void *arg)
+int sc_cache_get(sc_cache *c, int64_t id, bool full, sc_cache_entry **hit, sc_cache_fn done,
+                 void *arg)
 {
-    sc_cache_entry *e = find(c, id);
-    if (e && !e->loading) {
+    sc_cache_entry *e = lookup(c, id, full);
+    if (ready(e)) {
         lru_unlink(c, e);
         lru_append(c, e);
         e->pins++;
@@ -253,10 +280,12 @@ int sc_cache_get(sc_cache *c, int64_t id, sc_cache_entry **hit, sc_cache_fn done
     }
     e->cache = c;
     e->id = id;
+    e->full = full;
     e->loading = true;
     w->next = NULL;
     e->waiters = w;
-    int rc = sc_store_load_graph(c->store, id, loaded, e);
+    int rc = full ? sc_store_load_graph(c->store, id, loaded, e)
+                  : sc_store_load_skeleton(c->store, id, loaded, e);
     if (rc != 0) {
         free(w);
         free(e);
@@ -284,9 +313,11 @@ void sc_cache_release(sc_cache *c, sc_cache_entry *e)
 
 void sc_cache_forget(sc_cache *c, int64_t id)
 {
-    sc_cache_entry *e = find(c, id);
-    if (e)
-        unlink_entry(c, e);
+    for (int full = 0; full < 2; full++) {
+        sc_cache_entry *e = find(c, id, full);
+        if (e)
+            unlink_entry(c, e);
+    }
 }
 
 unsigned sc_cache_loading(const sc_cache *c)

@@ -129,9 +129,10 @@ static void graph_loaded(void *arg, int rc, sc_cache_entry *entry, const char *e
 /*
  * Run `on_ready` once graph params.graph is cached.  A hit whose handler
  * answers synchronously returns its result directly (no context needed);
- * otherwise the context waits for the load.
+ * otherwise the context waits for the load.  Without `full` the entry may
+ * be a skeleton (streams and edges only): enough for reachability.
  */
-static int with_graph(sc_req *r, graph_fn on_ready,
+static int with_graph(sc_req *r, bool full, graph_fn on_ready,
                       int (*on_hit)(sc_req *, const sc_stored_graph *))
 {
     uint64_t id;
@@ -145,7 +146,7 @@ static int with_graph(sc_req *r, graph_fn on_ready,
     g->id = (int64_t)id;
     g->req = *r;
     g->on_ready = on_ready;
-    int rc = sc_cache_get(r->d->cache, (int64_t)id, &hit, graph_loaded, g);
+    int rc = sc_cache_get(r->d->cache, (int64_t)id, full, &hit, graph_loaded, g);
     if (rc < 0) {
         free(g);
         sc_store_rpc_error(&r->err, rc, NULL);
@@ -306,7 +307,7 @@ int sc_h_graph_reachable(sc_req *r)
     if (sc_param_id(r->params, "graph", true, &(uint64_t){0}, &r->err) != 0 ||
         check_reach_params(r, &pairs) != 0)
         return H_ERROR;
-    return with_graph(r, reach_ready, answer_reach);
+    return with_graph(r, false, reach_ready, answer_reach);
 }
 
 /* ------------------------------------------------------- graph.get / export */
@@ -447,7 +448,7 @@ static void export_ready(graph_ctx *g)
 
 int sc_h_graph_get(sc_req *r)
 {
-    return with_graph(r, get_ready, NULL);
+    return with_graph(r, true, get_ready, NULL);
 }
 
 int sc_h_graph_export(sc_req *r)
@@ -462,7 +463,7 @@ int sc_h_graph_export(sc_req *r)
         r->err.field = "format";
         return H_ERROR;
     }
-    return with_graph(r, export_ready, NULL);
+    return with_graph(r, true, export_ready, NULL);
 }
 
 /* ------------------------------------------------------- graph.delete */

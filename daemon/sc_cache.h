@@ -8,10 +8,16 @@
  * a single load.  Entries handed out are pinned until released; a pinned
  * entry is never freed, only unlinked, so readers on worker threads stay
  * safe while the cache moves on.  Loop thread only.
+ *
+ * Two kinds of entry per graph share the byte budget: full (every node
+ * with its name and attributes: graph.get, graph.export) and skeleton
+ * (streams and edges only, sc_store_load_skeleton: graph.reachable).  A
+ * skeleton loads several times faster than the full graph.
  */
 #ifndef SC_CACHE_H
 #define SC_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,19 +43,28 @@ typedef void (*sc_cache_fn)(void *arg, int rc, sc_cache_entry *entry, const char
  * Look graph `id` up.  A hit returns 0 with *hit pinned and `done` is not
  * called; a miss returns 1 and calls `done` later; < 0 when the load could
  * not even start (SC_STORE_ENOMEM, SC_STORE_ECLOSED).
+ *
+ * `full` asks for every node's data.  Otherwise the caller needs only
+ * reachability, node counts and metadata: a cached full entry is a hit,
+ * else the skeleton is looked up or loaded (even while a full load of the
+ * same graph is in flight, since it finishes sooner).  Concurrent misses
+ * of one kind on one graph share a load.
  */
-int sc_cache_get(sc_cache *c, int64_t id, sc_cache_entry **hit, sc_cache_fn done, void *arg);
+int sc_cache_get(sc_cache *c, int64_t id, bool full, sc_cache_entry **hit, sc_cache_fn done,
+                 void *arg);
 /** Unpin an entry obtained from sc_cache_get or its callback. */
 void sc_cache_release(sc_cache *c, sc_cache_entry *e);
-/** Forget graph `id` (deleted); pinned holders keep their copy. */
+/** Forget graph `id` (deleted), both kinds; pinned holders keep their copy. */
 void sc_cache_forget(sc_cache *c, int64_t id);
 /** Outstanding loads (the daemon waits for them before closing the store). */
 unsigned sc_cache_loading(const sc_cache *c);
 
-/** The graph (sealed, indexed) and its metadata. */
+/** The graph (sealed, indexed) and its metadata.  For an entry from a
+ * request without `full` it may be a skeleton: kinds and names empty. */
 const sc_stored_graph *sc_cache_graph(const sc_cache_entry *e);
 
-/** Bytes held by cached graphs now, and the number of graphs. */
+/** Bytes held by cached graphs now, and the number of entries.  A graph
+ * is never counted twice: a loaded full entry replaces its skeleton. */
 size_t sc_cache_bytes(const sc_cache *c);
 size_t sc_cache_count(const sc_cache *c);
 

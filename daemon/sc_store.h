@@ -104,11 +104,12 @@ int sc_store_log_open(sc_store *st, uint32_t uid, int64_t pid, const char *label
 int sc_store_log_end(sc_store *st, int64_t session, const char *outcome, uint32_t node_count,
                      int64_t ended_ms, sc_store_done_fn done, void *arg);
 /**
- * Store a sealed graph and mark the session `completed` with its graph id,
- * in one transaction.  `g` and `label` must stay valid until `done` runs.
- * res->id is the new graph id.  An unsealed graph is SC_STORE_EINVAL; the
- * completion is SC_STORE_ENOTFOUND (nothing stored) when the session's log
- * row is missing or no longer `open`.
+ * Store a sealed graph (its graphs, nodes, edges and graph_index rows)
+ * and mark the session `completed` with its graph id, in one transaction.
+ * `g` and `label` must stay valid until `done` runs.  res->id is the new
+ * graph id.  An unsealed graph is SC_STORE_EINVAL; the completion is
+ * SC_STORE_ENOTFOUND (nothing stored) when the session's log row is
+ * missing or no longer `open`.
  */
 int sc_store_commit_graph(sc_store *st, int64_t session, const sc_graph *g, uint32_t uid,
                           int64_t pid, const char *label, size_t label_len, int64_t created_ms,
@@ -146,6 +147,18 @@ typedef void (*sc_store_graph_fn)(void *arg, int rc, sc_stored_graph *sg, const 
 int sc_store_load_graph(sc_store *st, int64_t graph, sc_store_graph_fn done, void *arg);
 
 /**
+ * Load a graph for reachability only, on the thread pool: the graph row
+ * and the packed streams and edges of its graph_index row, no node rows.
+ * The result is a sealed graph with the stored node and edge counts, each
+ * node's stream and every edge, but each node is a kernel with an empty
+ * name and zero attributes: never render or export a skeleton.  A graph
+ * stored without a graph_index row loads in full instead.  Callback,
+ * result and return codes as sc_store_load_graph; a graph_index row that
+ * disagrees with the graph row is SC_STORE_EIO.
+ */
+int sc_store_load_skeleton(sc_store *st, int64_t graph, sc_store_graph_fn done, void *arg);
+
+/**
  * Metadata of one graph, without its nodes and edges (graph.list entries,
  * ownership checks).  The callback owns *meta (free it with
  * sc_graph_meta_free; NULL unless rc is 0); rc is 0, SC_STORE_ENOTFOUND,
@@ -158,10 +171,10 @@ int sc_store_graph_meta(sc_store *st, int64_t graph, sc_store_meta_fn done, void
 void sc_graph_meta_free(sc_graph_meta *meta);
 
 /**
- * Delete a stored graph: its edges, nodes and graph row go, and its
- * session's log row gets graph_deleted_at (now, UTC) while keeping outcome
- * `completed` and the graph id; all in one write transaction shared with
- * other queued writes, like every write.  res->id is the graph id.  The
+ * Delete a stored graph: its edges, nodes, graph_index and graph rows go,
+ * and its session's log row gets graph_deleted_at (now, UTC) while keeping
+ * outcome `completed` and the graph id; all in one write transaction
+ * shared with other queued writes, like every write.  res->id is the graph id.  The
  * completion is SC_STORE_ENOTFOUND when no such graph exists (nothing
  * changes).  Returns 0, SC_STORE_ECLOSED, SC_STORE_ENOMEM or
  * SC_STORE_EINVAL.  sc_store_graph_count() drops once it completes.

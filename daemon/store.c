@@ -215,7 +215,16 @@ int sc_store_load_graph(sc_store *st, int64_t graph, sc_store_graph_fn done, voi
         return SC_STORE_EINVAL;
     if (st->closing)
         return SC_STORE_ECLOSED;
-    return store_load_submit(st, graph, done, arg);
+    return store_load_submit(st, graph, false, done, arg);
+}
+
+int sc_store_load_skeleton(sc_store *st, int64_t graph, sc_store_graph_fn done, void *arg)
+{
+    if (!st || !done)
+        return SC_STORE_EINVAL;
+    if (st->closing)
+        return SC_STORE_ECLOSED;
+    return store_load_submit(st, graph, true, done, arg);
 }
 
 static int64_t wall_ms(void)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <sqlite3.h>
 #include <uv.h>
@@ -72,7 +73,9 @@ typedef struct store_writer {
     sqlite3_stmt *graph_insert;
     sqlite3_stmt *node_insert;
     sqlite3_stmt *edge_insert;
+    sqlite3_stmt *index_insert;
     sqlite3_stmt *graph_session;
+    sqlite3_stmt *index_delete;
     sqlite3_stmt *edges_delete;
     sqlite3_stmt *nodes_delete;
     sqlite3_stmt *graph_delete;
@@ -120,8 +123,10 @@ void store_writer_finalize(store_writer *w);
 void store_writer_run_batch(store_writer *w, store_job *batch, sc_store_stats *delta);
 
 /* store_read.c: each submits one job to the thread pool; arguments are
- * checked by the caller.  0, SC_STORE_ENOMEM or SC_STORE_EIO. */
-int store_load_submit(sc_store *st, int64_t graph, sc_store_graph_fn done, void *arg);
+ * checked by the caller.  0, SC_STORE_ENOMEM or SC_STORE_EIO.  A load
+ * reads every row, or only graph_index's blobs when `skeleton` is set. */
+int store_load_submit(sc_store *st, int64_t graph, bool skeleton, sc_store_graph_fn done,
+                      void *arg);
 int store_meta_submit(sc_store *st, int64_t graph, sc_store_meta_fn done, void *arg);
 int store_graphs_submit(sc_store *st, const sc_graph_query *q, sc_store_graph_page_fn done,
                         void *arg);
@@ -149,6 +154,24 @@ void store_readers_shutdown(sc_store *st);
 #define STORE_TIME_BUF 64 /* room for any int64 input */
 void store_time_format(int64_t ms, char out[STORE_TIME_BUF]);
 int store_time_parse(const char *s, size_t len, int64_t *ms);
+
+/*
+ * graph_index blobs hold little-endian u32 values (schema/README.md).
+ * Swap n values in place between that order and the host's: a no-op on
+ * little-endian hosts, so the blobs are written and read with one copy.
+ */
+static inline void store_le32_swap(uint32_t *v, size_t n)
+{
+    const uint32_t one = 1;
+    unsigned char first;
+    memcpy(&first, &one, 1);
+    if (first == 1)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t x = v[i];
+        v[i] = (x >> 24) | ((x >> 8) & 0xff00u) | ((x << 8) & 0xff0000u) | (x << 24);
+    }
+}
 
 /* Copy sqlite3's message into a fresh heap string (NULL when out of memory). */
 char *store_strdup(const char *s);

@@ -5,9 +5,10 @@
  * Each job borrows a read-only connection from a pool (opened on demand,
  * at most STORE_MAX_READERS, kept until close).  A load reads the graph
  * row, its nodes and its edges inside one read transaction, so it sees one
- * snapshot even while the writer commits; the other jobs are one statement
- * each, which is a snapshot by itself.  WAL lets these run beside the
- * writer without blocking it.
+ * snapshot even while the writer commits; a skeleton load reads the graph
+ * row and the two graph_index blobs the same way.  The other jobs are one
+ * statement each, which is a snapshot by itself.  WAL lets these run
+ * beside the writer without blocking it.
  *
  * Every submitted job sits on sc_store.reads until its database work is
  * done; sc_store_close() cancels the ones libuv has not started and waits
@@ -30,6 +31,7 @@ struct store_reader {
     sqlite3_stmt *meta;
     sqlite3_stmt *nodes;
     sqlite3_stmt *edges;
+    sqlite3_stmt *index_row;
     /* Prepared on first use: most connections never list. */
     sqlite3_stmt *graphs[STORE_GRAPHS_VARIANTS];
     sqlite3_stmt *log[STORE_LOG_VARIANTS];
@@ -54,6 +56,7 @@ struct store_read_req {
 typedef struct load_req {
     store_read_req base;
     int64_t graph;
+    bool skeleton;
     sc_store_graph_fn done;
     sc_stored_graph *sg;
 } load_req;
@@ -95,6 +98,7 @@ static void reader_close(store_reader *r)
     sqlite3_finalize(r->meta);
     sqlite3_finalize(r->nodes);
     sqlite3_finalize(r->edges);
+    sqlite3_finalize(r->index_row);
     for (int i = 0; i < STORE_GRAPHS_VARIANTS; i++)
         sqlite3_finalize(r->graphs[i]);
     for (int i = 0; i < STORE_LOG_VARIANTS; i++)
@@ -133,6 +137,12 @@ static store_reader *reader_open(const sc_store *st, char *errbuf, size_t len)
     if (rc == SQLITE_OK)
         rc = prepare(r->db, "SELECT src, dst FROM edges WHERE graph = ?1 ORDER BY src, dst",
                      &r->edges);
+    /* length() of a column reads no overflow page: the blobs stay unread. */
+    if (rc == SQLITE_OK)
+        rc = prepare(r->db,
+                     "SELECT node_count, edge_count, length(streams), length(edges)"
+                     " FROM graph_index WHERE graph = ?1",
+                     &r->index_row);
     if (rc != SQLITE_OK) {
         snprintf(errbuf, len, "opening reader: %s",
                  r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc));
@@ -388,13 +398,110 @@ static void load_graph(store_reader *r, load_req *q)
     q->sg = sg;
 }
 
+/* ---- skeletons (graph_index) ---- */
+
+/* The graph_index row's counts, checked against the graph row: 0, 1 when
+ * the graph has no such row, or -1 with the error set. */
+static int read_index_row(store_reader *r, load_req *q, const sc_graph_meta *m)
+{
+    sqlite3_stmt *s = r->index_row;
+    sqlite3_bind_int64(s, 1, q->graph);
+    int rc = next_row(r, &q->base, s);
+    int ret = rc == SQLITE_DONE ? 1 : -1;
+    if (rc == SQLITE_ROW) {
+        sqlite3_int64 n = sqlite3_column_int64(s, 0), e = sqlite3_column_int64(s, 1);
+        if (n != m->node_count || (uint64_t)e != m->edge_count ||
+            sqlite3_column_int64(s, 2) != 4 * n || sqlite3_column_int64(s, 3) != 8 * e)
+            ret = corrupt(q, "graph_index row differs from the graph row");
+        else
+            ret = 0;
+    }
+    sqlite3_reset(s);
+    return ret;
+}
+
+/* Read `bytes` of column `column` of graph_index into buf.  0 or -1. */
+static int read_blob(store_reader *r, load_req *q, const char *column, void *buf, uint64_t bytes)
+{
+    if (bytes == 0)
+        return 0;
+    if (bytes > INT32_MAX)
+        return corrupt(q, "graph_index blob too large");
+    sqlite3_blob *b = NULL;
+    int rc = sqlite3_blob_open(r->db, "main", "graph_index", column, q->graph, 0, &b);
+    if (rc == SQLITE_OK && (uint64_t)sqlite3_blob_bytes(b) != bytes) {
+        sqlite3_blob_close(b);
+        return corrupt(q, "graph_index blob has the wrong size");
+    }
+    if (rc == SQLITE_OK)
+        rc = sqlite3_blob_read(b, buf, (int)bytes, 0);
+    int ret = rc == SQLITE_OK ? 0 : fail_db(r, &q->base);
+    sqlite3_blob_close(b);
+    return ret;
+}
+
+/* The skeleton from the blobs; sg->meta holds the graph row already. */
+static int build_skeleton(store_reader *r, load_req *q, sc_stored_graph *sg)
+{
+    uint32_t n = sg->meta.node_count;
+    uint64_t e = sg->meta.edge_count;
+    uint32_t *streams = malloc(n ? (size_t)n * 4 : 1);
+    uint32_t *pairs = malloc(e ? (size_t)e * 8 : 1);
+    int rc = streams && pairs ? 0 : fail_nomem(&q->base);
+    if (rc == 0)
+        rc = read_blob(r, q, "streams", streams, (uint64_t)n * 4);
+    if (rc == 0)
+        rc = read_blob(r, q, "edges", pairs, e * 8);
+    if (rc == 0) {
+        store_le32_swap(streams, n);
+        store_le32_swap(pairs, 2 * e);
+        if ((rc = sc_graph_create_skeleton(n, streams, e, pairs, &sg->graph)) != 0)
+            rc = rc == SC_ENOMEM ? fail_nomem(&q->base)
+                                 : corrupt(q, "graph_index rejected by the graph model");
+    }
+    if (rc == 0 && sc_graph_stream_count(sg->graph) != sg->meta.stream_count)
+        rc = corrupt(q, "stream count differs from the graph row");
+    free(streams);
+    free(pairs);
+    return rc;
+}
+
+/* Fill q->sg with a skeleton, or set the error.  A graph stored without a
+ * graph_index row (too large for one SQLite value) loads in full. */
+static void load_skeleton(store_reader *r, load_req *q)
+{
+    sc_stored_graph *sg = calloc(1, sizeof *sg);
+    if (!sg) {
+        fail_nomem(&q->base);
+        return;
+    }
+    int rc = read_meta(r, &q->base, q->graph, &sg->meta);
+    if (rc == 0)
+        rc = read_index_row(r, q, &sg->meta);
+    if (rc == 1) {
+        sc_stored_graph_free(sg);
+        load_graph(r, q);
+        return;
+    }
+    if (rc == 0)
+        rc = build_skeleton(r, q, sg);
+    if (rc != 0) {
+        sc_stored_graph_free(sg);
+        return;
+    }
+    q->sg = sg;
+}
+
 static void load_run(store_reader *r, store_read_req *base)
 {
     load_req *q = (load_req *)base;
     if (sqlite3_step(r->begin) != SQLITE_DONE) {
         fail_db(r, base);
     } else {
-        load_graph(r, q);
+        if (q->skeleton)
+            load_skeleton(r, q);
+        else
+            load_graph(r, q);
         sqlite3_step(r->end);
         sqlite3_reset(r->end);
     }
@@ -765,12 +872,13 @@ static int read_submit(sc_store *st, store_read_req *q, read_run_fn run, read_de
     return 0;
 }
 
-int store_load_submit(sc_store *st, int64_t graph, sc_store_graph_fn done, void *arg)
+int store_load_submit(sc_store *st, int64_t graph, bool skeleton, sc_store_graph_fn done, void *arg)
 {
     load_req *q = calloc(1, sizeof *q);
     if (!q)
         return SC_STORE_ENOMEM;
     q->graph = graph;
+    q->skeleton = skeleton;
     q->done = done;
     return read_submit(st, &q->base, load_run, load_deliver, arg);
 }

@@ -6,7 +6,8 @@
  * after every step.  The node and edge inserts are the hot path: the graph
  * id is bound once per graph (bindings survive sqlite3_reset), names are
  * bound SQLITE_STATIC straight out of the sealed graph, and the per-kind
- * columns that do not apply are bound NULL.
+ * columns that do not apply are bound NULL.  The graph_index blobs are
+ * filled by the same loops, so the extra row costs no second pass.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +50,11 @@ static const struct {
      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"},
     {offsetof(store_writer, edge_insert),
      "INSERT INTO edges (graph, src, dst) VALUES (?1, ?2, ?3)"},
+    {offsetof(store_writer, index_insert),
+     "INSERT INTO graph_index (graph, node_count, edge_count, streams, edges)"
+     " VALUES (?1, ?2, ?3, ?4, ?5)"},
     {offsetof(store_writer, graph_session), "SELECT session FROM graphs WHERE graph = ?1"},
+    {offsetof(store_writer, index_delete), "DELETE FROM graph_index WHERE graph = ?1"},
     /* Both keys start with the graph id: each delete is one key range. */
     {offsetof(store_writer, edges_delete), "DELETE FROM edges WHERE graph = ?1"},
     {offsetof(store_writer, nodes_delete), "DELETE FROM nodes WHERE graph = ?1"},
@@ -199,7 +204,70 @@ static void bind_node_attrs(sqlite3_stmt *s, const sc_node *n)
     }
 }
 
-static int insert_nodes(store_writer *w, const sc_graph *g, int64_t gid)
+/* The graph_index row's values in host order, filled while the rows are
+ * inserted.  `wanted` is false when the row would exceed SQLite's largest
+ * value: such a graph is stored without one. */
+typedef struct index_blobs {
+    bool wanted;
+    uint32_t *streams; /* node_count values */
+    uint32_t *edges;   /* edge_count (src, dst) pairs */
+} index_blobs;
+
+static void index_blobs_free(index_blobs *b)
+{
+    free(b->streams);
+    free(b->edges);
+    b->streams = b->edges = NULL;
+}
+
+static int index_blobs_alloc(store_writer *w, const sc_graph *g, index_blobs *b)
+{
+    uint64_t n = sc_graph_node_count(g), m = sc_graph_edge_count(g);
+    memset(b, 0, sizeof *b);
+    /* The limit counts the whole row; 64 bytes cover the other columns. */
+    uint64_t row = 4 * n + 8 * m + 64;
+    if (row > (uint64_t)sqlite3_limit(w->db, SQLITE_LIMIT_LENGTH, -1))
+        return 0;
+    b->wanted = true;
+    b->streams = n ? malloc((size_t)n * sizeof *b->streams) : NULL;
+    b->edges = m ? malloc((size_t)m * 2 * sizeof *b->edges) : NULL;
+    if ((!n || b->streams) && (!m || b->edges))
+        return 0;
+    index_blobs_free(b);
+    w->why = "out of memory building the graph index row";
+    return SQLITE_NOMEM;
+}
+
+/* An empty blob is still a blob: binding a NULL pointer would store NULL. */
+static void bind_u32_blob(sqlite3_stmt *s, int idx, uint32_t *v, uint64_t count)
+{
+    if (count == 0)
+        sqlite3_bind_zeroblob(s, idx, 0);
+    else
+        sqlite3_bind_blob64(s, idx, v, count * sizeof *v, SQLITE_STATIC);
+}
+
+static int insert_index(store_writer *w, const sc_graph *g, int64_t gid, index_blobs *b)
+{
+    if (!b->wanted)
+        return 0;
+    uint32_t n = sc_graph_node_count(g);
+    uint64_t m = sc_graph_edge_count(g);
+    store_le32_swap(b->streams, n);
+    store_le32_swap(b->edges, 2 * m);
+    sqlite3_stmt *s = w->index_insert;
+    sqlite3_bind_int64(s, 1, gid);
+    sqlite3_bind_int64(s, 2, n);
+    sqlite3_bind_int64(s, 3, (sqlite3_int64)m);
+    bind_u32_blob(s, 4, b->streams, n);
+    bind_u32_blob(s, 5, b->edges, 2 * m);
+    int rc = step_done(s);
+    /* The blobs are freed after the job. */
+    sqlite3_clear_bindings(s);
+    return rc;
+}
+
+static int insert_nodes(store_writer *w, const sc_graph *g, int64_t gid, uint32_t *streams)
 {
     sqlite3_stmt *s = w->node_insert;
     uint32_t n = sc_graph_node_count(g);
@@ -212,6 +280,8 @@ static int insert_nodes(store_writer *w, const sc_graph *g, int64_t gid)
             rc = SQLITE_INTERNAL;
             break;
         }
+        if (streams)
+            streams[id] = node.stream;
         sqlite3_bind_int64(s, 2, id);
         sqlite3_bind_text(s, 3, sc_node_kind_name(node.kind), -1, SQLITE_STATIC);
         sqlite3_bind_int64(s, 4, node.stream);
@@ -225,7 +295,7 @@ static int insert_nodes(store_writer *w, const sc_graph *g, int64_t gid)
     return rc;
 }
 
-static int insert_edges(store_writer *w, const sc_graph *g, int64_t gid)
+static int insert_edges(store_writer *w, const sc_graph *g, int64_t gid, uint32_t *pairs)
 {
     sqlite3_stmt *s = w->edge_insert;
     uint64_t n = sc_graph_edge_count(g);
@@ -237,6 +307,10 @@ static int insert_edges(store_writer *w, const sc_graph *g, int64_t gid)
             w->why = "graph edge could not be read";
             rc = SQLITE_INTERNAL;
             break;
+        }
+        if (pairs) {
+            pairs[2 * i] = src;
+            pairs[2 * i + 1] = dst;
         }
         sqlite3_bind_int64(s, 2, src);
         sqlite3_bind_int64(s, 3, dst);
@@ -252,11 +326,17 @@ static int run_commit_graph(store_writer *w, store_job *j)
     int rc = check_open(w, j->u.commit.session);
     if (rc)
         return rc;
+    index_blobs ix;
+    if (index_blobs_alloc(w, g, &ix))
+        return SC_STORE_EIO;
     int64_t gid;
-    if (insert_graph_row(w, j, &gid))
-        return SC_STORE_EIO;
-    if (insert_nodes(w, g, gid) || insert_edges(w, g, gid))
-        return SC_STORE_EIO;
+    rc = insert_graph_row(w, j, &gid);
+    if (rc == 0 && (insert_nodes(w, g, gid, ix.streams) || insert_edges(w, g, gid, ix.edges) ||
+                    insert_index(w, g, gid, &ix)))
+        rc = SC_STORE_EIO;
+    index_blobs_free(&ix);
+    if (rc)
+        return rc;
     sqlite3_stmt *s = w->log_complete;
     sqlite3_bind_int64(s, 1, j->u.commit.session);
     sqlite3_bind_int64(s, 2, gid);
@@ -295,8 +375,8 @@ static int run_delete_graph(store_writer *w, store_job *j)
     int rc = graph_session(w, graph, &session);
     if (rc)
         return rc;
-    if (delete_rows(w->edges_delete, graph) || delete_rows(w->nodes_delete, graph) ||
-        delete_rows(w->graph_delete, graph))
+    if (delete_rows(w->index_delete, graph) || delete_rows(w->edges_delete, graph) ||
+        delete_rows(w->nodes_delete, graph) || delete_rows(w->graph_delete, graph))
         return SC_STORE_EIO;
     sqlite3_stmt *s = w->log_graph_deleted;
     sqlite3_bind_int64(s, 1, session);

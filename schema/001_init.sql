@@ -89,3 +89,20 @@ CREATE TABLE edges (
     dst   INTEGER NOT NULL,
     PRIMARY KEY (graph, src, dst)
 ) WITHOUT ROWID;
+
+-- What the reachability index needs of each graph, packed, so a cold
+-- graph.reachable reads two blobs instead of every node and edge row.
+-- streams: node_count little-endian u32, node i's stream at byte 4 * i.
+-- edges: edge_count (src, dst) pairs of little-endian u32, ascending by
+-- (src, dst), the order of the edges table.  Written in the transaction
+-- that stores the graph and deleted with it; a graph too large for one
+-- SQLite value has no row here (reachability then loads the full rows).
+CREATE TABLE graph_index (
+    graph      INTEGER PRIMARY KEY,
+    node_count INTEGER NOT NULL,
+    edge_count INTEGER NOT NULL,
+    streams    BLOB    NOT NULL,
+    edges      BLOB    NOT NULL,
+    CHECK (length(streams) = 4 * node_count),
+    CHECK (length(edges) = 8 * edge_count)
+);

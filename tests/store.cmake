@@ -19,3 +19,12 @@ sc_add_test(test_sql_doc
     LIBS sc_store sc_core PkgConfig::LIBUV)
 target_compile_definitions(test_sql_doc PRIVATE
     SC_DOCS_DIR="${PROJECT_SOURCE_DIR}/docs" SC_SQLITE3_SHELL="${SC_SQLITE3_SHELL}")
+# graph_index rows and skeleton loads.
+sc_add_test(test_store_index
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_store_index.c ${SC_STORE_TEST_HELPERS}
+    LIBS sc_store sc_core PkgConfig::LIBUV)
+# The graph cache (daemon/cache.c) on a real store: full and skeleton entries.
+sc_add_test(test_cache_kinds
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_cache_kinds.c
+            ${PROJECT_SOURCE_DIR}/daemon/cache.c ${SC_STORE_TEST_HELPERS}
+    LIBS sc_store sc_core PkgConfig::LIBUV)

@@ -34,6 +34,12 @@ static uint32_t add_kernel(sc_graph *g, uint32_t stream, const char *name)
     return id;
 }
 
+static int add_node_rc(sc_graph *g)
+{
+    sc_node n = {.kind = SC_KIND_KERNEL, .name = "k", .name_len = 1};
+    return sc_graph_add_node(g, &n, NULL);
+}
+
 /* xorshift64*: deterministic across platforms */
 static uint64_t rnd(uint64_t *s)
 {
@@ -538,6 +544,201 @@ static void t_large_handbuilt(void **state)
     sc_graph_destroy(g);
 }
 
+/* The streams and (src, dst) pairs a stored copy keeps of a sealed graph. */
+static void skeleton_arrays(const sc_graph *g, uint32_t **streams, uint32_t **pairs)
+{
+    uint32_t n = sc_graph_node_count(g);
+    uint64_t m = sc_graph_edge_count(g);
+    *streams = malloc((n ? n : 1) * sizeof **streams);
+    *pairs = malloc((m ? 2 * m : 1) * sizeof **pairs);
+    assert_non_null(*streams);
+    assert_non_null(*pairs);
+    for (uint32_t i = 0; i < n; i++) {
+        sc_node node;
+        assert_int_equal(sc_graph_node(g, i, &node), 0);
+        (*streams)[i] = node.stream;
+    }
+    for (uint64_t i = 0; i < m; i++)
+        assert_int_equal(sc_graph_edge(g, i, &(*pairs)[2 * i], &(*pairs)[2 * i + 1]), 0);
+}
+
+/* Same nodes' streams, edges, successors and answers as the full graph. */
+static void assert_skeleton_of(sc_graph *full, sc_graph *sk)
+{
+    uint32_t n = sc_graph_node_count(full);
+    assert_true(sc_graph_is_sealed(sk));
+    assert_int_equal(sc_graph_node_count(sk), n);
+    assert_int_equal(sc_graph_edge_count(sk), sc_graph_edge_count(full));
+    assert_int_equal(sc_graph_stream_count(sk), sc_graph_stream_count(full));
+    for (uint32_t i = 0; i < n; i++) {
+        sc_node a, b;
+        assert_int_equal(sc_graph_node(full, i, &a), 0);
+        assert_int_equal(sc_graph_node(sk, i, &b), 0);
+        assert_int_equal(b.stream, a.stream);
+        assert_int_equal(b.kind, SC_KIND_KERNEL);
+        assert_int_equal(b.name_len, 0);
+        assert_int_equal(b.num_blocks, 0);
+        const uint32_t *sa, *sb;
+        uint32_t ca, cb;
+        assert_int_equal(sc_graph_successors(full, i, &sa, &ca), 0);
+        assert_int_equal(sc_graph_successors(sk, i, &sb, &cb), 0);
+        assert_int_equal(cb, ca);
+        if (ca)
+            assert_memory_equal(sb, sa, ca * sizeof *sa);
+    }
+    for (uint64_t i = 0; i < sc_graph_edge_count(full); i++) {
+        uint32_t s1, d1, s2, d2;
+        assert_int_equal(sc_graph_edge(full, i, &s1, &d1), 0);
+        assert_int_equal(sc_graph_edge(sk, i, &s2, &d2), 0);
+        assert_int_equal(s2, s1);
+        assert_int_equal(d2, d1);
+    }
+    assert_int_equal(sc_graph_build_index(full), 0);
+    assert_int_equal(sc_graph_build_index(sk), 0);
+    for (uint32_t a = 0; a < n; a++)
+        for (uint32_t b = 0; b < n; b++) {
+            bool x, y;
+            assert_int_equal(sc_graph_reachable(full, a, b, &x), 0);
+            assert_int_equal(sc_graph_reachable(sk, a, b, &y), 0);
+            if (x != y)
+                fail_msg("reachable(%u, %u): full %d, skeleton %d", a, b, x, y);
+        }
+}
+
+/* Random graphs, chained streams or not, through the one-pass constructor. */
+static void t_skeleton_matches_sealed(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x5CE1E7;
+    for (int round = 0; round < 30; round++) {
+        sc_graph *g = graph_new();
+        uint32_t n = 1 + (uint32_t)(rnd(&seed) % 150);
+        uint32_t streams = 1 + (uint32_t)(rnd(&seed) % 40);
+        bool chained = round % 2 == 0;
+        uint32_t last[40];
+        for (uint32_t s = 0; s < 40; s++)
+            last[s] = UINT32_MAX;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t s = (uint32_t)(rnd(&seed) % streams) * 1000003u;
+            add_kernel(g, s, i % 2 ? "kernel_a" : "b");
+            uint32_t slot = s / 1000003u;
+            if (chained && last[slot] != UINT32_MAX)
+                assert_int_equal(sc_graph_add_edge(g, last[slot], i), 0);
+            last[slot] = i;
+            if (i > 0 && rnd(&seed) % 3 == 0)
+                assert_int_equal(sc_graph_add_edge(g, (uint32_t)(rnd(&seed) % i), i), 0);
+        }
+        assert_int_equal(sc_graph_seal(g), 0);
+        uint32_t *st, *pairs;
+        skeleton_arrays(g, &st, &pairs);
+        sc_graph *sk = NULL;
+        assert_int_equal(sc_graph_create_skeleton(n, st, sc_graph_edge_count(g), pairs, &sk), 0);
+        assert_non_null(sk);
+        assert_skeleton_of(g, sk);
+        assert_true(sc_graph_memory(sk) > 0);
+        free(st);
+        free(pairs);
+        sc_graph_destroy(sk);
+        sc_graph_destroy(g);
+    }
+}
+
+/* Bigger than one node chunk and one predecessor chunk. */
+static void t_skeleton_large(void **state)
+{
+    (void)state;
+    enum { N = 50000, S = 8 };
+    uint32_t *streams = malloc(N * sizeof *streams);
+    uint32_t *pairs = malloc(4 * N * sizeof *pairs);
+    assert_non_null(streams);
+    assert_non_null(pairs);
+    uint64_t m = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        streams[i] = i % S;
+        if (i + S < N) {
+            pairs[2 * m] = i;
+            pairs[2 * m++ + 1] = i + S;
+        }
+        if (i % 13 == 0 && i + S + 5 < N) {
+            pairs[2 * m] = i;
+            pairs[2 * m++ + 1] = i + S + 5;
+        }
+    }
+    sc_graph *sk = NULL;
+    assert_int_equal(sc_graph_create_skeleton(N, streams, m, pairs, &sk), 0);
+    assert_int_equal(sc_graph_edge_count(sk), m);
+    assert_int_equal(sc_graph_stream_count(sk), S);
+    for (uint64_t i = 0; i < m; i += 997) {
+        uint32_t s, d;
+        assert_int_equal(sc_graph_edge(sk, i, &s, &d), 0);
+        assert_int_equal(s, pairs[2 * i]);
+        assert_int_equal(d, pairs[2 * i + 1]);
+    }
+    assert_int_equal(sc_graph_build_index(sk), 0);
+    uint64_t seed = 7;
+    for (int q = 0; q < 300; q++) {
+        uint32_t a = (uint32_t)(rnd(&seed) % N);
+        uint32_t b = a + (uint32_t)(rnd(&seed) % 200);
+        if (b >= N)
+            b = N - 1;
+        bool x, y;
+        assert_int_equal(sc_graph_reachable(sk, a, b, &x), 0);
+        assert_int_equal(sc_graph_reachable_bfs(sk, a, b, &y), 0);
+        if (x != y)
+            fail_msg("reachable(%u, %u): index %d, bfs %d", a, b, x, y);
+    }
+    free(streams);
+    free(pairs);
+    sc_graph_destroy(sk);
+}
+
+static void t_skeleton_errors(void **state)
+{
+    (void)state;
+    const uint32_t streams[4] = {0, 1, 0, 1};
+    sc_graph *sentinel = graph_new();
+    sc_graph *g = sentinel;
+    const uint32_t unknown[] = {0, 1, 2, 4};
+    assert_int_equal(sc_graph_create_skeleton(4, streams, 2, unknown, &g), SC_ENOTFOUND);
+    const uint32_t backwards[] = {2, 1};
+    assert_int_equal(sc_graph_create_skeleton(4, streams, 1, backwards, &g), SC_EINVAL);
+    const uint32_t loop[] = {1, 1};
+    assert_int_equal(sc_graph_create_skeleton(4, streams, 1, loop, &g), SC_EINVAL);
+    const uint32_t unsorted[] = {1, 2, 0, 3};
+    assert_int_equal(sc_graph_create_skeleton(4, streams, 2, unsorted, &g), SC_EINVAL);
+    const uint32_t unsorted_dst[] = {0, 3, 0, 2};
+    assert_int_equal(sc_graph_create_skeleton(4, streams, 2, unsorted_dst, &g), SC_EINVAL);
+    const uint32_t twice[] = {0, 2, 0, 2};
+    assert_int_equal(sc_graph_create_skeleton(4, streams, 2, twice, &g), SC_EINVAL);
+    assert_int_equal(sc_graph_create_skeleton(4, NULL, 0, NULL, &g), SC_EINVAL);
+    assert_int_equal(sc_graph_create_skeleton(4, streams, 1, NULL, &g), SC_EINVAL);
+    assert_int_equal(sc_graph_create_skeleton(0, NULL, 0, NULL, NULL), SC_EINVAL);
+    assert_int_equal(sc_graph_create_skeleton(UINT32_MAX, streams, 0, NULL, &g), SC_ELIMIT);
+    assert_ptr_equal(g, sentinel);
+    sc_graph_destroy(sentinel);
+
+    /* The empty graph is a valid skeleton. */
+    g = NULL;
+    assert_int_equal(sc_graph_create_skeleton(0, NULL, 0, NULL, &g), 0);
+    assert_true(sc_graph_is_sealed(g));
+    assert_int_equal(sc_graph_node_count(g), 0);
+    assert_int_equal(sc_graph_stream_count(g), 0);
+    assert_int_equal(sc_graph_build_index(g), 0);
+    sc_graph_destroy(g);
+
+    /* A skeleton is sealed: nothing can be added to it. */
+    const uint32_t ok[] = {0, 2, 1, 3};
+    assert_int_equal(sc_graph_create_skeleton(4, streams, 2, ok, &g), 0);
+    assert_int_equal(sc_graph_add_edge(g, 0, 1), SC_EINVAL);
+    assert_int_equal(add_node_rc(g), SC_EINVAL);
+    bool r = false;
+    assert_int_equal(sc_graph_reachable(g, 0, 2, &r), 0);
+    assert_true(r);
+    assert_int_equal(sc_graph_reachable(g, 0, 1, &r), 0);
+    assert_false(r);
+    sc_graph_destroy(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -554,6 +755,9 @@ int main(void)
         cmocka_unit_test(t_huge_name),
         cmocka_unit_test(t_memory_accounting),
         cmocka_unit_test(t_large_handbuilt),
+        cmocka_unit_test(t_skeleton_matches_sealed),
+        cmocka_unit_test(t_skeleton_large),
+        cmocka_unit_test(t_skeleton_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

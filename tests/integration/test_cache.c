@@ -3,7 +3,9 @@
  * only answers are checked): reachability right after a restart with the
  * cache cold, right under constant eviction by a cache far smaller than the
  * graphs (several connections asking for the same cold graph at once), and
- * right when a graph is deleted while it loads.
+ * right when a graph is deleted while it loads.  A cold graph.reachable
+ * loads only a skeleton (streams and edges): graph.get and graph.export of
+ * the same graph must still return every node's data.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -77,6 +79,116 @@ static void test_restart_cold(void **state)
     free(same);
     for (int i = 0; i < 3; i++)
         sc_itg_graph_free(gs[i]);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    sc_it_daemon_destroy(d);
+}
+
+/* Compact text of the result of one call that must succeed. */
+static char *result_text(sc_it_conn *c, const char *method, int64_t graph, const char *extra)
+{
+    cJSON *reply = sc_it_call(c, method, "{\"graph\":%lld%s}", (long long)graph, extra);
+    char *text = sc_it_json_text(sc_it_ok(c, reply));
+    cJSON_Delete(reply);
+    return text;
+}
+
+static char *pairs_params(int64_t graph, const uint32_t *pairs, size_t count)
+{
+    size_t cap = count * 24 + 64, len = 0;
+    char *params = malloc(cap);
+    assert_non_null(params);
+    len += (size_t)snprintf(params, cap, "{\"graph\":%lld,\"pairs\":[", (long long)graph);
+    for (size_t i = 0; i < count; i++)
+        len += (size_t)snprintf(params + len, cap - len, i ? ",[%u,%u]" : "[%u,%u]", pairs[2 * i],
+                                pairs[2 * i + 1]);
+    snprintf(params + len, cap - len, "]}");
+    return params;
+}
+
+static void check_reply_pairs(const sc_itg_graph *g, const uint32_t *pairs, size_t count,
+                              const cJSON *result, const char *what)
+{
+    const cJSON *answers = cJSON_GetObjectItemCaseSensitive(result, "reachable");
+    assert_int_equal(cJSON_GetArraySize(answers), count);
+    size_t i = 0;
+    for (const cJSON *a = answers->child; a; a = a->next, i++)
+        if (cJSON_IsTrue(a) != sc_itg_reaches(g, pairs[2 * i], pairs[2 * i + 1]))
+            fail_msg("%s, graph %lld: reachable(%u, %u) wrong", what, (long long)g->id,
+                     pairs[2 * i], pairs[2 * i + 1]);
+}
+
+static void test_skeleton_then_full(void **state)
+{
+    (void)state;
+    enum { COUNT = 2000 };
+    static const char dot[] = ",\"format\":\"dot\"";
+    sc_it_daemon *d = sc_it_must_start(NULL);
+    sc_it_conn *c = sc_it_must_connect(d);
+    sc_itg_rng r;
+    sc_itg_rng_seed(&r, 23);
+    sc_itg_graph *gs[2];
+    char *get_before[2], *dot_before[2];
+    for (int i = 0; i < 2; i++) {
+        int64_t id = sc_itg_capture_random(c, "skeleton", 1500, 3 + 4 * (uint32_t)i, 300 + i);
+        gs[i] = sc_itg_fetch(c, id);
+        get_before[i] = result_text(c, "graph.get", id, "");
+        dot_before[i] = result_text(c, "graph.export", id, dot);
+    }
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    sc_it_must_restart(d, NULL);
+    c = sc_it_must_connect(d);
+
+    /* One request at a time: the skeleton first, then the full graph. */
+    const sc_itg_graph *g = gs[0];
+    check_random(c, g, &r, COUNT, "cold, from a skeleton");
+    cJSON *reply = sc_it_call(c, "graph.reachable", "{\"graph\":%lld,\"from\":%u,\"to\":0}",
+                              (long long)g->id, g->n);
+    sc_it_err_data(sc_it_err(c, reply, 1001, "not_found"), "what", "node");
+    cJSON_Delete(reply);
+    char *text = result_text(c, "graph.get", g->id, "");
+    assert_string_equal(text, get_before[0]);
+    free(text);
+    text = result_text(c, "graph.export", g->id, dot);
+    assert_string_equal(text, dot_before[0]);
+    free(text);
+    check_random(c, g, &r, COUNT, "after graph.get");
+
+    /* All in flight at once on a cold graph: both kinds load together. */
+    g = gs[1];
+    uint32_t *p1 = sc_itg_random_pairs(g, &r, COUNT), *p2 = sc_itg_random_pairs(g, &r, COUNT);
+    char *params1 = pairs_params(g->id, p1, COUNT), *params2 = pairs_params(g->id, p2, COUNT);
+    sc_itg_batch *b = sc_itg_batch_create();
+    sc_itg_batch_add(b, "graph.reachable", "%s", params1);
+    sc_itg_batch_add(b, "graph.get", "{\"graph\":%lld}", (long long)g->id);
+    sc_itg_batch_add(b, "graph.reachable", "%s", params2);
+    sc_itg_batch_add(b, "graph.export", "{\"graph\":%lld%s}", (long long)g->id, dot);
+    cJSON **replies = sc_itg_batch_run(b, c);
+    const cJSON *results[4];
+    for (int i = 0; i < 4; i++)
+        results[i] = cJSON_GetObjectItemCaseSensitive(replies[i], "result");
+    check_reply_pairs(g, p1, COUNT, results[0], "pipelined, first");
+    text = sc_it_json_text(results[1]);
+    assert_string_equal(text, get_before[1]);
+    free(text);
+    check_reply_pairs(g, p2, COUNT, results[2], "pipelined, second");
+    text = sc_it_json_text(results[3]);
+    assert_string_equal(text, dot_before[1]);
+    free(text);
+    check_random(c, g, &r, COUNT, "after the pipeline");
+    sc_itg_replies_free(replies, sc_itg_batch_count(b));
+    sc_itg_batch_destroy(b);
+    free(params1);
+    free(params2);
+    free(p1);
+    free(p2);
+
+    for (int i = 0; i < 2; i++) {
+        free(get_before[i]);
+        free(dot_before[i]);
+        sc_itg_graph_free(gs[i]);
+    }
     sc_it_conn_close(c);
     sc_it_must_stop(d);
     sc_it_daemon_destroy(d);
@@ -221,6 +333,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_restart_cold),
+        cmocka_unit_test(test_skeleton_then_full),
         cmocka_unit_test(test_eviction),
         cmocka_unit_test(test_delete_while_loading),
     };

@@ -1,0 +1,390 @@
+/*
+ * test_store_index.c - the graph_index row (packed streams and edges) and
+ * skeleton loads: what is written, that a skeleton answers reachability
+ * exactly as the full graph does, deletion, and damaged or missing rows.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_fixture.h"
+
+#define T0 1795981461123LL /* 2026-11-29T19:44:21.123Z */
+
+/* xorshift64*: the same graphs on every platform. */
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545F4914F6CDD1DULL;
+}
+
+/*
+ * A random DAG of n nodes on `streams` streams (ids spread over the whole
+ * u32 range, so every byte of a stored value matters), each stream a chain
+ * when `chained`, plus random edges into each node; names and kinds vary.
+ */
+static sc_graph *random_graph(uint64_t *seed, uint32_t n, uint32_t streams, bool chained)
+{
+    static const char *const names[] = {"gemm", "copy_in", "", "relu_backward_pass"};
+    sc_graph *g = NULL;
+    assert_int_equal(sc_graph_create(&g), 0);
+    uint32_t *last = malloc(streams * sizeof *last);
+    assert_non_null(last);
+    for (uint32_t s = 0; s < streams; s++)
+        last[s] = UINT32_MAX;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t slot = (uint32_t)(rnd(seed) % streams);
+        const char *name = names[rnd(seed) % 4];
+        sc_node node = {.kind = (sc_node_kind)(rnd(seed) % 4),
+                        .stream = slot * 0x9E3779B1u,
+                        .name = name,
+                        .name_len = strlen(name),
+                        .num_blocks = i,
+                        .size_bytes = 64};
+        uint32_t id;
+        assert_int_equal(sc_graph_add_node(g, &node, &id), 0);
+        if (chained && last[slot] != UINT32_MAX)
+            assert_int_equal(sc_graph_add_edge(g, last[slot], i), 0);
+        last[slot] = i;
+        for (int k = 0; i > 0 && k < 2; k++)
+            if (rnd(seed) % 3 == 0)
+                assert_int_equal(sc_graph_add_edge(g, (uint32_t)(rnd(seed) % i), i), 0);
+    }
+    free(last);
+    assert_int_equal(sc_graph_seal(g), 0);
+    return g;
+}
+
+static int64_t commit(fx *f, const sc_graph *g, const char *label)
+{
+    int64_t s = fx_open_session(f, label, T0);
+    wres w = {0};
+    assert_int_equal(
+        sc_store_commit_graph(f->st, s, g, 1000, 4242, label, strlen(label), T0, wres_cb, &w), 0);
+    fx_drain(f);
+    assert_int_equal(w.calls, 1);
+    assert_int_equal(w.rc, SC_STORE_OK);
+    return w.id;
+}
+
+static void load_skeleton(fx *f, int64_t graph, lres *r)
+{
+    memset(r, 0, sizeof *r);
+    assert_int_equal(sc_store_load_skeleton(f->st, graph, lres_cb, r), 0);
+    fx_drain(f);
+    assert_int_equal(r->calls, 1);
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* The stored blobs decoded byte by byte, against the graph. */
+static void assert_index_row(sqlite3 *db, int64_t gid, const sc_graph *g)
+{
+    uint32_t n = sc_graph_node_count(g);
+    uint64_t m = sc_graph_edge_count(g);
+    sqlite3_stmt *s = NULL;
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT node_count, edge_count, streams, edges,"
+                                        " typeof(streams), typeof(edges)"
+                                        " FROM graph_index WHERE graph = ?1",
+                                        -1, &s, NULL),
+                     SQLITE_OK);
+    sqlite3_bind_int64(s, 1, gid);
+    assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int64(s, 0), n);
+    assert_int_equal(sqlite3_column_int64(s, 1), m);
+    assert_string_equal((const char *)sqlite3_column_text(s, 4), "blob");
+    assert_string_equal((const char *)sqlite3_column_text(s, 5), "blob");
+    const unsigned char *streams = sqlite3_column_blob(s, 2);
+    assert_int_equal(sqlite3_column_bytes(s, 2), 4 * (int)n);
+    for (uint32_t i = 0; i < n; i++) {
+        sc_node node;
+        assert_int_equal(sc_graph_node(g, i, &node), 0);
+        if (le32(streams + 4 * i) != node.stream)
+            fail_msg("graph %lld node %u: stream %u stored as %u", (long long)gid, i, node.stream,
+                     le32(streams + 4 * i));
+    }
+    const unsigned char *edges = sqlite3_column_blob(s, 3);
+    assert_int_equal(sqlite3_column_bytes(s, 3), 8 * (int)m);
+    for (uint64_t i = 0; i < m; i++) {
+        uint32_t src, dst;
+        assert_int_equal(sc_graph_edge(g, i, &src, &dst), 0);
+        assert_int_equal(le32(edges + 8 * i), src);
+        assert_int_equal(le32(edges + 8 * i + 4), dst);
+    }
+    assert_int_equal(sqlite3_step(s), SQLITE_DONE);
+    sqlite3_finalize(s);
+}
+
+static void test_index_row_written(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 1000, 0);
+    uint64_t seed = 0x1DE7;
+    sc_graph *g[3] = {random_graph(&seed, 3000, 8, true), random_graph(&seed, 1, 1, true), NULL};
+    assert_int_equal(sc_graph_create(&g[2]), 0);
+    assert_int_equal(sc_graph_seal(g[2]), 0);
+    int64_t gid[3];
+    for (int i = 0; i < 3; i++)
+        gid[i] = commit(f, g[i], "idx");
+    sqlite3 *db = fx_db(f);
+    for (int i = 0; i < 3; i++)
+        assert_index_row(db, gid[i], g[i]);
+    /* Every stored graph has exactly one row, and nothing else does. */
+    assert_int_equal(q_int(db, "SELECT count(*) FROM graph_index"), 3);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM graph_index JOIN graphs USING (graph)"), 3);
+    sqlite3_close(db);
+    for (int i = 0; i < 3; i++)
+        sc_graph_destroy(g[i]);
+}
+
+/* Everything reachability sees is the same in the skeleton and the full
+ * graph; the nodes carry their stream and nothing else. */
+static void assert_skeleton_of(const sc_stored_graph *full, const sc_stored_graph *sk)
+{
+    assert_int_equal(sk->meta.graph, full->meta.graph);
+    assert_int_equal(sk->meta.session, full->meta.session);
+    assert_string_equal(sk->meta.label, full->meta.label);
+    assert_int_equal(sk->meta.created_ms, full->meta.created_ms);
+    assert_int_equal(sk->meta.owner_uid, full->meta.owner_uid);
+    assert_int_equal(sk->meta.owner_pid, full->meta.owner_pid);
+    assert_int_equal(sk->meta.node_count, full->meta.node_count);
+    assert_int_equal(sk->meta.edge_count, full->meta.edge_count);
+    assert_int_equal(sk->meta.stream_count, full->meta.stream_count);
+    const sc_graph *a = full->graph, *b = sk->graph;
+    assert_true(sc_graph_is_sealed(b));
+    uint32_t n = sc_graph_node_count(a);
+    assert_int_equal(sc_graph_node_count(b), n);
+    assert_int_equal(sc_graph_edge_count(b), sc_graph_edge_count(a));
+    assert_int_equal(sc_graph_stream_count(b), sc_graph_stream_count(a));
+    for (uint32_t i = 0; i < n; i++) {
+        sc_node x, y;
+        assert_int_equal(sc_graph_node(a, i, &x), 0);
+        assert_int_equal(sc_graph_node(b, i, &y), 0);
+        assert_int_equal(y.stream, x.stream);
+        assert_int_equal(y.kind, SC_KIND_KERNEL);
+        assert_int_equal(y.name_len, 0);
+    }
+    for (uint64_t i = 0; i < sc_graph_edge_count(a); i++) {
+        uint32_t s1, d1, s2, d2;
+        assert_int_equal(sc_graph_edge(a, i, &s1, &d1), 0);
+        assert_int_equal(sc_graph_edge(b, i, &s2, &d2), 0);
+        assert_int_equal(s2, s1);
+        assert_int_equal(d2, d1);
+    }
+}
+
+/* Every pair through both indexes, and through BFS on the original. */
+static void assert_same_answers(const sc_graph *orig, sc_graph *full, sc_graph *sk)
+{
+    uint32_t n = sc_graph_node_count(orig);
+    assert_int_equal(sc_graph_build_index(full), 0);
+    assert_int_equal(sc_graph_build_index(sk), 0);
+    for (uint32_t a = 0; a < n; a++)
+        for (uint32_t b = 0; b < n; b++) {
+            bool want, x, y;
+            assert_int_equal(sc_graph_reachable_bfs(orig, a, b, &want), 0);
+            assert_int_equal(sc_graph_reachable(full, a, b, &x), 0);
+            assert_int_equal(sc_graph_reachable(sk, a, b, &y), 0);
+            if (x != want || y != want)
+                fail_msg("reachable(%u, %u): bfs %d, full %d, skeleton %d", a, b, want, x, y);
+        }
+}
+
+static void test_skeleton_same_reachability(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 1000, 0);
+    uint64_t seed = 0x5CE1;
+    for (int round = 0; round < 12; round++) {
+        uint32_t n = 20 + (uint32_t)(rnd(&seed) % 180);
+        /* More streams than the index holds in some rounds. */
+        uint32_t streams = 1 + (uint32_t)(rnd(&seed) % (round % 3 ? 8 : 60));
+        sc_graph *g = random_graph(&seed, n, streams, round % 4 != 3);
+        int64_t gid = commit(f, g, "reach");
+        lres full, sk;
+        fx_load(f, gid, &full);
+        load_skeleton(f, gid, &sk);
+        assert_int_equal(full.rc, 0);
+        assert_int_equal(sk.rc, 0);
+        assert_skeleton_of(full.sg, sk.sg);
+        assert_same_answers(g, full.sg->graph, sk.sg->graph);
+        sc_stored_graph_free(full.sg);
+        sc_stored_graph_free(sk.sg);
+        sc_graph_destroy(g);
+    }
+}
+
+/* Past one node chunk, many overflow pages and the reader's page cache. */
+static void test_skeleton_large(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 1000, 0);
+    uint64_t seed = 0xB16;
+    sc_graph *g = random_graph(&seed, 200000, 8, true);
+    int64_t gid = commit(f, g, "large");
+    lres sk;
+    load_skeleton(f, gid, &sk);
+    assert_int_equal(sk.rc, 0);
+    sc_graph *b = sk.sg->graph;
+    assert_int_equal(sc_graph_node_count(b), 200000);
+    assert_int_equal(sc_graph_edge_count(b), sc_graph_edge_count(g));
+    for (uint64_t i = 0; i < sc_graph_edge_count(g); i += 101) {
+        uint32_t s1, d1, s2, d2;
+        assert_int_equal(sc_graph_edge(g, i, &s1, &d1), 0);
+        assert_int_equal(sc_graph_edge(b, i, &s2, &d2), 0);
+        assert_int_equal(s2, s1);
+        assert_int_equal(d2, d1);
+    }
+    assert_int_equal(sc_graph_build_index(b), 0);
+    for (int q = 0; q < 500; q++) {
+        uint32_t x = (uint32_t)(rnd(&seed) % 200000);
+        uint32_t y = x + (uint32_t)(rnd(&seed) % 400);
+        if (y >= 200000)
+            y = 199999;
+        bool want, got;
+        assert_int_equal(sc_graph_reachable_bfs(g, x, y, &want), 0);
+        assert_int_equal(sc_graph_reachable(b, x, y, &got), 0);
+        if (got != want)
+            fail_msg("reachable(%u, %u): bfs %d, skeleton %d", x, y, want, got);
+    }
+    sc_stored_graph_free(sk.sg);
+    sc_graph_destroy(g);
+}
+
+static void test_index_deleted_with_graph(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 1000, 0);
+    uint64_t seed = 0xDE1;
+    sc_graph *g = random_graph(&seed, 500, 4, true);
+    int64_t keep = commit(f, g, "keep");
+    int64_t gone = commit(f, g, "gone");
+    wres w = {0};
+    assert_int_equal(sc_store_delete_graph(f->st, gone, wres_cb, &w), 0);
+    fx_drain(f);
+    assert_int_equal(w.rc, SC_STORE_OK);
+
+    sqlite3 *db = fx_db(f);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM graph_index WHERE graph = %lld", gone), 0);
+    assert_index_row(db, keep, g);
+    sqlite3_close(db);
+    lres r;
+    load_skeleton(f, gone, &r);
+    assert_int_equal(r.rc, SC_STORE_ENOTFOUND);
+    assert_null(r.sg);
+    assert_string_equal(r.msg, "");
+    load_skeleton(f, keep, &r);
+    assert_int_equal(r.rc, 0);
+    assert_int_equal(sc_graph_node_count(r.sg->graph), 500);
+    sc_stored_graph_free(r.sg);
+    sc_graph_destroy(g);
+}
+
+static void test_skeleton_not_found(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 1000, 0);
+    lres r;
+    load_skeleton(f, 1, &r);
+    assert_int_equal(r.rc, SC_STORE_ENOTFOUND);
+    assert_null(r.sg);
+    sc_graph *g = chain_graph(10, 3);
+    int64_t gid = commit(f, g, "x");
+    load_skeleton(f, gid + 1, &r);
+    assert_int_equal(r.rc, SC_STORE_ENOTFOUND);
+    assert_null(r.sg);
+    assert_int_equal(sc_store_load_skeleton(NULL, gid, lres_cb, &r), SC_STORE_EINVAL);
+    assert_int_equal(sc_store_load_skeleton(f->st, gid, NULL, &r), SC_STORE_EINVAL);
+    sc_graph_destroy(g);
+}
+
+/* A graph stored without its graph_index row (too large for one SQLite
+ * value) still answers: the skeleton request loads it in full. */
+static void test_missing_row_loads_full(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 1000, 0);
+    sc_graph *g = chain_graph(40, 6);
+    int64_t gid = commit(f, g, "x");
+    sqlite3 *db = fx_db(f);
+    q_exec(db, "DELETE FROM graph_index");
+    sqlite3_close(db);
+    lres r;
+    load_skeleton(f, gid, &r);
+    assert_int_equal(r.rc, 0);
+    assert_int_equal(sc_graph_node_count(r.sg->graph), 40);
+    sc_node node;
+    assert_int_equal(sc_graph_node(r.sg->graph, 39, &node), 0);
+    assert_int_equal(node.name_len, 6);
+    assert_int_equal(node.num_blocks, 39);
+    assert_int_equal(sc_graph_edge_count(r.sg->graph), 39);
+    sc_stored_graph_free(r.sg);
+    sc_graph_destroy(g);
+}
+
+/* Damage the row with `sql` (%lld is the graph id; `||` yields text, so
+ * results are cast back to BLOB); the load must fail with SC_STORE_EIO and
+ * a message containing `what`. */
+static void assert_damage_refused(fx *f, const sc_graph *g, const char *sql, const char *what)
+{
+    int64_t gid = commit(f, g, "x");
+    sqlite3 *db = fx_db(f);
+    char *stmt = sqlite3_mprintf(sql, gid);
+    q_exec(db, stmt);
+    sqlite3_free(stmt);
+    sqlite3_close(db);
+    lres r;
+    load_skeleton(f, gid, &r);
+    assert_int_equal(r.rc, SC_STORE_EIO);
+    assert_null(r.sg);
+    if (!strstr(r.msg, what))
+        fail_msg("\"%s\": message \"%s\" lacks \"%s\"", sql, r.msg, what);
+}
+
+static void test_damaged_row_refused(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 1000, 0);
+    sc_graph *g = chain_graph(6, 2);
+    /* One node more than the graph row says. */
+    assert_damage_refused(f, g,
+                          "UPDATE graph_index SET node_count = node_count + 1,"
+                          " streams = CAST(streams || x'01000000' AS BLOB) WHERE graph = %lld",
+                          "differs from the graph row");
+    /* The first two edges swapped: out of order. */
+    assert_damage_refused(f, g,
+                          "UPDATE graph_index SET edges = CAST(substr(edges, 9, 8) ||"
+                          " substr(edges, 1, 8) || substr(edges, 17) AS BLOB) WHERE graph = %lld",
+                          "rejected by the graph model");
+    /* An edge whose target is not a node. */
+    assert_damage_refused(f, g,
+                          "UPDATE graph_index SET edges = CAST(substr(edges, 1, 4) ||"
+                          " x'07000000' || substr(edges, 9) AS BLOB) WHERE graph = %lld",
+                          "rejected by the graph model");
+    /* Node 0 moved to a second stream, where the graph row counts one. */
+    assert_damage_refused(f, g,
+                          "UPDATE graph_index SET streams ="
+                          " CAST(x'02000000' || substr(streams, 5) AS BLOB) WHERE graph = %lld",
+                          "stream count differs");
+    sc_graph_destroy(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_index_row_written, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_skeleton_same_reachability, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_skeleton_large, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_index_deleted_with_graph, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_skeleton_not_found, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_missing_row_loads_full, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_damaged_row_refused, fx_setup, fx_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
