@@ -30,8 +30,11 @@ struct scan {
     size_t n;
     size_t i;
     unsigned depth;
-    uint32_t open[SC_JSON_MAX_DEPTH]; /* tokens of the open containers */
-    size_t bad_number;                /* offset of the first non-finite number, or SIZE_MAX */
+    uint32_t count;                    /* children of the innermost open container so far */
+    bool in_object;                    /* the innermost open container is an object */
+    uint32_t open[SC_JSON_MAX_DEPTH];  /* tokens of the open containers */
+    uint32_t saved[SC_JSON_MAX_DEPTH]; /* `count` of the container around each */
+    size_t bad_number;                 /* offset of the first non-finite number, or SIZE_MAX */
     sc_rpc_error *err;
 };
 
@@ -71,8 +74,9 @@ static int grow_tokens(sc_jdoc *d)
     return 0;
 }
 
-/* A new token at the end of the array; its index is d->ntok - 1. */
-static sc_jtok *emit(struct scan *sc, sc_jtype type)
+/* A new token at the end of the array; its index is d->ntok - 1.  Inlined:
+ * it runs once per value. */
+static inline __attribute__((always_inline)) sc_jtok *emit(struct scan *sc, sc_jtype type)
 {
     sc_jdoc *d = sc->d;
     if (d->ntok == d->tok_cap && grow_tokens(d) != 0) {
@@ -83,13 +87,23 @@ static sc_jtok *emit(struct scan *sc, sc_jtype type)
     sc_jtok *t = &d->tok[k];
     t->type = (uint8_t)type;
     t->flags = 0;
-    t->unused = 0;
+    t->hint = 0;
     t->end = k + 1;
     t->u.i = 0;
     return t;
 }
 
-/* The line plus a NUL, which lets strtod stop at the end of the text. */
+/* sc_jtok.hint of a string: length, first and last byte, so most unequal
+ * member names differ in it and are told apart without touching the text. */
+static uint16_t str_hint(const unsigned char *p, size_t len)
+{
+    if (len == 0)
+        return 0;
+    return (uint16_t)((len << 10) ^ ((size_t)p[0] << 5) ^ p[len - 1]);
+}
+
+/* The line plus a NUL: the scanner's loops stop on it without checking
+ * the length, and strtod stops at the end of the text. */
 static int copy_text(sc_jdoc *d, const char *text, size_t len)
 {
     if (d->text_cap < len + 1) {
@@ -344,6 +358,7 @@ static int scan_string(struct scan *sc)
             s[w] = '\0';
             t->u.s.off = (uint32_t)(start + 1);
             t->u.s.len = (uint32_t)(w - (start + 1));
+            t->hint = str_hint(s + start + 1, t->u.s.len);
             return 0;
         }
         case 2:
@@ -479,44 +494,46 @@ static void slow_number(struct scan *sc, sc_jtok *t, size_t start, size_t end)
     set_number(t, d);
 }
 
-static int scan_number(struct scan *sc)
+static inline __attribute__((always_inline)) int scan_number(struct scan *sc)
 {
+    /* No bounds checks: the text ends in a NUL, which no test below takes. */
     const unsigned char *s = sc->s;
-    size_t n = sc->n;
     size_t start = sc->i;
     size_t i = start;
     if (s[i] == '-')
         i++;
-    if (i >= n || !is_digit(s[i]))
+    if (!is_digit(s[i]))
         return fail_at(sc, start, "invalid number");
     size_t int_start = i;
+    /* The value is built while the digits are checked; past 19 digits it
+     * wraps, but such literals go to strtod. */
+    uint64_t v = 0;
     if (s[i] == '0')
         i++;
     else
-        while (i < n && is_digit(s[i]))
-            i++;
+        while (is_digit(s[i]))
+            v = v * 10 + (uint64_t)(s[i++] - '0');
     size_t int_end = i;
     bool plain = true;
-    if (i < n && s[i] == '.') {
+    if (s[i] == '.') {
         i++;
-        if (i >= n || !is_digit(s[i]))
+        if (!is_digit(s[i]))
             return fail_at(sc, start, "invalid number");
-        while (i < n && is_digit(s[i]))
+        while (is_digit(s[i]))
             i++;
         plain = false;
     }
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    if (s[i] == 'e' || s[i] == 'E') {
         i++;
-        if (i < n && (s[i] == '+' || s[i] == '-'))
+        if (s[i] == '+' || s[i] == '-')
             i++;
-        if (i >= n || !is_digit(s[i]))
+        if (!is_digit(s[i]))
             return fail_at(sc, start, "invalid number");
-        while (i < n && is_digit(s[i]))
+        while (is_digit(s[i]))
             i++;
         plain = false;
     }
-    if (i < n &&
-        (is_digit(s[i]) || s[i] == '.' || s[i] == 'e' || s[i] == 'E' || s[i] == '+' || s[i] == '-'))
+    if (is_digit(s[i]) || s[i] == '.' || s[i] == 'e' || s[i] == 'E' || s[i] == '+' || s[i] == '-')
         return fail_at(sc, start, "invalid number");
     sc_jtok *t = emit(sc, SC_JNUMBER);
     if (!t)
@@ -526,10 +543,6 @@ static int scan_number(struct scan *sc)
         slow_number(sc, t, start, i);
         return 0;
     }
-    /* Up to 19 digits fit in 64 bits exactly. */
-    uint64_t v = 0;
-    for (size_t k = int_start; k < int_end; k++)
-        v = v * 10 + (uint64_t)(s[k] - '0');
     bool neg = s[start] == '-';
     if (v <= SC_JSON_MAX_EXACT) {
         t->flags = SC_JTOK_INT;
@@ -559,7 +572,7 @@ static int scan_literal(struct scan *sc, const char *word, size_t len, sc_jtype 
 static bool key_eq(const sc_jdoc *d, uint32_t a, uint32_t b)
 {
     const sc_jtok *ta = &d->tok[a], *tb = &d->tok[b];
-    return ta->u.s.len == tb->u.s.len &&
+    return ta->hint == tb->hint && ta->u.s.len == tb->u.s.len &&
            memcmp(d->text + ta->u.s.off, d->text + tb->u.s.off, ta->u.s.len) == 0;
 }
 
@@ -587,14 +600,22 @@ static uint32_t key_hash(const sc_jdoc *d, uint32_t k)
  * value, the next name just past the value. */
 #define NEXT_KEY(d, k) ((d)->tok[(k) + 1].end)
 
-/* The first name that occurs again later in the object. */
+/* The first name that occurs again later in the object.  Names and hints
+ * are gathered first, so the pairs are compared on a local array. */
 static uint32_t small_object_dup(const sc_jdoc *d, uint32_t obj)
 {
+    uint32_t keys[SC_DUP_PAIRWISE_MAX];
+    uint16_t hints[SC_DUP_PAIRWISE_MAX];
+    uint32_t n = 0;
     uint32_t end = d->tok[obj].end;
-    for (uint32_t a = obj + 1; a < end; a = NEXT_KEY(d, a))
-        for (uint32_t b = NEXT_KEY(d, a); b < end; b = NEXT_KEY(d, b))
-            if (key_eq(d, a, b))
-                return a;
+    for (uint32_t k = obj + 1; k < end; k = NEXT_KEY(d, k)) {
+        keys[n] = k;
+        hints[n++] = d->tok[k].hint;
+    }
+    for (uint32_t a = 0; a < n; a++)
+        for (uint32_t b = a + 1; b < n; b++)
+            if (hints[a] == hints[b] && key_eq(d, keys[a], keys[b]))
+                return keys[a];
     return 0;
 }
 
@@ -644,7 +665,10 @@ static int push(struct scan *sc, sc_jtype type)
     }
     if (!emit(sc, type))
         return -1;
+    sc->saved[sc->depth] = sc->count;
     sc->open[sc->depth++] = sc->d->ntok - 1;
+    sc->count = 0;
+    sc->in_object = type == SC_JOBJECT;
     sc->i++;
     return 0;
 }
@@ -656,6 +680,9 @@ static void pop(struct scan *sc)
     uint32_t k = sc->open[--sc->depth];
     sc_jtok *t = &d->tok[k];
     t->end = d->ntok;
+    t->u.c.count = sc->count;
+    sc->count = sc->saved[sc->depth];
+    sc->in_object = sc->depth && d->tok[sc->open[sc->depth - 1]].type == SC_JOBJECT;
     if (t->type == SC_JOBJECT && t->u.c.count > 1) {
         uint32_t dup =
             t->u.c.count <= SC_DUP_PAIRWISE_MAX ? small_object_dup(d, k) : large_object_dup(d, k);
@@ -666,11 +693,6 @@ static void pop(struct scan *sc)
     if ((t->flags & SC_JTOK_DUP) && sc->depth)
         d->tok[sc->open[sc->depth - 1]].flags |= SC_JTOK_DUP;
     sc->i++;
-}
-
-static bool top_is_object(const struct scan *sc)
-{
-    return sc->d->tok[sc->open[sc->depth - 1]].type == SC_JOBJECT;
 }
 
 static int unexpected(struct scan *sc, const char *expected)
@@ -696,10 +718,9 @@ enum {
 };
 
 /* A scalar value or the opening of a container. */
-static int scan_value(struct scan *sc, int *state)
+static inline __attribute__((always_inline)) int scan_value(struct scan *sc, int *state)
 {
-    if (sc->depth)
-        sc->d->tok[sc->open[sc->depth - 1]].u.c.count++;
+    sc->count++;
     switch (sc->s[sc->i]) {
     case '{':
         *state = ST_KEY_OR_CLOSE;
@@ -742,7 +763,7 @@ static int scan_after(struct scan *sc, int *state)
     unsigned char c = sc->s[sc->i];
     if (sc->depth == 0)
         return fail_at(sc, sc->i, "trailing characters");
-    bool obj = top_is_object(sc);
+    bool obj = sc->in_object;
     if (c == ',') {
         *state = obj ? ST_KEY : ST_VALUE;
         sc->i++;
@@ -759,12 +780,13 @@ static int scan_document(struct scan *sc)
 {
     int state = ST_VALUE;
     for (;;) {
-        while (sc->i < sc->n) {
-            unsigned char c = sc->s[sc->i];
-            if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-                break;
-            sc->i++;
-        }
+        /* Compact JSON has no whitespace: one comparison rules it out.  The
+         * NUL after the text stops the loop. */
+        size_t i = sc->i;
+        while (sc->s[i] <= ' ' &&
+               (sc->s[i] == ' ' || sc->s[i] == '\t' || sc->s[i] == '\n' || sc->s[i] == '\r'))
+            i++;
+        sc->i = i;
         if (sc->i == sc->n) {
             if (state == ST_AFTER && sc->depth == 0)
                 return 0;
@@ -821,8 +843,17 @@ int sc_jdoc_parse(sc_jdoc *d, const char *text, size_t len, sc_rpc_error *err)
         return sc_rpc_fail(err, SC_RPC_PARSE_ERROR, "parse error: message too large at byte 0");
     if (copy_text(d, text, len) != 0)
         return sc_rpc_fail(err, SC_RPC_PARSE_ERROR, "parse error: out of memory at byte 0");
-    struct scan sc = {
-        .d = d, .s = (unsigned char *)d->text, .n = len, .bad_number = SIZE_MAX, .err = err};
+    /* Field by field: an initializer would clear the whole stack array. */
+    struct scan sc;
+    sc.d = d;
+    sc.s = (unsigned char *)d->text;
+    sc.n = len;
+    sc.i = 0;
+    sc.depth = 0;
+    sc.count = 0;
+    sc.in_object = false;
+    sc.bad_number = SIZE_MAX;
+    sc.err = err;
     if (scan_document(&sc) != 0) {
         d->ntok = 0;
         return SC_RPC_PARSE_ERROR;
@@ -842,10 +873,11 @@ sc_jval sc_jval_get(sc_jval obj, const char *key, size_t len)
     if (sc_jval_type(obj) != SC_JOBJECT)
         return SC_JVAL_NONE;
     const sc_jdoc *d = obj.doc;
+    uint16_t hint = str_hint((const unsigned char *)key, len);
     uint32_t end = d->tok[obj.i].end;
     for (uint32_t k = obj.i + 1; k < end; k = NEXT_KEY(d, k)) {
         const sc_jtok *t = &d->tok[k];
-        if (t->u.s.len == len && memcmp(d->text + t->u.s.off, key, len) == 0) {
+        if (t->hint == hint && t->u.s.len == len && memcmp(d->text + t->u.s.off, key, len) == 0) {
             sc_jval v = {d, k + 1};
             return v;
         }

@@ -51,8 +51,8 @@ typedef enum sc_jtype {
 typedef struct sc_jtok {
     uint8_t type;  /* sc_jtype */
     uint8_t flags; /* SC_JTOK_* */
-    uint16_t unused;
-    uint32_t end; /* index just past this value's last token (scalars: own index + 1) */
+    uint16_t hint; /* string: a digest of its bytes, equal for equal strings */
+    uint32_t end;  /* index just past this value's last token (scalars: own index + 1) */
     union {
         struct {
             uint32_t off; /* offset of the bytes in sc_jdoc.text */
