@@ -14,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "sc_handlers.h"
+
+/* A busy connection keeps its document's storage from line to line; one
+ * that grew past this for a huge line gives it back once the line is done. */
+#define SC_DOC_KEEP_BYTES (16u << 20)
 
 typedef int (*sc_handler)(sc_req *r);
 
@@ -45,7 +47,7 @@ static void reply_end(sc_conn *c, bool notification)
         sc_buf_putc(&c->out, '\n');
 }
 
-static void reply_error(sc_conn *c, const cJSON *id, bool notification, const sc_rpc_error *err)
+static void reply_error(sc_conn *c, sc_jval id, bool notification, const sc_rpc_error *err)
 {
     sc_buf *b = reply_begin(c, notification);
     sc_rpc_write_error(b, id, err);
@@ -78,7 +80,7 @@ static void reply_line_error(sc_conn *c, int code, const char *msg)
 {
     sc_rpc_error err = {0};
     sc_rpc_fail(&err, code, "%s", msg);
-    sc_rpc_write_error(&c->out, NULL, &err);
+    sc_rpc_write_error(&c->out, SC_JVAL_NONE, &err);
     sc_buf_putc(&c->out, '\n');
 }
 
@@ -119,8 +121,8 @@ void sc_async_done(sc_async *a)
     sc_daemon *d = a->d;
     d->inflight--;
     c->waiting = false;
-    if (c->cur_item)
-        c->cur_item = c->cur_batch ? c->cur_item->next : NULL;
+    if (c->cur_line)
+        c->cur_item = c->doc.tok[c->cur_item].end;
     if (!c->closing) {
         sc_dispatch_process(c);
         sc_conn_flush(c);
@@ -803,7 +805,7 @@ static const sc_handler handlers[SC_M__COUNT] = {
  */
 #define SC_BATCH_REPLY_MAX (64u << 20)
 
-static int run_one(sc_conn *c, const cJSON *item)
+static int run_one(sc_conn *c, sc_jval item)
 {
     sc_rpc_request req;
     sc_rpc_error err = {0};
@@ -836,6 +838,12 @@ static int run_one(sc_conn *c, const cJSON *item)
     return rc == H_ASYNC ? H_ASYNC : H_DONE;
 }
 
+static size_t doc_bytes(const sc_jdoc *doc)
+{
+    return doc->text_cap + (size_t)doc->tok_cap * sizeof(sc_jtok) +
+           (size_t)doc->slot_cap * sizeof(uint32_t);
+}
+
 static void finish_line(sc_conn *c)
 {
     if (c->cur_batch && c->batch_replies > 0) {
@@ -844,9 +852,10 @@ static void finish_line(sc_conn *c)
     }
     sc_buf_reset(&c->batch);
     sc_buf_reset(&c->scratch);
-    cJSON_Delete(c->cur_root);
-    c->cur_root = NULL;
-    c->cur_item = NULL;
+    if (doc_bytes(&c->doc) > SC_DOC_KEEP_BYTES)
+        sc_jdoc_free(&c->doc);
+    c->cur_line = false;
+    c->cur_item = c->cur_end = 0;
     c->cur_batch = false;
     c->batch_replies = 0;
 }
@@ -854,13 +863,13 @@ static void finish_line(sc_conn *c)
 /* Run the current line's requests until one goes async or all are done. */
 static void run_current(sc_conn *c)
 {
-    while (c->cur_item) {
-        cJSON *item = c->cur_item;
+    while (c->cur_item < c->cur_end) {
+        sc_jval item = {&c->doc, c->cur_item};
         if (run_one(c, item) == H_ASYNC) {
             c->waiting = true;
             return;
         }
-        c->cur_item = c->cur_batch ? item->next : NULL;
+        c->cur_item = c->doc.tok[item.i].end;
     }
     finish_line(c);
 }
@@ -873,7 +882,8 @@ static bool blank(const char *s, size_t n)
     return true;
 }
 
-/* Parse the next buffered line into cur_root.  false when none is left. */
+/* Parse the next buffered line into the connection's document.  false
+ * when none is left. */
 static bool next_line(sc_conn *c)
 {
     for (;;) {
@@ -889,21 +899,23 @@ static bool next_line(sc_conn *c)
         }
         if (blank(line, len))
             continue;
-        cJSON *root = NULL;
         sc_rpc_error err = {0};
-        if (sc_rpc_parse(line, len, &root, &err) != 0) {
-            sc_rpc_write_error(&c->out, NULL, &err);
+        if (sc_jdoc_parse(&c->doc, line, len, &err) != 0) {
+            sc_rpc_write_error(&c->out, SC_JVAL_NONE, &err);
             sc_buf_putc(&c->out, '\n');
             continue;
         }
-        if (cJSON_IsArray(root) && !root->child) {
-            cJSON_Delete(root);
+        const sc_jtok *root = &c->doc.tok[0];
+        bool batch = root->type == SC_JARRAY;
+        if (batch && root->u.c.count == 0) {
             reply_line_error(c, SC_RPC_INVALID_REQUEST, "invalid request: empty batch");
             continue;
         }
-        c->cur_root = root;
-        c->cur_batch = cJSON_IsArray(root);
-        c->cur_item = c->cur_batch ? root->child : root;
+        /* A batch runs its elements, anything else is the one request. */
+        c->cur_line = true;
+        c->cur_batch = batch;
+        c->cur_item = batch ? 1 : 0;
+        c->cur_end = root->end;
         c->batch_replies = 0;
         return true;
     }
@@ -912,18 +924,18 @@ static bool next_line(sc_conn *c)
 void sc_dispatch_process(sc_conn *c)
 {
     while (!c->closing && !c->waiting && !c->close_after_flush && !sc_conn_congested(c)) {
-        if (!c->cur_root && !next_line(c))
+        if (!c->cur_line && !next_line(c))
             return;
-        if (c->cur_root)
+        if (c->cur_line)
             run_current(c);
     }
 }
 
 void sc_dispatch_discard(sc_conn *c)
 {
-    cJSON_Delete(c->cur_root);
-    c->cur_root = NULL;
-    c->cur_item = NULL;
+    sc_jdoc_free(&c->doc);
+    c->cur_line = false;
+    c->cur_item = c->cur_end = 0;
 }
 
 /* ------------------------------------------------------- housekeeping */

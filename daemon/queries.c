@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cjson/cJSON.h>
-
 #include "sc_dot.h"
 #include "sc_handlers.h"
 
@@ -185,54 +183,62 @@ static int node_missing(sc_req *r, const sc_stored_graph *sg, uint32_t node)
     return H_ERROR;
 }
 
-static int pair_at(const cJSON *pair, uint32_t *a, uint32_t *b)
+/*
+ * The pair at token p, read straight from the tokens: an array of exactly
+ * two integers from 0 to 2^32 - 1.  Once the first element is known to be
+ * a scalar, the second is the token after it.
+ */
+static int pair_at(const sc_jdoc *doc, uint32_t p, uint32_t *a, uint32_t *b)
 {
-    const cJSON *x = pair->child;
-    const cJSON *y = x ? x->next : NULL;
-    if (!cJSON_IsArray(pair) || !x || !y || y->next || !cJSON_IsNumber(x) || !cJSON_IsNumber(y))
+    const sc_jtok *t = &doc->tok[p];
+    if (t->type != SC_JARRAY || t->u.c.count != 2)
         return -1;
-    double dx = x->valuedouble, dy = y->valuedouble;
-    if (!(dx >= 0 && dx <= UINT32_MAX && dy >= 0 && dy <= UINT32_MAX) || dx != (uint32_t)dx ||
-        dy != (uint32_t)dy)
+    const sc_jtok *x = t + 1, *y = t + 2;
+    if (x->type != SC_JNUMBER || !(x->flags & SC_JTOK_INT) || x->u.i < 0 || x->u.i > UINT32_MAX ||
+        y->type != SC_JNUMBER || !(y->flags & SC_JTOK_INT) || y->u.i < 0 || y->u.i > UINT32_MAX)
         return -1;
-    *a = (uint32_t)dx;
-    *b = (uint32_t)dy;
+    *a = (uint32_t)x->u.i;
+    *b = (uint32_t)y->u.i;
     return 0;
 }
 
 /* An optional member is absent when missing or null. */
 static bool present(const sc_req *r, const char *field)
 {
-    const cJSON *v = sc_param_get(r->params, field);
-    return v && !cJSON_IsNull(v);
+    sc_jval v = sc_param_get(r->params, field);
+    return v.doc && !sc_jval_is(v, SC_JNULL);
 }
 
-static const cJSON *get_pairs(const sc_req *r)
+static sc_jval get_pairs(const sc_req *r)
 {
-    return present(r, "pairs") ? sc_param_get(r->params, "pairs") : NULL;
+    return present(r, "pairs") ? sc_param_get(r->params, "pairs") : SC_JVAL_NONE;
 }
 
 /* Checked before the graph is loaded, so bad input costs no I/O. */
-static int check_reach_params(sc_req *r, const cJSON **pairs)
+static int check_reach_params(sc_req *r)
 {
-    *pairs = get_pairs(r);
-    if (*pairs && (present(r, "from") || present(r, "to"))) {
+    sc_jval pairs = get_pairs(r);
+    if (pairs.doc && (present(r, "from") || present(r, "to"))) {
         sc_req_fail(r, SC_RPC_INVALID_PARAMS,
                     "invalid params: give either 'pairs' or 'from' and 'to', not both");
         r->err.field = present(r, "from") ? "from" : "to";
         return -1;
     }
-    if (!*pairs) {
+    if (!pairs.doc) {
         uint32_t v;
         if (sc_param_u32(r->params, "from", true, &v, &r->err) != 0 ||
             sc_param_u32(r->params, "to", true, &v, &r->err) != 0)
             return -1;
         return 0;
     }
-    bool ok = cJSON_IsArray(*pairs);
-    for (const cJSON *p = ok ? (*pairs)->child : NULL; p && ok; p = p->next) {
-        uint32_t a, b;
-        ok = pair_at(p, &a, &b) == 0;
+    bool ok = sc_jval_is(pairs, SC_JARRAY);
+    if (ok) {
+        const sc_jdoc *doc = pairs.doc;
+        uint32_t end = doc->tok[pairs.i].end;
+        for (uint32_t p = pairs.i + 1; p < end && ok; p = doc->tok[p].end) {
+            uint32_t a, b;
+            ok = pair_at(doc, p, &a, &b) == 0;
+        }
     }
     if (ok)
         return 0;
@@ -245,10 +251,10 @@ static int check_reach_params(sc_req *r, const cJSON **pairs)
 
 static int answer_reach(sc_req *r, const sc_stored_graph *sg)
 {
-    const cJSON *pairs = get_pairs(r);
+    sc_jval pairs = get_pairs(r);
     const sc_graph *gr = sg->graph;
     uint32_t n = sc_graph_node_count(gr);
-    if (!pairs) {
+    if (!pairs.doc) {
         uint32_t a, b;
         bool yes = false;
         sc_param_u32(r->params, "from", true, &a, &r->err);
@@ -262,27 +268,31 @@ static int answer_reach(sc_req *r, const sc_stored_graph *sg)
         sc_buf_puts(out, yes ? "{\"reachable\":true}" : "{\"reachable\":false}");
         return sc_req_result_end(r, out);
     }
+    /* The pairs were checked when the request arrived: every one is an
+     * array of two integer tokens, so they are read in steps of three. */
+    const sc_jdoc *doc = pairs.doc;
+    uint32_t first = pairs.i + 1, end = doc->tok[pairs.i].end;
     /* Validate every id first: an error reply must not follow a partial result. */
-    for (const cJSON *p = pairs->child; p; p = p->next) {
+    for (uint32_t p = first; p < end; p += 3) {
         uint32_t a, b;
-        pair_at(p, &a, &b);
+        pair_at(doc, p, &a, &b);
         if (a >= n)
             return node_missing(r, sg, a);
         if (b >= n)
             return node_missing(r, sg, b);
     }
     sc_buf *out = sc_req_result_begin(r);
-    int count = cJSON_GetArraySize(pairs);
+    uint32_t count = sc_jval_count(pairs);
     sc_buf_reserve(out, (size_t)count * 6 + 32);
     sc_buf_puts(out, "{\"reachable\":[");
-    for (const cJSON *p = pairs->child; p; p = p->next) {
+    for (uint32_t p = first; p < end; p += 3) {
         uint32_t a, b;
         bool yes = false;
-        pair_at(p, &a, &b);
+        pair_at(doc, p, &a, &b);
         sc_graph_reachable(gr, a, b, &yes);
         sc_buf_puts(out, yes ? "true," : "false,");
     }
-    if (pairs->child)
+    if (count)
         out->len--; /* the last comma */
     sc_buf_puts(out, "]}");
     return sc_req_result_end(r, out);
@@ -303,9 +313,8 @@ static void reach_ready(graph_ctx *g)
 
 int sc_h_graph_reachable(sc_req *r)
 {
-    const cJSON *pairs;
     if (sc_param_id(r->params, "graph", true, &(uint64_t){0}, &r->err) != 0 ||
-        check_reach_params(r, &pairs) != 0)
+        check_reach_params(r) != 0)
         return H_ERROR;
     return with_graph(r, false, reach_ready, answer_reach);
 }

@@ -20,10 +20,9 @@
 #include "sc_cache.h"
 #include "sc_capture.h"
 #include "sc_frame.h"
+#include "sc_json.h"
 #include "sc_rpc.h"
 #include "sc_store.h"
-
-typedef struct cJSON cJSON;
 
 enum sc_log_level { SC_LOG_ERROR = 0, SC_LOG_WARN, SC_LOG_INFO, SC_LOG_DEBUG };
 
@@ -112,12 +111,14 @@ struct sc_conn {
     sc_conn *prev, *next;
 
     /* The line being executed: a request or a batch (dispatch.c). */
-    cJSON *cur_root;
-    cJSON *cur_item; /* next request of cur_root to run; NULL when done */
+    sc_jdoc doc;       /* the line's tokens; kept from line to line */
+    bool cur_line;     /* doc holds a line being executed */
+    uint32_t cur_item; /* token of the next request to run */
+    uint32_t cur_end;  /* token past the last request: done when reached */
     bool cur_batch;
-    bool waiting; /* an async request of cur_root is in flight */
+    bool waiting; /* an async request of the line is in flight */
     size_t batch_replies;
-    sc_buf batch;   /* replies of cur_root's batch so far */
+    sc_buf batch;   /* replies of the line's batch so far */
     sc_buf scratch; /* where notifications' replies go to be dropped */
 };
 

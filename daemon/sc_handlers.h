@@ -15,8 +15,8 @@ enum { H_DONE = 0, H_ERROR = 1, H_ASYNC = 2 };
 typedef struct sc_req {
     sc_daemon *d;
     sc_conn *c;
-    const cJSON *id;
-    const cJSON *params; /* the params object, or NULL when absent */
+    sc_jval id;
+    sc_jval params; /* the params object, or none when absent */
     bool notification;
     sc_rpc_error err;
 } sc_req;
@@ -28,7 +28,7 @@ typedef struct sc_req {
 typedef struct sc_async {
     sc_daemon *d;
     sc_conn *c;
-    const cJSON *id;
+    sc_jval id;
     bool notification;
 } sc_async;
 

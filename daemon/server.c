@@ -89,9 +89,10 @@ static void on_conn_closed(uv_handle_t *h)
  */
 static void conn_trim(sc_conn *c)
 {
-    if (c->waiting || c->cur_root || c->write_busy)
+    if (c->waiting || c->cur_line || c->write_busy)
         return;
     sc_framer_release_if_idle(&c->in);
+    sc_jdoc_free(&c->doc);
     if (c->out.len == 0)
         sc_buf_free(&c->out);
     sc_buf_free(&c->writing);
@@ -172,7 +173,7 @@ void sc_conn_close_after_flush(sc_conn *c)
 
 void sc_conn_recycle_input(sc_conn *c)
 {
-    if (c->waiting || c->cur_root)
+    if (c->waiting || c->cur_line)
         return;
     sc_daemon *d = c->d;
     size_t cap = 0;
@@ -268,7 +269,7 @@ static void refuse_connection(sc_conn *c)
 {
     sc_rpc_error err = {0};
     sc_rpc_fail(&err, SC_RPC_LIMIT, "too many connections (limit %u)", c->d->cfg.max_connections);
-    sc_rpc_write_error(&c->out, NULL, &err);
+    sc_rpc_write_error(&c->out, SC_JVAL_NONE, &err);
     sc_buf_putc(&c->out, '\n');
     sc_conn_close_after_flush(c);
 }

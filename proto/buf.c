@@ -3,8 +3,6 @@
 
 #include "sc_buf.h"
 
-#include <cjson/cJSON.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,64 +211,6 @@ void sc_json_bool(sc_buf *b, bool v)
         sc_buf_append(b, "true", 4);
     else
         sc_buf_append(b, "false", 5);
-}
-
-static void json_number(sc_buf *b, double d)
-{
-    const double exact = 9007199254740992.0;
-    if (!isfinite(d)) {
-        sc_buf_append(b, "null", 4); /* JSON has no spelling for these */
-        return;
-    }
-    if (d >= -exact && d <= exact && d == trunc(d)) {
-        sc_json_i64(b, (int64_t)d);
-        return;
-    }
-    sc_buf_printf(b, "%.17g", d);
-}
-
-void sc_json_value(sc_buf *b, const cJSON *item)
-{
-    if (!item) {
-        sc_buf_append(b, "null", 4);
-        return;
-    }
-    switch (item->type & 0xFF) {
-    case cJSON_False:
-        sc_json_bool(b, false);
-        return;
-    case cJSON_True:
-        sc_json_bool(b, true);
-        return;
-    case cJSON_Number:
-        json_number(b, item->valuedouble);
-        return;
-    case cJSON_String:
-        sc_json_cstr(b, item->valuestring ? item->valuestring : "");
-        return;
-    case cJSON_Raw:
-        sc_buf_puts(b, item->valuestring ? item->valuestring : "null");
-        return;
-    case cJSON_Array:
-    case cJSON_Object: {
-        bool obj = (item->type & 0xFF) == cJSON_Object;
-        sc_buf_putc(b, obj ? '{' : '[');
-        for (const cJSON *c = item->child; c; c = c->next) {
-            if (c != item->child)
-                sc_buf_putc(b, ',');
-            if (obj) {
-                sc_json_cstr(b, c->string ? c->string : "");
-                sc_buf_putc(b, ':');
-            }
-            sc_json_value(b, c);
-        }
-        sc_buf_putc(b, obj ? '}' : ']');
-        return;
-    }
-    default:
-        sc_buf_append(b, "null", 4);
-        return;
-    }
 }
 
 void sc_json_time_ms(sc_buf *b, int64_t unix_ms)

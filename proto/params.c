@@ -1,15 +1,11 @@
 #include "sc_rpc.h"
 
-#include <cjson/cJSON.h>
 #include <inttypes.h>
-#include <math.h>
 #include <string.h>
 
-const cJSON *sc_param_get(const cJSON *params, const char *field)
+sc_jval sc_param_get(sc_jval params, const char *field)
 {
-    if (!cJSON_IsObject(params))
-        return NULL;
-    return cJSON_GetObjectItemCaseSensitive(params, field);
+    return sc_jval_get(params, field, strlen(field));
 }
 
 static int missing(sc_rpc_error *err, const char *field)
@@ -40,11 +36,11 @@ static int wrong_type(sc_rpc_error *err, const char *field, const char *type)
  * null), or the error.  A null counts as absent only for optional fields;
  * for a required one it falls through to the caller's type check.
  */
-static int lookup(const cJSON *params, const char *field, bool required, const cJSON **item,
+static int lookup(sc_jval params, const char *field, bool required, sc_jval *item,
                   sc_rpc_error *err)
 {
-    const cJSON *it = sc_param_get(params, field);
-    if (!it || (!required && cJSON_IsNull(it))) {
+    sc_jval it = sc_param_get(params, field);
+    if (!it.doc || (!required && sc_jval_is(it, SC_JNULL))) {
         if (required)
             return missing(err, field);
         return 1;
@@ -53,25 +49,23 @@ static int lookup(const cJSON *params, const char *field, bool required, const c
     return 0;
 }
 
-static int read_uint(const cJSON *params, const char *field, bool required, uint64_t lo,
-                     uint64_t hi, uint64_t *out, sc_rpc_error *err)
+static int read_uint(sc_jval params, const char *field, bool required, uint64_t lo, uint64_t hi,
+                     uint64_t *out, sc_rpc_error *err)
 {
-    const cJSON *it = NULL;
+    sc_jval it;
     int rc = lookup(params, field, required, &it, err);
     if (rc != 0)
         return rc;
-    if (!cJSON_IsNumber(it))
+    /* hi <= 2^53, so every integer in range is an exact one; anything else
+     * (a fraction, a number beyond 2^53, another type) is out of range. */
+    int64_t v;
+    if (!sc_jval_int(it, &v) || v < 0 || (uint64_t)v < lo || (uint64_t)v > hi)
         return out_of_range(err, field, lo, hi);
-    double d = it->valuedouble;
-    /* hi <= 2^53, so (double)lo and (double)hi are exact. */
-    if (!isfinite(d) || d != trunc(d) || d < (double)lo || d > (double)hi)
-        return out_of_range(err, field, lo, hi);
-    *out = (uint64_t)d;
+    *out = (uint64_t)v;
     return 0;
 }
 
-int sc_param_u32(const cJSON *params, const char *field, bool required, uint32_t *out,
-                 sc_rpc_error *err)
+int sc_param_u32(sc_jval params, const char *field, bool required, uint32_t *out, sc_rpc_error *err)
 {
     uint64_t v;
     int rc = read_uint(params, field, required, 0, UINT32_MAX, &v, err);
@@ -80,7 +74,7 @@ int sc_param_u32(const cJSON *params, const char *field, bool required, uint32_t
     return rc;
 }
 
-int sc_param_u64(const cJSON *params, const char *field, bool required, uint64_t max, uint64_t *out,
+int sc_param_u64(sc_jval params, const char *field, bool required, uint64_t max, uint64_t *out,
                  sc_rpc_error *err)
 {
     if (max > SC_JSON_MAX_EXACT)
@@ -88,36 +82,33 @@ int sc_param_u64(const cJSON *params, const char *field, bool required, uint64_t
     return read_uint(params, field, required, 0, max, out, err);
 }
 
-int sc_param_id(const cJSON *params, const char *field, bool required, uint64_t *out,
-                sc_rpc_error *err)
+int sc_param_id(sc_jval params, const char *field, bool required, uint64_t *out, sc_rpc_error *err)
 {
     return read_uint(params, field, required, 1, SC_JSON_MAX_EXACT, out, err);
 }
 
-int sc_param_string(const cJSON *params, const char *field, bool required, const char **out,
-                    size_t *len, sc_rpc_error *err)
+int sc_param_string(sc_jval params, const char *field, bool required, const char **out, size_t *len,
+                    sc_rpc_error *err)
 {
-    const cJSON *it = NULL;
+    sc_jval it;
     int rc = lookup(params, field, required, &it, err);
     if (rc != 0)
         return rc;
-    if (!cJSON_IsString(it) || !it->valuestring)
+    const char *s = sc_jval_str(it, len);
+    if (!s)
         return wrong_type(err, field, "a string");
-    *out = it->valuestring;
-    if (len)
-        *len = strlen(it->valuestring);
+    *out = s;
     return 0;
 }
 
-int sc_param_bool(const cJSON *params, const char *field, bool required, bool *out,
-                  sc_rpc_error *err)
+int sc_param_bool(sc_jval params, const char *field, bool required, bool *out, sc_rpc_error *err)
 {
-    const cJSON *it = NULL;
+    sc_jval it;
     int rc = lookup(params, field, required, &it, err);
     if (rc != 0)
         return rc;
-    if (!cJSON_IsBool(it))
+    if (!sc_jval_is(it, SC_JTRUE) && !sc_jval_is(it, SC_JFALSE))
         return wrong_type(err, field, "a boolean");
-    *out = cJSON_IsTrue(it);
+    *out = sc_jval_is(it, SC_JTRUE);
     return 0;
 }

@@ -1,15 +1,9 @@
 #include "sc_rpc.h"
 
-#include <cjson/cJSON.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-/* Objects with more members than this are checked for duplicates by
- * sorting a copy of their keys instead of comparing every pair. */
-#define SC_DUP_PAIRWISE_MAX 16
 /* Names quoted in messages are clipped to this many bytes. */
 #define SC_QUOTE_MAX 64
 
@@ -92,162 +86,93 @@ static int quote_len(const char *s)
     return (int)n;
 }
 
-/* ---- duplicate member names ---- */
-
-static int cmp_keys(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* 0, 1 with *dup set, or -1 out of memory. */
-static int object_dup(const cJSON *obj, size_t n, const char **dup)
-{
-    if (n <= SC_DUP_PAIRWISE_MAX) {
-        for (const cJSON *a = obj->child; a; a = a->next)
-            for (const cJSON *b = a->next; b; b = b->next)
-                if (a->string[0] == b->string[0] && strcmp(a->string, b->string) == 0) {
-                    *dup = a->string;
-                    return 1;
-                }
-        return 0;
-    }
-    const char **keys = malloc(n * sizeof *keys);
-    if (!keys)
-        return -1;
-    size_t i = 0;
-    for (const cJSON *c = obj->child; c; c = c->next)
-        keys[i++] = c->string;
-    qsort(keys, n, sizeof *keys, cmp_keys);
-    int rc = 0;
-    for (i = 1; i < n && rc == 0; i++)
-        if (strcmp(keys[i - 1], keys[i]) == 0) {
-            *dup = keys[i];
-            rc = 1;
-        }
-    free(keys);
-    return rc;
-}
-
-static bool is_container(const cJSON *item)
-{
-    return (item->type & (cJSON_Array | cJSON_Object)) != 0;
-}
-
-/*
- * Duplicate members in item (at `level`) and below.  `limit` > 0 says no
- * object sits at level `limit` or deeper (sc_rpc_parse's hint), so deeper
- * containers are not visited.  Recursion depth is bounded by the parser's
- * nesting limit.
- */
-static int find_dup(const cJSON *item, int level, int limit, const char **dup)
-{
-    if (item->type & cJSON_Object) {
-        size_t n = 0;
-        for (const cJSON *c = item->child; c; c = c->next) {
-            if (!c->string)
-                return 0; /* not a parsed tree: nothing to compare */
-            n++;
-        }
-        if (n > 1) {
-            int rc = object_dup(item, n, dup);
-            if (rc != 0)
-                return rc;
-        }
-    }
-    if (limit > 0 && level + 1 >= limit)
-        return 0;
-    for (const cJSON *c = item->child; c; c = c->next) {
-        if (!is_container(c))
-            continue;
-        int rc = find_dup(c, level + 1, limit, dup);
-        if (rc != 0)
-            return rc;
-    }
-    return 0;
-}
-
 /* ---- envelope ---- */
 
-static bool usable_id(const cJSON *id)
+static bool usable_id(sc_jval id)
 {
-    if (cJSON_IsString(id) || cJSON_IsNull(id))
-        return true;
-    if (!cJSON_IsNumber(id))
-        return false;
+    int64_t v;
     /* Beyond 2^53 the echo could differ from what the client sent. */
-    double d = id->valuedouble;
-    return isfinite(d) && d == trunc(d) && fabs(d) <= (double)SC_JSON_MAX_EXACT;
+    return sc_jval_is(id, SC_JSTRING) || sc_jval_is(id, SC_JNULL) || sc_jval_int(id, &v);
 }
 
 struct envelope {
-    const cJSON *jsonrpc, *method, *id, *params;
+    sc_jval jsonrpc, method, id, params;
     bool id_twice;
 };
 
-/* Other repeated members are found by find_dup; only a repeated id needs
- * to be known early, as it decides which id the reply carries. */
-static void scan_envelope(const cJSON *item, struct envelope *env)
+static bool name_is(const sc_jtok *k, const char *text, const char *name, size_t len)
+{
+    return k->u.s.len == len && memcmp(text + k->u.s.off, name, len) == 0;
+}
+
+/* Other repeated members are found by sc_jdoc_find_dup; only a repeated id
+ * needs to be known early, as it decides which id the reply carries. */
+static void scan_envelope(sc_jval item, struct envelope *env)
 {
     memset(env, 0, sizeof *env);
-    for (const cJSON *c = item->child; c; c = c->next) {
-        const char *k = c->string;
-        if (!k)
-            continue;
-        if (strcmp(k, "jsonrpc") == 0) {
-            env->jsonrpc = c;
-        } else if (strcmp(k, "method") == 0) {
-            env->method = c;
-        } else if (strcmp(k, "params") == 0) {
-            env->params = c;
-        } else if (strcmp(k, "id") == 0) {
-            env->id_twice = env->id != NULL;
-            env->id = c;
+    const sc_jdoc *d = item.doc;
+    uint32_t end = d->tok[item.i].end;
+    for (uint32_t k = item.i + 1; k < end; k = d->tok[k + 1].end) {
+        const sc_jtok *key = &d->tok[k];
+        sc_jval v = {d, k + 1};
+        if (name_is(key, d->text, "jsonrpc", 7)) {
+            env->jsonrpc = v;
+        } else if (name_is(key, d->text, "method", 6)) {
+            env->method = v;
+        } else if (name_is(key, d->text, "params", 6)) {
+            env->params = v;
+        } else if (name_is(key, d->text, "id", 2)) {
+            env->id_twice = env->id.doc != NULL;
+            env->id = v;
         }
     }
 }
 
-int sc_rpc_decode(const cJSON *item, sc_rpc_request *req, sc_rpc_error *err)
+int sc_rpc_decode(sc_jval item, sc_rpc_request *req, sc_rpc_error *err)
 {
     memset(req, 0, sizeof *req);
-    if (!cJSON_IsObject(item))
+    if (!sc_jval_is(item, SC_JOBJECT))
         return sc_rpc_fail(err, SC_RPC_INVALID_REQUEST, "invalid request: not an object");
 
     struct envelope env;
     scan_envelope(item, &env);
-    req->notification = env.id == NULL;
+    req->notification = env.id.doc == NULL;
     if (env.id_twice)
         return sc_rpc_fail(err, SC_RPC_INVALID_REQUEST, "invalid request: duplicate member 'id'");
-    if (env.id && !usable_id(env.id))
+    if (env.id.doc && !usable_id(env.id))
         return sc_rpc_fail(err, SC_RPC_INVALID_REQUEST,
                            "invalid request: 'id' must be a string, an integer from "
                            "-9007199254740992 to 9007199254740992, or null");
     req->id = env.id;
 
-    const char *dup = NULL;
-    int rc = find_dup(item, 1, item->valueint, &dup);
-    if (rc < 0)
+    uint32_t dup = sc_jdoc_find_dup(item);
+    if (dup == SC_JDUP_OOM)
         return sc_rpc_fail(err, SC_RPC_INTERNAL_ERROR, "internal error: out of memory");
-    if (rc > 0)
+    if (dup) {
+        const char *name = sc_jval_str((sc_jval){item.doc, dup}, NULL);
         return sc_rpc_fail(err, SC_RPC_INVALID_REQUEST, "invalid request: duplicate member '%.*s'",
-                           quote_len(dup), dup);
+                           quote_len(name), name);
+    }
 
-    if (!cJSON_IsString(env.jsonrpc) || strcmp(env.jsonrpc->valuestring, "2.0") != 0)
+    size_t len = 0;
+    const char *version = sc_jval_str(env.jsonrpc, &len);
+    if (!version || len != 3 || memcmp(version, "2.0", 3) != 0)
         return sc_rpc_fail(err, SC_RPC_INVALID_REQUEST,
-                           env.jsonrpc ? "invalid request: 'jsonrpc' must be \"2.0\""
-                                       : "invalid request: missing 'jsonrpc'");
-    if (!env.method)
+                           env.jsonrpc.doc ? "invalid request: 'jsonrpc' must be \"2.0\""
+                                           : "invalid request: missing 'jsonrpc'");
+    if (!env.method.doc)
         return sc_rpc_fail(err, SC_RPC_INVALID_REQUEST, "invalid request: missing 'method'");
-    if (!cJSON_IsString(env.method))
+    req->method = sc_jval_str(env.method, &len);
+    if (!req->method)
         return sc_rpc_fail(err, SC_RPC_INVALID_REQUEST,
                            "invalid request: 'method' must be a string");
-    req->method = env.method->valuestring;
 
-    req->desc = sc_method_lookup(req->method, strlen(req->method));
+    req->desc = sc_method_lookup(req->method, len);
     if (!req->desc)
         return sc_rpc_fail(err, SC_RPC_METHOD_NOT_FOUND, "method not found: %.*s",
                            quote_len(req->method), req->method);
 
-    if (env.params && !cJSON_IsObject(env.params)) {
+    if (env.params.doc && !sc_jval_is(env.params, SC_JOBJECT)) {
         sc_rpc_fail(err, SC_RPC_INVALID_PARAMS, "invalid params: params must be an object");
         err->field = "params";
         return SC_RPC_INVALID_PARAMS;
@@ -258,14 +183,14 @@ int sc_rpc_decode(const cJSON *item, sc_rpc_request *req, sc_rpc_error *err)
 
 /* ---- reply writers ---- */
 
-static void write_head(sc_buf *b, const cJSON *id)
+static void write_head(sc_buf *b, sc_jval id)
 {
     static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
     sc_buf_append(b, head, sizeof head - 1);
-    sc_json_value(b, id);
+    sc_jval_write(b, id);
 }
 
-void sc_rpc_result_begin(sc_buf *b, const cJSON *id)
+void sc_rpc_result_begin(sc_buf *b, sc_jval id)
 {
     static const char key[] = ",\"result\":";
     write_head(b, id);
@@ -277,7 +202,7 @@ void sc_rpc_result_end(sc_buf *b)
     sc_buf_putc(b, '}');
 }
 
-void sc_rpc_write_error(sc_buf *b, const cJSON *id, const sc_rpc_error *err)
+void sc_rpc_write_error(sc_buf *b, sc_jval id, const sc_rpc_error *err)
 {
     write_head(b, id);
     sc_buf_puts(b, ",\"error\":{\"code\":");

@@ -2,7 +2,7 @@
  * sc_buf.h - a growable byte buffer and JSON text writers.
  *
  * Replies are written straight into a connection's output buffer with
- * these functions instead of building cJSON trees.  Allocation failure is
+ * these functions instead of building trees.  Allocation failure is
  * sticky: the buffer sets `oom`, further writes are ignored, and the caller
  * checks once at the end (sc_buf_failed).
  */
@@ -16,8 +16,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef struct cJSON cJSON;
 
 typedef struct sc_buf {
     char *data;
@@ -60,12 +58,6 @@ void sc_json_cstr(sc_buf *b, const char *s);
 void sc_json_u64(sc_buf *b, uint64_t v);
 void sc_json_i64(sc_buf *b, int64_t v);
 void sc_json_bool(sc_buf *b, bool v);
-/**
- * Any cJSON value as compact JSON (used to echo request ids).  Integral
- * numbers within +-2^53 print as integers, other numbers with %.17g (which
- * reads back exactly), non-finite numbers and a NULL item as `null`.
- */
-void sc_json_value(sc_buf *b, const cJSON *item);
 /** "2026-11-29T19:44:21.123Z" for a Unix time in milliseconds, quoted
  *  (UTC; times before 1970 too); `null` when the time is out of range. */
 void sc_json_time_ms(sc_buf *b, int64_t unix_ms);

@@ -1,9 +1,11 @@
 /*
  * sc_rpc.h - JSON-RPC 2.0 envelopes, error codes and parameter checks.
  *
- * No I/O.  Decoding goes line -> sc_rpc_parse (strict JSON) -> for each
- * request object sc_rpc_decode -> handler reads params with sc_param_*.
- * Encoding writes replies into an sc_buf without building cJSON trees.
+ * No I/O.  Decoding goes line -> sc_jdoc_parse (strict JSON, sc_json.h) ->
+ * for each request object sc_rpc_decode -> handler reads params with
+ * sc_param_*.  Encoding writes replies into an sc_buf without building
+ * trees.  Values are tokens of the caller's sc_jdoc, valid until it parses
+ * the next line.
  */
 #ifndef SC_RPC_H
 #define SC_RPC_H
@@ -13,13 +15,12 @@
 #include <stdint.h>
 
 #include "sc_buf.h"
+#include "sc_json.h"
 #include "sc_methods.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef struct cJSON cJSON;
 
 /* JSON-RPC 2.0 standard codes. */
 #define SC_RPC_PARSE_ERROR      (-32700)
@@ -65,35 +66,13 @@ typedef struct sc_rpc_error {
 int sc_rpc_fail(sc_rpc_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/**
- * Parse one line as strict JSON (RFC 8259).  Beyond cJSON it rejects:
- * invalid UTF-8 (overlong forms, encoded surrogates, above U+10FFFF,
- * truncated sequences), raw control characters inside strings, lone or
- * mispaired \u surrogates, \u0000 escapes (names must survive as C
- * strings), nesting deeper than 256, numbers outside the grammar ("01",
- * "1.", NaN, Infinity) or not finite (1e999), whitespace other than space,
- * tab, CR and LF, a byte order mark, an empty line and trailing garbage.
- *
- * On success returns 0 and *root is the tree (caller frees with
- * cJSON_Delete).  A number literal just above 2^53 in magnitude (such as
- * 9007199254740993, which a double rounds down to 2^53) is stored as
- * +-(2^53 + 2), so exact-integer range checks reject it.  The root and, for
- * a batch, each element carry a hint for sc_rpc_decode in their (otherwise
- * unused) valueint.
- *
- * On failure returns SC_RPC_PARSE_ERROR with *root NULL and err filled:
- * "parse error: <problem> at byte <offset>" (0-based).  cJSON running out
- * of memory is reported the same way.
- */
-int sc_rpc_parse(const char *line, size_t len, cJSON **root, sc_rpc_error *err);
-
-/** One decoded request (points into the cJSON tree). */
+/** One decoded request (points into the document). */
 typedef struct sc_rpc_request {
-    const cJSON *id;            /* NULL when the member is absent */
+    sc_jval id;                 /* none when the member is absent */
     bool notification;          /* true when there is no "id" member */
     const char *method;         /* NUL-terminated */
     const sc_method_desc *desc; /* NULL when the method is unknown */
-    const cJSON *params;        /* the params object; NULL when absent */
+    sc_jval params;             /* the params object; none when absent */
 } sc_rpc_request;
 
 /**
@@ -110,20 +89,21 @@ typedef struct sc_rpc_request {
  * duplicates, jsonrpc, method, params.
  *
  * req->id is filled whenever the id itself was usable, so the error reply
- * can echo it; otherwise it is NULL (reply with id null).  Replying: an
+ * can echo it; otherwise it is none (reply with id null).  Replying: an
  * SC_RPC_INVALID_REQUEST is always answered (it is not a valid
  * notification); any other outcome is answered unless req->notification.
  */
-int sc_rpc_decode(const cJSON *item, sc_rpc_request *req, sc_rpc_error *err);
+int sc_rpc_decode(sc_jval item, sc_rpc_request *req, sc_rpc_error *err);
 
 /* ---- reply writers: each writes one complete reply object, no newline ---- */
 
 /** Writes {"jsonrpc":"2.0","id":<id>,"result": -- the caller writes the
- *  result value, then calls sc_rpc_result_end. */
-void sc_rpc_result_begin(sc_buf *b, const cJSON *id);
+ *  result value, then calls sc_rpc_result_end.  An id that is none is
+ *  written as null. */
+void sc_rpc_result_begin(sc_buf *b, sc_jval id);
 void sc_rpc_result_end(sc_buf *b);
 /** {"jsonrpc":"2.0","id":<id>,"error":{"code":..,"message":..,"data":{"kind":..[,"field"][,"what"]}}} */
-void sc_rpc_write_error(sc_buf *b, const cJSON *id, const sc_rpc_error *err);
+void sc_rpc_write_error(sc_buf *b, sc_jval id, const sc_rpc_error *err);
 
 /* ---- parameter readers ----
  * Each returns 0 (and *out set), 1 when an optional field is absent or
@@ -135,23 +115,21 @@ void sc_rpc_write_error(sc_buf *b, const cJSON *id, const sc_rpc_error *err);
  * "invalid params: 'flag' must be a boolean".
  * A required field that is null gets the type message.  Integers must be
  * numbers with an integral, finite value in range (1.5, -1, 1e300 fail).
- * `params` may be NULL (no params member): every field is then absent. */
-int sc_param_u32(const cJSON *params, const char *field, bool required, uint32_t *out,
+ * `params` may be none (no params member): every field is then absent. */
+int sc_param_u32(sc_jval params, const char *field, bool required, uint32_t *out,
                  sc_rpc_error *err);
 /** 0 <= v <= max (a larger max is taken as SC_JSON_MAX_EXACT). */
-int sc_param_u64(const cJSON *params, const char *field, bool required, uint64_t max, uint64_t *out,
+int sc_param_u64(sc_jval params, const char *field, bool required, uint64_t max, uint64_t *out,
                  sc_rpc_error *err);
 /** An id: 1 <= v <= SC_JSON_MAX_EXACT. */
-int sc_param_id(const cJSON *params, const char *field, bool required, uint64_t *out,
-                sc_rpc_error *err);
-/** *out points into the tree (NUL-terminated, valid UTF-8, no NUL inside);
- *  *len is its length in bytes (len may be NULL). */
-int sc_param_string(const cJSON *params, const char *field, bool required, const char **out,
-                    size_t *len, sc_rpc_error *err);
-int sc_param_bool(const cJSON *params, const char *field, bool required, bool *out,
-                  sc_rpc_error *err);
-/** The member itself (any type) or NULL; no error. */
-const cJSON *sc_param_get(const cJSON *params, const char *field);
+int sc_param_id(sc_jval params, const char *field, bool required, uint64_t *out, sc_rpc_error *err);
+/** *out points into the document (NUL-terminated, valid UTF-8, no NUL
+ *  inside); *len is its length in bytes (len may be NULL). */
+int sc_param_string(sc_jval params, const char *field, bool required, const char **out, size_t *len,
+                    sc_rpc_error *err);
+int sc_param_bool(sc_jval params, const char *field, bool required, bool *out, sc_rpc_error *err);
+/** The member itself (any type) or none; no error. */
+sc_jval sc_param_get(sc_jval params, const char *field);
 
 #ifdef __cplusplus
 }

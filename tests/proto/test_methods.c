@@ -100,12 +100,16 @@ static cJSON *load_openrpc(void)
     }
     fclose(f);
     /* The document must pass the protocol's own strict parser. */
-    cJSON *root = NULL;
+    sc_jdoc doc;
+    sc_jdoc_init(&doc);
     sc_rpc_error err;
-    int rc = sc_rpc_parse(text, len, &root, &err);
-    free(text);
+    int rc = sc_jdoc_parse(&doc, text, len, &err);
+    sc_jdoc_free(&doc);
     if (rc != 0)
         fail_msg("%s: %s", path, err.message);
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    free(text);
+    assert_non_null(root);
     return root;
 }
 

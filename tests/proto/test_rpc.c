@@ -5,8 +5,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <cjson/cJSON.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,40 +12,67 @@
 #include "sc_rpc.h"
 
 /* Parse from an exact-size heap copy, so reading past the end is caught. */
-static int parse_n(const char *text, size_t len, cJSON **root, sc_rpc_error *err)
+static int parse_n(sc_jdoc *d, const char *text, size_t len, sc_rpc_error *err)
 {
     char *copy = malloc(len ? len : 1);
     assert_non_null(copy);
     memcpy(copy, text, len);
-    int rc = sc_rpc_parse(copy, len, root, err);
+    int rc = sc_jdoc_parse(d, copy, len, err);
     free(copy);
     return rc;
 }
 
-static int parse(const char *text, cJSON **root, sc_rpc_error *err)
+static sc_jval parse_ok(sc_jdoc *d, const char *text)
 {
-    return parse_n(text, strlen(text), root, err);
-}
-
-static cJSON *parse_ok(const char *text)
-{
-    cJSON *root = NULL;
     sc_rpc_error err = {0};
-    int rc = parse(text, &root, &err);
+    int rc = parse_n(d, text, strlen(text), &err);
     if (rc != 0)
         fail_msg("'%s' rejected: %s", text, err.message);
-    assert_non_null(root);
-    return root;
+    assert_true(d->ntok > 0);
+    return sc_jdoc_root(d);
+}
+
+/* Element n of an array, or none. */
+static sc_jval at(sc_jval arr, uint32_t n)
+{
+    sc_jval e = sc_jval_first(arr);
+    while (n-- && e.doc)
+        e = sc_jval_next(arr, e);
+    return e;
+}
+
+static sc_jval member(sc_jval obj, const char *name)
+{
+    return sc_jval_get(obj, name, strlen(name));
+}
+
+static size_t str_len(sc_jval v)
+{
+    size_t len = 0;
+    const char *s = sc_jval_str(v, &len);
+    assert_non_null(s);
+    assert_int_equal(strlen(s), len);
+    return len;
+}
+
+static int64_t int_of(sc_jval v)
+{
+    int64_t i = 0;
+    assert_true(sc_jval_int(v, &i));
+    return i;
 }
 
 static void expect_parse_error(const char *text, size_t len, const char *needle)
 {
-    cJSON *root = (cJSON *)&root; /* must be reset to NULL */
+    sc_jdoc d;
+    sc_jdoc_init(&d);
+    parse_ok(&d, "[1,2,3]"); /* a failed parse must not leave these tokens */
     sc_rpc_error err = {0};
-    int rc = parse_n(text, len, &root, &err);
+    int rc = parse_n(&d, text, len, &err);
     if (rc != SC_RPC_PARSE_ERROR)
         fail_msg("accepted: '%.*s'", (int)len, text);
-    assert_null(root);
+    assert_int_equal(d.ntok, 0);
+    sc_jdoc_free(&d);
     assert_int_equal(err.code, SC_RPC_PARSE_ERROR);
     assert_int_equal(strncmp(err.message, "parse error: ", 13), 0);
     if (!strstr(err.message, needle))
@@ -78,7 +103,7 @@ static void test_parse_rejects_malformed(void **state)
     PARSE_ERROR("nul", "invalid literal at byte 0");
     PARSE_ERROR("True", "unexpected 'T'");
     PARSE_ERROR("[nulll]", "expected ',' or ']'");
-    /* cJSON treats every byte below 0x21 as whitespace; JSON does not. */
+    /* Whitespace is space, tab, CR and LF only. */
     PARSE_ERROR("\x0c{}", "unexpected byte 0x0c at byte 0");
     PARSE_ERROR("{\x01}", "unexpected byte 0x01 at byte 1");
     PARSE_ERROR("{}\x00", "trailing characters at byte 2");
@@ -168,9 +193,9 @@ static void test_parse_long_strings(void **state)
     memset(text + 1, 'a', N);
     text[N + 1] = '"';
     text[N + 2] = '\0';
-    cJSON *root = parse_ok(text);
-    assert_int_equal(strlen(root->valuestring), N);
-    cJSON_Delete(root);
+    sc_jdoc d;
+    sc_jdoc_init(&d);
+    assert_int_equal(str_len(parse_ok(&d, text)), N);
 
     const unsigned char bad[] = {0x01, 0x1f, 0x80, 0xff};
     for (size_t b = 0; b < sizeof bad; b++) {
@@ -178,9 +203,8 @@ static void test_parse_long_strings(void **state)
             char copy[N + 3];
             memcpy(copy, text, sizeof copy);
             copy[at] = (char)bad[b];
-            cJSON *r = NULL;
             sc_rpc_error err = {0};
-            assert_int_equal(parse_n(copy, N + 2, &r, &err), SC_RPC_PARSE_ERROR);
+            assert_int_equal(parse_n(&d, copy, N + 2, &err), SC_RPC_PARSE_ERROR);
             char want[32];
             snprintf(want, sizeof want, "at byte %zu", at);
             if (!strstr(err.message, want))
@@ -194,12 +218,11 @@ static void test_parse_long_strings(void **state)
         char s[128];
         int n = snprintf(s, sizeof s, "\"%.*s\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 \\\" tail\"",
                          (int)pad, "pppppppp");
-        cJSON *r = NULL;
         sc_rpc_error err = {0};
-        assert_int_equal(parse_n(s, (size_t)n, &r, &err), 0);
-        assert_int_equal(strlen(r->valuestring), pad + 2 + 3 + 4 + 7);
-        cJSON_Delete(r);
+        assert_int_equal(parse_n(&d, s, (size_t)n, &err), 0);
+        assert_int_equal(str_len(sc_jdoc_root(&d)), pad + 2 + 3 + 4 + 7);
     }
+    sc_jdoc_free(&d);
 }
 
 static char *nested(int depth, char open, char close)
@@ -216,8 +239,10 @@ static void test_parse_depth(void **state)
 {
     (void)state;
     char *s = nested(256, '[', ']');
-    cJSON *root = parse_ok(s);
-    cJSON_Delete(root);
+    sc_jdoc d;
+    sc_jdoc_init(&d);
+    parse_ok(&d, s);
+    sc_jdoc_free(&d);
     free(s);
 
     s = nested(257, '[', ']');
@@ -242,28 +267,31 @@ static void test_parse_depth(void **state)
 static void test_parse_accepts_valid(void **state)
 {
     (void)state;
-    cJSON *root = parse_ok(" \t\r\n{ \"a\" : [ 1 , -0 , 0.5 , -1.5e-3 , 1E+2 , 2e0 , 1e-999 ,"
-                           " 123456789012345678901234567890 , true , false , null , { } , [ ] ,"
-                           " \"\\\"\\\\\\/\\b\\f\\n\\r\\t\" ] } \r\n");
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "a");
-    assert_int_equal(cJSON_GetArraySize(a), 14);
-    assert_true(cJSON_GetArrayItem(a, 3)->valuedouble == -1.5e-3);
-    assert_true(cJSON_GetArrayItem(a, 4)->valuedouble == 100.0);
-    assert_true(cJSON_GetArrayItem(a, 6)->valuedouble == 0.0);
-    assert_string_equal(cJSON_GetArrayItem(a, 13)->valuestring, "\"\\/\b\f\n\r\t");
-    cJSON_Delete(root);
+    sc_jdoc d;
+    sc_jdoc_init(&d);
+    sc_jval root =
+        parse_ok(&d, " \t\r\n{ \"a\" : [ 1 , -0 , 0.5 , -1.5e-3 , 1E+2 , 2e0 , 1e-999 ,"
+                     " 123456789012345678901234567890 , true , false , null , { } , [ ] ,"
+                     " \"\\\"\\\\\\/\\b\\f\\n\\r\\t\" ] } \r\n");
+    sc_jval a = member(root, "a");
+    assert_int_equal(sc_jval_count(a), 14);
+    assert_true(sc_jval_double(at(a, 3)) == -1.5e-3);
+    assert_true(sc_jval_double(at(a, 4)) == 100.0);
+    assert_true(sc_jval_double(at(a, 6)) == 0.0);
+    assert_string_equal(sc_jval_str(at(a, 13), NULL), "\"\\/\b\f\n\r\t");
 
     /* Top-level scalars are JSON too (decode rejects them later). */
     const char *scalars[] = {"1", "\"x\"", "null", "true", "-0.0", "[]"};
     for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++)
-        cJSON_Delete(parse_ok(scalars[i]));
+        parse_ok(&d, scalars[i]);
 
     /* UTF-8 at the edges of each length class, and a surrogate pair. */
-    root = parse_ok("[\"\xc2\x80\xdf\xbf\", \"\xe0\xa0\x80\xef\xbf\xbf\xed\x9f\xbf\xee\x80\x80\","
-                    " \"\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\", \"\\uD83D\\uDE00\\u00e9\x7f\"]");
-    assert_string_equal(cJSON_GetArrayItem(root, 0)->valuestring, "\xc2\x80\xdf\xbf");
-    assert_string_equal(cJSON_GetArrayItem(root, 3)->valuestring, "\xf0\x9f\x98\x80\xc3\xa9\x7f");
-    cJSON_Delete(root);
+    root =
+        parse_ok(&d, "[\"\xc2\x80\xdf\xbf\", \"\xe0\xa0\x80\xef\xbf\xbf\xed\x9f\xbf\xee\x80\x80\","
+                     " \"\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\", \"\\uD83D\\uDE00\\u00e9\x7f\"]");
+    assert_string_equal(sc_jval_str(at(root, 0), NULL), "\xc2\x80\xdf\xbf");
+    assert_string_equal(sc_jval_str(at(root, 3), NULL), "\xf0\x9f\x98\x80\xc3\xa9\x7f");
+    sc_jdoc_free(&d);
 }
 
 /* Literals just above 2^53 round down to it; the parser pushes them out. */
@@ -282,21 +310,24 @@ static void test_parse_numbers_near_2p53(void **state)
         {"9007199254740992.00001", exact + 2}, {"9.007199254740993e15", exact + 2},
         {"9007199254740994", exact + 2},       {"9007199254740991", exact - 1},
     };
+    sc_jdoc d;
+    sc_jdoc_init(&d);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char text[64];
         snprintf(text, sizeof text, "{\"s\":\"1e999\",\"v\":[%s]}", cases[i].text);
-        cJSON *root = parse_ok(text);
-        const cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "v"), 0);
-        if (v->valuedouble != cases[i].want)
-            fail_msg("%s parsed as %.17g", cases[i].text, v->valuedouble);
-        cJSON_Delete(root);
+        sc_jval v = at(member(parse_ok(&d, text), "v"), 0);
+        if (sc_jval_double(v) != cases[i].want)
+            fail_msg("%s parsed as %.17g", cases[i].text, sc_jval_double(v));
     }
+    sc_jdoc_free(&d);
 }
 
 /* ---- decode ---- */
 
+/* The document is on the heap so the struct can be returned by value. */
 typedef struct {
-    cJSON *root;
+    sc_jdoc *doc;
+    sc_jval root;
     sc_rpc_request req;
     sc_rpc_error err;
     int rc;
@@ -306,11 +337,21 @@ static decoded decode(const char *text)
 {
     decoded d;
     memset(&d, 0, sizeof d);
-    d.root = parse_ok(text);
+    d.doc = malloc(sizeof *d.doc);
+    assert_non_null(d.doc);
+    sc_jdoc_init(d.doc);
+    d.root = parse_ok(d.doc, text);
     d.rc = sc_rpc_decode(d.root, &d.req, &d.err);
     if (d.rc != 0)
         assert_int_equal(d.err.code, d.rc);
     return d;
+}
+
+static void release(decoded *d)
+{
+    sc_jdoc_free(d->doc);
+    free(d->doc);
+    d->doc = NULL;
 }
 
 static void expect_decode(const char *text, int rc, const char *message)
@@ -320,7 +361,7 @@ static void expect_decode(const char *text, int rc, const char *message)
         fail_msg("%s: rc %d (%s), want %d", text, d.rc, d.err.message, rc);
     if (message && strcmp(d.err.message, message) != 0)
         fail_msg("%s: message '%s', want '%s'", text, d.err.message, message);
-    cJSON_Delete(d.root);
+    release(&d);
 }
 
 static void test_decode_ok(void **state)
@@ -329,29 +370,30 @@ static void test_decode_ok(void **state)
     decoded d = decode("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"capture.begin\","
                        "\"params\":{\"session\":1,\"stream\":0},\"extra\":[1]}");
     assert_int_equal(d.rc, 0);
-    assert_true(cJSON_IsNumber(d.req.id));
-    assert_int_equal(d.req.id->valueint, 7);
+    assert_int_equal(int_of(d.req.id), 7);
     assert_false(d.req.notification);
     assert_string_equal(d.req.method, "capture.begin");
     assert_ptr_equal(d.req.desc, &sc_methods[SC_M_CAPTURE_BEGIN]);
-    assert_ptr_equal(d.req.params, cJSON_GetObjectItemCaseSensitive(d.root, "params"));
-    cJSON_Delete(d.root);
+    assert_ptr_equal(d.req.params.doc, d.doc);
+    assert_int_equal(d.req.params.i, member(d.root, "params").i);
+    assert_int_equal(sc_jval_type(d.req.params), SC_JOBJECT);
+    release(&d);
 
     /* Notification: no id member, no params. */
     d = decode("{\"method\":\"server.info\",\"jsonrpc\":\"2.0\"}");
     assert_int_equal(d.rc, 0);
     assert_true(d.req.notification);
-    assert_null(d.req.id);
-    assert_null(d.req.params);
+    assert_null(d.req.id.doc);
+    assert_null(d.req.params.doc);
     assert_ptr_equal(d.req.desc, &sc_methods[SC_M_SERVER_INFO]);
-    cJSON_Delete(d.root);
+    release(&d);
 
     /* id null is a request (answered with id null), not a notification. */
     d = decode("{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"server.info\",\"params\":{}}");
     assert_int_equal(d.rc, 0);
     assert_false(d.req.notification);
-    assert_true(cJSON_IsNull(d.req.id));
-    cJSON_Delete(d.root);
+    assert_true(sc_jval_is(d.req.id, SC_JNULL));
+    release(&d);
 
     const char *good_ids[] = {"\"abc\"",           "\"\"", "0", "-5", "9007199254740992",
                               "-9007199254740992", "1e3"};
@@ -386,8 +428,8 @@ static void test_decode_invalid_request(void **state)
     /* Missing jsonrpc still echoes a usable id. */
     decoded d = decode("{\"id\":\"q\",\"method\":\"server.info\"}");
     assert_int_equal(d.rc, IR);
-    assert_string_equal(d.req.id->valuestring, "q");
-    cJSON_Delete(d.root);
+    assert_string_equal(sc_jval_str(d.req.id, NULL), "q");
+    release(&d);
 }
 
 static void test_decode_bad_ids(void **state)
@@ -411,10 +453,10 @@ static void test_decode_bad_ids(void **state)
         decoded d = decode(text);
         if (d.rc != SC_RPC_INVALID_REQUEST)
             fail_msg("id %s accepted", bad[i]);
-        assert_null(d.req.id);
+        assert_null(d.req.id.doc);
         assert_false(d.req.notification);
         assert_non_null(strstr(d.err.message, "'id' must be a string, an integer"));
-        cJSON_Delete(d.root);
+        release(&d);
     }
 }
 
@@ -430,9 +472,9 @@ static void test_decode_params_not_object(void **state)
         assert_int_equal(d.rc, SC_RPC_INVALID_PARAMS);
         assert_string_equal(d.err.message, "invalid params: params must be an object");
         assert_string_equal(d.err.field, "params");
-        assert_int_equal(d.req.id->valueint, 4);
+        assert_int_equal(int_of(d.req.id), 4);
         assert_non_null(d.req.desc);
-        cJSON_Delete(d.root);
+        release(&d);
     }
 }
 
@@ -444,14 +486,14 @@ static void test_decode_duplicates(void **state)
         decode("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"a\",\"method\":\"server.info\"}");
     assert_int_equal(d.rc, IR);
     assert_string_equal(d.err.message, "invalid request: duplicate member 'method'");
-    assert_int_equal(d.req.id->valueint, 3); /* the id itself was fine */
-    cJSON_Delete(d.root);
+    assert_int_equal(int_of(d.req.id), 3); /* the id itself was fine */
+    release(&d);
 
     d = decode("{\"jsonrpc\":\"2.0\",\"id\":3,\"id\":4,\"method\":\"server.info\"}");
     assert_int_equal(d.rc, IR);
     assert_string_equal(d.err.message, "invalid request: duplicate member 'id'");
-    assert_null(d.req.id);
-    cJSON_Delete(d.root);
+    assert_null(d.req.id.doc);
+    release(&d);
 
     expect_decode("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"capture.begin\","
                   "\"params\":{\"session\":1,\"stream\":0,\"session\":2}}",
@@ -466,35 +508,29 @@ static void test_decode_duplicates(void **state)
                   "invalid request: duplicate member 'z'");
 
     /* Each request of a batch is checked on its own, however deep. */
-    cJSON *batch = parse_ok("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"graph.reachable\","
-                            "\"params\":{\"graph\":1,\"pairs\":[[0,1],[1,2]]}},"
-                            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"server.info\","
-                            "\"params\":{\"a\":[[{\"b\":[{\"c\":1,\"c\":2}]}]]}},"
-                            "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"server.info\"}]");
+    sc_jdoc doc;
+    sc_jdoc_init(&doc);
+    sc_jval batch = parse_ok(&doc, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"graph.reachable\","
+                                   "\"params\":{\"graph\":1,\"pairs\":[[0,1],[1,2]]}},"
+                                   "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"server.info\","
+                                   "\"params\":{\"a\":[[{\"b\":[{\"c\":1,\"c\":2}]}]]}},"
+                                   "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"server.info\"}]");
     sc_rpc_request req;
     sc_rpc_error err;
-    const cJSON *item = batch->child;
-    assert_int_equal(sc_rpc_decode(item, &req, &err), 0);
-    assert_int_equal(sc_rpc_decode(item->next, &req, &err), IR);
+    assert_int_equal(sc_rpc_decode(at(batch, 0), &req, &err), 0);
+    assert_int_equal(sc_rpc_decode(at(batch, 1), &req, &err), IR);
     assert_string_equal(err.message, "invalid request: duplicate member 'c'");
-    assert_int_equal(req.id->valueint, 2);
-    assert_int_equal(sc_rpc_decode(item->next->next, &req, &err), 0);
-    cJSON_Delete(batch);
+    assert_int_equal(int_of(req.id), 2);
+    assert_int_equal(sc_rpc_decode(at(batch, 2), &req, &err), 0);
 
-    /* A tree built by hand (not by sc_rpc_parse) is checked all the way. */
-    cJSON *hand = cJSON_CreateObject();
-    cJSON_AddStringToObject(hand, "jsonrpc", "2.0");
-    cJSON_AddStringToObject(hand, "method", "server.info");
-    cJSON *arr = cJSON_AddArrayToObject(cJSON_AddObjectToObject(hand, "params"), "x");
-    cJSON *inner = cJSON_CreateObject();
-    cJSON_AddNumberToObject(inner, "twice", 1);
-    cJSON_AddNumberToObject(inner, "twice", 2);
-    cJSON_AddItemToArray(cJSON_AddArrayToObject(inner, "deeper"), cJSON_CreateNumber(0));
-    cJSON_AddItemToArray(arr, inner);
+    /* A repeat in an object inside an array, with more containers after
+     * it: found, and the notification flag still reflects the envelope. */
+    sc_jval hand = parse_ok(&doc, "{\"jsonrpc\":\"2.0\",\"method\":\"server.info\",\"params\":"
+                                  "{\"x\":[{\"twice\":1,\"twice\":2,\"deeper\":[0]}]}}");
     assert_int_equal(sc_rpc_decode(hand, &req, &err), IR);
     assert_string_equal(err.message, "invalid request: duplicate member 'twice'");
     assert_true(req.notification);
-    cJSON_Delete(hand);
+    sc_jdoc_free(&doc);
 
     /* Large objects take the sorting path. */
     char text[4096];
@@ -518,10 +554,10 @@ static void test_decode_unknown_method(void **state)
     decoded d = decode("{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"capture.nope\"}");
     assert_int_equal(d.rc, SC_RPC_METHOD_NOT_FOUND);
     assert_string_equal(d.err.message, "method not found: capture.nope");
-    assert_string_equal(d.req.id->valuestring, "x");
+    assert_string_equal(sc_jval_str(d.req.id, NULL), "x");
     assert_string_equal(d.req.method, "capture.nope");
     assert_null(d.req.desc);
-    cJSON_Delete(d.root);
+    release(&d);
 
     expect_decode("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"Server.Info\"}",
                   SC_RPC_METHOD_NOT_FOUND, "method not found: Server.Info");
@@ -538,7 +574,7 @@ static void test_decode_unknown_method(void **state)
     size_t prefix = strlen("method not found: ");
     assert_int_equal(mlen - prefix, 64);
     assert_int_equal((unsigned char)d.err.message[mlen - 2], 0xc3);
-    cJSON_Delete(d.root);
+    release(&d);
 }
 
 /* ---- reply writers ---- */
@@ -555,26 +591,39 @@ static void test_write_result(void **state)
 {
     (void)state;
     sc_buf b = SC_BUF_INIT;
-    cJSON *id = cJSON_CreateNumber(7);
-    sc_rpc_result_begin(&b, id);
+    sc_jdoc d;
+    sc_jdoc_init(&d);
+    sc_rpc_result_begin(&b, parse_ok(&d, "7"));
     sc_buf_puts(&b, "{}");
     sc_rpc_result_end(&b);
     assert_string_equal(text(&b), "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}");
-    cJSON_Delete(id);
 
     sc_buf_reset(&b);
-    id = cJSON_CreateString("a\"b");
-    sc_rpc_result_begin(&b, id);
+    sc_rpc_result_begin(&b, parse_ok(&d, "\"a\\\"b\""));
     sc_json_bool(&b, true);
     sc_rpc_result_end(&b);
     assert_string_equal(text(&b), "{\"jsonrpc\":\"2.0\",\"id\":\"a\\\"b\",\"result\":true}");
-    cJSON_Delete(id);
 
     sc_buf_reset(&b);
-    sc_rpc_result_begin(&b, NULL);
+    sc_rpc_result_begin(&b, SC_JVAL_NONE);
     sc_buf_puts(&b, "[]");
     sc_rpc_result_end(&b);
     assert_string_equal(text(&b), "{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":[]}");
+
+    /* Ids as written are echoed as numbers, whatever their spelling. */
+    const char *spellings[][2] = {
+        {"1e3", "1000"}, {"-0", "0"}, {"-9007199254740992", "-9007199254740992"}, {"2.50e1", "25"}};
+    for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++) {
+        char want[96];
+        snprintf(want, sizeof want, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":0}",
+                 spellings[i][1]);
+        sc_buf_reset(&b);
+        sc_rpc_result_begin(&b, parse_ok(&d, spellings[i][0]));
+        sc_buf_putc(&b, '0');
+        sc_rpc_result_end(&b);
+        assert_string_equal(text(&b), want);
+    }
+    sc_jdoc_free(&d);
     sc_buf_free(&b);
 }
 
@@ -583,28 +632,27 @@ static void test_write_error(void **state)
     (void)state;
     sc_buf b = SC_BUF_INIT;
     sc_rpc_error err;
-    cJSON *id = cJSON_CreateString("a");
+    sc_jdoc d;
+    sc_jdoc_init(&d);
     uint64_t v;
-    assert_int_equal(sc_param_id(NULL, "session", true, &v, &err), SC_RPC_INVALID_PARAMS);
-    sc_rpc_write_error(&b, id, &err);
+    assert_int_equal(sc_param_id(SC_JVAL_NONE, "session", true, &v, &err), SC_RPC_INVALID_PARAMS);
+    sc_rpc_write_error(&b, parse_ok(&d, "\"a\""), &err);
     assert_string_equal(text(&b), "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"error\":{\"code\":-32602,"
                                   "\"message\":\"invalid params: missing 'session'\","
                                   "\"data\":{\"kind\":\"invalid_params\",\"field\":\"session\"}}}");
-    cJSON_Delete(id);
 
     sc_buf_reset(&b);
     sc_rpc_fail(&err, SC_RPC_NOT_FOUND, "session %d not found", 12);
     err.what = "session";
-    id = cJSON_CreateNumber(-3);
-    sc_rpc_write_error(&b, id, &err);
+    sc_rpc_write_error(&b, parse_ok(&d, "-3"), &err);
     assert_string_equal(text(&b), "{\"jsonrpc\":\"2.0\",\"id\":-3,\"error\":{\"code\":1001,"
                                   "\"message\":\"session 12 not found\","
                                   "\"data\":{\"kind\":\"not_found\",\"what\":\"session\"}}}");
-    cJSON_Delete(id);
+    sc_jdoc_free(&d);
 
     sc_buf_reset(&b);
     sc_rpc_fail(&err, SC_RPC_INVALID_REQUEST, "message too large");
-    sc_rpc_write_error(&b, NULL, &err);
+    sc_rpc_write_error(&b, SC_JVAL_NONE, &err);
     assert_string_equal(text(&b), "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,"
                                   "\"message\":\"message too large\","
                                   "\"data\":{\"kind\":\"invalid_request\"}}}");
@@ -614,7 +662,7 @@ static void test_write_error(void **state)
     sc_rpc_fail(&err, SC_RPC_CAPTURE_STATE, "q\"\n");
     err.field = "f";
     err.what = "w";
-    sc_rpc_write_error(&b, NULL, &err);
+    sc_rpc_write_error(&b, SC_JVAL_NONE, &err);
     assert_string_equal(text(&b), "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":1002,"
                                   "\"message\":\"q\\\"\\n\",\"data\":{\"kind\":\"capture_state\","
                                   "\"field\":\"f\",\"what\":\"w\"}}}");
@@ -670,12 +718,7 @@ static void test_error_kinds_and_fail(void **state)
 
 /* ---- params ---- */
 
-static cJSON *params_of(const char *text)
-{
-    return parse_ok(text);
-}
-
-static void expect_u32_error(const cJSON *p, const char *field, bool required, const char *msg)
+static void expect_u32_error(sc_jval p, const char *field, bool required, const char *msg)
 {
     sc_rpc_error err;
     uint32_t out = 77;
@@ -689,9 +732,12 @@ static void expect_u32_error(const cJSON *p, const char *field, bool required, c
 static void test_param_u32(void **state)
 {
     (void)state;
-    cJSON *p = params_of("{\"zero\":0,\"max\":4294967295,\"over\":4294967296,\"neg\":-1,"
-                         "\"frac\":1.5,\"str\":\"1\",\"null\":null,\"negzero\":-0,\"bool\":true,"
-                         "\"big\":1e300,\"arr\":[1],\"tiny\":1e-300}");
+    sc_jdoc d;
+    sc_jdoc_init(&d);
+    sc_jval p =
+        parse_ok(&d, "{\"zero\":0,\"max\":4294967295,\"over\":4294967296,\"neg\":-1,"
+                     "\"frac\":1.5,\"str\":\"1\",\"null\":null,\"negzero\":-0,\"bool\":true,"
+                     "\"big\":1e300,\"arr\":[1],\"tiny\":1e-300}");
     sc_rpc_error err;
     uint32_t out = 5;
     assert_int_equal(sc_param_u32(p, "zero", true, &out, &err), 0);
@@ -716,17 +762,19 @@ static void test_param_u32(void **state)
     assert_int_equal(sc_param_u32(p, "null", false, &out, &err), 1);
     assert_int_equal(out, 9);
     expect_u32_error(p, "stream", true, "invalid params: missing 'stream'");
-    expect_u32_error(NULL, "stream", true, "invalid params: missing 'stream'");
-    assert_int_equal(sc_param_u32(NULL, "stream", false, &out, &err), 1);
-    cJSON_Delete(p);
+    expect_u32_error(SC_JVAL_NONE, "stream", true, "invalid params: missing 'stream'");
+    assert_int_equal(sc_param_u32(SC_JVAL_NONE, "stream", false, &out, &err), 1);
+    sc_jdoc_free(&d);
 }
 
 static void test_param_u64_and_id(void **state)
 {
     (void)state;
-    cJSON *p = params_of("{\"v255\":255,\"v256\":256,\"exact\":9007199254740992,"
-                         "\"above\":9007199254740993,\"above2\":9007199254740994,\"zero\":0,"
-                         "\"one\":1,\"neg\":-1,\"frac\":2.5}");
+    sc_jdoc d;
+    sc_jdoc_init(&d);
+    sc_jval p = parse_ok(&d, "{\"v255\":255,\"v256\":256,\"exact\":9007199254740992,"
+                             "\"above\":9007199254740993,\"above2\":9007199254740994,\"zero\":0,"
+                             "\"one\":1,\"neg\":-1,\"frac\":2.5}");
     sc_rpc_error err;
     uint64_t out = 0;
     assert_int_equal(sc_param_u64(p, "v255", true, 255, &out, &err), 0);
@@ -763,14 +811,16 @@ static void test_param_u64_and_id(void **state)
     assert_string_equal(err.message, "invalid params: missing 'session'");
     assert_ptr_equal(err.field, session);
     assert_int_equal(sc_param_id(p, session, false, &out, &err), 1);
-    cJSON_Delete(p);
+    sc_jdoc_free(&d);
 }
 
 static void test_param_string_bool(void **state)
 {
     (void)state;
-    cJSON *p = params_of("{\"name\":\"a\\\"b\xc3\xa9\",\"empty\":\"\",\"num\":1,\"null\":null,"
-                         "\"t\":true,\"f\":false,\"bs\":\"true\"}");
+    sc_jdoc d;
+    sc_jdoc_init(&d);
+    sc_jval p = parse_ok(&d, "{\"name\":\"a\\\"b\xc3\xa9\",\"empty\":\"\",\"num\":1,\"null\":null,"
+                             "\"t\":true,\"f\":false,\"bs\":\"true\"}");
     sc_rpc_error err;
     const char *s = NULL;
     size_t len = 0;
@@ -804,10 +854,13 @@ static void test_param_string_bool(void **state)
     assert_int_equal(sc_param_bool(p, "num", false, &b, &err), SC_RPC_INVALID_PARAMS);
     assert_int_equal(sc_param_bool(p, "missing", false, &b, &err), 1);
 
-    assert_ptr_equal(sc_param_get(p, "t"), cJSON_GetObjectItemCaseSensitive(p, "t"));
-    assert_null(sc_param_get(p, "T"));
-    assert_null(sc_param_get(NULL, "t"));
-    cJSON_Delete(p);
+    assert_ptr_equal(sc_param_get(p, "t").doc, &d);
+    assert_int_equal(sc_param_get(p, "t").i, member(p, "t").i);
+    assert_true(sc_jval_is(sc_param_get(p, "t"), SC_JTRUE));
+    assert_null(sc_param_get(p, "T").doc);
+    assert_null(sc_param_get(SC_JVAL_NONE, "t").doc);
+    assert_null(sc_param_get(member(p, "t"), "t").doc); /* not an object */
+    sc_jdoc_free(&d);
 }
 
 int main(void)
