@@ -1,7 +1,8 @@
 # Integration tests: each starts its own streamcapd on a socket and database
 # in a fresh temporary directory, so ctest may run them in parallel.
 
-add_library(sc_it_harness STATIC ${CMAKE_CURRENT_SOURCE_DIR}/integration/harness.c)
+add_library(sc_it_harness STATIC ${CMAKE_CURRENT_SOURCE_DIR}/integration/harness.c
+            ${CMAKE_CURRENT_SOURCE_DIR}/integration/corpus.c)
 target_include_directories(sc_it_harness PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/integration)
 target_compile_definitions(sc_it_harness PRIVATE SC_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
 target_link_libraries(sc_it_harness PUBLIC PkgConfig::CJSON PkgConfig::SQLITE3 PkgConfig::CMOCKA)

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "corpus.h"
 #include "harness.h"
 
 #define ERROR_PREFIX "internal graph error: "
@@ -35,90 +36,6 @@ static void say(mismatch *m, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(m->text, sizeof(m->text), fmt, ap);
     va_end(ap);
-}
-
-static cJSON **read_jsonl(const char *path, size_t *count)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    cJSON **items = NULL;
-    size_t n = 0;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    while ((len = getline(&line, &cap, f)) > 0) {
-        if (len == 1 && line[0] == '\n')
-            continue;
-        cJSON *v = cJSON_ParseWithLength(line, (size_t)len);
-        if (!v)
-            fail_msg("%s: line %zu is not JSON", path, n + 1);
-        items = realloc(items, (n + 1) * sizeof(*items));
-        assert_non_null(items);
-        items[n++] = v;
-    }
-    free(line);
-    fclose(f);
-    *count = n;
-    return items;
-}
-
-static void copy_member(cJSON *params, const char *to, const cJSON *op, const char *from)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(op, from);
-    if (v)
-        cJSON_AddItemToObject(params, to, cJSON_Duplicate(v, true));
-}
-
-/* Corpus op -> (method, params). */
-static const char *op_to_request(const cJSON *op, int64_t session, cJSON *params)
-{
-    const char *name = cJSON_GetObjectItemCaseSensitive(op, "op")->valuestring;
-    cJSON_AddNumberToObject(params, "session", (double)session);
-    if (strcmp(name, "is_capturing") == 0)
-        return "capture.is_capturing";
-    if (strcmp(name, "node_count") == 0)
-        return "capture.node_count";
-    copy_member(params, "stream", op, "stream");
-    if (strcmp(name, "begin") == 0)
-        return "capture.begin";
-    if (strcmp(name, "end") == 0)
-        return "capture.end";
-    if (strcmp(name, "status") == 0)
-        return "capture.status";
-    if (strcmp(name, "invalidate") == 0)
-        return "capture.invalidate";
-    if (strcmp(name, "record_event") == 0 || strcmp(name, "wait_event") == 0) {
-        copy_member(params, "event", op, "event");
-        return strcmp(name, "record_event") == 0 ? "capture.record_event" : "capture.wait_event";
-    }
-    if (strcmp(name, "kernel") == 0) {
-        copy_member(params, "function_name", op, "name");
-        copy_member(params, "num_blocks", op, "blocks");
-        copy_member(params, "threads_per_block", op, "threads");
-        copy_member(params, "shared_mem", op, "shared_mem");
-        return "capture.record_kernel";
-    }
-    if (strcmp(name, "memcpy") == 0) {
-        copy_member(params, "name", op, "name");
-        copy_member(params, "dir", op, "dir");
-        copy_member(params, "size_bytes", op, "bytes");
-        copy_member(params, "src_device", op, "src_device");
-        copy_member(params, "dst_device", op, "dst_device");
-        return "capture.record_memcpy";
-    }
-    if (strcmp(name, "memset") == 0) {
-        copy_member(params, "name", op, "name");
-        copy_member(params, "size_bytes", op, "bytes");
-        copy_member(params, "value", op, "value");
-        return "capture.record_memset";
-    }
-    if (strcmp(name, "host_callback") == 0) {
-        copy_member(params, "label", op, "label");
-        return "capture.record_host_callback";
-    }
-    fail_msg("unknown corpus op '%s'", name);
-    return NULL;
 }
 
 static bool is_op(const cJSON *op, const char *name)
@@ -321,7 +238,8 @@ static bool run_scenario(sc_it_conn *c, const cJSON *scenario, const cJSON *expe
     size_t total = 0;
     for (int i = 0; i < n; i++) {
         cJSON *params = cJSON_CreateObject();
-        const char *method = op_to_request(cJSON_GetArrayItem(ops, i), session, params);
+        cJSON_AddNumberToObject(params, "session", (double)session);
+        const char *method = sc_corpus_request(cJSON_GetArrayItem(ops, i), params);
         char *ptext = cJSON_PrintUnformatted(params);
         ids[i] = sc_it_next_id(c);
         requests[i] = sc_it_format_request(ids[i], method, ptext);
@@ -386,8 +304,8 @@ static void test_corpus_through_daemon(void **state)
 {
     (void)state;
     size_t ns, ne;
-    cJSON **scenarios = read_jsonl(SC_TEST_DATA_DIR "/conformance_scenarios.jsonl", &ns);
-    cJSON **expected = read_jsonl(SC_TEST_DATA_DIR "/conformance_expected.jsonl", &ne);
+    cJSON **scenarios = sc_corpus_read(SC_TEST_DATA_DIR "/conformance_scenarios.jsonl", &ns);
+    cJSON **expected = sc_corpus_read(SC_TEST_DATA_DIR "/conformance_expected.jsonl", &ne);
     assert_int_equal(ns, ne);
     assert_true(ns > 0);
 

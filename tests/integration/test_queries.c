@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "corpus.h"
 #include "harness.h"
 #include "itgraph.h"
 
@@ -252,76 +253,6 @@ static void test_reachable(void **state)
 
 /* ---------------------------------------------------- corpus closure */
 
-static cJSON **read_jsonl(const char *path, size_t *count)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    cJSON **items = NULL;
-    size_t n = 0;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    while ((len = getline(&line, &cap, f)) > 0) {
-        if (len == 1)
-            continue;
-        cJSON *v = cJSON_ParseWithLength(line, (size_t)len);
-        if (!v)
-            fail_msg("%s: line %zu is not JSON", path, n + 1);
-        items = realloc(items, (n + 1) * sizeof(*items));
-        assert_non_null(items);
-        items[n++] = v;
-    }
-    free(line);
-    fclose(f);
-    *count = n;
-    return items;
-}
-
-static void copy_member(cJSON *params, const char *to, const cJSON *op, const char *from)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(op, from);
-    if (v)
-        cJSON_AddItemToObject(params, to, cJSON_Duplicate(v, true));
-}
-
-/* Corpus op -> (method, params), as the corpus format describes its ops. */
-static const char *op_method(const cJSON *op, cJSON *params)
-{
-    static const struct {
-        const char *op, *method;
-    } plain[] = {{"is_capturing", "capture.is_capturing"},
-                 {"node_count", "capture.node_count"},
-                 {"begin", "capture.begin"},
-                 {"end", "capture.end"},
-                 {"status", "capture.status"},
-                 {"invalidate", "capture.invalidate"},
-                 {"record_event", "capture.record_event"},
-                 {"wait_event", "capture.wait_event"},
-                 {"kernel", "capture.record_kernel"},
-                 {"memcpy", "capture.record_memcpy"},
-                 {"memset", "capture.record_memset"},
-                 {"host_callback", "capture.record_host_callback"}};
-    const char *name = cJSON_GetObjectItemCaseSensitive(op, "op")->valuestring;
-    copy_member(params, "stream", op, "stream");
-    copy_member(params, "event", op, "event");
-    copy_member(params, "label", op, "label");
-    copy_member(params, "dir", op, "dir");
-    copy_member(params, "size_bytes", op, "bytes");
-    copy_member(params, "src_device", op, "src_device");
-    copy_member(params, "dst_device", op, "dst_device");
-    copy_member(params, "value", op, "value");
-    copy_member(params, "num_blocks", op, "blocks");
-    copy_member(params, "threads_per_block", op, "threads");
-    copy_member(params, "shared_mem", op, "shared_mem");
-    copy_member(params, strcmp(name, "kernel") == 0 ? "function_name" : "name", op, "name");
-    for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
-        if (strcmp(name, plain[i].op) == 0)
-            return plain[i].method;
-    fail_msg("unknown corpus op '%s'", name);
-    return NULL;
-}
-
 /* Replay a scenario pipelined; returns the graph id of its final successful end. */
 static int64_t replay(sc_it_conn *c, const cJSON *scenario)
 {
@@ -336,7 +267,7 @@ static int64_t replay(sc_it_conn *c, const cJSON *scenario)
     for (int i = 0; i < n; i++) {
         cJSON *params = cJSON_CreateObject();
         cJSON_AddNumberToObject(params, "session", (double)session);
-        const char *method = op_method(cJSON_GetArrayItem(ops, i), params);
+        const char *method = sc_corpus_request(cJSON_GetArrayItem(ops, i), params);
         char *ptext = cJSON_PrintUnformatted(params);
         int64_t id = sc_it_next_id(c);
         if (i == 0)
@@ -416,8 +347,8 @@ static void test_corpus_closure(void **state)
 {
     (void)state;
     size_t ns, ne;
-    cJSON **scenarios = read_jsonl(SC_TEST_DATA_DIR "/conformance_scenarios.jsonl", &ns);
-    cJSON **expected = read_jsonl(SC_TEST_DATA_DIR "/conformance_expected.jsonl", &ne);
+    cJSON **scenarios = sc_corpus_read(SC_TEST_DATA_DIR "/conformance_scenarios.jsonl", &ns);
+    cJSON **expected = sc_corpus_read(SC_TEST_DATA_DIR "/conformance_expected.jsonl", &ne);
     assert_int_equal(ns, ne);
     sc_it_daemon *d = sc_it_must_start(NULL);
     sc_it_conn *c = sc_it_must_connect(d);
