@@ -27,6 +27,7 @@
 
 #include <sqlite3.h>
 
+#include "sc_args.h"
 #include "sc_workload.h"
 
 typedef struct floor_node {
@@ -43,8 +44,7 @@ typedef struct floor_graph {
 
 static void die(const char *what, const char *detail)
 {
-    fprintf(stderr, "persist_floor: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-    exit(1);
+    sc_bench_fail("persist_floor", what, detail);
 }
 
 static double now_s(void)
@@ -287,17 +287,6 @@ static int64_t persist(sqlite3 *db, const floor_graph *g)
     return gid;
 }
 
-static uint64_t arg_u64(const char *flag, const char *v)
-{
-    char *end;
-    if (!v || !*v || *v == '-')
-        die("needs a number", flag);
-    unsigned long long x = strtoull(v, &end, 10);
-    if (*end)
-        die("not a number", flag);
-    return x;
-}
-
 int main(int argc, char **argv)
 {
     const char *db_path = NULL, *schema = NULL;
@@ -317,11 +306,11 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--schema"))
             schema = v;
         else if (!strcmp(a, "--nodes"))
-            nodes = arg_u64(a, v);
+            nodes = sc_bench_arg_u64("persist_floor", a, v);
         else if (!strcmp(a, "--streams"))
-            streams = arg_u64(a, v);
+            streams = sc_bench_arg_u64("persist_floor", a, v);
         else if (!strcmp(a, "--seed"))
-            seed = arg_u64(a, v);
+            seed = sc_bench_arg_u64("persist_floor", a, v);
         else if (!strcmp(a, "--sync"))
             sync_full = strcmp(v, "normal") != 0;
         else

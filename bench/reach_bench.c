@@ -23,12 +23,12 @@
 
 #include <sqlite3.h>
 
+#include "sc_args.h"
 #include "sc_workload.h"
 
 static void die(const char *what, const char *detail)
 {
-    fprintf(stderr, "reach_bench: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-    exit(1);
+    sc_bench_fail("reach_bench", what, detail);
 }
 
 static double now_s(void)
@@ -68,17 +68,6 @@ static void bind_named(sqlite3_stmt *s, const char *name, int64_t v)
     sqlite3_bind_int64(s, idx, v);
 }
 
-static uint64_t arg_u64(const char *flag, const char *v)
-{
-    char *end;
-    if (!v || !*v || *v == '-')
-        die("needs a number", flag);
-    unsigned long long x = strtoull(v, &end, 10);
-    if (*end)
-        die("not a number", flag);
-    return x;
-}
-
 int main(int argc, char **argv)
 {
     const char *db_path = NULL, *query_path = NULL;
@@ -99,13 +88,13 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--query"))
             query_path = v;
         else if (!strcmp(a, "--graph"))
-            graph = arg_u64(a, v);
+            graph = sc_bench_arg_u64("reach_bench", a, v);
         else if (!strcmp(a, "--nodes"))
-            nodes = arg_u64(a, v);
+            nodes = sc_bench_arg_u64("reach_bench", a, v);
         else if (!strcmp(a, "--seed"))
-            seed = arg_u64(a, v);
+            seed = sc_bench_arg_u64("reach_bench", a, v);
         else if (!strcmp(a, "--count"))
-            count = arg_u64(a, v);
+            count = sc_bench_arg_u64("reach_bench", a, v);
         else if (!strcmp(a, "--budget"))
             budget = strtod(v, NULL);
         else
