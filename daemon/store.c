@@ -409,6 +409,8 @@ static int setup_writer(sc_store *st, const sc_store_config *cfg, char *errbuf, 
     if (rc != SQLITE_OK)
         return fail(db, cfg->path, errbuf, errlen);
     sqlite3_busy_timeout(db, st->busy_timeout_ms);
+    if (store_rows_register(db) != SQLITE_OK)
+        return fail(db, "registering the row functions", errbuf, errlen);
     if (set_wal(db, errbuf, errlen))
         return SC_STORE_EIO;
     if (exec(db, cfg->sync_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",

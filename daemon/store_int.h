@@ -115,6 +115,13 @@ struct sc_store {
     store_read_req *reads; /* submitted, database work not finished */
 };
 
+/* store_rows.c: the table-valued functions sc_node_rows(G) and
+ * sc_edge_rows(G) over a sealed graph G bound with
+ * sqlite3_bind_pointer(stmt, i, g, STORE_GRAPH_PTR, NULL).  SQLITE_OK or
+ * SQLite's error. */
+#define STORE_GRAPH_PTR "streamcap.sc_graph"
+int store_rows_register(sqlite3 *db);
+
 /* store_write.c */
 int store_writer_prepare(store_writer *w, char *errbuf, size_t errlen);
 void store_writer_finalize(store_writer *w);

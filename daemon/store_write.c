@@ -3,11 +3,10 @@
  * Only the writer thread calls these once the store is open.
  *
  * Statements are prepared once with SQLITE_PREPARE_PERSISTENT and reset
- * after every step.  The node and edge inserts are the hot path: the graph
- * id is bound once per graph (bindings survive sqlite3_reset), names are
- * bound SQLITE_STATIC straight out of the sealed graph, and the per-kind
- * columns that do not apply are bound NULL.  The graph_index blobs are
- * filled by the same loops, so the extra row costs no second pass.
+ * after every step.  A graph's node and edge rows are each stored by one
+ * INSERT ... SELECT from the table-valued functions of store_rows.c, which
+ * read the sealed graph in key order; the graph_index blobs are filled from
+ * the graph's successor lists.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,9 +46,10 @@ static const struct {
     {offsetof(store_writer, node_insert),
      "INSERT INTO nodes (graph, id, kind, stream, name, num_blocks, threads_per_block,"
      " shared_mem, dir, size_bytes, src_device, dst_device, value)"
-     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"},
+     " SELECT ?1, id, kind, stream, name, num_blocks, threads_per_block, shared_mem, dir,"
+     " size_bytes, src_device, dst_device, value FROM sc_node_rows(?2)"},
     {offsetof(store_writer, edge_insert),
-     "INSERT INTO edges (graph, src, dst) VALUES (?1, ?2, ?3)"},
+     "INSERT INTO edges (graph, src, dst) SELECT ?1, src, dst FROM sc_edge_rows(?2)"},
     {offsetof(store_writer, index_insert),
      "INSERT INTO graph_index (graph, node_count, edge_count, streams, edges)"
      " VALUES (?1, ?2, ?3, ?4, ?5)"},
@@ -176,34 +176,6 @@ static int insert_graph_row(store_writer *w, store_job *j, int64_t *gid)
     return 0;
 }
 
-/* Columns 6..13 by kind; everything else stays NULL. */
-static void bind_node_attrs(sqlite3_stmt *s, const sc_node *n)
-{
-    for (int i = 6; i <= 13; i++)
-        sqlite3_bind_null(s, i);
-    switch (n->kind) {
-    case SC_KIND_KERNEL:
-        sqlite3_bind_int64(s, 6, n->num_blocks);
-        sqlite3_bind_int64(s, 7, n->threads_per_block);
-        sqlite3_bind_int64(s, 8, n->shared_mem);
-        break;
-    case SC_KIND_MEMCPY:
-        sqlite3_bind_text(s, 9, sc_memcpy_dir_name(n->dir), -1, SQLITE_STATIC);
-        sqlite3_bind_int64(s, 10, (sqlite3_int64)n->size_bytes);
-        if (n->dir == SC_DIR_PEER_TO_PEER) {
-            sqlite3_bind_int64(s, 11, n->src_device);
-            sqlite3_bind_int64(s, 12, n->dst_device);
-        }
-        break;
-    case SC_KIND_MEMSET:
-        sqlite3_bind_int64(s, 10, (sqlite3_int64)n->size_bytes);
-        sqlite3_bind_int64(s, 13, n->value);
-        break;
-    case SC_KIND_HOST_CALLBACK:
-        break;
-    }
-}
-
 /* The graph_index row's values in host order, filled while the rows are
  * inserted.  `wanted` is false when the row would exceed SQLite's largest
  * value: such a graph is stored without one. */
@@ -267,56 +239,45 @@ static int insert_index(store_writer *w, const sc_graph *g, int64_t gid, index_b
     return rc;
 }
 
-static int insert_nodes(store_writer *w, const sc_graph *g, int64_t gid, uint32_t *streams)
+/* One INSERT ... SELECT from the graph's rows (store_rows.c). */
+static int insert_rows(sqlite3_stmt *s, const sc_graph *g, int64_t gid)
 {
-    sqlite3_stmt *s = w->node_insert;
-    uint32_t n = sc_graph_node_count(g);
-    int rc = 0;
     sqlite3_bind_int64(s, 1, gid);
-    for (uint32_t id = 0; id < n && rc == 0; id++) {
-        sc_node node;
-        if (sc_graph_node(g, id, &node) != 0 || !sc_node_kind_name(node.kind)) {
-            w->why = "graph node could not be read";
-            rc = SQLITE_INTERNAL;
-            break;
-        }
-        if (streams)
-            streams[id] = node.stream;
-        sqlite3_bind_int64(s, 2, id);
-        sqlite3_bind_text(s, 3, sc_node_kind_name(node.kind), -1, SQLITE_STATIC);
-        sqlite3_bind_int64(s, 4, node.stream);
-        sqlite3_bind_text64(s, 5, node.name ? node.name : "", node.name ? node.name_len : 0,
-                            SQLITE_STATIC, SQLITE_UTF8);
-        bind_node_attrs(s, &node);
-        rc = step_done(s);
-    }
-    /* Names point into the graph, which the caller may free after the job. */
+    sqlite3_bind_pointer(s, 2, (void *)g, STORE_GRAPH_PTR, NULL);
+    int rc = step_done(s);
+    /* The graph may be freed after the job. */
     sqlite3_clear_bindings(s);
     return rc;
 }
 
-static int insert_edges(store_writer *w, const sc_graph *g, int64_t gid, uint32_t *pairs)
+/* The graph_index blobs: every node's stream and every edge. */
+static int fill_index(store_writer *w, const sc_graph *g, index_blobs *b)
 {
-    sqlite3_stmt *s = w->edge_insert;
-    uint64_t n = sc_graph_edge_count(g);
-    int rc = 0;
-    sqlite3_bind_int64(s, 1, gid);
-    for (uint64_t i = 0; i < n && rc == 0; i++) {
-        uint32_t src, dst;
-        if (sc_graph_edge(g, i, &src, &dst) != 0) {
-            w->why = "graph edge could not be read";
-            rc = SQLITE_INTERNAL;
-            break;
+    if (!b->wanted)
+        return 0;
+    uint32_t n = sc_graph_node_count(g);
+    for (uint32_t id = 0; id < n; id++) {
+        sc_node node;
+        if (sc_graph_node(g, id, &node) != 0) {
+            w->why = "graph node could not be read";
+            return SQLITE_INTERNAL;
         }
-        if (pairs) {
-            pairs[2 * i] = src;
-            pairs[2 * i + 1] = dst;
-        }
-        sqlite3_bind_int64(s, 2, src);
-        sqlite3_bind_int64(s, 3, dst);
-        rc = step_done(s);
+        b->streams[id] = node.stream;
     }
-    return rc;
+    uint32_t *pair = b->edges;
+    for (uint32_t src = 0; src < n; src++) {
+        const uint32_t *succ;
+        uint32_t count;
+        if (sc_graph_successors(g, src, &succ, &count) != 0) {
+            w->why = "graph edge could not be read";
+            return SQLITE_INTERNAL;
+        }
+        for (uint32_t k = 0; k < count; k++) {
+            *pair++ = src;
+            *pair++ = succ[k];
+        }
+    }
+    return 0;
 }
 
 static int run_commit_graph(store_writer *w, store_job *j)
@@ -331,8 +292,8 @@ static int run_commit_graph(store_writer *w, store_job *j)
         return SC_STORE_EIO;
     int64_t gid;
     rc = insert_graph_row(w, j, &gid);
-    if (rc == 0 && (insert_nodes(w, g, gid, ix.streams) || insert_edges(w, g, gid, ix.edges) ||
-                    insert_index(w, g, gid, &ix)))
+    if (rc == 0 && (insert_rows(w->node_insert, g, gid) || insert_rows(w->edge_insert, g, gid) ||
+                    fill_index(w, g, &ix) || insert_index(w, g, gid, &ix)))
         rc = SC_STORE_EIO;
     index_blobs_free(&ix);
     if (rc)

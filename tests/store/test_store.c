@@ -367,6 +367,80 @@ static void test_commit_and_load_roundtrip(void **state)
     sc_graph_destroy(g);
 }
 
+/*
+ * Rows are stored by walking each node's successors: nodes without any
+ * (at the start, in the middle, at the end) must be skipped without losing
+ * or inventing an edge, and a graph without edges stores none.
+ */
+static void test_commit_sparse_successors(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 1000, 0);
+    sc_graph *g = NULL;
+    assert_int_equal(sc_graph_create(&g), 0);
+    for (uint32_t i = 0; i < 9; i++) {
+        sc_node n = {.kind = SC_KIND_HOST_CALLBACK, .stream = i % 2, .name = "cb", .name_len = 2};
+        uint32_t id;
+        assert_int_equal(sc_graph_add_node(g, &n, &id), 0);
+    }
+    /* Nodes 0, 1, 3, 4, 6, 7 and 8 have no successors. */
+    static const uint32_t edges[][2] = {{2, 3}, {2, 8}, {5, 6}, {5, 7}, {5, 8}};
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        assert_int_equal(sc_graph_add_edge(g, edges[i][0], edges[i][1]), 0);
+    assert_int_equal(sc_graph_seal(g), 0);
+
+    sc_graph *lone = NULL;
+    assert_int_equal(sc_graph_create(&lone), 0);
+    sc_node n = {.kind = SC_KIND_MEMSET, .stream = 7, .name = "z", .name_len = 1, .value = 3};
+    uint32_t id;
+    assert_int_equal(sc_graph_add_node(lone, &n, &id), 0);
+    assert_int_equal(sc_graph_seal(lone), 0);
+
+    wres w;
+    int64_t gid = commit(f, fx_open_session(f, "sparse", T0), g, "sparse", T0, &w);
+    assert_int_equal(w.rc, SC_STORE_OK);
+    int64_t lid = commit(f, fx_open_session(f, "lone", T0), lone, "lone", T0, &w);
+    assert_int_equal(w.rc, SC_STORE_OK);
+
+    sqlite3 *db = fx_db(f);
+    char *e = q_text(db,
+                     "SELECT group_concat(src || '>' || dst, ' ') FROM"
+                     " (SELECT src, dst FROM edges WHERE graph = %lld ORDER BY src, dst)",
+                     gid);
+    assert_string_equal(e, "2>3 2>8 5>6 5>7 5>8");
+    sqlite3_free(e);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM nodes WHERE graph = %lld", gid), 9);
+    /* graph_index.edges: the same pairs as little-endian u32. */
+    char *hex = q_text(db, "SELECT hex(edges) FROM graph_index WHERE graph = %lld", gid);
+    assert_string_equal(hex, "02000000"
+                             "03000000"
+                             "02000000"
+                             "08000000"
+                             "05000000"
+                             "06000000"
+                             "05000000"
+                             "07000000"
+                             "05000000"
+                             "08000000");
+    sqlite3_free(hex);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM edges WHERE graph = %lld", lid), 0);
+    assert_int_equal(q_int(db,
+                           "SELECT count(*) FROM nodes WHERE graph = %lld AND value = 3"
+                           " AND stream = 7 AND kind = 'memset'",
+                           lid),
+                     1);
+    assert_int_equal(q_int(db, "SELECT length(edges) FROM graph_index WHERE graph = %lld", lid), 0);
+    sqlite3_close(db);
+
+    lres r;
+    fx_load(f, gid, &r);
+    assert_int_equal(r.rc, SC_STORE_OK);
+    assert_same_graph(g, r.sg->graph);
+    sc_stored_graph_free(r.sg);
+    sc_graph_destroy(g);
+    sc_graph_destroy(lone);
+}
+
 static void test_commit_refused_without_open_session(void **state)
 {
     fx *f = *state;
@@ -636,6 +710,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_log_open_rows, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_log_end_outcomes, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_commit_and_load_roundtrip, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_commit_sparse_successors, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_commit_refused_without_open_session, fx_setup,
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_load_missing_graph, fx_setup, fx_teardown),
