@@ -142,11 +142,30 @@ void sc_conn_flush(sc_conn *c)
         conn_close(c);
         return;
     }
+    /*
+     * Most replies fit in the socket buffer: write them now.  A uv_write()
+     * that completes at once still costs a deferred callback and an
+     * epoll_ctl() when libuv drops its write interest, a third of the
+     * system calls of a one-request round trip.
+     */
+    uv_buf_t b = uv_buf_init(c->out.data, (unsigned)c->out.len);
+    int n = uv_try_write((uv_stream_t *)&c->pipe, &b, 1);
+    if (n >= 0 && (size_t)n == c->out.len) {
+        sc_buf_reset(&c->out);
+        c->last_active = uv_now(c->d->loop);
+        return;
+    }
+    if (n < 0 && n != UV_EAGAIN) {
+        sc_buf_reset(&c->out);
+        conn_close(c);
+        return;
+    }
+    size_t done = n > 0 ? (size_t)n : 0;
     /* Swap buffers: `writing` belongs to libuv until on_write. */
     sc_buf tmp = c->writing;
     c->writing = c->out;
     c->out = tmp;
-    uv_buf_t b = uv_buf_init(c->writing.data, (unsigned)c->writing.len);
+    b = uv_buf_init(c->writing.data + done, (unsigned)(c->writing.len - done));
     c->wreq.data = c;
     int rc = uv_write(&c->wreq, (uv_stream_t *)&c->pipe, &b, 1, on_write);
     if (rc < 0) {
