@@ -175,7 +175,9 @@ static void step(sqlite3 *db, sqlite3_stmt *s)
 static sqlite3 *open_db(const char *path, const char *schema_path, bool sync_full)
 {
     sqlite3 *db;
-    if (sqlite3_open(path, &db) != SQLITE_OK)
+    /* One thread uses the connection: no per-call mutexes (as streamcapd). */
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+    if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK)
         die("cannot open database", path);
     exec(db, "PRAGMA journal_mode = WAL");
     exec(db, sync_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");

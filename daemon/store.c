@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "sc_schema.h"
@@ -23,6 +24,8 @@
 static void *writer_main(void *p)
 {
     sc_store *st = p;
+    /* Named so that top -H and /proc/PID/task tell it from the event loop. */
+    prctl(PR_SET_NAME, "sc-writer", 0, 0, 0);
     for (;;) {
         pthread_mutex_lock(&st->mu);
         while (!st->queue_head && !st->stop)
