@@ -8,7 +8,8 @@
  * in flight.  Against streamcapd a connection opens a session, begins its
  * streams, records ops from the mix and ends the session every
  * --session-ops requests (capture.end, or session.close when the mix has
- * no `end`), then opens the next one.  Against Redis (--redis) every
+ * no `end`), then opens the next one; --session-spread varies the length
+ * of each session around that mean.  Against Redis (--redis) every
  * request is a plain RESP `SET key value`.
  *
  * Replies come back in request order, so each connection keeps a ring of
@@ -84,6 +85,7 @@ typedef struct bench_cfg {
     const char *mix_text;
     uint32_t streams;
     uint64_t session_ops;
+    unsigned session_spread; /* percent of session_ops either side */
     uint64_t graph;
     uint32_t graph_nodes;
     uint32_t pairs;
@@ -162,6 +164,7 @@ typedef struct conn {
     uint64_t graph;
     uint32_t graph_nodes;
     uint64_t pair_rng;
+    uint64_t len_rng; /* session lengths under --session-spread */
     uint64_t key_seq;
     uint64_t end_node_count, end_edge_count;
 } conn;
@@ -174,6 +177,8 @@ typedef struct worker_stats {
     uint64_t expected_errors; /* replies with an --allow-error code */
     uint64_t pairs;           /* reachability pairs answered (measured) */
     uint64_t last_reply;      /* time of the last measured reply */
+    /* Sessions ended (or closed) by the run, and their requests. */
+    uint64_t sessions, session_min, session_max;
 } worker_stats;
 
 typedef struct run_shared {
@@ -249,6 +254,7 @@ static void conn_init(conn *c, const bench_cfg *cfg, unsigned index, int fd)
     c->graph = cfg->graph;
     c->graph_nodes = cfg->graph_nodes;
     c->pair_rng = cfg->seed * 0x9E3779B97F4A7C15ULL + index + 1;
+    c->len_rng = cfg->seed * 0xD1B54A32D192ED03ULL + index + 1;
     uint64_t seed = cfg->seed + (uint64_t)index * 7919;
     if (cfg->build_graph || cfg->hold_nodes)
         sc_wl_init_graph(&c->gen, seed, cfg->streams, cfg->build_graph ? 64 : 0);
@@ -449,6 +455,27 @@ static void stop_conn(conn *c)
         c->state = CS_STOPPING;
 }
 
+/* Requests in the next session: --session-ops, or with --session-spread S
+ * drawn uniformly from session_ops -+ S%. */
+static uint64_t next_session_len(const bench_cfg *cfg, conn *c)
+{
+    uint64_t n = cfg->session_ops;
+    /* Sessions that never end (record-path runs) are left alone. */
+    if (cfg->session_spread == 0 || n > ((uint64_t)1 << 48))
+        return n;
+    uint64_t d = n * cfg->session_spread / 100;
+    uint64_t lo = n - d > 0 ? n - d : 1;
+    return lo + sc_wl_rand(&c->len_rng) % (n + d - lo + 1);
+}
+
+static void count_session(worker_stats *st, uint64_t requests)
+{
+    if (st->sessions++ == 0 || requests < st->session_min)
+        st->session_min = requests;
+    if (requests > st->session_max)
+        st->session_max = requests;
+}
+
 /* Next request for a session-driving connection; false when none can go. */
 static bool next_session_request(worker *w, conn *c, bool measured)
 {
@@ -471,7 +498,8 @@ static bool next_session_request(worker *w, conn *c, bool measured)
                            end);
         push(w, c, end ? RK_END : RK_CLOSE, id, measured);
         c->has_session = false;
-        c->session_len = cfg->session_ops;
+        count_session(&w->st, c->session_ops);
+        c->session_len = next_session_len(cfg, c);
         return true;
     }
     sc_wl_op op;
@@ -895,6 +923,7 @@ typedef struct run_result {
     sc_hist hist;
     sc_hist kind_hist[RK__COUNT];
     uint64_t ops, errors, expected_errors, pairs;
+    uint64_t sessions, session_min, session_max;
     double seconds;
 } run_result;
 
@@ -963,6 +992,11 @@ static void run_engine(const bench_cfg *cfg, conn *conns, unsigned n, run_shared
         out->errors += w->st.errors;
         out->expected_errors += w->st.expected_errors;
         out->pairs += w->st.pairs;
+        if (w->st.sessions && (!out->sessions || w->st.session_min < out->session_min))
+            out->session_min = w->st.session_min;
+        if (w->st.session_max > out->session_max)
+            out->session_max = w->st.session_max;
+        out->sessions += w->st.sessions;
         for (int k = 0; k < RK__COUNT; k++)
             sc_hist_merge(&out->kind_hist[k], &w->st.kind_hist[k]);
         if (w->st.last_reply > last)
@@ -987,14 +1021,16 @@ static void print_summary(const bench_cfg *cfg, const run_result *r, const char 
                "\"errors\":%" PRIu64 ",\"expected_errors\":%" PRIu64 ",\"pairs\":%" PRIu64
                ",\"pairs_per_s\":%.1f,"
                "\"latency_us\":{\"p50\":%.2f,\"p99\":%.2f,\"p999\":%.2f,\"max\":%.2f,"
-               "\"min\":%.2f,\"mean\":%.2f},\"by_kind\":{",
+               "\"min\":%.2f,\"mean\":%.2f},\"sessions\":{\"ended\":%" PRIu64
+               ",\"min_requests\":%" PRIu64 ",\"max_requests\":%" PRIu64 "},\"by_kind\":{",
                cfg->redis_path ? "redis" : "streamcapd", cfg->conns, cfg->pipeline, cfg->threads,
                cfg->redis_path ? "set" : cfg->mix_text, r->seconds, r->ops, (double)r->ops / secs,
                r->errors, r->expected_errors, r->pairs, (double)r->pairs / secs,
                (double)sc_hist_quantile(&r->hist, 0.5) * us,
                (double)sc_hist_quantile(&r->hist, 0.99) * us,
                (double)sc_hist_quantile(&r->hist, 0.999) * us, (double)r->hist.max * us,
-               r->hist.count ? (double)r->hist.min * us : 0.0, sc_hist_mean(&r->hist) * us);
+               r->hist.count ? (double)r->hist.min * us : 0.0, sc_hist_mean(&r->hist) * us,
+               r->sessions, r->session_min, r->session_max);
         bool first = true;
         for (int k = 0; k < RK__COUNT; k++) {
             const sc_hist *h = &r->kind_hist[k];
@@ -1216,6 +1252,8 @@ static void usage(FILE *out)
                  "                        they are dropped with session.close)\n"
                  "      --streams N       streams begun per session (default 8)\n"
                  "      --session-ops N   requests per session before it ends (default 1000)\n"
+                 "      --session-spread S  draw each session's length uniformly from\n"
+                 "                        N -+ S%% (0..100, default 0: every session N)\n"
                  "      --graph ID        graph for reach ops (default: the connection's last\n"
                  "                        ended session); needs --graph-nodes\n"
                  "      --graph-nodes N   node count of --graph\n"
@@ -1351,6 +1389,8 @@ static void parse_args(int argc, char **argv, bench_cfg *cfg)
             cfg->streams = (uint32_t)parse_u64(a, need_arg(argc, argv, &i), 1, 1u << 20);
         } else if (!strcmp(a, "--session-ops")) {
             cfg->session_ops = parse_u64(a, need_arg(argc, argv, &i), 1, UINT64_MAX - 1);
+        } else if (!strcmp(a, "--session-spread")) {
+            cfg->session_spread = (unsigned)parse_u64(a, need_arg(argc, argv, &i), 0, 100);
         } else if (!strcmp(a, "--graph")) {
             cfg->graph = parse_u64(a, need_arg(argc, argv, &i), 1, (uint64_t)1 << 53);
         } else if (!strcmp(a, "--graph-nodes")) {

@@ -57,6 +57,18 @@ stored=$(sqlite3 "$dir/db" "SELECT count(*) FROM graphs")
 open=$(sqlite3 "$dir/db" "SELECT count(*) FROM capture_log WHERE outcome = 'open'")
 [ "$open" = 0 ] || fail "$open sessions left open"
 
+# 1b. Session lengths: fixed by --session-ops (one connection: its first,
+# staggered session is one request longer), varied by --session-spread.
+out=$("$SCB" -s "$dir/s.sock" -c 1 -P 4 -n 800 -w 0 --session-ops 40 --json) ||
+    fail "fixed-length run exited non-zero"
+check "$out" '.errors == 0 and .sessions.ended >= 12'
+check "$out" '.sessions.min_requests == 40 and .sessions.max_requests == 41'
+out=$("$SCB" -s "$dir/s.sock" -c 1 -P 4 -n 800 -w 0 --session-ops 40 --session-spread 50 --json) ||
+    fail "spread run exited non-zero"
+check "$out" '.errors == 0 and .sessions.ended >= 8'
+check "$out" '.sessions.min_requests >= 20 and .sessions.max_requests <= 60'
+check "$out" '.sessions.max_requests - .sessions.min_requests > 4'
+
 # 2. An error reply nobody expected makes the run fail.
 if "$SCB" -s "$dir/s.sock" -c 2 -P 4 -n 100 -w 0 -t kernel:3,notcap:1 --json \
     >"$dir/bad.json" 2>"$dir/bad.err"; then
