@@ -3,11 +3,18 @@
  *
  * A connection executes one line at a time: a request or a batch.  Most
  * requests finish synchronously and their reply goes straight into the
- * connection's output.  Requests that need the store (session.open/close,
- * capture.end, graph reads) go async: the connection stops executing until
- * the completion has written the reply, which keeps replies in request
- * order and makes a pipelined request observe every write acknowledged
- * before it.
+ * connection's output.  Requests that need the store go async.
+ *
+ * A store write that ends or starts a session (session.open, session.close,
+ * capture.end) on a line of its own is held: the connection goes on with
+ * its next requests while the commit runs, and their replies wait behind
+ * the write's in an sc_held, so replies still leave in request order.  The
+ * session table already shows the write's effect (the session is gone, or
+ * appears when its open is committed), so capture and session requests may
+ * run behind it; anything that reads the store, and anything in a batch,
+ * waits until the connection's held writes are committed, so it observes
+ * every write sent before it.  Other async requests stop the connection
+ * until their reply is written.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,6 +36,12 @@ static bool in_batch(const sc_conn *c)
     return c->cur_batch;
 }
 
+/* Where a reply written now goes: behind the last held write, if any. */
+static sc_buf *out_buf(sc_conn *c)
+{
+    return c->held_tail ? &c->held_tail->after : &c->out;
+}
+
 static sc_buf *reply_begin(sc_conn *c, bool notification)
 {
     if (notification) {
@@ -36,7 +49,7 @@ static sc_buf *reply_begin(sc_conn *c, bool notification)
         return &c->scratch;
     }
     if (!in_batch(c))
-        return &c->out;
+        return out_buf(c);
     sc_buf_putc(&c->batch, c->batch_replies++ ? ',' : '[');
     return &c->batch;
 }
@@ -44,7 +57,7 @@ static sc_buf *reply_begin(sc_conn *c, bool notification)
 static void reply_end(sc_conn *c, bool notification)
 {
     if (!notification && !in_batch(c))
-        sc_buf_putc(&c->out, '\n');
+        sc_buf_putc(out_buf(c), '\n');
 }
 
 static void reply_error(sc_conn *c, sc_jval id, bool notification, const sc_rpc_error *err)
@@ -80,25 +93,76 @@ static void reply_line_error(sc_conn *c, int code, const char *msg)
 {
     sc_rpc_error err = {0};
     sc_rpc_fail(&err, code, "%s", msg);
-    sc_rpc_write_error(&c->out, SC_JVAL_NONE, &err);
-    sc_buf_putc(&c->out, '\n');
+    sc_rpc_write_error(out_buf(c), SC_JVAL_NONE, &err);
+    sc_buf_putc(out_buf(c), '\n');
 }
 
 /* ------------------------------------------------------------ async glue */
 
+/* Held writes per connection; past this, a write makes the connection wait. */
+#define SC_HELD_MAX 64
+
+static void held_free(sc_held *h)
+{
+    sc_buf_free(&h->reply);
+    sc_buf_free(&h->after);
+    sc_jdoc_free(&h->id_doc);
+    free(h);
+}
+
+/*
+ * A held write outlives its line, so it keeps its own copy of the id: the
+ * id is written out and parsed into the sc_held's document.  NULL when
+ * memory runs out (the request then waits like any other).
+ */
+static sc_held *held_new(sc_jval id)
+{
+    sc_held *h = calloc(1, sizeof(*h));
+    if (!h)
+        return NULL;
+    sc_buf text;
+    sc_buf_init(&text);
+    sc_rpc_result_begin(&text, id);
+    sc_rpc_error err = {0};
+    /* {"jsonrpc":"2.0","id":<id>,"result":} is a complete object once
+     * closed with a null result: parse it and point at the id member. */
+    sc_buf_puts(&text, "null}");
+    if (sc_buf_failed(&text) || sc_jdoc_parse(&h->id_doc, text.data, text.len, &err) != 0) {
+        sc_buf_free(&text);
+        held_free(h);
+        return NULL;
+    }
+    sc_buf_free(&text);
+    return h;
+}
+
 void sc_async_start(sc_async *a, sc_req *r)
 {
+    sc_conn *c = r->c;
     a->d = r->d;
-    a->c = r->c;
+    a->c = c;
     a->id = r->id;
     a->notification = r->notification;
-    sc_conn_ref(r->c);
+    a->held = NULL;
+    /* A notification has no reply to keep in order: it waits as before. */
+    if (r->may_hold && !r->notification && !c->cur_batch && c->nheld < SC_HELD_MAX &&
+        (a->held = held_new(r->id)) != NULL) {
+        a->id = sc_jval_get(sc_jdoc_root(&a->held->id_doc), "id", 2);
+        if (c->held_tail)
+            c->held_tail->next = a->held;
+        else
+            c->held_head = a->held;
+        c->held_tail = a->held;
+        c->nheld++;
+        r->held = true;
+    }
+    sc_conn_ref(c);
     r->d->inflight++;
 }
 
 sc_buf *sc_async_result_begin(sc_async *a)
 {
-    sc_buf *b = reply_begin(a->c, a->notification);
+    sc_buf *b = a->held ? &a->held->reply : reply_begin(a->c, a->notification);
     sc_rpc_result_begin(b, a->id);
     return b;
 }
@@ -106,12 +170,47 @@ sc_buf *sc_async_result_begin(sc_async *a)
 void sc_async_result_end(sc_async *a, sc_buf *b)
 {
     sc_rpc_result_end(b);
-    reply_end(a->c, a->notification);
+    if (a->held)
+        sc_buf_putc(b, '\n');
+    else
+        reply_end(a->c, a->notification);
 }
 
 void sc_async_error(sc_async *a, const sc_rpc_error *err)
 {
-    reply_error(a->c, a->id, a->notification, err);
+    if (!a->held) {
+        reply_error(a->c, a->id, a->notification, err);
+        return;
+    }
+    sc_rpc_write_error(&a->held->reply, a->id, err);
+    sc_buf_putc(&a->held->reply, '\n');
+}
+
+/* Move the replies of the held writes that are done, in order, to the
+ * connection's output; stop at the first still in flight. */
+static void release_held(sc_conn *c)
+{
+    while (c->held_head && c->held_head->done) {
+        sc_held *h = c->held_head;
+        sc_buf_append(&c->out, h->reply.data, h->reply.len);
+        sc_buf_append(&c->out, h->after.data, h->after.len);
+        c->held_head = h->next;
+        if (!c->held_head)
+            c->held_tail = NULL;
+        c->nheld--;
+        held_free(h);
+    }
+}
+
+static void free_held(sc_conn *c)
+{
+    while (c->held_head) {
+        sc_held *h = c->held_head;
+        c->held_head = h->next;
+        held_free(h);
+    }
+    c->held_tail = NULL;
+    c->nheld = 0;
 }
 
 /* The request's reply is written: let the connection go on. */
@@ -120,14 +219,24 @@ void sc_async_done(sc_async *a)
     sc_conn *c = a->c;
     sc_daemon *d = a->d;
     d->inflight--;
-    c->waiting = false;
-    if (c->cur_line)
-        c->cur_item = c->doc.tok[c->cur_item].end;
+    if (a->held) {
+        a->held->done = true;
+        release_held(c);
+        /* A request waiting for quiet runs now (its line did not move). */
+        if (c->quiet_wait && !c->held_head) {
+            c->quiet_wait = false;
+            c->waiting = false;
+        }
+    } else {
+        c->waiting = false;
+        if (c->cur_line)
+            c->cur_item = c->doc.tok[c->cur_item].end;
+    }
     if (!c->closing) {
         sc_dispatch_process(c);
         sc_conn_flush(c);
         sc_conn_recycle_input(c);
-        if ((d->stopping || c->peer_eof) && !c->waiting)
+        if ((d->stopping || c->peer_eof || c->close_after_flush) && sc_conn_idle(c))
             sc_conn_close_after_flush(c);
         else
             sc_conn_update_reading(c);
@@ -798,6 +907,44 @@ static const sc_handler handlers[SC_M__COUNT] = {
 
 /* ------------------------------------------------------- execution */
 
+/* Returned by run_one: the request reads the store and held writes are in
+ * flight; it runs again once they are done. */
+#define H_QUIET 3
+
+/* Requests that touch only the session table and its captures.  They may
+ * run while the connection's writes are held: whatever a held write does
+ * to a session is already visible there. */
+static bool runs_behind_writes(int method)
+{
+    switch (method) {
+    case SC_M_SESSION_OPEN:
+    case SC_M_SESSION_CLOSE:
+    case SC_M_SESSION_INFO:
+    case SC_M_CAPTURE_BEGIN:
+    case SC_M_CAPTURE_RECORD_KERNEL:
+    case SC_M_CAPTURE_RECORD_MEMCPY:
+    case SC_M_CAPTURE_RECORD_MEMSET:
+    case SC_M_CAPTURE_RECORD_HOST_CALLBACK:
+    case SC_M_CAPTURE_RECORD_EVENT:
+    case SC_M_CAPTURE_WAIT_EVENT:
+    case SC_M_CAPTURE_STATUS:
+    case SC_M_CAPTURE_IS_CAPTURING:
+    case SC_M_CAPTURE_NODE_COUNT:
+    case SC_M_CAPTURE_INVALIDATE:
+    case SC_M_CAPTURE_END:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The writes that need not hold up the requests after them. */
+static bool may_hold(int method)
+{
+    return method == SC_M_SESSION_OPEN || method == SC_M_SESSION_CLOSE ||
+           method == SC_M_CAPTURE_END;
+}
+
 /*
  * One batch may not make the daemon buffer more than this in replies: a
  * line of graph.get calls would otherwise multiply a small request into
@@ -830,12 +977,19 @@ static int run_one(sc_conn *c, sc_jval item)
         reply_error(c, req.id, req.notification, &err);
         return H_DONE;
     }
-    sc_req r = {
-        .d = c->d, .c = c, .id = req.id, .params = req.params, .notification = req.notification};
-    rc = handlers[req.desc->id](&r);
+    int method = (int)req.desc->id;
+    if (c->held_head && !runs_behind_writes(method))
+        return H_QUIET;
+    sc_req r = {.d = c->d,
+                .c = c,
+                .id = req.id,
+                .params = req.params,
+                .notification = req.notification,
+                .may_hold = may_hold(method)};
+    rc = handlers[method](&r);
     if (rc == H_ERROR)
         reply_error(c, req.id, req.notification, &r.err);
-    return rc == H_ASYNC ? H_ASYNC : H_DONE;
+    return rc == H_ASYNC && !r.held ? H_ASYNC : H_DONE;
 }
 
 static size_t doc_bytes(const sc_jdoc *doc)
@@ -848,7 +1002,7 @@ static void finish_line(sc_conn *c)
 {
     if (c->cur_batch && c->batch_replies > 0) {
         sc_buf_puts(&c->batch, "]\n");
-        sc_conn_send(c, c->batch.data, c->batch.len);
+        sc_buf_append(out_buf(c), c->batch.data, c->batch.len);
     }
     sc_buf_reset(&c->batch);
     sc_buf_reset(&c->scratch);
@@ -865,7 +1019,10 @@ static void run_current(sc_conn *c)
 {
     while (c->cur_item < c->cur_end) {
         sc_jval item = {&c->doc, c->cur_item};
-        if (run_one(c, item) == H_ASYNC) {
+        int rc = run_one(c, item);
+        if (rc == H_QUIET)
+            c->quiet_wait = true;
+        if (rc == H_ASYNC || rc == H_QUIET) {
             c->waiting = true;
             return;
         }
@@ -901,8 +1058,8 @@ static bool next_line(sc_conn *c)
             continue;
         sc_rpc_error err = {0};
         if (sc_jdoc_parse(&c->doc, line, len, &err) != 0) {
-            sc_rpc_write_error(&c->out, SC_JVAL_NONE, &err);
-            sc_buf_putc(&c->out, '\n');
+            sc_rpc_write_error(out_buf(c), SC_JVAL_NONE, &err);
+            sc_buf_putc(out_buf(c), '\n');
             continue;
         }
         const sc_jtok *root = &c->doc.tok[0];
@@ -933,6 +1090,7 @@ void sc_dispatch_process(sc_conn *c)
 
 void sc_dispatch_discard(sc_conn *c)
 {
+    free_held(c);
     sc_jdoc_free(&c->doc);
     c->cur_line = false;
     c->cur_item = c->cur_end = 0;

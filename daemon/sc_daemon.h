@@ -89,6 +89,22 @@ void sc_session_free(sc_session *s);
 
 /* ---- connections (server.c) ---- */
 
+/*
+ * A store write that later requests of its connection did not wait for
+ * (dispatch.c): its reply, once the commit is done, then the replies of the
+ * requests that ran after it, up to the next held write.  Replies leave in
+ * request order: a held write's are released when it and every held write
+ * before it are done.
+ */
+typedef struct sc_held sc_held;
+struct sc_held {
+    sc_held *next;
+    bool done;
+    sc_buf reply;   /* the write's own reply */
+    sc_buf after;   /* replies of the requests that ran after it */
+    sc_jdoc id_doc; /* a copy of the request's id: its line is gone */
+};
+
 struct sc_conn {
     uv_pipe_t pipe; /* first member: handle->data is not needed to find us */
     sc_daemon *d;
@@ -116,7 +132,12 @@ struct sc_conn {
     uint32_t cur_item; /* token of the next request to run */
     uint32_t cur_end;  /* token past the last request: done when reached */
     bool cur_batch;
-    bool waiting; /* an async request of the line is in flight */
+    bool waiting; /* an async request of the line is in flight, or quiet_wait */
+    /* The current request reads what held writes change: it runs once
+     * they are done (waiting is set too). */
+    bool quiet_wait;
+    sc_held *held_head, *held_tail;
+    unsigned nheld;
     size_t batch_replies;
     sc_buf batch;   /* replies of the line's batch so far */
     sc_buf scratch; /* where notifications' replies go to be dropped */
@@ -130,6 +151,8 @@ void sc_conn_flush(sc_conn *c);
 void sc_conn_close_after_flush(sc_conn *c);
 /** Return the input buffer to the daemon's pool when nothing is pending. */
 void sc_conn_recycle_input(sc_conn *c);
+/** True when no request of the connection is in flight or held. */
+bool sc_conn_idle(const sc_conn *c);
 /** True while unsent output is above the high-water mark. */
 bool sc_conn_congested(const sc_conn *c);
 /** Start or stop reading, honouring backpressure and pending work. */

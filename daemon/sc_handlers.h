@@ -18,18 +18,22 @@ typedef struct sc_req {
     sc_jval id;
     sc_jval params; /* the params object, or none when absent */
     bool notification;
+    bool may_hold; /* a store write later requests need not wait for */
+    bool held;     /* set by sc_async_start when it did not make them wait */
     sc_rpc_error err;
 } sc_req;
 
 /**
  * What an async request needs to reply later; embed it in the request's
- * context.  The id lives in the connection's current line, which waits.
+ * context.  The id lives in the connection's current line, which waits,
+ * or for a held write in the sc_held that keeps its reply.
  */
 typedef struct sc_async {
     sc_daemon *d;
     sc_conn *c;
     sc_jval id;
     bool notification;
+    sc_held *held;
 } sc_async;
 
 /* Every handler: `int sc_h_<handler>(sc_req *r)`, returning H_*. */
@@ -55,7 +59,9 @@ int sc_store_rpc_error(sc_rpc_error *err, int rc, const char *errmsg);
 /** Root reads everything; everyone else only their own uid's rows. */
 bool sc_may_access(const sc_conn *c, uint32_t owner_uid);
 
-/* Async: start (pins the connection), reply with one of the writers, done. */
+/* Async: start (pins the connection), reply with one of the writers, done.
+ * A store write (r->may_hold) is held when it can be: later requests of the
+ * connection then run at once, their replies kept until this one's. */
 void sc_async_start(sc_async *a, sc_req *r);
 sc_buf *sc_async_result_begin(sc_async *a);
 void sc_async_result_end(sc_async *a, sc_buf *b);

@@ -25,9 +25,18 @@
 
 static void on_conn_closed(uv_handle_t *h);
 
+/* Reply bytes buffered: unsent, being written, and kept behind held writes. */
 static size_t out_pending(const sc_conn *c)
 {
-    return c->out.len + c->writing.len;
+    size_t n = c->out.len + c->writing.len;
+    for (const sc_held *h = c->held_head; h; h = h->next)
+        n += h->reply.len + h->after.len;
+    return n;
+}
+
+bool sc_conn_idle(const sc_conn *c)
+{
+    return !c->waiting && !c->held_head;
 }
 
 bool sc_conn_congested(const sc_conn *c)
@@ -115,7 +124,7 @@ static void on_write(uv_write_t *req, int status)
         return;
     }
     sc_conn_flush(c);
-    if (!c->closing && !c->write_busy && c->close_after_flush) {
+    if (!c->closing && !c->write_busy && c->close_after_flush && !c->held_head) {
         sc_conn_unref(c);
         conn_close(c);
         return;
@@ -184,7 +193,8 @@ void sc_conn_close_after_flush(sc_conn *c)
     c->close_after_flush = true;
     sc_conn_update_reading(c);
     sc_conn_flush(c);
-    if (!c->write_busy)
+    /* Held writes still owe their replies: the last one to finish closes. */
+    if (!c->write_busy && !c->held_head)
         conn_close(c);
 }
 
@@ -250,7 +260,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         c->peer_eof = true;
         sc_conn_ref(c);
         sc_dispatch_process(c);
-        if (!c->closing && !c->waiting)
+        if (!c->closing && sc_conn_idle(c))
             sc_conn_close_after_flush(c);
         else
             sc_conn_flush(c);
@@ -523,7 +533,7 @@ void sc_server_stop(sc_daemon *d)
     sc_conn *c = d->conns;
     while (c) {
         sc_conn *next = c->next;
-        if (!c->waiting)
+        if (sc_conn_idle(c))
             sc_conn_close_after_flush(c);
         else
             sc_conn_update_reading(c);

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <sqlite3.h>
+
 #include "harness.h"
 
 #define STREAM_RANGE "must be an integer from 0 to 4294967295"
@@ -585,6 +587,148 @@ static void test_oversize_line(void **state)
     sc_it_daemon_destroy(d);
 }
 
+/* A session with three kernels on stream 0, capturing. */
+static int64_t session_with_kernels(sc_it_conn *c, const char *label)
+{
+    int64_t s = sc_it_open_session(c, label);
+    cJSON *reply = sc_it_call(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", (long long)s);
+    sc_it_ok(c, reply);
+    cJSON_Delete(reply);
+    for (int i = 0; i < 3; i++) {
+        reply = sc_it_call(c, "capture.record_kernel",
+                           "{\"session\":%lld,\"stream\":0,\"function_name\":\"k\","
+                           "\"num_blocks\":1,\"threads_per_block\":32}",
+                           (long long)s);
+        sc_it_ok(c, reply);
+        cJSON_Delete(reply);
+    }
+    return s;
+}
+
+/* Hold the database's write lock, so that the daemon's commits wait. */
+static sqlite3 *lock_db(const char *path)
+{
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+    return db;
+}
+
+static void unlock_db(sqlite3 *db)
+{
+    assert_int_equal(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+}
+
+/*
+ * capture.end and session.open do not hold up the requests after them on
+ * the connection, yet replies keep request order, capture requests see the
+ * ended session gone, and store reads wait for the writes sent before them:
+ * with the commits held back by a lock, the reads must not run early.
+ */
+static void test_writes_held_in_order(void **state)
+{
+    sc_it_conn *c = sc_it_must_connect(*state);
+    int64_t s = session_with_kernels(c, "held");
+    char buf[2048];
+    snprintf(buf, sizeof buf,
+             "{\"jsonrpc\":\"2.0\",\"id\":\"end\",\"method\":\"capture.end\","
+             "\"params\":{\"session\":%lld,\"stream\":0}}\n"
+             "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session.open\","
+             "\"params\":{\"label\":\"after\"}}\n"
+             "{\"jsonrpc\":\"2.0\",\"method\":\"capture.node_count\","
+             "\"params\":{\"session\":%lld}}\n"
+             "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"capture.is_capturing\","
+             "\"params\":{\"session\":%lld}}\n"
+             "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"graph.list\",\"params\":{\"limit\":1}}\n"
+             "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"log.list\",\"params\":{\"limit\":2}}\n",
+             (long long)s, (long long)s, (long long)s);
+    sqlite3 *lock = lock_db(sc_it_daemon_db(*state));
+    assert_int_equal(sc_it_send(c, buf, strlen(buf)), 0);
+    /* Nothing can be answered before capture.end, which cannot commit. */
+    assert_int_equal(sc_it_expect_silence(c, 300), 0);
+    unlock_db(lock);
+
+    cJSON *end = sc_it_must_recv(c);
+    assert_string_equal(sc_it_str(end, "id"), "end");
+    const cJSON *res = sc_it_ok(c, end);
+    int64_t graph = sc_it_int(res, "graph");
+    assert_int_equal(sc_it_int(res, "node_count"), 3);
+
+    cJSON *open = sc_it_must_recv(c);
+    assert_id_int(c, open, 2);
+    int64_t next = sc_it_int(sc_it_ok(c, open), "session");
+    assert_true(next > s);
+
+    /* The notification got no reply; the ended session is gone. */
+    cJSON *gone = sc_it_must_recv(c);
+    assert_id_int(c, gone, 3);
+    sc_it_err(c, gone, 1001, "not_found");
+
+    cJSON *graphs = sc_it_must_recv(c);
+    assert_id_int(c, graphs, 4);
+    const cJSON *first =
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(sc_it_ok(c, graphs), "graphs"), 0);
+    assert_non_null(first);
+    assert_int_equal(sc_it_int(first, "graph"), graph);
+
+    cJSON *log = sc_it_must_recv(c);
+    assert_id_int(c, log, 5);
+    const cJSON *entries = cJSON_GetObjectItemCaseSensitive(sc_it_ok(c, log), "entries");
+    assert_int_equal(cJSON_GetArraySize(entries), 2);
+    const cJSON *e0 = cJSON_GetArrayItem(entries, 0), *e1 = cJSON_GetArrayItem(entries, 1);
+    assert_int_equal(sc_it_int(e0, "session"), next);
+    assert_string_equal(sc_it_str(e0, "outcome"), "open");
+    assert_int_equal(sc_it_int(e1, "session"), s);
+    assert_string_equal(sc_it_str(e1, "outcome"), "completed");
+    assert_int_equal(sc_it_int(e1, "graph"), graph);
+    assert_int_equal(sc_it_expect_silence(c, 100), 0);
+
+    cJSON_Delete(end);
+    cJSON_Delete(open);
+    cJSON_Delete(gone);
+    cJSON_Delete(graphs);
+    cJSON_Delete(log);
+    cJSON *reply = sc_it_call(c, "session.close", "{\"session\":%lld}", (long long)next);
+    sc_it_ok(c, reply);
+    cJSON_Delete(reply);
+    sc_it_conn_close(c);
+}
+
+/* A line that closes the connection still lets held writes reply first. */
+static void test_held_write_replies_before_close(void **state)
+{
+    (void)state;
+    static const char *const flags[] = {"--max-message", "4096", NULL};
+    sc_it_daemon *d = sc_it_must_start(flags);
+    sc_it_conn *c = sc_it_must_connect(d);
+    int64_t s = session_with_kernels(c, "held-close");
+    char end[256];
+    snprintf(end, sizeof end,
+             "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"capture.end\","
+             "\"params\":{\"session\":%lld,\"stream\":0}}\n",
+             (long long)s);
+    char *big = label_request(10, 5000);
+    size_t n = strlen(end), m = strlen(big);
+    char *both = malloc(n + m + 2);
+    assert_non_null(both);
+    memcpy(both, end, n);
+    memcpy(both + n, big, m);
+    memcpy(both + n + m, "\n", 2);
+    sc_it_send(c, both, n + m + 1); /* may fail part-way once the daemon closes */
+    free(both);
+    free(big);
+
+    cJSON *reply = sc_it_must_recv(c);
+    assert_id_int(c, reply, 9);
+    assert_int_equal(sc_it_int(sc_it_ok(c, reply), "node_count"), 3);
+    cJSON_Delete(reply);
+    expect_too_large_then_close(c);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    sc_it_daemon_destroy(d);
+}
+
 static void test_unknown_session_and_graph(void **state)
 {
     sc_it_conn *c = sc_it_must_connect(*state);
@@ -686,6 +830,8 @@ int main(void)
         cmocka_unit_test(test_batch_all_notifications),
         cmocka_unit_test(test_batch_empty_and_non_objects),
         cmocka_unit_test(test_pipelined_in_order),
+        cmocka_unit_test(test_writes_held_in_order),
+        cmocka_unit_test(test_held_write_replies_before_close),
         cmocka_unit_test(test_oversize_line),
         cmocka_unit_test(test_unknown_session_and_graph),
         cmocka_unit_test(test_server_info),
