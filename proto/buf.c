@@ -77,26 +77,6 @@ bool sc_buf_failed(const sc_buf *b)
     return b->oom;
 }
 
-void sc_buf_append(sc_buf *b, const void *data, size_t len)
-{
-    if (len == 0 || sc_buf_reserve(b, len) != 0)
-        return;
-    memcpy(b->data + b->len, data, len);
-    b->len += len;
-}
-
-void sc_buf_puts(sc_buf *b, const char *s)
-{
-    sc_buf_append(b, s, strlen(s));
-}
-
-void sc_buf_putc(sc_buf *b, char c)
-{
-    if (sc_buf_reserve(b, 1) != 0)
-        return;
-    b->data[b->len++] = c;
-}
-
 void sc_buf_printf(sc_buf *b, const char *fmt, ...)
 {
     if (b->oom)

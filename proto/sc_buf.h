@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,9 +44,29 @@ int sc_buf_reserve(sc_buf *b, size_t extra);
 char *sc_buf_detach(sc_buf *b, size_t *len);
 bool sc_buf_failed(const sc_buf *b);
 
-void sc_buf_append(sc_buf *b, const void *data, size_t len);
-void sc_buf_puts(sc_buf *b, const char *s);
-void sc_buf_putc(sc_buf *b, char c);
+/*
+ * Appends are inline: nearly every one fits in the room already reserved,
+ * and a literal's length is then known at compile time.
+ */
+static inline void sc_buf_append(sc_buf *b, const void *data, size_t len)
+{
+    if (len == 0 || b->oom || (b->cap - b->len < len && sc_buf_reserve(b, len) != 0))
+        return;
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+}
+
+static inline void sc_buf_puts(sc_buf *b, const char *s)
+{
+    sc_buf_append(b, s, strlen(s));
+}
+
+static inline void sc_buf_putc(sc_buf *b, char c)
+{
+    if (b->oom || (b->cap == b->len && sc_buf_reserve(b, 1) != 0))
+        return;
+    b->data[b->len++] = c;
+}
 void sc_buf_printf(sc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /**
