@@ -5,16 +5,15 @@
  * requests finish synchronously and their reply goes straight into the
  * connection's output.  Requests that need the store go async.
  *
- * A store write that ends or starts a session (session.open, session.close,
- * capture.end) on a line of its own is held: the connection goes on with
- * its next requests while the commit runs, and their replies wait behind
- * the write's in an sc_held, so replies still leave in request order.  The
- * session table already shows the write's effect (the session is gone, or
- * appears when its open is committed), so capture and session requests may
- * run behind it; anything that reads the store, and anything in a batch,
- * waits until the connection's held writes are committed, so it observes
- * every write sent before it.  Other async requests stop the connection
- * until their reply is written.
+ * A store write that ends a session (session.close, capture.end) on a line
+ * of its own is held: the connection goes on with its next requests while
+ * the commit runs, and their replies wait behind the write's in an sc_held,
+ * so replies still leave in request order.  The session is already out of
+ * the table, so capture and session requests may run behind the write;
+ * anything that reads the store waits until the connection's held writes
+ * are committed, so it observes every write sent before it.  Other async
+ * requests (session.open among them) stop the connection until their reply
+ * is written, placed behind any held write's.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -938,11 +937,15 @@ static bool runs_behind_writes(int method)
     }
 }
 
-/* The writes that need not hold up the requests after them. */
+/*
+ * The writes that need not hold up the requests after them: they take
+ * their session out of the table at once.  session.open is not one: the
+ * session it makes exists only once the commit is done, and a request
+ * after it naming that session must find it.
+ */
 static bool may_hold(int method)
 {
-    return method == SC_M_SESSION_OPEN || method == SC_M_SESSION_CLOSE ||
-           method == SC_M_CAPTURE_END;
+    return method == SC_M_SESSION_CLOSE || method == SC_M_CAPTURE_END;
 }
 
 /*

@@ -621,10 +621,11 @@ static void unlock_db(sqlite3 *db)
 }
 
 /*
- * capture.end and session.open do not hold up the requests after them on
- * the connection, yet replies keep request order, capture requests see the
- * ended session gone, and store reads wait for the writes sent before them:
- * with the commits held back by a lock, the reads must not run early.
+ * capture.end does not hold up the requests after it on the connection,
+ * yet replies keep request order, capture requests see the ended session
+ * gone, a request naming the session a pipelined session.open makes finds
+ * it, and store reads wait for the writes sent before them: with the
+ * commits held back by a lock, the reads must not run early.
  */
 static void test_writes_held_in_order(void **state)
 {
@@ -636,13 +637,15 @@ static void test_writes_held_in_order(void **state)
              "\"params\":{\"session\":%lld,\"stream\":0}}\n"
              "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session.open\","
              "\"params\":{\"label\":\"after\"}}\n"
+             "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"capture.begin\","
+             "\"params\":{\"session\":%lld,\"stream\":1}}\n"
              "{\"jsonrpc\":\"2.0\",\"method\":\"capture.node_count\","
              "\"params\":{\"session\":%lld}}\n"
              "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"capture.is_capturing\","
              "\"params\":{\"session\":%lld}}\n"
              "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"graph.list\",\"params\":{\"limit\":1}}\n"
              "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"log.list\",\"params\":{\"limit\":2}}\n",
-             (long long)s, (long long)s, (long long)s);
+             (long long)s, (long long)s + 1, (long long)s, (long long)s);
     sqlite3 *lock = lock_db(sc_it_daemon_db(*state));
     assert_int_equal(sc_it_send(c, buf, strlen(buf)), 0);
     /* Nothing can be answered before capture.end, which cannot commit. */
@@ -658,7 +661,12 @@ static void test_writes_held_in_order(void **state)
     cJSON *open = sc_it_must_recv(c);
     assert_id_int(c, open, 2);
     int64_t next = sc_it_int(sc_it_ok(c, open), "session");
-    assert_true(next > s);
+    /* One client, ids from AUTOINCREMENT: the open made session s + 1. */
+    assert_int_equal(next, s + 1);
+    cJSON *begun = sc_it_must_recv(c);
+    assert_id_int(c, begun, 6);
+    sc_it_ok(c, begun);
+    cJSON_Delete(begun);
 
     /* The notification got no reply; the ended session is gone. */
     cJSON *gone = sc_it_must_recv(c);
