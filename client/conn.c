@@ -254,27 +254,10 @@ const char *sc_client_socket_path(const sc_client *c)
 
 /* ---------------------------------------------------- request writer */
 
+/* session.info's result is not a pipelined reply: it fills caller storage. */
 static bool pipelinable(sc_method_id m)
 {
-    switch (m) {
-    case SC_M_SESSION_OPEN:
-    case SC_M_SESSION_CLOSE:
-    case SC_M_CAPTURE_BEGIN:
-    case SC_M_CAPTURE_RECORD_KERNEL:
-    case SC_M_CAPTURE_RECORD_MEMCPY:
-    case SC_M_CAPTURE_RECORD_MEMSET:
-    case SC_M_CAPTURE_RECORD_HOST_CALLBACK:
-    case SC_M_CAPTURE_RECORD_EVENT:
-    case SC_M_CAPTURE_WAIT_EVENT:
-    case SC_M_CAPTURE_STATUS:
-    case SC_M_CAPTURE_IS_CAPTURING:
-    case SC_M_CAPTURE_NODE_COUNT:
-    case SC_M_CAPTURE_INVALIDATE:
-    case SC_M_CAPTURE_END:
-        return true;
-    default:
-        return false;
-    }
+    return sc_method_on_session(m) && m != SC_M_SESSION_INFO;
 }
 
 int sc_cl_begin(sc_client *c, sc_method_id m)

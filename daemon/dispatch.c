@@ -910,33 +910,6 @@ static const sc_handler handlers[SC_M__COUNT] = {
  * flight; it runs again once they are done. */
 #define H_QUIET 3
 
-/* Requests that touch only the session table and its captures.  They may
- * run while the connection's writes are held: whatever a held write does
- * to a session is already visible there. */
-static bool runs_behind_writes(int method)
-{
-    switch (method) {
-    case SC_M_SESSION_OPEN:
-    case SC_M_SESSION_CLOSE:
-    case SC_M_SESSION_INFO:
-    case SC_M_CAPTURE_BEGIN:
-    case SC_M_CAPTURE_RECORD_KERNEL:
-    case SC_M_CAPTURE_RECORD_MEMCPY:
-    case SC_M_CAPTURE_RECORD_MEMSET:
-    case SC_M_CAPTURE_RECORD_HOST_CALLBACK:
-    case SC_M_CAPTURE_RECORD_EVENT:
-    case SC_M_CAPTURE_WAIT_EVENT:
-    case SC_M_CAPTURE_STATUS:
-    case SC_M_CAPTURE_IS_CAPTURING:
-    case SC_M_CAPTURE_NODE_COUNT:
-    case SC_M_CAPTURE_INVALIDATE:
-    case SC_M_CAPTURE_END:
-        return true;
-    default:
-        return false;
-    }
-}
-
 /*
  * The writes that need not hold up the requests after them: they take
  * their session out of the table at once.  session.open is not one: the
@@ -981,7 +954,9 @@ static int run_one(sc_conn *c, sc_jval item)
         return H_DONE;
     }
     int method = (int)req.desc->id;
-    if (c->held_head && !runs_behind_writes(method))
+    /* Session and capture requests see a held write's effect on the session
+     * table already; anything else reads the store and waits for it. */
+    if (c->held_head && !sc_method_on_session(req.desc->id))
         return H_QUIET;
     sc_req r = {.d = c->d,
                 .c = c,

@@ -16,6 +16,14 @@ static const unsigned char name_len[SC_M__COUNT] = {
 #undef SC_X_LEN
 };
 
+bool sc_method_on_session(sc_method_id m)
+{
+    if ((unsigned)m >= SC_M__COUNT)
+        return false;
+    const char *n = sc_methods[m].name;
+    return strncmp(n, "session.", 8) == 0 || strncmp(n, "capture.", 8) == 0;
+}
+
 const sc_method_desc *sc_method_lookup(const char *name, size_t len)
 {
     if (!name)

@@ -11,6 +11,7 @@
 #ifndef SC_METHODS_H
 #define SC_METHODS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -87,6 +88,10 @@ extern const sc_method_desc sc_methods[SC_M__COUNT];
 
 /** Look a wire name up (exact, case-sensitive); NULL when unknown. */
 const sc_method_desc *sc_method_lookup(const char *name, size_t len);
+
+/** True for the methods that act on one live session: the `session.*` and
+ *  `capture.*` families (they touch no stored graph or log row to answer). */
+bool sc_method_on_session(sc_method_id m);
 
 #ifdef __cplusplus
 }

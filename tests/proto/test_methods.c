@@ -125,6 +125,25 @@ static const cJSON *openrpc_method(const cJSON *methods, const char *name)
     return NULL;
 }
 
+/* The session-scoped methods are exactly the session.* and capture.* ones. */
+static void test_on_session(void **state)
+{
+    (void)state;
+    assert_true(sc_method_on_session(SC_M_SESSION_OPEN));
+    assert_true(sc_method_on_session(SC_M_SESSION_INFO));
+    assert_true(sc_method_on_session(SC_M_CAPTURE_BEGIN));
+    assert_true(sc_method_on_session(SC_M_CAPTURE_END));
+    assert_false(sc_method_on_session(SC_M_GRAPH_GET));
+    assert_false(sc_method_on_session(SC_M_GRAPH_DELETE));
+    assert_false(sc_method_on_session(SC_M_LOG_LIST));
+    assert_false(sc_method_on_session(SC_M_SERVER_INFO));
+    assert_false(sc_method_on_session(SC_M__COUNT));
+    unsigned n = 0;
+    for (int m = 0; m < SC_M__COUNT; m++)
+        n += sc_method_on_session((sc_method_id)m);
+    assert_int_equal(n, 15); /* 3 session.* and 12 capture.* methods */
+}
+
 static void test_openrpc_names_match_table(void **state)
 {
     (void)state;
@@ -359,6 +378,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_entries),
         cmocka_unit_test(test_lookup_unknown),
+        cmocka_unit_test(test_on_session),
         cmocka_unit_test(test_openrpc_names_match_table),
         cmocka_unit_test(test_summary_fields),
         cmocka_unit_test(test_openrpc_fields_match_table),
