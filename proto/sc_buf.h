@@ -83,6 +83,82 @@ void sc_json_bool(sc_buf *b, bool v);
  *  (UTC; times before 1970 too); `null` when the time is out of range. */
 void sc_json_time_ms(sc_buf *b, int64_t unix_ms);
 
+/*
+ * Object members.  An object is written as sc_json_obj_begin, any number of
+ * members, sc_json_obj_end; `first` (the caller's) tells whether a comma is
+ * due.  `key` is a name the protocol defines: it is written as it is, so it
+ * must need no escaping.  The typed writers write the key, then the value.
+ */
+static inline void sc_json_obj_begin(sc_buf *b, bool *first)
+{
+    sc_buf_putc(b, '{');
+    *first = true;
+}
+
+static inline void sc_json_obj_end(sc_buf *b)
+{
+    sc_buf_putc(b, '}');
+}
+
+/** `,"key":` (no comma for the first member); the caller writes the value. */
+static inline void sc_json_key(sc_buf *b, bool *first, const char *key)
+{
+    if (!*first)
+        sc_buf_putc(b, ',');
+    *first = false;
+    sc_buf_putc(b, '"');
+    sc_buf_puts(b, key);
+    sc_buf_append(b, "\":", 2);
+}
+
+static inline void sc_json_member_u64(sc_buf *b, bool *first, const char *key, uint64_t v)
+{
+    sc_json_key(b, first, key);
+    sc_json_u64(b, v);
+}
+
+static inline void sc_json_member_i64(sc_buf *b, bool *first, const char *key, int64_t v)
+{
+    sc_json_key(b, first, key);
+    sc_json_i64(b, v);
+}
+
+static inline void sc_json_member_bool(sc_buf *b, bool *first, const char *key, bool v)
+{
+    sc_json_key(b, first, key);
+    sc_json_bool(b, v);
+}
+
+/** A string member (`s` valid UTF-8, escaped as sc_json_string does). */
+static inline void sc_json_member_str(sc_buf *b, bool *first, const char *key, const char *s,
+                                      size_t len)
+{
+    sc_json_key(b, first, key);
+    sc_json_string(b, s, len);
+}
+
+static inline void sc_json_member_cstr(sc_buf *b, bool *first, const char *key, const char *s)
+{
+    sc_json_key(b, first, key);
+    sc_json_cstr(b, s);
+}
+
+/** A time member, written as sc_json_time_ms does. */
+static inline void sc_json_member_time_ms(sc_buf *b, bool *first, const char *key, int64_t unix_ms)
+{
+    sc_json_key(b, first, key);
+    sc_json_time_ms(b, unix_ms);
+}
+
+/** A one-member object, `{"key":v}`: the commonest small result. */
+static inline void sc_json_obj_u64(sc_buf *b, const char *key, uint64_t v)
+{
+    bool first;
+    sc_json_obj_begin(b, &first);
+    sc_json_member_u64(b, &first, key, v);
+    sc_json_obj_end(b);
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -229,6 +229,36 @@ static void test_json_time(void **state)
     expect_time(-1, "\"1969-12-31T23:59:59.999Z\"");
 }
 
+static void test_json_members(void **state)
+{
+    (void)state;
+    sc_buf b = SC_BUF_INIT;
+    bool first;
+    sc_json_obj_begin(&b, &first);
+    assert_true(first);
+    sc_json_member_u64(&b, &first, "a", 18446744073709551615ull);
+    assert_false(first);
+    sc_json_member_i64(&b, &first, "b", -5);
+    sc_json_member_bool(&b, &first, "c", false);
+    sc_json_member_str(&b, &first, "d", "x\"y", 3);
+    sc_json_member_cstr(&b, &first, "e", "\n");
+    sc_json_member_time_ms(&b, &first, "f", 0);
+    sc_json_key(&b, &first, "g");
+    sc_buf_puts(&b, "[]");
+    sc_json_obj_end(&b);
+    assert_string_equal(text(&b), "{\"a\":18446744073709551615,\"b\":-5,\"c\":false,"
+                                  "\"d\":\"x\\\"y\",\"e\":\"\\n\","
+                                  "\"f\":\"1970-01-01T00:00:00.000Z\",\"g\":[]}");
+    sc_buf_reset(&b);
+    sc_json_obj_begin(&b, &first);
+    sc_json_obj_end(&b);
+    assert_string_equal(text(&b), "{}");
+    sc_buf_reset(&b);
+    sc_json_obj_u64(&b, "node", 7);
+    assert_string_equal(text(&b), "{\"node\":7}");
+    sc_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +271,7 @@ int main(void)
         cmocka_unit_test(test_json_string_quotes_and_utf8),
         cmocka_unit_test(test_json_integers),
         cmocka_unit_test(test_json_time),
+        cmocka_unit_test(test_json_members),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
