@@ -57,8 +57,8 @@ int64_t sc_now_ms(void)
 
 static void on_idle_timer(uv_timer_t *t)
 {
-    sc_dispatch_sweep_idle(t->data);
-    sc_dispatch_retry_log(t->data);
+    sc_sessions_sweep_idle(t->data);
+    sc_log_retry_all(t->data);
     sc_server_sweep(t->data);
 }
 
@@ -131,5 +131,5 @@ void sc_daemon_destroy(sc_daemon *d)
     sc_cache_destroy(d->cache);
     d->cache = NULL;
     sc_server_free_pool(d);
-    sc_dispatch_free_retries(d);
+    sc_log_retry_free(d);
 }

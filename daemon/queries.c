@@ -1,5 +1,6 @@
 /*
- * queries.c - stored graphs and the capture log: graph.* and log.list.
+ * queries.c - stored graphs, the capture log and the daemon's status:
+ * graph.*, log.list and server.info.
  *
  * Graph contents come from the cache (loaded and indexed off the loop on a
  * miss); large replies (graph.get, graph.export) are rendered on the thread
@@ -723,4 +724,29 @@ int sc_h_log_list(sc_req *r)
     }
     sc_async_start(a, r);
     return H_ASYNC;
+}
+
+/* ------------------------------------------------------- server.* */
+
+int sc_h_server_info(sc_req *r)
+{
+    sc_daemon *d = r->d;
+    int64_t graphs = 0;
+    if (d->store)
+        sc_store_graph_count(d->store, &graphs);
+    sc_buf *b = sc_req_result_begin(r);
+    sc_buf_puts(b, "{\"version\":");
+    sc_json_cstr(b, SC_VERSION);
+    sc_buf_puts(b, ",\"uptime_s\":");
+    sc_json_u64(b, (uv_hrtime() - d->start_hr) / 1000000000u);
+    sc_buf_puts(b, ",\"connections\":");
+    sc_json_u64(b, d->nconns);
+    sc_buf_puts(b, ",\"sessions\":");
+    sc_json_u64(b, d->sessions.count);
+    sc_buf_puts(b, ",\"graphs\":");
+    sc_json_i64(b, graphs);
+    sc_buf_puts(b, ",\"db_path\":");
+    sc_json_cstr(b, d->cfg.db_path);
+    sc_buf_putc(b, '}');
+    return sc_req_result_end(r, b);
 }

@@ -238,14 +238,27 @@ void sc_server_check_stopped(sc_daemon *d);
 void sc_dispatch_process(sc_conn *c);
 /** Drop the line being executed (connection closing). */
 void sc_dispatch_discard(sc_conn *c);
+
+/* live.c: sessions that end without a request */
 /** Idle sweep: abandon sessions unused for the configured timeout. */
-void sc_dispatch_sweep_idle(sc_daemon *d);
-/** Queue again the log updates the database refused earlier. */
-void sc_dispatch_retry_log(sc_daemon *d);
-/** Free log updates still waiting for a retry (tear-down). */
-void sc_dispatch_free_retries(sc_daemon *d);
+void sc_sessions_sweep_idle(sc_daemon *d);
 /** Log every live session as `shutdown` and drop it. */
-void sc_dispatch_shutdown_sessions(sc_daemon *d);
+void sc_sessions_shutdown(sc_daemon *d);
+
+/* log_retry.c */
+/**
+ * Finish a session's log row with `outcome` (a static string) without
+ * waiting for the commit.  An update the database refuses is kept and
+ * queued again by sc_log_retry_all().
+ */
+void sc_log_end_detached(sc_daemon *d, const sc_session *s, const char *outcome,
+                         uint32_t node_count);
+/** Store completion for a log update whose failure is only logged (arg: the daemon). */
+void sc_log_update_ignore(void *arg, const sc_store_result *res);
+/** Queue again the log updates the database refused earlier. */
+void sc_log_retry_all(sc_daemon *d);
+/** Free log updates still waiting for a retry (tear-down). */
+void sc_log_retry_free(sc_daemon *d);
 
 /* main.c */
 void sc_log(const sc_daemon *d, int level, const char *fmt, ...)

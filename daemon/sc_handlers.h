@@ -1,7 +1,9 @@
 /*
  * sc_handlers.h - what method handlers share: the request being executed,
- * async completion, reply writers and common checks (dispatch.c), and one
- * handler per entry of the method table (declared from SC_METHODS).
+ * async completion, reply writers and common checks (dispatch.c), error
+ * mapping (errors.c), and one handler per entry of the method table
+ * (declared from SC_METHODS): session.* and capture.* in live.c, graph.*,
+ * log.* and server.* in queries.c.
  */
 #ifndef SC_HANDLERS_H
 #define SC_HANDLERS_H
@@ -54,8 +56,12 @@ int sc_req_not_found(sc_req *r, const char *what, uint64_t id);
 int sc_req_denied(sc_req *r, const char *what, uint64_t id);
 /** A store call refused to queue (stopping: 1008, else 1007). */
 int sc_req_store_unavailable(sc_req *r);
-/** Map a store result code to the protocol error. */
+/* errors.c */
+/** Map a store result code to the protocol error; returns the code. */
 int sc_store_rpc_error(sc_rpc_error *err, int rc, const char *errmsg);
+/** Map a core error raised on `stream` to the protocol's code and the
+ *  spec's message; returns the code. */
+int sc_core_rpc_error(sc_rpc_error *err, int rc, uint32_t stream);
 /** Root reads everything; everyone else only their own uid's rows. */
 bool sc_may_access(const sc_conn *c, uint32_t owner_uid);
 

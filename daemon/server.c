@@ -527,8 +527,8 @@ void sc_server_stop(sc_daemon *d)
     }
     uv_timer_stop(&d->idle_timer);
     /* Refused log updates get one last try before the store closes. */
-    sc_dispatch_retry_log(d);
-    sc_dispatch_shutdown_sessions(d);
+    sc_log_retry_all(d);
+    sc_sessions_shutdown(d);
     /* Connections with a request in flight close once it has replied. */
     sc_conn *c = d->conns;
     while (c) {

@@ -1,0 +1,502 @@
+/*
+ * live.c - methods on live sessions: session.* and capture.*.
+ *
+ * A session lives in the daemon-wide table and its capture model answers
+ * every capture.* request synchronously.  Opening one waits for its log
+ * row; ending one (session.close, capture.end) takes it out of the table
+ * at once and replies once the store has committed its log row or graph.
+ * Sessions that end without a request (idle, shutdown) are here too.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sc_handlers.h"
+
+static int capture_fail(sc_req *r, int rc, uint32_t stream)
+{
+    sc_core_rpc_error(&r->err, rc, stream);
+    return H_ERROR;
+}
+
+/*
+ * The session named by params.session, owned by the caller.  Permission is
+ * checked before any other parameter so a denied call changes nothing.
+ */
+static sc_session *get_session(sc_req *r)
+{
+    uint64_t id;
+    if (sc_param_id(r->params, "session", true, &id, &r->err) != 0)
+        return NULL;
+    sc_session *s = sc_sessions_find(&r->d->sessions, id);
+    if (!s) {
+        sc_req_not_found(r, "session", id);
+        return NULL;
+    }
+    if (!sc_may_access(r->c, s->uid)) {
+        sc_req_denied(r, "session", id);
+        return NULL;
+    }
+    sc_sessions_touch(&r->d->sessions, s, uv_now(r->d->loop));
+    return s;
+}
+
+static int get_stream(sc_req *r, uint32_t *stream)
+{
+    return sc_param_u32(r->params, "stream", true, stream, &r->err) == 0 ? 0 : -1;
+}
+
+static int check_node_limit(sc_req *r, const sc_session *s)
+{
+    if (sc_capture_node_count(s->cap) < r->d->cfg.max_session_nodes)
+        return 0;
+    sc_rpc_fail(&r->err, SC_RPC_LIMIT, "session node limit reached (%u nodes)",
+                (unsigned)r->d->cfg.max_session_nodes);
+    return -1;
+}
+
+/* ------------------------------------------------------- session.* */
+
+typedef struct open_ctx {
+    sc_async a;
+    char *label;
+    size_t label_len;
+    uint32_t uid;
+    int64_t pid;
+} open_ctx;
+
+static void session_opened(void *arg, const sc_store_result *res)
+{
+    open_ctx *o = arg;
+    sc_daemon *d = o->a.d;
+    sc_rpc_error err = {0};
+    d->opening_sessions--;
+    if (res->rc != SC_STORE_OK) {
+        sc_store_rpc_error(&err, res->rc, res->errmsg);
+        sc_async_error(&o->a, &err);
+        goto out;
+    }
+    sc_session *s = calloc(1, sizeof(*s));
+    if (!s || sc_capture_create(&s->cap) != 0) {
+        free(s);
+        sc_store_log_end(d->store, res->id, "failed", 0, sc_now_ms(), sc_log_update_ignore, d);
+        sc_rpc_fail(&err, SC_RPC_INTERNAL_ERROR, "out of memory");
+        sc_async_error(&o->a, &err);
+        goto out;
+    }
+    s->id = (uint64_t)res->id;
+    s->uid = o->uid;
+    s->pid = o->pid;
+    s->label = o->label;
+    s->label_len = o->label_len;
+    o->label = NULL;
+    if (d->stopping) {
+        /* Its row exists; it never got to live. */
+        sc_log_end_detached(d, s, "shutdown", 0);
+        sc_session_free(s);
+        sc_rpc_fail(&err, SC_RPC_SHUTTING_DOWN, "daemon is shutting down");
+        sc_async_error(&o->a, &err);
+        goto out;
+    }
+    if (sc_sessions_insert(&d->sessions, s) != 0) {
+        sc_log_end_detached(d, s, "failed", 0);
+        sc_session_free(s);
+        sc_rpc_fail(&err, SC_RPC_INTERNAL_ERROR, "out of memory");
+        sc_async_error(&o->a, &err);
+        goto out;
+    }
+    sc_sessions_touch(&d->sessions, s, uv_now(d->loop));
+    sc_buf *b = sc_async_result_begin(&o->a);
+    sc_buf_puts(b, "{\"session\":");
+    sc_json_u64(b, s->id);
+    sc_buf_putc(b, '}');
+    sc_async_result_end(&o->a, b);
+out:
+    sc_async_done(&o->a);
+    free(o->label);
+    free(o);
+}
+
+int sc_h_session_open(sc_req *r)
+{
+    const char *label = NULL;
+    size_t label_len = 0;
+    if (sc_param_string(r->params, "label", false, &label, &label_len, &r->err) < 0)
+        return H_ERROR;
+    sc_daemon *d = r->d;
+    if (d->sessions.count + d->opening_sessions >= d->cfg.max_sessions) {
+        sc_rpc_fail(&r->err, SC_RPC_LIMIT, "session limit reached (%u sessions)",
+                    d->cfg.max_sessions);
+        return H_ERROR;
+    }
+    open_ctx *o = calloc(1, sizeof(*o));
+    if (!o)
+        return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
+    if (label) {
+        o->label = malloc(label_len + 1);
+        if (!o->label) {
+            free(o);
+            return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
+        }
+        memcpy(o->label, label, label_len);
+        o->label[label_len] = '\0';
+        o->label_len = label_len;
+    }
+    o->uid = (uint32_t)r->c->uid;
+    o->pid = r->c->pid;
+    if (sc_store_log_open(d->store, o->uid, o->pid, o->label, o->label_len, sc_now_ms(),
+                          session_opened, o) != 0) {
+        free(o->label);
+        free(o);
+        return sc_req_store_unavailable(r);
+    }
+    sc_async_start(&o->a, r);
+    d->opening_sessions++;
+    return H_ASYNC;
+}
+
+typedef struct end_ctx {
+    sc_async a;
+    sc_session *s;
+    sc_graph *g;
+    int core_rc;
+    uint32_t stream;
+} end_ctx;
+
+static void end_ctx_free(end_ctx *e)
+{
+    sc_graph_destroy(e->g);
+    sc_session_free(e->s);
+    free(e);
+}
+
+/* session.close and a failed capture.end: the log row is final. */
+static void session_logged(void *arg, const sc_store_result *res)
+{
+    end_ctx *e = arg;
+    sc_rpc_error err = {0};
+    if (e->core_rc != 0) {
+        /* The capture error is the answer; a log failure is only logged. */
+        sc_log_update_ignore(e->a.d, res);
+        sc_core_rpc_error(&err, e->core_rc, e->stream);
+        sc_async_error(&e->a, &err);
+    } else if (res->rc != SC_STORE_OK) {
+        sc_store_rpc_error(&err, res->rc, res->errmsg);
+        sc_async_error(&e->a, &err);
+    } else {
+        sc_buf *b = sc_async_result_begin(&e->a);
+        sc_buf_puts(b, "{}");
+        sc_async_result_end(&e->a, b);
+    }
+    sc_async_done(&e->a);
+    end_ctx_free(e);
+}
+
+int sc_h_session_close(sc_req *r)
+{
+    sc_session *s = get_session(r);
+    if (!s)
+        return H_ERROR;
+    end_ctx *e = calloc(1, sizeof(*e));
+    if (!e)
+        return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
+    uint32_t nodes = sc_capture_node_count(s->cap);
+    if (sc_store_log_end(r->d->store, (int64_t)s->id, "closed", nodes, sc_now_ms(), session_logged,
+                         e) != 0) {
+        free(e);
+        return sc_req_store_unavailable(r);
+    }
+    sc_sessions_remove(&r->d->sessions, s);
+    e->s = s;
+    sc_async_start(&e->a, r);
+    return H_ASYNC;
+}
+
+int sc_h_session_info(sc_req *r)
+{
+    sc_session *s = get_session(r);
+    if (!s)
+        return H_ERROR;
+    sc_buf *b = sc_req_result_begin(r);
+    sc_buf_puts(b, "{\"session\":");
+    sc_json_u64(b, s->id);
+    sc_buf_puts(b, ",\"label\":");
+    sc_json_string(b, s->label ? s->label : "", s->label_len);
+    sc_buf_puts(b, ",\"capturing\":");
+    sc_json_bool(b, sc_capture_is_capturing(s->cap));
+    sc_buf_puts(b, ",\"node_count\":");
+    sc_json_u64(b, sc_capture_node_count(s->cap));
+    sc_buf_puts(b, ",\"streams\":[");
+    uint32_t n = sc_capture_stream_count(s->cap);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t stream;
+        sc_status st;
+        sc_capture_stream_at(s->cap, i, &stream, &st);
+        sc_buf_puts(b, i ? ",{\"stream\":" : "{\"stream\":");
+        sc_json_u64(b, stream);
+        sc_buf_puts(b, ",\"status\":");
+        sc_json_cstr(b, sc_status_name(st));
+        sc_buf_putc(b, '}');
+    }
+    sc_buf_puts(b, "]}");
+    return sc_req_result_end(r, b);
+}
+
+/* ------------------------------------------------------- capture.* */
+
+static int reply_node(sc_req *r, uint32_t node)
+{
+    sc_buf *b = sc_req_result_begin(r);
+    sc_buf_puts(b, "{\"node\":");
+    sc_json_u64(b, node);
+    sc_buf_putc(b, '}');
+    return sc_req_result_end(r, b);
+}
+
+int sc_h_capture_begin(sc_req *r)
+{
+    uint32_t stream;
+    sc_session *s = get_session(r);
+    if (!s || get_stream(r, &stream) != 0)
+        return H_ERROR;
+    int rc = sc_capture_begin(s->cap, stream);
+    return rc ? capture_fail(r, rc, stream) : sc_req_empty(r);
+}
+
+int sc_h_capture_record_kernel(sc_req *r)
+{
+    uint32_t stream, blocks, threads, shared = 0, node;
+    const char *name;
+    size_t len;
+    sc_session *s = get_session(r);
+    if (!s || get_stream(r, &stream) != 0 ||
+        sc_param_string(r->params, "function_name", true, &name, &len, &r->err) != 0 ||
+        sc_param_u32(r->params, "num_blocks", true, &blocks, &r->err) != 0 ||
+        sc_param_u32(r->params, "threads_per_block", true, &threads, &r->err) != 0 ||
+        sc_param_u32(r->params, "shared_mem", false, &shared, &r->err) < 0 ||
+        check_node_limit(r, s) != 0)
+        return H_ERROR;
+    int rc = sc_capture_record_kernel(s->cap, stream, name, len, blocks, threads, shared, &node);
+    return rc ? capture_fail(r, rc, stream) : reply_node(r, node);
+}
+
+static int get_dir(sc_req *r, sc_memcpy_dir *dir)
+{
+    const char *s;
+    size_t len;
+    if (sc_param_string(r->params, "dir", true, &s, &len, &r->err) != 0)
+        return -1;
+    if (sc_memcpy_dir_parse(s, len, dir) == 0)
+        return 0;
+    sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
+                "invalid params: 'dir' must be one of host_to_device, device_to_host, "
+                "device_to_device, peer_to_peer");
+    r->err.field = "dir";
+    return -1;
+}
+
+int sc_h_capture_record_memcpy(sc_req *r)
+{
+    uint32_t stream, node, src = 0, dst = 0;
+    uint64_t size;
+    sc_memcpy_dir dir;
+    const char *name;
+    size_t len;
+    sc_session *s = get_session(r);
+    if (!s || get_stream(r, &stream) != 0 ||
+        sc_param_string(r->params, "name", true, &name, &len, &r->err) != 0 ||
+        get_dir(r, &dir) != 0 ||
+        sc_param_u64(r->params, "size_bytes", true, SC_JSON_MAX_EXACT, &size, &r->err) != 0)
+        return H_ERROR;
+    /* Devices are only meaningful (and then required) for peer_to_peer. */
+    bool p2p = dir == SC_DIR_PEER_TO_PEER;
+    if (sc_param_u32(r->params, "src_device", p2p, &src, &r->err) < 0 ||
+        sc_param_u32(r->params, "dst_device", p2p, &dst, &r->err) < 0 ||
+        check_node_limit(r, s) != 0)
+        return H_ERROR;
+    if (!p2p)
+        src = dst = 0;
+    int rc = sc_capture_record_memcpy(s->cap, stream, name, len, dir, size, src, dst, &node);
+    return rc ? capture_fail(r, rc, stream) : reply_node(r, node);
+}
+
+int sc_h_capture_record_memset(sc_req *r)
+{
+    uint32_t stream, node;
+    uint64_t size, value;
+    const char *name;
+    size_t len;
+    sc_session *s = get_session(r);
+    if (!s || get_stream(r, &stream) != 0 ||
+        sc_param_string(r->params, "name", true, &name, &len, &r->err) != 0 ||
+        sc_param_u64(r->params, "size_bytes", true, SC_JSON_MAX_EXACT, &size, &r->err) != 0 ||
+        sc_param_u64(r->params, "value", true, 255, &value, &r->err) != 0 ||
+        check_node_limit(r, s) != 0)
+        return H_ERROR;
+    int rc = sc_capture_record_memset(s->cap, stream, name, len, size, (uint8_t)value, &node);
+    return rc ? capture_fail(r, rc, stream) : reply_node(r, node);
+}
+
+int sc_h_capture_record_host_callback(sc_req *r)
+{
+    uint32_t stream, node;
+    const char *label;
+    size_t len;
+    sc_session *s = get_session(r);
+    if (!s || get_stream(r, &stream) != 0 ||
+        sc_param_string(r->params, "label", true, &label, &len, &r->err) != 0 ||
+        check_node_limit(r, s) != 0)
+        return H_ERROR;
+    int rc = sc_capture_record_host_callback(s->cap, stream, label, len, &node);
+    return rc ? capture_fail(r, rc, stream) : reply_node(r, node);
+}
+
+static int event_op(sc_req *r, int (*op)(sc_capture *, uint32_t, uint32_t))
+{
+    uint32_t stream, event;
+    sc_session *s = get_session(r);
+    if (!s || get_stream(r, &stream) != 0 ||
+        sc_param_u32(r->params, "event", true, &event, &r->err) != 0)
+        return H_ERROR;
+    int rc = op(s->cap, stream, event);
+    return rc ? capture_fail(r, rc, stream) : sc_req_empty(r);
+}
+
+int sc_h_capture_record_event(sc_req *r)
+{
+    return event_op(r, sc_capture_record_event);
+}
+
+int sc_h_capture_wait_event(sc_req *r)
+{
+    return event_op(r, sc_capture_wait_event);
+}
+
+int sc_h_capture_status(sc_req *r)
+{
+    uint32_t stream;
+    sc_session *s = get_session(r);
+    if (!s || get_stream(r, &stream) != 0)
+        return H_ERROR;
+    sc_buf *b = sc_req_result_begin(r);
+    sc_buf_puts(b, "{\"status\":");
+    sc_json_cstr(b, sc_status_name(sc_capture_status(s->cap, stream)));
+    sc_buf_putc(b, '}');
+    return sc_req_result_end(r, b);
+}
+
+int sc_h_capture_is_capturing(sc_req *r)
+{
+    sc_session *s = get_session(r);
+    if (!s)
+        return H_ERROR;
+    sc_buf *b = sc_req_result_begin(r);
+    sc_buf_puts(b, "{\"capturing\":");
+    sc_json_bool(b, sc_capture_is_capturing(s->cap));
+    sc_buf_putc(b, '}');
+    return sc_req_result_end(r, b);
+}
+
+int sc_h_capture_node_count(sc_req *r)
+{
+    sc_session *s = get_session(r);
+    if (!s)
+        return H_ERROR;
+    sc_buf *b = sc_req_result_begin(r);
+    sc_buf_puts(b, "{\"node_count\":");
+    sc_json_u64(b, sc_capture_node_count(s->cap));
+    sc_buf_putc(b, '}');
+    return sc_req_result_end(r, b);
+}
+
+int sc_h_capture_invalidate(sc_req *r)
+{
+    uint32_t stream;
+    sc_session *s = get_session(r);
+    if (!s || get_stream(r, &stream) != 0)
+        return H_ERROR;
+    int rc = sc_capture_invalidate(s->cap, stream);
+    return rc ? capture_fail(r, rc, stream) : sc_req_empty(r);
+}
+
+static void graph_committed(void *arg, const sc_store_result *res)
+{
+    end_ctx *e = arg;
+    sc_rpc_error err = {0};
+    if (res->rc != SC_STORE_OK) {
+        /* Nothing of the graph is stored; the session is gone either way. */
+        sc_store_rpc_error(&err, res->rc, res->errmsg);
+        sc_async_error(&e->a, &err);
+        if (res->rc != SC_STORE_ECLOSED)
+            sc_log_end_detached(e->a.d, e->s, "failed", sc_graph_node_count(e->g));
+    } else {
+        sc_buf *b = sc_async_result_begin(&e->a);
+        sc_buf_puts(b, "{\"graph\":");
+        sc_json_i64(b, res->id);
+        sc_buf_puts(b, ",\"node_count\":");
+        sc_json_u64(b, sc_graph_node_count(e->g));
+        sc_buf_puts(b, ",\"edge_count\":");
+        sc_json_u64(b, sc_graph_edge_count(e->g));
+        sc_buf_putc(b, '}');
+        sc_async_result_end(&e->a, b);
+    }
+    sc_async_done(&e->a);
+    end_ctx_free(e);
+}
+
+int sc_h_capture_end(sc_req *r)
+{
+    uint32_t stream;
+    sc_session *s = get_session(r);
+    if (!s || get_stream(r, &stream) != 0)
+        return H_ERROR;
+    end_ctx *e = calloc(1, sizeof(*e));
+    if (!e)
+        return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
+    /* The end consumes the session whatever it returns (spec 4.9). */
+    sc_daemon *d = r->d;
+    sc_sessions_remove(&d->sessions, s);
+    uint32_t nodes = sc_capture_node_count(s->cap);
+    e->s = s;
+    e->stream = stream;
+    e->core_rc = sc_capture_end(s->cap, stream, &e->g);
+    s->cap = NULL;
+    int rc;
+    if (e->core_rc != 0)
+        rc = sc_store_log_end(d->store, (int64_t)s->id, "failed", nodes, sc_now_ms(),
+                              session_logged, e);
+    else
+        rc = sc_store_commit_graph(d->store, (int64_t)s->id, e->g, s->uid, s->pid, s->label,
+                                   s->label_len, sc_now_ms(), graph_committed, e);
+    if (rc != 0) {
+        end_ctx_free(e);
+        return sc_req_store_unavailable(r);
+    }
+    sc_async_start(&e->a, r);
+    return H_ASYNC;
+}
+
+/* ------------------------------------------------------- housekeeping */
+
+void sc_sessions_sweep_idle(sc_daemon *d)
+{
+    uint64_t now = uv_now(d->loop);
+    uint64_t limit = (uint64_t)d->cfg.session_idle_timeout_s * 1000u;
+    sc_session *s;
+    while ((s = sc_sessions_oldest(&d->sessions)) && now - s->last_used_ms >= limit) {
+        sc_sessions_remove(&d->sessions, s);
+        sc_log(d, SC_LOG_INFO, "session %llu abandoned after %us idle", (unsigned long long)s->id,
+               d->cfg.session_idle_timeout_s);
+        sc_log_end_detached(d, s, "abandoned", sc_capture_node_count(s->cap));
+        sc_session_free(s);
+    }
+}
+
+void sc_sessions_shutdown(sc_daemon *d)
+{
+    sc_session *s;
+    while ((s = sc_sessions_oldest(&d->sessions))) {
+        sc_sessions_remove(&d->sessions, s);
+        sc_log_end_detached(d, s, "shutdown", sc_capture_node_count(s->cap));
+        sc_session_free(s);
+    }
+}

@@ -1,0 +1,98 @@
+/*
+ * log_retry.c - capture-log updates that no request waits for.
+ *
+ * A session that ends without a reply to give (idle timeout, shutdown, a
+ * failed end) still owes its log row a final outcome.  When the database
+ * refuses the update, it is kept and queued again by the daemon's sweep.
+ */
+#include <stdlib.h>
+
+#include "sc_daemon.h"
+
+void sc_log_update_ignore(void *arg, const sc_store_result *res)
+{
+    sc_daemon *d = arg;
+    if (res->rc != SC_STORE_OK)
+        sc_log(d, SC_LOG_ERROR, "capture log update failed: %s",
+               res->errmsg ? res->errmsg : "store error");
+}
+
+/*
+ * A session's final log update that nobody waits for.  When the database
+ * refuses it (full, locked), it is kept and tried again by the sweep, so a
+ * row is not left `open` once storage recovers; ENOTFOUND means the row is
+ * already final.
+ */
+typedef struct sc_log_retry {
+    sc_daemon *d;
+    int64_t session;
+    const char *outcome; /* static */
+    uint32_t node_count;
+    int64_t ended_ms;
+    struct sc_log_retry *next;
+} sc_log_retry;
+
+static void log_update_done(void *arg, const sc_store_result *res)
+{
+    sc_log_retry *r = arg;
+    sc_daemon *d = r->d;
+    if (res->rc == SC_STORE_EIO && !d->stopping) {
+        sc_log(d, SC_LOG_WARN, "session %lld: logging outcome %s failed (%s); will retry",
+               (long long)r->session, r->outcome, res->errmsg ? res->errmsg : "store error");
+        r->next = d->log_retries;
+        d->log_retries = r;
+        return;
+    }
+    if (res->rc != SC_STORE_OK && res->rc != SC_STORE_ENOTFOUND)
+        sc_log(d, SC_LOG_ERROR, "session %lld: could not log outcome %s", (long long)r->session,
+               r->outcome);
+    free(r);
+}
+
+static void log_update_queue(sc_log_retry *r)
+{
+    if (sc_store_log_end(r->d->store, r->session, r->outcome, r->node_count, r->ended_ms,
+                         log_update_done, r) == 0)
+        return;
+    sc_log(r->d, SC_LOG_ERROR, "session %lld: could not log outcome %s", (long long)r->session,
+           r->outcome);
+    free(r);
+}
+
+/* Finish a session's log row without waiting for the commit. */
+void sc_log_end_detached(sc_daemon *d, const sc_session *s, const char *outcome,
+                         uint32_t node_count)
+{
+    sc_log_retry *r = calloc(1, sizeof(*r));
+    if (!r) {
+        sc_log(d, SC_LOG_ERROR, "session %llu: out of memory logging outcome %s",
+               (unsigned long long)s->id, outcome);
+        return;
+    }
+    r->d = d;
+    r->session = (int64_t)s->id;
+    r->outcome = outcome;
+    r->node_count = node_count;
+    r->ended_ms = sc_now_ms();
+    log_update_queue(r);
+}
+
+void sc_log_retry_all(sc_daemon *d)
+{
+    sc_log_retry *r = d->log_retries;
+    d->log_retries = NULL;
+    while (r) {
+        sc_log_retry *next = r->next;
+        log_update_queue(r);
+        r = next;
+    }
+}
+
+void sc_log_retry_free(sc_daemon *d)
+{
+    while (d->log_retries) {
+        sc_log_retry *r = d->log_retries;
+        d->log_retries = r->next;
+        free(r);
+    }
+}
