@@ -286,7 +286,8 @@ int sc_req_store_unavailable(sc_req *r)
 
 /* The method table decides which handlers exist: one per entry. */
 static const sc_handler handlers[SC_M__COUNT] = {
-#define SC_X_HANDLER(id, handler, name, params, result, summary) [SC_M_##id] = sc_h_##handler,
+#define SC_X_HANDLER(id, handler, name, flags, params, result, summary)                            \
+    [SC_M_##id] = sc_h_##handler,
     SC_METHODS(SC_X_HANDLER)
 #undef SC_X_HANDLER
 };
@@ -296,17 +297,6 @@ static const sc_handler handlers[SC_M__COUNT] = {
 /* Returned by run_one: the request reads the store and held writes are in
  * flight; it runs again once they are done. */
 #define H_QUIET 3
-
-/*
- * The writes that need not hold up the requests after them: they take
- * their session out of the table at once.  session.open is not one: the
- * session it makes exists only once the commit is done, and a request
- * after it naming that session must find it.
- */
-static bool may_hold(int method)
-{
-    return method == SC_M_SESSION_CLOSE || method == SC_M_CAPTURE_END;
-}
 
 /*
  * One batch may not make the daemon buffer more than this in replies: a
@@ -340,17 +330,17 @@ static int run_one(sc_conn *c, sc_jval item)
         reply_error(c, req.id, req.notification, &err);
         return H_DONE;
     }
-    int method = (int)req.desc->id;
-    /* Session and capture requests see a held write's effect on the session
-     * table already; anything else reads the store and waits for it. */
-    if (c->held_head && !sc_method_on_session(req.desc->id))
+    sc_method_id method = req.desc->id;
+    /* A held write's effect on the session table is already there; what it
+     * changes in the store is not until it commits. */
+    if (c->held_head && sc_method_has(method, SC_MF_READS_STORE))
         return H_QUIET;
     sc_req r = {.d = c->d,
                 .c = c,
                 .id = req.id,
                 .params = req.params,
                 .notification = req.notification,
-                .may_hold = may_hold(method)};
+                .may_hold = sc_method_has(method, SC_MF_HOLDABLE)};
     rc = handlers[method](&r);
     if (rc == H_ERROR)
         reply_error(c, req.id, req.notification, &r.err);

@@ -20,7 +20,7 @@ typedef struct sc_req {
     sc_jval id;
     sc_jval params; /* the params object, or none when absent */
     bool notification;
-    bool may_hold; /* a store write later requests need not wait for */
+    bool may_hold; /* SC_MF_HOLDABLE: later requests need not wait for it */
     bool held;     /* set by sc_async_start when it did not make them wait */
     sc_rpc_error err;
 } sc_req;
@@ -39,7 +39,7 @@ typedef struct sc_async {
 } sc_async;
 
 /* Every handler: `int sc_h_<handler>(sc_req *r)`, returning H_*. */
-#define SC_X_HANDLER_DECL(id, handler, name, params, result, summary) int sc_h_##handler(sc_req *r);
+#define SC_X_HANDLER_DECL(id, handler, name, flags, params, result, summary) int sc_h_##handler(sc_req *r);
 SC_METHODS(SC_X_HANDLER_DECL)
 #undef SC_X_HANDLER_DECL
 

@@ -144,6 +144,32 @@ static void test_on_session(void **state)
     assert_int_equal(n, 15); /* 3 session.* and 12 capture.* methods */
 }
 
+/* The scheduling flags: which writes are held, which requests wait for
+ * held writes to commit. */
+static void test_flags(void **state)
+{
+    (void)state;
+    unsigned holdable = 0;
+    for (int m = 0; m < SC_M__COUNT; m++) {
+        const sc_method_desc *d = &sc_methods[m];
+        bool family_session = strncmp(d->name, "session.", 8) == 0 ||
+                              strncmp(d->name, "capture.", 8) == 0;
+        assert_int_equal(sc_method_has((sc_method_id)m, SC_MF_SESSION), family_session);
+        /* Everything else reads the store, so it waits for held writes. */
+        assert_int_equal(sc_method_has((sc_method_id)m, SC_MF_READS_STORE), !family_session);
+        holdable += sc_method_has((sc_method_id)m, SC_MF_HOLDABLE);
+    }
+    assert_int_equal(holdable, 2);
+    assert_true(sc_method_has(SC_M_SESSION_CLOSE, SC_MF_HOLDABLE | SC_MF_WRITES_STORE));
+    assert_true(sc_method_has(SC_M_CAPTURE_END, SC_MF_HOLDABLE | SC_MF_WRITES_STORE));
+    /* session.open waits for its commit: a request after it names the session. */
+    assert_true(sc_method_has(SC_M_SESSION_OPEN, SC_MF_WRITES_STORE));
+    assert_false(sc_method_has(SC_M_SESSION_OPEN, SC_MF_HOLDABLE));
+    assert_true(sc_method_has(SC_M_GRAPH_DELETE, SC_MF_WRITES_STORE | SC_MF_READS_STORE));
+    assert_false(sc_method_has(SC_M_CAPTURE_BEGIN, SC_MF_WRITES_STORE));
+    assert_false(sc_method_has(SC_M__COUNT, 0));
+}
+
 static void test_openrpc_names_match_table(void **state)
 {
     (void)state;
@@ -379,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_table_entries),
         cmocka_unit_test(test_lookup_unknown),
         cmocka_unit_test(test_on_session),
+        cmocka_unit_test(test_flags),
         cmocka_unit_test(test_openrpc_names_match_table),
         cmocka_unit_test(test_summary_fields),
         cmocka_unit_test(test_openrpc_fields_match_table),
