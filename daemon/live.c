@@ -25,7 +25,7 @@ static int capture_fail(sc_req *r, int rc, uint32_t stream)
 static sc_session *get_session(sc_req *r)
 {
     uint64_t id;
-    if (sc_param_id(r->params, "session", true, &id, &r->err) != 0)
+    if (sc_param_id(r->params, "session", &id, &r->err) != 0)
         return NULL;
     sc_session *s = sc_sessions_find(&r->d->sessions, id);
     if (!s) {
@@ -42,7 +42,7 @@ static sc_session *get_session(sc_req *r)
 
 static int get_stream(sc_req *r, uint32_t *stream)
 {
-    return sc_param_u32(r->params, "stream", true, stream, &r->err) == 0 ? 0 : -1;
+    return sc_param_u32(r->params, "stream", stream, &r->err) == 0 ? 0 : -1;
 }
 
 static int check_node_limit(sc_req *r, const sc_session *s)
@@ -120,7 +120,7 @@ int sc_h_session_open(sc_req *r)
 {
     const char *label = NULL;
     size_t label_len = 0;
-    if (sc_param_string(r->params, "label", false, &label, &label_len, &r->err) < 0)
+    if (sc_param_opt_string(r->params, "label", &label, &label_len, &r->err) != 0)
         return H_ERROR;
     sc_daemon *d = r->d;
     if (d->sessions.count + d->opening_sessions >= d->cfg.max_sessions) {
@@ -269,10 +269,10 @@ int sc_h_capture_record_kernel(sc_req *r)
     size_t len;
     sc_session *s = get_session(r);
     if (!s || get_stream(r, &stream) != 0 ||
-        sc_param_string(r->params, "function_name", true, &name, &len, &r->err) != 0 ||
-        sc_param_u32(r->params, "num_blocks", true, &blocks, &r->err) != 0 ||
-        sc_param_u32(r->params, "threads_per_block", true, &threads, &r->err) != 0 ||
-        sc_param_u32(r->params, "shared_mem", false, &shared, &r->err) < 0 ||
+        sc_param_string(r->params, "function_name", &name, &len, &r->err) != 0 ||
+        sc_param_u32(r->params, "num_blocks", &blocks, &r->err) != 0 ||
+        sc_param_u32(r->params, "threads_per_block", &threads, &r->err) != 0 ||
+        sc_param_opt_u32(r->params, "shared_mem", &shared, &r->err) != 0 ||
         check_node_limit(r, s) != 0)
         return H_ERROR;
     int rc = sc_capture_record_kernel(s->cap, stream, name, len, blocks, threads, shared, &node);
@@ -283,7 +283,7 @@ static int get_dir(sc_req *r, sc_memcpy_dir *dir)
 {
     const char *s;
     size_t len;
-    if (sc_param_string(r->params, "dir", true, &s, &len, &r->err) != 0)
+    if (sc_param_string(r->params, "dir", &s, &len, &r->err) != 0)
         return -1;
     if (sc_memcpy_dir_parse(s, len, dir) == 0)
         return 0;
@@ -303,15 +303,16 @@ int sc_h_capture_record_memcpy(sc_req *r)
     size_t len;
     sc_session *s = get_session(r);
     if (!s || get_stream(r, &stream) != 0 ||
-        sc_param_string(r->params, "name", true, &name, &len, &r->err) != 0 ||
-        get_dir(r, &dir) != 0 ||
-        sc_param_u64(r->params, "size_bytes", true, SC_JSON_MAX_EXACT, &size, &r->err) != 0)
+        sc_param_string(r->params, "name", &name, &len, &r->err) != 0 || get_dir(r, &dir) != 0 ||
+        sc_param_u64(r->params, "size_bytes", SC_JSON_MAX_EXACT, &size, &r->err) != 0)
         return H_ERROR;
-    /* Devices are only meaningful (and then required) for peer_to_peer. */
+    /* Devices are only meaningful (and then required) for peer_to_peer;
+     * elsewhere they are checked, then ignored. */
     bool p2p = dir == SC_DIR_PEER_TO_PEER;
-    if (sc_param_u32(r->params, "src_device", p2p, &src, &r->err) < 0 ||
-        sc_param_u32(r->params, "dst_device", p2p, &dst, &r->err) < 0 ||
-        check_node_limit(r, s) != 0)
+    int (*device)(sc_jval, const char *, uint32_t *, sc_rpc_error *) =
+        p2p ? sc_param_u32 : sc_param_opt_u32;
+    if (device(r->params, "src_device", &src, &r->err) != 0 ||
+        device(r->params, "dst_device", &dst, &r->err) != 0 || check_node_limit(r, s) != 0)
         return H_ERROR;
     if (!p2p)
         src = dst = 0;
@@ -327,10 +328,9 @@ int sc_h_capture_record_memset(sc_req *r)
     size_t len;
     sc_session *s = get_session(r);
     if (!s || get_stream(r, &stream) != 0 ||
-        sc_param_string(r->params, "name", true, &name, &len, &r->err) != 0 ||
-        sc_param_u64(r->params, "size_bytes", true, SC_JSON_MAX_EXACT, &size, &r->err) != 0 ||
-        sc_param_u64(r->params, "value", true, 255, &value, &r->err) != 0 ||
-        check_node_limit(r, s) != 0)
+        sc_param_string(r->params, "name", &name, &len, &r->err) != 0 ||
+        sc_param_u64(r->params, "size_bytes", SC_JSON_MAX_EXACT, &size, &r->err) != 0 ||
+        sc_param_u64(r->params, "value", 255, &value, &r->err) != 0 || check_node_limit(r, s) != 0)
         return H_ERROR;
     int rc = sc_capture_record_memset(s->cap, stream, name, len, size, (uint8_t)value, &node);
     return rc ? capture_fail(r, rc, stream) : reply_node(r, node);
@@ -343,7 +343,7 @@ int sc_h_capture_record_host_callback(sc_req *r)
     size_t len;
     sc_session *s = get_session(r);
     if (!s || get_stream(r, &stream) != 0 ||
-        sc_param_string(r->params, "label", true, &label, &len, &r->err) != 0 ||
+        sc_param_string(r->params, "label", &label, &len, &r->err) != 0 ||
         check_node_limit(r, s) != 0)
         return H_ERROR;
     int rc = sc_capture_record_host_callback(s->cap, stream, label, len, &node);
@@ -354,8 +354,7 @@ static int event_op(sc_req *r, int (*op)(sc_capture *, uint32_t, uint32_t))
 {
     uint32_t stream, event;
     sc_session *s = get_session(r);
-    if (!s || get_stream(r, &stream) != 0 ||
-        sc_param_u32(r->params, "event", true, &event, &r->err) != 0)
+    if (!s || get_stream(r, &stream) != 0 || sc_param_u32(r->params, "event", &event, &r->err) != 0)
         return H_ERROR;
     int rc = op(s->cap, stream, event);
     return rc ? capture_fail(r, rc, stream) : sc_req_empty(r);

@@ -15,9 +15,6 @@
 #include "sc_dot.h"
 #include "sc_handlers.h"
 
-#define LIST_LIMIT_DEFAULT 100
-#define LIST_LIMIT_MAX     10000
-
 /* ------------------------------------------------------------ cursors */
 
 /*
@@ -64,11 +61,10 @@ static int bad_cursor(sc_req *r, const char *method)
 
 static int get_limit(sc_req *r, uint32_t *limit)
 {
-    uint64_t v = LIST_LIMIT_DEFAULT;
-    int rc = sc_param_u64(r->params, "limit", false, LIST_LIMIT_MAX, &v, &r->err);
-    if (rc < 0 || v == 0) {
+    uint64_t v = SC_STORE_LIST_DEFAULT;
+    if (sc_param_opt_u64(r->params, "limit", SC_STORE_LIST_MAX, &v, &r->err) != 0 || v == 0) {
         sc_req_fail(r, SC_RPC_INVALID_PARAMS,
-                    "invalid params: 'limit' must be an integer from 1 to %d", LIST_LIMIT_MAX);
+                    "invalid params: 'limit' must be an integer from 1 to %d", SC_STORE_LIST_MAX);
         r->err.field = "limit";
         return -1;
     }
@@ -135,7 +131,7 @@ static int with_graph(sc_req *r, bool full, graph_fn on_ready,
                       int (*on_hit)(sc_req *, const sc_stored_graph *))
 {
     uint64_t id;
-    if (sc_param_id(r->params, "graph", true, &id, &r->err) != 0)
+    if (sc_param_id(r->params, "graph", &id, &r->err) != 0)
         return H_ERROR;
     sc_cache_entry *hit = NULL;
     graph_ctx *g = calloc(1, sizeof(*g));
@@ -203,32 +199,25 @@ static int pair_at(const sc_jdoc *doc, uint32_t p, uint32_t *a, uint32_t *b)
     return 0;
 }
 
-/* An optional member is absent when missing or null. */
-static bool present(const sc_req *r, const char *field)
-{
-    sc_jval v = sc_param_get(r->params, field);
-    return v.doc && !sc_jval_is(v, SC_JNULL);
-}
-
 static sc_jval get_pairs(const sc_req *r)
 {
-    return present(r, "pairs") ? sc_param_get(r->params, "pairs") : SC_JVAL_NONE;
+    return sc_param_present(r->params, "pairs") ? sc_param_get(r->params, "pairs") : SC_JVAL_NONE;
 }
 
 /* Checked before the graph is loaded, so bad input costs no I/O. */
 static int check_reach_params(sc_req *r)
 {
     sc_jval pairs = get_pairs(r);
-    if (pairs.doc && (present(r, "from") || present(r, "to"))) {
+    if (pairs.doc && (sc_param_present(r->params, "from") || sc_param_present(r->params, "to"))) {
         sc_req_fail(r, SC_RPC_INVALID_PARAMS,
                     "invalid params: give either 'pairs' or 'from' and 'to', not both");
-        r->err.field = present(r, "from") ? "from" : "to";
+        r->err.field = sc_param_present(r->params, "from") ? "from" : "to";
         return -1;
     }
     if (!pairs.doc) {
         uint32_t v;
-        if (sc_param_u32(r->params, "from", true, &v, &r->err) != 0 ||
-            sc_param_u32(r->params, "to", true, &v, &r->err) != 0)
+        if (sc_param_u32(r->params, "from", &v, &r->err) != 0 ||
+            sc_param_u32(r->params, "to", &v, &r->err) != 0)
             return -1;
         return 0;
     }
@@ -258,8 +247,8 @@ static int answer_reach(sc_req *r, const sc_stored_graph *sg)
     if (!pairs.doc) {
         uint32_t a, b;
         bool yes = false;
-        sc_param_u32(r->params, "from", true, &a, &r->err);
-        sc_param_u32(r->params, "to", true, &b, &r->err);
+        sc_param_u32(r->params, "from", &a, &r->err);
+        sc_param_u32(r->params, "to", &b, &r->err);
         if (a >= n)
             return node_missing(r, sg, a);
         if (b >= n)
@@ -314,8 +303,7 @@ static void reach_ready(graph_ctx *g)
 
 int sc_h_graph_reachable(sc_req *r)
 {
-    if (sc_param_id(r->params, "graph", true, &(uint64_t){0}, &r->err) != 0 ||
-        check_reach_params(r) != 0)
+    if (sc_param_id(r->params, "graph", &(uint64_t){0}, &r->err) != 0 || check_reach_params(r) != 0)
         return H_ERROR;
     return with_graph(r, false, reach_ready, answer_reach);
 }
@@ -465,8 +453,8 @@ int sc_h_graph_export(sc_req *r)
 {
     const char *format;
     size_t len;
-    if (sc_param_id(r->params, "graph", true, &(uint64_t){0}, &r->err) != 0 ||
-        sc_param_string(r->params, "format", true, &format, &len, &r->err) != 0)
+    if (sc_param_id(r->params, "graph", &(uint64_t){0}, &r->err) != 0 ||
+        sc_param_string(r->params, "format", &format, &len, &r->err) != 0)
         return H_ERROR;
     if (len != 3 || memcmp(format, "dot", 3) != 0) {
         sc_req_fail(r, SC_RPC_INVALID_PARAMS, "invalid params: 'format' must be \"dot\"");
@@ -532,7 +520,7 @@ static void delete_meta_loaded(void *arg, int rc, sc_graph_meta *meta, const cha
 int sc_h_graph_delete(sc_req *r)
 {
     uint64_t id;
-    if (sc_param_id(r->params, "graph", true, &id, &r->err) != 0)
+    if (sc_param_id(r->params, "graph", &id, &r->err) != 0)
         return H_ERROR;
     delete_ctx *x = calloc(1, sizeof(*x));
     if (!x)
@@ -591,8 +579,8 @@ int sc_h_graph_list(sc_req *r)
     const char *before = NULL, *label = NULL;
     size_t before_len = 0, label_len = 0;
     if (get_limit(r, &q.limit) != 0 ||
-        sc_param_string(r->params, "before", false, &before, &before_len, &r->err) < 0 ||
-        sc_param_string(r->params, "label", false, &label, &label_len, &r->err) < 0)
+        sc_param_opt_string(r->params, "before", &before, &before_len, &r->err) != 0 ||
+        sc_param_opt_string(r->params, "label", &label, &label_len, &r->err) != 0)
         return H_ERROR;
     if (before) {
         const char *end;
@@ -696,8 +684,8 @@ int sc_h_log_list(sc_req *r)
     const char *before = NULL, *outcome = NULL;
     size_t before_len = 0, outcome_len = 0;
     if (get_limit(r, &q.limit) != 0 ||
-        sc_param_string(r->params, "before", false, &before, &before_len, &r->err) < 0 ||
-        sc_param_string(r->params, "outcome", false, &outcome, &outcome_len, &r->err) < 0)
+        sc_param_opt_string(r->params, "before", &before, &before_len, &r->err) != 0 ||
+        sc_param_opt_string(r->params, "outcome", &outcome, &outcome_len, &r->err) != 0)
         return H_ERROR;
     if (before && parse_log_cursor(r, before, &q) != 0)
         return H_ERROR;

@@ -65,7 +65,8 @@ static int read_uint(sc_jval params, const char *field, bool required, uint64_t 
     return 0;
 }
 
-int sc_param_u32(sc_jval params, const char *field, bool required, uint32_t *out, sc_rpc_error *err)
+static int read_u32(sc_jval params, const char *field, bool required, uint32_t *out,
+                    sc_rpc_error *err)
 {
     uint64_t v;
     int rc = read_uint(params, field, required, 0, UINT32_MAX, &v, err);
@@ -74,21 +75,16 @@ int sc_param_u32(sc_jval params, const char *field, bool required, uint32_t *out
     return rc;
 }
 
-int sc_param_u64(sc_jval params, const char *field, bool required, uint64_t max, uint64_t *out,
-                 sc_rpc_error *err)
+static int read_u64(sc_jval params, const char *field, bool required, uint64_t max, uint64_t *out,
+                    sc_rpc_error *err)
 {
     if (max > SC_JSON_MAX_EXACT)
         max = SC_JSON_MAX_EXACT;
     return read_uint(params, field, required, 0, max, out, err);
 }
 
-int sc_param_id(sc_jval params, const char *field, bool required, uint64_t *out, sc_rpc_error *err)
-{
-    return read_uint(params, field, required, 1, SC_JSON_MAX_EXACT, out, err);
-}
-
-int sc_param_string(sc_jval params, const char *field, bool required, const char **out, size_t *len,
-                    sc_rpc_error *err)
+static int read_string(sc_jval params, const char *field, bool required, const char **out,
+                       size_t *len, sc_rpc_error *err)
 {
     sc_jval it;
     int rc = lookup(params, field, required, &it, err);
@@ -101,7 +97,7 @@ int sc_param_string(sc_jval params, const char *field, bool required, const char
     return 0;
 }
 
-int sc_param_bool(sc_jval params, const char *field, bool required, bool *out, sc_rpc_error *err)
+static int read_bool(sc_jval params, const char *field, bool required, bool *out, sc_rpc_error *err)
 {
     sc_jval it;
     int rc = lookup(params, field, required, &it, err);
@@ -111,4 +107,73 @@ int sc_param_bool(sc_jval params, const char *field, bool required, bool *out, s
         return wrong_type(err, field, "a boolean");
     *out = sc_jval_is(it, SC_JTRUE);
     return 0;
+}
+
+/*
+ * The public readers.  The shared code above returns 1 for an absent
+ * optional field; none of that leaks out: every reader returns 0 or the
+ * error, so a handler checks them all with one comparison.
+ */
+static int absent_ok(int rc)
+{
+    return rc == 1 ? 0 : rc;
+}
+
+int sc_param_u32(sc_jval params, const char *field, uint32_t *out, sc_rpc_error *err)
+{
+    return read_u32(params, field, true, out, err);
+}
+
+int sc_param_u64(sc_jval params, const char *field, uint64_t max, uint64_t *out, sc_rpc_error *err)
+{
+    return read_u64(params, field, true, max, out, err);
+}
+
+int sc_param_id(sc_jval params, const char *field, uint64_t *out, sc_rpc_error *err)
+{
+    return read_uint(params, field, true, 1, SC_JSON_MAX_EXACT, out, err);
+}
+
+int sc_param_string(sc_jval params, const char *field, const char **out, size_t *len,
+                    sc_rpc_error *err)
+{
+    return read_string(params, field, true, out, len, err);
+}
+
+int sc_param_bool(sc_jval params, const char *field, bool *out, sc_rpc_error *err)
+{
+    return read_bool(params, field, true, out, err);
+}
+
+int sc_param_opt_u32(sc_jval params, const char *field, uint32_t *out, sc_rpc_error *err)
+{
+    return absent_ok(read_u32(params, field, false, out, err));
+}
+
+int sc_param_opt_u64(sc_jval params, const char *field, uint64_t max, uint64_t *out,
+                     sc_rpc_error *err)
+{
+    return absent_ok(read_u64(params, field, false, max, out, err));
+}
+
+int sc_param_opt_id(sc_jval params, const char *field, uint64_t *out, sc_rpc_error *err)
+{
+    return absent_ok(read_uint(params, field, false, 1, SC_JSON_MAX_EXACT, out, err));
+}
+
+int sc_param_opt_string(sc_jval params, const char *field, const char **out, size_t *len,
+                        sc_rpc_error *err)
+{
+    return absent_ok(read_string(params, field, false, out, len, err));
+}
+
+int sc_param_opt_bool(sc_jval params, const char *field, bool *out, sc_rpc_error *err)
+{
+    return absent_ok(read_bool(params, field, false, out, err));
+}
+
+bool sc_param_present(sc_jval params, const char *field)
+{
+    sc_jval v = sc_param_get(params, field);
+    return v.doc && !sc_jval_is(v, SC_JNULL);
 }

@@ -106,28 +106,41 @@ void sc_rpc_result_end(sc_buf *b);
 void sc_rpc_write_error(sc_buf *b, sc_jval id, const sc_rpc_error *err);
 
 /* ---- parameter readers ----
- * Each returns 0 (and *out set), 1 when an optional field is absent or
- * null (out untouched), or SC_RPC_INVALID_PARAMS with err->field set to the
- * `field` pointer itself (pass a static string) and the message naming it:
+ * Every reader returns 0 or SC_RPC_INVALID_PARAMS, never anything else, so
+ * a handler reads its parameters in one chain of `!= 0` tests.  On error,
+ * err->field is the `field` pointer itself (pass a static string) and the
+ * message names it:
  * "invalid params: missing 'session'" (required and absent),
  * "invalid params: 'stream' must be an integer from 0 to 4294967295",
  * "invalid params: 'name' must be a string",
  * "invalid params: 'flag' must be a boolean".
- * A required field that is null gets the type message.  Integers must be
- * numbers with an integral, finite value in range (1.5, -1, 1e300 fail).
- * `params` may be none (no params member): every field is then absent. */
-int sc_param_u32(sc_jval params, const char *field, bool required, uint32_t *out,
-                 sc_rpc_error *err);
+ *
+ * sc_param_<type> reads a required field: absent is an error, and so is
+ * null (with the type message).  sc_param_opt_<type> reads an optional
+ * one: absent or null returns 0 and leaves *out as it was, so set the
+ * default before the call; present but wrong is an error as for a required
+ * field.  Integers must be numbers with an integral, finite value in range
+ * (1.5, -1, 1e300 fail).  `params` may be none (no params member): every
+ * field is then absent.  *out is written only on success. */
+int sc_param_u32(sc_jval params, const char *field, uint32_t *out, sc_rpc_error *err);
+int sc_param_opt_u32(sc_jval params, const char *field, uint32_t *out, sc_rpc_error *err);
 /** 0 <= v <= max (a larger max is taken as SC_JSON_MAX_EXACT). */
-int sc_param_u64(sc_jval params, const char *field, bool required, uint64_t max, uint64_t *out,
-                 sc_rpc_error *err);
+int sc_param_u64(sc_jval params, const char *field, uint64_t max, uint64_t *out, sc_rpc_error *err);
+int sc_param_opt_u64(sc_jval params, const char *field, uint64_t max, uint64_t *out,
+                     sc_rpc_error *err);
 /** An id: 1 <= v <= SC_JSON_MAX_EXACT. */
-int sc_param_id(sc_jval params, const char *field, bool required, uint64_t *out, sc_rpc_error *err);
+int sc_param_id(sc_jval params, const char *field, uint64_t *out, sc_rpc_error *err);
+int sc_param_opt_id(sc_jval params, const char *field, uint64_t *out, sc_rpc_error *err);
 /** *out points into the document (NUL-terminated, valid UTF-8, no NUL
  *  inside); *len is its length in bytes (len may be NULL). */
-int sc_param_string(sc_jval params, const char *field, bool required, const char **out, size_t *len,
+int sc_param_string(sc_jval params, const char *field, const char **out, size_t *len,
                     sc_rpc_error *err);
-int sc_param_bool(sc_jval params, const char *field, bool required, bool *out, sc_rpc_error *err);
+int sc_param_opt_string(sc_jval params, const char *field, const char **out, size_t *len,
+                        sc_rpc_error *err);
+int sc_param_bool(sc_jval params, const char *field, bool *out, sc_rpc_error *err);
+int sc_param_opt_bool(sc_jval params, const char *field, bool *out, sc_rpc_error *err);
+/** True when `field` is there and not null. */
+bool sc_param_present(sc_jval params, const char *field);
 /** The member itself (any type) or none; no error. */
 sc_jval sc_param_get(sc_jval params, const char *field);
 

@@ -635,7 +635,7 @@ static void test_write_error(void **state)
     sc_jdoc d;
     sc_jdoc_init(&d);
     uint64_t v;
-    assert_int_equal(sc_param_id(SC_JVAL_NONE, "session", true, &v, &err), SC_RPC_INVALID_PARAMS);
+    assert_int_equal(sc_param_id(SC_JVAL_NONE, "session", &v, &err), SC_RPC_INVALID_PARAMS);
     sc_rpc_write_error(&b, parse_ok(&d, "\"a\""), &err);
     assert_string_equal(text(&b), "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"error\":{\"code\":-32602,"
                                   "\"message\":\"invalid params: missing 'session'\","
@@ -722,7 +722,8 @@ static void expect_u32_error(sc_jval p, const char *field, bool required, const 
 {
     sc_rpc_error err;
     uint32_t out = 77;
-    assert_int_equal(sc_param_u32(p, field, required, &out, &err), SC_RPC_INVALID_PARAMS);
+    int rc = required ? sc_param_u32(p, field, &out, &err) : sc_param_opt_u32(p, field, &out, &err);
+    assert_int_equal(rc, SC_RPC_INVALID_PARAMS);
     assert_int_equal(err.code, SC_RPC_INVALID_PARAMS);
     assert_string_equal(err.message, msg);
     assert_ptr_equal(err.field, field);
@@ -740,11 +741,11 @@ static void test_param_u32(void **state)
                      "\"big\":1e300,\"arr\":[1],\"tiny\":1e-300}");
     sc_rpc_error err;
     uint32_t out = 5;
-    assert_int_equal(sc_param_u32(p, "zero", true, &out, &err), 0);
+    assert_int_equal(sc_param_u32(p, "zero", &out, &err), 0);
     assert_int_equal(out, 0);
-    assert_int_equal(sc_param_u32(p, "max", true, &out, &err), 0);
+    assert_int_equal(sc_param_u32(p, "max", &out, &err), 0);
     assert_int_equal(out, 4294967295u);
-    assert_int_equal(sc_param_u32(p, "negzero", true, &out, &err), 0);
+    assert_int_equal(sc_param_u32(p, "negzero", &out, &err), 0);
     assert_int_equal(out, 0);
 
     const char *range = "invalid params: '%s' must be an integer from 0 to 4294967295";
@@ -754,16 +755,17 @@ static void test_param_u32(void **state)
         snprintf(msg, sizeof msg, range, bad[i]);
         expect_u32_error(p, bad[i], true, msg);
     }
-    /* Optional: present but wrong is still an error; absent or null is 1. */
+    /* Optional: present but wrong is still an error; absent or null is 0
+     * with the default left in place. */
     expect_u32_error(p, "frac", false,
                      "invalid params: 'frac' must be an integer from 0 to 4294967295");
     out = 9;
-    assert_int_equal(sc_param_u32(p, "absent", false, &out, &err), 1);
-    assert_int_equal(sc_param_u32(p, "null", false, &out, &err), 1);
+    assert_int_equal(sc_param_opt_u32(p, "absent", &out, &err), 0);
+    assert_int_equal(sc_param_opt_u32(p, "null", &out, &err), 0);
     assert_int_equal(out, 9);
     expect_u32_error(p, "stream", true, "invalid params: missing 'stream'");
     expect_u32_error(SC_JVAL_NONE, "stream", true, "invalid params: missing 'stream'");
-    assert_int_equal(sc_param_u32(SC_JVAL_NONE, "stream", false, &out, &err), 1);
+    assert_int_equal(sc_param_opt_u32(SC_JVAL_NONE, "stream", &out, &err), 0);
     sc_jdoc_free(&d);
 }
 
@@ -777,40 +779,40 @@ static void test_param_u64_and_id(void **state)
                              "\"one\":1,\"neg\":-1,\"frac\":2.5}");
     sc_rpc_error err;
     uint64_t out = 0;
-    assert_int_equal(sc_param_u64(p, "v255", true, 255, &out, &err), 0);
+    assert_int_equal(sc_param_u64(p, "v255", 255, &out, &err), 0);
     assert_int_equal(out, 255);
-    assert_int_equal(sc_param_u64(p, "v256", true, 255, &out, &err), SC_RPC_INVALID_PARAMS);
+    assert_int_equal(sc_param_u64(p, "v256", 255, &out, &err), SC_RPC_INVALID_PARAMS);
     assert_string_equal(err.message, "invalid params: 'v256' must be an integer from 0 to 255");
-    assert_int_equal(sc_param_u64(p, "exact", true, SC_JSON_MAX_EXACT, &out, &err), 0);
+    assert_int_equal(sc_param_u64(p, "exact", SC_JSON_MAX_EXACT, &out, &err), 0);
     assert_int_equal(out, SC_JSON_MAX_EXACT);
     /* A max beyond 2^53 is clamped: JSON numbers are not exact past it. */
-    assert_int_equal(sc_param_u64(p, "above", true, UINT64_MAX, &out, &err), SC_RPC_INVALID_PARAMS);
+    assert_int_equal(sc_param_u64(p, "above", UINT64_MAX, &out, &err), SC_RPC_INVALID_PARAMS);
     assert_string_equal(err.message,
                         "invalid params: 'above' must be an integer from 0 to 9007199254740992");
-    assert_int_equal(sc_param_u64(p, "above2", true, SC_JSON_MAX_EXACT, &out, &err),
+    assert_int_equal(sc_param_u64(p, "above2", SC_JSON_MAX_EXACT, &out, &err),
                      SC_RPC_INVALID_PARAMS);
-    assert_int_equal(sc_param_u64(p, "zero", true, 10, &out, &err), 0);
+    assert_int_equal(sc_param_u64(p, "zero", 10, &out, &err), 0);
     assert_int_equal(out, 0);
-    assert_int_equal(sc_param_u64(p, "frac", true, 10, &out, &err), SC_RPC_INVALID_PARAMS);
+    assert_int_equal(sc_param_u64(p, "frac", 10, &out, &err), SC_RPC_INVALID_PARAMS);
 
     const char *id_msg = "invalid params: '%s' must be an integer from 1 to 9007199254740992";
     const char *bad[] = {"zero", "neg", "frac", "above", "above2"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char msg[128];
         snprintf(msg, sizeof msg, id_msg, bad[i]);
-        assert_int_equal(sc_param_id(p, bad[i], true, &out, &err), SC_RPC_INVALID_PARAMS);
+        assert_int_equal(sc_param_id(p, bad[i], &out, &err), SC_RPC_INVALID_PARAMS);
         assert_string_equal(err.message, msg);
         assert_ptr_equal(err.field, bad[i]);
     }
-    assert_int_equal(sc_param_id(p, "one", true, &out, &err), 0);
+    assert_int_equal(sc_param_id(p, "one", &out, &err), 0);
     assert_int_equal(out, 1);
-    assert_int_equal(sc_param_id(p, "exact", true, &out, &err), 0);
+    assert_int_equal(sc_param_id(p, "exact", &out, &err), 0);
     assert_int_equal(out, SC_JSON_MAX_EXACT);
     const char *session = "session";
-    assert_int_equal(sc_param_id(p, session, true, &out, &err), SC_RPC_INVALID_PARAMS);
+    assert_int_equal(sc_param_id(p, session, &out, &err), SC_RPC_INVALID_PARAMS);
     assert_string_equal(err.message, "invalid params: missing 'session'");
     assert_ptr_equal(err.field, session);
-    assert_int_equal(sc_param_id(p, session, false, &out, &err), 1);
+    assert_int_equal(sc_param_opt_id(p, session, &out, &err), 0);
     sc_jdoc_free(&d);
 }
 
@@ -824,35 +826,35 @@ static void test_param_string_bool(void **state)
     sc_rpc_error err;
     const char *s = NULL;
     size_t len = 0;
-    assert_int_equal(sc_param_string(p, "name", true, &s, &len, &err), 0);
+    assert_int_equal(sc_param_string(p, "name", &s, &len, &err), 0);
     assert_string_equal(s, "a\"b\xc3\xa9");
     assert_int_equal(len, 5);
-    assert_int_equal(sc_param_string(p, "empty", true, &s, &len, &err), 0);
+    assert_int_equal(sc_param_string(p, "empty", &s, &len, &err), 0);
     assert_int_equal(len, 0);
-    assert_int_equal(sc_param_string(p, "name", true, &s, NULL, &err), 0);
+    assert_int_equal(sc_param_string(p, "name", &s, NULL, &err), 0);
 
-    assert_int_equal(sc_param_string(p, "num", true, &s, &len, &err), SC_RPC_INVALID_PARAMS);
+    assert_int_equal(sc_param_string(p, "num", &s, &len, &err), SC_RPC_INVALID_PARAMS);
     assert_string_equal(err.message, "invalid params: 'num' must be a string");
-    assert_int_equal(sc_param_string(p, "null", true, &s, &len, &err), SC_RPC_INVALID_PARAMS);
+    assert_int_equal(sc_param_string(p, "null", &s, &len, &err), SC_RPC_INVALID_PARAMS);
     assert_string_equal(err.message, "invalid params: 'null' must be a string");
     assert_string_equal(err.field, "null");
-    assert_int_equal(sc_param_string(p, "missing", true, &s, &len, &err), SC_RPC_INVALID_PARAMS);
+    assert_int_equal(sc_param_string(p, "missing", &s, &len, &err), SC_RPC_INVALID_PARAMS);
     assert_string_equal(err.message, "invalid params: missing 'missing'");
     s = "untouched";
-    assert_int_equal(sc_param_string(p, "null", false, &s, &len, &err), 1);
-    assert_int_equal(sc_param_string(p, "missing", false, &s, &len, &err), 1);
+    assert_int_equal(sc_param_opt_string(p, "null", &s, &len, &err), 0);
+    assert_int_equal(sc_param_opt_string(p, "missing", &s, &len, &err), 0);
     assert_string_equal(s, "untouched");
-    assert_int_equal(sc_param_string(p, "num", false, &s, &len, &err), SC_RPC_INVALID_PARAMS);
+    assert_int_equal(sc_param_opt_string(p, "num", &s, &len, &err), SC_RPC_INVALID_PARAMS);
 
     bool b = false;
-    assert_int_equal(sc_param_bool(p, "t", true, &b, &err), 0);
+    assert_int_equal(sc_param_bool(p, "t", &b, &err), 0);
     assert_true(b);
-    assert_int_equal(sc_param_bool(p, "f", true, &b, &err), 0);
+    assert_int_equal(sc_param_bool(p, "f", &b, &err), 0);
     assert_false(b);
-    assert_int_equal(sc_param_bool(p, "bs", true, &b, &err), SC_RPC_INVALID_PARAMS);
+    assert_int_equal(sc_param_bool(p, "bs", &b, &err), SC_RPC_INVALID_PARAMS);
     assert_string_equal(err.message, "invalid params: 'bs' must be a boolean");
-    assert_int_equal(sc_param_bool(p, "num", false, &b, &err), SC_RPC_INVALID_PARAMS);
-    assert_int_equal(sc_param_bool(p, "missing", false, &b, &err), 1);
+    assert_int_equal(sc_param_opt_bool(p, "num", &b, &err), SC_RPC_INVALID_PARAMS);
+    assert_int_equal(sc_param_opt_bool(p, "missing", &b, &err), 0);
 
     assert_ptr_equal(sc_param_get(p, "t").doc, &d);
     assert_int_equal(sc_param_get(p, "t").i, member(p, "t").i);
@@ -860,6 +862,40 @@ static void test_param_string_bool(void **state)
     assert_null(sc_param_get(p, "T").doc);
     assert_null(sc_param_get(SC_JVAL_NONE, "t").doc);
     assert_null(sc_param_get(member(p, "t"), "t").doc); /* not an object */
+    sc_jdoc_free(&d);
+}
+
+/* Optional readers: a present value is read like a required one, an absent
+ * or null one keeps the caller's default, and nothing returns 1. */
+static void test_param_optional(void **state)
+{
+    (void)state;
+    sc_jdoc d;
+    sc_jdoc_init(&d);
+    sc_jval p = parse_ok(&d, "{\"n\":7,\"big\":300,\"id\":0,\"s\":\"x\",\"b\":true,\"z\":null}");
+    sc_rpc_error err;
+    uint32_t u = 1;
+    assert_int_equal(sc_param_opt_u32(p, "n", &u, &err), 0);
+    assert_int_equal(u, 7);
+    uint64_t v = 100;
+    assert_int_equal(sc_param_opt_u64(p, "absent", 255, &v, &err), 0);
+    assert_int_equal(v, 100);
+    assert_int_equal(sc_param_opt_u64(p, "big", 255, &v, &err), SC_RPC_INVALID_PARAMS);
+    assert_int_equal(v, 100);
+    assert_int_equal(sc_param_opt_id(p, "id", &v, &err), SC_RPC_INVALID_PARAMS);
+    assert_string_equal(err.field, "id");
+    const char *str = NULL;
+    size_t len = 0;
+    assert_int_equal(sc_param_opt_string(p, "s", &str, &len, &err), 0);
+    assert_string_equal(str, "x");
+    assert_int_equal(len, 1);
+    bool b = false;
+    assert_int_equal(sc_param_opt_bool(p, "b", &b, &err), 0);
+    assert_true(b);
+    assert_true(sc_param_present(p, "n"));
+    assert_false(sc_param_present(p, "z"));
+    assert_false(sc_param_present(p, "absent"));
+    assert_false(sc_param_present(SC_JVAL_NONE, "n"));
     sc_jdoc_free(&d);
 }
 
@@ -885,6 +921,7 @@ int main(void)
         cmocka_unit_test(test_param_u32),
         cmocka_unit_test(test_param_u64_and_id),
         cmocka_unit_test(test_param_string_bool),
+        cmocka_unit_test(test_param_optional),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
