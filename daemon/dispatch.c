@@ -106,33 +106,24 @@ static void held_free(sc_held *h)
 {
     sc_buf_free(&h->reply);
     sc_buf_free(&h->after);
-    sc_jdoc_free(&h->id_doc);
     free(h);
 }
 
 /*
- * A held write outlives its line, so it keeps its own copy of the id: the
- * id is written out and parsed into the sc_held's document.  NULL when
- * memory runs out (the request then waits like any other).
+ * A held write outlives its line, so its reply's head, the part that
+ * carries the id, is written at once; the outcome completes it later.
+ * NULL when memory runs out (the request then waits like any other).
  */
 static sc_held *held_new(sc_jval id)
 {
     sc_held *h = calloc(1, sizeof(*h));
     if (!h)
         return NULL;
-    sc_buf text;
-    sc_buf_init(&text);
-    sc_rpc_result_begin(&text, id);
-    sc_rpc_error err = {0};
-    /* {"jsonrpc":"2.0","id":<id>,"result":} is a complete object once
-     * closed with a null result: parse it and point at the id member. */
-    sc_buf_puts(&text, "null}");
-    if (sc_buf_failed(&text) || sc_jdoc_parse(&h->id_doc, text.data, text.len, &err) != 0) {
-        sc_buf_free(&text);
+    sc_rpc_head(&h->reply, id);
+    if (sc_buf_failed(&h->reply)) {
         held_free(h);
         return NULL;
     }
-    sc_buf_free(&text);
     return h;
 }
 
@@ -147,7 +138,7 @@ void sc_async_start(sc_async *a, sc_req *r)
     /* A notification has no reply to keep in order: it waits as before. */
     if (r->may_hold && !r->notification && !c->cur_batch && c->nheld < SC_HELD_MAX &&
         (a->held = held_new(r->id)) != NULL) {
-        a->id = sc_jval_get(sc_jdoc_root(&a->held->id_doc), "id", 2);
+        a->id = SC_JVAL_NONE; /* its line is gone by the time it replies */
         if (c->held_tail)
             c->held_tail->next = a->held;
         else
@@ -162,7 +153,11 @@ void sc_async_start(sc_async *a, sc_req *r)
 
 sc_buf *sc_async_result_begin(sc_async *a)
 {
-    sc_buf *b = a->held ? &a->held->reply : reply_begin(a->c, a->notification);
+    if (a->held) {
+        sc_rpc_head_result(&a->held->reply);
+        return &a->held->reply;
+    }
+    sc_buf *b = reply_begin(a->c, a->notification);
     sc_rpc_result_begin(b, a->id);
     return b;
 }
@@ -182,7 +177,7 @@ void sc_async_error(sc_async *a, const sc_rpc_error *err)
         reply_error(a->c, a->id, a->notification, err);
         return;
     }
-    sc_rpc_write_error(&a->held->reply, a->id, err);
+    sc_rpc_head_error(&a->held->reply, err);
     sc_buf_putc(&a->held->reply, '\n');
 }
 

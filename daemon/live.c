@@ -106,9 +106,7 @@ static void session_opened(void *arg, const sc_store_result *res)
     }
     sc_sessions_touch(&d->sessions, s, uv_now(d->loop));
     sc_buf *b = sc_async_result_begin(&o->a);
-    sc_buf_puts(b, "{\"session\":");
-    sc_json_u64(b, s->id);
-    sc_buf_putc(b, '}');
+    sc_json_obj_u64(b, "session", s->id);
     sc_async_result_end(&o->a, b);
 out:
     sc_async_done(&o->a);
@@ -217,27 +215,28 @@ int sc_h_session_info(sc_req *r)
     if (!s)
         return H_ERROR;
     sc_buf *b = sc_req_result_begin(r);
-    sc_buf_puts(b, "{\"session\":");
-    sc_json_u64(b, s->id);
-    sc_buf_puts(b, ",\"label\":");
-    sc_json_string(b, s->label ? s->label : "", s->label_len);
-    sc_buf_puts(b, ",\"capturing\":");
-    sc_json_bool(b, sc_capture_is_capturing(s->cap));
-    sc_buf_puts(b, ",\"node_count\":");
-    sc_json_u64(b, sc_capture_node_count(s->cap));
-    sc_buf_puts(b, ",\"streams\":[");
+    bool first, first_st;
+    sc_json_obj_begin(b, &first);
+    sc_json_member_u64(b, &first, "session", s->id);
+    sc_json_member_str(b, &first, "label", s->label ? s->label : "", s->label_len);
+    sc_json_member_bool(b, &first, "capturing", sc_capture_is_capturing(s->cap));
+    sc_json_member_u64(b, &first, "node_count", sc_capture_node_count(s->cap));
+    sc_json_key(b, &first, "streams");
+    sc_buf_putc(b, '[');
     uint32_t n = sc_capture_stream_count(s->cap);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t stream;
         sc_status st;
         sc_capture_stream_at(s->cap, i, &stream, &st);
-        sc_buf_puts(b, i ? ",{\"stream\":" : "{\"stream\":");
-        sc_json_u64(b, stream);
-        sc_buf_puts(b, ",\"status\":");
-        sc_json_cstr(b, sc_status_name(st));
-        sc_buf_putc(b, '}');
+        if (i)
+            sc_buf_putc(b, ',');
+        sc_json_obj_begin(b, &first_st);
+        sc_json_member_u64(b, &first_st, "stream", stream);
+        sc_json_member_cstr(b, &first_st, "status", sc_status_name(st));
+        sc_json_obj_end(b);
     }
-    sc_buf_puts(b, "]}");
+    sc_buf_putc(b, ']');
+    sc_json_obj_end(b);
     return sc_req_result_end(r, b);
 }
 
@@ -246,9 +245,7 @@ int sc_h_session_info(sc_req *r)
 static int reply_node(sc_req *r, uint32_t node)
 {
     sc_buf *b = sc_req_result_begin(r);
-    sc_buf_puts(b, "{\"node\":");
-    sc_json_u64(b, node);
-    sc_buf_putc(b, '}');
+    sc_json_obj_u64(b, "node", node);
     return sc_req_result_end(r, b);
 }
 
@@ -377,9 +374,10 @@ int sc_h_capture_status(sc_req *r)
     if (!s || get_stream(r, &stream) != 0)
         return H_ERROR;
     sc_buf *b = sc_req_result_begin(r);
-    sc_buf_puts(b, "{\"status\":");
-    sc_json_cstr(b, sc_status_name(sc_capture_status(s->cap, stream)));
-    sc_buf_putc(b, '}');
+    bool first;
+    sc_json_obj_begin(b, &first);
+    sc_json_member_cstr(b, &first, "status", sc_status_name(sc_capture_status(s->cap, stream)));
+    sc_json_obj_end(b);
     return sc_req_result_end(r, b);
 }
 
@@ -389,9 +387,10 @@ int sc_h_capture_is_capturing(sc_req *r)
     if (!s)
         return H_ERROR;
     sc_buf *b = sc_req_result_begin(r);
-    sc_buf_puts(b, "{\"capturing\":");
-    sc_json_bool(b, sc_capture_is_capturing(s->cap));
-    sc_buf_putc(b, '}');
+    bool first;
+    sc_json_obj_begin(b, &first);
+    sc_json_member_bool(b, &first, "capturing", sc_capture_is_capturing(s->cap));
+    sc_json_obj_end(b);
     return sc_req_result_end(r, b);
 }
 
@@ -401,9 +400,7 @@ int sc_h_capture_node_count(sc_req *r)
     if (!s)
         return H_ERROR;
     sc_buf *b = sc_req_result_begin(r);
-    sc_buf_puts(b, "{\"node_count\":");
-    sc_json_u64(b, sc_capture_node_count(s->cap));
-    sc_buf_putc(b, '}');
+    sc_json_obj_u64(b, "node_count", sc_capture_node_count(s->cap));
     return sc_req_result_end(r, b);
 }
 
@@ -429,13 +426,12 @@ static void graph_committed(void *arg, const sc_store_result *res)
             sc_log_end_detached(e->a.d, e->s, "failed", sc_graph_node_count(e->g));
     } else {
         sc_buf *b = sc_async_result_begin(&e->a);
-        sc_buf_puts(b, "{\"graph\":");
-        sc_json_i64(b, res->id);
-        sc_buf_puts(b, ",\"node_count\":");
-        sc_json_u64(b, sc_graph_node_count(e->g));
-        sc_buf_puts(b, ",\"edge_count\":");
-        sc_json_u64(b, sc_graph_edge_count(e->g));
-        sc_buf_putc(b, '}');
+        bool first;
+        sc_json_obj_begin(b, &first);
+        sc_json_member_i64(b, &first, "graph", res->id);
+        sc_json_member_u64(b, &first, "node_count", sc_graph_node_count(e->g));
+        sc_json_member_u64(b, &first, "edge_count", sc_graph_edge_count(e->g));
+        sc_json_obj_end(b);
         sc_async_result_end(&e->a, b);
     }
     sc_async_done(&e->a);

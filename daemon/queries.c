@@ -255,7 +255,10 @@ static int answer_reach(sc_req *r, const sc_stored_graph *sg)
             return node_missing(r, sg, b);
         sc_graph_reachable(gr, a, b, &yes);
         sc_buf *out = sc_req_result_begin(r);
-        sc_buf_puts(out, yes ? "{\"reachable\":true}" : "{\"reachable\":false}");
+        bool first_m;
+        sc_json_obj_begin(out, &first_m);
+        sc_json_member_bool(out, &first_m, "reachable", yes);
+        sc_json_obj_end(out);
         return sc_req_result_end(r, out);
     }
     /* The pairs were checked when the request arrived: every one is an
@@ -274,7 +277,10 @@ static int answer_reach(sc_req *r, const sc_stored_graph *sg)
     sc_buf *out = sc_req_result_begin(r);
     uint32_t count = sc_jval_count(pairs);
     sc_buf_reserve(out, (size_t)count * 6 + 32);
-    sc_buf_puts(out, "{\"reachable\":[");
+    bool first_m;
+    sc_json_obj_begin(out, &first_m);
+    sc_json_key(out, &first_m, "reachable");
+    sc_buf_putc(out, '[');
     for (uint32_t p = first; p < end; p += 3) {
         uint32_t a, b;
         bool yes = false;
@@ -284,7 +290,8 @@ static int answer_reach(sc_req *r, const sc_stored_graph *sg)
     }
     if (count)
         out->len--; /* the last comma */
-    sc_buf_puts(out, "]}");
+    sc_buf_putc(out, ']');
+    sc_json_obj_end(out);
     return sc_req_result_end(r, out);
 }
 
@@ -312,56 +319,46 @@ int sc_h_graph_reachable(sc_req *r)
 
 static void write_node(sc_buf *b, uint32_t id, const sc_node *n)
 {
-    sc_buf_puts(b, "{\"id\":");
-    sc_json_u64(b, id);
-    sc_buf_puts(b, ",\"kind\":");
-    sc_json_cstr(b, sc_node_kind_name(n->kind));
-    sc_buf_puts(b, ",\"stream\":");
-    sc_json_u64(b, n->stream);
-    sc_buf_puts(b, ",\"name\":");
-    sc_json_string(b, n->name, n->name_len);
+    bool first;
+    sc_json_obj_begin(b, &first);
+    sc_json_member_u64(b, &first, "id", id);
+    sc_json_member_cstr(b, &first, "kind", sc_node_kind_name(n->kind));
+    sc_json_member_u64(b, &first, "stream", n->stream);
+    sc_json_member_str(b, &first, "name", n->name, n->name_len);
     switch (n->kind) {
     case SC_KIND_KERNEL:
-        sc_buf_puts(b, ",\"function_name\":");
-        sc_json_string(b, n->name, n->name_len);
-        sc_buf_printf(b, ",\"num_blocks\":%u,\"threads_per_block\":%u,\"shared_mem\":%u",
-                      (unsigned)n->num_blocks, (unsigned)n->threads_per_block,
-                      (unsigned)n->shared_mem);
+        sc_json_member_str(b, &first, "function_name", n->name, n->name_len);
+        sc_json_member_u64(b, &first, "num_blocks", n->num_blocks);
+        sc_json_member_u64(b, &first, "threads_per_block", n->threads_per_block);
+        sc_json_member_u64(b, &first, "shared_mem", n->shared_mem);
         break;
     case SC_KIND_MEMCPY:
-        sc_buf_puts(b, ",\"dir\":");
-        sc_json_cstr(b, sc_memcpy_dir_name(n->dir));
-        sc_buf_puts(b, ",\"size_bytes\":");
-        sc_json_u64(b, n->size_bytes);
-        if (n->dir == SC_DIR_PEER_TO_PEER)
-            sc_buf_printf(b, ",\"src_device\":%u,\"dst_device\":%u", (unsigned)n->src_device,
-                          (unsigned)n->dst_device);
+        sc_json_member_cstr(b, &first, "dir", sc_memcpy_dir_name(n->dir));
+        sc_json_member_u64(b, &first, "size_bytes", n->size_bytes);
+        if (n->dir == SC_DIR_PEER_TO_PEER) {
+            sc_json_member_u64(b, &first, "src_device", n->src_device);
+            sc_json_member_u64(b, &first, "dst_device", n->dst_device);
+        }
         break;
     case SC_KIND_MEMSET:
-        sc_buf_puts(b, ",\"size_bytes\":");
-        sc_json_u64(b, n->size_bytes);
-        sc_buf_printf(b, ",\"value\":%u", (unsigned)n->value);
+        sc_json_member_u64(b, &first, "size_bytes", n->size_bytes);
+        sc_json_member_u64(b, &first, "value", n->value);
         break;
     case SC_KIND_HOST_CALLBACK:
-        sc_buf_puts(b, ",\"label\":");
-        sc_json_string(b, n->name, n->name_len);
+        sc_json_member_str(b, &first, "label", n->name, n->name_len);
         break;
     }
-    sc_buf_putc(b, '}');
+    sc_json_obj_end(b);
 }
 
-static void write_meta_fields(sc_buf *b, const sc_graph_meta *m)
+/* The members graph.get and graph.list share, into an object being written. */
+static void write_meta_fields(sc_buf *b, bool *first, const sc_graph_meta *m)
 {
-    sc_buf_puts(b, "\"graph\":");
-    sc_json_i64(b, m->graph);
-    sc_buf_puts(b, ",\"label\":");
-    sc_json_string(b, m->label ? m->label : "", m->label_len);
-    sc_buf_puts(b, ",\"created_at\":");
-    sc_json_time_ms(b, m->created_ms);
-    sc_buf_puts(b, ",\"owner_uid\":");
-    sc_json_u64(b, m->owner_uid);
-    sc_buf_puts(b, ",\"owner_pid\":");
-    sc_json_i64(b, m->owner_pid);
+    sc_json_member_i64(b, first, "graph", m->graph);
+    sc_json_member_str(b, first, "label", m->label ? m->label : "", m->label_len);
+    sc_json_member_time_ms(b, first, "created_at", m->created_ms);
+    sc_json_member_u64(b, first, "owner_uid", m->owner_uid);
+    sc_json_member_i64(b, first, "owner_pid", m->owner_pid);
 }
 
 static void render_get(uv_work_t *w)
@@ -370,9 +367,11 @@ static void render_get(uv_work_t *w)
     const sc_stored_graph *sg = sc_cache_graph(g->entry);
     const sc_graph *gr = sg->graph;
     sc_buf *b = &g->text;
-    sc_buf_putc(b, '{');
-    write_meta_fields(b, &sg->meta);
-    sc_buf_puts(b, ",\"nodes\":[");
+    bool first;
+    sc_json_obj_begin(b, &first);
+    write_meta_fields(b, &first, &sg->meta);
+    sc_json_key(b, &first, "nodes");
+    sc_buf_putc(b, '[');
     uint32_t n = sc_graph_node_count(gr);
     for (uint32_t i = 0; i < n; i++) {
         sc_node node;
@@ -381,14 +380,17 @@ static void render_get(uv_work_t *w)
         if (sc_graph_node(gr, i, &node) == 0)
             write_node(b, i, &node);
     }
-    sc_buf_puts(b, "],\"edges\":[");
+    sc_buf_putc(b, ']');
+    sc_json_key(b, &first, "edges");
+    sc_buf_putc(b, '[');
     uint64_t ne = sc_graph_edge_count(gr);
     for (uint64_t i = 0; i < ne; i++) {
         uint32_t src, dst;
         sc_graph_edge(gr, i, &src, &dst);
         sc_buf_printf(b, i ? ",[%u,%u]" : "[%u,%u]", (unsigned)src, (unsigned)dst);
     }
-    sc_buf_puts(b, "]}");
+    sc_buf_putc(b, ']');
+    sc_json_obj_end(b);
 }
 
 static void render_export(uv_work_t *w)
@@ -399,9 +401,11 @@ static void render_export(uv_work_t *w)
     if (sc_dot_render(sg->graph, sg->meta.graph, &dot) != 0) {
         g->text.oom = true;
     } else {
-        sc_buf_puts(&g->text, "{\"format\":\"dot\",\"text\":");
-        sc_json_string(&g->text, dot.data, dot.len);
-        sc_buf_putc(&g->text, '}');
+        bool first;
+        sc_json_obj_begin(&g->text, &first);
+        sc_json_member_cstr(&g->text, &first, "format", "dot");
+        sc_json_member_str(&g->text, &first, "text", dot.data, dot.len);
+        sc_json_obj_end(&g->text);
     }
     sc_buf_free(&dot);
 }
@@ -550,21 +554,27 @@ static void graphs_listed(void *arg, int rc, sc_graph_page *page, const char *er
         sc_async_error(&l->a, &err);
     } else {
         sc_buf *b = sc_async_result_begin(&l->a);
-        sc_buf_puts(b, "{\"graphs\":[");
+        bool first, first_g;
+        sc_json_obj_begin(b, &first);
+        sc_json_key(b, &first, "graphs");
+        sc_buf_putc(b, '[');
         for (size_t i = 0; i < page->count; i++) {
             const sc_graph_meta *m = &page->graphs[i];
-            sc_buf_puts(b, i ? ",{" : "{");
-            write_meta_fields(b, m);
-            sc_buf_printf(b, ",\"node_count\":%u,\"edge_count\":%llu,\"stream_count\":%u}",
-                          (unsigned)m->node_count, (unsigned long long)m->edge_count,
-                          (unsigned)m->stream_count);
+            if (i)
+                sc_buf_putc(b, ',');
+            sc_json_obj_begin(b, &first_g);
+            write_meta_fields(b, &first_g, m);
+            sc_json_member_u64(b, &first_g, "node_count", m->node_count);
+            sc_json_member_u64(b, &first_g, "edge_count", m->edge_count);
+            sc_json_member_u64(b, &first_g, "stream_count", m->stream_count);
+            sc_json_obj_end(b);
         }
         sc_buf_putc(b, ']');
         if (page->has_more) {
-            sc_buf_puts(b, ",\"next\":");
+            sc_json_key(b, &first, "next");
             write_graph_cursor(b, page->next_before);
         }
-        sc_buf_putc(b, '}');
+        sc_json_obj_end(b);
         sc_async_result_end(&l->a, b);
     }
     sc_graph_page_free(page);
@@ -619,6 +629,27 @@ int sc_h_graph_list(sc_req *r)
 static const char *const outcomes[] = {"open",      "completed", "failed", "closed",
                                        "abandoned", "shutdown",  "lost"};
 
+static void write_log_entry(sc_buf *b, bool *first, const sc_log_entry *e)
+{
+    sc_json_member_i64(b, first, "session", e->session);
+    sc_json_member_str(b, first, "label", e->label ? e->label : "", e->label_len);
+    sc_json_member_u64(b, first, "owner_uid", e->owner_uid);
+    sc_json_member_i64(b, first, "owner_pid", e->owner_pid);
+    sc_json_member_time_ms(b, first, "opened_at", e->opened_ms);
+    sc_json_key(b, first, "ended_at");
+    if (e->has_ended)
+        sc_json_time_ms(b, e->ended_ms);
+    else
+        sc_buf_puts(b, "null");
+    sc_json_member_cstr(b, first, "outcome", e->outcome);
+    sc_json_member_u64(b, first, "node_count", e->node_count);
+    if (e->graph > 0) {
+        sc_json_member_i64(b, first, "graph", e->graph);
+        if (e->graph_deleted)
+            sc_json_member_time_ms(b, first, "graph_deleted_at", e->graph_deleted_ms);
+    }
+}
+
 static void log_listed(void *arg, int rc, sc_log_page *page, const char *errmsg)
 {
     sc_async *a = arg;
@@ -628,39 +659,23 @@ static void log_listed(void *arg, int rc, sc_log_page *page, const char *errmsg)
         sc_async_error(a, &err);
     } else {
         sc_buf *b = sc_async_result_begin(a);
-        sc_buf_puts(b, "{\"entries\":[");
+        bool first, first_e;
+        sc_json_obj_begin(b, &first);
+        sc_json_key(b, &first, "entries");
+        sc_buf_putc(b, '[');
         for (size_t i = 0; i < page->count; i++) {
-            const sc_log_entry *e = &page->entries[i];
-            sc_buf_puts(b, i ? ",{\"session\":" : "{\"session\":");
-            sc_json_i64(b, e->session);
-            sc_buf_puts(b, ",\"label\":");
-            sc_json_string(b, e->label ? e->label : "", e->label_len);
-            sc_buf_printf(b, ",\"owner_uid\":%u,\"owner_pid\":%" PRId64 ",\"opened_at\":",
-                          (unsigned)e->owner_uid, e->owner_pid);
-            sc_json_time_ms(b, e->opened_ms);
-            sc_buf_puts(b, ",\"ended_at\":");
-            if (e->has_ended)
-                sc_json_time_ms(b, e->ended_ms);
-            else
-                sc_buf_puts(b, "null");
-            sc_buf_puts(b, ",\"outcome\":");
-            sc_json_cstr(b, e->outcome);
-            sc_buf_printf(b, ",\"node_count\":%u", (unsigned)e->node_count);
-            if (e->graph > 0) {
-                sc_buf_printf(b, ",\"graph\":%" PRId64, e->graph);
-                if (e->graph_deleted) {
-                    sc_buf_puts(b, ",\"graph_deleted_at\":");
-                    sc_json_time_ms(b, e->graph_deleted_ms);
-                }
-            }
-            sc_buf_putc(b, '}');
+            if (i)
+                sc_buf_putc(b, ',');
+            sc_json_obj_begin(b, &first_e);
+            write_log_entry(b, &first_e, &page->entries[i]);
+            sc_json_obj_end(b);
         }
         sc_buf_putc(b, ']');
         if (page->has_more) {
-            sc_buf_puts(b, ",\"next\":");
+            sc_json_key(b, &first, "next");
             write_log_cursor(b, page->next_opened_ms, page->next_session);
         }
-        sc_buf_putc(b, '}');
+        sc_json_obj_end(b);
         sc_async_result_end(a, b);
     }
     sc_log_page_free(page);
@@ -723,18 +738,14 @@ int sc_h_server_info(sc_req *r)
     if (d->store)
         sc_store_graph_count(d->store, &graphs);
     sc_buf *b = sc_req_result_begin(r);
-    sc_buf_puts(b, "{\"version\":");
-    sc_json_cstr(b, SC_VERSION);
-    sc_buf_puts(b, ",\"uptime_s\":");
-    sc_json_u64(b, (uv_hrtime() - d->start_hr) / 1000000000u);
-    sc_buf_puts(b, ",\"connections\":");
-    sc_json_u64(b, d->nconns);
-    sc_buf_puts(b, ",\"sessions\":");
-    sc_json_u64(b, d->sessions.count);
-    sc_buf_puts(b, ",\"graphs\":");
-    sc_json_i64(b, graphs);
-    sc_buf_puts(b, ",\"db_path\":");
-    sc_json_cstr(b, d->cfg.db_path);
-    sc_buf_putc(b, '}');
+    bool first;
+    sc_json_obj_begin(b, &first);
+    sc_json_member_cstr(b, &first, "version", SC_VERSION);
+    sc_json_member_u64(b, &first, "uptime_s", (uv_hrtime() - d->start_hr) / 1000000000u);
+    sc_json_member_u64(b, &first, "connections", d->nconns);
+    sc_json_member_u64(b, &first, "sessions", d->sessions.count);
+    sc_json_member_i64(b, &first, "graphs", graphs);
+    sc_json_member_cstr(b, &first, "db_path", d->cfg.db_path);
+    sc_json_obj_end(b);
     return sc_req_result_end(r, b);
 }

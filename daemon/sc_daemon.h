@@ -100,9 +100,8 @@ typedef struct sc_held sc_held;
 struct sc_held {
     sc_held *next;
     bool done;
-    sc_buf reply;   /* the write's own reply */
-    sc_buf after;   /* replies of the requests that ran after it */
-    sc_jdoc id_doc; /* a copy of the request's id: its line is gone */
+    sc_buf reply; /* the write's own reply: its head (with the id) from the start */
+    sc_buf after; /* replies of the requests that ran after it */
 };
 
 struct sc_conn {

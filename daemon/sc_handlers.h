@@ -39,7 +39,8 @@ typedef struct sc_async {
 } sc_async;
 
 /* Every handler: `int sc_h_<handler>(sc_req *r)`, returning H_*. */
-#define SC_X_HANDLER_DECL(id, handler, name, flags, params, result, summary) int sc_h_##handler(sc_req *r);
+#define SC_X_HANDLER_DECL(id, handler, name, flags, params, result, summary)                       \
+    int sc_h_##handler(sc_req *r);
 SC_METHODS(SC_X_HANDLER_DECL)
 #undef SC_X_HANDLER_DECL
 

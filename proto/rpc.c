@@ -183,18 +183,23 @@ int sc_rpc_decode(sc_jval item, sc_rpc_request *req, sc_rpc_error *err)
 
 /* ---- reply writers ---- */
 
-static void write_head(sc_buf *b, sc_jval id)
+void sc_rpc_head(sc_buf *b, sc_jval id)
 {
     static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
     sc_buf_append(b, head, sizeof head - 1);
     sc_jval_write(b, id);
 }
 
-void sc_rpc_result_begin(sc_buf *b, sc_jval id)
+void sc_rpc_head_result(sc_buf *b)
 {
     static const char key[] = ",\"result\":";
-    write_head(b, id);
     sc_buf_append(b, key, sizeof key - 1);
+}
+
+void sc_rpc_result_begin(sc_buf *b, sc_jval id)
+{
+    sc_rpc_head(b, id);
+    sc_rpc_head_result(b);
 }
 
 void sc_rpc_result_end(sc_buf *b)
@@ -202,22 +207,28 @@ void sc_rpc_result_end(sc_buf *b)
     sc_buf_putc(b, '}');
 }
 
+void sc_rpc_head_error(sc_buf *b, const sc_rpc_error *err)
+{
+    bool in_head = false; /* the head's members come before this one */
+    bool first, first_data;
+    sc_json_key(b, &in_head, "error");
+    sc_json_obj_begin(b, &first);
+    sc_json_member_i64(b, &first, "code", err->code);
+    sc_json_member_cstr(b, &first, "message", err->message);
+    sc_json_key(b, &first, "data");
+    sc_json_obj_begin(b, &first_data);
+    sc_json_member_cstr(b, &first_data, "kind", sc_rpc_error_kind(err->code));
+    if (err->field)
+        sc_json_member_cstr(b, &first_data, "field", err->field);
+    if (err->what)
+        sc_json_member_cstr(b, &first_data, "what", err->what);
+    sc_json_obj_end(b);
+    sc_json_obj_end(b);
+    sc_json_obj_end(b);
+}
+
 void sc_rpc_write_error(sc_buf *b, sc_jval id, const sc_rpc_error *err)
 {
-    write_head(b, id);
-    sc_buf_puts(b, ",\"error\":{\"code\":");
-    sc_json_i64(b, err->code);
-    sc_buf_puts(b, ",\"message\":");
-    sc_json_cstr(b, err->message);
-    sc_buf_puts(b, ",\"data\":{\"kind\":");
-    sc_json_cstr(b, sc_rpc_error_kind(err->code));
-    if (err->field) {
-        sc_buf_puts(b, ",\"field\":");
-        sc_json_cstr(b, err->field);
-    }
-    if (err->what) {
-        sc_buf_puts(b, ",\"what\":");
-        sc_json_cstr(b, err->what);
-    }
-    sc_buf_puts(b, "}}}");
+    sc_rpc_head(b, id);
+    sc_rpc_head_error(b, err);
 }

@@ -104,6 +104,16 @@ void sc_rpc_result_begin(sc_buf *b, sc_jval id);
 void sc_rpc_result_end(sc_buf *b);
 /** {"jsonrpc":"2.0","id":<id>,"error":{"code":..,"message":..,"data":{"kind":..[,"field"][,"what"]}}} */
 void sc_rpc_write_error(sc_buf *b, sc_jval id, const sc_rpc_error *err);
+/*
+ * The same replies in two steps, for a reply whose id must be written
+ * before its outcome is known (the request's document is gone by then):
+ * sc_rpc_head writes {"jsonrpc":"2.0","id":<id> and either
+ * sc_rpc_head_result (then the value and sc_rpc_result_end) or
+ * sc_rpc_head_error completes it.
+ */
+void sc_rpc_head(sc_buf *b, sc_jval id);
+void sc_rpc_head_result(sc_buf *b);
+void sc_rpc_head_error(sc_buf *b, const sc_rpc_error *err);
 
 /* ---- parameter readers ----
  * Every reader returns 0 or SC_RPC_INVALID_PARAMS, never anything else, so

@@ -669,6 +669,41 @@ static void test_write_error(void **state)
     sc_buf_free(&b);
 }
 
+/* A reply written in two steps, the head while the id is alive and the
+ * outcome later from another document, is the one-step reply. */
+static void test_write_in_two_steps(void **state)
+{
+    (void)state;
+    sc_buf one = SC_BUF_INIT, two = SC_BUF_INIT;
+    sc_jdoc d;
+    sc_jdoc_init(&d);
+    sc_jval id = parse_ok(&d, "\"x\\u0041\"");
+    sc_rpc_result_begin(&one, id);
+    sc_buf_puts(&one, "{}");
+    sc_rpc_result_end(&one);
+    sc_rpc_head(&two, id);
+    sc_jdoc_free(&d); /* the id's document is gone before the outcome */
+    sc_rpc_head_result(&two);
+    sc_buf_puts(&two, "{}");
+    sc_rpc_result_end(&two);
+    assert_string_equal(text(&two), text(&one));
+    assert_string_equal(text(&two), "{\"jsonrpc\":\"2.0\",\"id\":\"xA\",\"result\":{}}");
+
+    sc_rpc_error err;
+    sc_rpc_fail(&err, SC_RPC_STORAGE, "storage error: %s", "disk full");
+    sc_buf_reset(&one);
+    sc_buf_reset(&two);
+    sc_jdoc_init(&d);
+    id = parse_ok(&d, "12");
+    sc_rpc_write_error(&one, id, &err);
+    sc_rpc_head(&two, id);
+    sc_rpc_head_error(&two, &err);
+    assert_string_equal(text(&two), text(&one));
+    sc_jdoc_free(&d);
+    sc_buf_free(&one);
+    sc_buf_free(&two);
+}
+
 static void test_error_kinds_and_fail(void **state)
 {
     (void)state;
@@ -917,6 +952,7 @@ int main(void)
         cmocka_unit_test(test_decode_unknown_method),
         cmocka_unit_test(test_write_result),
         cmocka_unit_test(test_write_error),
+        cmocka_unit_test(test_write_in_two_steps),
         cmocka_unit_test(test_error_kinds_and_fail),
         cmocka_unit_test(test_param_u32),
         cmocka_unit_test(test_param_u64_and_id),
