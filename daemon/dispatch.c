@@ -16,6 +16,7 @@
  * requests (session.open among them) stop the connection until their reply
  * is written, placed behind any held write's.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,29 +30,45 @@
 
 typedef int (*sc_handler)(sc_req *r);
 
+/* The invariants of sc_exec (sc_daemon.h), checked where the state moves. */
+static void exec_check(const sc_conn *c)
+{
+    const sc_exec *x = &c->x;
+    assert((x->held_head == NULL) == (x->held_tail == NULL));
+    assert((x->held_head == NULL) == (x->nheld == 0));
+    assert(!x->held_tail || !x->held_tail->next);
+    assert(!x->quiet_wait || (x->waiting && x->held_head));
+    assert(x->cur_item <= x->cur_end);
+    assert(x->cur_line || (x->cur_item == 0 && x->cur_end == 0 && !x->cur_batch));
+    assert(x->cur_batch || x->batch_replies == 0);
+    assert(!c->closing || !c->reading);
+    (void)x;
+    (void)c;
+}
+
 /* ---------------------------------------------------------------- replies */
 
 static bool in_batch(const sc_conn *c)
 {
-    return c->cur_batch;
+    return c->x.cur_batch;
 }
 
 /* Where a reply written now goes: behind the last held write, if any. */
 static sc_buf *out_buf(sc_conn *c)
 {
-    return c->held_tail ? &c->held_tail->after : &c->out;
+    return c->x.held_tail ? &c->x.held_tail->after : &c->out;
 }
 
 static sc_buf *reply_begin(sc_conn *c, bool notification)
 {
     if (notification) {
-        sc_buf_reset(&c->scratch);
-        return &c->scratch;
+        sc_buf_reset(&c->x.scratch);
+        return &c->x.scratch;
     }
     if (!in_batch(c))
         return out_buf(c);
-    sc_buf_putc(&c->batch, c->batch_replies++ ? ',' : '[');
-    return &c->batch;
+    sc_buf_putc(&c->x.batch, c->x.batch_replies++ ? ',' : '[');
+    return &c->x.batch;
 }
 
 static void reply_end(sc_conn *c, bool notification)
@@ -136,15 +153,15 @@ void sc_async_start(sc_async *a, sc_req *r)
     a->notification = r->notification;
     a->held = NULL;
     /* A notification has no reply to keep in order: it waits as before. */
-    if (r->may_hold && !r->notification && !c->cur_batch && c->nheld < SC_HELD_MAX &&
+    if (r->may_hold && !r->notification && !c->x.cur_batch && c->x.nheld < SC_HELD_MAX &&
         (a->held = held_new(r->id)) != NULL) {
         a->id = SC_JVAL_NONE; /* its line is gone by the time it replies */
-        if (c->held_tail)
-            c->held_tail->next = a->held;
+        if (c->x.held_tail)
+            c->x.held_tail->next = a->held;
         else
-            c->held_head = a->held;
-        c->held_tail = a->held;
-        c->nheld++;
+            c->x.held_head = a->held;
+        c->x.held_tail = a->held;
+        c->x.nheld++;
         r->held = true;
     }
     sc_conn_ref(c);
@@ -185,27 +202,27 @@ void sc_async_error(sc_async *a, const sc_rpc_error *err)
  * connection's output; stop at the first still in flight. */
 static void release_held(sc_conn *c)
 {
-    while (c->held_head && c->held_head->done) {
-        sc_held *h = c->held_head;
+    while (c->x.held_head && c->x.held_head->done) {
+        sc_held *h = c->x.held_head;
         sc_buf_append(&c->out, h->reply.data, h->reply.len);
         sc_buf_append(&c->out, h->after.data, h->after.len);
-        c->held_head = h->next;
-        if (!c->held_head)
-            c->held_tail = NULL;
-        c->nheld--;
+        c->x.held_head = h->next;
+        if (!c->x.held_head)
+            c->x.held_tail = NULL;
+        c->x.nheld--;
         held_free(h);
     }
 }
 
 static void free_held(sc_conn *c)
 {
-    while (c->held_head) {
-        sc_held *h = c->held_head;
-        c->held_head = h->next;
+    while (c->x.held_head) {
+        sc_held *h = c->x.held_head;
+        c->x.held_head = h->next;
         held_free(h);
     }
-    c->held_tail = NULL;
-    c->nheld = 0;
+    c->x.held_tail = NULL;
+    c->x.nheld = 0;
 }
 
 /* The request's reply is written: let the connection go on. */
@@ -213,19 +230,20 @@ void sc_async_done(sc_async *a)
 {
     sc_conn *c = a->c;
     sc_daemon *d = a->d;
+    exec_check(c);
     d->inflight--;
     if (a->held) {
         a->held->done = true;
         release_held(c);
         /* A request waiting for quiet runs now (its line did not move). */
-        if (c->quiet_wait && !c->held_head) {
-            c->quiet_wait = false;
-            c->waiting = false;
+        if (c->x.quiet_wait && !c->x.held_head) {
+            c->x.quiet_wait = false;
+            c->x.waiting = false;
         }
     } else {
-        c->waiting = false;
-        if (c->cur_line)
-            c->cur_item = c->doc.tok[c->cur_item].end;
+        c->x.waiting = false;
+        if (c->x.cur_line)
+            c->x.cur_item = c->x.doc.tok[c->x.cur_item].end;
     }
     if (!c->closing) {
         sc_dispatch_process(c);
@@ -242,9 +260,14 @@ void sc_async_done(sc_async *a)
 
 /* -------------------------------------------------------------- helpers */
 
+bool sc_may_access_all(const sc_conn *c)
+{
+    return c->uid == 0;
+}
+
 bool sc_may_access(const sc_conn *c, uint32_t owner_uid)
 {
-    return c->uid == 0 || (uint32_t)c->uid == owner_uid;
+    return sc_may_access_all(c) || (uint32_t)c->uid == owner_uid;
 }
 
 int sc_req_fail(sc_req *r, int code, const char *fmt, ...)
@@ -310,7 +333,7 @@ static int run_one(sc_conn *c, sc_jval item)
         reply_error(c, req.id, false, &err);
         return H_DONE;
     }
-    if (c->cur_batch && c->batch.len > SC_BATCH_REPLY_MAX) {
+    if (c->x.cur_batch && c->x.batch.len > SC_BATCH_REPLY_MAX) {
         sc_rpc_fail(&err, SC_RPC_LIMIT, "batch replies exceed %u MiB; request not run",
                     SC_BATCH_REPLY_MAX >> 20);
         reply_error(c, req.id, req.notification, &err);
@@ -328,7 +351,7 @@ static int run_one(sc_conn *c, sc_jval item)
     sc_method_id method = req.desc->id;
     /* A held write's effect on the session table is already there; what it
      * changes in the store is not until it commits. */
-    if (c->held_head && sc_method_has(method, SC_MF_READS_STORE))
+    if (c->x.held_head && sc_method_has(method, SC_MF_READS_STORE))
         return H_QUIET;
     sc_req r = {.d = c->d,
                 .c = c,
@@ -350,33 +373,33 @@ static size_t doc_bytes(const sc_jdoc *doc)
 
 static void finish_line(sc_conn *c)
 {
-    if (c->cur_batch && c->batch_replies > 0) {
-        sc_buf_puts(&c->batch, "]\n");
-        sc_buf_append(out_buf(c), c->batch.data, c->batch.len);
+    if (c->x.cur_batch && c->x.batch_replies > 0) {
+        sc_buf_puts(&c->x.batch, "]\n");
+        sc_buf_append(out_buf(c), c->x.batch.data, c->x.batch.len);
     }
-    sc_buf_reset(&c->batch);
-    sc_buf_reset(&c->scratch);
-    if (doc_bytes(&c->doc) > SC_DOC_KEEP_BYTES)
-        sc_jdoc_free(&c->doc);
-    c->cur_line = false;
-    c->cur_item = c->cur_end = 0;
-    c->cur_batch = false;
-    c->batch_replies = 0;
+    sc_buf_reset(&c->x.batch);
+    sc_buf_reset(&c->x.scratch);
+    if (doc_bytes(&c->x.doc) > SC_DOC_KEEP_BYTES)
+        sc_jdoc_free(&c->x.doc);
+    c->x.cur_line = false;
+    c->x.cur_item = c->x.cur_end = 0;
+    c->x.cur_batch = false;
+    c->x.batch_replies = 0;
 }
 
 /* Run the current line's requests until one goes async or all are done. */
 static void run_current(sc_conn *c)
 {
-    while (c->cur_item < c->cur_end) {
-        sc_jval item = {&c->doc, c->cur_item};
+    while (c->x.cur_item < c->x.cur_end) {
+        sc_jval item = {&c->x.doc, c->x.cur_item};
         int rc = run_one(c, item);
         if (rc == H_QUIET)
-            c->quiet_wait = true;
+            c->x.quiet_wait = true;
         if (rc == H_ASYNC || rc == H_QUIET) {
-            c->waiting = true;
+            c->x.waiting = true;
             return;
         }
-        c->cur_item = c->doc.tok[item.i].end;
+        c->x.cur_item = c->x.doc.tok[item.i].end;
     }
     finish_line(c);
 }
@@ -407,41 +430,78 @@ static bool next_line(sc_conn *c)
         if (blank(line, len))
             continue;
         sc_rpc_error err = {0};
-        if (sc_jdoc_parse(&c->doc, line, len, &err) != 0) {
+        if (sc_jdoc_parse(&c->x.doc, line, len, &err) != 0) {
             sc_rpc_write_error(out_buf(c), SC_JVAL_NONE, &err);
             sc_buf_putc(out_buf(c), '\n');
             continue;
         }
-        const sc_jtok *root = &c->doc.tok[0];
+        const sc_jtok *root = &c->x.doc.tok[0];
         bool batch = root->type == SC_JARRAY;
         if (batch && root->u.c.count == 0) {
             reply_line_error(c, SC_RPC_INVALID_REQUEST, "invalid request: empty batch");
             continue;
         }
         /* A batch runs its elements, anything else is the one request. */
-        c->cur_line = true;
-        c->cur_batch = batch;
-        c->cur_item = batch ? 1 : 0;
-        c->cur_end = root->end;
-        c->batch_replies = 0;
+        c->x.cur_line = true;
+        c->x.cur_batch = batch;
+        c->x.cur_item = batch ? 1 : 0;
+        c->x.cur_end = root->end;
+        c->x.batch_replies = 0;
         return true;
     }
 }
 
 void sc_dispatch_process(sc_conn *c)
 {
-    while (!c->closing && !c->waiting && !c->close_after_flush && !sc_conn_congested(c)) {
-        if (!c->cur_line && !next_line(c))
-            return;
-        if (c->cur_line)
+    exec_check(c);
+    while (!c->closing && !c->x.waiting && !c->close_after_flush && !sc_conn_congested(c)) {
+        if (!c->x.cur_line && !next_line(c))
+            break;
+        if (c->x.cur_line)
             run_current(c);
     }
+    exec_check(c);
 }
 
 void sc_dispatch_discard(sc_conn *c)
 {
     free_held(c);
-    sc_jdoc_free(&c->doc);
-    c->cur_line = false;
-    c->cur_item = c->cur_end = 0;
+    sc_jdoc_free(&c->x.doc);
+    sc_buf_free(&c->x.batch);
+    sc_buf_free(&c->x.scratch);
+    c->x.cur_line = c->x.cur_batch = c->x.waiting = c->x.quiet_wait = false;
+    c->x.cur_item = c->x.cur_end = 0;
+    c->x.batch_replies = 0;
+    exec_check(c);
+}
+
+bool sc_dispatch_waiting(const sc_conn *c)
+{
+    return c->x.waiting;
+}
+
+bool sc_dispatch_busy(const sc_conn *c)
+{
+    return c->x.waiting || c->x.cur_line;
+}
+
+bool sc_dispatch_has_held(const sc_conn *c)
+{
+    return c->x.held_head != NULL;
+}
+
+size_t sc_dispatch_held_bytes(const sc_conn *c)
+{
+    size_t n = 0;
+    for (const sc_held *h = c->x.held_head; h; h = h->next)
+        n += h->reply.len + h->after.len;
+    return n;
+}
+
+void sc_dispatch_trim(sc_conn *c)
+{
+    assert(!sc_dispatch_busy(c));
+    sc_jdoc_free(&c->x.doc);
+    sc_buf_free(&c->x.batch);
+    sc_buf_free(&c->x.scratch);
 }

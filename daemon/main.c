@@ -215,7 +215,7 @@ int main(int argc, char **argv)
     sc_daemon d;
     char err[512] = "";
     if (sc_daemon_init(&d, &loop, &cfg, err, sizeof(err)) != 0) {
-        fprintf(stderr, "streamcapd: %s\n", err);
+        sc_log(&d, SC_LOG_ERROR, "%s", err);
         return finish(&loop, &d, 1);
     }
     if (sc_server_start(&d) != 0)
@@ -232,5 +232,5 @@ int main(int argc, char **argv)
     sc_log(&d, SC_LOG_INFO, "version %s ready", SC_VERSION);
 
     uv_run(&loop, UV_RUN_DEFAULT);
-    return finish(&loop, &d, d.exit_code);
+    return finish(&loop, &d, 0);
 }

@@ -613,7 +613,7 @@ int sc_h_graph_list(sc_req *r)
         q.label = l->label;
         q.label_len = label_len;
     }
-    q.any_owner = r->c->uid == 0;
+    q.any_owner = sc_may_access_all(r->c);
     q.uid = (uint32_t)r->c->uid;
     if (sc_store_list_graphs(r->d->store, &q, graphs_listed, l) != 0) {
         free(l->label);
@@ -716,7 +716,7 @@ int sc_h_log_list(sc_req *r)
             return H_ERROR;
         }
     }
-    q.any_owner = r->c->uid == 0;
+    q.any_owner = sc_may_access_all(r->c);
     q.uid = (uint32_t)r->c->uid;
     sc_async *a = calloc(1, sizeof(*a));
     if (!a)

@@ -104,6 +104,31 @@ struct sc_held {
     sc_buf after; /* replies of the requests that ran after it */
 };
 
+/*
+ * What a connection is executing: the current line (a request or a batch)
+ * and its held writes.  dispatch.c alone reads and writes these fields;
+ * the server asks through the sc_dispatch_* functions.  Invariants,
+ * asserted by dispatch.c: held_head, held_tail and nheld are all empty or
+ * all set; quiet_wait implies waiting and a held write; cur_item <=
+ * cur_end, both 0 without a line; batch replies only in a batch.
+ */
+typedef struct sc_exec {
+    sc_jdoc doc;       /* the line's tokens; kept from line to line */
+    bool cur_line;     /* doc holds a line being executed */
+    uint32_t cur_item; /* token of the next request to run */
+    uint32_t cur_end;  /* token past the last request: done when reached */
+    bool cur_batch;
+    bool waiting; /* an async request of the line is in flight, or quiet_wait */
+    /* The current request reads what held writes change: it runs once
+     * they are done (waiting is set too). */
+    bool quiet_wait;
+    sc_held *held_head, *held_tail;
+    unsigned nheld;
+    size_t batch_replies;
+    sc_buf batch;   /* replies of the line's batch so far */
+    sc_buf scratch; /* where notifications' replies go to be dropped */
+} sc_exec;
+
 struct sc_conn {
     uv_pipe_t pipe; /* first member: handle->data is not needed to find us */
     sc_daemon *d;
@@ -125,25 +150,9 @@ struct sc_conn {
     int refs;      /* the handle plus in-flight async requests */
     sc_conn *prev, *next;
 
-    /* The line being executed: a request or a batch (dispatch.c). */
-    sc_jdoc doc;       /* the line's tokens; kept from line to line */
-    bool cur_line;     /* doc holds a line being executed */
-    uint32_t cur_item; /* token of the next request to run */
-    uint32_t cur_end;  /* token past the last request: done when reached */
-    bool cur_batch;
-    bool waiting; /* an async request of the line is in flight, or quiet_wait */
-    /* The current request reads what held writes change: it runs once
-     * they are done (waiting is set too). */
-    bool quiet_wait;
-    sc_held *held_head, *held_tail;
-    unsigned nheld;
-    size_t batch_replies;
-    sc_buf batch;   /* replies of the line's batch so far */
-    sc_buf scratch; /* where notifications' replies go to be dropped */
+    sc_exec x; /* the line being executed: dispatch.c's alone */
 };
 
-/** Queue `len` bytes of reply on the connection. */
-void sc_conn_send(sc_conn *c, const char *data, size_t len);
 /** Send what is queued; start a write if none is in flight. */
 void sc_conn_flush(sc_conn *c);
 /** Close after pending output is written. */
@@ -188,7 +197,6 @@ struct sc_daemon {
     bool stopping;
     bool store_closed;
     bool timers_open;
-    int exit_code;
 };
 
 /* daemon.c */
@@ -235,8 +243,20 @@ void sc_server_check_stopped(sc_daemon *d);
 /* dispatch.c */
 /** Run buffered lines of `c` until input runs out or a request goes async. */
 void sc_dispatch_process(sc_conn *c);
-/** Drop the line being executed (connection closing). */
+/** Drop the line being executed and free all execution state (the
+ *  connection is being freed). */
 void sc_dispatch_discard(sc_conn *c);
+/** True while a request of the current line is in flight or waits for
+ *  held writes: the connection neither reads nor runs more requests. */
+bool sc_dispatch_waiting(const sc_conn *c);
+/** True while a line is being executed (its input and tokens are in use). */
+bool sc_dispatch_busy(const sc_conn *c);
+/** True while held writes still owe their replies. */
+bool sc_dispatch_has_held(const sc_conn *c);
+/** Reply bytes kept behind held writes. */
+size_t sc_dispatch_held_bytes(const sc_conn *c);
+/** Give back the storage of an idle connection's line buffers. */
+void sc_dispatch_trim(sc_conn *c);
 
 /* live.c: sessions that end without a request */
 /** Idle sweep: abandon sessions unused for the configured timeout. */

@@ -65,6 +65,8 @@ int sc_store_rpc_error(sc_rpc_error *err, int rc, const char *errmsg);
 int sc_core_rpc_error(sc_rpc_error *err, int rc, uint32_t stream);
 /** Root reads everything; everyone else only their own uid's rows. */
 bool sc_may_access(const sc_conn *c, uint32_t owner_uid);
+/** True when the caller may read every uid's rows (root): lists unfiltered. */
+bool sc_may_access_all(const sc_conn *c);
 
 /* Async: start (pins the connection), reply with one of the writers, done.
  * A store write (r->may_hold) is held when it can be: later requests of the

@@ -8,6 +8,7 @@
  * output is above the high-water mark (a client that never reads cannot
  * grow our memory).
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,15 +29,12 @@ static void on_conn_closed(uv_handle_t *h);
 /* Reply bytes buffered: unsent, being written, and kept behind held writes. */
 static size_t out_pending(const sc_conn *c)
 {
-    size_t n = c->out.len + c->writing.len;
-    for (const sc_held *h = c->held_head; h; h = h->next)
-        n += h->reply.len + h->after.len;
-    return n;
+    return c->out.len + c->writing.len + sc_dispatch_held_bytes(c);
 }
 
 bool sc_conn_idle(const sc_conn *c)
 {
-    return !c->waiting && !c->held_head;
+    return !sc_dispatch_waiting(c) && !sc_dispatch_has_held(c);
 }
 
 bool sc_conn_congested(const sc_conn *c)
@@ -51,12 +49,12 @@ void sc_conn_ref(sc_conn *c)
 
 static void conn_free(sc_conn *c)
 {
+    /* The handle is closed (or was never started) and nothing refers to it. */
+    assert(c->refs == 0 && !c->reading && !c->write_busy);
     sc_dispatch_discard(c);
     sc_framer_free(&c->in);
     sc_buf_free(&c->out);
     sc_buf_free(&c->writing);
-    sc_buf_free(&c->batch);
-    sc_buf_free(&c->scratch);
     free(c);
 }
 
@@ -98,15 +96,13 @@ static void on_conn_closed(uv_handle_t *h)
  */
 static void conn_trim(sc_conn *c)
 {
-    if (c->waiting || c->cur_line || c->write_busy)
+    if (sc_dispatch_busy(c) || c->write_busy)
         return;
     sc_framer_release_if_idle(&c->in);
-    sc_jdoc_free(&c->doc);
+    sc_dispatch_trim(c);
     if (c->out.len == 0)
         sc_buf_free(&c->out);
     sc_buf_free(&c->writing);
-    sc_buf_free(&c->batch);
-    sc_buf_free(&c->scratch);
 }
 
 static void on_write(uv_write_t *req, int status)
@@ -124,21 +120,16 @@ static void on_write(uv_write_t *req, int status)
         return;
     }
     sc_conn_flush(c);
-    if (!c->closing && !c->write_busy && c->close_after_flush && !c->held_head) {
+    if (!c->closing && !c->write_busy && c->close_after_flush && !sc_dispatch_has_held(c)) {
         sc_conn_unref(c);
         conn_close(c);
         return;
     }
     /* Output drained below the mark: catch up on buffered requests. */
-    if (!c->closing && !c->waiting && out_pending(c) < SC_OUT_HIGH_WATER)
+    if (!c->closing && !sc_dispatch_waiting(c) && out_pending(c) < SC_OUT_HIGH_WATER)
         sc_dispatch_process(c);
     sc_conn_update_reading(c);
     sc_conn_unref(c);
-}
-
-void sc_conn_send(sc_conn *c, const char *data, size_t len)
-{
-    sc_buf_append(&c->out, data, len);
 }
 
 void sc_conn_flush(sc_conn *c)
@@ -194,7 +185,7 @@ void sc_conn_close_after_flush(sc_conn *c)
     sc_conn_update_reading(c);
     sc_conn_flush(c);
     /* Held writes still owe their replies: the last one to finish closes. */
-    if (!c->write_busy && !c->held_head)
+    if (!c->write_busy && !sc_dispatch_has_held(c))
         conn_close(c);
 }
 
@@ -202,7 +193,7 @@ void sc_conn_close_after_flush(sc_conn *c)
 
 void sc_conn_recycle_input(sc_conn *c)
 {
-    if (c->waiting || c->cur_line)
+    if (sc_dispatch_busy(c))
         return;
     sc_daemon *d = c->d;
     size_t cap = 0;
@@ -279,10 +270,12 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 
 void sc_conn_update_reading(sc_conn *c)
 {
-    if (c->closing)
+    if (c->closing) {
+        assert(!c->reading);
         return;
-    bool want = !c->waiting && !c->close_after_flush && !c->peer_eof && !c->d->stopping &&
-                out_pending(c) < SC_OUT_HIGH_WATER;
+    }
+    bool want = !sc_dispatch_waiting(c) && !c->close_after_flush && !c->peer_eof &&
+                !c->d->stopping && out_pending(c) < SC_OUT_HIGH_WATER;
     if (want == c->reading)
         return;
     if (want) {
@@ -402,33 +395,29 @@ static int claim_socket_path(sc_daemon *d)
     if (lstat(path, &st) != 0) {
         if (errno == ENOENT)
             return 0;
-        fprintf(stderr, "streamcapd: %s: %s\n", path, strerror(errno));
+        sc_log(d, SC_LOG_ERROR, "%s: %s", path, strerror(errno));
         return -1;
     }
     if (!S_ISSOCK(st.st_mode)) {
-        fprintf(stderr, "streamcapd: %s exists and is not a socket; not replacing it\n", path);
+        sc_log(d, SC_LOG_ERROR, "%s exists and is not a socket; not replacing it", path);
         return -1;
     }
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    if (strlen(path) >= sizeof(sa.sun_path)) {
-        fprintf(stderr, "streamcapd: socket path too long: %s\n", path);
-        return -1;
-    }
-    strcpy(sa.sun_path, path);
+    memcpy(sa.sun_path, path, strlen(path) + 1); /* its length was checked */
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
-        fprintf(stderr, "streamcapd: socket: %s\n", strerror(errno));
+        sc_log(d, SC_LOG_ERROR, "socket: %s", strerror(errno));
         return -1;
     }
     int rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
     int err = errno;
     close(fd);
     if (rc == 0 || err == EAGAIN) {
-        fprintf(stderr, "streamcapd: another daemon is already listening on %s\n", path);
+        sc_log(d, SC_LOG_ERROR, "another daemon is already listening on %s", path);
         return -1;
     }
     if (unlink(path) != 0 && errno != ENOENT) {
-        fprintf(stderr, "streamcapd: cannot remove stale socket %s: %s\n", path, strerror(errno));
+        sc_log(d, SC_LOG_ERROR, "cannot remove stale socket %s: %s", path, strerror(errno));
         return -1;
     }
     sc_log(d, SC_LOG_INFO, "replaced stale socket %s", path);
@@ -438,7 +427,7 @@ static int claim_socket_path(sc_daemon *d)
 int sc_server_start(sc_daemon *d)
 {
     if (strlen(d->cfg.socket_path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
-        fprintf(stderr, "streamcapd: socket path too long: %s\n", d->cfg.socket_path);
+        sc_log(d, SC_LOG_ERROR, "socket path too long: %s", d->cfg.socket_path);
         return -1;
     }
     if (claim_socket_path(d) != 0)
@@ -452,8 +441,7 @@ int sc_server_start(sc_daemon *d)
     if (rc == 0)
         rc = uv_listen((uv_stream_t *)&d->listener, 511, on_connection);
     if (rc < 0) {
-        fprintf(stderr, "streamcapd: cannot listen on %s: %s\n", d->cfg.socket_path,
-                uv_strerror(rc));
+        sc_log(d, SC_LOG_ERROR, "cannot listen on %s: %s", d->cfg.socket_path, uv_strerror(rc));
         uv_close((uv_handle_t *)&d->listener, NULL);
         return -1;
     }
