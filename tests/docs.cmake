@@ -14,3 +14,8 @@ if(SC_SANITIZE)
     set_tests_properties(readme_quickstart PROPERTIES
         ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0")
 endif()
+
+# docs/design.md's table from each method to its handler, file and store call.
+add_test(NAME design_method_table
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/docs/design_method_table.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(design_method_table PROPERTIES TIMEOUT 30)
