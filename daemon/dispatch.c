@@ -282,6 +282,22 @@ int sc_req_fail(sc_req *r, int code, const char *fmt, ...)
     return H_ERROR;
 }
 
+int sc_req_copy_string(sc_req *r, const char *s, size_t len, char **out)
+{
+    *out = NULL;
+    if (!s)
+        return 0;
+    char *copy = malloc(len + 1);
+    if (!copy) {
+        sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
+        return -1;
+    }
+    memcpy(copy, s, len);
+    copy[len] = '\0';
+    *out = copy;
+    return 0;
+}
+
 int sc_req_not_found(sc_req *r, const char *what, uint64_t id)
 {
     sc_rpc_fail(&r->err, SC_RPC_NOT_FOUND, "%s %llu not found", what, (unsigned long long)id);

@@ -129,16 +129,11 @@ int sc_h_session_open(sc_req *r)
     open_ctx *o = calloc(1, sizeof(*o));
     if (!o)
         return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
-    if (label) {
-        o->label = malloc(label_len + 1);
-        if (!o->label) {
-            free(o);
-            return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
-        }
-        memcpy(o->label, label, label_len);
-        o->label[label_len] = '\0';
-        o->label_len = label_len;
+    if (sc_req_copy_string(r, label, label_len, &o->label) != 0) {
+        free(o);
+        return H_ERROR;
     }
+    o->label_len = label_len;
     o->uid = (uint32_t)r->c->uid;
     o->pid = r->c->pid;
     if (sc_store_log_open(d->store, o->uid, o->pid, o->label, o->label_len, sc_now_ms(),

@@ -603,16 +603,12 @@ int sc_h_graph_list(sc_req *r)
     list_ctx *l = calloc(1, sizeof(*l));
     if (!l)
         return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
-    if (label) {
-        l->label = malloc(label_len + 1);
-        if (!l->label) {
-            free(l);
-            return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
-        }
-        memcpy(l->label, label, label_len + 1);
-        q.label = l->label;
-        q.label_len = label_len;
+    if (sc_req_copy_string(r, label, label_len, &l->label) != 0) {
+        free(l);
+        return H_ERROR;
     }
+    q.label = l->label;
+    q.label_len = label_len;
     q.any_owner = sc_may_access_all(r->c);
     q.uid = (uint32_t)r->c->uid;
     if (sc_store_list_graphs(r->d->store, &q, graphs_listed, l) != 0) {

@@ -51,6 +51,9 @@ int sc_req_result_end(sc_req *r, sc_buf *b);
 int sc_req_empty(sc_req *r);
 /** Fill r->err; returns H_ERROR. */
 int sc_req_fail(sc_req *r, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/** A NUL-terminated copy of a parameter string, for a request that outlives
+ *  its line; *out is NULL when `s` is.  0, or -1 with r->err set (-32603). */
+int sc_req_copy_string(sc_req *r, const char *s, size_t len, char **out);
 /** 1001 "<what> <id> not found" with data.what. */
 int sc_req_not_found(sc_req *r, const char *what, uint64_t id);
 /** 1005 "<what> <id> belongs to another user". */
