@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Only the wire-name lists: the client does not link core. */
+#include "sc_graph.h"
+
 /* ------------------------------------------------------------- values */
 
 const char *sc_client_status_name(sc_client_status s)
@@ -25,8 +28,20 @@ const char *sc_client_status_name(sc_client_status s)
     return "none";
 }
 
-static const char *const dir_names[] = {"host_to_device", "device_to_host", "device_to_device",
-                                        "peer_to_peer"};
+/* Indexed by the client's enums, which share core's suffixes
+ * (SC_CLIENT_KERNEL, SC_CLIENT_HOST_TO_DEVICE, ...). */
+#define SC_CL_NAME(id, name) [SC_CLIENT_##id] = name,
+static const char *const kind_names[] = {SC_NODE_KINDS(SC_CL_NAME)};
+static const char *const dir_names[] = {SC_MEMCPY_DIRS(SC_CL_NAME)};
+#undef SC_CL_NAME
+
+/* As many entries as values (and no index twice: -Woverride-init). */
+#define SC_CL_ONE(id, name) +1
+_Static_assert(0 SC_NODE_KINDS(SC_CL_ONE) == SC_CLIENT_HOST_CALLBACK + 1,
+               "SC_NODE_KINDS names every sc_client_kind");
+_Static_assert(0 SC_MEMCPY_DIRS(SC_CL_ONE) == SC_CLIENT_PEER_TO_PEER + 1,
+               "SC_MEMCPY_DIRS names every sc_client_dir");
+#undef SC_CL_ONE
 
 const char *sc_client_dir_name(sc_client_dir d)
 {
@@ -45,8 +60,6 @@ int sc_client_dir_parse(const char *name, sc_client_dir *out)
     }
     return -EINVAL;
 }
-
-static const char *const kind_names[] = {"kernel", "memcpy", "memset", "host_callback"};
 
 const char *sc_client_kind_name(sc_client_kind k)
 {

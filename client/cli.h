@@ -102,8 +102,11 @@ void cli_table_free(cli_table *t);
 
 /* ---- shared renderings ---- */
 
-/** graph.get's result as JSON members (no braces) into b. */
-void cli_json_graph_members(sc_buf *b, const sc_client_graph *g);
+/** A string member, or `null` when s is NULL (sc_buf.h's member writers
+ *  have no nullable string). */
+void cli_json_member_str_or_null(sc_buf *b, bool *first, const char *key, const char *s);
+/** graph.get's result as members of the object open in b (sc_json_obj_begin). */
+void cli_json_graph_members(sc_buf *b, bool *first, const sc_client_graph *g);
 /** The human form of a graph: header, node table, edge table. */
 void cli_print_graph(const sc_client_graph *g, FILE *f);
 

@@ -38,9 +38,10 @@ int cli_graph_show(cli *x, int argc, char **argv)
     int out = CLI_OK;
     if (x->json) {
         sc_buf b = SC_BUF_INIT;
-        sc_buf_putc(&b, '{');
-        cli_json_graph_members(&b, &g);
-        sc_buf_putc(&b, '}');
+        bool first;
+        sc_json_obj_begin(&b, &first);
+        cli_json_graph_members(&b, &first, &g);
+        sc_json_obj_end(&b);
         out = cli_emit_json(x, &b);
     } else {
         cli_print_graph(&g, stdout);
@@ -61,11 +62,12 @@ int cli_graph_dot(cli *x, int argc, char **argv)
     int out = CLI_OK;
     if (x->json) {
         sc_buf b = SC_BUF_INIT;
-        sc_buf_puts(&b, "{\"graph\":");
-        sc_json_u64(&b, id);
-        sc_buf_puts(&b, ",\"format\":\"dot\",\"text\":");
-        sc_json_cstr(&b, text);
-        sc_buf_putc(&b, '}');
+        bool first;
+        sc_json_obj_begin(&b, &first);
+        sc_json_member_u64(&b, &first, "graph", id);
+        sc_json_member_cstr(&b, &first, "format", "dot");
+        sc_json_member_cstr(&b, &first, "text", text);
+        sc_json_obj_end(&b);
         out = cli_emit_json(x, &b);
     } else {
         size_t n = strlen(text);
@@ -185,11 +187,13 @@ int cli_graph_render(cli *x, int argc, char **argv)
     long long size = stat(out, &sb) == 0 ? (long long)sb.st_size : -1;
     if (x->json) {
         sc_buf b = SC_BUF_INIT;
-        sc_buf_puts(&b, "{\"graph\":");
-        sc_json_u64(&b, id);
-        sc_buf_puts(&b, ",\"output\":");
-        sc_json_cstr(&b, out);
-        sc_buf_printf(&b, ",\"format\":\"%s\",\"bytes\":%lld}", fmt, size);
+        bool first;
+        sc_json_obj_begin(&b, &first);
+        sc_json_member_u64(&b, &first, "graph", id);
+        sc_json_member_cstr(&b, &first, "output", out);
+        sc_json_member_cstr(&b, &first, "format", fmt);
+        sc_json_member_i64(&b, &first, "bytes", size);
+        sc_json_obj_end(&b);
         return cli_emit_json(x, &b);
     }
     printf("wrote %s (%s, %lld bytes)\n", out, fmt, size);
@@ -213,10 +217,13 @@ int cli_graph_reach(cli *x, int argc, char **argv)
     int out = CLI_OK;
     if (x->json) {
         sc_buf buf = SC_BUF_INIT;
-        sc_buf_puts(&buf, "{\"graph\":");
-        sc_json_u64(&buf, id);
-        sc_buf_printf(&buf, ",\"from\":%u,\"to\":%u,\"reachable\":%s}", (unsigned)a, (unsigned)b,
-                      r ? "true" : "false");
+        bool first;
+        sc_json_obj_begin(&buf, &first);
+        sc_json_member_u64(&buf, &first, "graph", id);
+        sc_json_member_u64(&buf, &first, "from", a);
+        sc_json_member_u64(&buf, &first, "to", b);
+        sc_json_member_bool(&buf, &first, "reachable", r);
+        sc_json_obj_end(&buf);
         out = cli_emit_json(x, &buf);
     } else {
         printf("N%u -> N%u: %s\n", (unsigned)a, (unsigned)b, r ? "reachable" : "not reachable");
@@ -236,9 +243,11 @@ int cli_graph_rm(cli *x, int argc, char **argv)
         return cli_call_fail(x, rc);
     if (x->json) {
         sc_buf b = SC_BUF_INIT;
-        sc_buf_puts(&b, "{\"graph\":");
-        sc_json_u64(&b, id);
-        sc_buf_puts(&b, ",\"deleted\":true}");
+        bool first;
+        sc_json_obj_begin(&b, &first);
+        sc_json_member_u64(&b, &first, "graph", id);
+        sc_json_member_bool(&b, &first, "deleted", true);
+        sc_json_obj_end(&b);
         return cli_emit_json(x, &b);
     }
     printf("deleted graph %llu\n", (unsigned long long)id);
@@ -302,15 +311,24 @@ int cli_demo(cli *x, int argc, char **argv)
     int out = CLI_OK;
     if (x->json) {
         sc_buf b = SC_BUF_INIT;
-        sc_buf_puts(&b, "{\"session\":");
-        sc_json_u64(&b, d.session);
-        sc_buf_putc(&b, ',');
-        cli_json_graph_members(&b, &g);
-        sc_buf_puts(&b, ",\"reachable\":[");
-        for (int i = 0; i < 2; i++)
-            sc_buf_printf(&b, "%s{\"from\":%u,\"to\":%u,\"reachable\":%s}", i ? "," : "",
-                          (unsigned)pairs[i].from, (unsigned)pairs[i].to, r[i] ? "true" : "false");
-        sc_buf_puts(&b, "]}");
+        bool first;
+        sc_json_obj_begin(&b, &first);
+        sc_json_member_u64(&b, &first, "session", d.session);
+        cli_json_graph_members(&b, &first, &g);
+        sc_json_key(&b, &first, "reachable");
+        sc_buf_putc(&b, '[');
+        for (int i = 0; i < 2; i++) {
+            bool pf;
+            if (i)
+                sc_buf_putc(&b, ',');
+            sc_json_obj_begin(&b, &pf);
+            sc_json_member_u64(&b, &pf, "from", pairs[i].from);
+            sc_json_member_u64(&b, &pf, "to", pairs[i].to);
+            sc_json_member_bool(&b, &pf, "reachable", r[i]);
+            sc_json_obj_end(&b);
+        }
+        sc_buf_putc(&b, ']');
+        sc_json_obj_end(&b);
         out = cli_emit_json(x, &b);
     } else {
         printf("captured the fork/join example in session %llu as graph %llu\n\n",

@@ -140,13 +140,16 @@ static void print_group_help(FILE *f)
 static void json_error(const char *msg, int code)
 {
     sc_buf b = SC_BUF_INIT;
-    sc_buf_puts(&b, "{\"error\":{\"message\":");
-    sc_json_cstr(&b, msg);
-    if (code) {
-        sc_buf_puts(&b, ",\"code\":");
-        sc_json_i64(&b, code);
-    }
-    sc_buf_puts(&b, "}}\n");
+    bool first, efirst;
+    sc_json_obj_begin(&b, &first);
+    sc_json_key(&b, &first, "error");
+    sc_json_obj_begin(&b, &efirst);
+    sc_json_member_cstr(&b, &efirst, "message", msg);
+    if (code)
+        sc_json_member_i64(&b, &efirst, "code", code);
+    sc_json_obj_end(&b);
+    sc_json_obj_end(&b);
+    sc_buf_putc(&b, '\n');
     if (!sc_buf_failed(&b))
         fwrite(b.data, 1, b.len, stdout);
     sc_buf_free(&b);
@@ -319,11 +322,13 @@ int cli_ping(cli *x, int argc, char **argv)
     int out = CLI_OK;
     if (x->json) {
         sc_buf b = SC_BUF_INIT;
-        sc_buf_puts(&b, "{\"socket\":");
-        sc_json_cstr(&b, x->socket);
-        sc_buf_puts(&b, ",\"version\":");
-        sc_json_cstr(&b, d.version);
-        sc_buf_printf(&b, ",\"rtt_ms\":%.3f}", rtt);
+        bool first;
+        sc_json_obj_begin(&b, &first);
+        sc_json_member_cstr(&b, &first, "socket", x->socket);
+        sc_json_member_cstr(&b, &first, "version", d.version);
+        sc_json_key(&b, &first, "rtt_ms");
+        sc_buf_printf(&b, "%.3f", rtt);
+        sc_json_obj_end(&b);
         out = cli_emit_json(x, &b);
     } else {
         char *v = cli_printable(d.version);
@@ -359,21 +364,16 @@ int cli_info(cli *x, int argc, char **argv)
     int out = CLI_OK;
     if (x->json) {
         sc_buf b = SC_BUF_INIT;
-        sc_buf_puts(&b, "{\"socket\":");
-        sc_json_cstr(&b, x->socket);
-        sc_buf_puts(&b, ",\"version\":");
-        sc_json_cstr(&b, d.version);
-        sc_buf_puts(&b, ",\"uptime_s\":");
-        sc_json_u64(&b, d.uptime_s);
-        sc_buf_puts(&b, ",\"connections\":");
-        sc_json_u64(&b, d.connections);
-        sc_buf_puts(&b, ",\"sessions\":");
-        sc_json_u64(&b, d.sessions);
-        sc_buf_puts(&b, ",\"graphs\":");
-        sc_json_u64(&b, d.graphs);
-        sc_buf_puts(&b, ",\"db_path\":");
-        sc_json_cstr(&b, d.db_path);
-        sc_buf_putc(&b, '}');
+        bool first;
+        sc_json_obj_begin(&b, &first);
+        sc_json_member_cstr(&b, &first, "socket", x->socket);
+        sc_json_member_cstr(&b, &first, "version", d.version);
+        sc_json_member_u64(&b, &first, "uptime_s", d.uptime_s);
+        sc_json_member_u64(&b, &first, "connections", d.connections);
+        sc_json_member_u64(&b, &first, "sessions", d.sessions);
+        sc_json_member_u64(&b, &first, "graphs", d.graphs);
+        sc_json_member_cstr(&b, &first, "db_path", d.db_path);
+        sc_json_obj_end(&b);
         out = cli_emit_json(x, &b);
     } else {
         char *v = cli_printable(d.version);
@@ -432,14 +432,6 @@ static char *cursor_arg(const char *s)
     return sc_buf_detach(&b, NULL);
 }
 
-static void json_str_or_null(sc_buf *b, const char *s)
-{
-    if (s)
-        sc_json_cstr(b, s);
-    else
-        sc_buf_puts(b, "null");
-}
-
 /* A cursor that is a plain JSON string of shell-safe characters prints
  * bare (cursor_arg takes it back as a bare word); anything else quoted. */
 static bool bare_cursor(const char *next)
@@ -471,25 +463,31 @@ static void print_next(const char *next, const char *cmd)
 
 static void graphs_json(sc_buf *b, const sc_client_graph_page *p)
 {
-    sc_buf_puts(b, "{\"graphs\":[");
+    bool first;
+    sc_json_obj_begin(b, &first);
+    sc_json_key(b, &first, "graphs");
+    sc_buf_putc(b, '[');
     for (size_t i = 0; i < p->count; i++) {
         const sc_client_graph_summary *g = &p->graphs[i];
-        sc_buf_puts(b, i ? ",{\"graph\":" : "{\"graph\":");
-        sc_json_u64(b, g->graph);
-        sc_buf_puts(b, ",\"label\":");
-        json_str_or_null(b, g->label);
-        sc_buf_puts(b, ",\"created_at\":");
-        sc_json_cstr(b, g->created_at);
-        sc_buf_printf(b,
-                      ",\"node_count\":%llu,\"edge_count\":%llu,\"stream_count\":%llu,"
-                      "\"owner_uid\":%u,\"owner_pid\":%lld}",
-                      (unsigned long long)g->node_count, (unsigned long long)g->edge_count,
-                      (unsigned long long)g->stream_count, (unsigned)g->owner_uid,
-                      (long long)g->owner_pid);
+        bool gf;
+        if (i)
+            sc_buf_putc(b, ',');
+        sc_json_obj_begin(b, &gf);
+        sc_json_member_u64(b, &gf, "graph", g->graph);
+        cli_json_member_str_or_null(b, &gf, "label", g->label);
+        sc_json_member_cstr(b, &gf, "created_at", g->created_at);
+        sc_json_member_u64(b, &gf, "node_count", g->node_count);
+        sc_json_member_u64(b, &gf, "edge_count", g->edge_count);
+        sc_json_member_u64(b, &gf, "stream_count", g->stream_count);
+        sc_json_member_u64(b, &gf, "owner_uid", g->owner_uid);
+        sc_json_member_i64(b, &gf, "owner_pid", g->owner_pid);
+        sc_json_obj_end(b);
     }
-    sc_buf_puts(b, "],\"next\":");
+    sc_buf_putc(b, ']');
+    /* The cursor is JSON text already. */
+    sc_json_key(b, &first, "next");
     sc_buf_puts(b, p->next ? p->next : "null");
-    sc_buf_putc(b, '}');
+    sc_json_obj_end(b);
 }
 
 int cli_graphs(cli *x, int argc, char **argv)
@@ -536,33 +534,36 @@ int cli_graphs(cli *x, int argc, char **argv)
 
 static void log_json(sc_buf *b, const sc_client_log_page *p)
 {
-    sc_buf_puts(b, "{\"entries\":[");
+    bool first;
+    sc_json_obj_begin(b, &first);
+    sc_json_key(b, &first, "entries");
+    sc_buf_putc(b, '[');
     for (size_t i = 0; i < p->count; i++) {
         const sc_client_log_entry *e = &p->entries[i];
-        sc_buf_puts(b, i ? ",{\"session\":" : "{\"session\":");
-        sc_json_u64(b, e->session);
-        sc_buf_puts(b, ",\"label\":");
-        json_str_or_null(b, e->label);
-        sc_buf_printf(b,
-                      ",\"owner_uid\":%u,\"owner_pid\":%lld,\"opened_at\":", (unsigned)e->owner_uid,
-                      (long long)e->owner_pid);
-        sc_json_cstr(b, e->opened_at);
-        sc_buf_puts(b, ",\"ended_at\":");
-        json_str_or_null(b, e->ended_at);
-        sc_buf_puts(b, ",\"outcome\":");
-        sc_json_cstr(b, e->outcome);
-        sc_buf_puts(b, ",\"node_count\":");
-        sc_json_u64(b, e->node_count);
-        sc_buf_puts(b, ",\"graph\":");
+        bool ef;
+        if (i)
+            sc_buf_putc(b, ',');
+        sc_json_obj_begin(b, &ef);
+        sc_json_member_u64(b, &ef, "session", e->session);
+        cli_json_member_str_or_null(b, &ef, "label", e->label);
+        sc_json_member_u64(b, &ef, "owner_uid", e->owner_uid);
+        sc_json_member_i64(b, &ef, "owner_pid", e->owner_pid);
+        sc_json_member_cstr(b, &ef, "opened_at", e->opened_at);
+        cli_json_member_str_or_null(b, &ef, "ended_at", e->ended_at);
+        sc_json_member_cstr(b, &ef, "outcome", e->outcome);
+        sc_json_member_u64(b, &ef, "node_count", e->node_count);
+        /* 0: the session stored no graph. */
+        sc_json_key(b, &ef, "graph");
         if (e->graph)
             sc_json_u64(b, e->graph);
         else
             sc_buf_puts(b, "null");
-        sc_buf_putc(b, '}');
+        sc_json_obj_end(b);
     }
-    sc_buf_puts(b, "],\"next\":");
+    sc_buf_putc(b, ']');
+    sc_json_key(b, &first, "next");
     sc_buf_puts(b, p->next ? p->next : "null");
-    sc_buf_putc(b, '}');
+    sc_json_obj_end(b);
 }
 
 int cli_log(cli *x, int argc, char **argv)

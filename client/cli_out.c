@@ -111,61 +111,66 @@ void cli_table_free(cli_table *t)
 
 static void json_node(sc_buf *b, const sc_client_node *n)
 {
-    sc_buf_printf(b, "{\"id\":%u,\"kind\":", (unsigned)n->id);
-    sc_json_cstr(b, sc_client_kind_name(n->kind));
-    sc_buf_printf(b, ",\"stream\":%u,\"name\":", (unsigned)n->stream);
-    sc_json_cstr(b, n->name ? n->name : "");
+    bool first;
+    sc_json_obj_begin(b, &first);
+    sc_json_member_u64(b, &first, "id", n->id);
+    sc_json_member_cstr(b, &first, "kind", sc_client_kind_name(n->kind));
+    sc_json_member_u64(b, &first, "stream", n->stream);
+    sc_json_member_cstr(b, &first, "name", n->name ? n->name : "");
     switch (n->kind) {
     case SC_CLIENT_KERNEL:
-        sc_buf_puts(b, ",\"function_name\":");
-        sc_json_cstr(b, n->function_name ? n->function_name : "");
-        sc_buf_printf(b, ",\"num_blocks\":%u,\"threads_per_block\":%u,\"shared_mem\":%u",
-                      (unsigned)n->num_blocks, (unsigned)n->threads_per_block,
-                      (unsigned)n->shared_mem);
+        sc_json_member_cstr(b, &first, "function_name", n->function_name ? n->function_name : "");
+        sc_json_member_u64(b, &first, "num_blocks", n->num_blocks);
+        sc_json_member_u64(b, &first, "threads_per_block", n->threads_per_block);
+        sc_json_member_u64(b, &first, "shared_mem", n->shared_mem);
         break;
     case SC_CLIENT_MEMCPY:
-        sc_buf_puts(b, ",\"dir\":");
-        sc_json_cstr(b, sc_client_dir_name(n->dir));
-        sc_buf_puts(b, ",\"size_bytes\":");
-        sc_json_u64(b, n->size_bytes);
-        if (n->dir == SC_CLIENT_PEER_TO_PEER)
-            sc_buf_printf(b, ",\"src_device\":%u,\"dst_device\":%u", (unsigned)n->src_device,
-                          (unsigned)n->dst_device);
+        sc_json_member_cstr(b, &first, "dir", sc_client_dir_name(n->dir));
+        sc_json_member_u64(b, &first, "size_bytes", n->size_bytes);
+        if (n->dir == SC_CLIENT_PEER_TO_PEER) {
+            sc_json_member_u64(b, &first, "src_device", n->src_device);
+            sc_json_member_u64(b, &first, "dst_device", n->dst_device);
+        }
         break;
     case SC_CLIENT_MEMSET:
-        sc_buf_puts(b, ",\"size_bytes\":");
-        sc_json_u64(b, n->size_bytes);
-        sc_buf_printf(b, ",\"value\":%u", (unsigned)n->value);
+        sc_json_member_u64(b, &first, "size_bytes", n->size_bytes);
+        sc_json_member_u64(b, &first, "value", n->value);
         break;
     case SC_CLIENT_HOST_CALLBACK:
-        sc_buf_puts(b, ",\"label\":");
-        sc_json_cstr(b, n->label ? n->label : "");
+        sc_json_member_cstr(b, &first, "label", n->label ? n->label : "");
         break;
     }
-    sc_buf_putc(b, '}');
+    sc_json_obj_end(b);
 }
 
-void cli_json_graph_members(sc_buf *b, const sc_client_graph *g)
+void cli_json_member_str_or_null(sc_buf *b, bool *first, const char *key, const char *s)
 {
-    sc_buf_puts(b, "\"graph\":");
-    sc_json_u64(b, g->graph);
-    sc_buf_puts(b, ",\"label\":");
-    if (g->label)
-        sc_json_cstr(b, g->label);
+    sc_json_key(b, first, key);
+    if (s)
+        sc_json_cstr(b, s);
     else
         sc_buf_puts(b, "null");
-    sc_buf_puts(b, ",\"created_at\":");
-    sc_json_cstr(b, g->created_at ? g->created_at : "");
-    sc_buf_printf(b, ",\"owner_uid\":%u,\"owner_pid\":%lld", (unsigned)g->owner_uid,
-                  (long long)g->owner_pid);
-    sc_buf_printf(b, ",\"node_count\":%zu,\"edge_count\":%zu,\"nodes\":[", g->node_count,
-                  g->edge_count);
+}
+
+void cli_json_graph_members(sc_buf *b, bool *first, const sc_client_graph *g)
+{
+    sc_json_member_u64(b, first, "graph", g->graph);
+    cli_json_member_str_or_null(b, first, "label", g->label);
+    sc_json_member_cstr(b, first, "created_at", g->created_at ? g->created_at : "");
+    sc_json_member_u64(b, first, "owner_uid", g->owner_uid);
+    sc_json_member_i64(b, first, "owner_pid", g->owner_pid);
+    sc_json_member_u64(b, first, "node_count", g->node_count);
+    sc_json_member_u64(b, first, "edge_count", g->edge_count);
+    sc_json_key(b, first, "nodes");
+    sc_buf_putc(b, '[');
     for (size_t i = 0; i < g->node_count; i++) {
         if (i)
             sc_buf_putc(b, ',');
         json_node(b, &g->nodes[i]);
     }
-    sc_buf_puts(b, "],\"edges\":[");
+    sc_buf_putc(b, ']');
+    sc_json_key(b, first, "edges");
+    sc_buf_putc(b, '[');
     for (size_t i = 0; i < g->edge_count; i++)
         sc_buf_printf(b, i ? ",[%u,%u]" : "[%u,%u]", (unsigned)g->edges[i].src,
                       (unsigned)g->edges[i].dst);

@@ -43,6 +43,7 @@ typedef struct replay {
     bool verbose;
     bool progress;
     bool started; /* --json: the document's head is out */
+    bool first;   /* --json: the document object has no member yet */
     bool eof;
     size_t scenarios, ops, errors, graphs;
     double t0, drawn;
@@ -341,6 +342,8 @@ static const char *error_kind(int code)
 static void json_result(sc_buf *b, const cJSON *op, const sc_client_reply *rep)
 {
     const char *name = get_text(op, "op");
+    bool first;
+    sc_json_obj_begin(b, &first);
     if (rep->rc != 0) {
         const char *msg = rep->errmsg ? rep->errmsg : sc_client_strerror(rep->rc);
         if (rep->errcode == 1002 || rep->errcode == 1003) {
@@ -349,31 +352,31 @@ static void json_result(sc_buf *b, const cJSON *op, const sc_client_reply *rep)
             sc_buf text = SC_BUF_INIT;
             sc_buf_puts(&text, ERROR_PREFIX);
             sc_buf_puts(&text, msg);
-            sc_buf_puts(b, "{\"ok\":false,\"error\":\"internal\",\"message\":");
-            sc_json_string(b, text.data ? text.data : "", text.len);
+            sc_json_member_bool(b, &first, "ok", false);
+            sc_json_member_cstr(b, &first, "error", "internal");
+            sc_json_member_str(b, &first, "message", text.data ? text.data : "", text.len);
             sc_buf_free(&text);
         } else {
-            sc_buf_puts(b, "{\"ok\":false,\"error\":");
-            sc_json_cstr(b, rep->errcode ? error_kind(rep->errcode) : "client");
-            sc_buf_puts(b, ",\"code\":");
-            sc_json_i64(b, rep->errcode ? rep->errcode : rep->rc);
-            sc_buf_puts(b, ",\"message\":");
-            sc_json_cstr(b, msg);
+            sc_json_member_bool(b, &first, "ok", false);
+            sc_json_member_cstr(b, &first, "error",
+                                rep->errcode ? error_kind(rep->errcode) : "client");
+            sc_json_member_i64(b, &first, "code", rep->errcode ? rep->errcode : rep->rc);
+            sc_json_member_cstr(b, &first, "message", msg);
         }
-        sc_buf_putc(b, '}');
+        sc_json_obj_end(b);
         return;
     }
+    sc_json_member_bool(b, &first, "ok", true);
     if (strcmp(name, "kernel") == 0 || strcmp(name, "memcpy") == 0 || strcmp(name, "memset") == 0 ||
         strcmp(name, "host_callback") == 0)
-        sc_buf_printf(b, "{\"ok\":true,\"node\":%llu}", (unsigned long long)rep->id);
+        sc_json_member_u64(b, &first, "node", rep->id);
     else if (strcmp(name, "status") == 0)
-        sc_buf_printf(b, "{\"ok\":true,\"status\":\"%s\"}", sc_client_status_name(rep->status));
+        sc_json_member_cstr(b, &first, "status", sc_client_status_name(rep->status));
     else if (strcmp(name, "is_capturing") == 0)
-        sc_buf_printf(b, "{\"ok\":true,\"value\":%s}", rep->capturing ? "true" : "false");
+        sc_json_member_bool(b, &first, "value", rep->capturing);
     else if (strcmp(name, "node_count") == 0)
-        sc_buf_printf(b, "{\"ok\":true,\"value\":%llu}", (unsigned long long)rep->node_count);
-    else
-        sc_buf_puts(b, "{\"ok\":true}");
+        sc_json_member_u64(b, &first, "value", rep->node_count);
+    sc_json_obj_end(b);
 }
 
 static int emit(replay *r, sc_buf *b)
@@ -392,10 +395,15 @@ static void report_batch(replay *r, const sc_client_reply *rep, sc_buf *b)
         const scenario *s = &r->batch[i];
         size_t errors = 0;
         const sc_client_reply *end = NULL;
+        bool first = true;
         if (r->x->json) {
-            sc_buf_puts(b, r->scenarios ? ",{\"name\":" : "{\"name\":");
-            sc_json_cstr(b, s->name);
-            sc_buf_printf(b, ",\"session\":%llu,\"results\":[", (unsigned long long)s->session);
+            if (r->scenarios)
+                sc_buf_putc(b, ',');
+            sc_json_obj_begin(b, &first);
+            sc_json_member_cstr(b, &first, "name", s->name);
+            sc_json_member_u64(b, &first, "session", s->session);
+            sc_json_key(b, &first, "results");
+            sc_buf_putc(b, '[');
         }
         size_t k = 0;
         const cJSON *op;
@@ -414,14 +422,19 @@ static void report_batch(replay *r, const sc_client_reply *rep, sc_buf *b)
             k++;
         }
         if (r->x->json) {
-            if (end)
-                sc_buf_printf(b,
-                              "],\"graph\":{\"graph\":%llu,\"node_count\":%llu,"
-                              "\"edge_count\":%llu}}",
-                              (unsigned long long)end->id, (unsigned long long)end->node_count,
-                              (unsigned long long)end->edge_count);
-            else
-                sc_buf_puts(b, "],\"graph\":null}");
+            sc_buf_putc(b, ']');
+            sc_json_key(b, &first, "graph");
+            if (end) {
+                bool gf;
+                sc_json_obj_begin(b, &gf);
+                sc_json_member_u64(b, &gf, "graph", end->id);
+                sc_json_member_u64(b, &gf, "node_count", end->node_count);
+                sc_json_member_u64(b, &gf, "edge_count", end->edge_count);
+                sc_json_obj_end(b);
+            } else {
+                sc_buf_puts(b, "null");
+            }
+            sc_json_obj_end(b);
         } else if (r->verbose) {
             char *name = cli_printable(s->name);
             if (end)
@@ -502,15 +515,19 @@ static int open_input(replay *r)
 static int fail_midway(replay *r, sc_buf *b, const char *msg)
 {
     fprintf(stderr, "streamcap: %s\n", msg);
-    if (r->x->json && r->started) {
-        sc_buf_puts(b, "],\"error\":{\"message\":");
-        sc_json_cstr(b, msg);
-        sc_buf_puts(b, "}}\n");
-        emit(r, b);
-    } else if (r->x->json) {
-        sc_buf_puts(b, "{\"error\":{\"message\":");
-        sc_json_cstr(b, msg);
-        sc_buf_puts(b, "}}\n");
+    if (r->x->json) {
+        /* Into the open document (after the scenarios so far), or alone. */
+        if (r->started)
+            sc_buf_putc(b, ']');
+        else
+            sc_json_obj_begin(b, &r->first);
+        bool ef;
+        sc_json_key(b, &r->first, "error");
+        sc_json_obj_begin(b, &ef);
+        sc_json_member_cstr(b, &ef, "message", msg);
+        sc_json_obj_end(b);
+        sc_json_obj_end(b);
+        sc_buf_putc(b, '\n');
         emit(r, b);
     }
     return CLI_ERROR;
@@ -542,9 +559,10 @@ static int run_batches(replay *r, sc_buf *b)
             break;
         }
         if (r->x->json && !r->started) {
-            sc_buf_puts(b, "{\"file\":");
-            sc_json_cstr(b, r->path);
-            sc_buf_puts(b, ",\"scenarios\":[");
+            sc_json_obj_begin(b, &r->first);
+            sc_json_member_cstr(b, &r->first, "file", r->path);
+            sc_json_key(b, &r->first, "scenarios");
+            sc_buf_putc(b, '[');
             r->started = true;
         }
         report_batch(r, rep, b);
@@ -575,15 +593,26 @@ int cli_replay(cli *x, int argc, char **argv)
     double secs = now_s() - r.t0;
     if (st == CLI_OK) {
         if (x->json) {
-            sc_buf_puts(&b, r.started ? "]" : "{\"file\":");
-            if (!r.started) {
-                sc_json_cstr(&b, r.path);
-                sc_buf_puts(&b, ",\"scenarios\":[]");
+            if (r.started) {
+                sc_buf_putc(&b, ']');
+            } else {
+                sc_json_obj_begin(&b, &r.first);
+                sc_json_member_cstr(&b, &r.first, "file", r.path);
+                sc_json_key(&b, &r.first, "scenarios");
+                sc_buf_puts(&b, "[]");
             }
-            sc_buf_printf(&b,
-                          ",\"summary\":{\"scenarios\":%zu,\"ops\":%zu,\"errors\":%zu,"
-                          "\"graphs\":%zu,\"seconds\":%.3f}}\n",
-                          r.scenarios, r.ops, r.errors, r.graphs, secs);
+            bool sf;
+            sc_json_key(&b, &r.first, "summary");
+            sc_json_obj_begin(&b, &sf);
+            sc_json_member_u64(&b, &sf, "scenarios", r.scenarios);
+            sc_json_member_u64(&b, &sf, "ops", r.ops);
+            sc_json_member_u64(&b, &sf, "errors", r.errors);
+            sc_json_member_u64(&b, &sf, "graphs", r.graphs);
+            sc_json_key(&b, &sf, "seconds");
+            sc_buf_printf(&b, "%.3f", secs);
+            sc_json_obj_end(&b);
+            sc_json_obj_end(&b);
+            sc_buf_putc(&b, '\n');
             st = emit(&r, &b);
         } else {
             printf("replayed %zu scenario%s from %s: %zu ops, %zu errors, %zu graph%s stored "

@@ -28,7 +28,7 @@ struct sc_client {
     sc_buf out;       /* requests not yet fully sent */
     size_t out_sent;  /* bytes of `out` already written to the socket */
     size_t req_start; /* offset of the request being written */
-    bool req_fields;  /* the request being written has a params member */
+    bool req_first;   /* params of the request being written: no member yet */
     sc_framer in;
     cJSON *reply; /* the reply of a blocking call, once read */
     bool pipelining;
@@ -49,6 +49,8 @@ int sc_cl_fail(sc_client *c, int rc, const char *fmt, ...) __attribute__((format
  * pipelined.  Clears the last error.
  */
 int sc_cl_begin(sc_client *c, sc_method_id m);
+/* Params members.  `key` is a protocol name, written as it is (it must
+ * need no escaping); string values are escaped. */
 void sc_cl_u64(sc_client *c, const char *key, uint64_t v);
 void sc_cl_str(sc_client *c, const char *key, const char *s);
 /** A member whose value is JSON text written as is (validated by the caller). */

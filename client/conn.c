@@ -272,33 +272,31 @@ int sc_cl_begin(sc_client *c, sc_method_id m)
         return sc_cl_fail(c, -EBUSY, "%s cannot be called while a pipeline is open",
                           sc_methods[m].name);
     c->req_start = c->out.len;
-    c->req_fields = false;
-    sc_buf_puts(&c->out, "{\"jsonrpc\":\"2.0\",\"id\":");
-    sc_json_u64(&c->out, c->next_id);
-    sc_buf_puts(&c->out, ",\"method\":");
-    sc_json_cstr(&c->out, sc_methods[m].name);
-    sc_buf_puts(&c->out, ",\"params\":{");
+    /* The envelope stays open at params; finish_request closes both. */
+    bool first;
+    sc_json_obj_begin(&c->out, &first);
+    sc_json_member_cstr(&c->out, &first, "jsonrpc", "2.0");
+    sc_json_member_u64(&c->out, &first, "id", c->next_id);
+    sc_json_member_cstr(&c->out, &first, "method", sc_methods[m].name);
+    sc_json_key(&c->out, &first, "params");
+    sc_json_obj_begin(&c->out, &c->req_first);
     return 0;
 }
 
 sc_buf *sc_cl_key(sc_client *c, const char *key)
 {
-    if (c->req_fields)
-        sc_buf_putc(&c->out, ',');
-    c->req_fields = true;
-    sc_json_cstr(&c->out, key);
-    sc_buf_putc(&c->out, ':');
+    sc_json_key(&c->out, &c->req_first, key);
     return &c->out;
 }
 
 void sc_cl_u64(sc_client *c, const char *key, uint64_t v)
 {
-    sc_json_u64(sc_cl_key(c, key), v);
+    sc_json_member_u64(&c->out, &c->req_first, key, v);
 }
 
 void sc_cl_str(sc_client *c, const char *key, const char *s)
 {
-    sc_json_cstr(sc_cl_key(c, key), s);
+    sc_json_member_cstr(&c->out, &c->req_first, key, s);
 }
 
 void sc_cl_raw(sc_client *c, const char *key, const char *json)
@@ -318,7 +316,9 @@ void sc_cl_cancel(sc_client *c)
 /* Close the request; 0 or -ENOMEM (the request is then withdrawn). */
 static int finish_request(sc_client *c)
 {
-    sc_buf_puts(&c->out, "}}\n");
+    sc_json_obj_end(&c->out); /* params */
+    sc_json_obj_end(&c->out);
+    sc_buf_putc(&c->out, '\n');
     if (sc_buf_failed(&c->out)) {
         /* Nothing of a failed request may reach the socket. */
         c->out.oom = false;

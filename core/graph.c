@@ -6,9 +6,23 @@
 
 #include "graph_internal.h"
 
-static const char *const kind_names[] = {"kernel", "memcpy", "memset", "host_callback"};
-static const char *const dir_names[] = {"host_to_device", "device_to_host", "device_to_device",
-                                        "peer_to_peer"};
+#define SC_KIND_NAME(id, name) [SC_KIND_##id] = name,
+#define SC_DIR_NAME(id, name)  [SC_DIR_##id] = name,
+static const char *const kind_names[] = {SC_NODE_KINDS(SC_KIND_NAME)};
+static const char *const dir_names[] = {SC_MEMCPY_DIRS(SC_DIR_NAME)};
+#undef SC_KIND_NAME
+#undef SC_DIR_NAME
+
+/* As many entries as values (and no index twice: -Woverride-init), so no
+ * value is left without a name. */
+#define SC_ONE(id, name) +1
+_Static_assert(0 SC_NODE_KINDS(SC_ONE) == SC_KIND_HOST_CALLBACK + 1,
+               "SC_NODE_KINDS names every sc_node_kind");
+_Static_assert(0 SC_MEMCPY_DIRS(SC_ONE) == SC_DIR_PEER_TO_PEER + 1,
+               "SC_MEMCPY_DIRS names every sc_memcpy_dir");
+#undef SC_ONE
+#define SC_NKIND ((int)(sizeof kind_names / sizeof kind_names[0]))
+#define SC_NDIR  ((int)(sizeof dir_names / sizeof dir_names[0]))
 
 const char *sc_node_kind_name(sc_node_kind kind)
 {
@@ -32,7 +46,7 @@ static int parse_name(const char *const *names, int count, const char *s, size_t
 
 int sc_node_kind_parse(const char *s, size_t len, sc_node_kind *out)
 {
-    int i = parse_name(kind_names, 4, s, len);
+    int i = parse_name(kind_names, SC_NKIND, s, len);
     if (i < 0 || !out)
         return SC_EINVAL;
     *out = (sc_node_kind)i;
@@ -41,7 +55,7 @@ int sc_node_kind_parse(const char *s, size_t len, sc_node_kind *out)
 
 int sc_memcpy_dir_parse(const char *s, size_t len, sc_memcpy_dir *out)
 {
-    int i = parse_name(dir_names, 4, s, len);
+    int i = parse_name(dir_names, SC_NDIR, s, len);
     if (i < 0 || !out)
         return SC_EINVAL;
     *out = (sc_memcpy_dir)i;

@@ -42,6 +42,25 @@ typedef enum sc_memcpy_dir {
     SC_DIR_PEER_TO_PEER = 3,
 } sc_memcpy_dir;
 
+/*
+ * The wire names, one X(SUFFIX, "name") per value in enum order: SUFFIX
+ * completes SC_KIND_* and SC_DIR_* above.  The one list behind
+ * sc_node_kind_name() and the parse functions, and header-only, so that
+ * code which does not link core (the client library, whose own enums use
+ * the same suffixes) spells the protocol the same way.
+ */
+#define SC_NODE_KINDS(X)                                                                           \
+    X(KERNEL, "kernel")                                                                            \
+    X(MEMCPY, "memcpy")                                                                            \
+    X(MEMSET, "memset")                                                                            \
+    X(HOST_CALLBACK, "host_callback")
+
+#define SC_MEMCPY_DIRS(X)                                                                          \
+    X(HOST_TO_DEVICE, "host_to_device")                                                            \
+    X(DEVICE_TO_HOST, "device_to_host")                                                            \
+    X(DEVICE_TO_DEVICE, "device_to_device")                                                        \
+    X(PEER_TO_PEER, "peer_to_peer")
+
 /**
  * One node as seen by callers.  `name` points into the graph (or session)
  * and stays valid until it is destroyed; it is NUL-terminated but may also

@@ -1,5 +1,5 @@
 /*
- * store.c - the building blocks under graphs and sessions: chunked arrays,
+ * graph_mem.c - the building blocks under graphs and sessions: chunked arrays,
  * the name arena with its interning table, and a u32 -> u32 hash map.
  */
 #include <stdlib.h>
