@@ -279,9 +279,12 @@ static int get_dir(sc_req *r, sc_memcpy_dir *dir)
         return -1;
     if (sc_memcpy_dir_parse(s, len, dir) == 0)
         return 0;
-    sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
-                "invalid params: 'dir' must be one of host_to_device, device_to_host, "
-                "device_to_device, peer_to_peer");
+        /* ", host_to_device, device_to_host, ..." from the one list of names */
+#define SC_X_DIR(suffix, name) ", " name
+    static const char names[] = SC_MEMCPY_DIRS(SC_X_DIR);
+#undef SC_X_DIR
+    sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS, "invalid params: 'dir' must be one of %s",
+                names + 2);
     r->err.field = "dir";
     return -1;
 }
