@@ -230,7 +230,8 @@ int main(int argc, char **argv)
     int reps = 5;
     uint32_t record_ops = 10000000, index_nodes = 1000000;
     const uint32_t streams = 8;
-    for (int i = 1; i < argc; i++) {
+    /* Options come in pairs: --name value. */
+    for (int i = 1; i < argc; i += 2) {
         if (i + 1 >= argc)
             usage();
         long v = strtol(argv[i + 1], NULL, 10);
@@ -242,7 +243,6 @@ int main(int argc, char **argv)
             index_nodes = (uint32_t)v;
         else
             usage();
-        i++;
     }
     for (int i = 0; i < 8; i++)
         kernel_lens[i] = strlen(kernel_names[i]);

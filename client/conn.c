@@ -433,7 +433,7 @@ static int decode_error(sc_client *c, sc_method_id m, const cJSON *error, sc_cli
 /* Results of the calls that can be pipelined. */
 static int decode_result(sc_client *c, sc_method_id m, const cJSON *res, sc_client_reply *r)
 {
-    uint64_t v;
+    uint64_t v = 0;
     switch (m) {
     case SC_M_SESSION_OPEN:
         return sc_cl_get_u64(c, m, res, "session", UINT64_MAX, &r->id);

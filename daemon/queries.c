@@ -245,7 +245,7 @@ static int answer_reach(sc_req *r, const sc_stored_graph *sg)
     const sc_graph *gr = sg->graph;
     uint32_t n = sc_graph_node_count(gr);
     if (!pairs.doc) {
-        uint32_t a, b;
+        uint32_t a = 0, b = 0;
         bool yes = false;
         sc_param_u32(r->params, "from", &a, &r->err);
         sc_param_u32(r->params, "to", &b, &r->err);
@@ -267,7 +267,7 @@ static int answer_reach(sc_req *r, const sc_stored_graph *sg)
     uint32_t first = pairs.i + 1, end = doc->tok[pairs.i].end;
     /* Validate every id first: an error reply must not follow a partial result. */
     for (uint32_t p = first; p < end; p += 3) {
-        uint32_t a, b;
+        uint32_t a = 0, b = 0;
         pair_at(doc, p, &a, &b);
         if (a >= n)
             return node_missing(r, sg, a);
@@ -282,7 +282,7 @@ static int answer_reach(sc_req *r, const sc_stored_graph *sg)
     sc_json_key(out, &first_m, "reachable");
     sc_buf_putc(out, '[');
     for (uint32_t p = first; p < end; p += 3) {
-        uint32_t a, b;
+        uint32_t a = 0, b = 0;
         bool yes = false;
         pair_at(doc, p, &a, &b);
         sc_graph_reachable(gr, a, b, &yes);
