@@ -10,9 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <setjmp.h>
@@ -41,7 +39,7 @@ static int group_setup(void **state)
     assert_non_null(f);
     f->d = sc_it_must_start(NULL);
     assert_int_equal(sc_client_connect(sc_it_daemon_socket(f->d), 10000, &f->c), 0);
-    assert_int_equal(sc_ct_tmpdir(f->tmp, sizeof(f->tmp)), 0);
+    assert_int_equal(sc_it_tmpdir(f->tmp, sizeof(f->tmp)), 0);
     *state = f;
     return 0;
 }
@@ -52,7 +50,7 @@ static int group_teardown(void **state)
     sc_client_close(f->c);
     sc_it_must_stop(f->d);
     sc_it_daemon_destroy(f->d);
-    sc_ct_rmtree(f->tmp);
+    sc_it_rmtree(f->tmp);
     free(f);
     return 0;
 }
@@ -252,11 +250,8 @@ static void test_no_daemon_socket_choice(void **state)
 
     /* A socket file that refuses counts as no daemon too. */
     char *dead = fmt("%s/dead.sock", f->tmp);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    assert_true(strlen(dead) < sizeof(sa.sun_path));
-    memcpy(sa.sun_path, dead, strlen(dead) + 1);
-    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    int fd = sc_it_socket_bind(dead);
+    assert_true(fd >= 0);
     r = run_opts(dead, NULL, "graphs", NULL);
     expect_status(&r, 2);
     want = fmt("streamcap: cannot connect to %s" NO_DAEMON, dead);

@@ -52,7 +52,7 @@ static int group_setup(void **state)
     fixture *f = calloc(1, sizeof(*f));
     assert_non_null(f);
     f->d = sc_it_must_start(NULL);
-    assert_int_equal(sc_ct_tmpdir(f->tmp, sizeof(f->tmp)), 0);
+    assert_int_equal(sc_it_tmpdir(f->tmp, sizeof(f->tmp)), 0);
     snprintf(f->prefix, sizeof(f->prefix), "%s/prefix", f->tmp);
     snprintf(f->libdir, sizeof(f->libdir), "%s/%s", f->prefix, SC_INSTALL_LIBDIR);
     snprintf(f->sock_env, sizeof(f->sock_env), "STREAMCAP_SOCKET=%s", sc_it_daemon_socket(f->d));
@@ -70,7 +70,7 @@ static int group_teardown(void **state)
     fixture *f = *state;
     sc_it_must_stop(f->d);
     sc_it_daemon_destroy(f->d);
-    sc_ct_rmtree(f->tmp);
+    sc_it_rmtree(f->tmp);
     free(f);
     return 0;
 }

@@ -116,6 +116,50 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
     return 0;
 }
 
+int sc_it_tmpdir(char *out, size_t len)
+{
+    /* /tmp rather than $TMPDIR: sun_path holds only 108 bytes. */
+    if (snprintf(out, len, "/tmp/sc-it-XXXXXX") >= (int)len)
+        return -ENAMETOOLONG;
+    return mkdtemp(out) ? 0 : -errno;
+}
+
+void sc_it_rmtree(const char *dir)
+{
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---------------------------------------------------------------- sockets */
+
+/* A close-on-exec AF_UNIX stream socket on which `op` (connect or bind)
+ * succeeded for `path`: the descriptor, or a negative errno. */
+static int unix_socket(const char *path, int (*op)(int, const struct sockaddr *, socklen_t))
+{
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof(addr.sun_path))
+        return -ENAMETOOLONG;
+    strcpy(addr.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    if (op(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    return fd;
+}
+
+int sc_it_socket_connect(const char *path)
+{
+    return unix_socket(path, connect);
+}
+
+int sc_it_socket_bind(const char *path)
+{
+    return unix_socket(path, bind);
+}
+
 /* --------------------------------------------------------------- daemon */
 
 const char *sc_it_daemon_binary(void)
@@ -128,12 +172,10 @@ int sc_it_daemon_create(sc_it_daemon **out)
     sc_it_daemon *d = calloc(1, sizeof(*d));
     if (!d)
         return -ENOMEM;
-    /* /tmp rather than $TMPDIR: sun_path holds only 108 bytes. */
-    snprintf(d->dir, sizeof(d->dir), "/tmp/sc-it-XXXXXX");
-    if (!mkdtemp(d->dir)) {
-        int e = errno;
+    int rc = sc_it_tmpdir(d->dir, sizeof(d->dir));
+    if (rc != 0) {
         free(d);
-        return -e;
+        return rc;
     }
     snprintf(d->sock, sizeof(d->sock), "%s/streamcap.sock", d->dir);
     snprintf(d->db, sizeof(d->db), "%s/streamcap.db", d->dir);
@@ -148,7 +190,7 @@ void sc_it_daemon_destroy(sc_it_daemon *d)
         return;
     if (d->pid > 0)
         sc_it_daemon_kill(d);
-    nftw(d->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    sc_it_rmtree(d->dir);
     free(d);
 }
 
@@ -368,18 +410,9 @@ int sc_it_run_daemon(const char *dir, const char *const *args, int timeout_ms, i
 
 int sc_it_connect(const char *socket_path, sc_it_conn **out)
 {
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    if (strlen(socket_path) >= sizeof(addr.sun_path))
-        return -ENAMETOOLONG;
-    strcpy(addr.sun_path, socket_path);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = sc_it_socket_connect(socket_path);
     if (fd < 0)
-        return -errno;
-    if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
-        int e = errno;
-        close(fd);
-        return -e;
-    }
+        return fd;
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     sc_it_conn *c = calloc(1, sizeof(*c));
     if (!c) {
@@ -710,6 +743,20 @@ void sc_it_must_stop(sc_it_daemon *d)
                      WEXITSTATUS(status));
         fail_with_file(what, d->err_path);
     }
+}
+
+int sc_it_group_setup(void **state)
+{
+    *state = sc_it_must_start(NULL);
+    return 0;
+}
+
+int sc_it_group_teardown(void **state)
+{
+    sc_it_daemon *d = *state;
+    sc_it_must_stop(d);
+    sc_it_daemon_destroy(d);
+    return 0;
 }
 
 sc_it_conn *sc_it_must_connect(const sc_it_daemon *d)

@@ -87,6 +87,28 @@ const char *sc_it_daemon_binary(void);
 int sc_it_run_daemon(const char *dir, const char *const *args, int timeout_ms, int *status,
                      char **out, char **err);
 
+/* ------------------------------------------------------ files, sockets */
+
+/**
+ * A fresh directory under /tmp (short: socket paths live there) into `out`
+ * (at least 18 bytes).  0 or a negative errno.
+ */
+int sc_it_tmpdir(char *out, size_t len);
+/** Remove a directory tree (what can be removed of it). */
+void sc_it_rmtree(const char *dir);
+
+/**
+ * A blocking, close-on-exec AF_UNIX stream socket connected to `path`
+ * (no line framing, no timeouts: for tests of raw socket behaviour).
+ * The descriptor, or a negative errno.
+ */
+int sc_it_socket_connect(const char *path);
+/**
+ * An AF_UNIX stream socket bound to `path` and not listening: a socket
+ * file nobody answers on.  The descriptor, or a negative errno.
+ */
+int sc_it_socket_bind(const char *path);
+
 /* ------------------------------------------------------------ connection */
 
 typedef struct sc_it_conn sc_it_conn;
@@ -157,6 +179,13 @@ sc_it_daemon *sc_it_must_start(const char *const *extra);
 void sc_it_must_restart(sc_it_daemon *d, const char *const *extra);
 /** SIGTERM and assert a clean exit with status 0. */
 void sc_it_must_stop(sc_it_daemon *d);
+/**
+ * cmocka group fixture: one daemon started with no extra arguments for the
+ * whole group, in *state; the teardown asserts its clean stop and destroys
+ * it.  cmocka_run_group_tests(tests, sc_it_group_setup, sc_it_group_teardown).
+ */
+int sc_it_group_setup(void **state);
+int sc_it_group_teardown(void **state);
 sc_it_conn *sc_it_must_connect(const sc_it_daemon *d);
 /** Send one line (recorded as the last request for failure messages). */
 void sc_it_must_send_line(sc_it_conn *c, const char *line);

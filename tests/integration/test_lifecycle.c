@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -253,11 +252,8 @@ static void test_stale_socket_replaced(void **state)
     (void)state;
     sc_it_daemon *d;
     assert_int_equal(sc_it_daemon_create(&d), 0);
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sc_it_daemon_socket(d));
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    int fd = sc_it_socket_bind(sc_it_daemon_socket(d));
     assert_true(fd >= 0);
-    assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
     close(fd); /* no unlink: the file stays, nobody listens */
     struct stat st;
     assert_int_equal(lstat(sc_it_daemon_socket(d), &st), 0);
@@ -344,11 +340,8 @@ static void test_help_lists_every_flag(void **state)
  * reading at most `read_bytes` of the replies. */
 static void vanishing_client(const char *path, int64_t graph, int count, size_t read_bytes)
 {
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    int fd = sc_it_socket_connect(path);
     assert_true(fd >= 0);
-    assert_int_equal(connect(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
     for (int i = 0; i < count; i++) {
         char line[128];
         int n = snprintf(line, sizeof(line),

@@ -20,20 +20,6 @@
 
 #define OUTCOME_WAIT_MS 5000
 
-static int start_daemon(void **state)
-{
-    *state = sc_it_must_start(NULL);
-    return 0;
-}
-
-static int stop_daemon(void **state)
-{
-    sc_it_daemon *d = *state;
-    sc_it_must_stop(d);
-    sc_it_daemon_destroy(d);
-    return 0;
-}
-
 /* Call and assert success; returns the reply (free it) and sets *res. */
 static cJSON *ok_call(sc_it_conn *c, const cJSON **res, const char *method, const char *fmt,
                       long long session, unsigned stream)
@@ -279,5 +265,5 @@ int main(void)
         cmocka_unit_test(test_survives_connection_close),
         cmocka_unit_test(test_idle_timeout),
     };
-    return cmocka_run_group_tests(tests, start_daemon, stop_daemon);
+    return cmocka_run_group_tests(tests, sc_it_group_setup, sc_it_group_teardown);
 }
