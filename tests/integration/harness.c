@@ -40,6 +40,9 @@ struct sc_it_daemon {
     pid_t pid;
     int status;
     int runs;
+    const char *const *wrapper; /* argv in front of the daemon's, or NULL */
+    int start_ms;               /* 0: SC_IT_START_TIMEOUT_MS */
+    int stop_ms;                /* 0: SC_IT_STOP_TIMEOUT_MS */
 };
 
 struct sc_it_conn {
@@ -194,6 +197,17 @@ void sc_it_daemon_destroy(sc_it_daemon *d)
     free(d);
 }
 
+void sc_it_daemon_set_wrapper(sc_it_daemon *d, const char *const *wrapper)
+{
+    d->wrapper = wrapper;
+}
+
+void sc_it_daemon_set_timeouts(sc_it_daemon *d, int start_ms, int stop_ms)
+{
+    d->start_ms = start_ms;
+    d->stop_ms = stop_ms;
+}
+
 const char *sc_it_daemon_dir(const sc_it_daemon *d)
 {
     return d->dir;
@@ -247,16 +261,27 @@ static void exec_child(const char *dir, const char *out_path, const char *err_pa
     _exit(127);
 }
 
-static pid_t spawn(const char *dir, const char *out_path, const char *err_path,
-                   const char *const *head, size_t nhead, const char *const *extra)
+static size_t count_args(const char *const *args)
 {
-    size_t nextra = 0;
-    while (extra && extra[nextra])
-        nextra++;
-    char **argv = calloc(1 + nhead + nextra + 1, sizeof(char *));
+    size_t n = 0;
+    while (args && args[n])
+        n++;
+    return n;
+}
+
+/* Fork and exec [wrapper...] streamcapd head... extra... */
+static pid_t spawn(const char *dir, const char *out_path, const char *err_path,
+                   const char *const *wrapper, const char *const *head, size_t nhead,
+                   const char *const *extra)
+{
+    size_t nwrapper = count_args(wrapper);
+    size_t nextra = count_args(extra);
+    char **argv = calloc(nwrapper + 1 + nhead + nextra + 1, sizeof(char *));
     if (!argv)
         return -ENOMEM;
     size_t n = 0;
+    for (size_t i = 0; i < nwrapper; i++)
+        argv[n++] = (char *)wrapper[i];
     argv[n++] = (char *)sc_it_daemon_binary();
     for (size_t i = 0; i < nhead; i++)
         argv[n++] = (char *)head[i];
@@ -312,12 +337,12 @@ int sc_it_daemon_start(sc_it_daemon *d, const char *const *extra)
     snprintf(d->out_path, sizeof(d->out_path), "%s/daemon-%d.out", d->dir, d->runs);
     snprintf(d->err_path, sizeof(d->err_path), "%s/daemon-%d.err", d->dir, d->runs);
     const char *head[] = {"--socket", d->sock, "--db", d->db};
-    pid_t pid = spawn(d->dir, d->out_path, d->err_path, head, 4, extra);
+    pid_t pid = spawn(d->dir, d->out_path, d->err_path, d->wrapper, head, 4, extra);
     if (pid < 0)
         return (int)pid;
     d->pid = pid;
     int64_t start = sc_it_now_ms();
-    int64_t deadline = start + SC_IT_START_TIMEOUT_MS;
+    int64_t deadline = start + (d->start_ms > 0 ? d->start_ms : SC_IT_START_TIMEOUT_MS);
     while (sc_it_now_ms() < deadline) {
         if (reap(d, WNOHANG))
             return -ECHILD;
@@ -342,7 +367,7 @@ int sc_it_daemon_signal_stop(sc_it_daemon *d, int sig, int *status)
     if (d->pid <= 0)
         return -ESRCH;
     kill(d->pid, sig);
-    int64_t deadline = sc_it_now_ms() + SC_IT_STOP_TIMEOUT_MS;
+    int64_t deadline = sc_it_now_ms() + (d->stop_ms > 0 ? d->stop_ms : SC_IT_STOP_TIMEOUT_MS);
     while (sc_it_now_ms() < deadline) {
         if (reap(d, WNOHANG)) {
             if (status)
@@ -395,7 +420,7 @@ int sc_it_run_daemon(const char *dir, const char *const *args, int timeout_ms, i
     close(fd);
     snprintf(out_path, sizeof(out_path), "%s.out", tmpl);
     snprintf(err_path, sizeof(err_path), "%s.err", tmpl);
-    pid_t pid = spawn(dir, out_path, err_path, none, 0, args);
+    pid_t pid = spawn(dir, out_path, err_path, NULL, none, 0, args);
     if (pid < 0)
         return (int)pid;
     int rc = wait_exit(pid, timeout_ms, status);

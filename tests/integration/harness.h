@@ -79,6 +79,20 @@ const char *sc_it_daemon_stderr_path(const sc_it_daemon *d);
 const char *sc_it_daemon_binary(void);
 
 /**
+ * Run streamcapd under `wrapper` from the next start on: a NULL-terminated
+ * argv whose first element is a path (valgrind and its options), placed in
+ * front of the daemon's own command line; NULL for none.  The strings must
+ * outlive the starts that use them.
+ */
+void sc_it_daemon_set_wrapper(sc_it_daemon *d, const char *const *wrapper);
+/**
+ * Time limits of sc_it_daemon_start and sc_it_daemon_signal_stop (and so of
+ * the must_ helpers) for this handle; 0 keeps SC_IT_START_TIMEOUT_MS or
+ * SC_IT_STOP_TIMEOUT_MS.
+ */
+void sc_it_daemon_set_timeouts(sc_it_daemon *d, int start_ms, int stop_ms);
+
+/**
  * Run streamcapd with exactly `args` (NULL-terminated, argv[0] excluded) in
  * directory `dir`, wait up to `timeout_ms` for it to exit and capture its
  * output.  *out and *err (either may be NULL) are malloc'd NUL-terminated

@@ -4,8 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
-#include <sys/wait.h>
 
 #include <setjmp.h>
 #include <stddef.h>
@@ -29,10 +27,6 @@ int sc_rel_setup(void **state)
 int sc_rel_teardown(void **state)
 {
     sc_rel_fixture *f = *state;
-    if (f && f->child > 0) {
-        kill(f->child, SIGKILL);
-        waitpid(f->child, NULL, 0);
-    }
     for (int i = 0; f && i < SC_REL_MAX_DAEMONS; i++)
         sc_it_daemon_destroy(f->daemons[i]);
     free(f);

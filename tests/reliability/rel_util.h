@@ -33,8 +33,7 @@
 #define SC_REL_MAX_DAEMONS 4
 typedef struct sc_rel_fixture {
     sc_it_daemon *daemons[SC_REL_MAX_DAEMONS];
-    pid_t child; /* > 0: a process of the test's own, SIGKILLed in the teardown */
-    void *arg;   /* the test's own prestate, if any */
+    void *arg; /* the test's own prestate, if any */
 } sc_rel_fixture;
 
 int sc_rel_setup(void **state);
