@@ -546,6 +546,26 @@ int sc_it_send_line(sc_it_conn *c, const char *line)
     return rc;
 }
 
+int sc_it_send_lines(sc_it_conn *c, char *const *lines, size_t n)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += strlen(lines[i]) + 1;
+    char *buf = malloc(total + 1);
+    if (!buf)
+        return -ENOMEM;
+    size_t off = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(lines[i]);
+        memcpy(buf + off, lines[i], len);
+        off += len;
+        buf[off++] = '\n';
+    }
+    int rc = sc_it_send(c, buf, total);
+    free(buf);
+    return rc;
+}
+
 static bool take_line(sc_it_conn *c, char **line, size_t *len)
 {
     char *nl = memchr(c->rx + c->rx_scanned, '\n', c->rx_len - c->rx_scanned);

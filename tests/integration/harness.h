@@ -142,6 +142,8 @@ void sc_it_conn_set_timeout(sc_it_conn *c, int timeout_ms);
 int sc_it_send(sc_it_conn *c, const char *data, size_t len);
 /** sc_it_send of `line` plus "\n". */
 int sc_it_send_line(sc_it_conn *c, const char *line);
+/** `n` lines (each without "\n"), each plus "\n", in one sc_it_send: pipelined requests. */
+int sc_it_send_lines(sc_it_conn *c, char *const *lines, size_t n);
 /** Next line without its "\n" (malloc'd, *len optional); SC_IT_EOF, -ETIMEDOUT. */
 int sc_it_recv_line(sc_it_conn *c, char **line, size_t *len);
 /** Like sc_it_recv_line, parsed as JSON (caller cJSON_Delete's it). */

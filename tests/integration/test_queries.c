@@ -259,28 +259,16 @@ static int64_t replay(sc_it_conn *c, const cJSON *scenario)
     const cJSON *ops = cJSON_GetObjectItemCaseSensitive(scenario, "ops");
     int64_t session = sc_it_open_session(c, NULL);
     int n = cJSON_GetArraySize(ops);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    assert_non_null(f);
+    char **lines = calloc((size_t)n + 1, sizeof(char *));
+    assert_non_null(lines);
     int64_t first = 0;
-    for (int i = 0; i < n; i++) {
-        cJSON *params = cJSON_CreateObject();
-        cJSON_AddNumberToObject(params, "session", (double)session);
-        const char *method = sc_corpus_request(cJSON_GetArrayItem(ops, i), params);
-        char *ptext = cJSON_PrintUnformatted(params);
-        int64_t id = sc_it_next_id(c);
-        if (i == 0)
-            first = id;
-        char *req = sc_it_format_request(id, method, ptext);
-        fprintf(f, "%s\n", req);
-        free(req);
-        free(ptext);
-        cJSON_Delete(params);
-    }
-    fclose(f);
-    assert_int_equal(sc_it_send(c, text, len), 0);
-    free(text);
+    for (int i = 0; i < n; i++)
+        lines[i] =
+            sc_corpus_op_line(c, cJSON_GetArrayItem(ops, i), session, i == 0 ? &first : NULL);
+    assert_int_equal(sc_it_send_lines(c, lines, (size_t)n), 0);
+    for (int i = 0; i < n; i++)
+        free(lines[i]);
+    free(lines);
     int64_t graph = 0;
     for (int i = 0; i < n; i++) {
         cJSON *reply = sc_it_must_recv(c);
@@ -371,12 +359,8 @@ static void test_corpus_closure(void **state)
     sc_it_conn_close(c);
     sc_it_must_stop(d);
     sc_it_daemon_destroy(d);
-    for (size_t i = 0; i < ns; i++) {
-        cJSON_Delete(scenarios[i]);
-        cJSON_Delete(expected[i]);
-    }
-    free(scenarios);
-    free(expected);
+    sc_corpus_free(scenarios, ns);
+    sc_corpus_free(expected, ne);
 }
 
 /* ------------------------------------------------------- graph.list */

@@ -276,23 +276,9 @@ int sc_rel_db_graph_counts(const char *db_path, int64_t graph, int64_t *nodes, i
 
 int sc_rel_pipeline(sc_it_conn *c, char **lines, size_t n, cJSON **replies)
 {
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += strlen(lines[i]) + 1;
-    char *buf = calloc(1, total + 1);
-    if (!buf)
-        return -ENOMEM;
-    size_t off = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t len = strlen(lines[i]);
-        memcpy(buf + off, lines[i], len);
-        off += len;
-        buf[off++] = '\n';
-    }
     for (size_t i = 0; i < n; i++)
         replies[i] = NULL;
-    int rc = sc_it_send(c, buf, total);
-    free(buf);
+    int rc = sc_it_send_lines(c, lines, n);
     for (size_t i = 0; rc == 0 && i < n; i++)
         rc = sc_it_recv_json(c, &replies[i]);
     return rc;
