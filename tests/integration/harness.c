@@ -847,17 +847,23 @@ cJSON *sc_it_must_recv(sc_it_conn *c)
     return v;
 }
 
-cJSON *sc_it_call(sc_it_conn *c, const char *method, const char *params_fmt, ...)
+static cJSON *vcall(sc_it_conn *c, const char *method, const char *params_fmt, va_list ap)
 {
     cJSON *reply;
-    va_list ap;
-    va_start(ap, params_fmt);
     int rc = vtry_call(c, &reply, method, params_fmt, ap);
-    va_end(ap);
     if (rc != 0) {
         char *text = sc_it_json_text(reply);
         fail_msg("request %s\n  failed: %s\n  reply: %s", sc_it_last_request(c), rc_text(rc), text);
     }
+    return reply;
+}
+
+cJSON *sc_it_call(sc_it_conn *c, const char *method, const char *params_fmt, ...)
+{
+    va_list ap;
+    va_start(ap, params_fmt);
+    cJSON *reply = vcall(c, method, params_fmt, ap);
+    va_end(ap);
     return reply;
 }
 
@@ -907,6 +913,43 @@ void sc_it_err_message(const cJSON *error, const char *message)
         char *text = sc_it_json_text(error);
         fail_msg("expected error message \"%s\"\n  got error %s", message, text);
     }
+}
+
+static cJSON *vmust_result(sc_it_conn *c, const char *method, const char *params_fmt, va_list ap)
+{
+    cJSON *reply = vcall(c, method, params_fmt, ap);
+    sc_it_ok(c, reply);
+    cJSON *result = cJSON_DetachItemFromObjectCaseSensitive(reply, "result");
+    cJSON_Delete(reply);
+    return result;
+}
+
+cJSON *sc_it_must_result(sc_it_conn *c, const char *method, const char *params_fmt, ...)
+{
+    va_list ap;
+    va_start(ap, params_fmt);
+    cJSON *result = vmust_result(c, method, params_fmt, ap);
+    va_end(ap);
+    return result;
+}
+
+void sc_it_must_ok(sc_it_conn *c, const char *method, const char *params_fmt, ...)
+{
+    va_list ap;
+    va_start(ap, params_fmt);
+    cJSON_Delete(vmust_result(c, method, params_fmt, ap));
+    va_end(ap);
+}
+
+void sc_it_must_error(sc_it_conn *c, int code, const char *kind, const char *method,
+                      const char *params_fmt, ...)
+{
+    va_list ap;
+    va_start(ap, params_fmt);
+    cJSON *reply = vcall(c, method, params_fmt, ap);
+    va_end(ap);
+    sc_it_err(c, reply, code, kind);
+    cJSON_Delete(reply);
 }
 
 int64_t sc_it_int(const cJSON *obj, const char *name)

@@ -224,6 +224,19 @@ void sc_it_err_data(const cJSON *error, const char *key, const char *value);
 /** Assert the error object's message equals `message`. */
 void sc_it_err_message(const cJSON *error, const char *message);
 
+/**
+ * One call that must succeed (sc_it_call, then sc_it_ok): returns the
+ * detached `result` (cJSON_Delete it).
+ */
+cJSON *sc_it_must_result(sc_it_conn *c, const char *method, const char *params_fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/** sc_it_must_result, the result dropped. */
+void sc_it_must_ok(sc_it_conn *c, const char *method, const char *params_fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/** One call that must fail with `code` and data.kind `kind` (sc_it_err; NULL: any kind). */
+void sc_it_must_error(sc_it_conn *c, int code, const char *kind, const char *method,
+                      const char *params_fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /** Result member `name` as an exact integer (fails the test otherwise). */
 int64_t sc_it_int(const cJSON *obj, const char *name);
 /** Member `name` as a string (fails the test otherwise). */

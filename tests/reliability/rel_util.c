@@ -306,39 +306,6 @@ const char *sc_rel_error_kind(const cJSON *reply)
 
 /* ------------------------------------------------------ cmocka helpers */
 
-static cJSON *vcall(sc_it_conn *c, const char *method, const char *params_fmt, va_list ap)
-{
-    char *params = NULL;
-    if (params_fmt && vasprintf(&params, params_fmt, ap) < 0)
-        fail_msg("out of memory");
-    cJSON *reply = sc_it_call(c, method, params ? "%s" : NULL, params);
-    free(params);
-    return reply;
-}
-
-cJSON *sc_rel_must_result(sc_it_conn *c, const char *method, const char *params_fmt, ...)
-{
-    va_list ap;
-    va_start(ap, params_fmt);
-    cJSON *reply = vcall(c, method, params_fmt, ap);
-    va_end(ap);
-    sc_it_ok(c, reply);
-    cJSON *res = cJSON_DetachItemFromObjectCaseSensitive(reply, "result");
-    cJSON_Delete(reply);
-    return res;
-}
-
-void sc_rel_must_error(sc_it_conn *c, int code, const char *kind, const char *method,
-                       const char *params_fmt, ...)
-{
-    va_list ap;
-    va_start(ap, params_fmt);
-    cJSON *reply = vcall(c, method, params_fmt, ap);
-    va_end(ap);
-    sc_it_err(c, reply, code, kind);
-    cJSON_Delete(reply);
-}
-
 static char *line_fmt(int64_t id, const char *method, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -415,7 +382,7 @@ int64_t sc_rel_must_graph(sc_it_conn *c, const char *label, int kernels, int64_t
 
 int64_t sc_rel_must_count_graphs(sc_it_conn *c)
 {
-    cJSON *res = sc_rel_must_result(c, "graph.list", "{\"limit\":10000}");
+    cJSON *res = sc_it_must_result(c, "graph.list", "{\"limit\":10000}");
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(res, "graphs");
     if (!cJSON_IsArray(list)) {
         char *text = sc_it_json_text(res);

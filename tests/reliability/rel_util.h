@@ -92,20 +92,6 @@ bool sc_rel_error_code(const cJSON *reply, int64_t *code);
 const char *sc_rel_error_kind(const cJSON *reply);
 
 /**
- * One call that must succeed: fails the cmocka test otherwise and returns
- * the detached `result` (cJSON_Delete it).  Main test thread only.
- */
-cJSON *sc_rel_must_result(sc_it_conn *c, const char *method, const char *params_fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/**
- * One call that must fail with `code` and data.kind `kind`: fails the test
- * otherwise.  Main test thread only.
- */
-void sc_rel_must_error(sc_it_conn *c, int code, const char *kind, const char *method,
-                       const char *params_fmt, ...) __attribute__((format(printf, 5, 6)));
-
-/**
  * Capture one graph of `kernels` kernels alternating over streams 0 and 1,
  * joined with an event every 16 kernels, and end it.  Returns the graph id
  * (and its counts, optional).  Main test thread only.

@@ -57,13 +57,13 @@ static void expect_prompt(sc_it_conn *c, int64_t graph, int64_t nodes, const cha
 {
     for (int i = 0; i < 3; i++) {
         int64_t t0 = sc_it_now_ms();
-        cJSON *res = sc_rel_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)graph);
+        cJSON *res = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)graph);
         int64_t ms = sc_it_now_ms() - t0;
         const cJSON *list = cJSON_GetObjectItemCaseSensitive(res, "nodes");
         assert_int_equal(cJSON_GetArraySize(list), nodes);
         cJSON_Delete(res);
         t0 = sc_it_now_ms();
-        res = sc_rel_must_result(c, "server.info", NULL);
+        res = sc_it_must_result(c, "server.info", NULL);
         ms = ms > sc_it_now_ms() - t0 ? ms : sc_it_now_ms() - t0;
         cJSON_Delete(res);
         if (ms >= 1000)
@@ -168,7 +168,7 @@ static void test_batch_amplification(void **state)
     int64_t nodes;
     int64_t big = sc_rel_must_graph(other, "amplified", FLOOD_GRAPH_KERNELS, &nodes, NULL);
     int64_t small = sc_rel_must_graph(other, "small", 8, NULL, NULL);
-    cJSON *res = sc_rel_must_result(other, "graph.get", "{\"graph\":%lld}", (long long)big);
+    cJSON *res = sc_it_must_result(other, "graph.get", "{\"graph\":%lld}", (long long)big);
     char *text = sc_it_json_text(res);
     size_t one_reply = strlen(text);
     free(text);
@@ -237,7 +237,7 @@ static void test_max_connections(void **state)
     sc_it_conn *in[MAX_CONN];
     for (int i = 0; i < MAX_CONN; i++) {
         in[i] = sc_it_must_connect(d);
-        cJSON *r = sc_rel_must_result(in[i], "server.info", NULL);
+        cJSON *r = sc_it_must_result(in[i], "server.info", NULL);
         cJSON_Delete(r);
     }
     for (int i = 0; i < EXTRA_CONN; i++) {
@@ -267,7 +267,7 @@ static void test_max_connections(void **state)
     }
     /* The admitted ones never noticed; a freed slot is taken again. */
     for (int i = 0; i < MAX_CONN; i++) {
-        cJSON *r = sc_rel_must_result(in[i], "server.info", NULL);
+        cJSON *r = sc_it_must_result(in[i], "server.info", NULL);
         cJSON_Delete(r);
     }
     sc_it_conn_close(in[0]);
@@ -406,17 +406,17 @@ static void test_idle_connections_are_cheap(void **state)
     sc_it_daemon *d = sc_rel_must_start(state, NULL); /* --max-connections 1024 by default */
     pid_t pid = sc_it_daemon_pid(d);
     sc_it_conn *probe = sc_it_must_connect(d);
-    cJSON *r = sc_rel_must_result(probe, "server.info", NULL);
+    cJSON *r = sc_it_must_result(probe, "server.info", NULL);
     cJSON_Delete(r);
     long base = sc_rel_rss_kib(pid);
     sc_it_conn **conns = calloc(IDLE_CONNS, sizeof(*conns));
     assert_non_null(conns);
     for (int i = 0; i < IDLE_CONNS; i++) {
         conns[i] = sc_it_must_connect(d);
-        r = sc_rel_must_result(conns[i], "server.info", NULL);
+        r = sc_it_must_result(conns[i], "server.info", NULL);
         cJSON_Delete(r);
     }
-    r = sc_rel_must_result(probe, "server.info", NULL);
+    r = sc_it_must_result(probe, "server.info", NULL);
     assert_int_equal(sc_it_int(r, "connections"), IDLE_CONNS + 1);
     cJSON_Delete(r);
     long after = sc_rel_rss_kib(pid);
