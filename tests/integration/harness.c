@@ -4,6 +4,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <poll.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -980,6 +981,18 @@ bool sc_it_bool(const cJSON *obj, const char *name)
         fail_msg("expected a boolean member \"%s\" in %.2000s", name, text);
     }
     return cJSON_IsTrue(v);
+}
+
+#define TIME_RE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
+
+void sc_it_must_be_time(const char *what, const char *t)
+{
+    regex_t re;
+    assert_int_equal(regcomp(&re, TIME_RE, REG_EXTENDED | REG_NOSUB), 0);
+    int rc = regexec(&re, t, 0, NULL, 0);
+    regfree(&re);
+    if (rc != 0)
+        fail_msg("%s: '%s' is not an ISO 8601 UTC time with milliseconds", what, t);
 }
 
 int64_t sc_it_open_session(sc_it_conn *c, const char *label)

@@ -243,6 +243,11 @@ int64_t sc_it_int(const cJSON *obj, const char *name);
 const char *sc_it_str(const cJSON *obj, const char *name);
 /** Member `name` as a bool (fails the test otherwise). */
 bool sc_it_bool(const cJSON *obj, const char *name);
+/**
+ * Assert `t` is a time as the daemon writes them: ISO 8601 UTC with
+ * milliseconds (2024-05-01T12:00:00.000Z); `what` names it in the failure.
+ */
+void sc_it_must_be_time(const char *what, const char *t);
 
 /** session.open (label may be NULL) -> the new session id. */
 int64_t sc_it_open_session(sc_it_conn *c, const char *label);

@@ -6,7 +6,6 @@
  * pagination over ties in opened_at.
  */
 #define _GNU_SOURCE
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +21,6 @@
 #include "harness.h"
 #include "itgraph.h"
 
-#define TIME_RE      "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
 #define MAX_SESSIONS 256
 #define BULK_CLOSED  110
 
@@ -153,12 +151,7 @@ static void make_abandoned_session(sc_it_daemon *d, book *b)
 
 static void check_time(const char *what, const char *t)
 {
-    regex_t re;
-    assert_int_equal(regcomp(&re, TIME_RE, REG_EXTENDED | REG_NOSUB), 0);
-    int rc = regexec(&re, t, 0, NULL, 0);
-    regfree(&re);
-    if (rc != 0)
-        fail_msg("%s: '%s' is not an ISO 8601 UTC time with milliseconds", what, t);
+    sc_it_must_be_time(what, t);
     /* UTC, not local time: within ten minutes of this process's clock. */
     struct tm tm = {0};
     assert_non_null(strptime(t, "%Y-%m-%dT%H:%M:%S", &tm));

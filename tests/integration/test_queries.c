@@ -6,7 +6,6 @@
  * filter, graph.get of every listed graph, and graph.delete.
  */
 #define _GNU_SOURCE
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +20,6 @@
 #include "corpus.h"
 #include "harness.h"
 #include "itgraph.h"
-
-#define TIME_RE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
 
 static void expect_param_error(sc_it_conn *c, const char *field, const char *method,
                                const char *params)
@@ -449,22 +446,12 @@ static void assert_ids(const int64_t *got, size_t ngot, const int64_t *want, siz
         fail_msg("%s: %zu graphs listed, expected %zu", what, ngot, nwant);
 }
 
-static void check_time(const char *what, const char *t)
-{
-    regex_t re;
-    assert_int_equal(regcomp(&re, TIME_RE, REG_EXTENDED | REG_NOSUB), 0);
-    int rc = regexec(&re, t, 0, NULL, 0);
-    regfree(&re);
-    if (rc != 0)
-        fail_msg("%s: '%s' is not an ISO 8601 UTC time with milliseconds", what, t);
-}
-
 /* A listed graph must agree with graph.get of it and with how it was made. */
 static void check_listed(sc_it_conn *c, const cJSON *entry, const made *m)
 {
     int64_t id = sc_it_int(entry, "graph");
     assert_string_equal(sc_it_str(entry, "label"), m->label);
-    check_time("graph.list created_at", sc_it_str(entry, "created_at"));
+    sc_it_must_be_time("graph.list created_at", sc_it_str(entry, "created_at"));
     assert_int_equal(sc_it_int(entry, "owner_uid"), getuid());
     assert_int_equal(sc_it_int(entry, "owner_pid"), getpid());
 
@@ -670,7 +657,7 @@ static void check_deleted_log(sc_it_conn *c, int64_t graph)
     cJSON *reply = log_entry_of(c, graph, &e);
     assert_string_equal(sc_it_str(e, "outcome"), "completed");
     const char *deleted = sc_it_str(e, "graph_deleted_at");
-    check_time("graph_deleted_at", deleted);
+    sc_it_must_be_time("graph_deleted_at", deleted);
     assert_true(strcmp(deleted, sc_it_str(e, "ended_at")) >= 0);
     cJSON_Delete(reply);
 }
