@@ -735,6 +735,17 @@ char *sc_it_json_text(const cJSON *v)
 
 /* --------------------------------------------------- cmocka (main thread) */
 
+char *sc_it_fmt(const char *fmt, ...)
+{
+    char *s;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    assert_true(n >= 0);
+    return s;
+}
+
 static void fail_with_file(const char *what, const char *path)
 {
     char *text = sc_it_read_file(path);

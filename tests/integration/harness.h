@@ -189,6 +189,9 @@ char *sc_it_read_file(const char *path);
 
 /* ------------------------------------------- cmocka helpers (main thread) */
 
+/** printf into a malloc'd string; fails the test when out of memory. */
+char *sc_it_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /** Create + start; fails the test (showing the daemon's stderr) on error. */
 sc_it_daemon *sc_it_must_start(const char *const *extra);
 /** Start again on the same directory and database. */
