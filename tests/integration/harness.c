@@ -503,25 +503,39 @@ static int fill(sc_it_conn *c)
     return -errno;
 }
 
+/* poll() the connection for `events` until `deadline`, again after EINTR:
+ * 0 with *revents set, -ETIMEDOUT, or -errno. */
+static int wait_ready(const sc_it_conn *c, short events, int64_t deadline, short *revents)
+{
+    struct pollfd p = {.fd = c->fd, .events = events};
+    for (;;) {
+        int r = poll(&p, 1, remaining_ms(deadline));
+        if (r > 0) {
+            *revents = p.revents;
+            return 0;
+        }
+        if (r == 0)
+            return -ETIMEDOUT;
+        if (errno != EINTR)
+            return -errno;
+    }
+}
+
 int sc_it_send(sc_it_conn *c, const char *data, size_t len)
 {
     int64_t deadline = sc_it_now_ms() + c->timeout_ms;
     size_t off = 0;
     while (off < len) {
-        struct pollfd p = {.fd = c->fd, .events = POLLOUT | (c->eof ? 0 : POLLIN)};
-        int r = poll(&p, 1, remaining_ms(deadline));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -errno;
-        if (r == 0)
-            return -ETIMEDOUT;
-        if ((p.revents & POLLIN) && !c->eof) {
+        short revents;
+        int r = wait_ready(c, POLLOUT | (c->eof ? 0 : POLLIN), deadline, &revents);
+        if (r != 0)
+            return r;
+        if ((revents & POLLIN) && !c->eof) {
             int f = fill(c);
             if (f < 0 && f != SC_IT_EOF)
                 return f;
         }
-        if (p.revents & (POLLOUT | POLLERR | POLLHUP)) {
+        if (revents & (POLLOUT | POLLERR | POLLHUP)) {
             ssize_t n = send(c->fd, data + off, len - off, MSG_NOSIGNAL);
             if (n > 0) {
                 off += (size_t)n;
@@ -597,14 +611,10 @@ int sc_it_recv_line(sc_it_conn *c, char **line, size_t *len)
             return 0;
         if (c->eof)
             return SC_IT_EOF;
-        struct pollfd p = {.fd = c->fd, .events = POLLIN};
-        int r = poll(&p, 1, remaining_ms(deadline));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -errno;
-        if (r == 0)
-            return -ETIMEDOUT;
+        short revents;
+        int r = wait_ready(c, POLLIN, deadline, &revents);
+        if (r != 0)
+            return r;
         int f = fill(c);
         if (f < 0 && f != SC_IT_EOF)
             return f;
@@ -646,12 +656,10 @@ int sc_it_expect_eof(sc_it_conn *c)
 {
     int64_t deadline = sc_it_now_ms() + c->timeout_ms;
     while (!c->eof) {
-        struct pollfd p = {.fd = c->fd, .events = POLLIN};
-        int r = poll(&p, 1, remaining_ms(deadline));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return r == 0 ? -ETIMEDOUT : -errno;
+        short revents;
+        int r = wait_ready(c, POLLIN, deadline, &revents);
+        if (r != 0)
+            return r;
         int f = fill(c);
         if (f < 0 && f != SC_IT_EOF)
             return f;
