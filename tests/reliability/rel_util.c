@@ -185,6 +185,31 @@ static int integrity_ok(sqlite3 *db, char *why, size_t whylen)
     return result;
 }
 
+/* What every database must satisfy, as queries for the rows that break it. */
+static const struct {
+    const char *what, *sql;
+} db_rules[] = {
+    {"graph row whose node_count differs from its nodes",
+     "SELECT g.graph, g.node_count, (SELECT count(*) FROM nodes n WHERE n.graph = g.graph)"
+     " AS stored FROM graphs g WHERE g.node_count <>"
+     " (SELECT count(*) FROM nodes n WHERE n.graph = g.graph)"},
+    {"graph row whose edge_count differs from its edges",
+     "SELECT g.graph, g.edge_count, (SELECT count(*) FROM edges e WHERE e.graph = g.graph)"
+     " AS stored FROM graphs g WHERE g.edge_count <>"
+     " (SELECT count(*) FROM edges e WHERE e.graph = g.graph)"},
+    {"nodes of a graph that has no graphs row",
+     "SELECT DISTINCT graph FROM nodes WHERE graph NOT IN (SELECT graph FROM graphs)"},
+    {"edges of a graph that has no graphs row",
+     "SELECT DISTINCT graph FROM edges WHERE graph NOT IN (SELECT graph FROM graphs)"},
+    {"completed log row whose graph is missing",
+     "SELECT session, graph FROM capture_log WHERE outcome = 'completed'"
+     " AND graph_deleted_at IS NULL AND graph NOT IN (SELECT graph FROM graphs)"},
+    {"graph row without a completed log row",
+     "SELECT g.graph, g.session FROM graphs g WHERE NOT EXISTS"
+     " (SELECT 1 FROM capture_log l WHERE l.session = g.session"
+     " AND l.outcome = 'completed' AND l.graph = g.graph)"},
+};
+
 int sc_rel_check_db(const char *db_path, int64_t *graphs, char *why, size_t whylen)
 {
     sqlite3 *db = NULL;
@@ -199,42 +224,8 @@ int sc_rel_check_db(const char *db_path, int64_t *graphs, char *why, size_t whyl
     }
     int64_t n = 0;
     int result = integrity_ok(db, why, whylen);
-    if (result == 0)
-        result = expect_no_rows(
-            db, "graph row whose node_count differs from its nodes",
-            "SELECT g.graph, g.node_count, (SELECT count(*) FROM nodes n WHERE n.graph = g.graph)"
-            " AS stored FROM graphs g WHERE g.node_count <>"
-            " (SELECT count(*) FROM nodes n WHERE n.graph = g.graph)",
-            why, whylen);
-    if (result == 0)
-        result = expect_no_rows(
-            db, "graph row whose edge_count differs from its edges",
-            "SELECT g.graph, g.edge_count, (SELECT count(*) FROM edges e WHERE e.graph = g.graph)"
-            " AS stored FROM graphs g WHERE g.edge_count <>"
-            " (SELECT count(*) FROM edges e WHERE e.graph = g.graph)",
-            why, whylen);
-    if (result == 0)
-        result = expect_no_rows(db, "nodes of a graph that has no graphs row",
-                                "SELECT DISTINCT graph FROM nodes"
-                                " WHERE graph NOT IN (SELECT graph FROM graphs)",
-                                why, whylen);
-    if (result == 0)
-        result = expect_no_rows(db, "edges of a graph that has no graphs row",
-                                "SELECT DISTINCT graph FROM edges"
-                                " WHERE graph NOT IN (SELECT graph FROM graphs)",
-                                why, whylen);
-    if (result == 0)
-        result = expect_no_rows(db, "completed log row whose graph is missing",
-                                "SELECT session, graph FROM capture_log WHERE outcome = 'completed'"
-                                " AND graph_deleted_at IS NULL"
-                                " AND graph NOT IN (SELECT graph FROM graphs)",
-                                why, whylen);
-    if (result == 0)
-        result = expect_no_rows(db, "graph row without a completed log row",
-                                "SELECT g.graph, g.session FROM graphs g WHERE NOT EXISTS"
-                                " (SELECT 1 FROM capture_log l WHERE l.session = g.session"
-                                " AND l.outcome = 'completed' AND l.graph = g.graph)",
-                                why, whylen);
+    for (size_t i = 0; result == 0 && i < sizeof(db_rules) / sizeof(db_rules[0]); i++)
+        result = expect_no_rows(db, db_rules[i].what, db_rules[i].sql, why, whylen);
     if (result == 0)
         result = single_int(db, "SELECT count(*) FROM graphs", &n, why, whylen);
     sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
