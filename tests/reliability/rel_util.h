@@ -38,6 +38,8 @@ typedef struct sc_rel_fixture {
 
 int sc_rel_setup(void **state);
 int sc_rel_teardown(void **state);
+/** A cmocka test entry run inside that fixture. */
+#define SC_REL_TEST(fn) cmocka_unit_test_setup_teardown(fn, sc_rel_setup, sc_rel_teardown)
 /** sc_it_must_start, owned by the fixture in *state. */
 sc_it_daemon *sc_rel_must_start(void **state, const char *const *extra);
 /** Hand a daemon made another way to the fixture. */

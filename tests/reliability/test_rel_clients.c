@@ -436,13 +436,11 @@ static void test_idle_connections_are_cheap(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_pipelining_client_that_never_reads, sc_rel_setup,
-                                        sc_rel_teardown),
-        cmocka_unit_test_setup_teardown(test_batch_amplification, sc_rel_setup, sc_rel_teardown),
-        cmocka_unit_test_setup_teardown(test_max_connections, sc_rel_setup, sc_rel_teardown),
-        cmocka_unit_test_setup_teardown(test_out_of_descriptors, sc_rel_setup, sc_rel_teardown),
-        cmocka_unit_test_setup_teardown(test_idle_connections_are_cheap, sc_rel_setup,
-                                        sc_rel_teardown),
+        SC_REL_TEST(test_pipelining_client_that_never_reads),
+        SC_REL_TEST(test_batch_amplification),
+        SC_REL_TEST(test_max_connections),
+        SC_REL_TEST(test_out_of_descriptors),
+        SC_REL_TEST(test_idle_connections_are_cheap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

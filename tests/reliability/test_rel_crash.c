@@ -834,8 +834,7 @@ static void test_kill9_during_concurrent_ends(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_kill9_during_concurrent_ends, sc_rel_setup,
-                                        sc_rel_teardown),
+        SC_REL_TEST(test_kill9_during_concurrent_ends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

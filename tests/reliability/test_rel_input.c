@@ -501,11 +501,10 @@ static void test_huge_line_memory_bounded(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_bad_lines_table, sc_rel_setup, sc_rel_teardown),
-        cmocka_unit_test_setup_teardown(test_random_bytes, sc_rel_setup, sc_rel_teardown),
-        cmocka_unit_test_setup_teardown(test_oversize_lines, sc_rel_setup, sc_rel_teardown),
-        cmocka_unit_test_setup_teardown(test_huge_line_memory_bounded, sc_rel_setup,
-                                        sc_rel_teardown),
+        SC_REL_TEST(test_bad_lines_table),
+        SC_REL_TEST(test_random_bytes),
+        SC_REL_TEST(test_oversize_lines),
+        SC_REL_TEST(test_huge_line_memory_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -357,9 +357,8 @@ int main(void)
         return 77;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_other_uid_is_denied, sc_rel_setup, sc_rel_teardown),
-        cmocka_unit_test_setup_teardown(test_default_socket_mode_keeps_others_out, sc_rel_setup,
-                                        sc_rel_teardown),
+        SC_REL_TEST(test_other_uid_is_denied),
+        SC_REL_TEST(test_default_socket_mode_keeps_others_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -223,9 +223,8 @@ static void test_write_lock_held_elsewhere(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_full_database, sc_rel_setup, sc_rel_teardown),
-        cmocka_unit_test_setup_teardown(test_write_lock_held_elsewhere, sc_rel_setup,
-                                        sc_rel_teardown),
+        SC_REL_TEST(test_full_database),
+        SC_REL_TEST(test_write_lock_held_elsewhere),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
