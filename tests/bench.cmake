@@ -5,6 +5,5 @@ sc_add_test(test_bench_util
     SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/bench/test_bench_util.c
     LIBS sc_bench_util)
 
-add_test(NAME bench_smoke
-         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bench/smoke.sh ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
-set_tests_properties(bench_smoke PROPERTIES TIMEOUT 120)
+sc_add_command_test(bench_smoke TIMEOUT 120
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bench/smoke.sh ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})

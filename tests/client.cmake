@@ -1,6 +1,8 @@
 # libstreamcap and the streamcap tool, each test against its own
-# streamcapd (tests/integration/harness.c) in a temporary directory.
-set(SC_CLIENT_TEST_DIR ${CMAKE_CURRENT_SOURCE_DIR}/client)
+# streamcapd (the integration harness) in a temporary directory; run.c runs
+# the tool and the compilers as subprocesses.
+add_library(sc_ct_run STATIC ${CMAKE_CURRENT_SOURCE_DIR}/client/run.c)
+target_include_directories(sc_ct_run PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/client)
 
 # The sanitizers reach the programs the example test compiles, so that
 # they link against the sanitized library.
@@ -10,21 +12,10 @@ else()
     set(SC_EXAMPLE_FLAGS "")
 endif()
 
-function(sc_add_client_test name timeout)
-    sc_add_test(${name}
-        SOURCES ${SC_CLIENT_TEST_DIR}/${name}.c ${SC_CLIENT_TEST_DIR}/run.c
-                ${CMAKE_CURRENT_SOURCE_DIR}/integration/harness.c
-        LIBS libstreamcap_static PkgConfig::CJSON PkgConfig::SQLITE3 Threads::Threads
-        TIMEOUT ${timeout})
-    target_include_directories(${name} PRIVATE ${SC_CLIENT_TEST_DIR}
-                               ${CMAKE_CURRENT_SOURCE_DIR}/integration)
-    target_compile_definitions(${name} PRIVATE SC_EXPECTED_VERSION="${PROJECT_VERSION}")
-    add_dependencies(${name} streamcapd streamcap)
-endfunction()
-
-sc_add_client_test(test_client_lib 120)
-sc_add_client_test(test_client_cli 180)
-sc_add_client_test(test_client_example 300)
+set(SC_CLIENT_TEST_ARGS LIBS sc_ct_run libstreamcap_static DEPENDS streamcap)
+sc_add_daemon_test(test_client_lib client 120 ${SC_CLIENT_TEST_ARGS})
+sc_add_daemon_test(test_client_cli client 180 ${SC_CLIENT_TEST_ARGS})
+sc_add_daemon_test(test_client_example client 300 ${SC_CLIENT_TEST_ARGS})
 target_compile_definitions(test_client_example PRIVATE
     SC_VERSION="${PROJECT_VERSION}"
     SC_CMAKE_COMMAND="${CMAKE_COMMAND}"

@@ -1,13 +1,11 @@
 # Documentation that is executable: the README's commands run as written.
-add_test(NAME readme_roundtrip
-         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/docs/readme_roundtrip.sh
-                 ${PROJECT_SOURCE_DIR}/README.md ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
-set_tests_properties(readme_roundtrip PROPERTIES TIMEOUT 60)
+sc_add_command_test(readme_roundtrip TIMEOUT 60
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/docs/readme_roundtrip.sh
+            ${PROJECT_SOURCE_DIR}/README.md ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
 
-add_test(NAME readme_quickstart
-         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/docs/readme_quickstart.sh
-                 ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR})
-set_tests_properties(readme_quickstart PROPERTIES TIMEOUT 120)
+sc_add_command_test(readme_quickstart TIMEOUT 120
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/docs/readme_quickstart.sh
+            ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR})
 if(SC_SANITIZE)
     # The README's cc line builds an uninstrumented program against the
     # sanitized library, so the ASan runtime is not first in its link order.

@@ -8,8 +8,8 @@ target_compile_definitions(sc_fuzz_harness PRIVATE _GNU_SOURCE)
 add_executable(fuzz_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/replay_main.c)
 target_link_libraries(fuzz_replay PRIVATE sc_fuzz_harness)
 set_target_properties(fuzz_replay PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
-add_test(NAME fuzz_replay COMMAND fuzz_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus)
-set_tests_properties(fuzz_replay PROPERTIES TIMEOUT 120)
+sc_add_command_test(fuzz_replay TIMEOUT 120
+    COMMAND fuzz_replay ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus)
 
 if(SC_FUZZ)
     add_executable(fuzz_stream ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_main.c)

@@ -3,14 +3,6 @@
 # its own streamcapd in a fresh temporary directory (integration harness),
 # so ctest may run them in parallel.  Longer versions live in tests/soak/.
 
-if(NOT TARGET sc_it_harness)
-    add_library(sc_it_harness STATIC ${CMAKE_CURRENT_SOURCE_DIR}/integration/harness.c)
-    target_include_directories(sc_it_harness PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/integration)
-    target_compile_definitions(sc_it_harness PRIVATE SC_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
-    target_link_libraries(sc_it_harness PUBLIC PkgConfig::CJSON PkgConfig::SQLITE3
-                          PkgConfig::CMOCKA)
-endif()
-
 add_library(sc_rel_util STATIC ${CMAKE_CURRENT_SOURCE_DIR}/reliability/rel_util.c)
 target_include_directories(sc_rel_util PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/reliability)
 target_link_libraries(sc_rel_util PUBLIC sc_it_harness PkgConfig::SQLITE3)
@@ -18,23 +10,14 @@ if(SC_SANITIZE)
     target_compile_definitions(sc_rel_util PUBLIC SC_REL_SANITIZED=1)
 endif()
 
-# sc_add_reliability_test(NAME TIMEOUT): tests/reliability/NAME.c.
-function(sc_add_reliability_test name timeout)
-    sc_add_test(${name}
-        SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/reliability/${name}.c
-        LIBS sc_rel_util Threads::Threads
-        TIMEOUT ${timeout})
-    add_dependencies(${name} streamcapd)
-    # Exit status 77: the machine cannot run the test (not root, no valgrind).
-    set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 LABELS reliability)
-endfunction()
-
-sc_add_reliability_test(test_rel_crash 120)
-sc_add_reliability_test(test_rel_storage 60)
-sc_add_reliability_test(test_rel_input 60)
-sc_add_reliability_test(test_rel_clients 90)
-sc_add_reliability_test(test_rel_owner 60)
-sc_add_reliability_test(test_rel_valgrind 120)
+# Exit status 77: the machine cannot run the test (not root, no valgrind).
+set(SC_REL_TEST_ARGS LIBS sc_rel_util LABELS reliability SKIP_RETURN_CODE 77)
+sc_add_daemon_test(test_rel_crash reliability 120 ${SC_REL_TEST_ARGS})
+sc_add_daemon_test(test_rel_storage reliability 60 ${SC_REL_TEST_ARGS})
+sc_add_daemon_test(test_rel_input reliability 60 ${SC_REL_TEST_ARGS})
+sc_add_daemon_test(test_rel_clients reliability 90 ${SC_REL_TEST_ARGS})
+sc_add_daemon_test(test_rel_owner reliability 60 ${SC_REL_TEST_ARGS})
+sc_add_daemon_test(test_rel_valgrind reliability 120 ${SC_REL_TEST_ARGS})
 
 # The full-disk check needs a filesystem of its own: tests/soak/fullfs.sh.
 add_executable(rel_fullfs ${CMAKE_CURRENT_SOURCE_DIR}/reliability/rel_fullfs.c)

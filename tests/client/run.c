@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -188,24 +187,4 @@ int sc_ct_sh(const char *script, const sc_ct_opts *opts, sc_ct_result *r)
 {
     const char *argv[] = {"/bin/sh", "-c", script, NULL};
     return sc_ct_run(argv, opts, r);
-}
-
-int sc_ct_tmpdir(char *out, size_t len)
-{
-    snprintf(out, len, "/tmp/sc-ct-XXXXXX");
-    return mkdtemp(out) ? 0 : -errno;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
-void sc_ct_rmtree(const char *dir)
-{
-    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -31,9 +31,4 @@ void sc_ct_result_free(sc_ct_result *r);
 /** "sh -c SCRIPT" with the same options. */
 int sc_ct_sh(const char *script, const sc_ct_opts *opts, sc_ct_result *r);
 
-/** A fresh directory under /tmp (short: socket paths live there). */
-int sc_ct_tmpdir(char *out, size_t len);
-/** Remove a directory tree. */
-void sc_ct_rmtree(const char *dir);
-
 #endif

@@ -10,9 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <setjmp.h>
@@ -41,7 +39,7 @@ static int group_setup(void **state)
     assert_non_null(f);
     f->d = sc_it_must_start(NULL);
     assert_int_equal(sc_client_connect(sc_it_daemon_socket(f->d), 10000, &f->c), 0);
-    assert_int_equal(sc_ct_tmpdir(f->tmp, sizeof(f->tmp)), 0);
+    assert_int_equal(sc_it_tmpdir(f->tmp, sizeof(f->tmp)), 0);
     *state = f;
     return 0;
 }
@@ -52,7 +50,7 @@ static int group_teardown(void **state)
     sc_client_close(f->c);
     sc_it_must_stop(f->d);
     sc_it_daemon_destroy(f->d);
-    sc_ct_rmtree(f->tmp);
+    sc_it_rmtree(f->tmp);
     free(f);
     return 0;
 }
@@ -121,49 +119,13 @@ static cJSON *json_out(const sc_ct_result *r)
     return v;
 }
 
-static int64_t jint(const cJSON *o, const char *key)
-{
-    int64_t v;
-    if (!sc_it_json_int(o, key, &v))
-        fail_msg("member '%s' is not an integer", key);
-    return v;
-}
-
-static const char *jstr(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!cJSON_IsString(v))
-        fail_msg("member '%s' is not a string", key);
-    return v->valuestring;
-}
-
-static bool jbool(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!cJSON_IsBool(v))
-        fail_msg("member '%s' is not a boolean", key);
-    return cJSON_IsTrue(v);
-}
-
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-
-static char *fmt(const char *f, ...)
-{
-    char *s;
-    va_list ap;
-    va_start(ap, f);
-    assert_true(vasprintf(&s, f, ap) >= 0);
-    va_end(ap);
-    return s;
-}
-
 /* Run demo with --json and return its graph id. */
 static uint64_t demo_graph(fixture *f)
 {
     sc_ct_result r = run(f, "--json", "demo", NULL);
     expect_status(&r, 0);
     cJSON *j = json_out(&r);
-    uint64_t g = (uint64_t)jint(j, "graph");
+    uint64_t g = (uint64_t)sc_it_int(j, "graph");
     cJSON_Delete(j);
     sc_ct_result_free(&r);
     return g;
@@ -188,8 +150,8 @@ static const char *const every_command[][6] = {
 static void test_no_daemon_every_command(void **state)
 {
     fixture *f = *state;
-    char *sock = fmt("%s/absent.sock", f->tmp);
-    char *want = fmt("streamcap: cannot connect to %s" NO_DAEMON, sock);
+    char *sock = sc_it_fmt("%s/absent.sock", f->tmp);
+    char *want = sc_it_fmt("streamcap: cannot connect to %s" NO_DAEMON, sock);
     for (size_t i = 0; i < sizeof(every_command) / sizeof(every_command[0]); i++) {
         for (int json = 0; json < 2; json++) {
             const char *argv[12] = {STREAMCAP, "--socket", sock};
@@ -208,9 +170,9 @@ static void test_no_daemon_every_command(void **state)
                 cJSON *j = json_out(&r);
                 const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
                 assert_non_null(e);
-                char *msg = fmt("%s", want + strlen("streamcap: "));
+                char *msg = sc_it_fmt("%s", want + strlen("streamcap: "));
                 msg[strlen(msg) - 1] = '\0';
-                assert_string_equal(jstr(e, "message"), msg);
+                assert_string_equal(sc_it_str(e, "message"), msg);
                 free(msg);
                 cJSON_Delete(j);
             } else {
@@ -235,13 +197,13 @@ static void test_no_daemon_socket_choice(void **state)
     sc_ct_result_free(&r);
 
     /* $STREAMCAP_SOCKET when set; --socket wins over it. */
-    char *env = fmt("STREAMCAP_SOCKET=%s/env.sock", f->tmp);
+    char *env = sc_it_fmt("STREAMCAP_SOCKET=%s/env.sock", f->tmp);
     const char *const set[] = {env, NULL};
     sc_ct_opts oe = {.setenv = set};
     r = run_opts(NULL, &oe, "info", NULL);
     expect_status(&r, 2);
     char *want =
-        fmt("streamcap: cannot connect to %s" NO_DAEMON, env + strlen("STREAMCAP_SOCKET="));
+        sc_it_fmt("streamcap: cannot connect to %s" NO_DAEMON, env + strlen("STREAMCAP_SOCKET="));
     assert_string_equal(r.err, want);
     free(want);
     sc_ct_result_free(&r);
@@ -251,15 +213,12 @@ static void test_no_daemon_socket_choice(void **state)
     free(env);
 
     /* A socket file that refuses counts as no daemon too. */
-    char *dead = fmt("%s/dead.sock", f->tmp);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    assert_true(strlen(dead) < sizeof(sa.sun_path));
-    memcpy(sa.sun_path, dead, strlen(dead) + 1);
-    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    char *dead = sc_it_fmt("%s/dead.sock", f->tmp);
+    int fd = sc_it_socket_bind(dead);
+    assert_true(fd >= 0);
     r = run_opts(dead, NULL, "graphs", NULL);
     expect_status(&r, 2);
-    want = fmt("streamcap: cannot connect to %s" NO_DAEMON, dead);
+    want = sc_it_fmt("streamcap: cannot connect to %s" NO_DAEMON, dead);
     assert_string_equal(r.err, want);
     free(want);
     sc_ct_result_free(&r);
@@ -312,8 +271,8 @@ static void test_help(void **state)
         bool group = strcmp(cmd[0], "graph") == 0;
         r = group ? run(f, cmd[0], cmd[1], "--help", NULL) : run(f, cmd[0], "--help", NULL);
         expect_status(&r, 0);
-        char *head = group ? fmt("usage: streamcap [OPTIONS] graph %s", cmd[1])
-                           : fmt("usage: streamcap [OPTIONS] %s", cmd[0]);
+        char *head = group ? sc_it_fmt("usage: streamcap [OPTIONS] graph %s", cmd[1])
+                           : sc_it_fmt("usage: streamcap [OPTIONS] %s", cmd[0]);
         if (strncmp(r.out, head, strlen(head)) != 0)
             fail_msg("help for %s starts [%.60s]", head, r.out);
         assert_non_null(strstr(r.out, "Exit status:"));
@@ -366,8 +325,8 @@ static void test_bad_arguments(void **state)
         assert_int_equal(sc_ct_run(argv, NULL, &r), 0);
         expect_status(&r, 2);
         char *usage = strcmp(cases[i][0], "graph") == 0
-                          ? fmt("usage: streamcap [OPTIONS] graph %s", cases[i][1])
-                          : fmt("usage: streamcap [OPTIONS] %s", cases[i][0]);
+                          ? sc_it_fmt("usage: streamcap [OPTIONS] graph %s", cases[i][1])
+                          : sc_it_fmt("usage: streamcap [OPTIONS] %s", cases[i][0]);
         if (strncmp(r.err, "streamcap: ", 11) != 0 || !strstr(r.err, usage))
             fail_msg("case %zu: stderr lacks the message or [%s]:\n%s", i, usage, r.err);
         assert_string_equal(r.out, "");
@@ -389,7 +348,8 @@ static void test_bad_arguments(void **state)
     r = run(f, "--json", "graph", "show", "abc", NULL);
     expect_status(&r, 2);
     cJSON *j = json_out(&r);
-    assert_non_null(strstr(jstr(cJSON_GetObjectItemCaseSensitive(j, "error"), "message"), "abc"));
+    assert_non_null(
+        strstr(sc_it_str(cJSON_GetObjectItemCaseSensitive(j, "error"), "message"), "abc"));
     cJSON_Delete(j);
     sc_ct_result_free(&r);
 }
@@ -402,7 +362,7 @@ static void test_ping(void **state)
     sc_ct_result r = run(f, "ping", NULL);
     expect_status(&r, 0);
     char *head =
-        fmt("pong from %s: streamcapd %s, ", sc_it_daemon_socket(f->d), SC_EXPECTED_VERSION);
+        sc_it_fmt("pong from %s: streamcapd %s, ", sc_it_daemon_socket(f->d), SC_EXPECTED_VERSION);
     assert_int_equal(strncmp(r.out, head, strlen(head)), 0);
     assert_non_null(strstr(r.out, " ms\n"));
     free(head);
@@ -411,8 +371,8 @@ static void test_ping(void **state)
     r = run(f, "ping", "--json", NULL);
     expect_status(&r, 0);
     cJSON *j = json_out(&r);
-    assert_string_equal(jstr(j, "version"), SC_EXPECTED_VERSION);
-    assert_string_equal(jstr(j, "socket"), sc_it_daemon_socket(f->d));
+    assert_string_equal(sc_it_str(j, "version"), SC_EXPECTED_VERSION);
+    assert_string_equal(sc_it_str(j, "socket"), sc_it_daemon_socket(f->d));
     const cJSON *rtt = cJSON_GetObjectItemCaseSensitive(j, "rtt_ms");
     assert_true(cJSON_IsNumber(rtt) && rtt->valuedouble >= 0);
     cJSON_Delete(j);
@@ -426,11 +386,11 @@ static void test_info(void **state)
     assert_int_equal(sc_client_server_info(f->c, &d), 0);
     sc_ct_result r = run(f, "info", NULL);
     expect_status(&r, 0);
-    char *want = fmt("streamcapd   %s\nsocket       %s\ndatabase     %s\nuptime       ", d.version,
-                     sc_it_daemon_socket(f->d), d.db_path);
+    char *want = sc_it_fmt("streamcapd   %s\nsocket       %s\ndatabase     %s\nuptime       ",
+                           d.version, sc_it_daemon_socket(f->d), d.db_path);
     if (strncmp(r.out, want, strlen(want)) != 0)
         fail_msg("info printed:\n%s\nwant it to start:\n%s", r.out, want);
-    char *graphs = fmt("\ngraphs       %llu\n", (unsigned long long)d.graphs);
+    char *graphs = sc_it_fmt("\ngraphs       %llu\n", (unsigned long long)d.graphs);
     assert_non_null(strstr(r.out, graphs));
     assert_non_null(strstr(r.out, "\nconnections  "));
     assert_non_null(strstr(r.out, "\nsessions     "));
@@ -441,13 +401,13 @@ static void test_info(void **state)
     r = run(f, "--json", "info", NULL);
     expect_status(&r, 0);
     cJSON *j = json_out(&r);
-    assert_string_equal(jstr(j, "version"), d.version);
-    assert_string_equal(jstr(j, "db_path"), d.db_path);
-    assert_string_equal(jstr(j, "socket"), sc_it_daemon_socket(f->d));
-    assert_int_equal(jint(j, "graphs"), d.graphs);
-    assert_true(jint(j, "connections") >= 2); /* the fixture's and the tool's */
-    assert_true(jint(j, "uptime_s") >= 0);
-    assert_true(jint(j, "sessions") >= 0);
+    assert_string_equal(sc_it_str(j, "version"), d.version);
+    assert_string_equal(sc_it_str(j, "db_path"), d.db_path);
+    assert_string_equal(sc_it_str(j, "socket"), sc_it_daemon_socket(f->d));
+    assert_int_equal(sc_it_int(j, "graphs"), d.graphs);
+    assert_true(sc_it_int(j, "connections") >= 2); /* the fixture's and the tool's */
+    assert_true(sc_it_int(j, "uptime_s") >= 0);
+    assert_true(sc_it_int(j, "sessions") >= 0);
     cJSON_Delete(j);
     sc_ct_result_free(&r);
     sc_client_server_desc_free(&d);
@@ -471,18 +431,18 @@ static void test_demo(void **state)
     r = run(f, "--json", "demo", NULL);
     expect_status(&r, 0);
     cJSON *j = json_out(&r);
-    uint64_t g = (uint64_t)jint(j, "graph");
-    assert_true(jint(j, "session") >= 1);
+    uint64_t g = (uint64_t)sc_it_int(j, "graph");
+    assert_true(sc_it_int(j, "session") >= 1);
     const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(j, "nodes");
     assert_int_equal(cJSON_GetArraySize(nodes), 3);
     static const char *const names[] = {"upload", "relu", "download"};
     static const char *const kinds[] = {"memcpy", "kernel", "memcpy"};
     for (int i = 0; i < 3; i++) {
         const cJSON *n = cJSON_GetArrayItem(nodes, i);
-        assert_int_equal(jint(n, "id"), i);
-        assert_string_equal(jstr(n, "name"), names[i]);
-        assert_string_equal(jstr(n, "kind"), kinds[i]);
-        assert_int_equal(jint(n, "stream"), i == 1 ? 1 : 0);
+        assert_int_equal(sc_it_int(n, "id"), i);
+        assert_string_equal(sc_it_str(n, "name"), names[i]);
+        assert_string_equal(sc_it_str(n, "kind"), kinds[i]);
+        assert_int_equal(sc_it_int(n, "stream"), i == 1 ? 1 : 0);
     }
     char *edges = sc_it_json_text(cJSON_GetObjectItemCaseSensitive(j, "edges"));
     assert_string_equal(edges, "[[0,1],[0,2],[1,2]]");
@@ -516,21 +476,21 @@ static void test_graphs(void **state)
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(j, "graphs");
     assert_true(cJSON_GetArraySize(list) >= 2);
     const cJSON *g0 = cJSON_GetArrayItem(list, 0);
-    assert_int_equal(jint(g0, "graph"), b);
-    assert_int_equal(jint(cJSON_GetArrayItem(list, 1), "graph"), a);
-    assert_string_equal(jstr(g0, "label"), "demo: fork/join");
-    assert_int_equal(jint(g0, "node_count"), 3);
-    assert_int_equal(jint(g0, "edge_count"), 3);
-    assert_int_equal(jint(g0, "stream_count"), 2);
-    assert_int_equal(jint(g0, "owner_uid"), getuid());
-    assert_non_null(strstr(jstr(g0, "created_at"), "T"));
+    assert_int_equal(sc_it_int(g0, "graph"), b);
+    assert_int_equal(sc_it_int(cJSON_GetArrayItem(list, 1), "graph"), a);
+    assert_string_equal(sc_it_str(g0, "label"), "demo: fork/join");
+    assert_int_equal(sc_it_int(g0, "node_count"), 3);
+    assert_int_equal(sc_it_int(g0, "edge_count"), 3);
+    assert_int_equal(sc_it_int(g0, "stream_count"), 2);
+    assert_int_equal(sc_it_int(g0, "owner_uid"), getuid());
+    assert_non_null(strstr(sc_it_str(g0, "created_at"), "T"));
     cJSON_Delete(j);
     sc_ct_result_free(&r);
 
     r = run(f, "graphs", NULL);
     expect_status(&r, 0);
     assert_int_equal(strncmp(r.out, "GRAPH", 5), 0);
-    char *row = fmt("\n%llu ", (unsigned long long)b);
+    char *row = sc_it_fmt("\n%llu ", (unsigned long long)b);
     assert_non_null(strstr(r.out, row));
     free(row);
     assert_non_null(strstr(r.out, "demo: fork/join\n"));
@@ -567,7 +527,7 @@ static void test_graphs(void **state)
         j = json_out(&r);
         const cJSON *page = cJSON_GetObjectItemCaseSensitive(j, "graphs");
         assert_int_equal(cJSON_GetArraySize(page), 1);
-        assert_int_equal(jint(cJSON_GetArrayItem(page, 0), "graph"), a);
+        assert_int_equal(sc_it_int(cJSON_GetArrayItem(page, 0), "graph"), a);
         cJSON_Delete(j);
         sc_ct_result_free(&r);
     }
@@ -609,10 +569,10 @@ static void test_graph_show(void **state)
     snprintf(id, sizeof(id), "%llu", (unsigned long long)g);
     sc_ct_result r = run(f, "graph", "show", id, NULL);
     expect_status(&r, 0);
-    char *head = fmt("graph %s \"demo: fork/join\": 3 nodes, 3 edges\ncreated ", id);
+    char *head = sc_it_fmt("graph %s \"demo: fork/join\": 3 nodes, 3 edges\ncreated ", id);
     assert_int_equal(strncmp(r.out, head, strlen(head)), 0);
     free(head);
-    char *by = fmt(" by uid %u pid ", (unsigned)getuid());
+    char *by = sc_it_fmt(" by uid %u pid ", (unsigned)getuid());
     assert_non_null(strstr(r.out, by));
     free(by);
     /* The table is aligned: each column starts at the header's column. */
@@ -637,22 +597,22 @@ static void test_graph_show(void **state)
     cJSON *j = json_out(&r);
     sc_client_graph sg;
     assert_int_equal(sc_client_graph_get(f->c, g, &sg), 0);
-    assert_int_equal(jint(j, "graph"), g);
-    assert_string_equal(jstr(j, "created_at"), sg.created_at);
-    assert_int_equal(jint(j, "owner_pid"), sg.owner_pid);
+    assert_int_equal(sc_it_int(j, "graph"), g);
+    assert_string_equal(sc_it_str(j, "created_at"), sg.created_at);
+    assert_int_equal(sc_it_int(j, "owner_pid"), sg.owner_pid);
     const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(j, "nodes");
     assert_int_equal(cJSON_GetArraySize(nodes), sg.node_count);
     for (size_t i = 0; i < sg.node_count; i++) {
         const cJSON *n = cJSON_GetArrayItem(nodes, (int)i);
-        assert_string_equal(jstr(n, "name"), sg.nodes[i].name);
-        assert_string_equal(jstr(n, "kind"), sc_client_kind_name(sg.nodes[i].kind));
+        assert_string_equal(sc_it_str(n, "name"), sg.nodes[i].name);
+        assert_string_equal(sc_it_str(n, "kind"), sc_client_kind_name(sg.nodes[i].kind));
     }
     const cJSON *k = cJSON_GetArrayItem(nodes, 1);
-    assert_string_equal(jstr(k, "function_name"), "relu");
-    assert_int_equal(jint(k, "num_blocks"), 4);
-    assert_int_equal(jint(k, "threads_per_block"), 256);
-    assert_string_equal(jstr(cJSON_GetArrayItem(nodes, 0), "dir"), "host_to_device");
-    assert_int_equal(jint(cJSON_GetArrayItem(nodes, 0), "size_bytes"), 4096);
+    assert_string_equal(sc_it_str(k, "function_name"), "relu");
+    assert_int_equal(sc_it_int(k, "num_blocks"), 4);
+    assert_int_equal(sc_it_int(k, "threads_per_block"), 256);
+    assert_string_equal(sc_it_str(cJSON_GetArrayItem(nodes, 0), "dir"), "host_to_device");
+    assert_int_equal(sc_it_int(cJSON_GetArrayItem(nodes, 0), "size_bytes"), 4096);
     char *edges = sc_it_json_text(cJSON_GetObjectItemCaseSensitive(j, "edges"));
     assert_string_equal(edges, "[[0,1],[0,2],[1,2]]");
     free(edges);
@@ -681,9 +641,9 @@ static void test_graph_dot(void **state)
     r = run(f, "--json", "graph", "dot", id, NULL);
     expect_status(&r, 0);
     cJSON *j = json_out(&r);
-    assert_string_equal(jstr(j, "text"), text);
-    assert_string_equal(jstr(j, "format"), "dot");
-    assert_int_equal(jint(j, "graph"), g);
+    assert_string_equal(sc_it_str(j, "text"), text);
+    assert_string_equal(sc_it_str(j, "format"), "dot");
+    assert_int_equal(sc_it_int(j, "graph"), g);
     cJSON_Delete(j);
     sc_ct_result_free(&r);
     free(text);
@@ -713,35 +673,35 @@ static void test_graph_render(void **state)
     char id[32];
     snprintf(id, sizeof(id), "%llu", (unsigned long long)g);
 
-    char *svg = fmt("%s/g.svg", f->tmp);
+    char *svg = sc_it_fmt("%s/g.svg", f->tmp);
     sc_ct_result r = run(f, "graph", "render", id, svg, NULL);
     expect_status(&r, 0);
     long size = 0;
     char *head = read_head(svg, 256, &size);
     assert_non_null(head);
     assert_true(strstr(head, "<?xml") || strstr(head, "<svg"));
-    char *want = fmt("wrote %s (svg, %ld bytes)\n", svg, size);
+    char *want = sc_it_fmt("wrote %s (svg, %ld bytes)\n", svg, size);
     assert_string_equal(r.out, want);
     free(want);
     free(head);
     sc_ct_result_free(&r);
 
-    char *png = fmt("%s/g.PNG", f->tmp);
+    char *png = sc_it_fmt("%s/g.PNG", f->tmp);
     r = run(f, "--json", "graph", "render", id, png, NULL);
     expect_status(&r, 0);
     head = read_head(png, 8, &size);
     assert_non_null(head);
     assert_memory_equal(head, "\x89PNG\r\n\x1a\n", 8);
     cJSON *j = json_out(&r);
-    assert_string_equal(jstr(j, "output"), png);
-    assert_string_equal(jstr(j, "format"), "png");
-    assert_int_equal(jint(j, "bytes"), size);
+    assert_string_equal(sc_it_str(j, "output"), png);
+    assert_string_equal(sc_it_str(j, "format"), "png");
+    assert_int_equal(sc_it_int(j, "bytes"), size);
     cJSON_Delete(j);
     free(head);
     sc_ct_result_free(&r);
 
     /* Without Graphviz on PATH: a clear message and no file. */
-    char *none = fmt("%s/none.svg", f->tmp);
+    char *none = sc_it_fmt("%s/none.svg", f->tmp);
     const char *const env[] = {"PATH=/nonexistent", NULL};
     sc_ct_opts o = {.setenv = env};
     r = run_opts(sc_it_daemon_socket(f->d), &o, "graph", "render", id, none, NULL);
@@ -783,23 +743,23 @@ static void test_graph_reach(void **state)
     r = run(f, "--json", "graph", "reach", id, "2", "1", NULL);
     expect_status(&r, 1);
     cJSON *j = json_out(&r);
-    assert_int_equal(jint(j, "graph"), g);
-    assert_int_equal(jint(j, "from"), 2);
-    assert_int_equal(jint(j, "to"), 1);
-    assert_false(jbool(j, "reachable"));
+    assert_int_equal(sc_it_int(j, "graph"), g);
+    assert_int_equal(sc_it_int(j, "from"), 2);
+    assert_int_equal(sc_it_int(j, "to"), 1);
+    assert_false(sc_it_bool(j, "reachable"));
     cJSON_Delete(j);
     sc_ct_result_free(&r);
     r = run(f, "--json", "graph", "reach", id, "1", "2", NULL);
     expect_status(&r, 0);
     j = json_out(&r);
-    assert_true(jbool(j, "reachable"));
+    assert_true(sc_it_bool(j, "reachable"));
     cJSON_Delete(j);
     sc_ct_result_free(&r);
 
     /* Unknown node: an error, not a "no". */
     bool ans;
     assert_int_equal(sc_client_graph_reachable(f->c, g, 0, 9, &ans), SC_CLIENT_ENOTFOUND);
-    char *want = fmt("streamcap: %s\n", sc_client_errmsg(f->c));
+    char *want = sc_it_fmt("streamcap: %s\n", sc_client_errmsg(f->c));
     r = run(f, "graph", "reach", id, "0", "9", NULL);
     expect_status(&r, 2);
     assert_string_equal(r.err, want);
@@ -816,14 +776,14 @@ static void test_graph_rm(void **state)
     snprintf(id, sizeof(id), "%llu", (unsigned long long)g);
     sc_ct_result r = run(f, "graph", "rm", id, NULL);
     expect_status(&r, 0);
-    char *want = fmt("deleted graph %s\n", id);
+    char *want = sc_it_fmt("deleted graph %s\n", id);
     assert_string_equal(r.out, want);
     free(want);
     sc_ct_result_free(&r);
 
     sc_client_graph sg;
     assert_int_equal(sc_client_graph_get(f->c, g, &sg), SC_CLIENT_ENOTFOUND);
-    want = fmt("streamcap: %s\n", sc_client_errmsg(f->c));
+    want = sc_it_fmt("streamcap: %s\n", sc_client_errmsg(f->c));
     r = run(f, "graph", "show", id, NULL);
     expect_status(&r, 2);
     assert_string_equal(r.err, want);
@@ -834,8 +794,9 @@ static void test_graph_rm(void **state)
     assert_string_equal(r.err, want);
     cJSON *j = json_out(&r);
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
-    assert_int_equal(jint(e, "code"), 1001);
-    assert_int_equal(strncmp(want + 11, jstr(e, "message"), strlen(jstr(e, "message"))), 0);
+    assert_int_equal(sc_it_int(e, "code"), 1001);
+    assert_int_equal(strncmp(want + 11, sc_it_str(e, "message"), strlen(sc_it_str(e, "message"))),
+                     0);
     cJSON_Delete(j);
     sc_ct_result_free(&r);
     free(want);
@@ -845,8 +806,8 @@ static void test_graph_rm(void **state)
     r = run(f, "--json", "graph", "rm", id, NULL);
     expect_status(&r, 0);
     j = json_out(&r);
-    assert_int_equal(jint(j, "graph"), g);
-    assert_true(jbool(j, "deleted"));
+    assert_int_equal(sc_it_int(j, "graph"), g);
+    assert_true(sc_it_bool(j, "deleted"));
     cJSON_Delete(j);
     sc_ct_result_free(&r);
 }
@@ -859,7 +820,7 @@ static void test_log(void **state)
     sc_ct_result r = run(f, "--json", "demo", NULL);
     expect_status(&r, 0);
     cJSON *d = json_out(&r);
-    int64_t session = jint(d, "session"), graph = jint(d, "graph");
+    int64_t session = sc_it_int(d, "session"), graph = sc_it_int(d, "graph");
     cJSON_Delete(d);
     sc_ct_result_free(&r);
 
@@ -870,17 +831,17 @@ static void test_log(void **state)
     const cJSON *e = NULL, *it;
     cJSON_ArrayForEach(it, entries)
     {
-        if (jint(it, "session") == session)
+        if (sc_it_int(it, "session") == session)
             e = it;
     }
     assert_non_null(e);
-    assert_string_equal(jstr(e, "outcome"), "completed");
-    assert_int_equal(jint(e, "graph"), graph);
-    assert_int_equal(jint(e, "node_count"), 3);
-    assert_string_equal(jstr(e, "label"), "demo: fork/join");
-    assert_int_equal(jint(e, "owner_uid"), getuid());
-    assert_non_null(strstr(jstr(e, "opened_at"), "T"));
-    assert_non_null(strstr(jstr(e, "ended_at"), "T"));
+    assert_string_equal(sc_it_str(e, "outcome"), "completed");
+    assert_int_equal(sc_it_int(e, "graph"), graph);
+    assert_int_equal(sc_it_int(e, "node_count"), 3);
+    assert_string_equal(sc_it_str(e, "label"), "demo: fork/join");
+    assert_int_equal(sc_it_int(e, "owner_uid"), getuid());
+    assert_non_null(strstr(sc_it_str(e, "opened_at"), "T"));
+    assert_non_null(strstr(sc_it_str(e, "ended_at"), "T"));
     cJSON_Delete(j);
     sc_ct_result_free(&r);
 
@@ -888,7 +849,7 @@ static void test_log(void **state)
     expect_status(&r, 0);
     assert_int_equal(strncmp(r.out, "SESSION", 7), 0);
     long outcome = column_of(r.out, "SESSION", "OUTCOME");
-    char *row = fmt("%lld ", (long long)session);
+    char *row = sc_it_fmt("%lld ", (long long)session);
     assert_int_equal(column_of(r.out, row, "completed"), outcome);
     free(row);
     sc_ct_result_free(&r);
@@ -898,8 +859,8 @@ static void test_log(void **state)
     j = json_out(&r);
     entries = cJSON_GetObjectItemCaseSensitive(j, "entries");
     assert_true(cJSON_GetArraySize(entries) >= 1 && cJSON_GetArraySize(entries) <= 2);
-    cJSON_ArrayForEach(it, entries) assert_string_equal(jstr(it, "outcome"), "completed");
-    assert_int_equal(jint(cJSON_GetArrayItem(entries, 0), "session"), session);
+    cJSON_ArrayForEach(it, entries) assert_string_equal(sc_it_str(it, "outcome"), "completed");
+    assert_int_equal(sc_it_int(cJSON_GetArrayItem(entries, 0), "session"), session);
     cJSON_Delete(j);
     sc_ct_result_free(&r);
 }
@@ -940,9 +901,10 @@ static bool num_eq(const cJSON *o, const char *key, uint64_t v)
 /* A stored node against the corpus' form of it. */
 static void check_node(const char *scen, const cJSON *want, const sc_client_node *got)
 {
-    const char *kind = jstr(want, "kind");
+    const char *kind = sc_it_str(want, "kind");
     bool ok = strcmp(kind, sc_client_kind_name(got->kind)) == 0 && num_eq(want, "id", got->id) &&
-              num_eq(want, "stream", got->stream) && strcmp(jstr(want, "name"), got->name) == 0;
+              num_eq(want, "stream", got->stream) &&
+              strcmp(sc_it_str(want, "name"), got->name) == 0;
     if (ok && got->kind == SC_CLIENT_KERNEL) {
         const cJSON *grid = cJSON_GetObjectItemCaseSensitive(want, "grid");
         const cJSON *block = cJSON_GetObjectItemCaseSensitive(want, "block");
@@ -951,7 +913,7 @@ static void check_node(const char *scen, const cJSON *want, const sc_client_node
              num_eq(want, "shared_mem", got->shared_mem) &&
              strcmp(got->function_name, got->name) == 0;
     } else if (ok && got->kind == SC_CLIENT_MEMCPY) {
-        ok = strcmp(jstr(want, "dir"), sc_client_dir_name(got->dir)) == 0 &&
+        ok = strcmp(sc_it_str(want, "dir"), sc_client_dir_name(got->dir)) == 0 &&
              num_eq(want, "bytes", got->size_bytes);
         if (ok && got->dir == SC_CLIENT_PEER_TO_PEER)
             ok = num_eq(want, "src_device", got->src_device) &&
@@ -959,7 +921,7 @@ static void check_node(const char *scen, const cJSON *want, const sc_client_node
     } else if (ok && got->kind == SC_CLIENT_MEMSET) {
         ok = num_eq(want, "bytes", got->size_bytes) && num_eq(want, "value", got->value);
     } else if (ok && got->kind == SC_CLIENT_HOST_CALLBACK) {
-        ok = strcmp(jstr(want, "label"), got->label) == 0;
+        ok = strcmp(sc_it_str(want, "label"), got->label) == 0;
     }
     if (!ok) {
         char *w = sc_it_json_text(want);
@@ -1035,7 +997,7 @@ static corpus_counts count_corpus(void)
         const cJSON *res;
         cJSON_ArrayForEach(res, cJSON_GetObjectItemCaseSensitive(exp[i], "results"))
         {
-            k.errors += !jbool(res, "ok");
+            k.errors += !sc_it_bool(res, "ok");
         }
         k.graphs += !cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(exp[i], "graph"));
     }
@@ -1054,14 +1016,14 @@ static void test_replay_corpus(void **state)
     expect_status(&r, 0);
     assert_string_equal(r.err, "");
     cJSON *j = json_out(&r);
-    assert_string_equal(jstr(j, "file"), SCENARIOS);
+    assert_string_equal(sc_it_str(j, "file"), SCENARIOS);
     const cJSON *scen = cJSON_GetObjectItemCaseSensitive(j, "scenarios");
     assert_int_equal(cJSON_GetArraySize(scen), ne);
     for (size_t i = 0; i < ne; i++) {
         const cJSON *got = cJSON_GetArrayItem(scen, (int)i);
-        const char *name = jstr(exp[i], "name");
-        assert_string_equal(jstr(got, "name"), name);
-        assert_true(jint(got, "session") >= 1);
+        const char *name = sc_it_str(exp[i], "name");
+        assert_string_equal(sc_it_str(got, "name"), name);
+        assert_true(sc_it_int(got, "session") >= 1);
         const cJSON *gr = cJSON_GetObjectItemCaseSensitive(got, "results");
         const cJSON *er = cJSON_GetObjectItemCaseSensitive(exp[i], "results");
         assert_int_equal(cJSON_GetArraySize(gr), cJSON_GetArraySize(er));
@@ -1080,17 +1042,17 @@ static void test_replay_corpus(void **state)
             continue;
         }
         assert_true(cJSON_IsObject(gg));
-        assert_int_equal(jint(gg, "node_count"),
+        assert_int_equal(sc_it_int(gg, "node_count"),
                          cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(eg, "nodes")));
-        assert_int_equal(jint(gg, "edge_count"),
+        assert_int_equal(sc_it_int(gg, "edge_count"),
                          cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(eg, "edges")));
-        check_graph(f, name, (uint64_t)jint(gg, "graph"), eg);
+        check_graph(f, name, (uint64_t)sc_it_int(gg, "graph"), eg);
     }
     const cJSON *sum = cJSON_GetObjectItemCaseSensitive(j, "summary");
-    assert_int_equal(jint(sum, "scenarios"), k.scenarios);
-    assert_int_equal(jint(sum, "ops"), k.ops);
-    assert_int_equal(jint(sum, "errors"), k.errors);
-    assert_int_equal(jint(sum, "graphs"), k.graphs);
+    assert_int_equal(sc_it_int(sum, "scenarios"), k.scenarios);
+    assert_int_equal(sc_it_int(sum, "ops"), k.ops);
+    assert_int_equal(sc_it_int(sum, "errors"), k.errors);
+    assert_int_equal(sc_it_int(sum, "graphs"), k.graphs);
     cJSON_Delete(j);
     sc_ct_result_free(&r);
     free_jsonl(exp, ne);
@@ -1111,8 +1073,9 @@ static void test_replay_human(void **state)
     expect_status(&r, 0);
     /* Not a terminal: no progress bar. */
     assert_string_equal(r.err, "");
-    char *want = fmt("replayed %zu scenarios from %s: %zu ops, %zu errors, %zu graphs stored (",
-                     k.scenarios, SCENARIOS, k.ops, k.errors, k.graphs);
+    char *want =
+        sc_it_fmt("replayed %zu scenarios from %s: %zu ops, %zu errors, %zu graphs stored (",
+                  k.scenarios, SCENARIOS, k.ops, k.errors, k.graphs);
     if (strncmp(r.out, want, strlen(want)) != 0)
         fail_msg("summary [%s], want it to start [%s]", r.out, want);
     assert_non_null(strstr(r.out, " s)\n"));
@@ -1149,7 +1112,7 @@ static void test_replay_progress_on_terminal(void **state)
 static void test_replay_bad_input(void **state)
 {
     fixture *f = *state;
-    char *path = fmt("%s/bad.jsonl", f->tmp);
+    char *path = sc_it_fmt("%s/bad.jsonl", f->tmp);
     FILE *fp = fopen(path, "w");
     assert_non_null(fp);
     fputs("{\"name\":\"fine\",\"ops\":[{\"op\":\"begin\",\"stream\":0}]}\n\n"
@@ -1158,7 +1121,7 @@ static void test_replay_bad_input(void **state)
     fclose(fp);
     sc_ct_result r = run(f, "replay", path, NULL);
     expect_status(&r, 2);
-    char *want = fmt("streamcap: %s:3: unknown op (begin, ", path);
+    char *want = sc_it_fmt("streamcap: %s:3: unknown op (begin, ", path);
     assert_int_equal(strncmp(r.err, want, strlen(want)), 0);
     free(want);
     sc_ct_result_free(&r);
@@ -1172,7 +1135,7 @@ static void test_replay_bad_input(void **state)
     assert_non_null(strstr(r.err, ":1: \"stream\" must be an integer"));
     cJSON *j = json_out(&r);
     assert_non_null(
-        strstr(jstr(cJSON_GetObjectItemCaseSensitive(j, "error"), "message"), "\"stream\""));
+        strstr(sc_it_str(cJSON_GetObjectItemCaseSensitive(j, "error"), "message"), "\"stream\""));
     cJSON_Delete(j);
     sc_ct_result_free(&r);
 
@@ -1185,10 +1148,10 @@ static void test_replay_bad_input(void **state)
     assert_non_null(strstr(r.err, ":1: not valid JSON\n"));
     sc_ct_result_free(&r);
 
-    char *missing = fmt("%s/missing.jsonl", f->tmp);
+    char *missing = sc_it_fmt("%s/missing.jsonl", f->tmp);
     r = run(f, "replay", missing, NULL);
     expect_status(&r, 2);
-    want = fmt("streamcap: cannot open %s: No such file or directory\n", missing);
+    want = sc_it_fmt("streamcap: cannot open %s: No such file or directory\n", missing);
     assert_string_equal(r.err, want);
     free(want);
     free(missing);
@@ -1202,7 +1165,7 @@ static void test_replay_bad_input(void **state)
     expect_status(&r, 0);
     j = json_out(&r);
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "scenarios")), 0);
-    assert_int_equal(jint(cJSON_GetObjectItemCaseSensitive(j, "summary"), "scenarios"), 0);
+    assert_int_equal(sc_it_int(cJSON_GetObjectItemCaseSensitive(j, "summary"), "scenarios"), 0);
     cJSON_Delete(j);
     sc_ct_result_free(&r);
     free(path);

@@ -28,18 +28,6 @@ typedef struct fixture {
     char sock_env[256];
 } fixture;
 
-static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-
-static char *fmt(const char *f, ...)
-{
-    char *s;
-    va_list ap;
-    va_start(ap, f);
-    assert_true(vasprintf(&s, f, ap) >= 0);
-    va_end(ap);
-    return s;
-}
-
 static void must_sh(const char *script, const sc_ct_opts *o, sc_ct_result *r)
 {
     assert_int_equal(sc_ct_sh(script, o, r), 0);
@@ -52,11 +40,12 @@ static int group_setup(void **state)
     fixture *f = calloc(1, sizeof(*f));
     assert_non_null(f);
     f->d = sc_it_must_start(NULL);
-    assert_int_equal(sc_ct_tmpdir(f->tmp, sizeof(f->tmp)), 0);
+    assert_int_equal(sc_it_tmpdir(f->tmp, sizeof(f->tmp)), 0);
     snprintf(f->prefix, sizeof(f->prefix), "%s/prefix", f->tmp);
     snprintf(f->libdir, sizeof(f->libdir), "%s/%s", f->prefix, SC_INSTALL_LIBDIR);
     snprintf(f->sock_env, sizeof(f->sock_env), "STREAMCAP_SOCKET=%s", sc_it_daemon_socket(f->d));
-    char *cmd = fmt("'%s' --install '%s' --prefix '%s'", SC_CMAKE_COMMAND, SC_BUILD_DIR, f->prefix);
+    char *cmd =
+        sc_it_fmt("'%s' --install '%s' --prefix '%s'", SC_CMAKE_COMMAND, SC_BUILD_DIR, f->prefix);
     sc_ct_result r;
     must_sh(cmd, NULL, &r);
     sc_ct_result_free(&r);
@@ -70,14 +59,14 @@ static int group_teardown(void **state)
     fixture *f = *state;
     sc_it_must_stop(f->d);
     sc_it_daemon_destroy(f->d);
-    sc_ct_rmtree(f->tmp);
+    sc_it_rmtree(f->tmp);
     free(f);
     return 0;
 }
 
 static void expect_file(const fixture *f, const char *rel)
 {
-    char *p = fmt("%s/%s", f->prefix, rel);
+    char *p = sc_it_fmt("%s/%s", f->prefix, rel);
     if (access(p, F_OK) != 0)
         fail_msg("the install lacks %s", p);
     free(p);
@@ -97,27 +86,27 @@ static void test_install_layout(void **state)
                     "cmake/streamcap/streamcapConfigVersion.cmake",
                     "cmake/streamcap/streamcapTargets.cmake"};
     for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
-        char *rel = fmt("%s/%s", SC_INSTALL_LIBDIR, libs[i]);
+        char *rel = sc_it_fmt("%s/%s", SC_INSTALL_LIBDIR, libs[i]);
         expect_file(f, rel);
         free(rel);
     }
     /* The shared library's soname carries the major version. */
-    char *cmd = fmt("readelf -d '%s/libstreamcap.so' | grep SONAME", f->libdir);
+    char *cmd = sc_it_fmt("readelf -d '%s/libstreamcap.so' | grep SONAME", f->libdir);
     sc_ct_result r;
     must_sh(cmd, NULL, &r);
     assert_non_null(strstr(r.out, "[libstreamcap.so.0]"));
     sc_ct_result_free(&r);
     free(cmd);
     /* Only the API is exported: no proto or internal symbol leaks out. */
-    cmd = fmt("nm -D --defined-only '%s/libstreamcap.so' | awk '{print $3}' | "
-              "grep -v -e '^sc_client_' -e '^_' || true",
-              f->libdir);
+    cmd = sc_it_fmt("nm -D --defined-only '%s/libstreamcap.so' | awk '{print $3}' | "
+                    "grep -v -e '^sc_client_' -e '^_' || true",
+                    f->libdir);
     must_sh(cmd, NULL, &r);
     assert_string_equal(r.out, "");
     sc_ct_result_free(&r);
     free(cmd);
     /* The installed tool works on its own. */
-    char *tool = fmt("%s/bin/streamcap", f->prefix);
+    char *tool = sc_it_fmt("%s/bin/streamcap", f->prefix);
     const char *argv[] = {tool, "--socket", sc_it_daemon_socket(f->d), "ping", NULL};
     assert_int_equal(sc_ct_run(argv, NULL, &r), 0);
     assert_int_equal(r.status, 0);
@@ -129,7 +118,7 @@ static void test_install_layout(void **state)
 static void test_pkg_config_flags(void **state)
 {
     fixture *f = *state;
-    char *env = fmt("PKG_CONFIG_PATH=%s/pkgconfig", f->libdir);
+    char *env = sc_it_fmt("PKG_CONFIG_PATH=%s/pkgconfig", f->libdir);
     const char *const set[] = {env, NULL};
     sc_ct_opts o = {.setenv = set};
     sc_ct_result r;
@@ -137,14 +126,14 @@ static void test_pkg_config_flags(void **state)
     assert_string_equal(r.out, SC_VERSION "\n");
     sc_ct_result_free(&r);
     must_sh("pkg-config --libs streamcap", &o, &r);
-    char *want = fmt("-L%s ", f->libdir);
+    char *want = sc_it_fmt("-L%s ", f->libdir);
     assert_non_null(strstr(r.out, want));
     assert_non_null(strstr(r.out, "-lstreamcap"));
     assert_non_null(strstr(r.out, "-lcjson"));
     free(want);
     sc_ct_result_free(&r);
     must_sh("pkg-config --cflags streamcap", &o, &r);
-    want = fmt("-I%s/include", f->prefix);
+    want = sc_it_fmt("-I%s/include", f->prefix);
     assert_non_null(strstr(r.out, want));
     free(want);
     sc_ct_result_free(&r);
@@ -186,20 +175,20 @@ static void run_quickstart(fixture *f, const char *exe)
 static void test_quickstart_pkg_config(void **state)
 {
     fixture *f = *state;
-    char *env = fmt("PKG_CONFIG_PATH=%s/pkgconfig", f->libdir);
+    char *env = sc_it_fmt("PKG_CONFIG_PATH=%s/pkgconfig", f->libdir);
     const char *const set[] = {env, NULL};
     sc_ct_opts o = {.setenv = set, .cwd = f->tmp};
     /* The README's command line, plus an rpath for the private prefix. */
-    char *cmd = fmt("cc %s '%s' $(pkg-config --cflags --libs streamcap) -Wl,-rpath,'%s' "
-                    "-o quickstart",
-                    SC_EXAMPLE_FLAGS, SC_QUICKSTART, f->libdir);
+    char *cmd = sc_it_fmt("cc %s '%s' $(pkg-config --cflags --libs streamcap) -Wl,-rpath,'%s' "
+                          "-o quickstart",
+                          SC_EXAMPLE_FLAGS, SC_QUICKSTART, f->libdir);
     sc_ct_result r;
     must_sh(cmd, &o, &r);
     sc_ct_result_free(&r);
     free(cmd);
-    char *exe = fmt("%s/quickstart", f->tmp);
+    char *exe = sc_it_fmt("%s/quickstart", f->tmp);
     /* Linked against the installed shared library, not the build tree's. */
-    cmd = fmt("ldd '%s' | grep libstreamcap", exe);
+    cmd = sc_it_fmt("ldd '%s' | grep libstreamcap", exe);
     must_sh(cmd, NULL, &r);
     assert_non_null(strstr(r.out, f->libdir));
     sc_ct_result_free(&r);
@@ -207,7 +196,7 @@ static void test_quickstart_pkg_config(void **state)
     run_quickstart(f, exe);
 
     /* Without a daemon: its own message and status 1. */
-    char *gone = fmt("STREAMCAP_SOCKET=%s/absent.sock", f->tmp);
+    char *gone = sc_it_fmt("STREAMCAP_SOCKET=%s/absent.sock", f->tmp);
     const char *const set2[] = {gone, NULL};
     sc_ct_opts o2 = {.setenv = set2};
     const char *argv[] = {exe, NULL};
@@ -223,19 +212,19 @@ static void test_quickstart_pkg_config(void **state)
 static void test_quickstart_static(void **state)
 {
     fixture *f = *state;
-    char *env = fmt("PKG_CONFIG_PATH=%s/pkgconfig", f->libdir);
+    char *env = sc_it_fmt("PKG_CONFIG_PATH=%s/pkgconfig", f->libdir);
     const char *const set[] = {env, NULL};
     sc_ct_opts o = {.setenv = set, .cwd = f->tmp};
     /* The archive alone must resolve: no internal library left to link. */
-    char *cmd = fmt("cc %s '%s' $(pkg-config --cflags streamcap) '%s/libstreamcap.a' "
-                    "$(pkg-config --libs libcjson) -lm -o quickstart_static",
-                    SC_EXAMPLE_FLAGS, SC_QUICKSTART, f->libdir);
+    char *cmd = sc_it_fmt("cc %s '%s' $(pkg-config --cflags streamcap) '%s/libstreamcap.a' "
+                          "$(pkg-config --libs libcjson) -lm -o quickstart_static",
+                          SC_EXAMPLE_FLAGS, SC_QUICKSTART, f->libdir);
     sc_ct_result r;
     must_sh(cmd, &o, &r);
     sc_ct_result_free(&r);
     free(cmd);
-    char *exe = fmt("%s/quickstart_static", f->tmp);
-    cmd = fmt("readelf -d '%s' | grep -c libstreamcap || true", exe);
+    char *exe = sc_it_fmt("%s/quickstart_static", f->tmp);
+    cmd = sc_it_fmt("readelf -d '%s' | grep -c libstreamcap || true", exe);
     must_sh(cmd, NULL, &r);
     assert_string_equal(r.out, "0\n");
     sc_ct_result_free(&r);
@@ -248,32 +237,32 @@ static void test_quickstart_static(void **state)
 static void test_quickstart_cmake_package(void **state)
 {
     fixture *f = *state;
-    char *src = fmt("%s/consumer", f->tmp);
-    char *cmd = fmt("mkdir -p '%s' && cp '%s' '%s/' && cat > '%s/CMakeLists.txt' <<'EOF'\n"
-                    "cmake_minimum_required(VERSION 3.18)\n"
-                    "project(consumer C)\n"
-                    "find_package(streamcap 0.1 REQUIRED)\n"
-                    "add_executable(qs_shared quickstart.c)\n"
-                    "target_link_libraries(qs_shared PRIVATE streamcap::streamcap)\n"
-                    "add_executable(qs_static quickstart.c)\n"
-                    "target_link_libraries(qs_static PRIVATE streamcap::streamcap_static)\n"
-                    "EOF\n",
-                    src, SC_QUICKSTART, src, src);
+    char *src = sc_it_fmt("%s/consumer", f->tmp);
+    char *cmd = sc_it_fmt("mkdir -p '%s' && cp '%s' '%s/' && cat > '%s/CMakeLists.txt' <<'EOF'\n"
+                          "cmake_minimum_required(VERSION 3.18)\n"
+                          "project(consumer C)\n"
+                          "find_package(streamcap 0.1 REQUIRED)\n"
+                          "add_executable(qs_shared quickstart.c)\n"
+                          "target_link_libraries(qs_shared PRIVATE streamcap::streamcap)\n"
+                          "add_executable(qs_static quickstart.c)\n"
+                          "target_link_libraries(qs_static PRIVATE streamcap::streamcap_static)\n"
+                          "EOF\n",
+                          src, SC_QUICKSTART, src, src);
     sc_ct_result r;
     must_sh(cmd, NULL, &r);
     sc_ct_result_free(&r);
     free(cmd);
-    cmd = fmt("'%s' -S '%s' -B '%s/build' -DCMAKE_PREFIX_PATH='%s' -DCMAKE_C_FLAGS='%s' "
-              "-DCMAKE_EXE_LINKER_FLAGS='%s' >/dev/null && '%s' --build '%s/build'",
-              SC_CMAKE_COMMAND, src, src, f->prefix, SC_EXAMPLE_FLAGS, SC_EXAMPLE_FLAGS,
-              SC_CMAKE_COMMAND, src);
+    cmd = sc_it_fmt("'%s' -S '%s' -B '%s/build' -DCMAKE_PREFIX_PATH='%s' -DCMAKE_C_FLAGS='%s' "
+                    "-DCMAKE_EXE_LINKER_FLAGS='%s' >/dev/null && '%s' --build '%s/build'",
+                    SC_CMAKE_COMMAND, src, src, f->prefix, SC_EXAMPLE_FLAGS, SC_EXAMPLE_FLAGS,
+                    SC_CMAKE_COMMAND, src);
     must_sh(cmd, NULL, &r);
     sc_ct_result_free(&r);
     free(cmd);
-    char *exe = fmt("%s/build/qs_shared", src);
+    char *exe = sc_it_fmt("%s/build/qs_shared", src);
     run_quickstart(f, exe);
     free(exe);
-    exe = fmt("%s/build/qs_static", src);
+    exe = sc_it_fmt("%s/build/qs_static", src);
     run_quickstart(f, exe);
     free(exe);
     free(src);

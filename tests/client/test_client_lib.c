@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <setjmp.h>
@@ -102,7 +101,7 @@ static void test_connect_errors(void **state)
 {
     fixture *f = *state;
     char dir[64], path[160];
-    assert_int_equal(sc_ct_tmpdir(dir, sizeof(dir)), 0);
+    assert_int_equal(sc_it_tmpdir(dir, sizeof(dir)), 0);
     sc_client *c = (sc_client *)&c;
 
     snprintf(path, sizeof(path), "%s/absent.sock", dir);
@@ -111,11 +110,8 @@ static void test_connect_errors(void **state)
 
     /* A socket file nobody listens on: bound, never listening. */
     snprintf(path, sizeof(path), "%s/dead.sock", dir);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    assert_true(strlen(path) < sizeof(sa.sun_path));
-    memcpy(sa.sun_path, path, strlen(path) + 1);
-    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    int fd = sc_it_socket_bind(path);
+    assert_true(fd >= 0);
     assert_int_equal(sc_client_connect(path, 1000, &c), -ECONNREFUSED);
     close(fd);
 
@@ -137,7 +133,7 @@ static void test_connect_errors(void **state)
     sc_client_server_desc_free(&info);
     sc_client_close(c);
     unsetenv("STREAMCAP_SOCKET");
-    sc_ct_rmtree(dir);
+    sc_it_rmtree(dir);
 }
 
 /* ------------------------------------------------------------- server */
@@ -772,14 +768,11 @@ static void fake_start(fake *f, const char *reply, bool hang_up)
 {
     memset(f, 0, sizeof(*f));
     f->hang_up = hang_up;
-    assert_int_equal(sc_ct_tmpdir(f->dir, sizeof(f->dir)), 0);
+    assert_int_equal(sc_it_tmpdir(f->dir, sizeof(f->dir)), 0);
     snprintf(f->path, sizeof(f->path), "%s/fake.sock", f->dir);
     f->reply = reply;
-    f->lfd = socket(AF_UNIX, SOCK_STREAM, 0);
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    assert_true(strlen(f->path) < sizeof(sa.sun_path));
-    memcpy(sa.sun_path, f->path, strlen(f->path) + 1);
-    assert_int_equal(bind(f->lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    f->lfd = sc_it_socket_bind(f->path);
+    assert_true(f->lfd >= 0);
     assert_int_equal(listen(f->lfd, 4), 0);
     assert_int_equal(pthread_create(&f->th, NULL, fake_main, f), 0);
 }
@@ -788,7 +781,7 @@ static void fake_stop(fake *f)
 {
     pthread_join(f->th, NULL);
     close(f->lfd);
-    sc_ct_rmtree(f->dir);
+    sc_it_rmtree(f->dir);
 }
 
 static void test_request_bytes(void **state)

@@ -93,3 +93,20 @@ const char *sc_corpus_request(const cJSON *op, cJSON *params)
     fail_msg("unknown corpus op '%s'", name);
     return NULL;
 }
+
+char *sc_corpus_op_line(sc_it_conn *c, const cJSON *op, int64_t session, int64_t *id)
+{
+    cJSON *params = cJSON_CreateObject();
+    assert_non_null(params);
+    cJSON_AddNumberToObject(params, "session", (double)session);
+    const char *method = sc_corpus_request(op, params);
+    char *text = cJSON_PrintUnformatted(params);
+    int64_t n = sc_it_next_id(c);
+    char *line = sc_it_format_request(n, method, text);
+    assert_non_null(line);
+    free(text);
+    cJSON_Delete(params);
+    if (id)
+        *id = n;
+    return line;
+}

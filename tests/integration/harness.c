@@ -4,6 +4,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <poll.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,6 +41,9 @@ struct sc_it_daemon {
     pid_t pid;
     int status;
     int runs;
+    const char *const *wrapper; /* argv in front of the daemon's, or NULL */
+    int start_ms;               /* 0: SC_IT_START_TIMEOUT_MS */
+    int stop_ms;                /* 0: SC_IT_STOP_TIMEOUT_MS */
 };
 
 struct sc_it_conn {
@@ -116,6 +120,50 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
     return 0;
 }
 
+int sc_it_tmpdir(char *out, size_t len)
+{
+    /* /tmp rather than $TMPDIR: sun_path holds only 108 bytes. */
+    if (snprintf(out, len, "/tmp/sc-it-XXXXXX") >= (int)len)
+        return -ENAMETOOLONG;
+    return mkdtemp(out) ? 0 : -errno;
+}
+
+void sc_it_rmtree(const char *dir)
+{
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---------------------------------------------------------------- sockets */
+
+/* A close-on-exec AF_UNIX stream socket on which `op` (connect or bind)
+ * succeeded for `path`: the descriptor, or a negative errno. */
+static int unix_socket(const char *path, int (*op)(int, const struct sockaddr *, socklen_t))
+{
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof(addr.sun_path))
+        return -ENAMETOOLONG;
+    strcpy(addr.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    if (op(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    return fd;
+}
+
+int sc_it_socket_connect(const char *path)
+{
+    return unix_socket(path, connect);
+}
+
+int sc_it_socket_bind(const char *path)
+{
+    return unix_socket(path, bind);
+}
+
 /* --------------------------------------------------------------- daemon */
 
 const char *sc_it_daemon_binary(void)
@@ -128,12 +176,10 @@ int sc_it_daemon_create(sc_it_daemon **out)
     sc_it_daemon *d = calloc(1, sizeof(*d));
     if (!d)
         return -ENOMEM;
-    /* /tmp rather than $TMPDIR: sun_path holds only 108 bytes. */
-    snprintf(d->dir, sizeof(d->dir), "/tmp/sc-it-XXXXXX");
-    if (!mkdtemp(d->dir)) {
-        int e = errno;
+    int rc = sc_it_tmpdir(d->dir, sizeof(d->dir));
+    if (rc != 0) {
         free(d);
-        return -e;
+        return rc;
     }
     snprintf(d->sock, sizeof(d->sock), "%s/streamcap.sock", d->dir);
     snprintf(d->db, sizeof(d->db), "%s/streamcap.db", d->dir);
@@ -148,8 +194,19 @@ void sc_it_daemon_destroy(sc_it_daemon *d)
         return;
     if (d->pid > 0)
         sc_it_daemon_kill(d);
-    nftw(d->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    sc_it_rmtree(d->dir);
     free(d);
+}
+
+void sc_it_daemon_set_wrapper(sc_it_daemon *d, const char *const *wrapper)
+{
+    d->wrapper = wrapper;
+}
+
+void sc_it_daemon_set_timeouts(sc_it_daemon *d, int start_ms, int stop_ms)
+{
+    d->start_ms = start_ms;
+    d->stop_ms = stop_ms;
 }
 
 const char *sc_it_daemon_dir(const sc_it_daemon *d)
@@ -205,16 +262,27 @@ static void exec_child(const char *dir, const char *out_path, const char *err_pa
     _exit(127);
 }
 
-static pid_t spawn(const char *dir, const char *out_path, const char *err_path,
-                   const char *const *head, size_t nhead, const char *const *extra)
+static size_t count_args(const char *const *args)
 {
-    size_t nextra = 0;
-    while (extra && extra[nextra])
-        nextra++;
-    char **argv = calloc(1 + nhead + nextra + 1, sizeof(char *));
+    size_t n = 0;
+    while (args && args[n])
+        n++;
+    return n;
+}
+
+/* Fork and exec [wrapper...] streamcapd head... extra... */
+static pid_t spawn(const char *dir, const char *out_path, const char *err_path,
+                   const char *const *wrapper, const char *const *head, size_t nhead,
+                   const char *const *extra)
+{
+    size_t nwrapper = count_args(wrapper);
+    size_t nextra = count_args(extra);
+    char **argv = calloc(nwrapper + 1 + nhead + nextra + 1, sizeof(char *));
     if (!argv)
         return -ENOMEM;
     size_t n = 0;
+    for (size_t i = 0; i < nwrapper; i++)
+        argv[n++] = (char *)wrapper[i];
     argv[n++] = (char *)sc_it_daemon_binary();
     for (size_t i = 0; i < nhead; i++)
         argv[n++] = (char *)head[i];
@@ -270,12 +338,12 @@ int sc_it_daemon_start(sc_it_daemon *d, const char *const *extra)
     snprintf(d->out_path, sizeof(d->out_path), "%s/daemon-%d.out", d->dir, d->runs);
     snprintf(d->err_path, sizeof(d->err_path), "%s/daemon-%d.err", d->dir, d->runs);
     const char *head[] = {"--socket", d->sock, "--db", d->db};
-    pid_t pid = spawn(d->dir, d->out_path, d->err_path, head, 4, extra);
+    pid_t pid = spawn(d->dir, d->out_path, d->err_path, d->wrapper, head, 4, extra);
     if (pid < 0)
         return (int)pid;
     d->pid = pid;
     int64_t start = sc_it_now_ms();
-    int64_t deadline = start + SC_IT_START_TIMEOUT_MS;
+    int64_t deadline = start + (d->start_ms > 0 ? d->start_ms : SC_IT_START_TIMEOUT_MS);
     while (sc_it_now_ms() < deadline) {
         if (reap(d, WNOHANG))
             return -ECHILD;
@@ -300,7 +368,7 @@ int sc_it_daemon_signal_stop(sc_it_daemon *d, int sig, int *status)
     if (d->pid <= 0)
         return -ESRCH;
     kill(d->pid, sig);
-    int64_t deadline = sc_it_now_ms() + SC_IT_STOP_TIMEOUT_MS;
+    int64_t deadline = sc_it_now_ms() + (d->stop_ms > 0 ? d->stop_ms : SC_IT_STOP_TIMEOUT_MS);
     while (sc_it_now_ms() < deadline) {
         if (reap(d, WNOHANG)) {
             if (status)
@@ -353,7 +421,7 @@ int sc_it_run_daemon(const char *dir, const char *const *args, int timeout_ms, i
     close(fd);
     snprintf(out_path, sizeof(out_path), "%s.out", tmpl);
     snprintf(err_path, sizeof(err_path), "%s.err", tmpl);
-    pid_t pid = spawn(dir, out_path, err_path, none, 0, args);
+    pid_t pid = spawn(dir, out_path, err_path, NULL, none, 0, args);
     if (pid < 0)
         return (int)pid;
     int rc = wait_exit(pid, timeout_ms, status);
@@ -368,18 +436,9 @@ int sc_it_run_daemon(const char *dir, const char *const *args, int timeout_ms, i
 
 int sc_it_connect(const char *socket_path, sc_it_conn **out)
 {
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    if (strlen(socket_path) >= sizeof(addr.sun_path))
-        return -ENAMETOOLONG;
-    strcpy(addr.sun_path, socket_path);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = sc_it_socket_connect(socket_path);
     if (fd < 0)
-        return -errno;
-    if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
-        int e = errno;
-        close(fd);
-        return -e;
-    }
+        return fd;
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     sc_it_conn *c = calloc(1, sizeof(*c));
     if (!c) {
@@ -444,25 +503,39 @@ static int fill(sc_it_conn *c)
     return -errno;
 }
 
+/* poll() the connection for `events` until `deadline`, again after EINTR:
+ * 0 with *revents set, -ETIMEDOUT, or -errno. */
+static int wait_ready(const sc_it_conn *c, short events, int64_t deadline, short *revents)
+{
+    struct pollfd p = {.fd = c->fd, .events = events};
+    for (;;) {
+        int r = poll(&p, 1, remaining_ms(deadline));
+        if (r > 0) {
+            *revents = p.revents;
+            return 0;
+        }
+        if (r == 0)
+            return -ETIMEDOUT;
+        if (errno != EINTR)
+            return -errno;
+    }
+}
+
 int sc_it_send(sc_it_conn *c, const char *data, size_t len)
 {
     int64_t deadline = sc_it_now_ms() + c->timeout_ms;
     size_t off = 0;
     while (off < len) {
-        struct pollfd p = {.fd = c->fd, .events = POLLOUT | (c->eof ? 0 : POLLIN)};
-        int r = poll(&p, 1, remaining_ms(deadline));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -errno;
-        if (r == 0)
-            return -ETIMEDOUT;
-        if ((p.revents & POLLIN) && !c->eof) {
+        short revents;
+        int r = wait_ready(c, POLLOUT | (c->eof ? 0 : POLLIN), deadline, &revents);
+        if (r != 0)
+            return r;
+        if ((revents & POLLIN) && !c->eof) {
             int f = fill(c);
             if (f < 0 && f != SC_IT_EOF)
                 return f;
         }
-        if (p.revents & (POLLOUT | POLLERR | POLLHUP)) {
+        if (revents & (POLLOUT | POLLERR | POLLHUP)) {
             ssize_t n = send(c->fd, data + off, len - off, MSG_NOSIGNAL);
             if (n > 0) {
                 off += (size_t)n;
@@ -484,6 +557,26 @@ int sc_it_send_line(sc_it_conn *c, const char *line)
     memcpy(buf, line, n);
     buf[n] = '\n';
     int rc = sc_it_send(c, buf, n + 1);
+    free(buf);
+    return rc;
+}
+
+int sc_it_send_lines(sc_it_conn *c, char *const *lines, size_t n)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += strlen(lines[i]) + 1;
+    char *buf = malloc(total + 1);
+    if (!buf)
+        return -ENOMEM;
+    size_t off = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(lines[i]);
+        memcpy(buf + off, lines[i], len);
+        off += len;
+        buf[off++] = '\n';
+    }
+    int rc = sc_it_send(c, buf, total);
     free(buf);
     return rc;
 }
@@ -518,14 +611,10 @@ int sc_it_recv_line(sc_it_conn *c, char **line, size_t *len)
             return 0;
         if (c->eof)
             return SC_IT_EOF;
-        struct pollfd p = {.fd = c->fd, .events = POLLIN};
-        int r = poll(&p, 1, remaining_ms(deadline));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -errno;
-        if (r == 0)
-            return -ETIMEDOUT;
+        short revents;
+        int r = wait_ready(c, POLLIN, deadline, &revents);
+        if (r != 0)
+            return r;
         int f = fill(c);
         if (f < 0 && f != SC_IT_EOF)
             return f;
@@ -567,12 +656,10 @@ int sc_it_expect_eof(sc_it_conn *c)
 {
     int64_t deadline = sc_it_now_ms() + c->timeout_ms;
     while (!c->eof) {
-        struct pollfd p = {.fd = c->fd, .events = POLLIN};
-        int r = poll(&p, 1, remaining_ms(deadline));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return r == 0 ? -ETIMEDOUT : -errno;
+        short revents;
+        int r = wait_ready(c, POLLIN, deadline, &revents);
+        if (r != 0)
+            return r;
         int f = fill(c);
         if (f < 0 && f != SC_IT_EOF)
             return f;
@@ -656,6 +743,17 @@ char *sc_it_json_text(const cJSON *v)
 
 /* --------------------------------------------------- cmocka (main thread) */
 
+char *sc_it_fmt(const char *fmt, ...)
+{
+    char *s;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    assert_true(n >= 0);
+    return s;
+}
+
 static void fail_with_file(const char *what, const char *path)
 {
     char *text = sc_it_read_file(path);
@@ -712,6 +810,20 @@ void sc_it_must_stop(sc_it_daemon *d)
     }
 }
 
+int sc_it_group_setup(void **state)
+{
+    *state = sc_it_must_start(NULL);
+    return 0;
+}
+
+int sc_it_group_teardown(void **state)
+{
+    sc_it_daemon *d = *state;
+    sc_it_must_stop(d);
+    sc_it_daemon_destroy(d);
+    return 0;
+}
+
 sc_it_conn *sc_it_must_connect(const sc_it_daemon *d)
 {
     sc_it_conn *c;
@@ -755,17 +867,23 @@ cJSON *sc_it_must_recv(sc_it_conn *c)
     return v;
 }
 
-cJSON *sc_it_call(sc_it_conn *c, const char *method, const char *params_fmt, ...)
+static cJSON *vcall(sc_it_conn *c, const char *method, const char *params_fmt, va_list ap)
 {
     cJSON *reply;
-    va_list ap;
-    va_start(ap, params_fmt);
     int rc = vtry_call(c, &reply, method, params_fmt, ap);
-    va_end(ap);
     if (rc != 0) {
         char *text = sc_it_json_text(reply);
         fail_msg("request %s\n  failed: %s\n  reply: %s", sc_it_last_request(c), rc_text(rc), text);
     }
+    return reply;
+}
+
+cJSON *sc_it_call(sc_it_conn *c, const char *method, const char *params_fmt, ...)
+{
+    va_list ap;
+    va_start(ap, params_fmt);
+    cJSON *reply = vcall(c, method, params_fmt, ap);
+    va_end(ap);
     return reply;
 }
 
@@ -817,6 +935,43 @@ void sc_it_err_message(const cJSON *error, const char *message)
     }
 }
 
+static cJSON *vmust_result(sc_it_conn *c, const char *method, const char *params_fmt, va_list ap)
+{
+    cJSON *reply = vcall(c, method, params_fmt, ap);
+    sc_it_ok(c, reply);
+    cJSON *result = cJSON_DetachItemFromObjectCaseSensitive(reply, "result");
+    cJSON_Delete(reply);
+    return result;
+}
+
+cJSON *sc_it_must_result(sc_it_conn *c, const char *method, const char *params_fmt, ...)
+{
+    va_list ap;
+    va_start(ap, params_fmt);
+    cJSON *result = vmust_result(c, method, params_fmt, ap);
+    va_end(ap);
+    return result;
+}
+
+void sc_it_must_ok(sc_it_conn *c, const char *method, const char *params_fmt, ...)
+{
+    va_list ap;
+    va_start(ap, params_fmt);
+    cJSON_Delete(vmust_result(c, method, params_fmt, ap));
+    va_end(ap);
+}
+
+void sc_it_must_error(sc_it_conn *c, int code, const char *kind, const char *method,
+                      const char *params_fmt, ...)
+{
+    va_list ap;
+    va_start(ap, params_fmt);
+    cJSON *reply = vcall(c, method, params_fmt, ap);
+    va_end(ap);
+    sc_it_err(c, reply, code, kind);
+    cJSON_Delete(reply);
+}
+
 int64_t sc_it_int(const cJSON *obj, const char *name)
 {
     int64_t v;
@@ -845,6 +1000,18 @@ bool sc_it_bool(const cJSON *obj, const char *name)
         fail_msg("expected a boolean member \"%s\" in %.2000s", name, text);
     }
     return cJSON_IsTrue(v);
+}
+
+#define TIME_RE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
+
+void sc_it_must_be_time(const char *what, const char *t)
+{
+    regex_t re;
+    assert_int_equal(regcomp(&re, TIME_RE, REG_EXTENDED | REG_NOSUB), 0);
+    int rc = regexec(&re, t, 0, NULL, 0);
+    regfree(&re);
+    if (rc != 0)
+        fail_msg("%s: '%s' is not an ISO 8601 UTC time with milliseconds", what, t);
 }
 
 int64_t sc_it_open_session(sc_it_conn *c, const char *label)

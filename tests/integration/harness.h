@@ -79,6 +79,20 @@ const char *sc_it_daemon_stderr_path(const sc_it_daemon *d);
 const char *sc_it_daemon_binary(void);
 
 /**
+ * Run streamcapd under `wrapper` from the next start on: a NULL-terminated
+ * argv whose first element is a path (valgrind and its options), placed in
+ * front of the daemon's own command line; NULL for none.  The strings must
+ * outlive the starts that use them.
+ */
+void sc_it_daemon_set_wrapper(sc_it_daemon *d, const char *const *wrapper);
+/**
+ * Time limits of sc_it_daemon_start and sc_it_daemon_signal_stop (and so of
+ * the must_ helpers) for this handle; 0 keeps SC_IT_START_TIMEOUT_MS or
+ * SC_IT_STOP_TIMEOUT_MS.
+ */
+void sc_it_daemon_set_timeouts(sc_it_daemon *d, int start_ms, int stop_ms);
+
+/**
  * Run streamcapd with exactly `args` (NULL-terminated, argv[0] excluded) in
  * directory `dir`, wait up to `timeout_ms` for it to exit and capture its
  * output.  *out and *err (either may be NULL) are malloc'd NUL-terminated
@@ -86,6 +100,28 @@ const char *sc_it_daemon_binary(void);
  */
 int sc_it_run_daemon(const char *dir, const char *const *args, int timeout_ms, int *status,
                      char **out, char **err);
+
+/* ------------------------------------------------------ files, sockets */
+
+/**
+ * A fresh directory under /tmp (short: socket paths live there) into `out`
+ * (at least 18 bytes).  0 or a negative errno.
+ */
+int sc_it_tmpdir(char *out, size_t len);
+/** Remove a directory tree (what can be removed of it). */
+void sc_it_rmtree(const char *dir);
+
+/**
+ * A blocking, close-on-exec AF_UNIX stream socket connected to `path`
+ * (no line framing, no timeouts: for tests of raw socket behaviour).
+ * The descriptor, or a negative errno.
+ */
+int sc_it_socket_connect(const char *path);
+/**
+ * An AF_UNIX stream socket bound to `path` and not listening: a socket
+ * file nobody answers on.  The descriptor, or a negative errno.
+ */
+int sc_it_socket_bind(const char *path);
 
 /* ------------------------------------------------------------ connection */
 
@@ -106,6 +142,8 @@ void sc_it_conn_set_timeout(sc_it_conn *c, int timeout_ms);
 int sc_it_send(sc_it_conn *c, const char *data, size_t len);
 /** sc_it_send of `line` plus "\n". */
 int sc_it_send_line(sc_it_conn *c, const char *line);
+/** `n` lines (each without "\n"), each plus "\n", in one sc_it_send: pipelined requests. */
+int sc_it_send_lines(sc_it_conn *c, char *const *lines, size_t n);
 /** Next line without its "\n" (malloc'd, *len optional); SC_IT_EOF, -ETIMEDOUT. */
 int sc_it_recv_line(sc_it_conn *c, char **line, size_t *len);
 /** Like sc_it_recv_line, parsed as JSON (caller cJSON_Delete's it). */
@@ -151,12 +189,22 @@ char *sc_it_read_file(const char *path);
 
 /* ------------------------------------------- cmocka helpers (main thread) */
 
+/** printf into a malloc'd string; fails the test when out of memory. */
+char *sc_it_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /** Create + start; fails the test (showing the daemon's stderr) on error. */
 sc_it_daemon *sc_it_must_start(const char *const *extra);
 /** Start again on the same directory and database. */
 void sc_it_must_restart(sc_it_daemon *d, const char *const *extra);
 /** SIGTERM and assert a clean exit with status 0. */
 void sc_it_must_stop(sc_it_daemon *d);
+/**
+ * cmocka group fixture: one daemon started with no extra arguments for the
+ * whole group, in *state; the teardown asserts its clean stop and destroys
+ * it.  cmocka_run_group_tests(tests, sc_it_group_setup, sc_it_group_teardown).
+ */
+int sc_it_group_setup(void **state);
+int sc_it_group_teardown(void **state);
 sc_it_conn *sc_it_must_connect(const sc_it_daemon *d);
 /** Send one line (recorded as the last request for failure messages). */
 void sc_it_must_send_line(sc_it_conn *c, const char *line);
@@ -179,12 +227,30 @@ void sc_it_err_data(const cJSON *error, const char *key, const char *value);
 /** Assert the error object's message equals `message`. */
 void sc_it_err_message(const cJSON *error, const char *message);
 
+/**
+ * One call that must succeed (sc_it_call, then sc_it_ok): returns the
+ * detached `result` (cJSON_Delete it).
+ */
+cJSON *sc_it_must_result(sc_it_conn *c, const char *method, const char *params_fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/** sc_it_must_result, the result dropped. */
+void sc_it_must_ok(sc_it_conn *c, const char *method, const char *params_fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/** One call that must fail with `code` and data.kind `kind` (sc_it_err; NULL: any kind). */
+void sc_it_must_error(sc_it_conn *c, int code, const char *kind, const char *method,
+                      const char *params_fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /** Result member `name` as an exact integer (fails the test otherwise). */
 int64_t sc_it_int(const cJSON *obj, const char *name);
 /** Member `name` as a string (fails the test otherwise). */
 const char *sc_it_str(const cJSON *obj, const char *name);
 /** Member `name` as a bool (fails the test otherwise). */
 bool sc_it_bool(const cJSON *obj, const char *name);
+/**
+ * Assert `t` is a time as the daemon writes them: ISO 8601 UTC with
+ * milliseconds (2024-05-01T12:00:00.000Z); `what` names it in the failure.
+ */
+void sc_it_must_be_time(const char *what, const char *t);
 
 /** session.open (label may be NULL) -> the new session id. */
 int64_t sc_it_open_session(sc_it_conn *c, const char *label);

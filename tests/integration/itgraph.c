@@ -90,19 +90,12 @@ cJSON **sc_itg_batch_run(sc_itg_batch *b, sc_it_conn *c)
     char **lines = calloc(b->count + 1, sizeof(*lines));
     cJSON **replies = calloc(b->count + 1, sizeof(*replies));
     assert_true(ids && lines && replies);
-    size_t total = 0;
     for (size_t i = 0; i < b->count; i++) {
         ids[i] = sc_it_next_id(c);
         lines[i] = sc_it_format_request(ids[i], b->methods[i], b->params[i]);
         assert_non_null(lines[i]);
-        total += strlen(lines[i]) + 1;
     }
-    char *text = malloc(total + 1), *p = text;
-    assert_non_null(text);
-    for (size_t i = 0; i < b->count; i++)
-        p += sprintf(p, "%s\n", lines[i]);
-    int rc = sc_it_send(c, text, total);
-    free(text);
+    int rc = sc_it_send_lines(c, lines, b->count);
     if (rc != 0)
         fail_msg("sending %zu pipelined requests: error %d", b->count, rc);
     for (size_t i = 0; i < b->count; i++) {

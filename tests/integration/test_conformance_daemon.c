@@ -235,23 +235,9 @@ static bool run_scenario(sc_it_conn *c, const cJSON *scenario, const cJSON *expe
     char **requests = calloc((size_t)n, sizeof(char *));
     int64_t *ids = calloc((size_t)n, sizeof(int64_t));
     assert_true(requests && ids);
-    size_t total = 0;
-    for (int i = 0; i < n; i++) {
-        cJSON *params = cJSON_CreateObject();
-        cJSON_AddNumberToObject(params, "session", (double)session);
-        const char *method = sc_corpus_request(cJSON_GetArrayItem(ops, i), params);
-        char *ptext = cJSON_PrintUnformatted(params);
-        ids[i] = sc_it_next_id(c);
-        requests[i] = sc_it_format_request(ids[i], method, ptext);
-        total += strlen(requests[i]) + 1;
-        free(ptext);
-        cJSON_Delete(params);
-    }
-    char *batch = malloc(total + 1), *p = batch;
     for (int i = 0; i < n; i++)
-        p += sprintf(p, "%s\n", requests[i]);
-    int rc = sc_it_send(c, batch, total);
-    free(batch);
+        requests[i] = sc_corpus_op_line(c, cJSON_GetArrayItem(ops, i), session, &ids[i]);
+    int rc = sc_it_send_lines(c, requests, (size_t)n);
     if (rc != 0)
         fail_msg("sending scenario requests: error %d", rc);
 
@@ -327,12 +313,8 @@ static void test_corpus_through_daemon(void **state)
     sc_it_conn_close(c);
     sc_it_must_stop(d);
     sc_it_daemon_destroy(d);
-    for (size_t i = 0; i < ns; i++) {
-        cJSON_Delete(scenarios[i]);
-        cJSON_Delete(expected[i]);
-    }
-    free(scenarios);
-    free(expected);
+    sc_corpus_free(scenarios, ns);
+    sc_corpus_free(expected, ne);
     assert_int_equal(passed, ns);
 }
 

@@ -55,13 +55,6 @@ static void write_file(const char *path, const char *text)
     assert_int_equal(fclose(f), 0);
 }
 
-static void call_ok(sc_it_conn *c, const char *method, const char *params)
-{
-    cJSON *reply = sc_it_call(c, method, "%s", params);
-    sc_it_ok(c, reply);
-    cJSON_Delete(reply);
-}
-
 /* ------------------------------------------------------------- DOT */
 
 /* The DOT text of a graph (malloc'd). */
@@ -379,7 +372,7 @@ static void test_dot_export(void **state)
     int64_t s = sc_it_open_session(c, NULL);
     char params[96];
     snprintf(params, sizeof(params), "{\"session\":%lld,\"stream\":5}", (long long)s);
-    call_ok(c, "capture.begin", params);
+    sc_it_must_ok(c, "capture.begin", "%s", params);
     cJSON *reply = sc_it_call(c, "capture.end", "%s", params);
     int64_t empty = sc_it_int(sc_it_ok(c, reply), "graph");
     cJSON_Delete(reply);

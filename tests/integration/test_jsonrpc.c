@@ -21,20 +21,6 @@
 
 #define STREAM_RANGE "must be an integer from 0 to 4294967295"
 
-static int start_daemon(void **state)
-{
-    *state = sc_it_must_start(NULL);
-    return 0;
-}
-
-static int stop_daemon(void **state)
-{
-    sc_it_daemon *d = *state;
-    sc_it_must_stop(d);
-    sc_it_daemon_destroy(d);
-    return 0;
-}
-
 static cJSON *raw(sc_it_conn *c, const char *line)
 {
     sc_it_must_send_line(c, line);
@@ -844,5 +830,5 @@ int main(void)
         cmocka_unit_test(test_unknown_session_and_graph),
         cmocka_unit_test(test_server_info),
     };
-    return cmocka_run_group_tests(tests, start_daemon, stop_daemon);
+    return cmocka_run_group_tests(tests, sc_it_group_setup, sc_it_group_teardown);
 }

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,43 +25,36 @@
 
 #define OUTCOME_WAIT_MS 5000
 
-static void expect_ok(sc_it_conn *c, const char *method, const char *fmt, long long a, unsigned b)
-{
-    cJSON *reply = sc_it_call(c, method, fmt, a, b);
-    sc_it_ok(c, reply);
-    cJSON_Delete(reply);
-}
-
 /* A fork/join graph using every node kind; `extra` more kernels on stream 1. */
 static int64_t make_graph(sc_it_conn *c, const char *label, int extra)
 {
     long long s = (long long)sc_it_open_session(c, label);
     const char *on = "{\"session\":%lld,\"stream\":%u}";
-    expect_ok(c, "capture.begin", on, s, 0);
-    expect_ok(c, "capture.begin", on, s, 1);
-    expect_ok(c, "capture.record_memcpy",
-              "{\"session\":%lld,\"stream\":%u,\"name\":\"up\",\"dir\":\"host_to_device\","
-              "\"size_bytes\":1048576}",
-              s, 0);
-    expect_ok(c, "capture.record_event", "{\"session\":%lld,\"stream\":%u,\"event\":1}", s, 0);
-    expect_ok(c, "capture.wait_event", "{\"session\":%lld,\"stream\":%u,\"event\":1}", s, 1);
-    expect_ok(c, "capture.record_memset",
-              "{\"session\":%lld,\"stream\":%u,\"name\":\"zero\",\"size_bytes\":64,\"value\":0}", s,
-              1);
+    sc_it_must_ok(c, "capture.begin", on, s, 0);
+    sc_it_must_ok(c, "capture.begin", on, s, 1);
+    sc_it_must_ok(c, "capture.record_memcpy",
+                  "{\"session\":%lld,\"stream\":%u,\"name\":\"up\",\"dir\":\"host_to_device\","
+                  "\"size_bytes\":1048576}",
+                  s, 0);
+    sc_it_must_ok(c, "capture.record_event", "{\"session\":%lld,\"stream\":%u,\"event\":1}", s, 0);
+    sc_it_must_ok(c, "capture.wait_event", "{\"session\":%lld,\"stream\":%u,\"event\":1}", s, 1);
+    sc_it_must_ok(
+        c, "capture.record_memset",
+        "{\"session\":%lld,\"stream\":%u,\"name\":\"zero\",\"size_bytes\":64,\"value\":0}", s, 1);
     for (int i = 0; i < extra; i++)
-        expect_ok(c, "capture.record_kernel",
-                  "{\"session\":%lld,\"stream\":%u,\"function_name\":\"gemm_kernel_with_a_"
-                  "fairly_long_name_to_make_replies_big\",\"num_blocks\":128,"
-                  "\"threads_per_block\":256,\"shared_mem\":49152}",
-                  s, 1);
-    expect_ok(c, "capture.record_event", "{\"session\":%lld,\"stream\":%u,\"event\":2}", s, 1);
-    expect_ok(c, "capture.wait_event", "{\"session\":%lld,\"stream\":%u,\"event\":2}", s, 0);
-    expect_ok(c, "capture.record_host_callback",
-              "{\"session\":%lld,\"stream\":%u,\"label\":\"done \\u2713\"}", s, 0);
-    expect_ok(c, "capture.record_memcpy",
-              "{\"session\":%lld,\"stream\":%u,\"name\":\"p2p\",\"dir\":\"peer_to_peer\","
-              "\"size_bytes\":4096,\"src_device\":0,\"dst_device\":3}",
-              s, 0);
+        sc_it_must_ok(c, "capture.record_kernel",
+                      "{\"session\":%lld,\"stream\":%u,\"function_name\":\"gemm_kernel_with_a_"
+                      "fairly_long_name_to_make_replies_big\",\"num_blocks\":128,"
+                      "\"threads_per_block\":256,\"shared_mem\":49152}",
+                      s, 1);
+    sc_it_must_ok(c, "capture.record_event", "{\"session\":%lld,\"stream\":%u,\"event\":2}", s, 1);
+    sc_it_must_ok(c, "capture.wait_event", "{\"session\":%lld,\"stream\":%u,\"event\":2}", s, 0);
+    sc_it_must_ok(c, "capture.record_host_callback",
+                  "{\"session\":%lld,\"stream\":%u,\"label\":\"done \\u2713\"}", s, 0);
+    sc_it_must_ok(c, "capture.record_memcpy",
+                  "{\"session\":%lld,\"stream\":%u,\"name\":\"p2p\",\"dir\":\"peer_to_peer\","
+                  "\"size_bytes\":4096,\"src_device\":0,\"dst_device\":3}",
+                  s, 0);
     cJSON *reply = sc_it_call(c, "capture.end", on, s, 0);
     int64_t graph = sc_it_int(sc_it_ok(c, reply), "graph");
     assert_int_equal(sc_it_int(sc_it_ok(c, reply), "node_count"), 4 + extra);
@@ -153,11 +145,11 @@ static void test_kill9_keeps_acknowledged_and_marks_lost(void **state)
     int64_t g2 = make_graph(c, "before-crash-2", 0);
     cJSON *b1 = get_graph(c, g1), *b2 = get_graph(c, g2);
     int64_t busy = sc_it_open_session(c, "open-at-crash");
-    expect_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)busy, 0);
-    expect_ok(c, "capture.record_kernel",
-              "{\"session\":%lld,\"stream\":%u,\"function_name\":\"k\",\"num_blocks\":1,"
-              "\"threads_per_block\":1}",
-              (long long)busy, 0);
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)busy, 0);
+    sc_it_must_ok(c, "capture.record_kernel",
+                  "{\"session\":%lld,\"stream\":%u,\"function_name\":\"k\",\"num_blocks\":1,"
+                  "\"threads_per_block\":1}",
+                  (long long)busy, 0);
     int64_t empty = sc_it_open_session(c, "empty-at-crash");
     assert_int_equal(sc_it_daemon_kill(d), 0);
     sc_it_conn_close(c);
@@ -184,7 +176,7 @@ static void test_sigterm_logs_open_sessions_as_shutdown(void **state)
     sc_it_daemon *d = sc_it_must_start(NULL);
     sc_it_conn *c = sc_it_must_connect(d);
     int64_t s = sc_it_open_session(c, "open-at-stop");
-    expect_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)s, 2);
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)s, 2);
     int64_t other = sc_it_open_session(c, NULL);
     /* the connection stays open across the stop: the daemon must not wait for it */
     sc_it_must_stop(d);
@@ -239,9 +231,9 @@ static void test_second_daemon_refused(void **state)
     struct stat st;
     assert_int_equal(lstat(sc_it_daemon_socket(d), &st), 0);
     assert_true(S_ISSOCK(st.st_mode));
-    expect_ok(c, "session.info", "{\"session\":%lld}", (long long)s, 0);
+    sc_it_must_ok(c, "session.info", "{\"session\":%lld}", (long long)s);
     sc_it_conn *fresh = sc_it_must_connect(d);
-    expect_ok(fresh, "session.close", "{\"session\":%lld}", (long long)s, 0);
+    sc_it_must_ok(fresh, "session.close", "{\"session\":%lld}", (long long)s);
     sc_it_conn_close(fresh);
     sc_it_conn_close(c);
     sc_it_must_stop(d);
@@ -253,11 +245,8 @@ static void test_stale_socket_replaced(void **state)
     (void)state;
     sc_it_daemon *d;
     assert_int_equal(sc_it_daemon_create(&d), 0);
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sc_it_daemon_socket(d));
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    int fd = sc_it_socket_bind(sc_it_daemon_socket(d));
     assert_true(fd >= 0);
-    assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
     close(fd); /* no unlink: the file stays, nobody listens */
     struct stat st;
     assert_int_equal(lstat(sc_it_daemon_socket(d), &st), 0);
@@ -344,11 +333,8 @@ static void test_help_lists_every_flag(void **state)
  * reading at most `read_bytes` of the replies. */
 static void vanishing_client(const char *path, int64_t graph, int count, size_t read_bytes)
 {
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    int fd = sc_it_socket_connect(path);
     assert_true(fd >= 0);
-    assert_int_equal(connect(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
     for (int i = 0; i < count; i++) {
         char line[128];
         int n = snprintf(line, sizeof(line),

@@ -6,7 +6,6 @@
  * pagination over ties in opened_at.
  */
 #define _GNU_SOURCE
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +21,6 @@
 #include "harness.h"
 #include "itgraph.h"
 
-#define TIME_RE      "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
 #define MAX_SESSIONS 256
 #define BULK_CLOSED  110
 
@@ -55,31 +53,22 @@ static const expect *find(const book *b, int64_t session)
     return NULL;
 }
 
-static void call_ok(sc_it_conn *c, const char *method, const char *fmt, long long session)
-{
-    cJSON *reply = sc_it_call(c, method, fmt, session);
-    sc_it_ok(c, reply);
-    cJSON_Delete(reply);
-}
-
 /* A session with `nodes` kernels recorded on stream 0 (left open). */
 static int64_t session_with_nodes(sc_it_conn *c, const char *label, int nodes)
 {
     int64_t s = sc_it_open_session(c, label);
-    call_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", (long long)s);
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", (long long)s);
     for (int i = 0; i < nodes; i++)
-        call_ok(c, "capture.record_kernel",
-                "{\"session\":%lld,\"stream\":0,\"function_name\":\"k\",\"num_blocks\":1,"
-                "\"threads_per_block\":32}",
-                (long long)s);
+        sc_it_must_ok(c, "capture.record_kernel",
+                      "{\"session\":%lld,\"stream\":0,\"function_name\":\"k\",\"num_blocks\":1,"
+                      "\"threads_per_block\":32}",
+                      (long long)s);
     return s;
 }
 
 static void end_fails(sc_it_conn *c, int64_t s, const char *params_fmt, int code)
 {
-    cJSON *reply = sc_it_call(c, "capture.end", params_fmt, (long long)s);
-    sc_it_err(c, reply, code, NULL);
-    cJSON_Delete(reply);
+    sc_it_must_error(c, code, NULL, "capture.end", params_fmt, (long long)s);
 }
 
 /* 110 sessions opened pipelined (many share a millisecond), then closed. */
@@ -118,12 +107,12 @@ static void make_ended_sessions(sc_it_daemon *d, book *b)
     note(b, s, "failed", NULL, 1, 0);
 
     s = session_with_nodes(c, "poisoned", 1);
-    call_ok(c, "capture.invalidate", "{\"session\":%lld,\"stream\":0}", (long long)s);
+    sc_it_must_ok(c, "capture.invalidate", "{\"session\":%lld,\"stream\":0}", (long long)s);
     end_fails(c, s, "{\"session\":%lld,\"stream\":0}", 1003);
     note(b, s, "failed", "poisoned", 1, 0);
 
     s = session_with_nodes(c, "bye", 3);
-    call_ok(c, "session.close", "{\"session\":%lld}", (long long)s);
+    sc_it_must_ok(c, "session.close", "{\"session\":%lld}", (long long)s);
     note(b, s, "closed", "bye", 3, 0);
 
     bulk_closed(c, b);
@@ -162,12 +151,7 @@ static void make_abandoned_session(sc_it_daemon *d, book *b)
 
 static void check_time(const char *what, const char *t)
 {
-    regex_t re;
-    assert_int_equal(regcomp(&re, TIME_RE, REG_EXTENDED | REG_NOSUB), 0);
-    int rc = regexec(&re, t, 0, NULL, 0);
-    regfree(&re);
-    if (rc != 0)
-        fail_msg("%s: '%s' is not an ISO 8601 UTC time with milliseconds", what, t);
+    sc_it_must_be_time(what, t);
     /* UTC, not local time: within ten minutes of this process's clock. */
     struct tm tm = {0};
     assert_non_null(strptime(t, "%Y-%m-%dT%H:%M:%S", &tm));

@@ -6,7 +6,6 @@
  * filter, graph.get of every listed graph, and graph.delete.
  */
 #define _GNU_SOURCE
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +20,6 @@
 #include "corpus.h"
 #include "harness.h"
 #include "itgraph.h"
-
-#define TIME_RE "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
 
 static void expect_param_error(sc_it_conn *c, const char *field, const char *method,
                                const char *params)
@@ -259,28 +256,16 @@ static int64_t replay(sc_it_conn *c, const cJSON *scenario)
     const cJSON *ops = cJSON_GetObjectItemCaseSensitive(scenario, "ops");
     int64_t session = sc_it_open_session(c, NULL);
     int n = cJSON_GetArraySize(ops);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    assert_non_null(f);
+    char **lines = calloc((size_t)n + 1, sizeof(char *));
+    assert_non_null(lines);
     int64_t first = 0;
-    for (int i = 0; i < n; i++) {
-        cJSON *params = cJSON_CreateObject();
-        cJSON_AddNumberToObject(params, "session", (double)session);
-        const char *method = sc_corpus_request(cJSON_GetArrayItem(ops, i), params);
-        char *ptext = cJSON_PrintUnformatted(params);
-        int64_t id = sc_it_next_id(c);
-        if (i == 0)
-            first = id;
-        char *req = sc_it_format_request(id, method, ptext);
-        fprintf(f, "%s\n", req);
-        free(req);
-        free(ptext);
-        cJSON_Delete(params);
-    }
-    fclose(f);
-    assert_int_equal(sc_it_send(c, text, len), 0);
-    free(text);
+    for (int i = 0; i < n; i++)
+        lines[i] =
+            sc_corpus_op_line(c, cJSON_GetArrayItem(ops, i), session, i == 0 ? &first : NULL);
+    assert_int_equal(sc_it_send_lines(c, lines, (size_t)n), 0);
+    for (int i = 0; i < n; i++)
+        free(lines[i]);
+    free(lines);
     int64_t graph = 0;
     for (int i = 0; i < n; i++) {
         cJSON *reply = sc_it_must_recv(c);
@@ -371,12 +356,8 @@ static void test_corpus_closure(void **state)
     sc_it_conn_close(c);
     sc_it_must_stop(d);
     sc_it_daemon_destroy(d);
-    for (size_t i = 0; i < ns; i++) {
-        cJSON_Delete(scenarios[i]);
-        cJSON_Delete(expected[i]);
-    }
-    free(scenarios);
-    free(expected);
+    sc_corpus_free(scenarios, ns);
+    sc_corpus_free(expected, ne);
 }
 
 /* ------------------------------------------------------- graph.list */
@@ -465,22 +446,12 @@ static void assert_ids(const int64_t *got, size_t ngot, const int64_t *want, siz
         fail_msg("%s: %zu graphs listed, expected %zu", what, ngot, nwant);
 }
 
-static void check_time(const char *what, const char *t)
-{
-    regex_t re;
-    assert_int_equal(regcomp(&re, TIME_RE, REG_EXTENDED | REG_NOSUB), 0);
-    int rc = regexec(&re, t, 0, NULL, 0);
-    regfree(&re);
-    if (rc != 0)
-        fail_msg("%s: '%s' is not an ISO 8601 UTC time with milliseconds", what, t);
-}
-
 /* A listed graph must agree with graph.get of it and with how it was made. */
 static void check_listed(sc_it_conn *c, const cJSON *entry, const made *m)
 {
     int64_t id = sc_it_int(entry, "graph");
     assert_string_equal(sc_it_str(entry, "label"), m->label);
-    check_time("graph.list created_at", sc_it_str(entry, "created_at"));
+    sc_it_must_be_time("graph.list created_at", sc_it_str(entry, "created_at"));
     assert_int_equal(sc_it_int(entry, "owner_uid"), getuid());
     assert_int_equal(sc_it_int(entry, "owner_pid"), getpid());
 
@@ -686,7 +657,7 @@ static void check_deleted_log(sc_it_conn *c, int64_t graph)
     cJSON *reply = log_entry_of(c, graph, &e);
     assert_string_equal(sc_it_str(e, "outcome"), "completed");
     const char *deleted = sc_it_str(e, "graph_deleted_at");
-    check_time("graph_deleted_at", deleted);
+    sc_it_must_be_time("graph_deleted_at", deleted);
     assert_true(strcmp(deleted, sc_it_str(e, "ended_at")) >= 0);
     cJSON_Delete(reply);
 }

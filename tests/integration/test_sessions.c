@@ -20,20 +20,6 @@
 
 #define OUTCOME_WAIT_MS 5000
 
-static int start_daemon(void **state)
-{
-    *state = sc_it_must_start(NULL);
-    return 0;
-}
-
-static int stop_daemon(void **state)
-{
-    sc_it_daemon *d = *state;
-    sc_it_must_stop(d);
-    sc_it_daemon_destroy(d);
-    return 0;
-}
-
 /* Call and assert success; returns the reply (free it) and sets *res. */
 static cJSON *ok_call(sc_it_conn *c, const cJSON **res, const char *method, const char *fmt,
                       long long session, unsigned stream)
@@ -41,13 +27,6 @@ static cJSON *ok_call(sc_it_conn *c, const cJSON **res, const char *method, cons
     cJSON *reply = sc_it_call(c, method, fmt, session, stream);
     *res = sc_it_ok(c, reply);
     return reply;
-}
-
-static void expect_ok(sc_it_conn *c, const char *method, const char *fmt, long long session,
-                      unsigned stream)
-{
-    const cJSON *res;
-    cJSON_Delete(ok_call(c, &res, method, fmt, session, stream));
 }
 
 static int64_t record_kernel(sc_it_conn *c, int64_t session, unsigned stream)
@@ -101,10 +80,10 @@ static void test_open_info_close(void **state)
     assert_int_equal(cJSON_GetArraySize(streams), 0);
     cJSON_Delete(reply);
 
-    expect_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)s1, 3);
-    expect_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)s1, 7);
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)s1, 3);
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)s1, 7);
     assert_int_equal(record_kernel(c, s1, 3), 0);
-    expect_ok(c, "capture.invalidate", "{\"session\":%lld,\"stream\":%u}", (long long)s1, 7);
+    sc_it_must_ok(c, "capture.invalidate", "{\"session\":%lld,\"stream\":%u}", (long long)s1, 7);
 
     reply = ok_call(c, &res, "session.info", "{\"session\":%lld}", (long long)s1, 0);
     assert_true(sc_it_bool(res, "capturing"));
@@ -130,7 +109,7 @@ static void test_open_info_close(void **state)
     reply = ok_call(c, &res, "session.info", "{\"session\":%lld}", (long long)s2, 0);
     assert_int_equal(sc_it_int(res, "node_count"), 0);
     cJSON_Delete(reply);
-    expect_ok(c, "session.close", "{\"session\":%lld}", (long long)s2, 0);
+    sc_it_must_ok(c, "session.close", "{\"session\":%lld}", (long long)s2);
     sc_it_conn_close(c);
 }
 
@@ -141,7 +120,7 @@ static void test_shared_between_connections(void **state)
     sc_it_conn *b = sc_it_must_connect(d);
     int64_t s = sc_it_open_session(a, "shared");
 
-    expect_ok(b, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)s, 0);
+    sc_it_must_ok(b, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)s, 0);
     assert_int_equal(record_kernel(b, s, 0), 0);
     const cJSON *res;
     cJSON *reply = ok_call(a, &res, "session.info", "{\"session\":%lld}", (long long)s, 0);
@@ -179,9 +158,9 @@ static void test_end_consumes_session(void **state)
 
     /* success */
     int64_t s = sc_it_open_session(c, "end-ok");
-    expect_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)s, 0);
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)s, 0);
     record_kernel(c, s, 0);
-    expect_ok(c, "capture.end", "{\"session\":%lld,\"stream\":%u}", (long long)s, 0);
+    sc_it_must_ok(c, "capture.end", "{\"session\":%lld,\"stream\":%u}", (long long)s, 0);
     expect_session_gone(c, s);
     cJSON *reply = sc_it_call(c, "capture.end", "{\"session\":%lld,\"stream\":0}", (long long)s);
     sc_it_err_data(sc_it_err(c, reply, 1001, "not_found"), "what", "session");
@@ -190,7 +169,7 @@ static void test_end_consumes_session(void **state)
 
     /* failure: end on a stream that is not capturing */
     s = sc_it_open_session(c, "end-notcap");
-    expect_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)s, 0);
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)s, 0);
     record_kernel(c, s, 0);
     reply = sc_it_call(c, "capture.end", "{\"session\":%lld,\"stream\":1}", (long long)s);
     sc_it_err_message(sc_it_err(c, reply, 1002, "capture_state"), "stream S1 is not capturing");
@@ -200,8 +179,8 @@ static void test_end_consumes_session(void **state)
 
     /* failure: end on an invalidated stream */
     s = sc_it_open_session(c, "end-invalidated");
-    expect_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)s, 0);
-    expect_ok(c, "capture.invalidate", "{\"session\":%lld,\"stream\":%u}", (long long)s, 0);
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)s, 0);
+    sc_it_must_ok(c, "capture.invalidate", "{\"session\":%lld,\"stream\":%u}", (long long)s, 0);
     reply = sc_it_call(c, "capture.end", "{\"session\":%lld,\"stream\":0}", (long long)s);
     sc_it_err_message(sc_it_err(c, reply, 1003, "invalidated"),
                       "capture was invalidated by an illegal operation");
@@ -216,7 +195,7 @@ static void test_survives_connection_close(void **state)
     sc_it_daemon *d = *state;
     sc_it_conn *a = sc_it_must_connect(d);
     int64_t s = sc_it_open_session(a, "orphan");
-    expect_ok(a, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)s, 5);
+    sc_it_must_ok(a, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)s, 5);
     assert_int_equal(record_kernel(a, s, 5), 0);
     sc_it_conn_close(a);
 
@@ -241,7 +220,7 @@ static void test_idle_timeout(void **state)
     sc_it_conn *c = sc_it_must_connect(d);
 
     int64_t gone = sc_it_open_session(a, "idle-orphan");
-    expect_ok(a, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)gone, 0);
+    sc_it_must_ok(a, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)gone, 0);
     record_kernel(a, gone, 0);
     sc_it_conn_close(a);
     int64_t held = sc_it_open_session(b, "idle-held");
@@ -251,7 +230,7 @@ static void test_idle_timeout(void **state)
     int64_t until = sc_it_now_ms() + 3000;
     while (sc_it_now_ms() < until) {
         sc_it_sleep_ms(300);
-        expect_ok(c, "capture.node_count", "{\"session\":%lld}", (long long)busy, 0);
+        sc_it_must_ok(c, "capture.node_count", "{\"session\":%lld}", (long long)busy);
     }
     expect_session_gone(b, held);
     expect_session_gone(c, gone);
@@ -261,7 +240,7 @@ static void test_idle_timeout(void **state)
     char outcome[64];
     assert_int_equal(sc_it_log_outcome(sc_it_daemon_db(d), busy, outcome, sizeof(outcome)), 0);
     assert_string_equal(outcome, "open");
-    expect_ok(c, "session.close", "{\"session\":%lld}", (long long)busy, 0);
+    sc_it_must_ok(c, "session.close", "{\"session\":%lld}", (long long)busy);
     sc_it_must_see_outcome(sc_it_daemon_db(d), busy, "closed", OUTCOME_WAIT_MS);
 
     sc_it_conn_close(b);
@@ -279,5 +258,5 @@ int main(void)
         cmocka_unit_test(test_survives_connection_close),
         cmocka_unit_test(test_idle_timeout),
     };
-    return cmocka_run_group_tests(tests, start_daemon, stop_daemon);
+    return cmocka_run_group_tests(tests, sc_it_group_setup, sc_it_group_teardown);
 }

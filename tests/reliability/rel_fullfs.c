@@ -82,14 +82,14 @@ static long long open_capturing(sc_it_conn *c)
     }
     long long s = (long long)sc_it_int(sc_it_ok(c, reply), "session");
     cJSON_Delete(reply);
-    cJSON_Delete(sc_rel_must_result(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", s));
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", s);
     return s;
 }
 
 static void expect_all_whole(sc_it_conn *c, const acked *g, int n)
 {
     for (int i = 0; i < n; i++) {
-        cJSON *res = sc_rel_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)g[i].graph);
+        cJSON *res = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)g[i].graph);
         if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(res, "nodes")) != g[i].nodes ||
             cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(res, "edges")) != g[i].edges)
             fail_msg("acknowledged graph %lld is not whole", (long long)g[i].graph);

@@ -4,8 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
-#include <sys/wait.h>
 
 #include <setjmp.h>
 #include <stddef.h>
@@ -29,10 +27,6 @@ int sc_rel_setup(void **state)
 int sc_rel_teardown(void **state)
 {
     sc_rel_fixture *f = *state;
-    if (f && f->child > 0) {
-        kill(f->child, SIGKILL);
-        waitpid(f->child, NULL, 0);
-    }
     for (int i = 0; f && i < SC_REL_MAX_DAEMONS; i++)
         sc_it_daemon_destroy(f->daemons[i]);
     free(f);
@@ -191,6 +185,31 @@ static int integrity_ok(sqlite3 *db, char *why, size_t whylen)
     return result;
 }
 
+/* What every database must satisfy, as queries for the rows that break it. */
+static const struct {
+    const char *what, *sql;
+} db_rules[] = {
+    {"graph row whose node_count differs from its nodes",
+     "SELECT g.graph, g.node_count, (SELECT count(*) FROM nodes n WHERE n.graph = g.graph)"
+     " AS stored FROM graphs g WHERE g.node_count <>"
+     " (SELECT count(*) FROM nodes n WHERE n.graph = g.graph)"},
+    {"graph row whose edge_count differs from its edges",
+     "SELECT g.graph, g.edge_count, (SELECT count(*) FROM edges e WHERE e.graph = g.graph)"
+     " AS stored FROM graphs g WHERE g.edge_count <>"
+     " (SELECT count(*) FROM edges e WHERE e.graph = g.graph)"},
+    {"nodes of a graph that has no graphs row",
+     "SELECT DISTINCT graph FROM nodes WHERE graph NOT IN (SELECT graph FROM graphs)"},
+    {"edges of a graph that has no graphs row",
+     "SELECT DISTINCT graph FROM edges WHERE graph NOT IN (SELECT graph FROM graphs)"},
+    {"completed log row whose graph is missing",
+     "SELECT session, graph FROM capture_log WHERE outcome = 'completed'"
+     " AND graph_deleted_at IS NULL AND graph NOT IN (SELECT graph FROM graphs)"},
+    {"graph row without a completed log row",
+     "SELECT g.graph, g.session FROM graphs g WHERE NOT EXISTS"
+     " (SELECT 1 FROM capture_log l WHERE l.session = g.session"
+     " AND l.outcome = 'completed' AND l.graph = g.graph)"},
+};
+
 int sc_rel_check_db(const char *db_path, int64_t *graphs, char *why, size_t whylen)
 {
     sqlite3 *db = NULL;
@@ -205,42 +224,8 @@ int sc_rel_check_db(const char *db_path, int64_t *graphs, char *why, size_t whyl
     }
     int64_t n = 0;
     int result = integrity_ok(db, why, whylen);
-    if (result == 0)
-        result = expect_no_rows(
-            db, "graph row whose node_count differs from its nodes",
-            "SELECT g.graph, g.node_count, (SELECT count(*) FROM nodes n WHERE n.graph = g.graph)"
-            " AS stored FROM graphs g WHERE g.node_count <>"
-            " (SELECT count(*) FROM nodes n WHERE n.graph = g.graph)",
-            why, whylen);
-    if (result == 0)
-        result = expect_no_rows(
-            db, "graph row whose edge_count differs from its edges",
-            "SELECT g.graph, g.edge_count, (SELECT count(*) FROM edges e WHERE e.graph = g.graph)"
-            " AS stored FROM graphs g WHERE g.edge_count <>"
-            " (SELECT count(*) FROM edges e WHERE e.graph = g.graph)",
-            why, whylen);
-    if (result == 0)
-        result = expect_no_rows(db, "nodes of a graph that has no graphs row",
-                                "SELECT DISTINCT graph FROM nodes"
-                                " WHERE graph NOT IN (SELECT graph FROM graphs)",
-                                why, whylen);
-    if (result == 0)
-        result = expect_no_rows(db, "edges of a graph that has no graphs row",
-                                "SELECT DISTINCT graph FROM edges"
-                                " WHERE graph NOT IN (SELECT graph FROM graphs)",
-                                why, whylen);
-    if (result == 0)
-        result = expect_no_rows(db, "completed log row whose graph is missing",
-                                "SELECT session, graph FROM capture_log WHERE outcome = 'completed'"
-                                " AND graph_deleted_at IS NULL"
-                                " AND graph NOT IN (SELECT graph FROM graphs)",
-                                why, whylen);
-    if (result == 0)
-        result = expect_no_rows(db, "graph row without a completed log row",
-                                "SELECT g.graph, g.session FROM graphs g WHERE NOT EXISTS"
-                                " (SELECT 1 FROM capture_log l WHERE l.session = g.session"
-                                " AND l.outcome = 'completed' AND l.graph = g.graph)",
-                                why, whylen);
+    for (size_t i = 0; result == 0 && i < sizeof(db_rules) / sizeof(db_rules[0]); i++)
+        result = expect_no_rows(db, db_rules[i].what, db_rules[i].sql, why, whylen);
     if (result == 0)
         result = single_int(db, "SELECT count(*) FROM graphs", &n, why, whylen);
     sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
@@ -282,23 +267,9 @@ int sc_rel_db_graph_counts(const char *db_path, int64_t graph, int64_t *nodes, i
 
 int sc_rel_pipeline(sc_it_conn *c, char **lines, size_t n, cJSON **replies)
 {
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += strlen(lines[i]) + 1;
-    char *buf = calloc(1, total + 1);
-    if (!buf)
-        return -ENOMEM;
-    size_t off = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t len = strlen(lines[i]);
-        memcpy(buf + off, lines[i], len);
-        off += len;
-        buf[off++] = '\n';
-    }
     for (size_t i = 0; i < n; i++)
         replies[i] = NULL;
-    int rc = sc_it_send(c, buf, total);
-    free(buf);
+    int rc = sc_it_send_lines(c, lines, n);
     for (size_t i = 0; rc == 0 && i < n; i++)
         rc = sc_it_recv_json(c, &replies[i]);
     return rc;
@@ -325,39 +296,6 @@ const char *sc_rel_error_kind(const cJSON *reply)
 }
 
 /* ------------------------------------------------------ cmocka helpers */
-
-static cJSON *vcall(sc_it_conn *c, const char *method, const char *params_fmt, va_list ap)
-{
-    char *params = NULL;
-    if (params_fmt && vasprintf(&params, params_fmt, ap) < 0)
-        fail_msg("out of memory");
-    cJSON *reply = sc_it_call(c, method, params ? "%s" : NULL, params);
-    free(params);
-    return reply;
-}
-
-cJSON *sc_rel_must_result(sc_it_conn *c, const char *method, const char *params_fmt, ...)
-{
-    va_list ap;
-    va_start(ap, params_fmt);
-    cJSON *reply = vcall(c, method, params_fmt, ap);
-    va_end(ap);
-    sc_it_ok(c, reply);
-    cJSON *res = cJSON_DetachItemFromObjectCaseSensitive(reply, "result");
-    cJSON_Delete(reply);
-    return res;
-}
-
-void sc_rel_must_error(sc_it_conn *c, int code, const char *kind, const char *method,
-                       const char *params_fmt, ...)
-{
-    va_list ap;
-    va_start(ap, params_fmt);
-    cJSON *reply = vcall(c, method, params_fmt, ap);
-    va_end(ap);
-    sc_it_err(c, reply, code, kind);
-    cJSON_Delete(reply);
-}
 
 static char *line_fmt(int64_t id, const char *method, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -435,7 +373,7 @@ int64_t sc_rel_must_graph(sc_it_conn *c, const char *label, int kernels, int64_t
 
 int64_t sc_rel_must_count_graphs(sc_it_conn *c)
 {
-    cJSON *res = sc_rel_must_result(c, "graph.list", "{\"limit\":10000}");
+    cJSON *res = sc_it_must_result(c, "graph.list", "{\"limit\":10000}");
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(res, "graphs");
     if (!cJSON_IsArray(list)) {
         char *text = sc_it_json_text(res);

@@ -33,12 +33,13 @@
 #define SC_REL_MAX_DAEMONS 4
 typedef struct sc_rel_fixture {
     sc_it_daemon *daemons[SC_REL_MAX_DAEMONS];
-    pid_t child; /* > 0: a process of the test's own, SIGKILLed in the teardown */
-    void *arg;   /* the test's own prestate, if any */
+    void *arg; /* the test's own prestate, if any */
 } sc_rel_fixture;
 
 int sc_rel_setup(void **state);
 int sc_rel_teardown(void **state);
+/** A cmocka test entry run inside that fixture. */
+#define SC_REL_TEST(fn) cmocka_unit_test_setup_teardown(fn, sc_rel_setup, sc_rel_teardown)
 /** sc_it_must_start, owned by the fixture in *state. */
 sc_it_daemon *sc_rel_must_start(void **state, const char *const *extra);
 /** Hand a daemon made another way to the fixture. */
@@ -91,20 +92,6 @@ bool sc_rel_result_int(const cJSON *reply, const char *name, int64_t *out);
 bool sc_rel_error_code(const cJSON *reply, int64_t *code);
 /** error.data.kind of an error reply, or NULL. */
 const char *sc_rel_error_kind(const cJSON *reply);
-
-/**
- * One call that must succeed: fails the cmocka test otherwise and returns
- * the detached `result` (cJSON_Delete it).  Main test thread only.
- */
-cJSON *sc_rel_must_result(sc_it_conn *c, const char *method, const char *params_fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/**
- * One call that must fail with `code` and data.kind `kind`: fails the test
- * otherwise.  Main test thread only.
- */
-void sc_rel_must_error(sc_it_conn *c, int code, const char *kind, const char *method,
-                       const char *params_fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /**
  * Capture one graph of `kernels` kernels alternating over streams 0 and 1,

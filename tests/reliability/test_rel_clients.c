@@ -15,7 +15,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <setjmp.h>
@@ -30,17 +29,9 @@
  * writes, which is exactly what a client that never reads does not do. */
 static int raw_connect(const char *path)
 {
-    struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -errno;
-    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-        int e = errno;
-        close(fd);
-        return -e;
-    }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    int fd = sc_it_socket_connect(path);
+    if (fd >= 0)
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     return fd;
 }
 
@@ -66,13 +57,13 @@ static void expect_prompt(sc_it_conn *c, int64_t graph, int64_t nodes, const cha
 {
     for (int i = 0; i < 3; i++) {
         int64_t t0 = sc_it_now_ms();
-        cJSON *res = sc_rel_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)graph);
+        cJSON *res = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)graph);
         int64_t ms = sc_it_now_ms() - t0;
         const cJSON *list = cJSON_GetObjectItemCaseSensitive(res, "nodes");
         assert_int_equal(cJSON_GetArraySize(list), nodes);
         cJSON_Delete(res);
         t0 = sc_it_now_ms();
-        res = sc_rel_must_result(c, "server.info", NULL);
+        res = sc_it_must_result(c, "server.info", NULL);
         ms = ms > sc_it_now_ms() - t0 ? ms : sc_it_now_ms() - t0;
         cJSON_Delete(res);
         if (ms >= 1000)
@@ -177,7 +168,7 @@ static void test_batch_amplification(void **state)
     int64_t nodes;
     int64_t big = sc_rel_must_graph(other, "amplified", FLOOD_GRAPH_KERNELS, &nodes, NULL);
     int64_t small = sc_rel_must_graph(other, "small", 8, NULL, NULL);
-    cJSON *res = sc_rel_must_result(other, "graph.get", "{\"graph\":%lld}", (long long)big);
+    cJSON *res = sc_it_must_result(other, "graph.get", "{\"graph\":%lld}", (long long)big);
     char *text = sc_it_json_text(res);
     size_t one_reply = strlen(text);
     free(text);
@@ -246,7 +237,7 @@ static void test_max_connections(void **state)
     sc_it_conn *in[MAX_CONN];
     for (int i = 0; i < MAX_CONN; i++) {
         in[i] = sc_it_must_connect(d);
-        cJSON *r = sc_rel_must_result(in[i], "server.info", NULL);
+        cJSON *r = sc_it_must_result(in[i], "server.info", NULL);
         cJSON_Delete(r);
     }
     for (int i = 0; i < EXTRA_CONN; i++) {
@@ -276,7 +267,7 @@ static void test_max_connections(void **state)
     }
     /* The admitted ones never noticed; a freed slot is taken again. */
     for (int i = 0; i < MAX_CONN; i++) {
-        cJSON *r = sc_rel_must_result(in[i], "server.info", NULL);
+        cJSON *r = sc_it_must_result(in[i], "server.info", NULL);
         cJSON_Delete(r);
     }
     sc_it_conn_close(in[0]);
@@ -415,17 +406,17 @@ static void test_idle_connections_are_cheap(void **state)
     sc_it_daemon *d = sc_rel_must_start(state, NULL); /* --max-connections 1024 by default */
     pid_t pid = sc_it_daemon_pid(d);
     sc_it_conn *probe = sc_it_must_connect(d);
-    cJSON *r = sc_rel_must_result(probe, "server.info", NULL);
+    cJSON *r = sc_it_must_result(probe, "server.info", NULL);
     cJSON_Delete(r);
     long base = sc_rel_rss_kib(pid);
     sc_it_conn **conns = calloc(IDLE_CONNS, sizeof(*conns));
     assert_non_null(conns);
     for (int i = 0; i < IDLE_CONNS; i++) {
         conns[i] = sc_it_must_connect(d);
-        r = sc_rel_must_result(conns[i], "server.info", NULL);
+        r = sc_it_must_result(conns[i], "server.info", NULL);
         cJSON_Delete(r);
     }
-    r = sc_rel_must_result(probe, "server.info", NULL);
+    r = sc_it_must_result(probe, "server.info", NULL);
     assert_int_equal(sc_it_int(r, "connections"), IDLE_CONNS + 1);
     cJSON_Delete(r);
     long after = sc_rel_rss_kib(pid);
@@ -445,13 +436,11 @@ static void test_idle_connections_are_cheap(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_pipelining_client_that_never_reads, sc_rel_setup,
-                                        sc_rel_teardown),
-        cmocka_unit_test_setup_teardown(test_batch_amplification, sc_rel_setup, sc_rel_teardown),
-        cmocka_unit_test_setup_teardown(test_max_connections, sc_rel_setup, sc_rel_teardown),
-        cmocka_unit_test_setup_teardown(test_out_of_descriptors, sc_rel_setup, sc_rel_teardown),
-        cmocka_unit_test_setup_teardown(test_idle_connections_are_cheap, sc_rel_setup,
-                                        sc_rel_teardown),
+        SC_REL_TEST(test_pipelining_client_that_never_reads),
+        SC_REL_TEST(test_batch_amplification),
+        SC_REL_TEST(test_max_connections),
+        SC_REL_TEST(test_out_of_descriptors),
+        SC_REL_TEST(test_idle_connections_are_cheap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -507,7 +507,7 @@ static void remember_ack(crash_state *cs, int64_t graph, int64_t session)
 
 static void expect_graph_whole(sc_it_conn *c, const capture *cap, int w, uint32_t sample)
 {
-    cJSON *res = sc_rel_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)cap->graph);
+    cJSON *res = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)cap->graph);
     const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(res, "nodes");
     const cJSON *edges = cJSON_GetObjectItemCaseSensitive(res, "edges");
     if (!cJSON_IsArray(nodes) || !cJSON_IsArray(edges) ||
@@ -550,7 +550,7 @@ static void expect_graph_whole(sc_it_conn *c, const capture *cap, int w, uint32_
 /* Sessions of log.list with `outcome` (at most 10000, newest first). */
 static cJSON *log_entries(sc_it_conn *c, const char *outcome)
 {
-    cJSON *res = sc_rel_must_result(c, "log.list", "{\"outcome\":\"%s\",\"limit\":10000}", outcome);
+    cJSON *res = sc_it_must_result(c, "log.list", "{\"outcome\":\"%s\",\"limit\":10000}", outcome);
     cJSON *entries = cJSON_DetachItemFromObjectCaseSensitive(res, "entries");
     cJSON_Delete(res);
     if (!cJSON_IsArray(entries))
@@ -596,7 +596,7 @@ static int64_t log_graph(const char *db_path, int64_t session, bool *deleted)
 
 static void expect_graph_gone(sc_it_conn *c, int64_t graph)
 {
-    sc_rel_must_error(c, 1001, "not_found", "graph.get", "{\"graph\":%lld}", (long long)graph);
+    sc_it_must_error(c, 1001, "not_found", "graph.get", "{\"graph\":%lld}", (long long)graph);
 }
 
 typedef struct graph_row {
@@ -642,7 +642,7 @@ static graph_row *load_graph_rows(const char *db_path, size_t *n)
 /* graph.list (the newest 10000) must agree with the graphs table. */
 static void expect_list_matches_table(sc_it_conn *c, const graph_row *rows, size_t nrows)
 {
-    cJSON *res = sc_rel_must_result(c, "graph.list", "{\"limit\":10000}");
+    cJSON *res = sc_it_must_result(c, "graph.list", "{\"limit\":10000}");
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(res, "graphs");
     size_t want = nrows < 10000 ? nrows : 10000;
     if (!cJSON_IsArray(list) || (size_t)cJSON_GetArraySize(list) != want)
@@ -834,8 +834,7 @@ static void test_kill9_during_concurrent_ends(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_kill9_during_concurrent_ends, sc_rel_setup,
-                                        sc_rel_teardown),
+        SC_REL_TEST(test_kill9_during_concurrent_ends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

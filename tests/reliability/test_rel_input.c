@@ -196,7 +196,7 @@ static void test_bad_lines_table(void **state)
     /* Rows that reach parameter checks name session 1: the first one a
      * fresh database hands out, with stream 0 capturing. */
     assert_int_equal(sc_it_open_session(c, "table"), 1);
-    cJSON_Delete(sc_rel_must_result(c, "capture.begin", "{\"session\":1,\"stream\":0}"));
+    sc_it_must_ok(c, "capture.begin", "{\"session\":1,\"stream\":0}");
     for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
         const bad_line *row = &table[i];
         size_t len = row->len ? row->len : strlen(row->bytes);
@@ -501,11 +501,10 @@ static void test_huge_line_memory_bounded(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_bad_lines_table, sc_rel_setup, sc_rel_teardown),
-        cmocka_unit_test_setup_teardown(test_random_bytes, sc_rel_setup, sc_rel_teardown),
-        cmocka_unit_test_setup_teardown(test_oversize_lines, sc_rel_setup, sc_rel_teardown),
-        cmocka_unit_test_setup_teardown(test_huge_line_memory_bounded, sc_rel_setup,
-                                        sc_rel_teardown),
+        SC_REL_TEST(test_bad_lines_table),
+        SC_REL_TEST(test_random_bytes),
+        SC_REL_TEST(test_oversize_lines),
+        SC_REL_TEST(test_huge_line_memory_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -278,11 +278,11 @@ static void test_other_uid_is_denied(void **state)
     sc_it_conn *c = sc_it_must_connect(d);
     int64_t g = sc_rel_must_graph(c, ROOT_LABEL, 6, NULL, NULL);
     long long s = (long long)sc_it_open_session(c, ROOT_LABEL);
-    cJSON_Delete(sc_rel_must_result(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", s));
-    cJSON_Delete(sc_rel_must_result(c, "capture.record_kernel",
-                                    "{\"session\":%lld,\"stream\":0,\"function_name\":\"r\","
-                                    "\"num_blocks\":2,\"threads_per_block\":2}",
-                                    s));
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", s);
+    sc_it_must_ok(c, "capture.record_kernel",
+                  "{\"session\":%lld,\"stream\":0,\"function_name\":\"r\","
+                  "\"num_blocks\":2,\"threads_per_block\":2}",
+                  s);
 
     char *problems = as_other_uid(child_checks, sc_it_daemon_socket(d), s, g);
     if (problems[0])
@@ -290,7 +290,7 @@ static void test_other_uid_is_denied(void **state)
     free(problems);
 
     /* Denied calls changed nothing: one stream, active, one node. */
-    cJSON *info = sc_rel_must_result(c, "session.info", "{\"session\":%lld}", s);
+    cJSON *info = sc_it_must_result(c, "session.info", "{\"session\":%lld}", s);
     assert_true(sc_it_bool(info, "capturing"));
     assert_int_equal(sc_it_int(info, "node_count"), 1);
     const cJSON *streams = cJSON_GetObjectItemCaseSensitive(info, "streams");
@@ -298,14 +298,14 @@ static void test_other_uid_is_denied(void **state)
     assert_string_equal(sc_it_str(cJSON_GetArrayItem(streams, 0), "status"), "active");
     cJSON_Delete(info);
     /* The denied capture.end did not consume it: root ends it. */
-    cJSON *end = sc_rel_must_result(c, "capture.end", "{\"session\":%lld,\"stream\":0}", s);
+    cJSON *end = sc_it_must_result(c, "capture.end", "{\"session\":%lld,\"stream\":0}", s);
     assert_int_equal(sc_it_int(end, "node_count"), 1);
     cJSON_Delete(end);
     /* The denied graph.delete deleted nothing. */
-    cJSON_Delete(sc_rel_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)g));
+    sc_it_must_ok(c, "graph.get", "{\"graph\":%lld}", (long long)g);
 
     /* Root sees every user's rows. */
-    cJSON *list = sc_rel_must_result(c, "graph.list", "{}");
+    cJSON *list = sc_it_must_result(c, "graph.list", "{}");
     const cJSON *e;
     bool saw_other = false;
     cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(list, "graphs"))
@@ -357,9 +357,8 @@ int main(void)
         return 77;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_other_uid_is_denied, sc_rel_setup, sc_rel_teardown),
-        cmocka_unit_test_setup_teardown(test_default_socket_mode_keeps_others_out, sc_rel_setup,
-                                        sc_rel_teardown),
+        SC_REL_TEST(test_other_uid_is_denied),
+        SC_REL_TEST(test_default_socket_mode_keeps_others_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

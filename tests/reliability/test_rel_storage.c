@@ -44,7 +44,7 @@ static cJSON *capture_reply(sc_it_conn *c, int kernels, int64_t *session)
 {
     long long s = (long long)sc_it_open_session(c, "storage");
     *session = s;
-    cJSON *r = sc_rel_must_result(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", s);
+    cJSON *r = sc_it_must_result(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", s);
     cJSON_Delete(r);
     char **lines = calloc((size_t)kernels, sizeof(char *));
     cJSON **replies = calloc((size_t)kernels, sizeof(cJSON *));
@@ -89,12 +89,12 @@ static int64_t expect_stored(sc_it_conn *c, cJSON *reply, int kernels)
 
 static void expect_graph_readable(sc_it_conn *c, int64_t graph, int64_t nodes)
 {
-    cJSON *res = sc_rel_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)graph);
+    cJSON *res = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)graph);
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(res, "nodes");
     assert_true(cJSON_IsArray(list));
     assert_int_equal(cJSON_GetArraySize(list), nodes);
     cJSON_Delete(res);
-    cJSON *info = sc_rel_must_result(c, "server.info", NULL);
+    cJSON *info = sc_it_must_result(c, "server.info", NULL);
     cJSON_Delete(info);
 }
 
@@ -117,7 +117,7 @@ static void test_full_database(void **state)
      * older graph is still served, and the database is consistent. */
     assert_int_equal(sc_rel_must_count_graphs(c), listed);
     assert_int_equal(db_graph_rows(db), 1);
-    sc_rel_must_error(c, 1001, "not_found", "session.info", "{\"session\":%lld}", (long long)big);
+    sc_it_must_error(c, 1001, "not_found", "session.info", "{\"session\":%lld}", (long long)big);
     expect_graph_readable(c, graph_a, nodes_a);
     sc_it_must_see_outcome(db, big, "failed", 5000);
 
@@ -143,7 +143,7 @@ static void test_full_database(void **state)
     assert_int_equal(sc_rel_must_count_graphs(c), 3);
     expect_graph_readable(c, graph_big, BIG_KERNELS);
     /* Room made by deleting a graph: its pages are reused. */
-    cJSON *r = sc_rel_must_result(c, "graph.delete", "{\"graph\":%lld}", (long long)graph_big);
+    cJSON *r = sc_it_must_result(c, "graph.delete", "{\"graph\":%lld}", (long long)graph_big);
     cJSON_Delete(r);
     expect_stored(c, capture_reply(c, MID_KERNELS, &mid), MID_KERNELS);
     assert_int_equal(sc_rel_must_count_graphs(c), 3);
@@ -183,10 +183,10 @@ static void test_write_lock_held_elsewhere(void **state)
 
     /* The session exists before the lock: session.open writes too. */
     long long s = (long long)sc_it_open_session(c, "locked out");
-    cJSON *r = sc_rel_must_result(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", s);
+    cJSON *r = sc_it_must_result(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", s);
     cJSON_Delete(r);
-    r = sc_rel_must_result(c, "capture.record_host_callback",
-                           "{\"session\":%lld,\"stream\":0,\"label\":\"x\"}", s);
+    r = sc_it_must_result(c, "capture.record_host_callback",
+                          "{\"session\":%lld,\"stream\":0,\"label\":\"x\"}", s);
     cJSON_Delete(r);
 
     sqlite3 *lock = take_write_lock(db_path);
@@ -209,7 +209,7 @@ static void test_write_lock_held_elsewhere(void **state)
     release_write_lock(lock);
 
     /* The failed end consumed its session; a new capture stores. */
-    sc_rel_must_error(c, 1001, "not_found", "session.info", "{\"session\":%lld}", s);
+    sc_it_must_error(c, 1001, "not_found", "session.info", "{\"session\":%lld}", s);
     int64_t graph_b = sc_rel_must_graph(c, "after the lock", 30, NULL, NULL);
     assert_true(graph_b > graph_a);
     assert_int_equal(sc_rel_must_count_graphs(c), 2);
@@ -223,9 +223,8 @@ static void test_write_lock_held_elsewhere(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_full_database, sc_rel_setup, sc_rel_teardown),
-        cmocka_unit_test_setup_teardown(test_write_lock_held_elsewhere, sc_rel_setup,
-                                        sc_rel_teardown),
+        SC_REL_TEST(test_full_database),
+        SC_REL_TEST(test_write_lock_held_elsewhere),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -99,6 +99,24 @@ int64_t fx_open_session(fx *f, const char *label, int64_t opened_ms)
     return w.id;
 }
 
+int64_t fx_log_open(fx *f, uint32_t uid, int64_t pid, const char *label, int64_t opened_ms)
+{
+    wres w = {0};
+    assert_int_equal(
+        sc_store_log_open(f->st, uid, pid, label, strlen(label), opened_ms, wres_cb, &w), 0);
+    fx_drain(f);
+    assert_int_equal(w.rc, 0);
+    return w.id;
+}
+
+void fx_log_end(fx *f, int64_t session, const char *outcome, uint32_t nodes, int64_t ended_ms)
+{
+    wres w = {0};
+    assert_int_equal(sc_store_log_end(f->st, session, outcome, nodes, ended_ms, wres_cb, &w), 0);
+    fx_drain(f);
+    assert_int_equal(w.rc, 0);
+}
+
 void fx_load(fx *f, int64_t graph, lres *r)
 {
     memset(r, 0, sizeof *r);

@@ -56,6 +56,10 @@ void lres_cb(void *arg, int rc, sc_stored_graph *sg, const char *errmsg);
 
 /* log_open and wait; returns the session id. */
 int64_t fx_open_session(fx *f, const char *label, int64_t opened_ms);
+/* log_open as uid and pid, and wait, asserting success; returns the session id. */
+int64_t fx_log_open(fx *f, uint32_t uid, int64_t pid, const char *label, int64_t opened_ms);
+/* log_end and wait, asserting success. */
+void fx_log_end(fx *f, int64_t session, const char *outcome, uint32_t nodes, int64_t ended_ms);
 /* load_graph and wait; the caller frees r->sg. */
 void fx_load(fx *f, int64_t graph, lres *r);
 

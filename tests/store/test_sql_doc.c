@@ -278,23 +278,6 @@ static sc_graph *make_graph(const nspec *nodes, size_t n, const uint32_t (*edges
     return g;
 }
 
-static int64_t open_as(fx *f, uint32_t uid, int64_t pid, const char *label, int64_t ms)
-{
-    wres w = {0};
-    assert_int_equal(sc_store_log_open(f->st, uid, pid, label, strlen(label), ms, wres_cb, &w), 0);
-    fx_drain(f);
-    assert_int_equal(w.rc, 0);
-    return w.id;
-}
-
-static void end_as(fx *f, int64_t session, const char *outcome, uint32_t nodes, int64_t ms)
-{
-    wres w = {0};
-    assert_int_equal(sc_store_log_end(f->st, session, outcome, nodes, ms, wres_cb, &w), 0);
-    fx_drain(f);
-    assert_int_equal(w.rc, 0);
-}
-
 static int64_t commit_as(fx *f, int64_t session, const sc_graph *g, uint32_t uid, int64_t pid,
                          const char *label, int64_t ms)
 {
@@ -329,17 +312,17 @@ static void fill_example(fx *f, sc_graph **g1, sc_graph **g2)
     *g1 = make_graph(fwd, 7, fwd_edges, 7);
     *g2 = make_graph(bert, 3, bert_edges, 2);
 
-    int64_t s1 = open_as(f, 1000, 4242, "resnet50 fwd", T0);
-    int64_t s2 = open_as(f, 1000, 4243, "resnet50 fwd", T0 + 40884);
-    end_as(f, s2, "failed", 3, T0 + 41188);
+    int64_t s1 = fx_log_open(f, 1000, 4242, "resnet50 fwd", T0);
+    int64_t s2 = fx_log_open(f, 1000, 4243, "resnet50 fwd", T0 + 40884);
+    fx_log_end(f, s2, "failed", 3, T0 + 41188);
     assert_int_equal(commit_as(f, s1, *g1, 1000, 4242, "resnet50 fwd", T0 + 357), 1);
-    int64_t s3 = open_as(f, 1001, 5120, "bert step", T0 + 108877);
+    int64_t s3 = fx_log_open(f, 1001, 5120, "bert step", T0 + 108877);
     assert_int_equal(commit_as(f, s3, *g2, 1001, 5120, "bert step", T0 + 111127), 2);
-    int64_t s4 = open_as(f, 1001, 5121, "bert step", T0 + 159377);
-    end_as(f, s4, "failed", 0, T0 + 159379);
-    int64_t s5 = open_as(f, 1000, 4300, "scratch", T0 + 200000);
-    end_as(f, s5, "closed", 2, T0 + 201500);
-    assert_int_equal(open_as(f, 1002, 6001, "live", T0 + 300000), 6);
+    int64_t s4 = fx_log_open(f, 1001, 5121, "bert step", T0 + 159377);
+    fx_log_end(f, s4, "failed", 0, T0 + 159379);
+    int64_t s5 = fx_log_open(f, 1000, 4300, "scratch", T0 + 200000);
+    fx_log_end(f, s5, "closed", 2, T0 + 201500);
+    assert_int_equal(fx_log_open(f, 1002, 6001, "live", T0 + 300000), 6);
 }
 
 /* Lines without their trailing blanks (the shell pads columns). */
@@ -558,16 +541,16 @@ static void test_doc_queries_against_graphs(void **state)
     int64_t failed[6];
     size_t nfailed = 0;
     for (int i = 0; i < 3; i++) {
-        int64_t s = open_as(f, gs[i].uid, 10 + i, gs[i].label, T0 + i * 1000);
+        int64_t s = fx_log_open(f, gs[i].uid, 10 + i, gs[i].label, T0 + i * 1000);
         gs[i].id = commit_as(f, s, gs[i].g, gs[i].uid, 10 + i, gs[i].label, T0 + i * 1000 + 5);
         /* Failed sessions, two of them opened at the same instant. */
-        int64_t a = open_as(f, 2000, 20 + i, "bad", T0 + 500 * (i / 2));
-        end_as(f, a, "failed", (uint32_t)i, T0 + 9000);
+        int64_t a = fx_log_open(f, 2000, 20 + i, "bad", T0 + 500 * (i / 2));
+        fx_log_end(f, a, "failed", (uint32_t)i, T0 + 9000);
         failed[nfailed++] = a;
-        int64_t c = open_as(f, 2000, 30 + i, "ok", T0 + 600);
-        end_as(f, c, i == 1 ? "abandoned" : "closed", 0, T0 + 9000);
+        int64_t c = fx_log_open(f, 2000, 30 + i, "ok", T0 + 600);
+        fx_log_end(f, c, i == 1 ? "abandoned" : "closed", 0, T0 + 9000);
     }
-    open_as(f, 2001, 40, "still open", T0 + 700);
+    fx_log_open(f, 2001, 40, "still open", T0 + 700);
 
     check_graph_list(f, &d, gs, 3);
     for (int i = 0; i < 3; i++) {

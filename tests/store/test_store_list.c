@@ -85,12 +85,7 @@ static sc_log_page *list_log(fx *f, const sc_log_query *q)
 
 static int64_t open_session_as(fx *f, uint32_t uid, const char *label, int64_t opened_ms)
 {
-    wres w = {0};
-    assert_int_equal(
-        sc_store_log_open(f->st, uid, 100 + uid, label, strlen(label), opened_ms, wres_cb, &w), 0);
-    fx_drain(f);
-    assert_int_equal(w.rc, 0);
-    return w.id;
+    return fx_log_open(f, uid, 100 + uid, label, opened_ms);
 }
 
 /* A session of `uid` that stores a chain of n nodes; returns the graph id. */
@@ -106,14 +101,6 @@ static int64_t store_graph(fx *f, uint32_t uid, const char *label, uint32_t n, i
     assert_int_equal(w.rc, 0);
     sc_graph_destroy(g);
     return w.id;
-}
-
-static void end_session(fx *f, int64_t s, const char *outcome, uint32_t nodes, int64_t ms)
-{
-    wres w = {0};
-    assert_int_equal(sc_store_log_end(f->st, s, outcome, nodes, ms, wres_cb, &w), 0);
-    fx_drain(f);
-    assert_int_equal(w.rc, 0);
 }
 
 static int delete_graph(fx *f, int64_t graph)
@@ -414,7 +401,7 @@ static void test_log_order_filters_and_pages(void **state)
             assert_int_equal(w.rc, 0);
             sc_graph_destroy(g);
         } else if (strcmp(o, "open") != 0) {
-            end_session(f, all[i].session, o, 4, all[i].opened + 1);
+            fx_log_end(f, all[i].session, o, 4, all[i].opened + 1);
         }
     }
 
@@ -460,7 +447,7 @@ static void test_log_entry_fields(void **state)
     fx_open(f, 1000, 0);
     int64_t open_s = open_session_as(f, 1000, "still open \xe2\x9c\x93", T0);
     int64_t failed_s = open_session_as(f, 1001, "", T0 + 1);
-    end_session(f, failed_s, "failed", 17, T0 + 2500);
+    fx_log_end(f, failed_s, "failed", 17, T0 + 2500);
     int64_t graph = store_graph(f, 1002, "done", 9, T0 + 3000);
 
     sc_log_query q = {.limit = 10, .any_owner = true};
@@ -538,7 +525,7 @@ static void test_log_cursor_stable_under_writes(void **state)
     /* Opened at the cursor's own instant, so it sorts before the cursor. */
     int64_t late = open_session_as(f, 1000, "x", T0 + 1000);
     int64_t newest = open_session_as(f, 1000, "x", T0 + 50000);
-    end_session(f, s[2], "closed", 1, T0 + 60000);
+    fx_log_end(f, s[2], "closed", 1, T0 + 60000);
 
     p = list_log(f, &q);
     assert_int_equal(p->count, 4);
