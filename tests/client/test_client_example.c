@@ -80,7 +80,7 @@ static void test_install_layout(void **state)
     char *libs[] = {"libstreamcap.a",
                     "libstreamcap.so",
                     "libstreamcap.so.0",
-                    "libstreamcap.so." SC_VERSION,
+                    ("libstreamcap.so." SC_VERSION), /* one name, the version appended */
                     "pkgconfig/streamcap.pc",
                     "cmake/streamcap/streamcapConfig.cmake",
                     "cmake/streamcap/streamcapConfigVersion.cmake",

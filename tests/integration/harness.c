@@ -508,6 +508,7 @@ static int fill(sc_it_conn *c)
 static int wait_ready(const sc_it_conn *c, short events, int64_t deadline, short *revents)
 {
     struct pollfd p = {.fd = c->fd, .events = events};
+    *revents = 0; /* set on every path: the callers read it only after a 0 */
     for (;;) {
         int r = poll(&p, 1, remaining_ms(deadline));
         if (r > 0) {

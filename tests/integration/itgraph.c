@@ -257,7 +257,7 @@ static void read_edges(sc_itg_graph *g, const cJSON *edges, const char *req)
     const cJSON *e;
     cJSON_ArrayForEach(e, edges)
     {
-        uint32_t a, b;
+        uint32_t a = 0, b = 0;
         if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 ||
             !u32_at(cJSON_GetArrayItem(e, 0), &a) || !u32_at(cJSON_GetArrayItem(e, 1), &b) ||
             a >= g->n || b >= g->n)
