@@ -46,6 +46,10 @@ extern "C" {
 #define SC_E__MIN (-299)
 #define SC_E__MAX (-200)
 
+/** True when the ranges [amin, amax] and [bmin, bmax] share no value: for
+ *  the compile-time checks of the layers that map one space onto another. */
+#define SC_RANGES_DISJOINT(amin, amax, bmin, bmax) ((amax) < (bmin) || (bmax) < (amin))
+
 enum sc_error {
     SC_OK = 0,
     SC_ENOMEM = -201,    /* allocation failed; nothing changed */
