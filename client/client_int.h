@@ -5,6 +5,7 @@
 #ifndef SC_CLIENT_INT_H
 #define SC_CLIENT_INT_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +15,49 @@
 #include "sc_buf.h"
 #include "sc_frame.h"
 #include "sc_methods.h"
+#include "sc_rpc.h"
 #include "streamcap.h"
+
+/*
+ * Return codes: the library's functions return 0, a negated errno value
+ * (-1 .. -199) or a daemon error (<= -1000), never anything else.  The
+ * daemon's code 1000 + n comes back as -1000 - n (map_code() in conn.c)
+ * and a JSON-RPC standard code unchanged; the constants of streamcap.h
+ * are checked here against the wire codes of sc_rpc.h, and the errno
+ * values the library returns against their range.
+ */
+#define SC_CL_DAEMON_CODE(cl, rpc) _Static_assert((cl) == -(rpc), #cl " is not -" #rpc)
+SC_CL_DAEMON_CODE(SC_CLIENT_ESERVER, SC_RPC_APP__MIN);
+SC_CL_DAEMON_CODE(SC_CLIENT_ENOTFOUND, SC_RPC_NOT_FOUND);
+SC_CL_DAEMON_CODE(SC_CLIENT_ESTATE, SC_RPC_CAPTURE_STATE);
+SC_CL_DAEMON_CODE(SC_CLIENT_EINVALIDATED, SC_RPC_INVALIDATED);
+SC_CL_DAEMON_CODE(SC_CLIENT_EPERM, SC_RPC_PERMISSION_DENIED);
+SC_CL_DAEMON_CODE(SC_CLIENT_ELIMIT, SC_RPC_LIMIT);
+SC_CL_DAEMON_CODE(SC_CLIENT_ESTORAGE, SC_RPC_STORAGE);
+SC_CL_DAEMON_CODE(SC_CLIENT_ESHUTDOWN, SC_RPC_SHUTTING_DOWN);
+_Static_assert(SC_CLIENT_EPARSE == SC_RPC_PARSE_ERROR &&
+                   SC_CLIENT_EREQUEST == SC_RPC_INVALID_REQUEST &&
+                   SC_CLIENT_EMETHOD == SC_RPC_METHOD_NOT_FOUND &&
+                   SC_CLIENT_EPARAMS == SC_RPC_INVALID_PARAMS &&
+                   SC_CLIENT_EINTERNAL == SC_RPC_INTERNAL_ERROR,
+               "JSON-RPC standard codes must come back unchanged");
+_Static_assert(SC_RPC_STD__MAX <= SC_CLIENT_ESERVER, "standard codes must read as daemon errors");
+_Static_assert(-SC_RPC_APP__MAX <= SC_CLIENT_ESERVER, "streamcap codes must read as daemon errors");
+#define SC_CL_ERRNO(e) _Static_assert((e) > 0 && (e) < 200, #e " outside the errno range")
+SC_CL_ERRNO(ENOENT);
+SC_CL_ERRNO(ECONNREFUSED);
+SC_CL_ERRNO(ETIMEDOUT);
+SC_CL_ERRNO(ECONNRESET);
+SC_CL_ERRNO(EPIPE);
+SC_CL_ERRNO(ENOTCONN);
+SC_CL_ERRNO(EPROTO);
+SC_CL_ERRNO(ENOMEM);
+SC_CL_ERRNO(EINVAL);
+SC_CL_ERRNO(EBUSY);
+SC_CL_ERRNO(ENAMETOOLONG);
+SC_CL_ERRNO(EACCES);
+#undef SC_CL_DAEMON_CODE
+#undef SC_CL_ERRNO
 
 struct sc_client {
     int fd;

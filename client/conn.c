@@ -68,9 +68,9 @@ bool sc_client_is_server_error(int rc)
  * mistaken for a negative errno. */
 static int map_code(double code)
 {
-    if (code >= 1000 && code <= INT_MAX)
+    if (code >= SC_RPC_APP__MIN && code <= INT_MAX)
         return -(int)code;
-    if (code <= -1000 && code >= -INT_MAX)
+    if (code <= SC_CLIENT_ESERVER && code >= -INT_MAX)
         return (int)code;
     return SC_CLIENT_ESERVER;
 }

@@ -5,6 +5,20 @@
 
 #include "sc_errors.h"
 
+/* Every code lies in the core's range (sc_errors.h), which the other
+ * layers check theirs against. */
+#define SC_E_IN_RANGE(e) _Static_assert((e) >= SC_E__MIN && (e) <= SC_E__MAX, #e " out of range")
+SC_E_IN_RANGE(SC_ENOMEM);
+SC_E_IN_RANGE(SC_EINVAL);
+SC_E_IN_RANGE(SC_ENOTFOUND);
+SC_E_IN_RANGE(SC_ELIMIT);
+SC_E_IN_RANGE(SC_EALREADY);
+SC_E_IN_RANGE(SC_ENOTCAPTURING);
+SC_E_IN_RANGE(SC_EINVALIDATED);
+SC_E_IN_RANGE(SC_EILLEGAL);
+SC_E_IN_RANGE(SC_EPOISONED);
+_Static_assert(SC_E__MIN <= SC_E__MAX && SC_E__MAX < SC_OK, "core range must be negative");
+
 int sc_stream_format(uint32_t stream, char *buf, size_t cap)
 {
     if (stream == 0)
@@ -17,9 +31,11 @@ int sc_event_format(uint32_t event, char *buf, size_t cap)
     return snprintf(buf, cap, "E%lu", (unsigned long)event);
 }
 
+/* The switches below name every code and have no default, so -Wswitch
+ * (an error under -Werror) refuses a new code without a name or text. */
 static const char *plain_message(int err)
 {
-    switch (err) {
+    switch ((enum sc_error)err) {
     case SC_OK:
         return "success";
     case SC_ENOMEM:
@@ -34,9 +50,12 @@ static const char *plain_message(int err)
         return "capture was invalidated by an illegal operation";
     case SC_EPOISONED:
         return "capture was invalidated on another stream in the session";
-    default:
-        return "unknown error";
+    case SC_EALREADY:
+    case SC_ENOTCAPTURING:
+    case SC_EINVALIDATED:
+        break; /* stream messages: sc_error_message() */
     }
+    return "unknown error";
 }
 
 int sc_error_message(int err, uint32_t stream, char *buf, size_t cap)
@@ -62,7 +81,7 @@ int sc_error_message(int err, uint32_t stream, char *buf, size_t cap)
 
 const char *sc_error_name(int err)
 {
-    switch (err) {
+    switch ((enum sc_error)err) {
     case SC_OK:
         return "OK";
     case SC_ENOMEM:
@@ -83,7 +102,6 @@ const char *sc_error_name(int err)
         return "EILLEGAL";
     case SC_EPOISONED:
         return "EPOISONED";
-    default:
-        return "EUNKNOWN";
     }
+    return "EUNKNOWN";
 }

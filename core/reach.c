@@ -366,28 +366,32 @@ static int walk_back(const sc_graph *g, uint32_t a, uint32_t b, bool *out)
     return 0;
 }
 
-static int check_query(const sc_graph *g, uint32_t a, uint32_t b, bool *out)
+/* Check a query's arguments: 0 or SC_E*.  *answered is set when they
+ * alone decide the answer (then in *out). */
+static int check_query(const sc_graph *g, uint32_t a, uint32_t b, bool *out, bool *answered)
 {
+    *answered = false;
     if (!g || !out || !g->sealed)
         return SC_EINVAL;
     if (a == b) {
-        *out = true;
-        return 1;
+        *out = *answered = true;
+        return 0;
     }
     if (a >= g->node_count || b >= g->node_count)
         return SC_ENOTFOUND;
     if (a > b) {
         *out = false;
-        return 1;
+        *answered = true;
     }
     return 0;
 }
 
 int sc_graph_reachable(const sc_graph *g, uint32_t a, uint32_t b, bool *out)
 {
-    int rc = check_query(g, a, b, out);
-    if (rc != 0)
-        return rc < 0 ? rc : 0;
+    bool answered;
+    int rc = check_query(g, a, b, out, &answered);
+    if (rc != 0 || answered)
+        return rc;
     if (!g->indexed)
         return sc_graph_reachable_bfs(g, a, b, out);
     const uint32_t *row = g->low + (size_t)a * g->index_width;
@@ -404,9 +408,10 @@ int sc_graph_reachable(const sc_graph *g, uint32_t a, uint32_t b, bool *out)
  * skipped: ids are a topological order, so they cannot lead to b. */
 int sc_graph_reachable_bfs(const sc_graph *g, uint32_t a, uint32_t b, bool *out)
 {
-    int rc = check_query(g, a, b, out);
-    if (rc != 0)
-        return rc < 0 ? rc : 0;
+    bool answered;
+    int rc = check_query(g, a, b, out, &answered);
+    if (rc != 0 || answered)
+        return rc;
     const uint32_t span = b - a + 1;
     uint64_t *seen = calloc(((size_t)span + 63) / 64, sizeof *seen);
     uint32_t local[256];

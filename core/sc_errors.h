@@ -4,6 +4,32 @@
  * Every core function returns 0 or one of these negative codes.  The capture
  * errors map one to one onto the spec's messages (spec 8); see
  * sc_error_message() for the exact text.
+ *
+ * Error spaces.  Each layer has its own range of codes:
+ *
+ *   core SC_E* (this file)                         -299 ..   -200
+ *   store SC_STORE_E* (daemon/sc_store.h)          -399 ..   -300
+ *   client: negated errno values                   -199 ..     -1
+ *   client: daemon error replies (SC_CLIENT_E*)           <= -1000
+ *   JSON-RPC 2.0 standard codes (proto/sc_rpc.h)  -32768 .. -32000
+ *   streamcap JSON-RPC codes (proto/sc_rpc.h)              >= 1000
+ *   SQLite result codes (daemon/store*.c only)             >= 0
+ *
+ * The ranges are disjoint, with one deliberate exception: the client
+ * returns the daemon's code 1000 + n as -1000 - n and the JSON-RPC
+ * standard codes unchanged, so those lie in both the client's range and
+ * the JSON-RPC one.
+ *
+ * Why: a code is only meaningful in its own space, and results cross
+ * layers (core -> store -> daemon -> client).  When the spaces shared
+ * numbers (-1 was SC_ENOMEM here, SC_STORE_ENOTFOUND in the store and
+ * -EPERM in the client), a code passed on without being mapped went
+ * unnoticed and meant something else on the other side.  With disjoint
+ * ranges such a code is recognisably foreign, and every mapping checks
+ * at compile time that its source and target ranges stay apart.  Names
+ * are the interface: nothing may depend on the numeric values, only on
+ * the ranges.  This header includes nothing else from the tree, so the
+ * other layers check their ranges against SC_E__MIN / SC_E__MAX.
  */
 #ifndef SC_ERRORS_H
 #define SC_ERRORS_H
@@ -15,19 +41,28 @@
 extern "C" {
 #endif
 
+/* The range reserved for core codes (SC_OK excepted): every SC_E* lies in
+ * [SC_E__MIN, SC_E__MAX]. */
+#define SC_E__MIN (-299)
+#define SC_E__MAX (-200)
+
+/** True when the ranges [amin, amax] and [bmin, bmax] share no value: for
+ *  the compile-time checks of the layers that map one space onto another. */
+#define SC_RANGES_DISJOINT(amin, amax, bmin, bmax) ((amax) < (bmin) || (bmax) < (amin))
+
 enum sc_error {
     SC_OK = 0,
-    SC_ENOMEM = -1,    /* allocation failed; nothing changed */
-    SC_EINVAL = -2,    /* bad argument (NULL, enum out of range, wrong state) */
-    SC_ENOTFOUND = -3, /* node id not in the graph */
-    SC_ELIMIT = -4,    /* id space or name arena exhausted */
+    SC_ENOMEM = -201,    /* allocation failed; nothing changed */
+    SC_EINVAL = -202,    /* bad argument (NULL, enum out of range, wrong state) */
+    SC_ENOTFOUND = -203, /* node id not in the graph */
+    SC_ELIMIT = -204,    /* id space or name arena exhausted */
 
     /* The spec's capture errors ("internal graph error: <msg>"). */
-    SC_EALREADY = -10,      /* stream <S> is already capturing */
-    SC_ENOTCAPTURING = -11, /* stream <S> is not capturing */
-    SC_EINVALIDATED = -12,  /* stream <S> capture is invalidated */
-    SC_EILLEGAL = -13,      /* capture was invalidated by an illegal operation */
-    SC_EPOISONED = -14,     /* capture was invalidated on another stream in the session */
+    SC_EALREADY = -210,      /* stream <S> is already capturing */
+    SC_ENOTCAPTURING = -211, /* stream <S> is not capturing */
+    SC_EINVALIDATED = -212,  /* stream <S> capture is invalidated */
+    SC_EILLEGAL = -213,      /* capture was invalidated by an illegal operation */
+    SC_EPOISONED = -214,     /* capture was invalidated on another stream in the session */
 };
 
 /** The prefix the reference implementation puts before every capture error. */

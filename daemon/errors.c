@@ -1,14 +1,29 @@
 /*
  * errors.c - the daemon's mapping of core and store results onto JSON-RPC
  * errors.
+ *
+ * Both switches name every code of their source space and have no
+ * default, so -Wswitch (an error under -Werror) makes a new core or store
+ * code choose its JSON-RPC code here.  The mappings rely on the spaces
+ * being disjoint (sc_errors.h), which is checked below.
  */
 #include "sc_handlers.h"
+
+_Static_assert(SC_RANGES_DISJOINT(SC_E__MIN, SC_E__MAX, SC_STORE_E__MIN, SC_STORE_E__MAX),
+               "core and store error ranges overlap");
+/* [lo, hi] meets neither JSON-RPC range. */
+#define CLEAR_OF_RPC(lo, hi)                                                                       \
+    (SC_RANGES_DISJOINT(lo, hi, SC_RPC_STD__MIN, SC_RPC_STD__MAX) &&                               \
+     SC_RANGES_DISJOINT(lo, hi, SC_RPC_APP__MIN, SC_RPC_APP__MAX))
+_Static_assert(CLEAR_OF_RPC(SC_E__MIN, SC_E__MAX), "core error range overlaps JSON-RPC codes");
+_Static_assert(CLEAR_OF_RPC(SC_STORE_E__MIN, SC_STORE_E__MAX),
+               "store error range overlaps JSON-RPC codes");
 
 /* Map a core error to the protocol's code and the spec's message. */
 int sc_core_rpc_error(sc_rpc_error *err, int rc, uint32_t stream)
 {
-    int code;
-    switch (rc) {
+    int code = SC_RPC_INTERNAL_ERROR;
+    switch ((enum sc_error)rc) {
     case SC_EALREADY:
     case SC_ENOTCAPTURING:
         code = SC_RPC_CAPTURE_STATE;
@@ -21,7 +36,11 @@ int sc_core_rpc_error(sc_rpc_error *err, int rc, uint32_t stream)
     case SC_ELIMIT:
         code = SC_RPC_LIMIT;
         break;
-    default:
+    /* The daemon's own failures (or no error at all): internal. */
+    case SC_OK:
+    case SC_ENOMEM:
+    case SC_EINVAL:
+    case SC_ENOTFOUND:
         code = SC_RPC_INTERNAL_ERROR;
         break;
     }
@@ -32,12 +51,22 @@ int sc_core_rpc_error(sc_rpc_error *err, int rc, uint32_t stream)
     return code;
 }
 
+/* Callers answer SC_STORE_ENOTFOUND themselves where it means a missing
+ * session or graph (1001 with data.what); reaching here it is a storage
+ * failure like the rest. */
 int sc_store_rpc_error(sc_rpc_error *err, int rc, const char *errmsg)
 {
-    if (rc == SC_STORE_ECLOSED)
+    switch ((enum sc_store_rc)rc) {
+    case SC_STORE_ECLOSED:
         return sc_rpc_fail(err, SC_RPC_SHUTTING_DOWN, "daemon is shutting down");
-    if (rc == SC_STORE_ENOMEM)
+    case SC_STORE_ENOMEM:
         return sc_rpc_fail(err, SC_RPC_INTERNAL_ERROR, "out of memory");
+    case SC_STORE_OK:
+    case SC_STORE_ENOTFOUND:
+    case SC_STORE_EIO:
+    case SC_STORE_EINVAL:
+        break;
+    }
     return sc_rpc_fail(err, SC_RPC_STORAGE, "storage error: %s",
                        errmsg ? errmsg : "database failed");
 }

@@ -44,14 +44,30 @@ typedef struct sc_store_config {
     int64_t max_page_count; /* > 0: PRAGMA max_page_count (tests only) */
 } sc_store_config;
 
-/* Result codes of store calls and completions. */
+/*
+ * Result codes of store calls and completions: 0 or an SC_STORE_E* code,
+ * never a core SC_E* code nor a SQLite result code.
+ *
+ * Error spaces: the store's codes lie in [SC_STORE_E__MIN, SC_STORE_E__MAX]
+ * = [-399, -300], disjoint from the core's [-299, -200] (sc_errors.h has
+ * the whole table), from negated errno values and from the JSON-RPC codes.
+ * The store builds on the core and turns core results into its own codes
+ * (an SC_ENOMEM from the graph model becomes SC_STORE_ENOMEM); the disjoint
+ * ranges make a core code that slipped through unconverted, or a store
+ * code taken for a core one, recognisable instead of meaning something
+ * else (before, -1 was both SC_STORE_ENOTFOUND and SC_ENOMEM).  store.c
+ * checks the ranges at compile time; nothing may depend on the values.
+ */
+#define SC_STORE_E__MIN (-399)
+#define SC_STORE_E__MAX (-300)
+
 enum sc_store_rc {
     SC_STORE_OK = 0,
-    SC_STORE_ENOTFOUND = -1, /* no such graph / row */
-    SC_STORE_EIO = -2,       /* SQLite failed (full, I/O, busy...): see errmsg */
-    SC_STORE_ECLOSED = -3,   /* store is closing; job not queued */
-    SC_STORE_ENOMEM = -4,
-    SC_STORE_EINVAL = -5, /* bad argument: NULL, unsealed graph, unknown outcome */
+    SC_STORE_ENOTFOUND = -301, /* no such graph / row */
+    SC_STORE_EIO = -302,       /* SQLite failed (full, I/O, busy...): see errmsg */
+    SC_STORE_ECLOSED = -303,   /* store is closing; job not queued */
+    SC_STORE_ENOMEM = -304,
+    SC_STORE_EINVAL = -305, /* bad argument: NULL, unsealed graph, unknown outcome */
 };
 
 typedef struct sc_store_result {

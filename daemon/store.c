@@ -19,6 +19,24 @@
 
 #define DEFAULT_BUSY_TIMEOUT_MS 5000
 
+/* The store's range (sc_store.h) holds every SC_STORE_E* code and stays
+ * clear of the core's, whose codes the store converts. */
+#define STORE_E_IN_RANGE(e)                                                                        \
+    _Static_assert((e) >= SC_STORE_E__MIN && (e) <= SC_STORE_E__MAX, #e " out of range")
+STORE_E_IN_RANGE(SC_STORE_ENOTFOUND);
+STORE_E_IN_RANGE(SC_STORE_EIO);
+STORE_E_IN_RANGE(SC_STORE_ECLOSED);
+STORE_E_IN_RANGE(SC_STORE_ENOMEM);
+STORE_E_IN_RANGE(SC_STORE_EINVAL);
+_Static_assert(SC_STORE_E__MIN <= SC_STORE_E__MAX && SC_STORE_E__MAX < SC_STORE_OK,
+               "store range must be negative");
+_Static_assert(SC_RANGES_DISJOINT(SC_STORE_E__MIN, SC_STORE_E__MAX, SC_E__MIN, SC_E__MAX),
+               "store and core error ranges overlap");
+/* SQLite result codes (SQLITE_OK, SQLITE_ROW, SQLITE_DONE, extended codes)
+ * are never negative, so none of them can pass for a store code. */
+_Static_assert(SQLITE_OK == 0 && SQLITE_ROW > 0 && SQLITE_DONE > 0 && SQLITE_IOERR_NOMEM > 0,
+               "SQLite codes are expected to be non-negative");
+
 /* ---- writer thread ---- */
 
 static void *writer_main(void *p)

@@ -3,6 +3,13 @@
  * store_write.c (the writer connection and its jobs), store_read.c (the
  * reader pool: graph loads, metadata and list pages) and store_time.c.
  * Not part of the API.
+ *
+ * Result codes: every function returns codes of one space only.  Those
+ * named store_* (and sc_store_*) return 0 or an SC_STORE_E* code, unless
+ * their comment says SQLite's result code (store_rows_register); helpers
+ * that return SQLite codes are named sql_* or say so.  Core results
+ * (SC_E*) are converted where the core is called, SQLite results where a
+ * store function makes the SQLite call.
  */
 #ifndef SC_STORE_INT_H
 #define SC_STORE_INT_H
@@ -122,7 +129,7 @@ struct sc_store {
 #define STORE_GRAPH_PTR "streamcap.sc_graph"
 int store_rows_register(sqlite3 *db);
 
-/* store_write.c */
+/* store_write.c: 0 or SC_STORE_EIO (errbuf says why). */
 int store_writer_prepare(store_writer *w, char *errbuf, size_t errlen);
 void store_writer_finalize(store_writer *w);
 /* Run a batch (linked through ->next) and fill each job's result;
@@ -156,11 +163,12 @@ void store_log_sql(int variant, char *buf, size_t len);
 /* Cancel reads not yet started, wait for running ones; then close readers. */
 void store_readers_shutdown(sc_store *st);
 
-/* store_time.c: Unix milliseconds <-> "2026-11-29T19:44:21.123Z". */
+/* store_time.c: Unix milliseconds <-> "2026-11-29T19:44:21.123Z".  The
+ * parser returns false for text that is no such time. */
 #define STORE_TIME_LEN 24 /* years 0000..9999 */
 #define STORE_TIME_BUF 64 /* room for any int64 input */
 void store_time_format(int64_t ms, char out[STORE_TIME_BUF]);
-int store_time_parse(const char *s, size_t len, int64_t *ms);
+bool store_time_parse(const char *s, size_t len, int64_t *ms);
 
 /*
  * graph_index blobs hold little-endian u32 values (schema/README.md).

@@ -14,6 +14,12 @@
  * done; sc_store_close() cancels the ones libuv has not started and waits
  * for the rest.  The after-work callback never touches the store, so it
  * may run after the store is gone.
+ *
+ * Result codes: a job's result is q->rc, 0 or an SC_STORE_E* code.  The
+ * helpers that can fail set it (set_err and friends) and return that same
+ * code, so a chain of them stops at the first failure; helpers named sql_*
+ * return SQLite's result codes instead, and graph_rc() turns the graph
+ * model's SC_E* codes into store codes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,7 +113,8 @@ static void reader_close(store_reader *r)
     free(r);
 }
 
-static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **out)
+/* SQLITE_OK or SQLite's error. */
+static int sql_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **out)
 {
     return sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL);
 }
@@ -123,26 +130,26 @@ static store_reader *reader_open(const sc_store *st, char *errbuf, size_t len)
     if (rc == SQLITE_OK)
         rc = sqlite3_busy_timeout(r->db, st->busy_timeout_ms);
     if (rc == SQLITE_OK)
-        rc = prepare(r->db, "BEGIN", &r->begin);
+        rc = sql_prepare(r->db, "BEGIN", &r->begin);
     if (rc == SQLITE_OK)
-        rc = prepare(r->db, "COMMIT", &r->end);
+        rc = sql_prepare(r->db, "COMMIT", &r->end);
     if (rc == SQLITE_OK)
-        rc = prepare(r->db, "SELECT " GRAPH_COLUMNS " FROM graphs WHERE graph = ?1", &r->meta);
+        rc = sql_prepare(r->db, "SELECT " GRAPH_COLUMNS " FROM graphs WHERE graph = ?1", &r->meta);
     if (rc == SQLITE_OK)
-        rc = prepare(r->db,
-                     "SELECT id, kind, stream, name, num_blocks, threads_per_block, shared_mem,"
-                     " dir, size_bytes, src_device, dst_device, value"
-                     " FROM nodes WHERE graph = ?1 ORDER BY id",
-                     &r->nodes);
+        rc = sql_prepare(r->db,
+                         "SELECT id, kind, stream, name, num_blocks, threads_per_block, shared_mem,"
+                         " dir, size_bytes, src_device, dst_device, value"
+                         " FROM nodes WHERE graph = ?1 ORDER BY id",
+                         &r->nodes);
     if (rc == SQLITE_OK)
-        rc = prepare(r->db, "SELECT src, dst FROM edges WHERE graph = ?1 ORDER BY src, dst",
-                     &r->edges);
+        rc = sql_prepare(r->db, "SELECT src, dst FROM edges WHERE graph = ?1 ORDER BY src, dst",
+                         &r->edges);
     /* length() of a column reads no overflow page: the blobs stay unread. */
     if (rc == SQLITE_OK)
-        rc = prepare(r->db,
-                     "SELECT node_count, edge_count, length(streams), length(edges)"
-                     " FROM graph_index WHERE graph = ?1",
-                     &r->index_row);
+        rc = sql_prepare(r->db,
+                         "SELECT node_count, edge_count, length(streams), length(edges)"
+                         " FROM graph_index WHERE graph = ?1",
+                         &r->index_row);
     if (rc != SQLITE_OK) {
         snprintf(errbuf, len, "opening reader: %s",
                  r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc));
@@ -186,22 +193,23 @@ static void reader_release(sc_store *st, store_reader *r)
     pthread_mutex_unlock(&st->rmu);
 }
 
-static void set_err(store_read_req *q, int rc, const char *msg)
+/* Record the job's result, an SC_STORE_E* code, and return it. */
+static int set_err(store_read_req *q, int rc, const char *msg)
 {
     q->rc = rc;
     snprintf(q->errmsg, sizeof q->errmsg, "%s", msg);
+    return rc;
 }
 
+/* SC_STORE_EIO with the connection's message. */
 static int fail_db(store_reader *r, store_read_req *q)
 {
-    set_err(q, SC_STORE_EIO, sqlite3_errmsg(r->db));
-    return -1;
+    return set_err(q, SC_STORE_EIO, sqlite3_errmsg(r->db));
 }
 
 static int fail_nomem(store_read_req *q)
 {
-    set_err(q, SC_STORE_ENOMEM, "out of memory");
-    return -1;
+    return set_err(q, SC_STORE_ENOMEM, "out of memory");
 }
 
 /* The message the callback gets: SQLite's on EIO, none otherwise. */
@@ -234,7 +242,7 @@ static int time_column(sqlite3_stmt *s, int i, bool nullable, int64_t *ms)
     *ms = 0;
     if (!t)
         return nullable && sqlite3_column_type(s, i) == SQLITE_NULL ? 1 : -1;
-    return store_time_parse(t, (size_t)sqlite3_column_bytes(s, i), ms) == 0 ? 0 : -1;
+    return store_time_parse(t, (size_t)sqlite3_column_bytes(s, i), ms) ? 0 : -1;
 }
 
 static uint32_t col_u32(sqlite3_stmt *s, int i)
@@ -242,7 +250,8 @@ static uint32_t col_u32(sqlite3_stmt *s, int i)
     return (uint32_t)sqlite3_column_int64(s, i);
 }
 
-/* A row of GRAPH_COLUMNS into *m, which then owns its label. */
+/* A row of GRAPH_COLUMNS into *m, which then owns its label.  0 or the
+ * store code set in q. */
 static int row_to_meta(store_read_req *q, sqlite3_stmt *s, sc_graph_meta *m)
 {
     memset(m, 0, sizeof *m);
@@ -253,41 +262,41 @@ static int row_to_meta(store_read_req *q, sqlite3_stmt *s, sc_graph_meta *m)
     m->node_count = col_u32(s, 6);
     m->edge_count = (uint64_t)sqlite3_column_int64(s, 7);
     m->stream_count = col_u32(s, 8);
-    if (time_column(s, 3, false, &m->created_ms) != 0) {
-        set_err(q, SC_STORE_EIO, "stored graph has a malformed created_at");
-        return -1;
-    }
+    if (time_column(s, 3, false, &m->created_ms) != 0)
+        return set_err(q, SC_STORE_EIO, "stored graph has a malformed created_at");
     if (!(m->label = dup_column(s, 2, &m->label_len)))
         return fail_nomem(q);
     return 0;
 }
 
-/* The graph row into *m: 0, or -1 with q->rc set (ENOTFOUND when absent). */
+/* The graph row into *m: 0 or the store code set in q (ENOTFOUND when
+ * absent). */
 static int read_meta(store_reader *r, store_read_req *q, int64_t graph, sc_graph_meta *m)
 {
     sqlite3_stmt *s = r->meta;
     sqlite3_bind_int64(s, 1, graph);
-    int rc = sqlite3_step(s);
-    int ret = -1;
-    if (rc == SQLITE_ROW)
+    int sqlrc = sqlite3_step(s);
+    int ret;
+    if (sqlrc == SQLITE_ROW)
         ret = row_to_meta(q, s, m);
-    else if (rc == SQLITE_DONE)
-        q->rc = SC_STORE_ENOTFOUND;
+    else if (sqlrc == SQLITE_DONE)
+        ret = q->rc = SC_STORE_ENOTFOUND;
     else
-        fail_db(r, q);
+        ret = fail_db(r, q);
     sqlite3_reset(s);
     return ret;
 }
 
 /* ---- whole graphs ---- */
 
-/* One nodes row into *n; the name points into the statement's row. */
-static int row_to_node(sqlite3_stmt *s, sc_node *n)
+/* One nodes row into *n; the name points into the statement's row.
+ * False when the row holds no valid node. */
+static bool row_to_node(sqlite3_stmt *s, sc_node *n)
 {
     memset(n, 0, sizeof *n);
     const char *kind = (const char *)sqlite3_column_text(s, 1);
     if (!kind || sc_node_kind_parse(kind, (size_t)sqlite3_column_bytes(s, 1), &n->kind) != 0)
-        return -1;
+        return false;
     n->stream = col_u32(s, 2);
     n->name = (const char *)sqlite3_column_text(s, 3);
     n->name_len = (size_t)sqlite3_column_bytes(s, 3);
@@ -298,17 +307,17 @@ static int row_to_node(sqlite3_stmt *s, sc_node *n)
     n->shared_mem = col_u32(s, 6);
     const char *dir = (const char *)sqlite3_column_text(s, 7);
     if (dir && sc_memcpy_dir_parse(dir, (size_t)sqlite3_column_bytes(s, 7), &n->dir) != 0)
-        return -1;
+        return false;
     n->size_bytes = (uint64_t)sqlite3_column_int64(s, 8);
     n->src_device = col_u32(s, 9);
     n->dst_device = col_u32(s, 10);
     n->value = (uint8_t)sqlite3_column_int64(s, 11);
-    return 0;
+    return true;
 }
 
-/* Step through the rows of `s`; a step error becomes EIO.  Returns the
- * step result (SQLITE_ROW, SQLITE_DONE or an error). */
-static int next_row(store_reader *r, store_read_req *q, sqlite3_stmt *s)
+/* Step through the rows of `s`; a step error is recorded in q as EIO.
+ * Returns SQLite's step result (SQLITE_ROW, SQLITE_DONE or the error). */
+static int sql_next_row(store_reader *r, store_read_req *q, sqlite3_stmt *s)
 {
     int rc = sqlite3_step(s);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -316,38 +325,47 @@ static int next_row(store_reader *r, store_read_req *q, sqlite3_stmt *s)
     return rc;
 }
 
+/* SC_STORE_EIO: the stored rows do not make a graph. */
 static int corrupt(load_req *q, const char *what)
 {
     char msg[128];
     snprintf(msg, sizeof msg, "stored graph %lld is inconsistent: %s", (long long)q->graph, what);
-    set_err(&q->base, SC_STORE_EIO, msg);
-    return -1;
+    return set_err(&q->base, SC_STORE_EIO, msg);
 }
 
-static int graph_rc(load_req *q, int rc)
+/* graph_rc() turns the graph model's codes into store codes: the two
+ * ranges must not meet. */
+_Static_assert(SC_RANGES_DISJOINT(SC_E__MIN, SC_E__MAX, SC_STORE_E__MIN, SC_STORE_E__MAX),
+               "core codes could pass for store codes");
+
+/* A failed graph call (core_rc, an SC_E* code) as the job's store code:
+ * SC_ENOMEM is SC_STORE_ENOMEM; anything else means the rows were
+ * rejected, SC_STORE_EIO with `what`. */
+static int graph_rc(load_req *q, int core_rc, const char *what)
 {
-    if (rc == SC_ENOMEM)
+    if (core_rc == SC_ENOMEM)
         return fail_nomem(&q->base);
-    return corrupt(q, "rejected by the graph model");
+    return corrupt(q, what);
 }
 
 static int read_nodes(store_reader *r, load_req *q, sc_graph *g)
 {
     sqlite3_stmt *s = r->nodes;
     sqlite3_bind_int64(s, 1, q->graph);
-    int rc, ret = 0;
+    int sqlrc, core_rc, ret = 0;
     uint32_t expect = 0;
-    while (ret == 0 && (rc = next_row(r, &q->base, s)) == SQLITE_ROW) {
+    while (ret == 0 && (sqlrc = sql_next_row(r, &q->base, s)) == SQLITE_ROW) {
         sc_node n;
         uint32_t id;
-        if (sqlite3_column_int64(s, 0) != expect || row_to_node(s, &n) != 0)
+        if (sqlite3_column_int64(s, 0) != expect || !row_to_node(s, &n))
             ret = corrupt(q, "bad node row");
-        else if ((rc = sc_graph_add_node(g, &n, &id)) != 0)
-            ret = graph_rc(q, rc);
+        else if ((core_rc = sc_graph_add_node(g, &n, &id)) != 0)
+            ret = graph_rc(q, core_rc, "rejected by the graph model");
         expect++;
     }
-    if (ret == 0 && rc != SQLITE_DONE)
-        ret = -1;
+    /* A step error: sql_next_row recorded it. */
+    if (ret == 0 && sqlrc != SQLITE_DONE)
+        ret = q->base.rc;
     sqlite3_reset(s);
     return ret;
 }
@@ -356,16 +374,16 @@ static int read_edges(store_reader *r, load_req *q, sc_graph *g)
 {
     sqlite3_stmt *s = r->edges;
     sqlite3_bind_int64(s, 1, q->graph);
-    int rc, ret = 0;
-    while (ret == 0 && (rc = next_row(r, &q->base, s)) == SQLITE_ROW) {
+    int sqlrc, core_rc, ret = 0;
+    while (ret == 0 && (sqlrc = sql_next_row(r, &q->base, s)) == SQLITE_ROW) {
         sqlite3_int64 src = sqlite3_column_int64(s, 0), dst = sqlite3_column_int64(s, 1);
         if (src < 0 || dst < 0 || src > UINT32_MAX || dst > UINT32_MAX)
             ret = corrupt(q, "bad edge row");
-        else if ((rc = sc_graph_add_edge(g, (uint32_t)src, (uint32_t)dst)) != 0)
-            ret = graph_rc(q, rc);
+        else if ((core_rc = sc_graph_add_edge(g, (uint32_t)src, (uint32_t)dst)) != 0)
+            ret = graph_rc(q, core_rc, "rejected by the graph model");
     }
-    if (ret == 0 && rc != SQLITE_DONE)
-        ret = -1;
+    if (ret == 0 && sqlrc != SQLITE_DONE)
+        ret = q->base.rc;
     sqlite3_reset(s);
     return ret;
 }
@@ -378,17 +396,18 @@ static void load_graph(store_reader *r, load_req *q)
         fail_nomem(&q->base);
         return;
     }
+    int core_rc;
     int rc = read_meta(r, &q->base, q->graph, &sg->meta);
-    if (rc == 0 && (rc = sc_graph_create(&sg->graph)) != 0)
-        rc = graph_rc(q, rc);
+    if (rc == 0 && (core_rc = sc_graph_create(&sg->graph)) != 0)
+        rc = graph_rc(q, core_rc, "rejected by the graph model");
     if (rc == 0)
         rc = read_nodes(r, q, sg->graph);
     if (rc == 0 && sc_graph_node_count(sg->graph) != sg->meta.node_count)
         rc = corrupt(q, "node count differs from the graph row");
     if (rc == 0)
         rc = read_edges(r, q, sg->graph);
-    if (rc == 0 && (rc = sc_graph_seal(sg->graph)) != 0)
-        rc = graph_rc(q, rc);
+    if (rc == 0 && (core_rc = sc_graph_seal(sg->graph)) != 0)
+        rc = graph_rc(q, core_rc, "rejected by the graph model");
     if (rc == 0 && sc_graph_edge_count(sg->graph) != sg->meta.edge_count)
         rc = corrupt(q, "edge count differs from the graph row");
     if (rc != 0) {
@@ -400,27 +419,27 @@ static void load_graph(store_reader *r, load_req *q)
 
 /* ---- skeletons (graph_index) ---- */
 
-/* The graph_index row's counts, checked against the graph row: 0, 1 when
- * the graph has no such row, or -1 with the error set. */
-static int read_index_row(store_reader *r, load_req *q, const sc_graph_meta *m)
+/* The graph_index row's counts, checked against the graph row: 0 (with
+ * *found false when the graph has no such row) or the store code set in q. */
+static int read_index_row(store_reader *r, load_req *q, const sc_graph_meta *m, bool *found)
 {
     sqlite3_stmt *s = r->index_row;
     sqlite3_bind_int64(s, 1, q->graph);
-    int rc = next_row(r, &q->base, s);
-    int ret = rc == SQLITE_DONE ? 1 : -1;
-    if (rc == SQLITE_ROW) {
+    int sqlrc = sql_next_row(r, &q->base, s);
+    int ret = sqlrc == SQLITE_ROW || sqlrc == SQLITE_DONE ? 0 : q->base.rc;
+    *found = sqlrc == SQLITE_ROW;
+    if (sqlrc == SQLITE_ROW) {
         sqlite3_int64 n = sqlite3_column_int64(s, 0), e = sqlite3_column_int64(s, 1);
         if (n != m->node_count || (uint64_t)e != m->edge_count ||
             sqlite3_column_int64(s, 2) != 4 * n || sqlite3_column_int64(s, 3) != 8 * e)
             ret = corrupt(q, "graph_index row differs from the graph row");
-        else
-            ret = 0;
     }
     sqlite3_reset(s);
     return ret;
 }
 
-/* Read `bytes` of column `column` of graph_index into buf.  0 or -1. */
+/* Read `bytes` of column `column` of graph_index into buf.  0 or the store
+ * code set in q. */
 static int read_blob(store_reader *r, load_req *q, const char *column, void *buf, uint64_t bytes)
 {
     if (bytes == 0)
@@ -428,19 +447,20 @@ static int read_blob(store_reader *r, load_req *q, const char *column, void *buf
     if (bytes > INT32_MAX)
         return corrupt(q, "graph_index blob too large");
     sqlite3_blob *b = NULL;
-    int rc = sqlite3_blob_open(r->db, "main", "graph_index", column, q->graph, 0, &b);
-    if (rc == SQLITE_OK && (uint64_t)sqlite3_blob_bytes(b) != bytes) {
+    int sqlrc = sqlite3_blob_open(r->db, "main", "graph_index", column, q->graph, 0, &b);
+    if (sqlrc == SQLITE_OK && (uint64_t)sqlite3_blob_bytes(b) != bytes) {
         sqlite3_blob_close(b);
         return corrupt(q, "graph_index blob has the wrong size");
     }
-    if (rc == SQLITE_OK)
-        rc = sqlite3_blob_read(b, buf, (int)bytes, 0);
-    int ret = rc == SQLITE_OK ? 0 : fail_db(r, &q->base);
+    if (sqlrc == SQLITE_OK)
+        sqlrc = sqlite3_blob_read(b, buf, (int)bytes, 0);
+    int ret = sqlrc == SQLITE_OK ? 0 : fail_db(r, &q->base);
     sqlite3_blob_close(b);
     return ret;
 }
 
-/* The skeleton from the blobs; sg->meta holds the graph row already. */
+/* The skeleton from the blobs; sg->meta holds the graph row already.  0 or
+ * the store code set in q. */
 static int build_skeleton(store_reader *r, load_req *q, sc_stored_graph *sg)
 {
     uint32_t n = sg->meta.node_count;
@@ -455,9 +475,9 @@ static int build_skeleton(store_reader *r, load_req *q, sc_stored_graph *sg)
     if (rc == 0) {
         store_le32_swap(streams, n);
         store_le32_swap(pairs, 2 * e);
-        if ((rc = sc_graph_create_skeleton(n, streams, e, pairs, &sg->graph)) != 0)
-            rc = rc == SC_ENOMEM ? fail_nomem(&q->base)
-                                 : corrupt(q, "graph_index rejected by the graph model");
+        int core_rc = sc_graph_create_skeleton(n, streams, e, pairs, &sg->graph);
+        if (core_rc != 0)
+            rc = graph_rc(q, core_rc, "graph_index rejected by the graph model");
     }
     if (rc == 0 && sc_graph_stream_count(sg->graph) != sg->meta.stream_count)
         rc = corrupt(q, "stream count differs from the graph row");
@@ -475,10 +495,11 @@ static void load_skeleton(store_reader *r, load_req *q)
         fail_nomem(&q->base);
         return;
     }
+    bool indexed = false;
     int rc = read_meta(r, &q->base, q->graph, &sg->meta);
     if (rc == 0)
-        rc = read_index_row(r, q, &sg->meta);
-    if (rc == 1) {
+        rc = read_index_row(r, q, &sg->meta, &indexed);
+    if (rc == 0 && !indexed) {
         sc_stored_graph_free(sg);
         load_graph(r, q);
         return;
@@ -587,7 +608,7 @@ static sqlite3_stmt *list_stmt(store_reader *r, store_read_req *q, sqlite3_stmt 
         return *slot;
     char sql[STORE_LIST_SQL_MAX];
     build(variant, sql, sizeof sql);
-    if (prepare(r->db, sql, slot) != SQLITE_OK) {
+    if (sql_prepare(r->db, sql, slot) != SQLITE_OK) {
         fail_db(r, q);
         sqlite3_finalize(*slot);
         *slot = NULL;
@@ -596,34 +617,34 @@ static sqlite3_stmt *list_stmt(store_reader *r, store_read_req *q, sqlite3_stmt 
 }
 
 /* Make room for one more element of `size` bytes in *arr (`count` used,
- * *cap allocated; never more than `max`).  0 or -1. */
-static int grow(void **arr, size_t count, size_t *cap, size_t max, size_t size)
+ * *cap allocated; never more than `max`).  False when out of memory. */
+static bool grow(void **arr, size_t count, size_t *cap, size_t max, size_t size)
 {
     if (count < *cap)
-        return 0;
+        return true;
     size_t want = *cap ? *cap * 2 : 64;
     if (want > max)
         want = max;
     void *p = realloc(*arr, want * size);
     if (!p)
-        return -1;
+        return false;
     *arr = p;
     *cap = want;
-    return 0;
+    return true;
 }
 
 /*
  * Step through up to limit + 1 rows: the extra one only tells that more
- * exist.  `take` appends the current row to the job's page (0, or -1 with
- * the error set).  Returns 0 with *more set, or -1.
+ * exist.  `take` appends the current row to the job's page (0 or the store
+ * code it set).  Returns 0 with *more set, or the store code set in q.
  */
 static int read_page(store_reader *r, store_read_req *q, sqlite3_stmt *s, uint32_t limit,
                      int (*take)(store_read_req *q, sqlite3_stmt *s), bool *more)
 {
-    int rc, ret = 0;
+    int sqlrc, ret = 0;
     uint32_t taken = 0;
     *more = false;
-    while (ret == 0 && (rc = next_row(r, q, s)) == SQLITE_ROW) {
+    while (ret == 0 && (sqlrc = sql_next_row(r, q, s)) == SQLITE_ROW) {
         if (taken == limit) {
             *more = true;
             break;
@@ -631,8 +652,8 @@ static int read_page(store_reader *r, store_read_req *q, sqlite3_stmt *s, uint32
         ret = take(q, s);
         taken++;
     }
-    if (ret == 0 && !*more && rc != SQLITE_DONE)
-        ret = -1;
+    if (ret == 0 && !*more && sqlrc != SQLITE_DONE)
+        ret = q->rc;
     sqlite3_reset(s);
     return ret;
 }
@@ -641,10 +662,11 @@ static int take_graph(store_read_req *base, sqlite3_stmt *s)
 {
     graphs_req *q = (graphs_req *)base;
     sc_graph_page *p = q->page;
-    if (grow((void **)&p->graphs, p->count, &q->cap, q->q.limit, sizeof *p->graphs) != 0)
+    if (!grow((void **)&p->graphs, p->count, &q->cap, q->q.limit, sizeof *p->graphs))
         return fail_nomem(base);
-    if (row_to_meta(base, s, &p->graphs[p->count]) != 0)
-        return -1;
+    int rc = row_to_meta(base, s, &p->graphs[p->count]);
+    if (rc != 0)
+        return rc;
     p->count++;
     return 0;
 }
@@ -694,15 +716,14 @@ static int bad_log_row(store_read_req *q, int64_t session)
 {
     char msg[96];
     snprintf(msg, sizeof msg, "capture log row %lld is malformed", (long long)session);
-    set_err(q, SC_STORE_EIO, msg);
-    return -1;
+    return set_err(q, SC_STORE_EIO, msg);
 }
 
 static int take_log(store_read_req *base, sqlite3_stmt *s)
 {
     log_req *q = (log_req *)base;
     sc_log_page *p = q->page;
-    if (grow((void **)&p->entries, p->count, &q->cap, q->q.limit, sizeof *p->entries) != 0)
+    if (!grow((void **)&p->entries, p->count, &q->cap, q->q.limit, sizeof *p->entries))
         return fail_nomem(base);
     sc_log_entry *e = &p->entries[p->count];
     memset(e, 0, sizeof *e);
@@ -861,13 +882,13 @@ static int read_submit(sc_store *st, store_read_req *q, read_run_fn run, read_de
     st->reads = q;
     pthread_mutex_unlock(&st->rmu);
 
-    int rc = uv_queue_work(st->loop, &q->work, read_work, read_after);
-    if (rc != 0) {
+    int uvrc = uv_queue_work(st->loop, &q->work, read_work, read_after);
+    if (uvrc != 0) {
         pthread_mutex_lock(&st->rmu);
         unlink_req(st, q);
         pthread_mutex_unlock(&st->rmu);
         free(q);
-        return rc == UV_ENOMEM ? SC_STORE_ENOMEM : SC_STORE_EIO;
+        return uvrc == UV_ENOMEM ? SC_STORE_ENOMEM : SC_STORE_EIO;
     }
     return 0;
 }

@@ -122,7 +122,8 @@ static bool is_edges(const rows_cursor *c)
 }
 
 /* Step to the next node with successors; edges are enumerated per node
- * because sc_graph_edge() would search for the source of every edge. */
+ * because sc_graph_edge() would search for the source of every edge.
+ * 0 or the graph model's SC_E* code (load_row turns it into SQLite's). */
 static int next_edge(rows_cursor *c)
 {
     if (++c->k < c->nsucc)
@@ -135,13 +136,14 @@ static int next_edge(rows_cursor *c)
     return rc;
 }
 
-/* Make row c->i current; an error stops the statement. */
+/* Make row c->i current: SQLITE_OK, or SQLITE_INTERNAL (which stops the
+ * statement) when the graph model fails. */
 static int load_row(rows_cursor *c)
 {
     if (c->i >= c->n)
         return SQLITE_OK;
-    int rc = is_edges(c) ? next_edge(c) : sc_graph_node(c->g, (uint32_t)c->i, &c->node);
-    if (rc == 0)
+    int core_rc = is_edges(c) ? next_edge(c) : sc_graph_node(c->g, (uint32_t)c->i, &c->node);
+    if (core_rc == 0)
         return SQLITE_OK;
     sqlite3_free(c->base.pVtab->zErrMsg);
     c->base.pVtab->zErrMsg =

@@ -61,18 +61,18 @@ static int digits(const char *s, int n)
     return v;
 }
 
-int store_time_parse(const char *s, size_t len, int64_t *ms)
+bool store_time_parse(const char *s, size_t len, int64_t *ms)
 {
     if (len != STORE_TIME_LEN || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
         s[16] != ':' || s[19] != '.' || s[23] != 'Z')
-        return -1;
+        return false;
     int y = digits(s, 4), mo = digits(s + 5, 2), d = digits(s + 8, 2);
     int h = digits(s + 11, 2), mi = digits(s + 14, 2), sec = digits(s + 17, 2);
     int milli = digits(s + 20, 3);
     if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 ||
         sec < 0 || sec > 59 || milli < 0)
-        return -1;
+        return false;
     int64_t days = days_from_civil(y, (unsigned)mo, (unsigned)d);
     *ms = days * MS_PER_DAY + ((int64_t)h * 3600 + mi * 60 + sec) * 1000 + milli;
-    return 0;
+    return true;
 }

@@ -7,6 +7,13 @@
  * INSERT ... SELECT from the table-valued functions of store_rows.c, which
  * read the sealed graph in key order; the graph_index blobs are filled from
  * the graph's successor lists.
+ *
+ * Two result spaces meet here and each function keeps to one: the helpers
+ * named sql_* return SQLite result codes (SQLITE_OK or the error), the
+ * others 0 or an SC_STORE_E* code.  A SQLite failure becomes SC_STORE_EIO
+ * where a store function calls a sql_* helper or sqlite3 itself; SQLite's
+ * message is then read from the connection (or w->why, for failures that
+ * are not SQLite's).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,9 +80,8 @@ static sqlite3_stmt **stmt_slot(store_writer *w, size_t i)
 int store_writer_prepare(store_writer *w, char *errbuf, size_t errlen)
 {
     for (size_t i = 0; i < N_WRITER_SQL; i++) {
-        int rc = sqlite3_prepare_v3(w->db, writer_sql[i].sql, -1, SQLITE_PREPARE_PERSISTENT,
-                                    stmt_slot(w, i), NULL);
-        if (rc != SQLITE_OK) {
+        if (sqlite3_prepare_v3(w->db, writer_sql[i].sql, -1, SQLITE_PREPARE_PERSISTENT,
+                               stmt_slot(w, i), NULL) != SQLITE_OK) {
             snprintf(errbuf, errlen, "preparing \"%s\": %s", writer_sql[i].sql,
                      sqlite3_errmsg(w->db));
             return SC_STORE_EIO;
@@ -92,12 +98,13 @@ void store_writer_finalize(store_writer *w)
     }
 }
 
-/* Step a statement that returns no row; SQLITE_OK-like 0 or the error. */
-static int step_done(sqlite3_stmt *s)
+/* Step a statement that returns no row: SQLITE_OK when it ran to the end,
+ * else SQLite's error (or SQLITE_ROW when it unexpectedly returned one). */
+static int sql_step_done(sqlite3_stmt *s)
 {
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
-    return rc == SQLITE_DONE ? 0 : rc;
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
 static void bind_time(sqlite3_stmt *s, int idx, int64_t ms)
@@ -119,9 +126,9 @@ static int run_log_open(store_writer *w, store_job *j)
     sqlite3_bind_int64(s, 2, j->u.open.uid);
     sqlite3_bind_int64(s, 3, j->u.open.pid);
     bind_time(s, 4, j->u.open.opened_ms);
-    int rc = step_done(s);
+    int sqlrc = sql_step_done(s);
     sqlite3_clear_bindings(s);
-    if (rc)
+    if (sqlrc != SQLITE_OK)
         return SC_STORE_EIO;
     j->id = sqlite3_last_insert_rowid(w->db);
     return 0;
@@ -134,8 +141,7 @@ static int run_log_end(store_writer *w, store_job *j)
     sqlite3_bind_text(s, 2, j->u.end.outcome, -1, SQLITE_STATIC);
     sqlite3_bind_int64(s, 3, j->u.end.node_count);
     bind_time(s, 4, j->u.end.ended_ms);
-    int rc = step_done(s);
-    if (rc)
+    if (sql_step_done(s) != SQLITE_OK)
         return SC_STORE_EIO;
     /* The WHERE clause left the row alone, so nothing was written. */
     if (sqlite3_changes(w->db) == 0)
@@ -149,11 +155,11 @@ static int check_open(store_writer *w, int64_t session)
 {
     sqlite3_stmt *s = w->log_check;
     sqlite3_bind_int64(s, 1, session);
-    int rc = sqlite3_step(s);
+    int sqlrc = sqlite3_step(s);
     sqlite3_reset(s);
-    if (rc == SQLITE_ROW)
+    if (sqlrc == SQLITE_ROW)
         return 0;
-    return rc == SQLITE_DONE ? SC_STORE_ENOTFOUND : SC_STORE_EIO;
+    return sqlrc == SQLITE_DONE ? SC_STORE_ENOTFOUND : SC_STORE_EIO;
 }
 
 static int insert_graph_row(store_writer *w, store_job *j, int64_t *gid)
@@ -168,9 +174,9 @@ static int insert_graph_row(store_writer *w, store_job *j, int64_t *gid)
     sqlite3_bind_int64(s, 6, sc_graph_node_count(g));
     sqlite3_bind_int64(s, 7, (sqlite3_int64)sc_graph_edge_count(g));
     sqlite3_bind_int64(s, 8, sc_graph_stream_count(g));
-    int rc = step_done(s);
+    int sqlrc = sql_step_done(s);
     sqlite3_clear_bindings(s);
-    if (rc)
+    if (sqlrc != SQLITE_OK)
         return SC_STORE_EIO;
     *gid = sqlite3_last_insert_rowid(w->db);
     return 0;
@@ -192,6 +198,8 @@ static void index_blobs_free(index_blobs *b)
     b->streams = b->edges = NULL;
 }
 
+/* 0, or SC_STORE_EIO with w->why set (out of memory: the job fails and its
+ * transaction is rolled back like any other failed write). */
 static int index_blobs_alloc(store_writer *w, const sc_graph *g, index_blobs *b)
 {
     uint64_t n = sc_graph_node_count(g), m = sc_graph_edge_count(g);
@@ -207,7 +215,7 @@ static int index_blobs_alloc(store_writer *w, const sc_graph *g, index_blobs *b)
         return 0;
     index_blobs_free(b);
     w->why = "out of memory building the graph index row";
-    return SQLITE_NOMEM;
+    return SC_STORE_EIO;
 }
 
 /* An empty blob is still a blob: binding a NULL pointer would store NULL. */
@@ -219,10 +227,11 @@ static void bind_u32_blob(sqlite3_stmt *s, int idx, uint32_t *v, uint64_t count)
         sqlite3_bind_blob64(s, idx, v, count * sizeof *v, SQLITE_STATIC);
 }
 
-static int insert_index(store_writer *w, const sc_graph *g, int64_t gid, index_blobs *b)
+/* SQLITE_OK or SQLite's error. */
+static int sql_insert_index(store_writer *w, const sc_graph *g, int64_t gid, index_blobs *b)
 {
     if (!b->wanted)
-        return 0;
+        return SQLITE_OK;
     uint32_t n = sc_graph_node_count(g);
     uint64_t m = sc_graph_edge_count(g);
     store_le32_swap(b->streams, n);
@@ -233,24 +242,26 @@ static int insert_index(store_writer *w, const sc_graph *g, int64_t gid, index_b
     sqlite3_bind_int64(s, 3, (sqlite3_int64)m);
     bind_u32_blob(s, 4, b->streams, n);
     bind_u32_blob(s, 5, b->edges, 2 * m);
-    int rc = step_done(s);
+    int rc = sql_step_done(s);
     /* The blobs are freed after the job. */
     sqlite3_clear_bindings(s);
     return rc;
 }
 
-/* One INSERT ... SELECT from the graph's rows (store_rows.c). */
-static int insert_rows(sqlite3_stmt *s, const sc_graph *g, int64_t gid)
+/* One INSERT ... SELECT from the graph's rows (store_rows.c): SQLITE_OK or
+ * SQLite's error. */
+static int sql_insert_rows(sqlite3_stmt *s, const sc_graph *g, int64_t gid)
 {
     sqlite3_bind_int64(s, 1, gid);
     sqlite3_bind_pointer(s, 2, (void *)g, STORE_GRAPH_PTR, NULL);
-    int rc = step_done(s);
+    int rc = sql_step_done(s);
     /* The graph may be freed after the job. */
     sqlite3_clear_bindings(s);
     return rc;
 }
 
-/* The graph_index blobs: every node's stream and every edge. */
+/* The graph_index blobs: every node's stream and every edge.  0, or
+ * SC_STORE_EIO with w->why set when the graph cannot be read. */
 static int fill_index(store_writer *w, const sc_graph *g, index_blobs *b)
 {
     if (!b->wanted)
@@ -260,7 +271,7 @@ static int fill_index(store_writer *w, const sc_graph *g, index_blobs *b)
         sc_node node;
         if (sc_graph_node(g, id, &node) != 0) {
             w->why = "graph node could not be read";
-            return SQLITE_INTERNAL;
+            return SC_STORE_EIO;
         }
         b->streams[id] = node.stream;
     }
@@ -270,7 +281,7 @@ static int fill_index(store_writer *w, const sc_graph *g, index_blobs *b)
         uint32_t count;
         if (sc_graph_successors(g, src, &succ, &count) != 0) {
             w->why = "graph edge could not be read";
-            return SQLITE_INTERNAL;
+            return SC_STORE_EIO;
         }
         for (uint32_t k = 0; k < count; k++) {
             *pair++ = src;
@@ -278,6 +289,18 @@ static int fill_index(store_writer *w, const sc_graph *g, index_blobs *b)
         }
     }
     return 0;
+}
+
+/* The graph's node, edge and graph_index rows: 0 or SC_STORE_EIO. */
+static int insert_contents(store_writer *w, const sc_graph *g, int64_t gid, index_blobs *ix)
+{
+    if (sql_insert_rows(w->node_insert, g, gid) != SQLITE_OK ||
+        sql_insert_rows(w->edge_insert, g, gid) != SQLITE_OK)
+        return SC_STORE_EIO;
+    int rc = fill_index(w, g, ix);
+    if (rc)
+        return rc;
+    return sql_insert_index(w, g, gid, ix) == SQLITE_OK ? 0 : SC_STORE_EIO;
 }
 
 static int run_commit_graph(store_writer *w, store_job *j)
@@ -288,13 +311,12 @@ static int run_commit_graph(store_writer *w, store_job *j)
     if (rc)
         return rc;
     index_blobs ix;
-    if (index_blobs_alloc(w, g, &ix))
-        return SC_STORE_EIO;
+    if ((rc = index_blobs_alloc(w, g, &ix)) != 0)
+        return rc;
     int64_t gid;
     rc = insert_graph_row(w, j, &gid);
-    if (rc == 0 && (insert_rows(w->node_insert, g, gid) || insert_rows(w->edge_insert, g, gid) ||
-                    fill_index(w, g, &ix) || insert_index(w, g, gid, &ix)))
-        rc = SC_STORE_EIO;
+    if (rc == 0)
+        rc = insert_contents(w, g, gid, &ix);
     index_blobs_free(&ix);
     if (rc)
         return rc;
@@ -303,7 +325,7 @@ static int run_commit_graph(store_writer *w, store_job *j)
     sqlite3_bind_int64(s, 2, gid);
     sqlite3_bind_int64(s, 3, sc_graph_node_count(g));
     bind_time(s, 4, j->u.commit.created_ms);
-    if (step_done(s))
+    if (sql_step_done(s) != SQLITE_OK)
         return SC_STORE_EIO;
     j->id = gid;
     return 0;
@@ -314,19 +336,20 @@ static int graph_session(store_writer *w, int64_t graph, int64_t *session)
 {
     sqlite3_stmt *s = w->graph_session;
     sqlite3_bind_int64(s, 1, graph);
-    int rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW)
+    int sqlrc = sqlite3_step(s);
+    if (sqlrc == SQLITE_ROW)
         *session = sqlite3_column_int64(s, 0);
     sqlite3_reset(s);
-    if (rc == SQLITE_ROW)
+    if (sqlrc == SQLITE_ROW)
         return 0;
-    return rc == SQLITE_DONE ? SC_STORE_ENOTFOUND : SC_STORE_EIO;
+    return sqlrc == SQLITE_DONE ? SC_STORE_ENOTFOUND : SC_STORE_EIO;
 }
 
-static int delete_rows(sqlite3_stmt *s, int64_t graph)
+/* SQLITE_OK or SQLite's error. */
+static int sql_delete_rows(sqlite3_stmt *s, int64_t graph)
 {
     sqlite3_bind_int64(s, 1, graph);
-    return step_done(s);
+    return sql_step_done(s);
 }
 
 static int run_delete_graph(store_writer *w, store_job *j)
@@ -336,14 +359,16 @@ static int run_delete_graph(store_writer *w, store_job *j)
     int rc = graph_session(w, graph, &session);
     if (rc)
         return rc;
-    if (delete_rows(w->index_delete, graph) || delete_rows(w->edges_delete, graph) ||
-        delete_rows(w->nodes_delete, graph) || delete_rows(w->graph_delete, graph))
+    if (sql_delete_rows(w->index_delete, graph) != SQLITE_OK ||
+        sql_delete_rows(w->edges_delete, graph) != SQLITE_OK ||
+        sql_delete_rows(w->nodes_delete, graph) != SQLITE_OK ||
+        sql_delete_rows(w->graph_delete, graph) != SQLITE_OK)
         return SC_STORE_EIO;
     sqlite3_stmt *s = w->log_graph_deleted;
     sqlite3_bind_int64(s, 1, session);
     sqlite3_bind_int64(s, 2, graph);
     bind_time(s, 3, j->u.del.deleted_ms);
-    if (step_done(s))
+    if (sql_step_done(s) != SQLITE_OK)
         return SC_STORE_EIO;
     j->id = graph;
     return 0;
@@ -370,7 +395,7 @@ static void rollback(store_writer *w)
 {
     /* Some errors (full, I/O, out of memory) already rolled back. */
     if (!sqlite3_get_autocommit(w->db))
-        step_done(w->rollback);
+        sql_step_done(w->rollback);
 }
 
 static void copy_errmsg(store_writer *w, char *buf, size_t len)
@@ -378,6 +403,7 @@ static void copy_errmsg(store_writer *w, char *buf, size_t len)
     snprintf(buf, len, "%s", w->why ? w->why : sqlite3_errmsg(w->db));
 }
 
+/* run_txn's outcome: neither a SQLite nor a store code, the jobs hold those. */
 enum { TXN_OK = 0, TXN_BEGIN_FAILED, TXN_FAILED };
 
 /* Jobs [first, end) in one transaction.  On failure nothing is stored and
@@ -389,7 +415,7 @@ static int run_txn(store_writer *w, store_job *first, store_job *end, char *errb
         j->id = 0;
     }
     w->why = NULL;
-    if (step_done(w->begin)) {
+    if (sql_step_done(w->begin) != SQLITE_OK) {
         copy_errmsg(w, errbuf, len);
         return TXN_BEGIN_FAILED;
     }
@@ -401,7 +427,7 @@ static int run_txn(store_writer *w, store_job *first, store_job *end, char *errb
             return TXN_FAILED;
         }
     }
-    if (step_done(w->commit)) {
+    if (sql_step_done(w->commit) != SQLITE_OK) {
         copy_errmsg(w, errbuf, len);
         rollback(w);
         return TXN_FAILED;

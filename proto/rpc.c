@@ -7,6 +7,22 @@
 /* Names quoted in messages are clipped to this many bytes. */
 #define SC_QUOTE_MAX 64
 
+/* Every code lies in its range (sc_rpc.h). */
+#define SC_RPC_STD_CODE(c) _Static_assert((c) >= SC_RPC_STD__MIN && (c) <= SC_RPC_STD__MAX, #c)
+#define SC_RPC_APP_CODE(c) _Static_assert((c) >= SC_RPC_APP__MIN && (c) <= SC_RPC_APP__MAX, #c)
+SC_RPC_STD_CODE(SC_RPC_PARSE_ERROR);
+SC_RPC_STD_CODE(SC_RPC_INVALID_REQUEST);
+SC_RPC_STD_CODE(SC_RPC_METHOD_NOT_FOUND);
+SC_RPC_STD_CODE(SC_RPC_INVALID_PARAMS);
+SC_RPC_STD_CODE(SC_RPC_INTERNAL_ERROR);
+SC_RPC_APP_CODE(SC_RPC_NOT_FOUND);
+SC_RPC_APP_CODE(SC_RPC_CAPTURE_STATE);
+SC_RPC_APP_CODE(SC_RPC_INVALIDATED);
+SC_RPC_APP_CODE(SC_RPC_PERMISSION_DENIED);
+SC_RPC_APP_CODE(SC_RPC_LIMIT);
+SC_RPC_APP_CODE(SC_RPC_STORAGE);
+SC_RPC_APP_CODE(SC_RPC_SHUTTING_DOWN);
+
 const char *sc_rpc_error_kind(int code)
 {
     switch (code) {

@@ -22,6 +22,18 @@
 extern "C" {
 #endif
 
+/*
+ * Error codes on the wire, in two ranges: the standard's reserved
+ * [SC_RPC_STD__MIN, SC_RPC_STD__MAX] and streamcap's own
+ * [SC_RPC_APP__MIN, SC_RPC_APP__MAX].  Both are disjoint from the core's
+ * and the store's codes (the table of every error space is in
+ * core/sc_errors.h), which the daemon maps onto these.
+ */
+#define SC_RPC_STD__MIN (-32768)
+#define SC_RPC_STD__MAX (-32000)
+#define SC_RPC_APP__MIN 1000
+#define SC_RPC_APP__MAX 1999
+
 /* JSON-RPC 2.0 standard codes. */
 #define SC_RPC_PARSE_ERROR      (-32700)
 #define SC_RPC_INVALID_REQUEST  (-32600)

@@ -867,6 +867,60 @@ static void test_bad_replies(void **state)
     fake_reply_case(NULL, -ETIMEDOUT, "300 ms");
 }
 
+/* Every error code the daemon sends (PROTOCOL.md, written out here as it
+ * is on the wire) and what the library returns for it: 1000 + n becomes
+ * -1000 - n, a JSON-RPC standard code comes back unchanged, and each is a
+ * daemon error with its own description. */
+static void test_every_daemon_code_maps(void **state)
+{
+    (void)state;
+    static const struct {
+        int wire;
+        int rc;
+        const char *text;
+    } map[] = {
+        {1001, SC_CLIENT_ENOTFOUND, "not found"},
+        {1002, SC_CLIENT_ESTATE, "wrong capture state"},
+        {1003, SC_CLIENT_EINVALIDATED, "capture invalidated"},
+        {1005, SC_CLIENT_EPERM, "permission denied"},
+        {1006, SC_CLIENT_ELIMIT, "daemon limit reached"},
+        {1007, SC_CLIENT_ESTORAGE, "storage error"},
+        {1008, SC_CLIENT_ESHUTDOWN, "daemon is shutting down"},
+        {-32700, SC_CLIENT_EPARSE, "parse error"},
+        {-32600, SC_CLIENT_EREQUEST, "invalid request"},
+        {-32601, SC_CLIENT_EMETHOD, "method not found"},
+        {-32602, SC_CLIENT_EPARAMS, "invalid params"},
+        {-32603, SC_CLIENT_EINTERNAL, "internal error"},
+        /* Codes without a constant are still daemon errors. */
+        {1004, -1004, "daemon error"},
+        {1000, SC_CLIENT_ESERVER, "daemon error"},
+        {-32000, -32000, "daemon error"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+        assert_int_equal(map[i].rc, map[i].wire > 0 ? -map[i].wire : map[i].wire);
+        assert_true(sc_client_is_server_error(map[i].rc));
+        assert_string_equal(sc_client_strerror(map[i].rc), map[i].text);
+        char reply[160];
+        snprintf(reply, sizeof reply,
+                 "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":%d,\"message\":\"m%d\"}}\n",
+                 map[i].wire, map[i].wire);
+        fake f;
+        fake_start(&f, reply, false);
+        sc_client *c;
+        assert_int_equal(sc_client_connect(f.path, IO_TIMEOUT_MS, &c), 0);
+        int rc = sc_client_begin_capture(c, 1, 0);
+        if (rc != map[i].rc)
+            fail_msg("daemon code %d: rc %d (%s), want %d", map[i].wire, rc, sc_client_errmsg(c),
+                     map[i].rc);
+        assert_int_equal(sc_client_errcode(c), map[i].wire);
+        char want[16];
+        snprintf(want, sizeof want, "m%d", map[i].wire);
+        assert_string_equal(sc_client_errmsg(c), want);
+        sc_client_close(c);
+        fake_stop(&f);
+    }
+}
+
 static void test_broken_after_bad_reply(void **state)
 {
     (void)state;
@@ -938,6 +992,7 @@ int main(void)
         cmocka_unit_test(test_request_bytes),
         cmocka_unit_test(test_list_request_bytes),
         cmocka_unit_test(test_bad_replies),
+        cmocka_unit_test(test_every_daemon_code_maps),
         cmocka_unit_test(test_broken_after_bad_reply),
         cmocka_unit_test(test_hang_up),
         cmocka_unit_test(test_strerror),

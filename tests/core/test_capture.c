@@ -506,6 +506,48 @@ static void t_err_names_and_stream_format(void **state)
     assert_msg(SC_ENOMEM, 0, "out of memory");
 }
 
+/* Every core code: its name, its text on stream 3, and that it lies in the
+ * core's range.  Anything else in that range has no name. */
+static const struct {
+    int code;
+    const char *name;
+    const char *message;
+} core_codes[] = {
+    {SC_ENOMEM, "ENOMEM", "out of memory"},
+    {SC_EINVAL, "EINVAL", "invalid argument"},
+    {SC_ENOTFOUND, "ENOTFOUND", "node not found"},
+    {SC_ELIMIT, "ELIMIT", "limit reached"},
+    {SC_EALREADY, "EALREADY", "stream S3 is already capturing"},
+    {SC_ENOTCAPTURING, "ENOTCAPTURING", "stream S3 is not capturing"},
+    {SC_EINVALIDATED, "EINVALIDATED", "stream S3 capture is invalidated"},
+    {SC_EILLEGAL, "EILLEGAL", "capture was invalidated by an illegal operation"},
+    {SC_EPOISONED, "EPOISONED", "capture was invalidated on another stream in the session"},
+};
+
+static void t_err_every_code_named(void **state)
+{
+    (void)state;
+    size_t n = sizeof core_codes / sizeof core_codes[0];
+    for (size_t i = 0; i < n; i++) {
+        assert_in_range(core_codes[i].code, SC_E__MIN, SC_E__MAX);
+        assert_string_equal(sc_error_name(core_codes[i].code), core_codes[i].name);
+        assert_msg(core_codes[i].code, 3, core_codes[i].message);
+        for (size_t j = 0; j < i; j++)
+            assert_int_not_equal(core_codes[i].code, core_codes[j].code);
+    }
+    size_t named = 0;
+    for (int code = SC_E__MIN; code <= SC_E__MAX; code++)
+        if (strcmp(sc_error_name(code), "EUNKNOWN") != 0)
+            named++;
+    assert_int_equal(named, n);
+    assert_string_equal(sc_error_name(SC_OK), "OK");
+    assert_msg(SC_OK, 0, "success");
+    /* Neighbours of the range are no core codes. */
+    assert_string_equal(sc_error_name(SC_E__MIN - 1), "EUNKNOWN");
+    assert_string_equal(sc_error_name(SC_E__MAX + 1), "EUNKNOWN");
+    assert_msg(SC_E__MAX + 1, 0, "unknown error");
+}
+
 /* ---- spec 10: the crate's unit tests ----------------------------------- */
 
 static void ut_fresh_stream_is_not_capturing(void **state)
@@ -1166,6 +1208,7 @@ int main(void)
         cmocka_unit_test(t_err_end_poisoned),
         cmocka_unit_test(t_err_message_buffer_rules),
         cmocka_unit_test(t_err_names_and_stream_format),
+        cmocka_unit_test(t_err_every_code_named),
         cmocka_unit_test(ut_fresh_stream_is_not_capturing),
         cmocka_unit_test(ut_begin_sets_active),
         cmocka_unit_test(ut_double_begin_rejected),
