@@ -71,7 +71,7 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The capture rules of spec 4.5-4.7, for the ops the generator makes. */
+/* The capture rules of docs/semantics.md §4.5-§4.7, for the ops the generator makes. */
 static void build_graph(floor_graph *g, uint32_t nodes, uint32_t streams, uint64_t seed)
 {
     memset(g, 0, sizeof(*g));

@@ -1,9 +1,9 @@
 /*
- * capture.c - the stream-capture session (spec sections 2-9).
+ * capture.c - the stream-capture session (docs/semantics.md §2 to §9).
  *
  * Every operation checks and allocates before it changes anything, so a
- * failed call leaves the session as it was (spec 4: "an operation that
- * fails this check changes nothing"; we extend that to SC_ENOMEM).
+ * failed call leaves the session as it was (docs/semantics.md §4: a call
+ * that fails the check has no effect; we extend that to SC_ENOMEM).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +85,7 @@ static sc_stream *use_stream(sc_capture *cap, uint32_t id)
     return st;
 }
 
-/* spec 4: "s must be active". */
+/* docs/semantics.md §4: "s is active". */
 static int active_stream(sc_capture *cap, uint32_t id, sc_stream **out)
 {
     sc_stream *st = use_stream(cap, id);
@@ -140,7 +140,7 @@ static int add_stream(sc_capture *cap, uint32_t id, sc_stream **out)
 }
 
 /* Beginning an invalidated stream reactivates it and keeps its head and
- * parked waits; the session stays poisoned (spec 4.4). */
+ * parked waits; the session stays poisoned (docs/semantics.md §4.4). */
 int sc_capture_begin(sc_capture *cap, uint32_t stream)
 {
     if (!cap)
@@ -159,7 +159,7 @@ int sc_capture_begin(sc_capture *cap, uint32_t stream)
 }
 
 /* Write the new node's sources: the parked waits, then the previous head,
- * each once (spec 4.5 steps 3 and 4).  Capacity was reserved by the caller.
+ * each once (docs/semantics.md §4.5 steps 3 and 4).  Capacity was reserved by the caller.
  * Returns the number written. */
 static uint32_t write_preds(sc_graph *g, sc_stream *st)
 {
@@ -201,7 +201,7 @@ static uint32_t write_preds(sc_graph *g, sc_stream *st)
     return w;
 }
 
-/* spec 4.5: check, append the node, drain parked waits, chain to the head. */
+/* docs/semantics.md §4.5: check, append the node, drain parked waits, chain to the head. */
 static int record(sc_capture *cap, uint32_t stream, const char *name, size_t len,
                   const sc_rec *proto, uint32_t *node_out)
 {
@@ -289,7 +289,7 @@ int sc_capture_record_host_callback(sc_capture *cap, uint32_t stream, const char
     return record(cap, stream, label, label_len, &r, node_out);
 }
 
-/* spec 4.6: only the head is captured; parked waits are not included, and
+/* docs/semantics.md §4.6: only the head is captured; parked waits are not included, and
  * a stream without a head leaves the event as it was. */
 int sc_capture_record_event(sc_capture *cap, uint32_t stream, uint32_t event)
 {
@@ -304,7 +304,7 @@ int sc_capture_record_event(sc_capture *cap, uint32_t stream, uint32_t event)
     return sc_idmap_put(&cap->events, event, st->head);
 }
 
-/* spec 4.7: the event's source is copied now (a snapshot); an event that
+/* docs/semantics.md §4.7: the event's source is copied now (a snapshot); an event that
  * never got a source makes the wait a no-op. */
 int sc_capture_wait_event(sc_capture *cap, uint32_t stream, uint32_t event)
 {
@@ -345,7 +345,7 @@ int sc_capture_invalidate(sc_capture *cap, uint32_t stream)
     return 0;
 }
 
-/* spec 4.9: the checks run in this order, and the session is consumed
+/* docs/semantics.md §4.9: the checks run in this order, and the session is consumed
  * whatever the outcome. */
 int sc_capture_end(sc_capture *cap, uint32_t stream, sc_graph **graph_out)
 {

@@ -1,5 +1,5 @@
 /*
- * errors.c - error names and the spec's message texts (spec 8).
+ * errors.c - error names and the message texts of docs/semantics.md §8.
  */
 #include <stdio.h>
 

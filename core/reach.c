@@ -101,7 +101,7 @@ static uint32_t tail_slot(uint32_t stream)
 }
 
 /* where[2i] = chain of node i, where[2i + 1] = its position on the chain.
- * Graphs from a capture are chained by construction (spec 4.5 step 4);
+ * Graphs from a capture are chained by construction (docs/semantics.md §4.5 step 4);
  * hand-built ones are checked edge by edge. */
 static int assign_chains(const sc_graph *g, uint32_t *where, chain_state *cs)
 {

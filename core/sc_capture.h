@@ -1,7 +1,7 @@
 /*
  * sc_capture.h - one stream-capture session (the StreamCapture model).
  *
- * Semantics are exactly those of spec/stream-capture.md: a failed call
+ * Semantics are exactly those of docs/semantics.md: a failed call
  * changes nothing; sc_capture_end() consumes the session whether it succeeds
  * or fails.  Ids: node ids are dense from 0 in recording order, shared by all
  * streams; streams and events are arbitrary u32 values.
@@ -50,11 +50,11 @@ bool sc_capture_is_capturing(const sc_capture *cap);
 /** Nodes created so far over all streams.  Never fails. */
 uint32_t sc_capture_node_count(const sc_capture *cap);
 
-/** SC_EALREADY if active; none or invalidated -> active (spec 4.4). */
+/** SC_EALREADY if active; none or invalidated -> active (docs/semantics.md §4.4). */
 int sc_capture_begin(sc_capture *cap, uint32_t stream);
 
 /*
- * Record ops (spec 4.5).  On success *node_out (if not NULL) is the new
+ * Record ops (docs/semantics.md §4.5).  On success *node_out (if not NULL) is the new
  * node's id.  Errors: SC_ENOTCAPTURING, SC_EINVALIDATED, SC_ENOMEM,
  * SC_ELIMIT; a failed call changes nothing and uses up no id.  SC_EINVAL
  * (NULL name with a non-zero length, bad dir) is checked before the stream

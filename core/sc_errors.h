@@ -2,7 +2,7 @@
  * sc_errors.h - error codes shared by the core library.
  *
  * Every core function returns 0 or one of these negative codes.  The capture
- * errors map one to one onto the spec's messages (spec 8); see
+ * errors map one to one onto the messages of docs/semantics.md §8; see
  * sc_error_message() for the exact text.
  *
  * Error spaces.  Each layer has its own range of codes:
@@ -57,7 +57,7 @@ enum sc_error {
     SC_ENOTFOUND = -203, /* node id not in the graph */
     SC_ELIMIT = -204,    /* id space or name arena exhausted */
 
-    /* The spec's capture errors ("internal graph error: <msg>"). */
+    /* The capture errors of docs/semantics.md §8 ("internal graph error: <msg>"). */
     SC_EALREADY = -210,      /* stream <S> is already capturing */
     SC_ENOTCAPTURING = -211, /* stream <S> is not capturing */
     SC_EINVALIDATED = -212,  /* stream <S> capture is invalidated */
@@ -80,9 +80,9 @@ int sc_error_message(int err, uint32_t stream, char *buf, size_t cap);
 /** Static short name of a code: "ENOMEM", "EALREADY", ...; "EUNKNOWN" otherwise. */
 const char *sc_error_name(int err);
 
-/** Print a stream as the spec does: "S:default" for 0, "S<n>" otherwise. */
+/** Print a stream as docs/semantics.md §1 does: "S:default" for 0, "S<n>" otherwise. */
 int sc_stream_format(uint32_t stream, char *buf, size_t cap);
-/** Print an event as the spec does: "E<n>" (snprintf rules as above). */
+/** Print an event as docs/semantics.md §1 does: "E<n>" (snprintf rules as above). */
 int sc_event_format(uint32_t event, char *buf, size_t cap);
 
 #ifdef __cplusplus

@@ -6,7 +6,7 @@
  * sc_graph_add_edge(), then sc_graph_seal().  A sealed graph is immutable and
  * may be read from several threads at once.
  *
- * Invariant (spec 6): every edge goes from a smaller id to a larger id, so
+ * Invariant (docs/semantics.md §6): every edge goes from a smaller id to a larger id, so
  * ids are a topological order.  sc_graph_add_edge() rejects anything else.
  *
  * Pure C11, no I/O.  Functions return 0 or a negative SC_E* code.
@@ -148,7 +148,7 @@ int sc_graph_successors(const sc_graph *g, uint32_t id, const uint32_t **succ, u
 uint32_t sc_graph_stream_count(const sc_graph *g);
 
 /**
- * Reachability index (DESIGN 8).  Every stream is a chain; for each node
+ * Reachability index (docs/design.md §8).  Every stream is a chain; for each node
  * and each indexed chain it stores the lowest chain position reachable from
  * the node, so reachable(a, b) is one comparison when b's stream is indexed.
  *
@@ -171,8 +171,8 @@ int sc_graph_build_index(sc_graph *g);
 bool sc_graph_has_index(const sc_graph *g);
 
 /**
- * Does `a` happen before `b`?  Reflexive: a == b is true for any id (spec 5).
- * For a != b, an id that is not a node is SC_ENOTFOUND (the spec leaves an
+ * Does `a` happen before `b`?  Reflexive: a == b is true for any id (docs/semantics.md §5).
+ * For a != b, an id that is not a node is SC_ENOTFOUND (the reference model leaves an
  * unknown `a` undefined and answers false for an unknown `b`; we report
  * both).  Sealed graphs only.  Uses the index when built, else BFS.
  * SC_ENOMEM only if a BFS or a long walk over unindexed streams cannot get

@@ -19,7 +19,7 @@ _Static_assert(CLEAR_OF_RPC(SC_E__MIN, SC_E__MAX), "core error range overlaps JS
 _Static_assert(CLEAR_OF_RPC(SC_STORE_E__MIN, SC_STORE_E__MAX),
                "store error range overlaps JSON-RPC codes");
 
-/* Map a core error to the protocol's code and the spec's message. */
+/* Map a core error to the protocol's code and its message (docs/semantics.md §8). */
 int sc_core_rpc_error(sc_rpc_error *err, int rc, uint32_t stream)
 {
     int code = SC_RPC_INTERNAL_ERROR;

@@ -445,7 +445,7 @@ int sc_h_capture_end(sc_req *r)
     end_ctx *e = calloc(1, sizeof(*e));
     if (!e)
         return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
-    /* The end consumes the session whatever it returns (spec 4.9). */
+    /* The end consumes the session whatever it returns (docs/semantics.md §4.9). */
     sc_daemon *d = r->d;
     sc_sessions_remove(&d->sessions, s);
     uint32_t nodes = sc_capture_node_count(s->cap);

@@ -64,7 +64,7 @@ int sc_req_store_unavailable(sc_req *r);
 /** Map a store result code to the protocol error; returns the code. */
 int sc_store_rpc_error(sc_rpc_error *err, int rc, const char *errmsg);
 /** Map a core error raised on `stream` to the protocol's code and the
- *  spec's message; returns the code. */
+ *  message of docs/semantics.md §8; returns the code. */
 int sc_core_rpc_error(sc_rpc_error *err, int rc, uint32_t stream);
 /** Root reads everything; everyone else only their own uid's rows. */
 bool sc_may_access(const sc_conn *c, uint32_t owner_uid);

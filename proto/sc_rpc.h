@@ -40,7 +40,7 @@ extern "C" {
 #define SC_RPC_METHOD_NOT_FOUND (-32601)
 #define SC_RPC_INVALID_PARAMS   (-32602)
 #define SC_RPC_INTERNAL_ERROR   (-32603)
-/* streamcap codes (DESIGN 5). */
+/* streamcap codes (docs/design.md §5). */
 #define SC_RPC_NOT_FOUND         1001
 #define SC_RPC_CAPTURE_STATE     1002
 #define SC_RPC_INVALIDATED       1003

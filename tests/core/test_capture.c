@@ -1,7 +1,7 @@
 /*
- * test_capture.c - the capture session: every transition of spec 7, every
- * error of spec 8 (texts byte-exact), the 14 unit tests of spec 10 and the
- * API page's fork/join example.
+ * test_capture.c - the capture session: every transition of docs/semantics.md §7, every
+ * error of §8 (texts byte-exact), the 14 unit tests of §10 and the
+ * reference model's fork/join example (§10).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -123,7 +123,7 @@ static sc_capture *invalidated_session(void)
     return cap;
 }
 
-/* ---- spec 7: from none ------------------------------------------------- */
+/* ---- docs/semantics.md §7: from none ----------------------------------- */
 
 static void t_none_begin_activates(void **state)
 {
@@ -207,7 +207,7 @@ static void t_none_end_fails(void **state)
     assert_end_fails(cap, 4, SC_ENOTCAPTURING);
 }
 
-/* ---- spec 7: from active ----------------------------------------------- */
+/* ---- docs/semantics.md §7: from active --------------------------------- */
 
 static void t_active_begin_fails(void **state)
 {
@@ -323,7 +323,7 @@ static void t_active_end_poisoned(void **state)
     assert_end_fails(cap, 0, SC_EPOISONED);
 }
 
-/* ---- spec 7: from invalidated ------------------------------------------ */
+/* ---- docs/semantics.md §7: from invalidated ---------------------------- */
 
 static void t_invalidated_begin_reactivates(void **state)
 {
@@ -388,7 +388,7 @@ static void t_invalidated_end_illegal(void **state)
     assert_end_fails(cap, 1, SC_EILLEGAL);
 }
 
-/* ---- spec 8: every error, byte-exact ------------------------------------ */
+/* ---- docs/semantics.md §8: every error, byte-exact ---------------------- */
 
 static void t_err_already_capturing(void **state)
 {
@@ -447,7 +447,7 @@ static void t_err_end_not_capturing(void **state)
 static void t_err_end_not_capturing_when_poisoned(void **state)
 {
     (void)state;
-    /* spec 4.9 check 2 comes before check 3 */
+    /* docs/semantics.md §4.9: check 2 comes before check 3 */
     sc_capture *cap = invalidated_session();
     assert_end_fails(cap, 5, SC_ENOTCAPTURING);
 }
@@ -548,7 +548,7 @@ static void t_err_every_code_named(void **state)
     assert_msg(SC_E__MAX + 1, 0, "unknown error");
 }
 
-/* ---- spec 10: the crate's unit tests ----------------------------------- */
+/* ---- docs/semantics.md §10: the reference model's unit tests ----------- */
 
 static void ut_fresh_stream_is_not_capturing(void **state)
 {
@@ -748,7 +748,7 @@ static void t_seed_fork_join(void **state)
     sc_graph_destroy(g);
 }
 
-/* ---- event and wait details (spec 4.6, 4.7) ----------------------------- */
+/* ---- event and wait details (docs/semantics.md §4.6, §4.7) -------------- */
 
 static void t_record_event_overwrites(void **state)
 {

@@ -1,6 +1,6 @@
 /*
  * corpus.c - reading the conformance corpus and mapping its ops onto the
- * protocol (spec section 11 names on one side, DESIGN 5 on the other).
+ * protocol (docs/semantics.md §11 names on one side, docs/design.md §5 on the other).
  */
 #define _GNU_SOURCE
 #include <setjmp.h>

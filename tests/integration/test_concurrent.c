@@ -109,7 +109,7 @@ static void plan(client *cl, const char *method, const char *params, int64_t nod
 }
 
 /* A record op in the model: predecessors are the stream's head plus every
- * wait parked on it since its last record (spec 4.5), duplicates merged. */
+ * wait parked on it since its last record (docs/semantics.md §4.5), duplicates merged. */
 static uint32_t model_record(client *cl, int s, char kind)
 {
     uint32_t x = cl->nodes++;

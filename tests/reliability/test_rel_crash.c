@@ -5,7 +5,7 @@
  *   - every graph whose capture.end reply arrived (in this round or any
  *     earlier one) is stored, and graph.get returns it whole: node count,
  *     the exact edge list (recomputed here from the ops sent, following the
- *     spec's rules) and sampled nodes attribute by attribute;
+ *     rules of docs/semantics.md §4) and sampled nodes attribute by attribute;
  *   - no partial graph exists: every graphs row matches its nodes and
  *     edges, nothing orphaned, PRAGMA integrity_check is ok (read-only
  *     sqlite3 connection), and graph.list agrees with the graphs table;
@@ -63,7 +63,7 @@ typedef struct edge {
     uint32_t src, dst;
 } edge;
 
-/* A capture as the client drove it, with the graph the spec says it yields. */
+/* A capture as the client drove it, with the graph docs/semantics.md says it yields. */
 typedef struct capture {
     int64_t session;
     int64_t graph; /* 0 until an end reply arrived */
@@ -94,7 +94,7 @@ typedef struct worker {
 
 /* ------------------------------------------------ the client-side model */
 
-/* The spec's per-session state for two streams (sections 4.5 to 4.7). */
+/* The session state of docs/semantics.md §2 for two streams (§4.5 to §4.7). */
 typedef struct model {
     int64_t head[2];
     int64_t event_src[MAX_EVENTS];
@@ -526,7 +526,7 @@ static void expect_graph_whole(sc_it_conn *c, const capture *cap, int w, uint32_
         if (cJSON_GetArraySize(e) != 2 || !cJSON_IsNumber(a) || !cJSON_IsNumber(b) ||
             a->valuedouble != cap->edges[i].src || b->valuedouble != cap->edges[i].dst) {
             char *text = sc_it_json_text(e);
-            fail_msg("graph %lld edge #%zu is %s, the spec's model says [%u,%u]",
+            fail_msg("graph %lld edge #%zu is %s, the capture model says [%u,%u]",
                      (long long)cap->graph, i, text, cap->edges[i].src, cap->edges[i].dst);
         }
         i++;

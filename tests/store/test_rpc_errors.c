@@ -65,7 +65,7 @@ static void test_every_core_code_maps(void **state)
         assert_string_equal(sc_rpc_error_kind(err.code), core_map[i].kind);
         assert_null(err.field);
         assert_null(err.what);
-        /* The spec's message, with the stream where it names one. */
+        /* The message of docs/semantics.md §8, with the stream where it names one. */
         char want[sizeof err.message];
         sc_error_message(core_map[i].core, 3, want, sizeof want);
         assert_string_equal(err.message, want);
