@@ -509,7 +509,8 @@ static void delete_meta_loaded(void *arg, int rc, sc_graph_meta *meta, const cha
     } else if (!sc_may_access(x->a.c, meta->owner_uid)) {
         sc_rpc_fail(&err, SC_RPC_PERMISSION_DENIED, "graph %" PRId64 " belongs to another user",
                     x->id);
-    } else if ((rc = sc_store_delete_graph(x->a.d->store, x->id, graph_deleted, x)) == 0) {
+    } else if ((rc = sc_store_delete_graph(x->a.d->store, x->id, sc_now_ms(), graph_deleted, x)) ==
+               0) {
         sc_graph_meta_free(meta);
         return;
     } else {

@@ -188,14 +188,16 @@ void sc_graph_meta_free(sc_graph_meta *meta);
 
 /**
  * Delete a stored graph: its edges, nodes, graph_index and graph rows go,
- * and its session's log row gets graph_deleted_at (now, UTC) while keeping
+ * and its session's log row gets graph_deleted_at (`deleted_ms`, Unix ms,
+ * the caller's clock like every write's time) while keeping
  * outcome `completed` and the graph id; all in one write transaction
  * shared with other queued writes, like every write.  res->id is the graph id.  The
  * completion is SC_STORE_ENOTFOUND when no such graph exists (nothing
  * changes).  Returns 0, SC_STORE_ECLOSED, SC_STORE_ENOMEM or
  * SC_STORE_EINVAL.  sc_store_graph_count() drops once it completes.
  */
-int sc_store_delete_graph(sc_store *st, int64_t graph, sc_store_done_fn done, void *arg);
+int sc_store_delete_graph(sc_store *st, int64_t graph, int64_t deleted_ms, sc_store_done_fn done,
+                          void *arg);
 
 /*
  * Lists (graph.list, log.list): newest first, one page per call, each a

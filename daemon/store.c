@@ -248,22 +248,15 @@ int sc_store_load_skeleton(sc_store *st, int64_t graph, sc_store_graph_fn done, 
     return store_load_submit(st, graph, true, done, arg);
 }
 
-static int64_t wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int sc_store_delete_graph(sc_store *st, int64_t graph, sc_store_done_fn done, void *arg)
+int sc_store_delete_graph(sc_store *st, int64_t graph, int64_t deleted_ms, sc_store_done_fn done,
+                          void *arg)
 {
     int rc;
     store_job *j = job_new(st, JOB_DELETE_GRAPH, 0, done, arg, &rc);
     if (!j)
         return rc;
     j->u.del.graph = graph;
-    /* Taken at the call, like the times the other writes are given. */
-    j->u.del.deleted_ms = wall_ms();
+    j->u.del.deleted_ms = deleted_ms;
     return submit(st, j);
 }
 

@@ -266,7 +266,7 @@ static void test_index_deleted_with_graph(void **state)
     int64_t keep = commit(f, g, "keep");
     int64_t gone = commit(f, g, "gone");
     wres w = {0};
-    assert_int_equal(sc_store_delete_graph(f->st, gone, wres_cb, &w), 0);
+    assert_int_equal(sc_store_delete_graph(f->st, gone, now_ms(), wres_cb, &w), 0);
     fx_drain(f);
     assert_int_equal(w.rc, SC_STORE_OK);
 
