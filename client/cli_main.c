@@ -98,6 +98,7 @@ static void print_cmd_help(FILE *f, const cli_cmd *cmd)
 static void print_main_help(FILE *f)
 {
     fputs("usage: streamcap [--socket PATH] [--json] [--timeout SECONDS] COMMAND [ARGS]\n"
+          "       streamcap --version\n"
           "\n"
           "Drive and query streamcapd, the stream capture daemon.\n"
           "\n"
@@ -115,6 +116,7 @@ static void print_main_help(FILE *f)
           "                     else ./streamcap.sock)\n"
           "  --json             print JSON on standard output, for every command\n"
           "  --timeout SECONDS  give up when the daemon stays silent this long (30)\n"
+          "  --version          print the version and exit\n"
           "  -h, --help         this text; 'streamcap COMMAND --help' for one command\n"
           "\n",
           f);
@@ -637,6 +639,7 @@ typedef struct parsed {
     int argc;
     char **argv; /* what is left once the global options are taken out */
     bool help;
+    bool version;
 } parsed;
 
 /* Global options may appear anywhere before a "--". */
@@ -656,6 +659,9 @@ static int parse_globals(cli *x, int argc, char **argv, parsed *p)
             i++;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             p->help = true;
+            i++;
+        } else if (strcmp(argv[i], "--version") == 0) {
+            p->version = true;
             i++;
         } else if ((r = cli_take_opt(argc, argv, &i, "--socket", &v)) != 0) {
             if (r < 0 || !*v)
@@ -700,6 +706,10 @@ static int no_command(cli *x, const parsed *p, const char *first)
 
 static int dispatch(cli *x, parsed *p)
 {
+    if (p->version && !p->help) {
+        printf("streamcap %s\n", SC_VERSION);
+        return CLI_OK;
+    }
     if (p->argc > 0 && strcmp(p->argv[0], "help") == 0) {
         /* "streamcap help graph reach" is "streamcap graph reach --help" */
         p->help = true;
@@ -727,7 +737,7 @@ int main(int argc, char **argv)
     char **mem = calloc((size_t)argc + 1, sizeof(char *));
     if (!mem)
         return CLI_ERROR;
-    parsed p = {0, mem, false};
+    parsed p = {0, mem, false, false};
     int status = parse_globals(&x, argc, argv, &p);
     if (status == CLI_OK)
         status = dispatch(&x, &p);

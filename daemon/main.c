@@ -43,6 +43,7 @@ static void usage(FILE *out)
             "  --log-level LEVEL          error, warn, info or debug (default info)\n"
             "  --test-max-page-count N    cap the database at N pages (for tests of a\n"
             "                             full disk)\n"
+            "  --version                  print the version and exit\n"
             "  -h, --help                 show this help and exit\n"
             "\n"
             "SIGTERM or SIGINT stop the daemon gracefully: in-flight commits finish,\n"
@@ -98,6 +99,10 @@ static int parse_args(int argc, char **argv, sc_config *cfg)
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
+            exit(0);
+        }
+        if (!strcmp(a, "--version")) {
+            printf("streamcapd %s\n", SC_VERSION);
             exit(0);
         }
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
