@@ -197,6 +197,7 @@ struct sc_daemon {
     bool stopping;
     bool store_closed;
     bool timers_open;
+    bool log_journal; /* stderr is the journal: sc_log writes "<6>text" lines */
 };
 
 /* daemon.c */
@@ -279,9 +280,17 @@ void sc_log_retry_all(sc_daemon *d);
 /** Free log updates still waiting for a retry (tear-down). */
 void sc_log_retry_free(sc_daemon *d);
 
-/* main.c */
+/* daemon.c */
+/**
+ * One log line on stderr when `level` is within --log-level: prefixed with
+ * an ISO 8601 UTC time, the program and the level; or, when stderr is the
+ * journal (d->log_journal), with the sd-daemon(3) priority alone ("<3>"
+ * error, "<4>" warn, "<6>" info, "<7>" debug), the journal adding the rest.
+ */
 void sc_log(const sc_daemon *d, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/** True when JOURNAL_STREAM names the device and inode of stderr. */
+bool sc_log_to_journal(void);
 /** Wall-clock Unix time in milliseconds. */
 int64_t sc_now_ms(void);
 
