@@ -72,6 +72,25 @@ void sc_log(const sc_daemon *d, int level, const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+void sc_log_store_error(const sc_daemon *d, int rc, const char *errmsg, uint32_t uid, int64_t pid,
+                        const char *fmt, ...)
+{
+    /* A missing row is an answer and a closing store a stop, not failures of
+     * the storage an operator has to look at. */
+    if ((rc != SC_STORE_EIO && rc != SC_STORE_ENOMEM) || SC_LOG_ERROR > d->cfg.log_level)
+        return;
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    const char *why = errmsg && *errmsg       ? errmsg
+                      : rc == SC_STORE_ENOMEM ? "out of memory"
+                                              : "I/O error";
+    sc_log(d, SC_LOG_ERROR, "storage error %s (uid %u, pid %lld): %s", what, (unsigned)uid,
+           (long long)pid, why);
+}
+
 int64_t sc_now_ms(void)
 {
     struct timespec ts;

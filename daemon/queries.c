@@ -111,6 +111,8 @@ static void graph_loaded(void *arg, int rc, sc_cache_entry *entry, const char *e
     if (rc == SC_STORE_ENOTFOUND) {
         sc_req_not_found(&g->req, "graph", (uint64_t)g->id);
     } else if (rc != 0) {
+        sc_log_store_error(g->a.d, rc, errmsg, (uint32_t)g->a.c->uid, g->a.c->pid,
+                           "loading graph %" PRId64, g->id);
         sc_store_rpc_error(&g->req.err, rc, errmsg);
     } else if (check_access(&g->req, sc_cache_graph(entry)) == 0) {
         g->on_ready(g);
@@ -144,6 +146,8 @@ static int with_graph(sc_req *r, bool full, graph_fn on_ready,
     int rc = sc_cache_get(r->d->cache, (int64_t)id, full, &hit, graph_loaded, g);
     if (rc < 0) {
         free(g);
+        sc_log_store_error(r->d, rc, NULL, (uint32_t)r->c->uid, r->c->pid, "loading graph %" PRIu64,
+                           id);
         sc_store_rpc_error(&r->err, rc, NULL);
         return H_ERROR;
     }
@@ -485,6 +489,8 @@ static void graph_deleted(void *arg, const sc_store_result *res)
         err.what = "graph";
         sc_async_error(&x->a, &err);
     } else if (res->rc != SC_STORE_OK) {
+        sc_log_store_error(x->a.d, res->rc, res->errmsg, (uint32_t)x->a.c->uid, x->a.c->pid,
+                           "deleting graph %" PRId64, x->id);
         sc_store_rpc_error(&err, res->rc, res->errmsg);
         sc_async_error(&x->a, &err);
     } else {
@@ -505,6 +511,8 @@ static void delete_meta_loaded(void *arg, int rc, sc_graph_meta *meta, const cha
         sc_rpc_fail(&err, SC_RPC_NOT_FOUND, "graph %" PRId64 " not found", x->id);
         err.what = "graph";
     } else if (rc != 0) {
+        sc_log_store_error(x->a.d, rc, errmsg, (uint32_t)x->a.c->uid, x->a.c->pid,
+                           "reading graph %" PRId64 " to delete it", x->id);
         sc_store_rpc_error(&err, rc, errmsg);
     } else if (!sc_may_access(x->a.c, meta->owner_uid)) {
         sc_rpc_fail(&err, SC_RPC_PERMISSION_DENIED, "graph %" PRId64 " belongs to another user",
@@ -514,6 +522,8 @@ static void delete_meta_loaded(void *arg, int rc, sc_graph_meta *meta, const cha
         sc_graph_meta_free(meta);
         return;
     } else {
+        sc_log_store_error(x->a.d, rc, NULL, (uint32_t)x->a.c->uid, x->a.c->pid,
+                           "deleting graph %" PRId64, x->id);
         sc_store_rpc_error(&err, rc, NULL);
     }
     sc_graph_meta_free(meta);
@@ -550,6 +560,8 @@ static void graphs_listed(void *arg, int rc, sc_graph_page *page, const char *er
 {
     list_ctx *l = arg;
     if (rc != 0) {
+        sc_log_store_error(l->a.d, rc, errmsg, (uint32_t)l->a.c->uid, l->a.c->pid,
+                           "listing graphs");
         sc_rpc_error err = {0};
         sc_store_rpc_error(&err, rc, errmsg);
         sc_async_error(&l->a, &err);
@@ -651,6 +663,8 @@ static void log_listed(void *arg, int rc, sc_log_page *page, const char *errmsg)
 {
     sc_async *a = arg;
     if (rc != 0) {
+        sc_log_store_error(a->d, rc, errmsg, (uint32_t)a->c->uid, a->c->pid,
+                           "listing the capture log");
         sc_rpc_error err = {0};
         sc_store_rpc_error(&err, rc, errmsg);
         sc_async_error(a, &err);

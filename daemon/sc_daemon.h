@@ -289,6 +289,15 @@ void sc_log_retry_free(sc_daemon *d);
  */
 void sc_log(const sc_daemon *d, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/**
+ * One error line for a store call that failed: "storage error <what> (uid
+ * U, pid P): <reason>", `what` formatted from `fmt` (what was being
+ * written or read), U and P whom it was for, the reason SQLite's message
+ * (`errmsg`, may be NULL) or the code's.  Only failures of the storage
+ * (SC_STORE_EIO, SC_STORE_ENOMEM) are logged; other codes are ignored.
+ */
+void sc_log_store_error(const sc_daemon *d, int rc, const char *errmsg, uint32_t uid, int64_t pid,
+                        const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 /** True when JOURNAL_STREAM names the device and inode of stderr. */
 bool sc_log_to_journal(void);
 /** Wall-clock Unix time in milliseconds. */
