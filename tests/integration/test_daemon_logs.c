@@ -172,12 +172,67 @@ static void test_stamped_lines(void **state)
     }
 }
 
+/* -------------------------------------------------------------- trace */
+
+/* A few requests of every completion path: synchronous, async (a cache
+ * miss), a held write, and one rejected before any handler. */
+static long long traced_requests(sc_it_daemon *d)
+{
+    sc_it_conn *c = sc_it_must_connect(d);
+    long long s = (long long)sc_it_open_session(c, "traced");
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", s);
+    sc_it_must_error(c, 1002, NULL, "capture.begin", "{\"session\":%lld,\"stream\":0}", s);
+    sc_it_must_ok(c, "capture.record_host_callback",
+                  "{\"session\":%lld,\"stream\":0,\"label\":\"x\"}", s);
+    sc_it_must_ok(c, "capture.end", "{\"session\":%lld,\"stream\":0}", s);
+    sc_it_must_error(c, 1001, NULL, "graph.get", "{\"graph\":424242}");
+    sc_it_must_error(c, -32601, NULL, "no.such\\nmethod", NULL);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    return s;
+}
+
+static void test_debug_trace(void **state)
+{
+    (void)state;
+    static const char *const debug[] = {"--log-level", "debug", NULL};
+    sc_it_daemon *d = sc_it_must_start(debug);
+    long long s = traced_requests(d);
+    char *begin = sc_it_fmt("request capture.begin session %lld: ok in ", s);
+    char *refused = sc_it_fmt("request capture.begin session %lld: error 1002 in ", s);
+    char *end = sc_it_fmt("request capture.end session %lld: ok in ", s);
+    const char *const *want[] = {
+        (const char *const[]){"streamcapd debug: request session.open: ok in ", " us", NULL},
+        (const char *const[]){begin, " us", NULL},
+        (const char *const[]){refused, NULL},
+        (const char *const[]){end, NULL},
+        (const char *const[]){"request graph.get: error 1001 in ", " us", NULL},
+        (const char *const[]){"request (unknown method): error -32601 in ", NULL},
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        must_have_line(d, want[i]);
+    free(begin);
+    free(refused);
+    free(end);
+    sc_it_daemon_destroy(d);
+
+    /* Below debug, nothing of it. */
+    d = sc_it_must_start(NULL);
+    traced_requests(d);
+    char *text = stderr_text(d);
+    if (strstr(text, "request "))
+        fail_msg("requests traced at --log-level info:\n%s", text);
+    free(text);
+    sc_it_daemon_destroy(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_version),
         cmocka_unit_test(test_journal_lines),
         cmocka_unit_test(test_stamped_lines),
+        cmocka_unit_test(test_debug_trace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
