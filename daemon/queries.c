@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sc_dot.h"
 #include "sc_handlers.h"
@@ -742,12 +744,30 @@ int sc_h_log_list(sc_req *r)
 
 /* ------------------------------------------------------- server.* */
 
+/* Bytes on disk: the database file and its write-ahead log, whose pages
+ * are part of the database until a checkpoint moves them.  Two stat()
+ * calls, cheap enough for a status request. */
+static uint64_t db_bytes(const char *path)
+{
+    struct stat st;
+    uint64_t n = 0;
+    char wal[4096];
+    if (stat(path, &st) == 0)
+        n += (uint64_t)st.st_size;
+    if ((size_t)snprintf(wal, sizeof(wal), "%s-wal", path) < sizeof(wal) && stat(wal, &st) == 0)
+        n += (uint64_t)st.st_size;
+    return n;
+}
+
 int sc_h_server_info(sc_req *r)
 {
     sc_daemon *d = r->d;
     int64_t graphs = 0;
     if (d->store)
         sc_store_graph_count(d->store, &graphs);
+    sc_cache_stat cs = {0};
+    if (d->cache)
+        sc_cache_stats(d->cache, &cs);
     sc_buf *b = sc_req_result_begin(r);
     bool first;
     sc_json_obj_begin(b, &first);
@@ -757,6 +777,14 @@ int sc_h_server_info(sc_req *r)
     sc_json_member_u64(b, &first, "sessions", d->sessions.count);
     sc_json_member_i64(b, &first, "graphs", graphs);
     sc_json_member_cstr(b, &first, "db_path", d->cfg.db_path);
+    sc_json_member_u64(b, &first, "db_bytes", db_bytes(d->cfg.db_path));
+    sc_json_member_i64(b, &first, "pid", (int64_t)getpid());
+    sc_json_member_cstr(b, &first, "sync", d->cfg.sync_full ? "full" : "normal");
+    sc_json_member_u64(b, &first, "cache_max_bytes", cs.max_bytes);
+    sc_json_member_u64(b, &first, "cache_bytes", cs.bytes);
+    sc_json_member_u64(b, &first, "cache_entries", cs.entries);
+    sc_json_member_u64(b, &first, "cache_hits", cs.hits);
+    sc_json_member_u64(b, &first, "cache_misses", cs.misses);
     sc_json_obj_end(b);
     return sc_req_result_end(r, b);
 }

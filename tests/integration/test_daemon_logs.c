@@ -226,13 +226,84 @@ static void test_debug_trace(void **state)
     sc_it_daemon_destroy(d);
 }
 
+/* -------------------------------------------------------- server.info */
+
+static cJSON *info(sc_it_conn *c)
+{
+    return sc_it_must_result(c, "server.info", NULL);
+}
+
+static void test_server_info(void **state)
+{
+    (void)state;
+    static const char *const args[] = {"--sync", "normal", "--graph-cache", "64M", NULL};
+    sc_it_daemon *d = sc_it_must_start(args);
+    sc_it_conn *c = sc_it_must_connect(d);
+    cJSON *r = info(c);
+    assert_int_equal(sc_it_int(r, "pid"), sc_it_daemon_pid(d));
+    assert_string_equal(sc_it_str(r, "sync"), "normal");
+    assert_string_equal(sc_it_str(r, "version"), SC_EXPECTED_VERSION);
+    assert_int_equal(sc_it_int(r, "cache_max_bytes"), 64 << 20);
+    assert_int_equal(sc_it_int(r, "cache_entries"), 0);
+    assert_int_equal(sc_it_int(r, "cache_bytes"), 0);
+    int64_t hits0 = sc_it_int(r, "cache_hits"), misses0 = sc_it_int(r, "cache_misses");
+    struct stat st;
+    assert_int_equal(stat(sc_it_daemon_db(d), &st), 0);
+    assert_true(st.st_size > 0);
+    assert_true(sc_it_int(r, "db_bytes") >= st.st_size);
+    cJSON_Delete(r);
+
+    long long s = (long long)sc_it_open_session(c, "info");
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", s);
+    for (int i = 0; i < 50; i++)
+        sc_it_must_ok(c, "capture.record_kernel",
+                      "{\"session\":%lld,\"stream\":0,\"function_name\":\"k\","
+                      "\"num_blocks\":1,\"threads_per_block\":32}",
+                      s);
+    cJSON *end = sc_it_must_result(c, "capture.end", "{\"session\":%lld,\"stream\":0}", s);
+    long long g = (long long)sc_it_int(end, "graph");
+    cJSON_Delete(end);
+
+    /* The first get loads the graph, the second finds it in memory. */
+    cJSON_Delete(sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", g));
+    r = info(c);
+    assert_int_equal(sc_it_int(r, "cache_misses"), misses0 + 1);
+    assert_int_equal(sc_it_int(r, "cache_hits"), hits0);
+    assert_int_equal(sc_it_int(r, "cache_entries"), 1);
+    assert_true(sc_it_int(r, "cache_bytes") > 0);
+    assert_int_equal(sc_it_int(r, "sessions"), 0);
+    cJSON_Delete(r);
+    cJSON_Delete(sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", g));
+    r = info(c);
+    assert_int_equal(sc_it_int(r, "cache_misses"), misses0 + 1);
+    assert_int_equal(sc_it_int(r, "cache_hits"), hits0 + 1);
+    cJSON_Delete(r);
+    /* A live session counts. */
+    sc_it_open_session(c, "open");
+    r = info(c);
+    assert_int_equal(sc_it_int(r, "sessions"), 1);
+    cJSON_Delete(r);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    sc_it_daemon_destroy(d);
+
+    /* The default sync mode is full. */
+    d = sc_it_must_start(NULL);
+    c = sc_it_must_connect(d);
+    r = info(c);
+    assert_string_equal(sc_it_str(r, "sync"), "full");
+    cJSON_Delete(r);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    sc_it_daemon_destroy(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_version),
-        cmocka_unit_test(test_journal_lines),
-        cmocka_unit_test(test_stamped_lines),
-        cmocka_unit_test(test_debug_trace),
+        cmocka_unit_test(test_version),       cmocka_unit_test(test_journal_lines),
+        cmocka_unit_test(test_stamped_lines), cmocka_unit_test(test_debug_trace),
+        cmocka_unit_test(test_server_info),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
