@@ -878,6 +878,7 @@ void sc_client_server_desc_free(sc_client_server_desc *d)
         return;
     free(d->version);
     free(d->db_path);
+    free(d->sync);
     memset(d, 0, sizeof(*d));
 }
 
@@ -900,7 +901,15 @@ int sc_client_server_info(sc_client *c, sc_client_server_desc *out)
         sc_cl_get_u64(c, m, res, "connections", UINT64_MAX, &d.connections) != 0 ||
         sc_cl_get_u64(c, m, res, "sessions", UINT64_MAX, &d.sessions) != 0 ||
         sc_cl_get_u64(c, m, res, "graphs", UINT64_MAX, &d.graphs) != 0 ||
-        sc_cl_get_str(c, m, res, "db_path", false, &d.db_path) != 0)
+        sc_cl_get_str(c, m, res, "db_path", false, &d.db_path) != 0 ||
+        sc_cl_get_u64(c, m, res, "db_bytes", UINT64_MAX, &d.db_bytes) != 0 ||
+        sc_cl_get_i64(c, m, res, "pid", &d.pid) != 0 ||
+        sc_cl_get_str(c, m, res, "sync", false, &d.sync) != 0 ||
+        sc_cl_get_u64(c, m, res, "cache_max_bytes", UINT64_MAX, &d.cache_max_bytes) != 0 ||
+        sc_cl_get_u64(c, m, res, "cache_bytes", UINT64_MAX, &d.cache_bytes) != 0 ||
+        sc_cl_get_u64(c, m, res, "cache_entries", UINT64_MAX, &d.cache_entries) != 0 ||
+        sc_cl_get_u64(c, m, res, "cache_hits", UINT64_MAX, &d.cache_hits) != 0 ||
+        sc_cl_get_u64(c, m, res, "cache_misses", UINT64_MAX, &d.cache_misses) != 0)
         rc = -EPROTO;
     cJSON_Delete(root);
     if (rc != 0) {

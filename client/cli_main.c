@@ -22,9 +22,12 @@
 static const cli_cmd commands[] = {
     {"ping", "", "check that the daemon answers",
      "Send one request and report the round-trip time.\n", cli_ping},
-    {"info", "", "daemon version, uptime, connections, sessions, graphs",
-     "Show what server.info reports: version, uptime, open connections, live\n"
-     "sessions, stored graphs and the database path.\n", cli_info},
+    {"info", "", "daemon version, pid, paths, sessions, graphs, cache",
+     "Show the socket this tool resolved and what server.info reports: the\n"
+     "daemon's version and pid, the database path and size (file plus\n"
+     "write-ahead log), the sync mode, uptime, open connections, live\n"
+     "sessions, stored graphs, and the graph cache's use of its budget and hit\n"
+     "rate since the daemon started.\n", cli_info},
     {"demo", "", "capture the fork/join example and show its graph",
      "Run the seed fork/join capture against the daemon: upload 4096 B host to\n"
      "device on stream 0, fork to stream 1 with event 0, run relu (4 blocks x\n"
@@ -98,6 +101,7 @@ static void print_cmd_help(FILE *f, const cli_cmd *cmd)
 static void print_main_help(FILE *f)
 {
     fputs("usage: streamcap [--socket PATH] [--json] [--timeout SECONDS] COMMAND [ARGS]\n"
+          "       streamcap --version\n"
           "\n"
           "Drive and query streamcapd, the stream capture daemon.\n"
           "\n"
@@ -115,6 +119,7 @@ static void print_main_help(FILE *f)
           "                     else ./streamcap.sock)\n"
           "  --json             print JSON on standard output, for every command\n"
           "  --timeout SECONDS  give up when the daemon stays silent this long (30)\n"
+          "  --version          print the version and exit\n"
           "  -h, --help         this text; 'streamcap COMMAND --help' for one command\n"
           "\n",
           f);
@@ -353,6 +358,88 @@ static void print_uptime(uint64_t s)
         printf("%llus", (unsigned long long)s);
 }
 
+/* A byte count for people: "1.6 MiB". */
+static void human_bytes(uint64_t n, char *out, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)n;
+    size_t u = 0;
+    while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+        v /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(out, len, "%llu B", (unsigned long long)n);
+    else
+        snprintf(out, len, "%.1f %s", v, units[u]);
+}
+
+static void info_json(cli *x, sc_buf *b, const sc_client_server_desc *d)
+{
+    bool first;
+    uint64_t lookups = d->cache_hits + d->cache_misses;
+    sc_json_obj_begin(b, &first);
+    sc_json_member_cstr(b, &first, "socket", sc_client_socket_path(x->c));
+    sc_json_member_cstr(b, &first, "version", d->version);
+    sc_json_member_i64(b, &first, "pid", d->pid);
+    sc_json_member_u64(b, &first, "uptime_s", d->uptime_s);
+    sc_json_member_u64(b, &first, "connections", d->connections);
+    sc_json_member_u64(b, &first, "sessions", d->sessions);
+    sc_json_member_u64(b, &first, "graphs", d->graphs);
+    sc_json_member_cstr(b, &first, "db_path", d->db_path);
+    sc_json_member_u64(b, &first, "db_bytes", d->db_bytes);
+    sc_json_member_cstr(b, &first, "sync", d->sync);
+    sc_json_member_u64(b, &first, "cache_max_bytes", d->cache_max_bytes);
+    sc_json_member_u64(b, &first, "cache_bytes", d->cache_bytes);
+    sc_json_member_u64(b, &first, "cache_entries", d->cache_entries);
+    sc_json_member_u64(b, &first, "cache_hits", d->cache_hits);
+    sc_json_member_u64(b, &first, "cache_misses", d->cache_misses);
+    /* No look-up yet: no rate rather than a made-up 0 or 1. */
+    sc_json_key(b, &first, "cache_hit_rate");
+    if (lookups)
+        sc_buf_printf(b, "%.4f", (double)d->cache_hits / (double)lookups);
+    else
+        sc_buf_puts(b, "null");
+    sc_json_obj_end(b);
+}
+
+static void info_text(cli *x, const sc_client_server_desc *d)
+{
+    char *v = cli_printable(d->version);
+    char *db = cli_printable(d->db_path);
+    char *sync = cli_printable(d->sync);
+    char *sock = cli_printable(sc_client_socket_path(x->c));
+    char size[32], used[32], max[32];
+    human_bytes(d->db_bytes, size, sizeof(size));
+    human_bytes(d->cache_bytes, used, sizeof(used));
+    human_bytes(d->cache_max_bytes, max, sizeof(max));
+    /* The first lines keep their order: scripts read them. */
+    printf("streamcapd   %s\n", v ? v : "");
+    printf("socket       %s\n", sock ? sock : "");
+    printf("database     %s\n", db ? db : "");
+    printf("uptime       ");
+    print_uptime(d->uptime_s);
+    printf("\nconnections  %llu\n", (unsigned long long)d->connections);
+    printf("sessions     %llu\n", (unsigned long long)d->sessions);
+    printf("graphs       %llu\n", (unsigned long long)d->graphs);
+    printf("pid          %lld\n", (long long)d->pid);
+    printf("db size      %s (%llu bytes)\n", size, (unsigned long long)d->db_bytes);
+    printf("sync         %s\n", sync ? sync : "");
+    printf("cache        %s of %s, %llu graph%s\n", used, max, (unsigned long long)d->cache_entries,
+           d->cache_entries == 1 ? "" : "s");
+    uint64_t lookups = d->cache_hits + d->cache_misses;
+    if (lookups)
+        printf("cache hits   %.1f%% (%llu of %llu look-ups)\n",
+               100.0 * (double)d->cache_hits / (double)lookups, (unsigned long long)d->cache_hits,
+               (unsigned long long)lookups);
+    else
+        printf("cache hits   - (no look-ups yet)\n");
+    free(v);
+    free(db);
+    free(sync);
+    free(sock);
+}
+
 int cli_info(cli *x, int argc, char **argv)
 {
     if (no_args(x, argc, argv) != CLI_OK || cli_connect(x) != CLI_OK)
@@ -364,30 +451,10 @@ int cli_info(cli *x, int argc, char **argv)
     int out = CLI_OK;
     if (x->json) {
         sc_buf b = SC_BUF_INIT;
-        bool first;
-        sc_json_obj_begin(&b, &first);
-        sc_json_member_cstr(&b, &first, "socket", x->socket);
-        sc_json_member_cstr(&b, &first, "version", d.version);
-        sc_json_member_u64(&b, &first, "uptime_s", d.uptime_s);
-        sc_json_member_u64(&b, &first, "connections", d.connections);
-        sc_json_member_u64(&b, &first, "sessions", d.sessions);
-        sc_json_member_u64(&b, &first, "graphs", d.graphs);
-        sc_json_member_cstr(&b, &first, "db_path", d.db_path);
-        sc_json_obj_end(&b);
+        info_json(x, &b, &d);
         out = cli_emit_json(x, &b);
     } else {
-        char *v = cli_printable(d.version);
-        char *db = cli_printable(d.db_path);
-        printf("streamcapd   %s\n", v ? v : "");
-        printf("socket       %s\n", x->socket);
-        printf("database     %s\n", db ? db : "");
-        printf("uptime       ");
-        print_uptime(d.uptime_s);
-        printf("\nconnections  %llu\n", (unsigned long long)d.connections);
-        printf("sessions     %llu\n", (unsigned long long)d.sessions);
-        printf("graphs       %llu\n", (unsigned long long)d.graphs);
-        free(v);
-        free(db);
+        info_text(x, &d);
     }
     sc_client_server_desc_free(&d);
     return out;
@@ -637,6 +704,7 @@ typedef struct parsed {
     int argc;
     char **argv; /* what is left once the global options are taken out */
     bool help;
+    bool version;
 } parsed;
 
 /* Global options may appear anywhere before a "--". */
@@ -656,6 +724,9 @@ static int parse_globals(cli *x, int argc, char **argv, parsed *p)
             i++;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             p->help = true;
+            i++;
+        } else if (strcmp(argv[i], "--version") == 0) {
+            p->version = true;
             i++;
         } else if ((r = cli_take_opt(argc, argv, &i, "--socket", &v)) != 0) {
             if (r < 0 || !*v)
@@ -700,6 +771,10 @@ static int no_command(cli *x, const parsed *p, const char *first)
 
 static int dispatch(cli *x, parsed *p)
 {
+    if (p->version && !p->help) {
+        printf("streamcap %s\n", SC_VERSION);
+        return CLI_OK;
+    }
     if (p->argc > 0 && strcmp(p->argv[0], "help") == 0) {
         /* "streamcap help graph reach" is "streamcap graph reach --help" */
         p->help = true;
@@ -727,7 +802,7 @@ int main(int argc, char **argv)
     char **mem = calloc((size_t)argc + 1, sizeof(char *));
     if (!mem)
         return CLI_ERROR;
-    parsed p = {0, mem, false};
+    parsed p = {0, mem, false, false};
     int status = parse_globals(&x, argc, argv, &p);
     if (status == CLI_OK)
         status = dispatch(&x, &p);

@@ -362,6 +362,11 @@ SC_CLIENT_API void sc_client_log_page_free(sc_client_log_page *p);
 
 /* ------------------------------------------------------------- server */
 
+/*
+ * server.info's result.  The members from db_bytes on were added in 0.1
+ * after the first release of the struct: a program built against the
+ * older header passes storage too small for them (rebuild it).
+ */
 typedef struct sc_client_server_desc {
     char *version;
     uint64_t uptime_s;
@@ -369,6 +374,14 @@ typedef struct sc_client_server_desc {
     uint64_t sessions;
     uint64_t graphs;
     char *db_path;
+    uint64_t db_bytes; /* database file plus write-ahead log */
+    int64_t pid;       /* the daemon's process id */
+    char *sync;        /* "full" or "normal" (--sync) */
+    uint64_t cache_max_bytes;
+    uint64_t cache_bytes;
+    uint64_t cache_entries;
+    uint64_t cache_hits;   /* graph look-ups answered from memory since the start */
+    uint64_t cache_misses; /* look-ups that waited for a load */
 } sc_client_server_desc;
 
 /** server.info.  Free with sc_client_server_desc_free. */

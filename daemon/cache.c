@@ -42,6 +42,7 @@ struct sc_cache {
     size_t bytes;
     size_t count;
     unsigned loading;
+    uint64_t hits, misses;
     sc_cache_entry **buckets;
     size_t nbuckets;
     sc_cache_entry *lru_head, *lru_tail;
@@ -261,6 +262,7 @@ int sc_cache_get(sc_cache *c, int64_t id, bool full, sc_cache_entry **hit, sc_ca
         lru_append(c, e);
         e->pins++;
         *hit = e;
+        c->hits++;
         return 0;
     }
     waiter *w = malloc(sizeof(*w));
@@ -269,8 +271,10 @@ int sc_cache_get(sc_cache *c, int64_t id, bool full, sc_cache_entry **hit, sc_ca
     w->fn = done;
     w->arg = arg;
     if (e) {
+        /* Joining a load in flight still waits for the store: a miss. */
         w->next = e->waiters;
         e->waiters = w;
+        c->misses++;
         return 1;
     }
     e = calloc(1, sizeof(*e));
@@ -296,6 +300,7 @@ int sc_cache_get(sc_cache *c, int64_t id, bool full, sc_cache_entry **hit, sc_ca
     c->buckets[k] = e;
     e->linked = true;
     c->loading++;
+    c->misses++;
     return 1;
 }
 
@@ -338,4 +343,13 @@ size_t sc_cache_bytes(const sc_cache *c)
 size_t sc_cache_count(const sc_cache *c)
 {
     return c->count;
+}
+
+void sc_cache_stats(const sc_cache *c, sc_cache_stat *out)
+{
+    out->max_bytes = c->max_bytes;
+    out->bytes = c->bytes;
+    out->entries = c->count;
+    out->hits = c->hits;
+    out->misses = c->misses;
 }

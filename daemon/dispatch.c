@@ -152,6 +152,8 @@ void sc_async_start(sc_async *a, sc_req *r)
     a->id = r->id;
     a->notification = r->notification;
     a->held = NULL;
+    a->trace = r->trace;
+    a->code = 0;
     /* A notification has no reply to keep in order: it waits as before. */
     if (r->may_hold && !r->notification && !c->x.cur_batch && c->x.nheld < SC_HELD_MAX &&
         (a->held = held_new(r->id)) != NULL) {
@@ -190,6 +192,7 @@ void sc_async_result_end(sc_async *a, sc_buf *b)
 
 void sc_async_error(sc_async *a, const sc_rpc_error *err)
 {
+    a->code = err->code;
     if (!a->held) {
         reply_error(a->c, a->id, a->notification, err);
         return;
@@ -225,12 +228,42 @@ static void free_held(sc_conn *c)
     c->x.nheld = 0;
 }
 
+/* ---------------------------------------------------------------- trace */
+
+static bool tracing(const sc_daemon *d)
+{
+    return d->cfg.log_level >= SC_LOG_DEBUG;
+}
+
+static void trace_begin(sc_trace *t, const sc_rpc_request *req)
+{
+    sc_rpc_error ignored;
+    t->method = req->desc->name;
+    t->session = 0;
+    sc_param_opt_id(req->params, "session", &t->session, &ignored);
+}
+
+static void trace_end(const sc_daemon *d, const sc_trace *t, int code)
+{
+    if (!t->t0)
+        return;
+    unsigned long long us = (uv_hrtime() - t->t0) / 1000u;
+    char session[40] = "";
+    if (t->session)
+        snprintf(session, sizeof(session), " session %llu", (unsigned long long)t->session);
+    if (code)
+        sc_log(d, SC_LOG_DEBUG, "request %s%s: error %d in %llu us", t->method, session, code, us);
+    else
+        sc_log(d, SC_LOG_DEBUG, "request %s%s: ok in %llu us", t->method, session, us);
+}
+
 /* The request's reply is written: let the connection go on. */
 void sc_async_done(sc_async *a)
 {
     sc_conn *c = a->c;
     sc_daemon *d = a->d;
     exec_check(c);
+    trace_end(d, &a->trace, a->code);
     d->inflight--;
     if (a->held) {
         a->held->done = true;
@@ -339,31 +372,44 @@ static const sc_handler handlers[SC_M__COUNT] = {
  */
 #define SC_BATCH_REPLY_MAX (64u << 20)
 
+/* A request answered with an error before any handler ran. */
+static int reject(sc_conn *c, const sc_rpc_request *req, const sc_rpc_error *err, uint64_t t0)
+{
+    reply_error(c, req->id, req->notification, err);
+    if (t0) {
+        /* A name the method table does not know is the client's text: not logged. */
+        sc_trace t = {.t0 = t0,
+                      .method = req->desc     ? req->desc->name
+                                : req->method ? "(unknown method)"
+                                              : "(invalid request)"};
+        trace_end(c->d, &t, err->code);
+    }
+    return H_DONE;
+}
+
 static int run_one(sc_conn *c, sc_jval item)
 {
     sc_rpc_request req;
     sc_rpc_error err = {0};
+    /* The clock is read only when the trace is on: it costs nothing else. */
+    uint64_t t0 = tracing(c->d) ? uv_hrtime() : 0;
     int rc = sc_rpc_decode(item, &req, &err);
     if (rc == SC_RPC_INVALID_REQUEST) {
         /* Not a valid request, so not a notification either: always answered. */
-        reply_error(c, req.id, false, &err);
-        return H_DONE;
+        req.notification = false;
+        return reject(c, &req, &err, t0);
     }
     if (c->x.cur_batch && c->x.batch.len > SC_BATCH_REPLY_MAX) {
         sc_rpc_fail(&err, SC_RPC_LIMIT, "batch replies exceed %u MiB; request not run",
                     SC_BATCH_REPLY_MAX >> 20);
-        reply_error(c, req.id, req.notification, &err);
-        return H_DONE;
+        return reject(c, &req, &err, t0);
     }
     if (c->d->stopping) {
         sc_rpc_fail(&err, SC_RPC_SHUTTING_DOWN, "daemon is shutting down");
-        reply_error(c, req.id, req.notification, &err);
-        return H_DONE;
+        return reject(c, &req, &err, t0);
     }
-    if (rc != 0) {
-        reply_error(c, req.id, req.notification, &err);
-        return H_DONE;
-    }
+    if (rc != 0)
+        return reject(c, &req, &err, t0);
     sc_method_id method = req.desc->id;
     /* A held write's effect on the session table is already there; what it
      * changes in the store is not until it commits. */
@@ -374,10 +420,15 @@ static int run_one(sc_conn *c, sc_jval item)
                 .id = req.id,
                 .params = req.params,
                 .notification = req.notification,
-                .may_hold = sc_method_has(method, SC_MF_HOLDABLE)};
+                .may_hold = sc_method_has(method, SC_MF_HOLDABLE),
+                .trace = {.t0 = t0}};
+    if (t0)
+        trace_begin(&r.trace, &req);
     rc = handlers[method](&r);
     if (rc == H_ERROR)
         reply_error(c, req.id, req.notification, &r.err);
+    if (rc != H_ASYNC)
+        trace_end(c->d, &r.trace, rc == H_ERROR ? r.err.code : 0);
     return rc == H_ASYNC && !r.held ? H_ASYNC : H_DONE;
 }
 

@@ -71,6 +71,8 @@ static void session_opened(void *arg, const sc_store_result *res)
     sc_rpc_error err = {0};
     d->opening_sessions--;
     if (res->rc != SC_STORE_OK) {
+        sc_log_store_error(d, res->rc, res->errmsg, o->uid, o->pid,
+                           "opening a session's capture-log row");
         sc_store_rpc_error(&err, res->rc, res->errmsg);
         sc_async_error(&o->a, &err);
         goto out;
@@ -167,9 +169,12 @@ static void session_logged(void *arg, const sc_store_result *res)
 {
     end_ctx *e = arg;
     sc_rpc_error err = {0};
+    const sc_session *s = e->s;
+    /* The capture error is the answer; a log failure is only logged. */
+    sc_log_store_error(e->a.d, res->rc, res->errmsg, s->uid, s->pid,
+                       "logging outcome %s of session %llu", e->core_rc ? "failed" : "closed",
+                       (unsigned long long)s->id);
     if (e->core_rc != 0) {
-        /* The capture error is the answer; a log failure is only logged. */
-        sc_log_update_ignore(e->a.d, res);
         sc_core_rpc_error(&err, e->core_rc, e->stream);
         sc_async_error(&e->a, &err);
     } else if (res->rc != SC_STORE_OK) {
@@ -418,6 +423,9 @@ static void graph_committed(void *arg, const sc_store_result *res)
     sc_rpc_error err = {0};
     if (res->rc != SC_STORE_OK) {
         /* Nothing of the graph is stored; the session is gone either way. */
+        sc_log_store_error(e->a.d, res->rc, res->errmsg, e->s->uid, e->s->pid,
+                           "committing graph of session %llu with %u nodes",
+                           (unsigned long long)e->s->id, (unsigned)sc_graph_node_count(e->g));
         sc_store_rpc_error(&err, res->rc, res->errmsg);
         sc_async_error(&e->a, &err);
         if (res->rc != SC_STORE_ECLOSED)

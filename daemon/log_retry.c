@@ -26,6 +26,8 @@ void sc_log_update_ignore(void *arg, const sc_store_result *res)
 typedef struct sc_log_retry {
     sc_daemon *d;
     int64_t session;
+    uint32_t uid; /* the session's owner, for the log */
+    int64_t pid;
     const char *outcome; /* static */
     uint32_t node_count;
     int64_t ended_ms;
@@ -36,16 +38,18 @@ static void log_update_done(void *arg, const sc_store_result *res)
 {
     sc_log_retry *r = arg;
     sc_daemon *d = r->d;
-    if (res->rc == SC_STORE_EIO && !d->stopping) {
-        sc_log(d, SC_LOG_WARN, "session %lld: logging outcome %s failed (%s); will retry",
-               (long long)r->session, r->outcome, res->errmsg ? res->errmsg : "store error");
+    bool retry = res->rc == SC_STORE_EIO && !d->stopping;
+    sc_log_store_error(d, res->rc, res->errmsg, r->uid, r->pid,
+                       "logging outcome %s of session %lld%s", r->outcome, (long long)r->session,
+                       retry ? " (will retry)" : "");
+    if (retry) {
         r->next = d->log_retries;
         d->log_retries = r;
         return;
     }
-    if (res->rc != SC_STORE_OK && res->rc != SC_STORE_ENOTFOUND)
-        sc_log(d, SC_LOG_ERROR, "session %lld: could not log outcome %s", (long long)r->session,
-               r->outcome);
+    if (res->rc == SC_STORE_ECLOSED)
+        sc_log(d, SC_LOG_WARN, "session %lld: outcome %s not logged: the store closed first",
+               (long long)r->session, r->outcome);
     free(r);
 }
 
@@ -71,6 +75,8 @@ void sc_log_end_detached(sc_daemon *d, const sc_session *s, const char *outcome,
     }
     r->d = d;
     r->session = (int64_t)s->id;
+    r->uid = s->uid;
+    r->pid = s->pid;
     r->outcome = outcome;
     r->node_count = node_count;
     r->ended_ms = sc_now_ms();

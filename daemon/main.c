@@ -40,10 +40,16 @@ static void usage(FILE *out)
             "                             (default 512M)\n"
             "  --busy-timeout MS          wait this long for a database lock held by\n"
             "                             another process before failing (default 5000)\n"
-            "  --log-level LEVEL          error, warn, info or debug (default info)\n"
+            "  --log-level LEVEL          error, warn, info or debug, which adds a line\n"
+            "                             per request: method, session, time taken\n"
+            "                             and error code (default info)\n"
             "  --test-max-page-count N    cap the database at N pages (for tests of a\n"
             "                             full disk)\n"
+            "  --version                  print the version and exit\n"
             "  -h, --help                 show this help and exit\n"
+            "\n"
+            "Log lines go to standard error, each stamped with the UTC time; when it is\n"
+            "the systemd journal (JOURNAL_STREAM) they carry a priority prefix instead.\n"
             "\n"
             "SIGTERM or SIGINT stop the daemon gracefully: in-flight commits finish,\n"
             "open sessions are logged as shutdown and the socket file is removed.\n");
@@ -98,6 +104,10 @@ static int parse_args(int argc, char **argv, sc_config *cfg)
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
+            exit(0);
+        }
+        if (!strcmp(a, "--version")) {
+            printf("streamcapd %s\n", SC_VERSION);
             exit(0);
         }
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;

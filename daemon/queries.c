@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sc_dot.h"
 #include "sc_handlers.h"
@@ -111,6 +113,8 @@ static void graph_loaded(void *arg, int rc, sc_cache_entry *entry, const char *e
     if (rc == SC_STORE_ENOTFOUND) {
         sc_req_not_found(&g->req, "graph", (uint64_t)g->id);
     } else if (rc != 0) {
+        sc_log_store_error(g->a.d, rc, errmsg, (uint32_t)g->a.c->uid, g->a.c->pid,
+                           "loading graph %" PRId64, g->id);
         sc_store_rpc_error(&g->req.err, rc, errmsg);
     } else if (check_access(&g->req, sc_cache_graph(entry)) == 0) {
         g->on_ready(g);
@@ -144,6 +148,8 @@ static int with_graph(sc_req *r, bool full, graph_fn on_ready,
     int rc = sc_cache_get(r->d->cache, (int64_t)id, full, &hit, graph_loaded, g);
     if (rc < 0) {
         free(g);
+        sc_log_store_error(r->d, rc, NULL, (uint32_t)r->c->uid, r->c->pid, "loading graph %" PRIu64,
+                           id);
         sc_store_rpc_error(&r->err, rc, NULL);
         return H_ERROR;
     }
@@ -485,6 +491,8 @@ static void graph_deleted(void *arg, const sc_store_result *res)
         err.what = "graph";
         sc_async_error(&x->a, &err);
     } else if (res->rc != SC_STORE_OK) {
+        sc_log_store_error(x->a.d, res->rc, res->errmsg, (uint32_t)x->a.c->uid, x->a.c->pid,
+                           "deleting graph %" PRId64, x->id);
         sc_store_rpc_error(&err, res->rc, res->errmsg);
         sc_async_error(&x->a, &err);
     } else {
@@ -505,6 +513,8 @@ static void delete_meta_loaded(void *arg, int rc, sc_graph_meta *meta, const cha
         sc_rpc_fail(&err, SC_RPC_NOT_FOUND, "graph %" PRId64 " not found", x->id);
         err.what = "graph";
     } else if (rc != 0) {
+        sc_log_store_error(x->a.d, rc, errmsg, (uint32_t)x->a.c->uid, x->a.c->pid,
+                           "reading graph %" PRId64 " to delete it", x->id);
         sc_store_rpc_error(&err, rc, errmsg);
     } else if (!sc_may_access(x->a.c, meta->owner_uid)) {
         sc_rpc_fail(&err, SC_RPC_PERMISSION_DENIED, "graph %" PRId64 " belongs to another user",
@@ -514,6 +524,8 @@ static void delete_meta_loaded(void *arg, int rc, sc_graph_meta *meta, const cha
         sc_graph_meta_free(meta);
         return;
     } else {
+        sc_log_store_error(x->a.d, rc, NULL, (uint32_t)x->a.c->uid, x->a.c->pid,
+                           "deleting graph %" PRId64, x->id);
         sc_store_rpc_error(&err, rc, NULL);
     }
     sc_graph_meta_free(meta);
@@ -550,6 +562,8 @@ static void graphs_listed(void *arg, int rc, sc_graph_page *page, const char *er
 {
     list_ctx *l = arg;
     if (rc != 0) {
+        sc_log_store_error(l->a.d, rc, errmsg, (uint32_t)l->a.c->uid, l->a.c->pid,
+                           "listing graphs");
         sc_rpc_error err = {0};
         sc_store_rpc_error(&err, rc, errmsg);
         sc_async_error(&l->a, &err);
@@ -651,6 +665,8 @@ static void log_listed(void *arg, int rc, sc_log_page *page, const char *errmsg)
 {
     sc_async *a = arg;
     if (rc != 0) {
+        sc_log_store_error(a->d, rc, errmsg, (uint32_t)a->c->uid, a->c->pid,
+                           "listing the capture log");
         sc_rpc_error err = {0};
         sc_store_rpc_error(&err, rc, errmsg);
         sc_async_error(a, &err);
@@ -728,12 +744,30 @@ int sc_h_log_list(sc_req *r)
 
 /* ------------------------------------------------------- server.* */
 
+/* Bytes on disk: the database file and its write-ahead log, whose pages
+ * are part of the database until a checkpoint moves them.  Two stat()
+ * calls, cheap enough for a status request. */
+static uint64_t db_bytes(const char *path)
+{
+    struct stat st;
+    uint64_t n = 0;
+    char wal[4096];
+    if (stat(path, &st) == 0)
+        n += (uint64_t)st.st_size;
+    if ((size_t)snprintf(wal, sizeof(wal), "%s-wal", path) < sizeof(wal) && stat(wal, &st) == 0)
+        n += (uint64_t)st.st_size;
+    return n;
+}
+
 int sc_h_server_info(sc_req *r)
 {
     sc_daemon *d = r->d;
     int64_t graphs = 0;
     if (d->store)
         sc_store_graph_count(d->store, &graphs);
+    sc_cache_stat cs = {0};
+    if (d->cache)
+        sc_cache_stats(d->cache, &cs);
     sc_buf *b = sc_req_result_begin(r);
     bool first;
     sc_json_obj_begin(b, &first);
@@ -743,6 +777,14 @@ int sc_h_server_info(sc_req *r)
     sc_json_member_u64(b, &first, "sessions", d->sessions.count);
     sc_json_member_i64(b, &first, "graphs", graphs);
     sc_json_member_cstr(b, &first, "db_path", d->cfg.db_path);
+    sc_json_member_u64(b, &first, "db_bytes", db_bytes(d->cfg.db_path));
+    sc_json_member_i64(b, &first, "pid", (int64_t)getpid());
+    sc_json_member_cstr(b, &first, "sync", d->cfg.sync_full ? "full" : "normal");
+    sc_json_member_u64(b, &first, "cache_max_bytes", cs.max_bytes);
+    sc_json_member_u64(b, &first, "cache_bytes", cs.bytes);
+    sc_json_member_u64(b, &first, "cache_entries", cs.entries);
+    sc_json_member_u64(b, &first, "cache_hits", cs.hits);
+    sc_json_member_u64(b, &first, "cache_misses", cs.misses);
     sc_json_obj_end(b);
     return sc_req_result_end(r, b);
 }

@@ -68,4 +68,16 @@ const sc_stored_graph *sc_cache_graph(const sc_cache_entry *e);
 size_t sc_cache_bytes(const sc_cache *c);
 size_t sc_cache_count(const sc_cache *c);
 
+/** What server.info reports of the cache. */
+typedef struct sc_cache_stat {
+    size_t max_bytes; /* the --graph-cache budget */
+    size_t bytes;     /* held now (sc_cache_bytes) */
+    size_t entries;   /* sc_cache_count */
+    uint64_t hits;    /* sc_cache_get calls answered from memory */
+    uint64_t misses;  /* calls that waited for a load, a shared one included */
+} sc_cache_stat;
+
+/** The cache's budget, use and hit counters since it was created. */
+void sc_cache_stats(const sc_cache *c, sc_cache_stat *out);
+
 #endif

@@ -197,6 +197,7 @@ struct sc_daemon {
     bool stopping;
     bool store_closed;
     bool timers_open;
+    bool log_journal; /* stderr is the journal: sc_log writes "<6>text" lines */
 };
 
 /* daemon.c */
@@ -279,9 +280,26 @@ void sc_log_retry_all(sc_daemon *d);
 /** Free log updates still waiting for a retry (tear-down). */
 void sc_log_retry_free(sc_daemon *d);
 
-/* main.c */
+/* daemon.c */
+/**
+ * One log line on stderr when `level` is within --log-level: prefixed with
+ * an ISO 8601 UTC time, the program and the level; or, when stderr is the
+ * journal (d->log_journal), with the sd-daemon(3) priority alone ("<3>"
+ * error, "<4>" warn, "<6>" info, "<7>" debug), the journal adding the rest.
+ */
 void sc_log(const sc_daemon *d, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/**
+ * One error line for a store call that failed: "storage error <what> (uid
+ * U, pid P): <reason>", `what` formatted from `fmt` (what was being
+ * written or read), U and P whom it was for, the reason SQLite's message
+ * (`errmsg`, may be NULL) or the code's.  Only failures of the storage
+ * (SC_STORE_EIO, SC_STORE_ENOMEM) are logged; other codes are ignored.
+ */
+void sc_log_store_error(const sc_daemon *d, int rc, const char *errmsg, uint32_t uid, int64_t pid,
+                        const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/** True when JOURNAL_STREAM names the device and inode of stderr. */
+bool sc_log_to_journal(void);
 /** Wall-clock Unix time in milliseconds. */
 int64_t sc_now_ms(void);
 

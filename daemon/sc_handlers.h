@@ -13,6 +13,16 @@
 /* Handler results. */
 enum { H_DONE = 0, H_ERROR = 1, H_ASYNC = 2 };
 
+/**
+ * What the --log-level debug trace reports of a request once it completes;
+ * filled by the dispatcher only while that level is on (t0 0 otherwise).
+ */
+typedef struct sc_trace {
+    uint64_t t0;        /* uv_hrtime when the request started; 0: not traced */
+    const char *method; /* static: the method table's name */
+    uint64_t session;   /* params.session; 0 when it has none */
+} sc_trace;
+
 /** One request being executed.  On H_ERROR the dispatcher replies `err`. */
 typedef struct sc_req {
     sc_daemon *d;
@@ -23,6 +33,7 @@ typedef struct sc_req {
     bool may_hold; /* SC_MF_HOLDABLE: later requests need not wait for it */
     bool held;     /* set by sc_async_start when it did not make them wait */
     sc_rpc_error err;
+    sc_trace trace;
 } sc_req;
 
 /**
@@ -36,6 +47,8 @@ typedef struct sc_async {
     sc_jval id;
     bool notification;
     sc_held *held;
+    sc_trace trace; /* reported by sc_async_done */
+    int code;       /* the error code replied, 0 for a result */
 } sc_async;
 
 /* Every handler: `int sc_h_<handler>(sc_req *r)`, returning H_*. */

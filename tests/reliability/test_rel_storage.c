@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -78,6 +79,24 @@ static void expect_storage_error(sc_it_conn *c, cJSON *reply)
     cJSON_Delete(reply);
 }
 
+/* The operator learns from the daemon's log what failed and for whom. */
+static void expect_logged_commit_error(const sc_it_daemon *d, int64_t session, int kernels)
+{
+    char *want = sc_it_fmt("streamcapd error: storage error committing graph of session %lld "
+                           "with %d nodes (uid %u, pid %d): ",
+                           (long long)session, kernels, (unsigned)getuid(), (int)getpid());
+    char *text = sc_it_read_file(sc_it_daemon_stderr_path(d));
+    assert_non_null(text);
+    const char *at = strstr(text, want);
+    if (!at)
+        fail_msg("the daemon's stderr has no line containing '%s':\n%s", want, text);
+    /* SQLite's own reason follows, not a generic one. */
+    if (!strstr(at, "full"))
+        fail_msg("the storage error line does not give SQLite's reason:\n%s", text);
+    free(text);
+    free(want);
+}
+
 static int64_t expect_stored(sc_it_conn *c, cJSON *reply, int kernels)
 {
     const cJSON *res = sc_it_ok(c, reply);
@@ -113,6 +132,7 @@ static void test_full_database(void **state)
 
     int64_t big;
     expect_storage_error(c, capture_reply(c, BIG_KERNELS, &big));
+    expect_logged_commit_error(d, big, BIG_KERNELS);
     /* Nothing of it is stored or listed, the end consumed the session, the
      * older graph is still served, and the database is consistent. */
     assert_int_equal(sc_rel_must_count_graphs(c), listed);
