@@ -141,7 +141,7 @@ static void test_on_session(void **state)
     unsigned n = 0;
     for (int m = 0; m < SC_M__COUNT; m++)
         n += sc_method_on_session((sc_method_id)m);
-    assert_int_equal(n, 15); /* 3 session.* and 12 capture.* methods */
+    assert_int_equal(n, 16); /* 4 session.* and 12 capture.* methods */
 }
 
 /* The scheduling flags: which writes are held, which requests wait for
