@@ -217,6 +217,78 @@ int sc_client_session_info(sc_client *c, uint64_t session, sc_client_session_des
     return 0;
 }
 
+void sc_client_session_list_free(sc_client_session_list *l)
+{
+    if (!l)
+        return;
+    for (size_t i = 0; i < l->count; i++) {
+        free(l->sessions[i].label);
+        free(l->sessions[i].opened_at);
+        free(l->sessions[i].semantics);
+    }
+    free(l->sessions);
+    memset(l, 0, sizeof(*l));
+}
+
+static int decode_session_summary(sc_client *c, const cJSON *o, sc_client_session_summary *s)
+{
+    const sc_method_id m = SC_M_SESSION_LIST;
+    uint64_t uid;
+    if (sc_cl_get_u64(c, m, o, "session", UINT64_MAX, &s->session) != 0 ||
+        sc_cl_get_str(c, m, o, "label", true, &s->label) != 0 ||
+        sc_cl_get_u64(c, m, o, "owner_uid", UINT32_MAX, &uid) != 0 ||
+        sc_cl_get_i64(c, m, o, "owner_pid", &s->owner_pid) != 0 ||
+        sc_cl_get_str(c, m, o, "opened_at", false, &s->opened_at) != 0 ||
+        sc_cl_get_str(c, m, o, "semantics", false, &s->semantics) != 0 ||
+        sc_cl_get_u64(c, m, o, "node_count", UINT64_MAX, &s->node_count) != 0)
+        return -EPROTO;
+    s->owner_uid = (uint32_t)uid;
+    return 0;
+}
+
+static int decode_session_list(sc_client *c, const cJSON *res, sc_client_session_list *l)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(res, "sessions");
+    if (!cJSON_IsArray(arr))
+        return sc_cl_malformed(c, SC_M_SESSION_LIST, "'sessions' is not an array");
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    l->sessions = calloc(n ? n : 1, sizeof(*l->sessions));
+    if (!l->sessions)
+        return sc_cl_fail(c, -ENOMEM, "out of memory");
+    const cJSON *o;
+    cJSON_ArrayForEach(o, arr)
+    {
+        /* Counted first, so a half-decoded entry is freed too. */
+        sc_client_session_summary *s = &l->sessions[l->count++];
+        if (decode_session_summary(c, o, s) != 0)
+            return -EPROTO;
+    }
+    return 0;
+}
+
+int sc_client_list_sessions(sc_client *c, sc_client_session_list *out)
+{
+    if (!out)
+        return null_arg(c, "out");
+    int rc = sc_cl_begin(c, SC_M_SESSION_LIST);
+    if (rc != 0)
+        return rc;
+    cJSON *root;
+    const cJSON *res;
+    rc = sc_cl_tree(c, SC_M_SESSION_LIST, &root, &res);
+    if (rc != 0)
+        return rc;
+    sc_client_session_list l = {0};
+    rc = decode_session_list(c, res, &l);
+    cJSON_Delete(root);
+    if (rc != 0) {
+        sc_client_session_list_free(&l);
+        return rc;
+    }
+    *out = l;
+    return 0;
+}
+
 /* ------------------------------------------------------------ capture */
 
 int sc_client_begin_capture(sc_client *c, uint64_t session, uint32_t stream)
@@ -917,5 +989,44 @@ int sc_client_server_info(sc_client *c, sc_client_server_desc *out)
         return rc;
     }
     *out = d;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- raw */
+
+int sc_client_call_raw(sc_client *c, const char *method, const char *params_json,
+                       char **result_json)
+{
+    if (!method)
+        return null_arg(c, "method");
+    if (!result_json)
+        return null_arg(c, "result_json");
+    if (!c)
+        return -EINVAL;
+    const char *text = params_json ? params_json : "{}";
+    cJSON *params = cJSON_ParseWithOpts(text, NULL, 1);
+    cJSON_Delete(params);
+    if (!params)
+        return sc_cl_fail(c, -EINVAL, "params are not valid JSON");
+    /* Sent as written (numbers beyond a double's precision stay exact),
+     * on one line: a newline can only be whitespace in valid JSON. */
+    char *compact = strdup(text);
+    if (!compact)
+        return sc_cl_fail(c, -ENOMEM, "out of memory");
+    for (char *p = compact; *p; p++) {
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    }
+    cJSON *root;
+    const cJSON *res;
+    int rc = sc_cl_tree_raw(c, method, compact, &root, &res);
+    free(compact);
+    if (rc != 0)
+        return rc;
+    char *out = cJSON_PrintUnformatted(res);
+    cJSON_Delete(root);
+    if (!out)
+        return sc_cl_fail(c, -ENOMEM, "out of memory");
+    *result_json = out;
     return 0;
 }

@@ -17,6 +17,9 @@
 #define CLI_OK       0
 #define CLI_NEGATIVE 1
 #define CLI_ERROR    2
+/* Not an exit status: standard output's reader went away (`| head`), so
+ * the command stops writing; main exits 0, quietly. */
+#define CLI_QUIET 3
 
 typedef struct cli_cmd cli_cmd;
 
@@ -48,6 +51,10 @@ int cli_graph_dot(cli *x, int argc, char **argv);
 int cli_graph_render(cli *x, int argc, char **argv);
 int cli_graph_reach(cli *x, int argc, char **argv);
 int cli_graph_rm(cli *x, int argc, char **argv);
+int cli_prune(cli *x, int argc, char **argv);
+int cli_sessions(cli *x, int argc, char **argv);
+int cli_session_close(cli *x, int argc, char **argv);
+int cli_call(cli *x, int argc, char **argv);
 
 /* ---- errors: each prints "streamcap: ..." on stderr (and, with --json,
  * {"error":{...}} on stdout) and returns CLI_ERROR ---- */
@@ -59,6 +66,10 @@ int cli_usage_fail(cli *x, const char *fmt, ...) __attribute__((format(printf, 2
 int cli_fail_code(cli *x, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /** A failed library call: the daemon's message or the local failure. */
 int cli_call_fail(cli *x, int rc);
+
+/** Writing standard output failed (errno says why): CLI_QUIET when its
+ *  reader has gone, else the error reported (CLI_ERROR). */
+int cli_stdout_failed(cli *x);
 
 /** Connect unless connected; CLI_OK or CLI_ERROR (already reported). */
 int cli_connect(cli *x);

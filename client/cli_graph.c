@@ -75,7 +75,7 @@ int cli_graph_dot(cli *x, int argc, char **argv)
         if (n == 0 || text[n - 1] != '\n')
             fputc('\n', stdout);
         if (fflush(stdout) != 0)
-            out = cli_fail(x, "cannot write to standard output");
+            out = cli_stdout_failed(x);
     }
     free(text);
     return out;
@@ -159,10 +159,53 @@ static const char *render_format(const char *out)
     return NULL;
 }
 
+/* Graphviz's dot lays out a few thousand nodes in seconds; far beyond,
+ * it runs for hours or exhausts memory. */
+#define RENDER_MAX_NODES 5000
+
+/* --max-nodes N, anywhere: taken out of argv. */
+static int render_opts(cli *x, int *argc, char **argv, uint64_t *max_nodes)
+{
+    int n = 0;
+    for (int i = 0; i < *argc;) {
+        const char *v = NULL;
+        int r = cli_take_opt(*argc, argv, &i, "--max-nodes", &v);
+        if (r == 0) {
+            argv[n++] = argv[i++];
+            continue;
+        }
+        if (r < 0 || cli_parse_uint(v, 0, UINT32_MAX, max_nodes) != 0)
+            return cli_usage_fail(x, "--max-nodes takes a number (0: no limit)");
+    }
+    *argc = n;
+    return CLI_OK;
+}
+
+/* Refuse what dot cannot draw, before it is asked to. */
+static int check_render_size(cli *x, uint64_t id, uint64_t max_nodes)
+{
+    if (max_nodes == 0)
+        return CLI_OK;
+    sc_client_graph g;
+    int rc = sc_client_graph_get(x->c, id, &g);
+    if (rc != 0)
+        return cli_call_fail(x, rc);
+    size_t n = g.node_count;
+    sc_client_graph_free(&g);
+    if (n <= max_nodes)
+        return CLI_OK;
+    return cli_fail(x,
+                    "graph %llu has %zu nodes; Graphviz cannot draw that many (the limit is %llu: "
+                    "use --max-nodes N to try anyway, or 'streamcap graph dot %llu' to export it)",
+                    (unsigned long long)id, n, (unsigned long long)max_nodes,
+                    (unsigned long long)id);
+}
+
 int cli_graph_render(cli *x, int argc, char **argv)
 {
-    uint64_t id;
-    if (one_id(x, argc, argv, 2, &id) != CLI_OK)
+    uint64_t id, max_nodes = RENDER_MAX_NODES;
+    if (render_opts(x, &argc, argv, &max_nodes) != CLI_OK ||
+        one_id(x, argc, argv, 2, &id) != CLI_OK)
         return CLI_ERROR;
     const char *out = argv[1];
     const char *fmt = render_format(out);
@@ -175,6 +218,8 @@ int cli_graph_render(cli *x, int argc, char **argv)
                         "cannot render: Graphviz 'dot' is not installed (on Debian: apt-get "
                         "install graphviz); 'streamcap graph dot %llu' prints the DOT text",
                         (unsigned long long)id);
+    if (check_render_size(x, id, max_nodes) != CLI_OK)
+        return CLI_ERROR;
     char *text;
     int rc = sc_client_graph_export_dot(x->c, id, &text);
     if (rc != 0)
@@ -233,11 +278,9 @@ int cli_graph_reach(cli *x, int argc, char **argv)
     return r ? CLI_OK : CLI_NEGATIVE;
 }
 
-int cli_graph_rm(cli *x, int argc, char **argv)
+/* One id: the reply's own words and shape, as before several were taken. */
+static int rm_one(cli *x, uint64_t id)
 {
-    uint64_t id;
-    if (one_id(x, argc, argv, 1, &id) != CLI_OK || cli_connect(x) != CLI_OK)
-        return CLI_ERROR;
     int rc = sc_client_graph_delete(x->c, id);
     if (rc != 0)
         return cli_call_fail(x, rc);
@@ -252,6 +295,74 @@ int cli_graph_rm(cli *x, int argc, char **argv)
     }
     printf("deleted graph %llu\n", (unsigned long long)id);
     return CLI_OK;
+}
+
+/* Several: every failure said on stderr, the rest still deleted. */
+static int rm_many(cli *x, const uint64_t *ids, int n)
+{
+    sc_buf done = SC_BUF_INIT, failed = SC_BUF_INIT;
+    int nfailed = 0, ndone = 0;
+    for (int i = 0; i < n; i++) {
+        int rc = sc_client_graph_delete(x->c, ids[i]);
+        if (rc == 0) {
+            sc_buf_puts(&done, ndone++ ? "," : "");
+            sc_json_u64(&done, ids[i]);
+            if (!x->json)
+                printf("deleted graph %llu\n", (unsigned long long)ids[i]);
+            continue;
+        }
+        const char *msg = sc_client_errmsg(x->c);
+        if (!msg || !*msg)
+            msg = sc_client_strerror(rc);
+        fprintf(stderr, "streamcap: %s\n", msg);
+        bool ef;
+        sc_buf_puts(&failed, nfailed++ ? "," : "");
+        sc_json_obj_begin(&failed, &ef);
+        sc_json_member_u64(&failed, &ef, "graph", ids[i]);
+        sc_json_member_i64(&failed, &ef, "code", sc_client_errcode(x->c));
+        sc_json_member_cstr(&failed, &ef, "message", msg);
+        sc_json_obj_end(&failed);
+        if (sc_client_errcode(x->c) == 0)
+            break; /* the connection is gone: the rest would fail the same way */
+    }
+    int out = CLI_OK;
+    if (x->json) {
+        sc_buf b = SC_BUF_INIT;
+        bool first;
+        sc_json_obj_begin(&b, &first);
+        sc_json_key(&b, &first, "deleted");
+        sc_buf_printf(&b, "[%.*s]", (int)done.len, done.data ? done.data : "");
+        sc_json_key(&b, &first, "failed");
+        sc_buf_printf(&b, "[%.*s]", (int)failed.len, failed.data ? failed.data : "");
+        sc_json_obj_end(&b);
+        out = cli_emit_json(x, &b);
+    }
+    sc_buf_free(&done);
+    sc_buf_free(&failed);
+    if (out != CLI_OK)
+        return out;
+    return nfailed ? CLI_ERROR : CLI_OK;
+}
+
+int cli_graph_rm(cli *x, int argc, char **argv)
+{
+    if (argc < 1)
+        return cli_usage_fail(x, "missing argument");
+    uint64_t *ids = calloc((size_t)argc, sizeof(*ids));
+    if (!ids)
+        return cli_fail(x, "out of memory");
+    /* Every id is checked before anything is deleted. */
+    for (int i = 0; i < argc; i++) {
+        if (cli_parse_id(argv[i], &ids[i]) != 0) {
+            free(ids);
+            return cli_usage_fail(x, "'%s' is not a graph id (a positive integer)", argv[i]);
+        }
+    }
+    int st = cli_connect(x);
+    if (st == CLI_OK)
+        st = argc == 1 ? rm_one(x, ids[0]) : rm_many(x, ids, argc);
+    free(ids);
+    return st;
 }
 
 /* ---------------------------------------------------------------- demo */

@@ -14,7 +14,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <time.h>
+#include <unistd.h>
 
 #define CLI_DEFAULT_TIMEOUT_S 30
 
@@ -43,26 +45,71 @@ static const cli_cmd commands[] = {
      "every op's result in the corpus' expected-output format.  A progress bar\n"
      "is drawn on standard error when it is a terminal.\n"
      "\n"
-     "Options:\n"
-     "  -v, --verbose   one line per scenario\n", cli_replay},
+     "A request the daemon refuses is part of a scenario (the corpus expects\n"
+     "many): it is counted, and replay still exits 0 unless --strict.  A line\n"
+     "that is not a valid scenario stops the replay with FILE:LINE, the op's\n"
+     "index and name, and what is wrong.\n"
+     "\n"
+     "Options (before or after FILE: replay [-v] [--strict] [--check EXPECTED]\n"
+     "FILE):\n"
+     "  -v, --verbose      one line per scenario\n"
+     "  --strict           exit 2 when the daemon refused any request\n"
+     "  --check EXPECTED   compare every result (and every stored graph's node\n"
+     "                     and edge counts) with EXPECTED, a file in the format\n"
+     "                     of tests/data/conformance_expected.jsonl, one line\n"
+     "                     per scenario of FILE in the same order; print the\n"
+     "                     first differences on standard error and exit 1 when\n"
+     "                     there is any\n", cli_replay},
     {"graphs", "", "list stored graphs, newest first",
      "Options:\n"
      "  --limit N        at most N graphs (daemon default 100, at most 10000)\n"
      "  --label TEXT     only graphs with this label\n"
-     "  --before CURSOR  the next page, as printed after a full page\n", cli_graphs},
+     "  --before CURSOR  the next page, as printed (on standard error) after a\n"
+     "                   full page\n", cli_graphs},
     {"graph show", "ID", "nodes and edges of a stored graph",
      "Print the graph's owner, nodes (one row each) and edges.\n", cli_graph_show},
     {"graph dot", "ID", "the graph as Graphviz DOT text",
      "Print the daemon's DOT export of the graph on standard output.\n", cli_graph_dot},
     {"graph render", "ID OUT", "draw the graph into OUT (.svg or .png)",
      "Render the DOT export with Graphviz 'dot -Tsvg' or 'dot -Tpng', chosen by\n"
-     "OUT's extension.  Needs Graphviz installed.\n", cli_graph_render},
+     "OUT's extension.  Needs Graphviz installed.  Graphs larger than Graphviz\n"
+     "can lay out in reasonable time are refused ('graph dot' still exports\n"
+     "them).\n"
+     "\n"
+     "Options:\n"
+     "  --max-nodes N   refuse graphs of more than N nodes (default 5000;\n"
+     "                  0: no limit)\n", cli_graph_render},
     {"graph reach", "ID A B", "does node A happen before node B?",
      "A and B are node ids (7 or N7).  Reachability is reflexive: A reaches A.\n"
      "Exits 0 when A reaches B, 1 when it does not, 2 on error (an unknown\n"
      "graph or node included).\n", cli_graph_reach},
-    {"graph rm", "ID", "delete a stored graph",
-     "Delete the graph; its capture-log row stays.\n", cli_graph_rm},
+    {"graph rm", "ID...", "delete stored graphs",
+     "Delete each graph; their capture-log rows stay.  A graph that cannot be\n"
+     "deleted (unknown, another user's) is reported and the others are still\n"
+     "deleted; the exit status is then 2.\n", cli_graph_rm},
+    {"prune", "", "delete stored graphs in bulk, by label, id or age",
+     "Delete every graph (that you may delete) matching all the options given;\n"
+     "at least one is required.  Prints how many were deleted.\n"
+     "\n"
+     "Options:\n"
+     "  --label TEXT            only graphs with this label\n"
+     "  --before ID             only graphs with an id below ID\n"
+     "  --older-than DURATION   only graphs created longer ago than DURATION:\n"
+     "                          a number and a unit, s, m, h or d (30s, 15m,\n"
+     "                          2h, 7d)\n"
+     "  --dry-run               list what would be deleted, delete nothing\n", cli_prune},
+    {"sessions", "", "live capture sessions (yours; root sees all)",
+     "One row per session open now: its id, when it opened, the nodes recorded\n"
+     "so far, its owner, capture semantics and label.  Ended sessions are in\n"
+     "'streamcap log'.\n", cli_sessions},
+    {"session close", "ID", "discard a live session",
+     "Close the session without producing a graph; the capture log records it\n"
+     "as closed.\n", cli_session_close},
+    {"call", "METHOD [PARAMS]", "send one raw JSON-RPC request",
+     "Send METHOD with PARAMS (JSON text, default {}) and print the reply's\n"
+     "result as JSON on standard output.  An error reply prints its code and\n"
+     "message on standard error and exits 2.  proto/PROTOCOL.md lists the\n"
+     "methods.  Example: streamcap call graph.list '{\"limit\": 2}'\n", cli_call},
     {"log", "", "the capture log, newest first",
      "One row per capture session: when it opened and ended, its outcome\n"
      "(open, completed, failed, closed, abandoned, shutdown, lost), its node\n"
@@ -71,7 +118,8 @@ static const cli_cmd commands[] = {
      "Options:\n"
      "  --limit N        at most N entries (daemon default 100, at most 10000)\n"
      "  --outcome NAME   only sessions with this outcome\n"
-     "  --before CURSOR  the next page, as printed after a full page\n", cli_log},
+     "  --before CURSOR  the next page, as printed (on standard error) after a\n"
+     "                   full page\n", cli_log},
 };
 /* clang-format on */
 
@@ -126,17 +174,18 @@ static void print_main_help(FILE *f)
     fputs(exit_help, f);
 }
 
-static void print_group_help(FILE *f)
+static void print_group_help(FILE *f, const char *group)
 {
-    fputs("usage: streamcap [OPTIONS] graph SUBCOMMAND ARGS\n\nSubcommands:\n", f);
+    size_t n = strlen(group);
+    fprintf(f, "usage: streamcap [OPTIONS] %s SUBCOMMAND ARGS\n\nSubcommands:\n", group);
     for (size_t i = 0; i < NCOMMANDS; i++) {
-        if (strncmp(commands[i].name, "graph ", 6) != 0)
+        if (strncmp(commands[i].name, group, n) != 0 || commands[i].name[n] != ' ')
             continue;
         char left[64];
-        snprintf(left, sizeof(left), "%s %s", commands[i].name + 6, commands[i].args);
+        snprintf(left, sizeof(left), "%s %s", commands[i].name + n + 1, commands[i].args);
         fprintf(f, "  %-16s %s\n", left, commands[i].brief);
     }
-    fputs("\n'streamcap graph SUBCOMMAND --help' describes one.\n\n", f);
+    fprintf(f, "\n'streamcap %s SUBCOMMAND --help' describes one.\n\n", group);
     fputs(exit_help, f);
 }
 
@@ -294,8 +343,27 @@ int cli_emit_json(cli *x, sc_buf *b)
     size_t want = b->len;
     sc_buf_free(b);
     if (n != want || fflush(stdout) != 0)
-        return cli_fail(x, "cannot write to standard output");
+        return cli_stdout_failed(x);
     return CLI_OK;
+}
+
+/* The write end of a pipe whose reader has gone polls as an error. */
+static bool stdout_reader_gone(void)
+{
+    struct pollfd p = {.fd = STDOUT_FILENO, .events = POLLOUT};
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
+}
+
+int cli_stdout_failed(cli *x)
+{
+    int e = errno;
+    /* `| head` closing early is how pipelines end, not an error (git,
+     * coreutils): stop writing and exit 0. */
+    if (e == EPIPE || stdout_reader_gone())
+        return CLI_QUIET;
+    if (e == 0)
+        return cli_fail(x, "cannot write to standard output");
+    return cli_fail(x, "cannot write to standard output: %s", strerror(e));
 }
 
 /* ---------------------------------------------------------- commands */
@@ -518,14 +586,70 @@ static bool bare_cursor(const char *next)
     return !json;
 }
 
-static void print_next(const char *next, const char *cmd)
+/* A word for a shell command line: as it is when that is safe, else in
+ * single quotes. */
+static void put_shell_word(FILE *f, const char *s, size_t n)
+{
+    bool plain = n > 0;
+    for (size_t i = 0; i < n && plain; i++)
+        plain = isalnum((unsigned char)s[i]) || strchr("._:/,@%+=-", s[i]);
+    if (plain) {
+        fprintf(f, "%.*s", (int)n, s);
+        return;
+    }
+    fputc('\'', f);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\'')
+            fputs("'\\''", f);
+        else
+            fputc(s[i], f);
+    }
+    fputc('\'', f);
+}
+
+/* The command that fetches the next page, with the options of this one:
+ * on standard error, so that standard output stays the listing. */
+static void print_next(const char *next, const char *cmd, const char *filter_name,
+                       const sc_client_list_opts *o)
 {
     if (!next)
         return;
+    fprintf(stderr, "more: streamcap %s", cmd);
+    if (o->filter) {
+        fprintf(stderr, " %s ", filter_name);
+        char *v = cli_printable(o->filter);
+        put_shell_word(stderr, v ? v : "", v ? strlen(v) : 0);
+        free(v);
+    }
+    if (o->limit)
+        fprintf(stderr, " --limit %u", (unsigned)o->limit);
+    fputs(" --before ", stderr);
     if (bare_cursor(next))
-        printf("more: streamcap %s --before %.*s\n", cmd, (int)strlen(next) - 2, next + 1);
+        put_shell_word(stderr, next + 1, strlen(next) - 2);
     else
-        printf("more: streamcap %s --before '%s'\n", cmd, next);
+        put_shell_word(stderr, next, strlen(next));
+    fputc('\n', stderr);
+}
+
+/* What an empty page means, in the words of the options that made it. */
+static void print_empty(const char *what, const char *filter_name, const sc_client_list_opts *o)
+{
+    if (o->filter) {
+        char *v = cli_printable(o->filter);
+        if (strcmp(filter_name, "--outcome") == 0)
+            printf("no %s with outcome %s%s\n", what, v ? v : "",
+                   o->before ? " before that cursor" : "");
+        else
+            printf("no %s match %s %s%s\n", what, filter_name, v ? v : "",
+                   o->before ? " before that cursor" : "");
+        free(v);
+    } else if (o->before) {
+        printf("no more %s before that cursor\n", what);
+    } else if (strcmp(what, "log entries") == 0) {
+        printf("the capture log is empty\n");
+    } else {
+        printf("no %s stored\n", what);
+    }
 }
 
 static void graphs_json(sc_buf *b, const sc_client_graph_page *p)
@@ -563,9 +687,10 @@ int cli_graphs(cli *x, int argc, char **argv)
     if (list_opts(x, argc, argv, "--label", &o) != CLI_OK || cli_connect(x) != CLI_OK)
         return CLI_ERROR;
     char *before = o.before ? cursor_arg(o.before) : NULL;
-    o.before = before;
+    sc_client_list_opts wire = o;
+    wire.before = before;
     sc_client_graph_page p;
-    int rc = sc_client_graph_list(x->c, &o, &p);
+    int rc = sc_client_graph_list(x->c, &wire, &p);
     free(before);
     if (rc != 0)
         return cli_call_fail(x, rc);
@@ -575,7 +700,7 @@ int cli_graphs(cli *x, int argc, char **argv)
         graphs_json(&b, &p);
         out = cli_emit_json(x, &b);
     } else if (p.count == 0) {
-        printf("no graphs stored\n");
+        print_empty("graphs", "--label", &o);
     } else {
         static const char *const head[] = {"GRAPH",   "CREATED", "NODES", "EDGES",
                                            "STREAMS", "OWNER",   "LABEL"};
@@ -593,7 +718,7 @@ int cli_graphs(cli *x, int argc, char **argv)
         }
         cli_table_print(&t, stdout);
         cli_table_free(&t);
-        print_next(p.next, "graphs");
+        print_next(p.next, "graphs", "--label", &o);
     }
     sc_client_graph_page_free(&p);
     return out;
@@ -639,9 +764,10 @@ int cli_log(cli *x, int argc, char **argv)
     if (list_opts(x, argc, argv, "--outcome", &o) != CLI_OK || cli_connect(x) != CLI_OK)
         return CLI_ERROR;
     char *before = o.before ? cursor_arg(o.before) : NULL;
-    o.before = before;
+    sc_client_list_opts wire = o;
+    wire.before = before;
     sc_client_log_page p;
-    int rc = sc_client_log_list(x->c, &o, &p);
+    int rc = sc_client_log_list(x->c, &wire, &p);
     free(before);
     if (rc != 0)
         return cli_call_fail(x, rc);
@@ -651,7 +777,7 @@ int cli_log(cli *x, int argc, char **argv)
         log_json(&b, &p);
         out = cli_emit_json(x, &b);
     } else if (p.count == 0) {
-        printf("the capture log is empty\n");
+        print_empty("log entries", "--outcome", &o);
     } else {
         static const char *const head[] = {"SESSION", "OPENED", "ENDED", "OUTCOME",
                                            "NODES",   "GRAPH",  "OWNER", "LABEL"};
@@ -673,7 +799,7 @@ int cli_log(cli *x, int argc, char **argv)
         }
         cli_table_print(&t, stdout);
         cli_table_free(&t);
-        print_next(p.next, "log");
+        print_next(p.next, "log", "--outcome", &o);
     }
     sc_client_log_page_free(&p);
     return out;
@@ -681,13 +807,19 @@ int cli_log(cli *x, int argc, char **argv)
 
 /* -------------------------------------------------------------- main */
 
+/* Words that start a two-word command ("graph show", "session close"). */
+static bool is_group(const char *a)
+{
+    return a && (strcmp(a, "graph") == 0 || strcmp(a, "session") == 0);
+}
+
 static const cli_cmd *find_cmd(const char *a, const char *b, int *used)
 {
     char name[64];
-    if (a && strcmp(a, "graph") == 0) {
+    if (is_group(a)) {
         if (!b)
             return NULL;
-        snprintf(name, sizeof(name), "graph %s", b);
+        snprintf(name, sizeof(name), "%s %s", a, b);
         *used = 2;
     } else {
         snprintf(name, sizeof(name), "%s", a ? a : "");
@@ -747,10 +879,10 @@ static int parse_globals(cli *x, int argc, char **argv, parsed *p)
 /* No command found: help or an error, as the words ask. */
 static int no_command(cli *x, const parsed *p, const char *first)
 {
-    bool group = first && strcmp(first, "graph") == 0;
+    bool group = is_group(first);
     if (p->help && (!first || (group && p->argc == 1))) {
         if (group)
-            print_group_help(stdout);
+            print_group_help(stdout, first);
         else
             print_main_help(stdout);
         return CLI_OK;
@@ -762,10 +894,10 @@ static int no_command(cli *x, const parsed *p, const char *first)
     if (!group)
         return cli_fail(x, "unknown command '%s' (try 'streamcap --help')", first);
     if (p->argc > 1)
-        cli_fail(x, "unknown graph subcommand '%s'", p->argv[1]);
+        cli_fail(x, "unknown %s subcommand '%s'", first, p->argv[1]);
     else
-        cli_fail(x, "'graph' needs a subcommand");
-    print_group_help(stderr);
+        cli_fail(x, "'%s' needs a subcommand", first);
+    print_group_help(stderr, first);
     return CLI_ERROR;
 }
 
@@ -806,7 +938,14 @@ int main(int argc, char **argv)
     int status = parse_globals(&x, argc, argv, &p);
     if (status == CLI_OK)
         status = dispatch(&x, &p);
+    /* Tables are printed without a check per line: what failed shows here. */
+    errno = 0;
+    if (status != CLI_QUIET && (fflush(stdout) != 0 || ferror(stdout))) {
+        int st = cli_stdout_failed(&x);
+        if (status == CLI_OK)
+            status = st;
+    }
     sc_client_close(x.c);
     free(mem);
-    return status;
+    return status == CLI_QUIET ? CLI_OK : status;
 }

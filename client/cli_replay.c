@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -32,6 +33,7 @@ typedef struct scenario {
     bool has_end;
     uint64_t session;
     size_t first; /* index of its first op's reply in the batch pipeline */
+    size_t line;  /* its line in the file */
 } scenario;
 
 typedef struct replay {
@@ -41,6 +43,12 @@ typedef struct replay {
     long long size; /* bytes, or -1 when not a regular file */
     size_t lineno;
     bool verbose;
+    bool strict;            /* --strict: a refused request fails the replay */
+    const char *check_path; /* --check EXPECTED */
+    FILE *check_f;
+    size_t check_line;
+    size_t diffs;   /* --check: scenarios or results that differ */
+    size_t refused; /* requests the daemon refused, reported under --strict */
     bool progress;
     bool started; /* --json: the document's head is out */
     bool first;   /* --json: the document object has no member yet */
@@ -134,7 +142,8 @@ static const char *check_op(const cJSON *op)
     return NULL;
 }
 
-static const char *check_scenario(scenario *s)
+/* NULL, or what is wrong, naming the op ("op 3 (kernel): ...") in `buf`. */
+static const char *check_scenario(scenario *s, char *buf, size_t len)
 {
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(s->root, "name");
     s->ops = cJSON_GetObjectItemCaseSensitive(s->root, "ops");
@@ -145,8 +154,13 @@ static const char *check_scenario(scenario *s)
     cJSON_ArrayForEach(op, s->ops)
     {
         const char *why = check_op(op);
-        if (why)
-            return why;
+        if (why) {
+            const char *opname = get_text(op, "op");
+            char *shown = cli_printable(opname ? opname : "?");
+            snprintf(buf, len, "op %zu (%s): %s", s->nops, shown ? shown : "?", why);
+            free(shown);
+            return buf;
+        }
         if (strcmp(get_text(op, "op"), "end") == 0)
             s->has_end = true;
         s->nops++;
@@ -192,7 +206,9 @@ static int read_batch(replay *r, char **line, size_t *cap, char *why, size_t why
         scenario *s = &r->batch[r->nbatch];
         memset(s, 0, sizeof(*s));
         s->root = cJSON_ParseWithLength(*line, (size_t)n);
-        const char *bad = s->root ? check_scenario(s) : "not valid JSON";
+        char opwhy[512];
+        const char *bad = s->root ? check_scenario(s, opwhy, sizeof(opwhy)) : "not valid JSON";
+        s->line = r->lineno;
         if (bad) {
             cJSON_Delete(s->root);
             snprintf(why, whylen, "%s:%zu: %s", r->path, r->lineno, bad);
@@ -384,9 +400,242 @@ static int emit(replay *r, sc_buf *b)
     if (sc_buf_failed(b))
         return cli_fail(r->x, "out of memory");
     if (b->len && fwrite(b->data, 1, b->len, stdout) != b->len)
-        return cli_fail(r->x, "cannot write to standard output");
+        return cli_stdout_failed(r->x);
     sc_buf_reset(b);
     return CLI_OK;
+}
+
+/* ---------------------------------------------------------- --check */
+
+#define CHECK_SHOWN   10   /* differences printed; the rest only counted */
+#define CHECK_REACH_N 1024 /* above this many nodes, reach is not compared */
+
+static void difference(replay *r, const scenario *s, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void difference(replay *r, const scenario *s, const char *fmt, ...)
+{
+    if (r->diffs++ >= CHECK_SHOWN)
+        return;
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    char *name = cli_printable(s->name);
+    char *shown = cli_printable(msg);
+    fprintf(stderr, "streamcap: %s:%zu: %s: %s\n", r->path, s->line, name ? name : "",
+            shown ? shown : "");
+    free(name);
+    free(shown);
+}
+
+/* The next expected line, or NULL at its end (said as a difference). */
+static cJSON *next_expected(replay *r, const scenario *s)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    cJSON *v = NULL;
+    ssize_t n;
+    while (!v && (n = getline(&line, &cap, r->check_f)) >= 0) {
+        r->check_line++;
+        if (blank(line))
+            continue;
+        v = cJSON_ParseWithLength(line, (size_t)n);
+        if (!cJSON_IsObject(v)) {
+            cJSON_Delete(v);
+            v = NULL;
+            difference(r, s, "%s:%zu is not a JSON object", r->check_path, r->check_line);
+            break;
+        }
+    }
+    free(line);
+    if (!v && feof(r->check_f))
+        difference(r, s, "%s has no line for this scenario", r->check_path);
+    return v;
+}
+
+/* A node as the corpus writes it (docs/semantics.md, section 11). */
+static cJSON *corpus_node(const sc_client_node *n)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "id", n->id);
+    cJSON_AddStringToObject(o, "kind", sc_client_kind_name(n->kind));
+    cJSON_AddNumberToObject(o, "stream", n->stream);
+    cJSON_AddStringToObject(o, "name", n->name ? n->name : "");
+    switch (n->kind) {
+    case SC_CLIENT_KERNEL: {
+        const double grid[3] = {n->num_blocks, 1, 1}, block[3] = {n->threads_per_block, 1, 1};
+        cJSON_AddItemToObject(o, "grid", cJSON_CreateDoubleArray(grid, 3));
+        cJSON_AddItemToObject(o, "block", cJSON_CreateDoubleArray(block, 3));
+        cJSON_AddNumberToObject(o, "shared_mem", n->shared_mem);
+        cJSON_AddBoolToObject(o, "fusible", false);
+        break;
+    }
+    case SC_CLIENT_MEMCPY:
+        cJSON_AddStringToObject(o, "dir", sc_client_dir_name(n->dir));
+        cJSON_AddNumberToObject(o, "bytes", (double)n->size_bytes);
+        if (n->dir == SC_CLIENT_PEER_TO_PEER) {
+            cJSON_AddNumberToObject(o, "src_device", n->src_device);
+            cJSON_AddNumberToObject(o, "dst_device", n->dst_device);
+        }
+        break;
+    case SC_CLIENT_MEMSET:
+        cJSON_AddNumberToObject(o, "bytes", (double)n->size_bytes);
+        cJSON_AddNumberToObject(o, "value", n->value);
+        break;
+    case SC_CLIENT_HOST_CALLBACK:
+        cJSON_AddStringToObject(o, "label", n->label ? n->label : "");
+        break;
+    }
+    return o;
+}
+
+static cJSON *pair(uint32_t a, uint32_t b)
+{
+    const int v[2] = {(int)a, (int)b};
+    return cJSON_CreateIntArray(v, 2);
+}
+
+/* The strict transitive closure, sorted, as the corpus lists it; NULL when
+ * the daemon could not say. */
+static cJSON *corpus_reach(sc_client *c, const sc_client_graph *g)
+{
+    size_t n = g->node_count, np = n * n;
+    sc_client_pair *pairs = calloc(np ? np : 1, sizeof(*pairs));
+    bool *got = calloc(np ? np : 1, sizeof(*got));
+    cJSON *out = NULL;
+    if (pairs && got) {
+        for (size_t i = 0; i < np; i++)
+            pairs[i] = (sc_client_pair){(uint32_t)(i / n), (uint32_t)(i % n)};
+        if (sc_client_graph_reachable_pairs(c, g->graph, pairs, np, got) == 0) {
+            out = cJSON_CreateArray();
+            for (size_t i = 0; i < np; i++) {
+                if (got[i] && pairs[i].from != pairs[i].to)
+                    cJSON_AddItemToArray(out, pair(pairs[i].from, pairs[i].to));
+            }
+        }
+    }
+    free(pairs);
+    free(got);
+    return out;
+}
+
+static void compare_member(replay *r, const scenario *s, const char *what, const cJSON *want,
+                           const cJSON *got)
+{
+    if (cJSON_Compare(want, got, true))
+        return;
+    char *w = cJSON_PrintUnformatted(want), *g = cJSON_PrintUnformatted(got);
+    difference(r, s, "graph %s: expected %s, got %s", what, w ? w : "(none)", g ? g : "(none)");
+    free(w);
+    free(g);
+}
+
+/* The stored graph against the expected one: nodes, edges and reach. */
+static void compare_graph(replay *r, const scenario *s, const cJSON *want,
+                          const sc_client_reply *end)
+{
+    if (!end) {
+        if (!cJSON_IsNull(want))
+            difference(r, s, "expected a stored graph, got none");
+        return;
+    }
+    if (cJSON_IsNull(want)) {
+        difference(r, s, "expected no graph, got graph %llu", (unsigned long long)end->id);
+        return;
+    }
+    sc_client_graph g;
+    if (sc_client_graph_get(r->x->c, end->id, &g) != 0) {
+        difference(r, s, "cannot read graph %llu: %s", (unsigned long long)end->id,
+                   sc_client_errmsg(r->x->c));
+        return;
+    }
+    cJSON *nodes = cJSON_CreateArray(), *edges = cJSON_CreateArray();
+    for (size_t i = 0; i < g.node_count; i++)
+        cJSON_AddItemToArray(nodes, corpus_node(&g.nodes[i]));
+    for (size_t i = 0; i < g.edge_count; i++)
+        cJSON_AddItemToArray(edges, pair(g.edges[i].src, g.edges[i].dst));
+    compare_member(r, s, "nodes", cJSON_GetObjectItemCaseSensitive(want, "nodes"), nodes);
+    compare_member(r, s, "edges", cJSON_GetObjectItemCaseSensitive(want, "edges"), edges);
+    if (g.node_count <= CHECK_REACH_N) {
+        cJSON *reach = corpus_reach(r->x->c, &g);
+        compare_member(r, s, "reach", cJSON_GetObjectItemCaseSensitive(want, "reach"), reach);
+        cJSON_Delete(reach);
+    }
+    cJSON_Delete(nodes);
+    cJSON_Delete(edges);
+    sc_client_graph_free(&g);
+}
+
+/* Every op's result and the graph against the scenario's expected line. */
+static void check_scenario_results(replay *r, const scenario *s, const sc_client_reply *rep,
+                                   const sc_client_reply *end)
+{
+    cJSON *want = next_expected(r, s);
+    if (!want)
+        return;
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(want, "name");
+    const cJSON *results = cJSON_GetObjectItemCaseSensitive(want, "results");
+    if (!cJSON_IsString(name) || strcmp(name->valuestring, s->name) != 0) {
+        difference(r, s, "%s:%zu is for scenario '%s'", r->check_path, r->check_line,
+                   cJSON_IsString(name) ? name->valuestring : "?");
+        cJSON_Delete(want);
+        return;
+    }
+    if ((size_t)cJSON_GetArraySize(results) != s->nops)
+        difference(r, s, "expected %d results, the scenario has %zu ops",
+                   cJSON_GetArraySize(results), s->nops);
+    size_t k = 0;
+    const cJSON *op;
+    sc_buf b = SC_BUF_INIT;
+    cJSON_ArrayForEach(op, s->ops)
+    {
+        const cJSON *w = cJSON_GetArrayItem(results, (int)k);
+        sc_buf_reset(&b);
+        json_result(&b, op, &rep[s->first + k]);
+        cJSON *got = cJSON_ParseWithLength(b.data ? b.data : "", b.len);
+        if (w && !cJSON_Compare(w, got, true)) {
+            char *wt = cJSON_PrintUnformatted(w);
+            difference(r, s, "op %zu (%s): expected %s, got %.*s", k, get_text(op, "op"),
+                       wt ? wt : "?", (int)b.len, b.data ? b.data : "");
+            free(wt);
+        }
+        cJSON_Delete(got);
+        k++;
+    }
+    sc_buf_free(&b);
+    compare_graph(r, s, cJSON_GetObjectItemCaseSensitive(want, "graph"), end);
+    cJSON_Delete(want);
+}
+
+/* Expected lines past the last scenario: a difference too. */
+static void check_leftover(replay *r)
+{
+    char *line = NULL;
+    size_t cap = 0, extra = 0;
+    while (getline(&line, &cap, r->check_f) >= 0) {
+        if (!blank(line))
+            extra++;
+    }
+    free(line);
+    if (extra && r->diffs++ < CHECK_SHOWN)
+        fprintf(stderr, "streamcap: %s: %zu expected line%s past the last scenario of %s\n",
+                r->check_path, extra, extra == 1 ? "" : "s", r->path);
+}
+
+/* --strict: each refused request named where the file has it. */
+static void report_refused(replay *r, const scenario *s, size_t k, const cJSON *op,
+                           const sc_client_reply *p)
+{
+    if (!r->strict || r->refused++ >= CHECK_SHOWN)
+        return;
+    char *name = cli_printable(s->name);
+    char *msg = cli_printable(p->errmsg ? p->errmsg : sc_client_strerror(p->rc));
+    fprintf(stderr, "streamcap: %s:%zu: %s: op %zu (%s) refused: %s\n", r->path, s->line,
+            name ? name : "", k, get_text(op, "op"), msg ? msg : "");
+    free(name);
+    free(msg);
 }
 
 static void report_batch(replay *r, const sc_client_reply *rep, sc_buf *b)
@@ -410,9 +659,10 @@ static void report_batch(replay *r, const sc_client_reply *rep, sc_buf *b)
         cJSON_ArrayForEach(op, s->ops)
         {
             const sc_client_reply *p = &rep[s->first + k];
-            if (p->rc != 0)
+            if (p->rc != 0) {
                 errors++;
-            else if (strcmp(get_text(op, "op"), "end") == 0)
+                report_refused(r, s, k, op, p);
+            } else if (strcmp(get_text(op, "op"), "end") == 0)
                 end = p;
             if (r->x->json) {
                 if (k)
@@ -444,6 +694,8 @@ static void report_batch(replay *r, const sc_client_reply *rep, sc_buf *b)
                 printf("%s: %zu ops, %zu errors, no graph\n", name ? name : "", s->nops, errors);
             free(name);
         }
+        if (r->check_f)
+            check_scenario_results(r, s, rep, end);
         r->scenarios++;
         r->ops += s->nops;
         r->errors += errors;
@@ -482,8 +734,18 @@ static void draw_progress(replay *r, bool last)
 static int replay_args(cli *x, int argc, char **argv, replay *r)
 {
     for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0)
+        int k = i;
+        const char *v = NULL;
+        int got = cli_take_opt(argc, argv, &k, "--check", &v);
+        if (got < 0 || (got > 0 && !*v))
+            return cli_usage_fail(x, "--check takes the file of expected results");
+        if (got > 0) {
+            r->check_path = v;
+            i = k - 1;
+        } else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0)
             r->verbose = true;
+        else if (strcmp(argv[i], "--strict") == 0)
+            r->strict = true;
         else if (argv[i][0] == '-' && argv[i][1] != '\0')
             return cli_usage_fail(x, "unknown option '%s'", argv[i]);
         else if (r->path)
@@ -508,6 +770,15 @@ static int open_input(replay *r)
     }
     struct stat sb;
     r->size = fstat(fileno(r->f), &sb) == 0 && S_ISREG(sb.st_mode) ? (long long)sb.st_size : -1;
+    if (r->check_path) {
+        r->check_f = fopen(r->check_path, "r");
+        if (!r->check_f) {
+            int e = errno;
+            if (r->f != stdin)
+                fclose(r->f);
+            return cli_fail(r->x, "cannot open %s: %s", r->check_path, strerror(e));
+        }
+    }
     return CLI_OK;
 }
 
@@ -590,6 +861,8 @@ int cli_replay(cli *x, int argc, char **argv)
     draw_progress(&r, true);
     if (r.f != stdin)
         fclose(r.f);
+    if (st == CLI_OK && r.check_f)
+        check_leftover(&r);
     double secs = now_s() - r.t0;
     if (st == CLI_OK) {
         if (x->json) {
@@ -608,6 +881,8 @@ int cli_replay(cli *x, int argc, char **argv)
             sc_json_member_u64(&b, &sf, "ops", r.ops);
             sc_json_member_u64(&b, &sf, "errors", r.errors);
             sc_json_member_u64(&b, &sf, "graphs", r.graphs);
+            if (r.check_path)
+                sc_json_member_u64(&b, &sf, "differences", r.diffs);
             sc_json_key(&b, &sf, "seconds");
             sc_buf_printf(&b, "%.3f", secs);
             sc_json_obj_end(&b);
@@ -619,10 +894,24 @@ int cli_replay(cli *x, int argc, char **argv)
                    "(%.2f s)\n",
                    r.scenarios, r.scenarios == 1 ? "" : "s", r.path, r.ops, r.errors, r.graphs,
                    r.graphs == 1 ? "" : "s", secs);
+            if (r.check_path && r.diffs)
+                printf("check: %zu difference%s from %s\n", r.diffs, r.diffs == 1 ? "" : "s",
+                       r.check_path);
+            else if (r.check_path)
+                printf("check: every result matches %s\n", r.check_path);
         }
     }
+    if (r.check_f)
+        fclose(r.check_f);
     sc_buf_free(&b);
-    if (fflush(stdout) != 0 && st == CLI_OK)
-        st = cli_fail(x, "cannot write to standard output");
-    return st;
+    if (st == CLI_OK && fflush(stdout) != 0)
+        st = cli_stdout_failed(x);
+    if (st != CLI_OK)
+        return st;
+    if (r.strict && r.errors) {
+        fprintf(stderr, "streamcap: --strict: the daemon refused %zu request%s\n", r.errors,
+                r.errors == 1 ? "" : "s");
+        return CLI_ERROR;
+    }
+    return r.diffs ? CLI_NEGATIVE : CLI_OK;
 }

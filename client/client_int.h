@@ -117,6 +117,14 @@ int sc_cl_simple(sc_client *c, sc_method_id m, sc_client_reply *r);
  */
 int sc_cl_tree(sc_client *c, sc_method_id m, cJSON **root, const cJSON **result);
 
+/**
+ * sc_cl_tree for a method by wire name with params as JSON text, written
+ * as they are (one line, validated by the caller); the result may be any
+ * JSON value.  Refused while a pipeline is open.
+ */
+int sc_cl_tree_raw(sc_client *c, const char *method, const char *params, cJSON **root,
+                   const cJSON **result);
+
 /* Reply field readers: 0, or -EPROTO with the client's errmsg naming the
  * field of method m.  `max` bounds integers. */
 int sc_cl_get_u64(sc_client *c, sc_method_id m, const cJSON *o, const char *key, uint64_t max,

@@ -257,7 +257,7 @@ const char *sc_client_socket_path(const sc_client *c)
 /* session.info's result is not a pipelined reply: it fills caller storage. */
 static bool pipelinable(sc_method_id m)
 {
-    return sc_method_on_session(m) && m != SC_M_SESSION_INFO;
+    return sc_method_on_session(m) && m != SC_M_SESSION_INFO && m != SC_M_SESSION_LIST;
 }
 
 int sc_cl_begin(sc_client *c, sc_method_id m)
@@ -624,19 +624,23 @@ static int io_step(sc_client *c)
 
 /* ------------------------------------------------------ blocking calls */
 
-static int roundtrip(sc_client *c)
+/* Send what is written and wait for the one reply it asks for. */
+static int await_reply(sc_client *c)
 {
-    int rc = finish_request(c);
-    if (rc != 0)
-        return rc;
     cJSON_Delete(c->reply);
     c->reply = NULL;
     while (!c->reply) {
-        rc = io_step(c);
+        int rc = io_step(c);
         if (rc != 0)
             return rc;
     }
     return 0;
+}
+
+static int roundtrip(sc_client *c)
+{
+    int rc = finish_request(c);
+    return rc != 0 ? rc : await_reply(c);
 }
 
 int sc_cl_simple(sc_client *c, sc_method_id m, sc_client_reply *r)
@@ -695,6 +699,61 @@ int sc_cl_tree(sc_client *c, sc_method_id m, cJSON **root, const cJSON **result)
     if (!cJSON_IsObject(res)) {
         cJSON_Delete(reply);
         return sc_cl_malformed(c, m, "no result object");
+    }
+    *root = reply;
+    *result = res;
+    return 0;
+}
+
+int sc_cl_tree_raw(sc_client *c, const char *method, const char *params, cJSON **root,
+                   const cJSON **result)
+{
+    if (c->broken)
+        return -ENOTCONN;
+    c->errmsg[0] = '\0';
+    c->errcode = 0;
+    if (c->pipelining)
+        return sc_cl_fail(c, -EBUSY, "%s cannot be called while a pipeline is open", method);
+    c->req_start = c->out.len;
+    bool first;
+    sc_json_obj_begin(&c->out, &first);
+    sc_json_member_cstr(&c->out, &first, "jsonrpc", "2.0");
+    sc_json_member_u64(&c->out, &first, "id", c->next_id);
+    sc_json_member_cstr(&c->out, &first, "method", method);
+    sc_json_key(&c->out, &first, "params");
+    sc_buf_puts(&c->out, params);
+    sc_json_obj_end(&c->out);
+    sc_buf_putc(&c->out, '\n');
+    if (sc_buf_failed(&c->out)) {
+        c->out.oom = false;
+        sc_cl_cancel(c);
+        return sc_cl_fail(c, -ENOMEM, "out of memory writing a request");
+    }
+    c->next_id++;
+    int rc = await_reply(c);
+    if (rc != 0)
+        return rc;
+    cJSON *reply = c->reply;
+    c->reply = NULL;
+    const cJSON *error = cJSON_GetObjectItemCaseSensitive(reply, "error");
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(reply, "result");
+    if (error) {
+        /* decode_error's wording needs a known method; this one may not be. */
+        const cJSON *code = cJSON_GetObjectItemCaseSensitive(error, "code");
+        const cJSON *msg = cJSON_GetObjectItemCaseSensitive(error, "message");
+        rc = cJSON_IsNumber(code) ? map_code(code->valuedouble) : SC_CLIENT_ESERVER;
+        c->errcode =
+            cJSON_IsNumber(code) && code->valuedouble >= INT_MIN && code->valuedouble <= INT_MAX
+                ? (int)code->valuedouble
+                : 0;
+        snprintf(c->errmsg, sizeof(c->errmsg), "%s",
+                 cJSON_IsString(msg) && msg->valuestring ? msg->valuestring : "");
+        cJSON_Delete(reply);
+        return rc;
+    }
+    if (!res) {
+        cJSON_Delete(reply);
+        return sc_cl_fail(c, -EPROTO, "malformed reply to %s: no result", method);
     }
     *root = reply;
     *result = res;

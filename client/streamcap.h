@@ -159,6 +159,26 @@ SC_CLIENT_API int sc_client_session_info(sc_client *c, uint64_t session,
                                          sc_client_session_desc *out);
 SC_CLIENT_API void sc_client_session_desc_free(sc_client_session_desc *d);
 
+typedef struct sc_client_session_summary {
+    uint64_t session;
+    char *label; /* NULL when none */
+    uint32_t owner_uid;
+    int64_t owner_pid;
+    char *opened_at; /* ISO 8601 UTC, as the capture log has it */
+    char *semantics; /* the capture model: "oxicuda" */
+    uint64_t node_count;
+} sc_client_session_summary;
+
+typedef struct sc_client_session_list {
+    size_t count;
+    sc_client_session_summary *sessions; /* in id order */
+} sc_client_session_list;
+
+/** session.list: the caller's live sessions (root: everyone's).  Free with
+ *  sc_client_session_list_free. */
+SC_CLIENT_API int sc_client_list_sessions(sc_client *c, sc_client_session_list *out);
+SC_CLIENT_API void sc_client_session_list_free(sc_client_session_list *l);
+
 /* ------------------------------------------------------------ capture */
 
 /** [pipelined] capture.begin. */
@@ -387,6 +407,20 @@ typedef struct sc_client_server_desc {
 /** server.info.  Free with sc_client_server_desc_free. */
 SC_CLIENT_API int sc_client_server_info(sc_client *c, sc_client_server_desc *out);
 SC_CLIENT_API void sc_client_server_desc_free(sc_client_server_desc *d);
+
+/* ---------------------------------------------------------------- raw */
+
+/**
+ * Send one request for any method, with `params_json` (a JSON object or
+ * array as text; NULL means {}) as its params, and wait for the reply.  On
+ * 0, *result_json (malloc'd; free()) is the reply's result as compact JSON
+ * text.  A daemon error comes back as for the typed calls (<= -1000 or a
+ * JSON-RPC code, with sc_client_errcode/sc_client_errmsg); params that are
+ * not JSON are -EINVAL, and nothing is sent.  Not while a pipeline is open
+ * (-EBUSY).  For tools and tests: the typed calls are the API.
+ */
+SC_CLIENT_API int sc_client_call_raw(sc_client *c, const char *method, const char *params_json,
+                                     char **result_json);
 
 #ifdef __cplusplus
 }

@@ -62,6 +62,7 @@ typedef struct open_ctx {
     size_t label_len;
     uint32_t uid;
     int64_t pid;
+    int64_t opened_ms;
 } open_ctx;
 
 static void session_opened(void *arg, const sc_store_result *res)
@@ -88,6 +89,7 @@ static void session_opened(void *arg, const sc_store_result *res)
     s->id = (uint64_t)res->id;
     s->uid = o->uid;
     s->pid = o->pid;
+    s->opened_ms = o->opened_ms;
     s->label = o->label;
     s->label_len = o->label_len;
     o->label = NULL;
@@ -138,7 +140,8 @@ int sc_h_session_open(sc_req *r)
     o->label_len = label_len;
     o->uid = (uint32_t)r->c->uid;
     o->pid = r->c->pid;
-    if (sc_store_log_open(d->store, o->uid, o->pid, o->label, o->label_len, sc_now_ms(),
+    o->opened_ms = sc_now_ms();
+    if (sc_store_log_open(d->store, o->uid, o->pid, o->label, o->label_len, o->opened_ms,
                           session_opened, o) != 0) {
         free(o->label);
         free(o);
@@ -237,6 +240,60 @@ int sc_h_session_info(sc_req *r)
     }
     sc_buf_putc(b, ']');
     sc_json_obj_end(b);
+    return sc_req_result_end(r, b);
+}
+
+static int by_id(const void *a, const void *b)
+{
+    uint64_t x = (*(sc_session *const *)a)->id, y = (*(sc_session *const *)b)->id;
+    return x < y ? -1 : x > y;
+}
+
+static void session_entry(sc_buf *b, const sc_session *s)
+{
+    bool first;
+    sc_json_obj_begin(b, &first);
+    sc_json_member_u64(b, &first, "session", s->id);
+    sc_json_key(b, &first, "label");
+    if (s->label)
+        sc_json_string(b, s->label, s->label_len);
+    else
+        sc_buf_puts(b, "null");
+    sc_json_member_u64(b, &first, "owner_uid", s->uid);
+    sc_json_member_i64(b, &first, "owner_pid", s->pid);
+    sc_json_member_time_ms(b, &first, "opened_at", s->opened_ms);
+    /* The only capture semantics so far; a second mode will name itself. */
+    sc_json_member_cstr(b, &first, "semantics", "oxicuda");
+    sc_json_member_u64(b, &first, "node_count", sc_capture_node_count(s->cap));
+    sc_json_obj_end(b);
+}
+
+int sc_h_session_list(sc_req *r)
+{
+    sc_session_table *t = &r->d->sessions;
+    /* The table is hashed; a reply in id order needs a sorted copy. */
+    sc_session **v = malloc((t->count ? t->count : 1) * sizeof(*v));
+    if (!v)
+        return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
+    size_t n = 0;
+    for (sc_session *s = t->lru_head; s && n < t->count; s = s->lru_next) {
+        if (sc_may_access(r->c, s->uid))
+            v[n++] = s;
+    }
+    qsort(v, n, sizeof(*v), by_id);
+    sc_buf *b = sc_req_result_begin(r);
+    bool first;
+    sc_json_obj_begin(b, &first);
+    sc_json_key(b, &first, "sessions");
+    sc_buf_putc(b, '[');
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            sc_buf_putc(b, ',');
+        session_entry(b, v[i]);
+    }
+    sc_buf_putc(b, ']');
+    sc_json_obj_end(b);
+    free(v);
     return sc_req_result_end(r, b);
 }
 

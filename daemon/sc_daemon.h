@@ -60,6 +60,7 @@ struct sc_session {
     char *label;
     size_t label_len;
     sc_capture *cap;
+    int64_t opened_ms;     /* Unix time of session.open, as its log row has it */
     uint64_t last_used_ms; /* loop time of the last request that named it */
     sc_session *hash_next;
     sc_session *lru_prev, *lru_next; /* least recently used first */

@@ -55,6 +55,11 @@ enum sc_method_flag {
       "{session}",                                                                                 \
       "{session, label, capturing, node_count, streams}",                                          \
       "Describe a live session.")                                                                  \
+    X(SESSION_LIST, session_list, "session.list",                                                  \
+      SC_MF_SESSION,                                                                               \
+      "{}",                                                                                        \
+      "{sessions}",                                                                                \
+      "The caller's live sessions (root: everyone's), in id order.")                               \
     X(CAPTURE_BEGIN, capture_begin, "capture.begin",                                               \
       SC_MF_SESSION,                                                                               \
       "{session, stream}",                                                                         \

@@ -141,7 +141,7 @@ static void test_on_session(void **state)
     unsigned n = 0;
     for (int m = 0; m < SC_M__COUNT; m++)
         n += sc_method_on_session((sc_method_id)m);
-    assert_int_equal(n, 15); /* 3 session.* and 12 capture.* methods */
+    assert_int_equal(n, 16); /* 4 session.* and 12 capture.* methods */
 }
 
 /* The scheduling flags: which writes are held, which requests wait for
@@ -152,8 +152,8 @@ static void test_flags(void **state)
     unsigned holdable = 0;
     for (int m = 0; m < SC_M__COUNT; m++) {
         const sc_method_desc *d = &sc_methods[m];
-        bool family_session = strncmp(d->name, "session.", 8) == 0 ||
-                              strncmp(d->name, "capture.", 8) == 0;
+        bool family_session =
+            strncmp(d->name, "session.", 8) == 0 || strncmp(d->name, "capture.", 8) == 0;
         assert_int_equal(sc_method_has((sc_method_id)m, SC_MF_SESSION), family_session);
         /* Everything else reads the store, so it waits for held writes. */
         assert_int_equal(sc_method_has((sc_method_id)m, SC_MF_READS_STORE), !family_session);
