@@ -6,3 +6,12 @@ set_target_properties(listen_launcher PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAK
 
 sc_add_daemon_test(test_activation install 120 LIBS sc_ct_run DEPENDS streamcap listen_launcher)
 target_compile_definitions(test_activation PRIVATE SC_LAUNCHER="$<TARGET_FILE:listen_launcher>")
+
+# The man pages name every command and option the binaries' --help lists.
+sc_add_command_test(man_pages TIMEOUT 60
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/install/check_man.sh ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
+            ${PROJECT_SOURCE_DIR}/dist/man)
+# The bash completion loads and completes what `streamcap --help` lists.
+sc_add_command_test(bash_completion TIMEOUT 60
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/install/check_completion.sh
+            ${PROJECT_SOURCE_DIR}/dist/completion/streamcap ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
