@@ -237,7 +237,7 @@ int main(int argc, char **argv)
     uv_signal_start(&d.sigterm, on_signal, SIGTERM);
     uv_signal_start(&d.sigint, on_signal, SIGINT);
 
-    printf("streamcapd: listening on %s (database %s)\n", cfg.socket_path, cfg.db_path);
+    printf("streamcapd: listening on %s (database %s)\n", d.cfg.socket_path, cfg.db_path);
     fflush(stdout);
     sc_log(&d, SC_LOG_INFO, "version %s ready", SC_VERSION);
 

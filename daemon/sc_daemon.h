@@ -179,6 +179,10 @@ struct sc_daemon {
     sc_cache *cache;
     uv_pipe_t listener;
     bool listening;
+    /* The listener came from the service manager: its file is not ours to
+     * remove; cfg.socket_path then points at inherited_path. */
+    bool socket_inherited;
+    char inherited_path[108];
     uv_signal_t sigterm, sigint;
     uv_timer_t idle_timer;
     uv_timer_t close_timer; /* closes the store outside any store callback */
@@ -220,7 +224,12 @@ void sc_daemon_destroy(sc_daemon *d);
 int sc_log_level_parse(const char *s);
 
 /* server.c */
-/** Listen on cfg.socket_path (replacing a stale socket, refusing a live one). */
+/**
+ * Listen: on the socket the service manager passed (socket activation; then
+ * cfg.socket_path becomes that socket's path and the file is never removed),
+ * else on cfg.socket_path (replacing a stale socket, refusing a live one).
+ * Tells the service manager, if any, that the daemon is ready.
+ */
 int sc_server_start(sc_daemon *d);
 /**
  * Serve an already connected stream socket as a client connection with the

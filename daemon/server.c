@@ -18,6 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "sc_activation.h"
 #include "sc_daemon.h"
 
 /* Output above this pauses reading and request processing. */
@@ -424,7 +425,38 @@ static int claim_socket_path(sc_daemon *d)
     return 0;
 }
 
-int sc_server_start(sc_daemon *d)
+/*
+ * Serve on the descriptor systemd passed.  The unit owns the file (its
+ * path, mode and lifetime): nothing is bound, chmod'ed or unlinked here.
+ */
+static int adopt_listener(sc_daemon *d, int fd)
+{
+    struct sockaddr_un sa;
+    socklen_t len = sizeof(sa);
+    memset(&sa, 0, sizeof(sa));
+    if (getsockname(fd, (struct sockaddr *)&sa, &len) == 0 && sa.sun_path[0] != '\0') {
+        memcpy(d->inherited_path, sa.sun_path, sizeof(d->inherited_path) - 1);
+        d->cfg.socket_path = d->inherited_path;
+    }
+    uv_pipe_init(d->loop, &d->listener, 0);
+    d->listener.data = d;
+    int rc = uv_pipe_open(&d->listener, fd);
+    if (rc == 0)
+        rc = uv_listen((uv_stream_t *)&d->listener, 511, on_connection);
+    if (rc < 0) {
+        sc_log(d, SC_LOG_ERROR, "cannot serve the socket passed by the service manager: %s",
+               uv_strerror(rc));
+        uv_close((uv_handle_t *)&d->listener, NULL);
+        return -1;
+    }
+    d->socket_inherited = true;
+    d->listening = true;
+    sc_log(d, SC_LOG_INFO, "using the socket inherited from the service manager (fd %d): %s", fd,
+           d->cfg.socket_path);
+    return 0;
+}
+
+static int bind_listener(sc_daemon *d)
 {
     if (strlen(d->cfg.socket_path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
         sc_log(d, SC_LOG_ERROR, "socket path too long: %s", d->cfg.socket_path);
@@ -446,6 +478,22 @@ int sc_server_start(sc_daemon *d)
         return -1;
     }
     d->listening = true;
+    return 0;
+}
+
+int sc_server_start(sc_daemon *d)
+{
+    char err[256];
+    int fd;
+    if (sc_activation_listen_fd(&fd, err, sizeof(err)) != 0) {
+        sc_log(d, SC_LOG_ERROR, "%s", err);
+        return -1;
+    }
+    if ((fd >= 0 ? adopt_listener(d, fd) : bind_listener(d)) != 0)
+        return -1;
+    /* A failed notification only delays systemd's view of us: keep serving. */
+    if (sc_activation_notify_ready() != 0)
+        sc_log(d, SC_LOG_WARN, "could not notify the service manager of readiness");
     return 0;
 }
 
@@ -511,7 +559,8 @@ void sc_server_stop(sc_daemon *d)
     if (d->listening) {
         uv_close((uv_handle_t *)&d->listener, NULL);
         d->listening = false;
-        unlink(d->cfg.socket_path);
+        if (!d->socket_inherited)
+            unlink(d->cfg.socket_path);
     }
     uv_timer_stop(&d->idle_timer);
     /* Refused log updates get one last try before the store closes. */

@@ -1,8 +1,11 @@
 /*
  * The install as a user gets it: `cmake --install` into a temporary
- * prefix, then the README's quick-start program (client/examples/
- * quickstart.c) built with pkg-config (shared and static) and with
- * find_package(streamcap), and run against a real streamcapd.
+ * prefix, the installed streamcapd started from there and the installed
+ * streamcap talking to it; every installed file where it belongs (man
+ * pages, bash completion, systemd units naming the installed daemon);
+ * then the README's quick-start program (client/examples/quickstart.c)
+ * built with pkg-config (shared and static) and with find_package
+ * (streamcap), and run against that daemon.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -26,6 +29,7 @@ typedef struct fixture {
     char prefix[128];
     char libdir[192];
     char sock_env[256];
+    char daemon_bin[192];
 } fixture;
 
 static void must_sh(const char *script, const sc_ct_opts *o, sc_ct_result *r)
@@ -39,17 +43,23 @@ static int group_setup(void **state)
 {
     fixture *f = calloc(1, sizeof(*f));
     assert_non_null(f);
-    f->d = sc_it_must_start(NULL);
     assert_int_equal(sc_it_tmpdir(f->tmp, sizeof(f->tmp)), 0);
     snprintf(f->prefix, sizeof(f->prefix), "%s/prefix", f->tmp);
     snprintf(f->libdir, sizeof(f->libdir), "%s/%s", f->prefix, SC_INSTALL_LIBDIR);
-    snprintf(f->sock_env, sizeof(f->sock_env), "STREAMCAP_SOCKET=%s", sc_it_daemon_socket(f->d));
+    snprintf(f->daemon_bin, sizeof(f->daemon_bin), "%s/bin/streamcapd", f->prefix);
     char *cmd =
         sc_it_fmt("'%s' --install '%s' --prefix '%s'", SC_CMAKE_COMMAND, SC_BUILD_DIR, f->prefix);
     sc_ct_result r;
     must_sh(cmd, NULL, &r);
     sc_ct_result_free(&r);
     free(cmd);
+    /* Every test below talks to the installed daemon, not the build's. */
+    assert_int_equal(sc_it_daemon_create(&f->d), 0);
+    sc_it_daemon_set_binary(f->d, f->daemon_bin);
+    if (sc_it_daemon_start(f->d, NULL) != 0)
+        fail_msg("the installed streamcapd did not start: %s",
+                 sc_it_read_file(sc_it_daemon_stderr_path(f->d)));
+    snprintf(f->sock_env, sizeof(f->sock_env), "STREAMCAP_SOCKET=%s", sc_it_daemon_socket(f->d));
     *state = f;
     return 0;
 }
@@ -77,6 +87,10 @@ static void test_install_layout(void **state)
     fixture *f = *state;
     expect_file(f, "include/streamcap.h");
     expect_file(f, "bin/streamcap");
+    expect_file(f, "bin/streamcapd");
+    expect_file(f, "share/man/man1/streamcap.1");
+    expect_file(f, "share/man/man8/streamcapd.8");
+    expect_file(f, "share/bash-completion/completions/streamcap");
     char *libs[] = {"libstreamcap.a",
                     "libstreamcap.so",
                     "libstreamcap.so.0",
@@ -105,14 +119,85 @@ static void test_install_layout(void **state)
     assert_string_equal(r.out, "");
     sc_ct_result_free(&r);
     free(cmd);
-    /* The installed tool works on its own. */
+}
+
+/* The installed tool against the installed daemon: ping, a capture, its graph. */
+static void test_installed_tools_serve(void **state)
+{
+    fixture *f = *state;
     char *tool = sc_it_fmt("%s/bin/streamcap", f->prefix);
-    const char *argv[] = {tool, "--socket", sc_it_daemon_socket(f->d), "ping", NULL};
-    assert_int_equal(sc_ct_run(argv, NULL, &r), 0);
+    const char *sock = sc_it_daemon_socket(f->d);
+    sc_ct_result r;
+    const char *ping[] = {tool, "--socket", sock, "ping", NULL};
+    assert_int_equal(sc_ct_run(ping, NULL, &r), 0);
     assert_int_equal(r.status, 0);
     assert_int_equal(strncmp(r.out, "pong from ", 10), 0);
     sc_ct_result_free(&r);
+    const char *demo[] = {tool, "--socket", sock, "demo", NULL};
+    assert_int_equal(sc_ct_run(demo, NULL, &r), 0);
+    if (r.status != 0)
+        fail_msg("streamcap demo exited %d: %s%s", r.status, r.out, r.err);
+    sc_ct_result_free(&r);
+    const char *graphs[] = {tool,      "--socket",        sock, "--json", "graphs",
+                            "--label", "demo: fork/join", NULL};
+    assert_int_equal(sc_ct_run(graphs, NULL, &r), 0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"node_count\":3"));
+    sc_ct_result_free(&r);
     free(tool);
+    /* It was the installed binary that served. */
+    char *exe = sc_it_fmt("/proc/%d/exe", (int)sc_it_daemon_pid(f->d));
+    char target[512];
+    ssize_t n = readlink(exe, target, sizeof(target) - 1);
+    assert_true(n > 0);
+    target[n] = '\0';
+    assert_string_equal(target, f->daemon_bin);
+    free(exe);
+}
+
+/* Both instances' units, their daemon the installed one at the same paths. */
+static void test_installed_units(void **state)
+{
+    fixture *f = *state;
+    const char *instances[] = {"system", "user"};
+    const char *sockets[] = {"/run/streamcap/streamcap.sock", "%t/streamcap/streamcap.sock"};
+    const char *dbs[] = {"/var/lib/streamcap/streamcap.db", "%S/streamcap/streamcap.db"};
+    for (size_t i = 0; i < 2; i++) {
+        char *sock_unit = sc_it_fmt("%s/lib/systemd/%s/streamcapd.socket", f->prefix, instances[i]);
+        char *svc_unit = sc_it_fmt("%s/lib/systemd/%s/streamcapd.service", f->prefix, instances[i]);
+        char *sock_text = sc_it_read_file(sock_unit);
+        char *svc_text = sc_it_read_file(svc_unit);
+        if (!sock_text || !svc_text)
+            fail_msg("the install lacks %s or %s", sock_unit, svc_unit);
+        char *listen = sc_it_fmt("\nListenStream=%s\n", sockets[i]);
+        assert_non_null(strstr(sock_text, listen));
+        char *exec =
+            sc_it_fmt("\nExecStart=%s --socket %s --db %s\n", f->daemon_bin, sockets[i], dbs[i]);
+        if (!strstr(svc_text, exec))
+            fail_msg("%s lacks [%s]:\n%s", svc_unit, exec, svc_text);
+        assert_non_null(strstr(svc_text, "\nType=notify\n"));
+        assert_non_null(strstr(svc_text, "\nStateDirectory=streamcap\n"));
+        assert_null(strstr(svc_text, "@SC_"));
+        free(exec);
+        free(listen);
+        free(svc_text);
+        free(sock_text);
+        free(svc_unit);
+        free(sock_unit);
+    }
+    /* systemd's own check of the system units, where it is installed:
+     * every directive known, the installed daemon executable. */
+    char *cmd = sc_it_fmt("if command -v systemd-analyze >/dev/null; then "
+                          "out=$(systemd-analyze verify --man=no "
+                          "'%s/lib/systemd/system/streamcapd.socket' "
+                          "'%s/lib/systemd/system/streamcapd.service' 2>&1) || "
+                          "{ echo \"$out\" >&2; exit 1; }; "
+                          "echo \"$out\" | grep streamcapd >&2 && exit 1; fi; exit 0",
+                          f->prefix, f->prefix);
+    sc_ct_result r;
+    must_sh(cmd, NULL, &r);
+    sc_ct_result_free(&r);
+    free(cmd);
 }
 
 static void test_pkg_config_flags(void **state)
@@ -129,9 +214,23 @@ static void test_pkg_config_flags(void **state)
     char *want = sc_it_fmt("-L%s ", f->libdir);
     assert_non_null(strstr(r.out, want));
     assert_non_null(strstr(r.out, "-lstreamcap"));
-    assert_non_null(strstr(r.out, "-lcjson"));
+    /* The shared library brings cJSON itself: a program links only us. */
+    assert_null(strstr(r.out, "-lcjson"));
     free(want);
     sc_ct_result_free(&r);
+    /* A static link needs cJSON and libm too: Requires.private, Libs.private. */
+    must_sh("pkg-config --static --libs streamcap", &o, &r);
+    assert_non_null(strstr(r.out, "-lstreamcap"));
+    assert_non_null(strstr(r.out, "-lcjson"));
+    assert_non_null(strstr(r.out, "-lm"));
+    sc_ct_result_free(&r);
+    char *pc = sc_it_fmt("%s/pkgconfig/streamcap.pc", f->libdir);
+    char *text = sc_it_read_file(pc);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "\nRequires.private: libcjson\n"));
+    assert_null(strstr(text, "\nRequires:"));
+    free(text);
+    free(pc);
     must_sh("pkg-config --cflags streamcap", &o, &r);
     want = sc_it_fmt("-I%s/include", f->prefix);
     assert_non_null(strstr(r.out, want));
@@ -271,8 +370,12 @@ static void test_quickstart_cmake_package(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_install_layout),           cmocka_unit_test(test_pkg_config_flags),
-        cmocka_unit_test(test_quickstart_pkg_config),    cmocka_unit_test(test_quickstart_static),
+        cmocka_unit_test(test_install_layout),
+        cmocka_unit_test(test_installed_tools_serve),
+        cmocka_unit_test(test_installed_units),
+        cmocka_unit_test(test_pkg_config_flags),
+        cmocka_unit_test(test_quickstart_pkg_config),
+        cmocka_unit_test(test_quickstart_static),
         cmocka_unit_test(test_quickstart_cmake_package),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -42,6 +42,7 @@ struct sc_it_daemon {
     int status;
     int runs;
     const char *const *wrapper; /* argv in front of the daemon's, or NULL */
+    const char *binary;         /* streamcapd to run; NULL: the build's */
     int start_ms;               /* 0: SC_IT_START_TIMEOUT_MS */
     int stop_ms;                /* 0: SC_IT_STOP_TIMEOUT_MS */
 };
@@ -198,6 +199,11 @@ void sc_it_daemon_destroy(sc_it_daemon *d)
     free(d);
 }
 
+void sc_it_daemon_set_binary(sc_it_daemon *d, const char *path)
+{
+    d->binary = path;
+}
+
 void sc_it_daemon_set_wrapper(sc_it_daemon *d, const char *const *wrapper)
 {
     d->wrapper = wrapper;
@@ -271,7 +277,7 @@ static size_t count_args(const char *const *args)
 }
 
 /* Fork and exec [wrapper...] streamcapd head... extra... */
-static pid_t spawn(const char *dir, const char *out_path, const char *err_path,
+static pid_t spawn(const char *binary, const char *dir, const char *out_path, const char *err_path,
                    const char *const *wrapper, const char *const *head, size_t nhead,
                    const char *const *extra)
 {
@@ -283,7 +289,7 @@ static pid_t spawn(const char *dir, const char *out_path, const char *err_path,
     size_t n = 0;
     for (size_t i = 0; i < nwrapper; i++)
         argv[n++] = (char *)wrapper[i];
-    argv[n++] = (char *)sc_it_daemon_binary();
+    argv[n++] = (char *)(binary ? binary : sc_it_daemon_binary());
     for (size_t i = 0; i < nhead; i++)
         argv[n++] = (char *)head[i];
     for (size_t i = 0; i < nextra; i++)
@@ -338,7 +344,7 @@ int sc_it_daemon_start(sc_it_daemon *d, const char *const *extra)
     snprintf(d->out_path, sizeof(d->out_path), "%s/daemon-%d.out", d->dir, d->runs);
     snprintf(d->err_path, sizeof(d->err_path), "%s/daemon-%d.err", d->dir, d->runs);
     const char *head[] = {"--socket", d->sock, "--db", d->db};
-    pid_t pid = spawn(d->dir, d->out_path, d->err_path, d->wrapper, head, 4, extra);
+    pid_t pid = spawn(d->binary, d->dir, d->out_path, d->err_path, d->wrapper, head, 4, extra);
     if (pid < 0)
         return (int)pid;
     d->pid = pid;
@@ -421,7 +427,7 @@ int sc_it_run_daemon(const char *dir, const char *const *args, int timeout_ms, i
     close(fd);
     snprintf(out_path, sizeof(out_path), "%s.out", tmpl);
     snprintf(err_path, sizeof(err_path), "%s.err", tmpl);
-    pid_t pid = spawn(dir, out_path, err_path, NULL, none, 0, args);
+    pid_t pid = spawn(NULL, dir, out_path, err_path, NULL, none, 0, args);
     if (pid < 0)
         return (int)pid;
     int rc = wait_exit(pid, timeout_ms, status);

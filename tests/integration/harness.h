@@ -79,6 +79,12 @@ const char *sc_it_daemon_stderr_path(const sc_it_daemon *d);
 const char *sc_it_daemon_binary(void);
 
 /**
+ * Start `path` instead of the build's streamcapd from the next start on
+ * (an installed copy); NULL goes back to the build's.  The string must
+ * outlive the starts that use it.
+ */
+void sc_it_daemon_set_binary(sc_it_daemon *d, const char *path);
+/**
  * Run streamcapd under `wrapper` from the next start on: a NULL-terminated
  * argv whose first element is a path (valgrind and its options), placed in
  * front of the daemon's own command line; NULL for none.  The strings must

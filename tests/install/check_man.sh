@@ -1,0 +1,59 @@
+#!/bin/sh
+# The man pages tell the truth about the binaries: every option that
+# `streamcapd --help` lists is in streamcapd.8; every command and option of
+# `streamcap --help` and of each `streamcap COMMAND --help` is in
+# streamcap.1; and groff formats both without a warning.
+#
+#   check_man.sh BIN_DIR MAN_DIR
+set -eu
+bin=$1
+man=$2
+fail=0
+
+# The page as plain words: roff's \- is a hyphen.
+text() { sed 's/\\-/-/g; s/\\f[BIRP]//g' "$1"; }
+
+# Options of a help text: words starting with - in the option column.
+options() { grep -oE '^ +(-[a-z], )?--?[a-z][a-z-]*' | grep -oE -- '--?[a-z][a-z-]*'; }
+
+need() { # PAGE WHAT
+    if ! text "$1" | grep -qF -- "$2"; then
+        echo "$(basename "$1") does not document: $2" >&2
+        fail=1
+    fi
+}
+
+for o in $("$bin/streamcapd" --help | options); do
+    need "$man/streamcapd.8" "$o"
+done
+
+# Commands: "  graph show ID   nodes and ..." -> "graph show".
+cmds=$("$bin/streamcap" --help | sed -n '/^Commands:/,/^$/p' | grep -E '^  [a-z]' |
+    sed -E 's/^  ([a-z]+)( ([a-z]+))?.*/\1 \3/; s/ $//; s/ [A-Z].*//' | sed -E 's/ $//')
+[ -n "$cmds" ] || { echo "no commands found in streamcap --help" >&2; exit 1; }
+for o in $("$bin/streamcap" --help | sed -n '/^Options/,/^$/p' | options); do
+    need "$man/streamcap.1" "$o"
+done
+old_ifs=$IFS
+IFS='
+'
+for c in $cmds; do
+    IFS=$old_ifs
+    need "$man/streamcap.1" "$c"
+    # shellcheck disable=SC2086
+    for o in $("$bin/streamcap" $c --help </dev/null | sed -n '/^Options:/,/^$/p' | options); do
+        need "$man/streamcap.1" "$o"
+    done
+done
+IFS=$old_ifs
+
+if command -v groff >/dev/null 2>&1; then
+    for p in "$man/streamcap.1" "$man/streamcapd.8"; do
+        w=$(groff -man -ww -z "$p" 2>&1)
+        if [ -n "$w" ]; then
+            echo "$(basename "$p"): groff warns: $w" >&2
+            fail=1
+        fi
+    done
+fi
+exit $fail
