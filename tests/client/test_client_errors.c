@@ -1,8 +1,8 @@
 /*
- * The streamcap tool's message when it cannot reach a daemon names the
- * real cause: a missing directory, a file that is not a socket, a socket
- * the caller may not open; the "start one" hint only where starting a
- * daemon is the fix.
+ * The streamcap tool's error messages name the real cause.  When it cannot
+ * reach a daemon: a missing directory, a file that is not a socket, a
+ * socket the caller may not open (the "start one" hint only where starting
+ * a daemon is the fix).  When Graphviz dies of a signal: a crash.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -89,12 +89,53 @@ static void test_permission_denied(void **state)
     sc_it_rmtree(t);
 }
 
+static void test_dot_crash_reported(void **state)
+{
+    (void)state;
+    sc_it_daemon *d = sc_it_must_start(NULL);
+    char t[64];
+    assert_int_equal(sc_it_tmpdir(t, sizeof(t)), 0);
+    const char *const demo[] = {STREAMCAP, "--socket", sc_it_daemon_socket(d), "demo", NULL};
+    sc_ct_result r;
+    assert_int_equal(sc_ct_run(demo, NULL, &r), 0);
+    assert_int_equal(r.status, 0);
+    sc_ct_result_free(&r);
+    /* A dot that dies as Graphviz does on a graph too big for it. */
+    char *dot = sc_it_fmt("%s/dot", t);
+    FILE *f = fopen(dot, "w");
+    assert_non_null(f);
+    fputs("#!/bin/sh\ncat >/dev/null\nkill -SEGV $$\n", f);
+    fclose(f);
+    assert_int_equal(chmod(dot, 0755), 0);
+    char *path = sc_it_fmt("PATH=%s:%s", t, getenv("PATH"));
+    const char *const env[] = {path, NULL};
+    sc_ct_opts o = {.setenv = env};
+    char *svg = sc_it_fmt("%s/g.svg", t);
+    const char *const render[] = {
+        STREAMCAP, "--socket", sc_it_daemon_socket(d), "graph", "render", "1", svg, NULL};
+    assert_int_equal(sc_ct_run(render, &o, &r), 0);
+    char *want = sc_it_fmt("streamcap: Graphviz 'dot' crashed (Segmentation fault) while "
+                           "rendering %s\n",
+                           svg);
+    if (r.status != 2 || strcmp(r.err, want) != 0)
+        fail_msg("status %d, stderr [%s], want 2 and [%s]", r.status, r.err, want);
+    sc_ct_result_free(&r);
+    free(want);
+    free(svg);
+    free(path);
+    free(dot);
+    sc_it_rmtree(t);
+    sc_it_must_stop(d);
+    sc_it_daemon_destroy(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_missing_directory),
         cmocka_unit_test(test_not_a_socket),
         cmocka_unit_test(test_permission_denied),
+        cmocka_unit_test(test_dot_crash_reported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
