@@ -141,6 +141,9 @@ static int run_dot(cli *x, const char *text, const char *fmt, const char *out)
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
         return cli_fail(x, "cannot run Graphviz 'dot'");
+    if (WIFSIGNALED(status))
+        return cli_fail(x, "Graphviz 'dot' crashed (%s) while rendering %s",
+                        strsignal(WTERMSIG(status)), out);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         return cli_fail(x, "dot failed to render %s (status %d)", out,
                         WIFEXITED(status) ? WEXITSTATUS(status) : -1);

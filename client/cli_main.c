@@ -15,8 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "sc_paths.h"
 
 #define CLI_DEFAULT_TIMEOUT_S 30
 
@@ -163,8 +166,10 @@ static void print_main_help(FILE *f)
     }
     fputs("\n"
           "Options (anywhere on the line):\n"
-          "  --socket PATH      the daemon's socket (default: $STREAMCAP_SOCKET,\n"
-          "                     else ./streamcap.sock)\n"
+          "  --socket PATH      the daemon's socket (default: $STREAMCAP_SOCKET, else\n"
+          "                     $XDG_RUNTIME_DIR/streamcap/streamcap.sock, else\n"
+          "                     /run/streamcap/streamcap.sock for root and\n"
+          "                     /tmp/streamcap-UID/streamcap.sock for others)\n"
           "  --json             print JSON on standard output, for every command\n"
           "  --timeout SECONDS  give up when the daemon stays silent this long (30)\n"
           "  --version          print the version and exit\n"
@@ -258,19 +263,62 @@ int cli_fail_code(cli *x, int code, const char *fmt, ...)
     return CLI_ERROR;
 }
 
+/* The daemon's own default, which a plain 'streamcapd' (or 'make run')
+ * would listen on: not a path the user chose. */
+static bool is_default_socket(const char *path)
+{
+    return strcmp(path, sc_client_default_socket()) == 0;
+}
+
+/* What a user needs to hear, which errno alone does not say: whether
+ * starting a daemon would help, and what to change if not. */
+static int connect_failed(cli *x, int rc)
+{
+    const char *p = x->socket;
+    struct stat st;
+    char dir[SC_PATH_MAX];
+    if (rc == -ENOENT) {
+        char home[SC_PATH_MAX], rule[SC_PATH_MAX];
+        sc_path_env env;
+        sc_path_origin origin = SC_PATH_GIVEN;
+        sc_path_env_current(&env, home, sizeof(home));
+        bool ours = sc_path_socket(&env, rule, sizeof(rule), &origin) == 0 && !strcmp(p, rule);
+        /* The daemon makes the directories of its defaults, not of a path given to it. */
+        if ((!ours || origin == SC_PATH_GIVEN) && sc_path_dirname(p, dir, sizeof(dir)) == 0 &&
+            stat(dir, &st) != 0 && errno == ENOENT)
+            return cli_fail(x, "cannot connect to %s: directory %s does not exist", p, dir);
+        if (is_default_socket(p))
+            return cli_fail(x,
+                            "cannot connect to %s: no daemon is listening (start one with "
+                            "'streamcapd', or 'make run' in a source tree)",
+                            p);
+        return cli_fail(x,
+                        "cannot connect to %s: no daemon is listening (start one with 'streamcapd "
+                        "--socket %s')",
+                        p, p);
+    }
+    if (rc == -ECONNREFUSED) {
+        if (stat(p, &st) == 0 && !S_ISSOCK(st.st_mode))
+            return cli_fail(x, "cannot connect to %s: not a socket", p);
+        return cli_fail(x,
+                        "cannot connect to %s: no daemon is listening (the socket file is left "
+                        "from one that stopped)",
+                        p);
+    }
+    if (rc == -EACCES)
+        return cli_fail(x,
+                        "cannot connect to %s: permission denied (the daemon's --socket-mode "
+                        "decides which users may connect)",
+                        p);
+    return cli_fail(x, "cannot connect to %s: %s", p, strerror(-rc));
+}
+
 int cli_connect(cli *x)
 {
     if (x->c)
         return CLI_OK;
     int rc = sc_client_connect(x->socket, x->timeout_ms, &x->c);
-    if (rc == 0)
-        return CLI_OK;
-    /* No socket file and a file nobody listens on mean the same to a user. */
-    if (rc == -ENOENT || rc == -ECONNREFUSED)
-        return cli_fail(x,
-                        "cannot connect to %s: no daemon is listening (start one with 'make run')",
-                        x->socket);
-    return cli_fail(x, "cannot connect to %s: %s", x->socket, strerror(-rc));
+    return rc == 0 ? CLI_OK : connect_failed(x, rc);
 }
 
 /* --------------------------------------------------------- arguments */

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "client_int.h"
+#include "sc_paths.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -147,8 +148,15 @@ const char *sc_client_errmsg(const sc_client *c)
 
 const char *sc_client_default_socket(void)
 {
-    const char *env = getenv(SC_CLIENT_SOCKET_ENV);
-    return env && *env ? env : SC_CLIENT_DEFAULT_SOCKET;
+    /* Per thread, so that the returned text stays put while another
+     * thread asks too; the environment may change between calls. */
+    static _Thread_local char path[SC_PATH_MAX];
+    char home[SC_PATH_MAX];
+    sc_path_env env;
+    sc_path_env_current(&env, home, sizeof(home));
+    if (sc_path_socket(&env, path, sizeof(path), NULL) != 0)
+        path[0] = '\0';
+    return path;
 }
 
 static int connect_fd(const char *path, int timeout_ms, int *out)

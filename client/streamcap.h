@@ -80,10 +80,17 @@ SC_CLIENT_API const char *sc_client_errmsg(const sc_client *c);
 
 /* -------------------------------------------------------- connection */
 
-#define SC_CLIENT_DEFAULT_SOCKET "./streamcap.sock"
-#define SC_CLIENT_SOCKET_ENV     "STREAMCAP_SOCKET"
+#define SC_CLIENT_SOCKET_ENV "STREAMCAP_SOCKET"
 
-/** $STREAMCAP_SOCKET when set and not empty, else "./streamcap.sock". */
+/**
+ * The socket streamcapd listens on by default, by the rule the daemon
+ * uses too: $STREAMCAP_SOCKET when set and not empty; else
+ * $XDG_RUNTIME_DIR/streamcap/streamcap.sock; else
+ * /run/streamcap/streamcap.sock for root and
+ * /tmp/streamcap-UID/streamcap.sock for any other uid.  The text belongs
+ * to the library and stays valid until the calling thread calls this
+ * again; "" when the path would not fit PATH_MAX.
+ */
 SC_CLIENT_API const char *sc_client_default_socket(void);
 
 /**

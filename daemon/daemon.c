@@ -16,8 +16,6 @@
 void sc_config_defaults(sc_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
-    cfg->socket_path = "./streamcap.sock";
-    cfg->db_path = "./streamcap.db";
     cfg->socket_mode = 0600;
     cfg->max_message = 1u << 20;
     cfg->max_connections = 1024;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +22,8 @@ static void usage(FILE *out)
             "commit every ended capture to SQLite.\n"
             "\n"
             "options:\n"
-            "  --socket PATH              Unix socket to listen on (default ./streamcap.sock)\n"
-            "  --db PATH                  SQLite database file (default ./streamcap.db)\n"
+            "  --socket PATH              Unix socket to listen on (default: see Paths below)\n"
+            "  --db PATH                  SQLite database file (default: see Paths below)\n"
             "  --socket-mode OCTAL        permissions of the socket file (default 0600)\n"
             "  --max-message BYTES        longest request line accepted (default 1048576)\n"
             "  --max-connections N        connections served at once (default 1024)\n"
@@ -52,7 +53,15 @@ static void usage(FILE *out)
             "the systemd journal (JOURNAL_STREAM) they carry a priority prefix instead.\n"
             "\n"
             "SIGTERM or SIGINT stop the daemon gracefully: in-flight commits finish,\n"
-            "open sessions are logged as shutdown and the socket file is removed.\n");
+            "open sessions are logged as shutdown and the socket file is removed.\n"
+            "\n"
+            "Paths: the socket is $STREAMCAP_SOCKET, else\n"
+            "$XDG_RUNTIME_DIR/streamcap/streamcap.sock, else /run/streamcap/streamcap.sock\n"
+            "for root and /tmp/streamcap-UID/streamcap.sock for other users.  The database\n"
+            "is $XDG_STATE_HOME/streamcap/streamcap.db, else /var/lib/streamcap/streamcap.db\n"
+            "for root and ~/.local/state/streamcap/streamcap.db for other users.  Missing\n"
+            "directories of these defaults are created; those of a path given as an option\n"
+            "must exist.  One daemon serves a database: a second one refuses to start.\n");
 }
 
 static int parse_ull(const char *flag, const char *s, int base, unsigned long long min,
@@ -98,6 +107,46 @@ static int parse_size(const char *flag, const char *s, unsigned long long *out)
     return 0;
 }
 
+/* Every option that takes a value, so that a misspelt one is called
+ * unknown rather than missing its value. */
+static bool known_option(const char *a)
+{
+    static const char *const names[] = {"--socket",
+                                        "--db",
+                                        "--socket-mode",
+                                        "--max-message",
+                                        "--max-connections",
+                                        "--max-sessions",
+                                        "--max-session-nodes",
+                                        "--session-idle-timeout",
+                                        "--graph-cache",
+                                        "--write-timeout",
+                                        "--busy-timeout",
+                                        "--test-max-page-count",
+                                        "--sync",
+                                        "--log-level"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (!strcmp(a, names[i]))
+            return true;
+    return false;
+}
+
+static int parse_mode(const char *s, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = s[0] >= '0' && s[0] <= '7' ? strtoul(s, &end, 8) : 01000;
+    if (errno || *end || v > 0777) {
+        fprintf(stderr,
+                "streamcapd: --socket-mode takes an octal mode such as 0660 (at most 0777), "
+                "not '%s'\n",
+                s);
+        return -1;
+    }
+    *out = (unsigned)v;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, sc_config *cfg)
 {
     for (int i = 1; i < argc; i++) {
@@ -116,6 +165,10 @@ static int parse_args(int argc, char **argv, sc_config *cfg)
             fprintf(stderr, "streamcapd: unexpected argument '%s' (see --help)\n", a);
             return -1;
         }
+        if (!known_option(a)) {
+            fprintf(stderr, "streamcapd: unknown option '%s' (see --help)\n", a);
+            return -1;
+        }
         if (!v) {
             fprintf(stderr, "streamcapd: %s needs a value (see --help)\n", a);
             return -1;
@@ -126,9 +179,8 @@ static int parse_args(int argc, char **argv, sc_config *cfg)
         } else if (!strcmp(a, "--db")) {
             cfg->db_path = v;
         } else if (!strcmp(a, "--socket-mode")) {
-            if (parse_ull(a, v, 8, 0, 0777, &n))
+            if (parse_mode(v, &cfg->socket_mode))
                 return -1;
-            cfg->socket_mode = (unsigned)n;
         } else if (!strcmp(a, "--max-message")) {
             if (parse_ull(a, v, 10, 64, 1ull << 32, &n))
                 return -1;
@@ -223,7 +275,13 @@ int main(int argc, char **argv)
         return 1;
     }
     sc_daemon d;
-    char err[512] = "";
+    char err[SC_PATH_MAX + 512] = "";
+    sc_daemon_paths paths;
+    if (sc_daemon_resolve_paths(&cfg, &paths, err, sizeof(err)) != 0) {
+        fprintf(stderr, "streamcapd: %s\n", err);
+        uv_loop_close(&loop);
+        return 1;
+    }
     if (sc_daemon_init(&d, &loop, &cfg, err, sizeof(err)) != 0) {
         sc_log(&d, SC_LOG_ERROR, "%s", err);
         return finish(&loop, &d, 1);

@@ -21,6 +21,7 @@
 #include "sc_capture.h"
 #include "sc_frame.h"
 #include "sc_json.h"
+#include "sc_paths.h"
 #include "sc_rpc.h"
 #include "sc_store.h"
 
@@ -28,8 +29,8 @@ enum sc_log_level { SC_LOG_ERROR = 0, SC_LOG_WARN, SC_LOG_INFO, SC_LOG_DEBUG };
 
 /** Command-line configuration; defaults are in sc_config_defaults(). */
 typedef struct sc_config {
-    const char *socket_path;
-    const char *db_path;
+    const char *socket_path; /* NULL: the default of sc_paths.h (sc_daemon_resolve_paths) */
+    const char *db_path;     /* NULL: likewise */
     unsigned socket_mode;
     size_t max_message;
     unsigned max_connections;
@@ -222,6 +223,23 @@ int sc_daemon_init(sc_daemon *d, uv_loop_t *loop, const sc_config *cfg, char *er
 void sc_daemon_destroy(sc_daemon *d);
 /** "error", "warn", "info", "debug" -> SC_LOG_*; -1 when unknown. */
 int sc_log_level_parse(const char *s);
+
+/* dirs.c */
+/** Storage for the paths sc_daemon_resolve_paths() resolves. */
+typedef struct sc_daemon_paths {
+    char socket[SC_PATH_MAX];
+    char db[SC_PATH_MAX];
+} sc_daemon_paths;
+
+/**
+ * Resolve cfg's NULL socket and database paths by the rule of sc_paths.h
+ * into `p` (which must outlive cfg's use) and point cfg at them; then make
+ * their directories ready: a path the user named needs an existing
+ * directory, a default one gets its directories created.  The socket's
+ * directory is checked first, so a bad socket path leaves no database
+ * behind.  0, or -1 with the reason in `err`.
+ */
+int sc_daemon_resolve_paths(sc_config *cfg, sc_daemon_paths *p, char *err, size_t errlen);
 
 /* server.c */
 /**

@@ -84,8 +84,14 @@ typedef void (*sc_store_done_fn)(void *arg, const sc_store_result *res);
  * still `open` as `lost` (its daemon died; ended_at stays NULL), and start
  * the writer thread.  Returns 0, or SC_STORE_EIO / SC_STORE_ENOMEM /
  * SC_STORE_EINVAL with a message in errbuf and *out set to NULL; a failed
- * open leaves nothing on the loop.  A database whose user_version is newer
- * than the last migration is refused (SC_STORE_EIO).
+ * open leaves nothing on the loop.  Refused with SC_STORE_EIO, before
+ * anything is written to the file: a database whose user_version is newer
+ * than the last migration (errbuf names both versions); one that is not
+ * ours (tables but no user_version, or a user_version without our
+ * tables); one another store holds.  For its whole life the store holds
+ * an exclusive flock on "<path>.lock", which holds its pid; a second open
+ * of the same path, from any process, fails with "in use by streamcapd
+ * pid N".  errbuf never repeats the path of the database itself.
  */
 int sc_store_open(uv_loop_t *loop, const sc_store_config *cfg, sc_store **out, char *errbuf,
                   size_t errlen);

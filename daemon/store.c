@@ -8,11 +8,21 @@
  * under `mu` and wakes the loop with uv_async_send().  Callbacks therefore
  * only ever see results of transactions whose COMMIT returned SQLITE_OK.
  */
+/* flock() is not POSIX. */
+#define _DEFAULT_SOURCE
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sc_schema.h"
 #include "store_int.h"
@@ -385,17 +395,64 @@ static int set_wal(sqlite3 *db, char *errbuf, size_t errlen)
     return 0;
 }
 
+static int latest_version(void)
+{
+    return sc_migration_count ? sc_migrations[sc_migration_count - 1].version : 0;
+}
+
+/* The tables of every schema version, so a database that only shares a
+ * user_version with ours is still recognised as another program's. */
+#define OUR_TABLES                                                                                 \
+    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "                         \
+    "('capture_log', 'graphs', 'nodes', 'edges', 'graph_index')"
+#define OUR_TABLE_COUNT 5
+
+/*
+ * Before anything writes to it (not even journal_mode): a database of
+ * another program is refused rather than extended with our tables, and
+ * one of a newer streamcapd rather than misread.
+ */
+static int check_schema(sqlite3 *db, char *errbuf, size_t errlen)
+{
+    int64_t version, objects, ours;
+    if (query_int(db, "PRAGMA user_version", &version, errbuf, errlen)) {
+        if (sqlite3_errcode(db) == SQLITE_NOTADB)
+            snprintf(errbuf, errlen, "it is not an SQLite database");
+        return SC_STORE_EIO;
+    }
+    if (version > latest_version()) {
+        snprintf(errbuf, errlen,
+                 "its schema version %lld is newer than this streamcapd knows (%d): "
+                 "run a newer streamcapd",
+                 (long long)version, latest_version());
+        return SC_STORE_EIO;
+    }
+    if (query_int(db,
+                  "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+                  &objects, errbuf, errlen) ||
+        query_int(db, OUR_TABLES, &ours, errbuf, errlen))
+        return SC_STORE_EIO;
+    if (version == 0 && objects > 0) {
+        snprintf(errbuf, errlen,
+                 "it holds another program's tables (no streamcap schema version); "
+                 "not adding ours: choose another file with --db");
+        return SC_STORE_EIO;
+    }
+    if (version > 0 && ours != OUR_TABLE_COUNT) {
+        snprintf(errbuf, errlen,
+                 "it has schema version %lld but not streamcap's tables: it belongs to another "
+                 "program; choose another file with --db",
+                 (long long)version);
+        return SC_STORE_EIO;
+    }
+    return 0;
+}
+
 static int apply_migrations(sqlite3 *db, char *errbuf, size_t errlen)
 {
     int64_t version;
     if (query_int(db, "PRAGMA user_version", &version, errbuf, errlen))
         return SC_STORE_EIO;
-    int latest = sc_migration_count ? sc_migrations[sc_migration_count - 1].version : 0;
-    if (version > latest) {
-        snprintf(errbuf, errlen, "database schema version %lld is newer than this build (%d)",
-                 (long long)version, latest);
-        return SC_STORE_EIO;
-    }
     for (size_t i = 0; i < sc_migration_count; i++) {
         const sc_migration *m = &sc_migrations[i];
         if (m->version <= version)
@@ -420,11 +477,18 @@ static int setup_writer(sc_store *st, const sc_store_config *cfg, char *errbuf, 
     int rc = sqlite3_open_v2(
         cfg->path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
     st->w.db = db;
-    if (rc != SQLITE_OK)
-        return fail(db, cfg->path, errbuf, errlen);
+    if (rc != SQLITE_OK) {
+        /* The system's reason (a directory, no permission) says more than
+         * SQLite's "unable to open database file"; the caller names the path. */
+        int e = db ? sqlite3_system_errno(db) : 0;
+        snprintf(errbuf, errlen, "%s", e ? strerror(e) : db ? sqlite3_errmsg(db) : "out of memory");
+        return SC_STORE_EIO;
+    }
     sqlite3_busy_timeout(db, st->busy_timeout_ms);
     if (store_rows_register(db) != SQLITE_OK)
         return fail(db, "registering the row functions", errbuf, errlen);
+    if (check_schema(db, errbuf, errlen))
+        return SC_STORE_EIO;
     if (set_wal(db, errbuf, errlen))
         return SC_STORE_EIO;
     if (exec(db, cfg->sync_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
@@ -449,12 +513,112 @@ static int setup_writer(sc_store *st, const sc_store_config *cfg, char *errbuf, 
     return store_writer_prepare(&st->w, errbuf, errlen);
 }
 
+/* ---- one daemon per database ---- */
+
+/* The pid a lock holder wrote into the lock file, or 0. */
+static long lock_holder(int fd)
+{
+    char text[32];
+    ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+    if (n <= 0)
+        return 0;
+    text[n] = '\0';
+    char *end;
+    long pid = strtol(text, &end, 10);
+    return pid > 0 && (*end == '\n' || *end == '\0') ? pid : 0;
+}
+
+static int lock_path(const char *path, char *out, size_t len)
+{
+    return snprintf(out, len, "%s.lock", path) < (int)len ? 0 : -1;
+}
+
+/* True when `fd` is still the file at `path`: a holder that was closing
+ * may have unlinked it after we opened it. */
+static bool still_linked(int fd, const char *path)
+{
+    struct stat a, b;
+    return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
+static int lock_busy(int fd, int e, const char *lock, char *errbuf, size_t errlen)
+{
+    long pid = e == EWOULDBLOCK ? lock_holder(fd) : 0;
+    if (pid > 0)
+        snprintf(errbuf, errlen, "in use by streamcapd pid %ld (one daemon per database)", pid);
+    else if (e == EWOULDBLOCK)
+        snprintf(errbuf, errlen, "in use by another streamcapd (one daemon per database)");
+    else
+        snprintf(errbuf, errlen, "cannot lock %s: %s", lock, strerror(e));
+    close(fd);
+    return SC_STORE_EIO;
+}
+
+/*
+ * Two daemons on one database would each serve their own cached graphs
+ * and session state, and the second would mark the first's open sessions
+ * lost.  So the store holds an exclusive lock on <db>.lock for its life.
+ * flock, not fcntl: the lock belongs to the open file, so it also keeps
+ * out a second store of the same process, and closing some other
+ * descriptor of the file does not drop it.  The kernel releases it when
+ * the process dies, however it dies, so a crash leaves nothing to clean;
+ * a clean close removes the file while still holding the lock, which is
+ * why a new holder checks that the file it locked is still linked.
+ */
+static int take_lock(sc_store *st, const char *path, char *errbuf, size_t errlen)
+{
+    char lock[PATH_MAX];
+    if (lock_path(path, lock, sizeof(lock)) != 0) {
+        snprintf(errbuf, errlen, "path too long");
+        return SC_STORE_EINVAL;
+    }
+    for (int attempt = 0; attempt < 100; attempt++) {
+        int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0) {
+            snprintf(errbuf, errlen, "cannot open its lock file %s: %s", lock, strerror(errno));
+            return SC_STORE_EIO;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+            return lock_busy(fd, errno, lock, errbuf, errlen);
+        if (!still_linked(fd, lock)) {
+            close(fd);
+            continue;
+        }
+        char pid[32];
+        int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+        if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+            snprintf(errbuf, errlen, "cannot write %s: %s", lock, strerror(errno));
+            close(fd);
+            return SC_STORE_EIO;
+        }
+        st->lock_fd = fd;
+        return 0;
+    }
+    snprintf(errbuf, errlen, "cannot lock %s: it keeps being replaced", lock);
+    return SC_STORE_EIO;
+}
+
+/* After the database is closed, so that the next daemon finds it
+ * complete; unlinked before the close, while the lock still holds. */
+static void release_lock(sc_store *st)
+{
+    if (st->lock_fd < 0)
+        return;
+    char lock[PATH_MAX];
+    if (lock_path(st->path, lock, sizeof(lock)) == 0)
+        unlink(lock);
+    close(st->lock_fd);
+    st->lock_fd = -1;
+}
+
 /* Free what setup left behind; the thread and the handle are not running. */
 static void destroy(sc_store *st)
 {
     store_readers_shutdown(st);
     store_writer_finalize(&st->w);
     sqlite3_close(st->w.db);
+    release_lock(st);
     pthread_cond_destroy(&st->rcv);
     pthread_mutex_destroy(&st->rmu);
     pthread_cond_destroy(&st->cv);
@@ -493,8 +657,11 @@ int sc_store_open(uv_loop_t *loop, const sc_store_config *cfg, sc_store **out, c
     pthread_cond_init(&st->cv, NULL);
     pthread_mutex_init(&st->rmu, NULL);
     pthread_cond_init(&st->rcv, NULL);
+    st->lock_fd = -1;
 
-    int rc = setup_writer(st, cfg, errbuf, errlen);
+    int rc = take_lock(st, cfg->path, errbuf, errlen);
+    if (rc == 0)
+        rc = setup_writer(st, cfg, errbuf, errlen);
     if (rc == 0 && !(st->async = malloc(sizeof *st->async))) {
         snprintf(errbuf, errlen, "out of memory");
         rc = SC_STORE_ENOMEM;

@@ -98,6 +98,7 @@ struct sc_store {
     uv_async_t *async; /* heap: freed in its close callback, after the store */
     char *path;
     int busy_timeout_ms;
+    int lock_fd; /* <path>.lock, flock'ed for the store's life; -1 before */
 
     /* Loop thread only. */
     bool closing;

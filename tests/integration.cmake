@@ -15,3 +15,7 @@ target_link_libraries(sc_it_graph PUBLIC sc_it_harness)
 foreach(name test_queries test_log test_export test_cache)
     sc_add_daemon_test(${name} integration 120 LIBS sc_it_graph)
 endforeach()
+
+# Starting streamcapd: default paths, one daemon per database, databases
+# that are not ours, start-up errors; it runs the streamcap tool too.
+sc_add_daemon_test(test_startup integration 120 LIBS sc_ct_run DEPENDS streamcap)

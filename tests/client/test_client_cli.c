@@ -25,7 +25,14 @@
 #define STREAMCAP SC_BIN_DIR "/streamcap"
 #define SCENARIOS SC_TEST_DATA_DIR "/conformance_scenarios.jsonl"
 #define EXPECTED  SC_TEST_DATA_DIR "/conformance_expected.jsonl"
-#define NO_DAEMON ": no daemon is listening (start one with 'make run')\n"
+/* The hint for the default socket; a socket the user named gets its own
+ * (no_daemon_at), and one that exists but refuses gets none. */
+#define NO_DAEMON                                                                                  \
+    ": no daemon is listening (start one with 'streamcapd', or 'make run' in a source tree)\n"
+#define NO_DAEMON_AT                                                                               \
+    "streamcap: cannot connect to %s: no daemon is listening (start one with "                     \
+    "'streamcapd --socket %s')\n"
+#define STALE ": no daemon is listening (the socket file is left from one that stopped)\n"
 
 typedef struct fixture {
     sc_it_daemon *d;
@@ -151,7 +158,7 @@ static void test_no_daemon_every_command(void **state)
 {
     fixture *f = *state;
     char *sock = sc_it_fmt("%s/absent.sock", f->tmp);
-    char *want = sc_it_fmt("streamcap: cannot connect to %s" NO_DAEMON, sock);
+    char *want = sc_it_fmt(NO_DAEMON_AT, sock, sock);
     for (size_t i = 0; i < sizeof(every_command) / sizeof(every_command[0]); i++) {
         for (int json = 0; json < 2; json++) {
             const char *argv[12] = {STREAMCAP, "--socket", sock};
@@ -188,12 +195,19 @@ static void test_no_daemon_every_command(void **state)
 static void test_no_daemon_socket_choice(void **state)
 {
     fixture *f = *state;
-    /* Default: ./streamcap.sock, relative to where the tool runs. */
+    /* Default: under $XDG_RUNTIME_DIR, wherever the tool runs; its
+     * directory is the daemon's to make, so starting one is the fix. */
     const char *const unset[] = {"STREAMCAP_SOCKET", NULL};
-    sc_ct_opts o = {.cwd = f->tmp, .unsetenv = unset};
+    char *xdg = sc_it_fmt("XDG_RUNTIME_DIR=%s/xdg", f->tmp);
+    const char *const xdg_env[] = {xdg, NULL};
+    sc_ct_opts o = {.cwd = f->tmp, .unsetenv = unset, .setenv = xdg_env};
     sc_ct_result r = run_opts(NULL, &o, "ping", NULL);
     expect_status(&r, 2);
-    assert_string_equal(r.err, "streamcap: cannot connect to ./streamcap.sock" NO_DAEMON);
+    char *want =
+        sc_it_fmt("streamcap: cannot connect to %s/xdg/streamcap/streamcap.sock" NO_DAEMON, f->tmp);
+    assert_string_equal(r.err, want);
+    free(want);
+    free(xdg);
     sc_ct_result_free(&r);
 
     /* $STREAMCAP_SOCKET when set; --socket wins over it. */
@@ -202,7 +216,7 @@ static void test_no_daemon_socket_choice(void **state)
     sc_ct_opts oe = {.setenv = set};
     r = run_opts(NULL, &oe, "info", NULL);
     expect_status(&r, 2);
-    char *want =
+    want =
         sc_it_fmt("streamcap: cannot connect to %s" NO_DAEMON, env + strlen("STREAMCAP_SOCKET="));
     assert_string_equal(r.err, want);
     free(want);
@@ -212,13 +226,14 @@ static void test_no_daemon_socket_choice(void **state)
     sc_ct_result_free(&r);
     free(env);
 
-    /* A socket file that refuses counts as no daemon too. */
+    /* A socket file that refuses counts as no daemon too, but starting one
+     * is not the whole story: say what the file is. */
     char *dead = sc_it_fmt("%s/dead.sock", f->tmp);
     int fd = sc_it_socket_bind(dead);
     assert_true(fd >= 0);
     r = run_opts(dead, NULL, "graphs", NULL);
     expect_status(&r, 2);
-    want = sc_it_fmt("streamcap: cannot connect to %s" NO_DAEMON, dead);
+    want = sc_it_fmt("streamcap: cannot connect to %s" STALE, dead);
     assert_string_equal(r.err, want);
     free(want);
     sc_ct_result_free(&r);

@@ -121,9 +121,18 @@ static void test_connect_errors(void **state)
     assert_int_equal(sc_client_connect(longpath, 1000, &c), -ENAMETOOLONG);
     assert_int_equal(sc_client_connect(path, 1000, NULL), -EINVAL);
 
-    /* NULL path: $STREAMCAP_SOCKET, else ./streamcap.sock. */
+    /* NULL path: $STREAMCAP_SOCKET, else the rule of sc_paths.h. */
     unsetenv("STREAMCAP_SOCKET");
-    assert_string_equal(sc_client_default_socket(), "./streamcap.sock");
+    setenv("XDG_RUNTIME_DIR", "/run/user/4242", 1);
+    assert_string_equal(sc_client_default_socket(), "/run/user/4242/streamcap/streamcap.sock");
+    unsetenv("XDG_RUNTIME_DIR");
+    char fallback[64];
+    if (getuid() == 0)
+        snprintf(fallback, sizeof(fallback), "/run/streamcap/streamcap.sock");
+    else
+        snprintf(fallback, sizeof(fallback), "/tmp/streamcap-%u/streamcap.sock",
+                 (unsigned)getuid());
+    assert_string_equal(sc_client_default_socket(), fallback);
     setenv("STREAMCAP_SOCKET", sc_it_daemon_socket(f->d), 1);
     assert_string_equal(sc_client_default_socket(), sc_it_daemon_socket(f->d));
     assert_int_equal(sc_client_connect(NULL, 1000, &c), 0);

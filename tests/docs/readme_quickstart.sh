@@ -30,6 +30,10 @@ second=$(block sh 2)
 ln -s "$build" "$dir/build"
 ln -s "$src/client" "$dir/client"
 cd "$dir"
+# The defaults, kept inside the test's directory.
+mkdir -m 700 run
+export XDG_RUNTIME_DIR=$dir/run XDG_STATE_HOME=$dir/state
+unset STREAMCAP_SOCKET
 "$build/bin/streamcapd" >daemon.out 2>daemon.err &
 pid=$!
 for _ in $(seq 100); do

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the README's socat/jq round trip exactly as written against a real
-# streamcapd started with its embedded defaults (./streamcap.sock and
-# ./streamcap.db in a fresh directory), and checks what it printed.
+# streamcapd started with its defaults (the socket under $XDG_RUNTIME_DIR,
+# the database under $XDG_STATE_HOME, both pointed into a fresh directory),
+# and checks what it printed and where its files went.
 #   readme_roundtrip.sh README.md BIN_DIR
 set -euo pipefail
 readme=$1
@@ -15,13 +16,18 @@ script=$(awk '/^## Talking to the daemon by hand/ {sec=1} sec && /^```sh$/ {inb=
 [ -n "$script" ] || { echo "README has no round-trip block" >&2; exit 1; }
 
 cd "$dir"
+mkdir -m 700 run
+export XDG_RUNTIME_DIR=$dir/run XDG_STATE_HOME=$dir/state
+unset STREAMCAP_SOCKET
+sock=$dir/run/streamcap/streamcap.sock
 "$bin/streamcapd" >daemon.out 2>daemon.err &
 pid=$!
 for _ in $(seq 100); do
-    grep -q 'listening on ./streamcap.sock' daemon.out 2>/dev/null && break
+    grep -qF "listening on $sock " daemon.out 2>/dev/null && break
     sleep 0.1
 done
-grep -q 'listening on ./streamcap.sock' daemon.out || { cat daemon.err >&2; exit 1; }
+grep -qF "listening on $sock (database $dir/state/streamcap/streamcap.db)" daemon.out ||
+    { cat daemon.out daemon.err >&2; exit 1; }
 
 out=$(bash -euo pipefail -c "$script")
 echo "$out"
@@ -35,5 +41,6 @@ graph=$(printf '%s\n' "$out" | jq -s 'map(select(type == "object" and has("nodes
 [ "$(jq -c '.edges' <<<"$graph")" = '[]' ]
 kill -TERM "$pid"
 wait "$pid"
-[ ! -e streamcap.sock ] || { echo "socket not removed on SIGTERM" >&2; exit 1; }
+[ ! -e "$sock" ] || { echo "socket not removed on SIGTERM" >&2; exit 1; }
+[ -s state/streamcap/streamcap.db ] || { echo "no database under XDG_STATE_HOME" >&2; exit 1; }
 echo "README round trip: ok"
