@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sc_methods.h"
 #include "sc_paths.h"
 
 #define CLI_DEFAULT_TIMEOUT_S 30
@@ -111,8 +112,9 @@ static const cli_cmd commands[] = {
     {"call", "METHOD [PARAMS]", "send one raw JSON-RPC request",
      "Send METHOD with PARAMS (JSON text, default {}) and print the reply's\n"
      "result as JSON on standard output.  An error reply prints its code and\n"
-     "message on standard error and exits 2.  proto/PROTOCOL.md lists the\n"
-     "methods.  Example: streamcap call graph.list '{\"limit\": 2}'\n", cli_call},
+     "message on standard error and exits 2.  proto/PROTOCOL.md specifies the\n"
+     "methods listed below.  Example: streamcap call graph.list '{\"limit\": 2}'\n",
+     cli_call},
     {"log", "", "the capture log, newest first",
      "One row per capture session: when it opened and ended, its outcome\n"
      "(open, completed, failed, closed, abandoned, shutdown, lost), its node\n"
@@ -139,14 +141,27 @@ static void print_usage_line(FILE *f, const cli_cmd *cmd)
             cmd->args);
 }
 
+/* The methods `call` can send, from the one method table (the bash
+ * completion reads this list too). */
+static void print_methods(FILE *f)
+{
+    fputs("Methods:\n", f);
+    for (int m = 0; m < SC_M__COUNT; m++)
+        fprintf(f, "  %-30s %s\n", sc_methods[m].name, sc_methods[m].params);
+    fputc('\n', f);
+}
+
 static void print_cmd_help(FILE *f, const cli_cmd *cmd)
 {
     print_usage_line(f, cmd);
     /* The brief is a list entry: here it becomes a sentence. */
     size_t n = strlen(cmd->brief);
     bool question = n > 0 && cmd->brief[n - 1] == '?';
-    fprintf(f, "\n%c%s%s\n\n%s\n%s", toupper((unsigned char)cmd->brief[0]), cmd->brief + 1,
-            question ? "" : ".", cmd->help, exit_help);
+    fprintf(f, "\n%c%s%s\n\n%s\n", toupper((unsigned char)cmd->brief[0]), cmd->brief + 1,
+            question ? "" : ".", cmd->help);
+    if (cmd->run == cli_call)
+        print_methods(f);
+    fputs(exit_help, f);
 }
 
 static void print_main_help(FILE *f)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The bash completion loads without error, registers itself for streamcap,
 # offers every command that `streamcap --help` lists, and completes
-# subcommands, options and option values.
+# subcommands, options and option values, and the methods 'call' can send.
 #
 #   check_completion.sh COMPLETION_FILE BIN_DIR
 set -u
@@ -52,4 +52,12 @@ expect abandoned log --outcome ab
 expect --json graph show --j
 expect --verbose replay --v
 [ "$(complete_line graph show 1)" = "  " ] || { echo "a graph id has no completion" >&2; fail=1; }
+
+# 'call' completes every method of the method table, read from the tool.
+PATH="$bin:$PATH"
+methods=$(sed -n 's/^    X([A-Z_]*, [a-z_]*, "\([a-z_.]*\)",.*/\1/p' "$(dirname "$0")/../../proto/sc_methods.h")
+[ -n "$methods" ] || { echo "no methods found in proto/sc_methods.h" >&2; fail=1; }
+for m in $methods; do
+    expect "$m" call ""
+done
 exit $fail
