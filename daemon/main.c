@@ -133,10 +133,16 @@ static bool known_option(const char *a)
 
 static int parse_mode(const char *s, unsigned *out)
 {
-    char *end;
-    errno = 0;
-    unsigned long v = s[0] >= '0' && s[0] <= '7' ? strtoul(s, &end, 8) : 01000;
-    if (errno || *end || v > 0777) {
+    /* Out of range unless the whole text is an octal number. */
+    unsigned long v = 01000;
+    if (s[0] >= '0' && s[0] <= '7') {
+        char *end;
+        errno = 0;
+        v = strtoul(s, &end, 8);
+        if (errno || *end)
+            v = 01000;
+    }
+    if (v > 0777) {
         fprintf(stderr,
                 "streamcapd: --socket-mode takes an octal mode such as 0660 (at most 0777), "
                 "not '%s'\n",

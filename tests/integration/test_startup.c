@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,14 +30,27 @@
 
 #define STREAMCAP SC_BIN_DIR "/streamcap"
 
-static bool exists(const char *path)
+/* The path helpers take printf-style formats, so the tests leak no names. */
+static bool exists(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static bool exists(const char *fmt, ...)
 {
+    char path[PATH_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(path, sizeof(path), fmt, ap);
+    va_end(ap);
     struct stat st;
     return lstat(path, &st) == 0;
 }
 
-static mode_t mode_of(const char *path)
+static mode_t mode_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static mode_t mode_of(const char *fmt, ...)
 {
+    char path[PATH_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(path, sizeof(path), fmt, ap);
+    va_end(ap);
     struct stat st;
     assert_int_equal(lstat(path, &st), 0);
     return st.st_mode & 07777;
@@ -55,8 +69,15 @@ static char *run_daemon(const char *dir, const char *const *args, int want_statu
     return err;
 }
 
-static void expect_ends_with(const char *text, const char *tail)
+static void expect_ends_with(const char *text, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void expect_ends_with(const char *text, const char *fmt, ...)
 {
+    char tail[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tail, sizeof(tail), fmt, ap);
+    va_end(ap);
     size_t n = strlen(text), m = strlen(tail);
     if (n < m || strcmp(text + n - m, tail) != 0)
         fail_msg("stderr [%s]\ndoes not end with [%s]", text, tail);
@@ -147,11 +168,11 @@ static void test_default_paths(void **state)
     char *db = sc_it_fmt("%s/streamcap/streamcap.db", st);
     wait_accepting(sock, pid, t);
     /* The files are where the rule says, whatever the current directory. */
-    assert_true(exists(db));
-    assert_false(exists(sc_it_fmt("%s/streamcap.sock", cwd)));
-    assert_false(exists(sc_it_fmt("%s/streamcap.db", cwd)));
-    assert_int_equal(mode_of(sc_it_fmt("%s/streamcap", run)), 0700);
-    assert_int_equal(mode_of(sc_it_fmt("%s/streamcap", st)), 0700);
+    assert_true(exists("%s", db));
+    assert_false(exists("%s/streamcap.sock", cwd));
+    assert_false(exists("%s/streamcap.db", cwd));
+    assert_int_equal(mode_of("%s/streamcap", run), 0700);
+    assert_int_equal(mode_of("%s/streamcap", st), 0700);
 
     /* The tool, told nothing, finds the same socket. */
     const char *argv[] = {STREAMCAP, "--json", "info", NULL};
@@ -167,10 +188,15 @@ static void test_default_paths(void **state)
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    assert_false(exists(sock));
+    assert_false(exists("%s", sock));
     unsetenv("XDG_RUNTIME_DIR");
     unsetenv("XDG_STATE_HOME");
     sc_it_rmtree(t);
+    free(run);
+    free(st);
+    free(cwd);
+    free(sock);
+    free(db);
 }
 
 /* ---------------------------------------------- one daemon per database */
@@ -193,7 +219,7 @@ static void test_second_daemon_on_same_db_refused(void **state)
         fail_msg("stderr [%s] lacks [%s]", err, want);
     free(err);
     free(want);
-    assert_false(exists(sc_it_daemon_socket(second)));
+    assert_false(exists("%s", sc_it_daemon_socket(second)));
 
     /* The first is unharmed: its session is still open, not marked lost. */
     sc_it_conn *c = sc_it_must_connect(first);
@@ -230,17 +256,18 @@ static void test_foreign_db_refused(void **state)
     sql(db, "CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT);"
             "INSERT INTO accounts (name) VALUES ('ann')");
     char *err = start_on(t, db, 1);
-    expect_ends_with(err, sc_it_fmt("cannot open database %s: it holds another program's tables "
-                                    "(no streamcap schema version); not adding ours: choose "
-                                    "another file with --db\n",
-                                    db));
+    expect_ends_with(err,
+                     "cannot open database %s: it holds another program's tables "
+                     "(no streamcap schema version); not adding ours: choose "
+                     "another file with --db\n",
+                     db);
     free(err);
     /* Untouched: none of our tables, its journal mode, no lock file left. */
     assert_int_equal(sql_int(db, "SELECT count(*) FROM sqlite_master"), 1);
     assert_int_equal(sql_int(db, "SELECT count(*) FROM accounts"), 1);
     assert_int_equal(sql_int(db, "PRAGMA user_version"), 0);
-    assert_false(exists(sc_it_fmt("%s-wal", db)));
-    assert_false(exists(sc_it_fmt("%s.lock", db)));
+    assert_false(exists("%s-wal", db));
+    assert_false(exists("%s.lock", db));
 
     /* Another program's user_version, without our tables. */
     sql(db, "PRAGMA user_version = 1");
@@ -255,10 +282,11 @@ static void test_foreign_db_refused(void **state)
     fputs("this is a text file, not a database, and it is long enough to matter\n", f);
     fclose(f);
     err = start_on(t, junk, 1);
-    expect_ends_with(err,
-                     sc_it_fmt("cannot open database %s: it is not an SQLite database\n", junk));
+    expect_ends_with(err, "cannot open database %s: it is not an SQLite database\n", junk);
     free(err);
     sc_it_rmtree(t);
+    free(db);
+    free(junk);
 }
 
 static void test_newer_schema_refused(void **state)
@@ -275,7 +303,7 @@ static void test_newer_schema_refused(void **state)
     char *want = sc_it_fmt("cannot open database %s: its schema version %lld is newer than this "
                            "streamcapd knows (%lld): run a newer streamcapd\n",
                            db, (long long)ours + 1, (long long)ours);
-    expect_ends_with(err, want);
+    expect_ends_with(err, "%s", want);
     assert_int_equal(sql_int(db, "PRAGMA user_version"), ours + 1);
     free(want);
     free(err);
@@ -293,22 +321,24 @@ static void test_socket_dir_missing(void **state)
     char *sock = sc_it_fmt("%s/nodir/s.sock", t), *db = sc_it_fmt("%s/new.db", t);
     const char *const args[] = {"--socket", sock, "--db", db, NULL};
     char *err = run_daemon(t, args, 1);
-    expect_ends_with(
-        err, sc_it_fmt("cannot listen on %s: directory %s/nodir does not exist\n", sock, t));
+    expect_ends_with(err, "cannot listen on %s: directory %s/nodir does not exist\n", sock, t);
     assert_null(strstr(err, "ermission denied"));
     free(err);
     /* Nothing was created for a daemon that never ran. */
-    assert_false(exists(db));
-    assert_false(exists(sc_it_fmt("%s.lock", db)));
-    assert_false(exists(sc_it_fmt("%s/nodir", t)));
+    assert_false(exists("%s", db));
+    assert_false(exists("%s.lock", db));
+    assert_false(exists("%s/nodir", t));
 
     char *db2 = sc_it_fmt("%s/nodir/x.db", t), *sock2 = sc_it_fmt("%s/s.sock", t);
     const char *const args2[] = {"--socket", sock2, "--db", db2, NULL};
     err = run_daemon(t, args2, 1);
-    expect_ends_with(
-        err, sc_it_fmt("cannot open database %s: directory %s/nodir does not exist\n", db2, t));
+    expect_ends_with(err, "cannot open database %s: directory %s/nodir does not exist\n", db2, t);
     free(err);
     sc_it_rmtree(t);
+    free(sock);
+    free(db);
+    free(sock2);
+    free(db2);
 }
 
 static void test_db_reason_said_once(void **state)
@@ -319,9 +349,10 @@ static void test_db_reason_said_once(void **state)
     char *dir = sc_it_fmt("%s/adir", t);
     assert_int_equal(mkdir(dir, 0755), 0);
     char *err = start_on(t, dir, 1);
-    expect_ends_with(err, sc_it_fmt("cannot open database %s: Is a directory\n", dir));
+    expect_ends_with(err, "cannot open database %s: Is a directory\n", dir);
     free(err);
     sc_it_rmtree(t);
+    free(dir);
 }
 
 static void test_bad_options(void **state)
@@ -381,7 +412,7 @@ static void test_tmp_squatter_refused(void **state)
 {
     (void)state;
     const char *squat = "/tmp/streamcap-65534";
-    if (getuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0 || exists(squat))
+    if (getuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0 || exists("%s", squat))
         skip();
     assert_int_equal(mkdir(squat, 0755), 0);
     const char *const args[] = {"/usr/bin/setpriv",
