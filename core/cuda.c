@@ -313,8 +313,8 @@ int sc_cuda_begin(sc_cuda *cu, uint32_t stream, sc_cuda_mode mode, uint32_t thre
 /* Append `node` to capture c with an edge from each of the n sorted,
  * distinct ids at preds, all of them nodes of c.  Reserves first: on
  * failure nothing changed.  `flags` are SC_REC_* bits for the record. */
-static int append(cu_capture *c, const sc_node *node, const uint32_t *preds, uint32_t n,
-                  uint8_t flags, uint32_t *id_out)
+static int append(cu_capture *c, const sc_node *node, uint32_t stream, const uint32_t *preds,
+                  uint32_t n, uint8_t flags, uint32_t *id_out)
 {
     sc_graph *g = c->g;
     if (g->node_count >= SC_MAX_NODE || (uint64_t)g->pred_count + n > SC_MAX_EDGE)
@@ -333,7 +333,7 @@ static int append(cu_capture *c, const sc_node *node, const uint32_t *preds, uin
     uint32_t id = g->node_count;
     sc_rec *r = sc_rec_at(g, id);
     sc_graph_rec_from_node(g, r, node);
-    r->stream = node->stream;
+    r->stream = stream;
     r->name = ref;
     r->flags |= flags;
     r->pred_start = g->pred_count;
@@ -352,10 +352,8 @@ static int append_on_stream(cu_capture *c, cu_stream *st, const sc_node *node, u
     int rc = cu_set_reserve(&st->deps, 1);
     if (rc != 0)
         return rc;
-    sc_node n = *node;
-    n.stream = st->id;
     uint32_t id;
-    if ((rc = append(c, &n, st->deps.v, st->deps.n, 0, &id)) != 0)
+    if ((rc = append(c, node, st->id, st->deps.v, st->deps.n, 0, &id)) != 0)
         return rc;
     st->deps.v[0] = id;
     st->deps.n = 1;
@@ -790,9 +788,7 @@ int sc_cuda_add_node(sc_cuda *cu, uint32_t stream, uint32_t thread, const sc_nod
     uint32_t k, id;
     if ((rc = sorted_ids(cu, c->g, deps, n, &k)) != 0)
         return rc;
-    sc_node x = *node;
-    x.stream = stream;
-    if ((rc = append(c, &x, cu->scratch.v, k, SC_REC_BY_HAND, &id)) != 0)
+    if ((rc = append(c, node, stream, cu->scratch.v, k, SC_REC_BY_HAND, &id)) != 0)
         return rc;
     if (node_out)
         *node_out = id;

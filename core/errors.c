@@ -158,9 +158,6 @@ int sc_error_message(int err, uint32_t stream, char *buf, size_t cap)
 
 const char *sc_error_name(int err)
 {
-    const cuda_error *ce = cuda_error_of(err);
-    if (ce)
-        return ce->name;
     switch ((enum sc_error)err) {
     case SC_OK:
         return "OK";

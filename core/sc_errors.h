@@ -110,7 +110,10 @@ int sc_cuda_error_from_number(int number);
  */
 int sc_error_message(int err, uint32_t stream, char *buf, size_t cap);
 
-/** Static short name of a code: "ENOMEM", "EALREADY", ...; "EUNKNOWN" otherwise. */
+/** Static short name of a code: "ENOMEM", "EALREADY", ...; "EUNKNOWN" otherwise.
+ *  The CUDA codes below are named by sc_cuda_error_name() only, so that the
+ *  list of enum sc_error codes (and the mappings checked against it) stays
+ *  that of the default mode. */
 const char *sc_error_name(int err);
 
 /** Print a stream as docs/semantics.md §1 does: "S:default" for 0, "S<n>" otherwise. */

@@ -522,27 +522,6 @@ static const struct {
     {SC_EINVALIDATED, "EINVALIDATED", "stream S3 capture is invalidated"},
     {SC_EILLEGAL, "EILLEGAL", "capture was invalidated by an illegal operation"},
     {SC_EPOISONED, "EPOISONED", "capture was invalidated on another stream in the session"},
-    /* the CUDA errors of a cuda-mode session (sc_cuda.h): CUDA's names and texts */
-    {SC_ECUDA_INVALID_VALUE, "cudaErrorInvalidValue", "invalid argument"},
-    {SC_ECUDA_ILLEGAL_STATE, "cudaErrorIllegalState",
-     "the operation cannot be performed in the present state"},
-    {SC_ECUDA_UNSUPPORTED, "cudaErrorStreamCaptureUnsupported",
-     "operation not permitted when stream is capturing"},
-    {SC_ECUDA_INVALIDATED, "cudaErrorStreamCaptureInvalidated",
-     "operation failed due to a previous error during capture"},
-    {SC_ECUDA_MERGE, "cudaErrorStreamCaptureMerge",
-     "operation would result in a merge of separate capture sequences"},
-    {SC_ECUDA_UNMATCHED, "cudaErrorStreamCaptureUnmatched",
-     "capture was not ended in the same stream as it began"},
-    {SC_ECUDA_UNJOINED, "cudaErrorStreamCaptureUnjoined", "capturing stream has unjoined work"},
-    {SC_ECUDA_ISOLATION, "cudaErrorStreamCaptureIsolation",
-     "dependency created on uncaptured work in another stream"},
-    {SC_ECUDA_IMPLICIT, "cudaErrorStreamCaptureImplicit",
-     "operation would make the legacy stream depend on a capturing blocking stream"},
-    {SC_ECUDA_CAPTURED_EVENT, "cudaErrorCapturedEvent",
-     "operation not permitted on an event last recorded in a capturing stream"},
-    {SC_ECUDA_WRONG_THREAD, "cudaErrorStreamCaptureWrongThread",
-     "attempt to terminate a thread-local capture sequence from another thread"},
 };
 
 static void t_err_every_code_named(void **state)

@@ -126,6 +126,12 @@ static void t2_error_numbers_names_strings(void **state)
                         "capturing stream has unjoined work");
     assert_string_equal(sc_cuda_error_string(SC_ECUDA_UNSUPPORTED),
                         "operation not permitted when stream is capturing");
+    /* sc_error_message gives CUDA's text; sc_error_name leaves them to
+     * sc_cuda_error_name, so the default mode's list of codes stays as it was */
+    char buf[128];
+    sc_error_message(SC_ECUDA_MERGE, 3, buf, sizeof buf);
+    assert_string_equal(buf, "operation would result in a merge of separate capture sequences");
+    assert_string_equal(sc_error_name(SC_ECUDA_MERGE), "EUNKNOWN");
     assert_int_equal(sc_cuda_error_number(SC_ENOMEM), 0);
     assert_null(sc_cuda_error_name(SC_EINVAL));
     assert_int_equal(sc_cuda_error_from_number(0), 0);
@@ -479,6 +485,9 @@ static void t46_update_dependencies(void **state)
     begin(cu, 1, SC_CUDA_GLOBAL, 0);
     must_kernel(cu, 1);
     must_kernel(cu, 1);
+    /* choice: the legacy stream has no 906 rule here, it is in no capture */
+    assert_int_equal(sc_cuda_update_dependencies(cu, 0, 0, ids, 1, SC_CUDA_DEPS_ADD),
+                     SC_ECUDA_ILLEGAL_STATE);
     assert_int_equal(sc_cuda_update_dependencies(cu, 1, 0, (uint32_t[]){5}, 1, SC_CUDA_DEPS_SET),
                      SC_ECUDA_INVALID_VALUE);
     assert_deps(cu, 1, (uint32_t[]){1}, 1);
