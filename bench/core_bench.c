@@ -9,6 +9,11 @@
  * Every figure is the median of --reps runs; query and BFS batches are
  * interleaved (index, BFS, index, BFS, ...).
  *
+ * The same workload is recorded again in cuda mode (sc_cuda.h), in the
+ * same run: one capture begun on stream 1, the other streams forked into
+ * it by waiting on an event, the same ops and fork/joins every 64 ops, and
+ * every stream joined back to the origin before the end.
+ *
  * usage: streamcap-core-bench [--reps N] [--record-ops N] [--index-nodes N]
  */
 #define _POSIX_C_SOURCE 200809L
@@ -19,6 +24,7 @@
 #include <time.h>
 
 #include "sc_capture.h"
+#include "sc_cuda.h"
 #include "sc_graph.h"
 
 static const char *const kernel_names[] = {"gemm",    "relu",   "softmax",  "layernorm",
@@ -96,6 +102,83 @@ static void drive(sc_capture *cap, uint32_t nodes, uint32_t streams, uint64_t se
         calls++;
     }
     st->calls += calls;
+}
+
+/* The drive() workload in cuda mode: streams 1 .. streams, all members of
+ * one capture whose origin is stream 1.  Record ops only are counted in
+ * `nodes`; event ops go to st->calls like the default mode's. */
+static void cuda_drive(sc_cuda *cu, uint32_t nodes, uint32_t streams, uint64_t seed,
+                       drive_stats *st)
+{
+    uint32_t s = 0;
+    uint64_t calls = 0;
+    sc_node n;
+    memset(&n, 0, sizeof n);
+    for (uint32_t i = 0; i < nodes; i++) {
+        uint64_t x = rnd(&seed);
+        if ((x & 7) != 0 && ++s == streams)
+            s = 0;
+        if ((i & 63) == 63) {
+            uint32_t other =
+                (s + 1 + (uint32_t)(x >> 40) % (streams - 1 ? streams - 1 : 1)) % streams;
+            check(sc_cuda_record_event(cu, s + 1, 0, s, false, NULL), "record_event");
+            check(sc_cuda_wait_event(cu, other + 1, 0, s, false, NULL), "wait_event");
+            calls += 2;
+        }
+        uint32_t kind = (uint32_t)(x >> 16) & 15, name = (uint32_t)(x >> 24) & 7;
+        if (kind < 12) {
+            n.kind = SC_KIND_KERNEL;
+            n.name = kernel_names[name];
+            n.name_len = kernel_lens[name];
+            n.num_blocks = 1 + ((uint32_t)(x >> 32) & 255);
+            n.threads_per_block = 256;
+        } else if (kind < 14) {
+            n.kind = SC_KIND_MEMCPY;
+            n.name = "copy";
+            n.name_len = 4;
+            n.dir = SC_DIR_DEVICE_TO_DEVICE;
+            n.size_bytes = 1 << 20;
+        } else if (kind < 15) {
+            n.kind = SC_KIND_MEMSET;
+            n.name = "zero";
+            n.name_len = 4;
+            n.size_bytes = 4096;
+        } else {
+            n.kind = SC_KIND_HOST_CALLBACK;
+            n.name = "step";
+            n.name_len = 4;
+        }
+        check(sc_cuda_record(cu, s + 1, 0, &n, NULL), "record");
+        calls++;
+    }
+    st->calls += calls;
+}
+
+/* Begin on stream 1 and fork streams 2 .. streams into the capture. */
+static sc_cuda *cuda_session(uint32_t streams)
+{
+    sc_cuda *cu;
+    check(sc_cuda_create(&cu), "cuda create");
+    check(sc_cuda_begin(cu, 1, SC_CUDA_GLOBAL, 0, NULL), "begin");
+    check(sc_cuda_record_event(cu, 1, 0, 1000, false, NULL), "record_event");
+    for (uint32_t s = 2; s <= streams; s++)
+        check(sc_cuda_wait_event(cu, s, 0, 1000, false, NULL), "wait_event");
+    return cu;
+}
+
+/* Join every stream back to the origin and end: the graph. */
+static sc_graph *cuda_end(sc_cuda *cu, uint32_t streams)
+{
+    for (uint32_t s = 2; s <= streams; s++) {
+        check(sc_cuda_record_event(cu, s, 0, 2000 + s, false, NULL), "record_event");
+        check(sc_cuda_wait_event(cu, 1, 0, 2000 + s, false, NULL), "wait_event");
+    }
+    sc_cuda_end_result res;
+    check(sc_cuda_end(cu, 1, 0, &res), "cuda end");
+    sc_graph *g = res.graph;
+    res.graph = NULL;
+    sc_cuda_end_free(&res);
+    return g;
 }
 
 static sc_capture *session(uint32_t streams)
@@ -267,6 +350,31 @@ int main(int argc, char **argv)
     }
     double rec_s = median(rec, reps), end_s = median(endt, reps);
 
+    /* 1b. the same recording in cuda mode, same run */
+    double crec[16], cend[16];
+    size_t cmem = 0;
+    uint64_t ccalls = 0, cedges = 0;
+    for (int r = 0; r < reps; r++) {
+        sc_cuda *cu = cuda_session(streams);
+        drive_stats st = {0};
+        double t0 = now_s();
+        cuda_drive(cu, record_ops, streams, 1234 + (uint64_t)r, &st);
+        crec[r] = now_s() - t0;
+        cmem = sc_cuda_memory(cu);
+        ccalls = st.calls;
+        t0 = now_s();
+        sc_graph *g = cuda_end(cu, streams);
+        cend[r] = now_s() - t0;
+        if (sc_graph_node_count(g) != record_ops) {
+            fprintf(stderr, "core-bench: cuda graph has %u nodes\n", sc_graph_node_count(g));
+            exit(1);
+        }
+        cedges = sc_graph_edge_count(g);
+        sc_graph_destroy(g);
+        sc_cuda_destroy(cu);
+    }
+    double crec_s = median(crec, reps), cend_s = median(cend, reps);
+
     /* 2. index build on fresh graphs */
     double build[16], load[16];
     size_t graph_mem = 0, index_mem = 0;
@@ -333,6 +441,17 @@ int main(int argc, char **argv)
            "| >= 10 M/s | %s |\n",
            record_ops, (unsigned long long)calls, rate / 1e6, rec_s * 1e9 / record_ops,
            rate >= 10e6 ? "yes" : "no");
+    double crate = record_ops / crec_s;
+    printf("| cuda mode: recording %u record ops (%llu API calls incl. events), ops/s | %.1f M/s "
+           "(%.1f ns/op, %.2fx the default mode) | >= 10 M/s | %s |\n",
+           record_ops, (unsigned long long)ccalls, crate / 1e6, crec_s * 1e9 / record_ops,
+           crate / rate, crate >= 10e6 ? "yes" : "no");
+    printf("| cuda mode: live-session memory per node (sc_cuda_memory / nodes) | %.1f B | - | - "
+           "|\n",
+           (double)cmem / record_ops);
+    printf("| cuda mode: join back and end (unjoined check, seal) of %u nodes, %llu edges | %.1f "
+           "ms | - | - |\n",
+           record_ops, (unsigned long long)cedges, cend_s * 1e3);
     printf("| live-session memory per node (sc_capture_memory / nodes, names incl.) | %.1f B | <= "
            "48 B "
            "| %s |\n",

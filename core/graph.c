@@ -10,8 +10,14 @@
 #define SC_DIR_NAME(id, name)  [SC_DIR_##id] = name,
 static const char *const kind_names[] = {SC_NODE_KINDS(SC_KIND_NAME)};
 static const char *const dir_names[] = {SC_MEMCPY_DIRS(SC_DIR_NAME)};
+static const char *const all_kind_names[] = {SC_NODE_KINDS(SC_KIND_NAME)
+                                                 SC_CUDA_NODE_KINDS(SC_KIND_NAME)};
+static const char *const all_dir_names[] = {SC_MEMCPY_DIRS(SC_DIR_NAME)
+                                                SC_CUDA_MEMCPY_DIRS(SC_DIR_NAME)};
 #undef SC_KIND_NAME
 #undef SC_DIR_NAME
+#define SC_NALLKIND ((int)(sizeof all_kind_names / sizeof all_kind_names[0]))
+#define SC_NALLDIR  ((int)(sizeof all_dir_names / sizeof all_dir_names[0]))
 
 /* As many entries as values (and no index twice: -Woverride-init), so no
  * value is left without a name. */
@@ -62,6 +68,47 @@ int sc_memcpy_dir_parse(const char *s, size_t len, sc_memcpy_dir *out)
     return 0;
 }
 
+/* The tables above have holes between the default and the cuda-only values. */
+static bool any_kind(int kind)
+{
+    return kind >= 0 && kind < SC_NALLKIND && all_kind_names[kind];
+}
+
+static bool any_dir(int dir)
+{
+    return dir >= 0 && dir < SC_NALLDIR && all_dir_names[dir];
+}
+
+const char *sc_cuda_kind_name(int kind)
+{
+    return any_kind(kind) ? all_kind_names[kind] : NULL;
+}
+
+const char *sc_cuda_dir_name(int dir)
+{
+    return any_dir(dir) ? all_dir_names[dir] : NULL;
+}
+
+int sc_cuda_kind_parse(const char *s, size_t len, sc_node_kind *out)
+{
+    for (int i = 0; i < SC_NALLKIND; i++)
+        if (all_kind_names[i] && parse_name(all_kind_names + i, 1, s, len) == 0 && out) {
+            *out = (sc_node_kind)i;
+            return 0;
+        }
+    return SC_EINVAL;
+}
+
+int sc_cuda_dir_parse(const char *s, size_t len, sc_memcpy_dir *out)
+{
+    for (int i = 0; i < SC_NALLDIR; i++)
+        if (all_dir_names[i] && parse_name(all_dir_names + i, 1, s, len) == 0 && out) {
+            *out = (sc_memcpy_dir)i;
+            return 0;
+        }
+    return SC_EINVAL;
+}
+
 int sc_graph_create(sc_graph **out)
 {
     if (!out)
@@ -90,6 +137,7 @@ void sc_graph_destroy(sc_graph *g)
     sc_index_free(g);
     sc_chunks_free(&g->nodes);
     sc_chunks_free(&g->preds);
+    sc_chunks_free(&g->dims);
     for (uint32_t i = 0; i < g->arena.nblock; i++)
         free(g->arena.block[i]);
     free(g->arena.block);
@@ -109,27 +157,55 @@ int sc_graph_reserve(sc_graph *g, uint32_t edges)
                              (uint64_t)g->pred_count + edges);
 }
 
-static bool node_valid(const sc_node *n)
+bool sc_node_valid(const sc_node *n)
 {
-    if ((unsigned)n->kind > SC_KIND_HOST_CALLBACK)
+    if (!any_kind((int)n->kind))
         return false;
-    if (n->kind == SC_KIND_MEMCPY && (unsigned)n->dir > SC_DIR_PEER_TO_PEER)
+    if (n->kind == SC_KIND_MEMCPY && !any_dir((int)n->dir))
         return false;
     return n->name || n->name_len == 0;
 }
 
+static uint32_t extent(uint32_t v)
+{
+    return v ? v : 1;
+}
+
+bool sc_node_needs_dims(const sc_node *n)
+{
+    return n->kind == SC_KIND_KERNEL &&
+           (extent(n->grid_y) | extent(n->grid_z) | extent(n->block_y) | extent(n->block_z)) != 1;
+}
+
+int sc_graph_reserve_dims(sc_graph *g)
+{
+    return sc_chunks_reserve(&g->dims, sizeof(sc_dims), SC_DIMS_SHIFT, (uint64_t)g->dims_count + 1);
+}
+
+static sc_dims *dims_at(const sc_graph *g, uint32_t i)
+{
+    return (sc_dims *)g->dims.chunk[i >> SC_DIMS_SHIFT] + (i & ((1u << SC_DIMS_SHIFT) - 1));
+}
+
 /* Only the fields that belong to the kind are kept, so a round trip yields
- * zeros elsewhere. */
-static void rec_from_node(sc_rec *r, const sc_node *n)
+ * zeros elsewhere.  The switch is on int: the cuda-only kinds are not
+ * sc_node_kind enumerators. */
+void sc_graph_rec_from_node(sc_graph *g, sc_rec *r, const sc_node *n)
 {
     memset(r, 0, sizeof *r);
     r->kind = (uint8_t)n->kind;
     r->stream = n->stream;
-    switch (n->kind) {
+    switch ((int)n->kind) {
     case SC_KIND_KERNEL:
         r->u.k.blocks = n->num_blocks;
         r->u.k.threads = n->threads_per_block;
         r->x = n->shared_mem;
+        if (sc_node_needs_dims(n)) {
+            *dims_at(g, g->dims_count) = (sc_dims){
+                {extent(n->grid_y), extent(n->grid_z), extent(n->block_y), extent(n->block_z)}};
+            r->flags |= SC_REC_DIMS;
+            r->y = g->dims_count++;
+        }
         break;
     case SC_KIND_MEMCPY:
         r->dir = (uint8_t)n->dir;
@@ -143,18 +219,27 @@ static void rec_from_node(sc_rec *r, const sc_node *n)
         r->u.size = n->size_bytes;
         r->value = n->value;
         break;
-    case SC_KIND_HOST_CALLBACK:
+    case SC_KIND_MEM_ALLOC:
+        r->u.size = n->size_bytes;
+        break;
+    case SC_KIND_EVENT_RECORD:
+    case SC_KIND_EVENT_WAIT:
+        r->x = n->event;
+        break;
+    default: /* host callback, mem_free, empty: the name is all */
         break;
     }
 }
 
 int sc_graph_add_node(sc_graph *g, const sc_node *node, uint32_t *id_out)
 {
-    if (!g || !node || g->sealed || !node_valid(node))
+    if (!g || !node || g->sealed || !sc_node_valid(node))
         return SC_EINVAL;
     if (g->node_count >= SC_MAX_NODE)
         return SC_ELIMIT;
     int rc = sc_graph_reserve(g, 0);
+    if (rc == 0 && sc_node_needs_dims(node))
+        rc = sc_graph_reserve_dims(g);
     if (rc != 0)
         return rc;
     uint32_t ref;
@@ -162,7 +247,7 @@ int sc_graph_add_node(sc_graph *g, const sc_node *node, uint32_t *id_out)
     if (rc != 0)
         return rc;
     sc_rec *r = sc_rec_at(g, g->node_count);
-    rec_from_node(r, node);
+    sc_graph_rec_from_node(g, r, node);
     r->name = ref;
     r->pred_start = g->pred_count;
     if (id_out)
@@ -456,11 +541,19 @@ void sc_graph_fill_node(const sc_graph *g, const sc_rec *r, sc_node *out)
     out->stream = r->stream;
     out->name = sc_name_at(g, r->name, &len);
     out->name_len = len;
-    switch (out->kind) {
+    switch ((int)r->kind) {
     case SC_KIND_KERNEL:
         out->num_blocks = r->u.k.blocks;
         out->threads_per_block = r->u.k.threads;
         out->shared_mem = r->x;
+        out->grid_y = out->grid_z = out->block_y = out->block_z = 1;
+        if (r->flags & SC_REC_DIMS) {
+            const sc_dims *d = dims_at(g, r->y);
+            out->grid_y = d->v[0];
+            out->grid_z = d->v[1];
+            out->block_y = d->v[2];
+            out->block_z = d->v[3];
+        }
         break;
     case SC_KIND_MEMCPY:
         out->dir = (sc_memcpy_dir)r->dir;
@@ -472,7 +565,14 @@ void sc_graph_fill_node(const sc_graph *g, const sc_rec *r, sc_node *out)
         out->size_bytes = r->u.size;
         out->value = r->value;
         break;
-    case SC_KIND_HOST_CALLBACK:
+    case SC_KIND_MEM_ALLOC:
+        out->size_bytes = r->u.size;
+        break;
+    case SC_KIND_EVENT_RECORD:
+    case SC_KIND_EVENT_WAIT:
+        out->event = r->x;
+        break;
+    default:
         break;
     }
 }
@@ -530,6 +630,7 @@ size_t sc_graph_storage_bytes(const sc_graph *g)
     size_t b = sizeof *g;
     b += sc_chunks_bytes(&g->nodes, sizeof(sc_rec), SC_NODE_SHIFT);
     b += sc_chunks_bytes(&g->preds, sizeof(uint32_t), SC_PRED_SHIFT);
+    b += sc_chunks_bytes(&g->dims, sizeof(sc_dims), SC_DIMS_SHIFT);
     b += g->arena.bytes + (size_t)g->arena.block_cap * sizeof(char *);
     b += (size_t)g->intern_cap * sizeof(sc_intern_slot);
     b += g->pairs_cap * sizeof(uint64_t);

@@ -37,10 +37,13 @@
 #define SC_ARENA_MAX_BLOCK (1u << (32 - SC_ARENA_SHIFT))
 
 /* Field use by kind:
- *   kernel:  u.k.blocks, u.k.threads, x = shared_mem
+ *   kernel:  u.k.blocks, u.k.threads, x = shared_mem; with SC_REC_DIMS in
+ *            flags, y indexes the graph's dims (the y and z extents)
  *   memcpy:  u.size, dir, x = src_device, y = dst_device (peer to peer)
  *   memset:  u.size, value
- *   host callback: nothing beyond the name (the label). */
+ *   mem_alloc: u.size
+ *   event_record, event_wait: x = event
+ *   host callback, mem_free, empty: nothing beyond the name (the label). */
 typedef struct sc_rec {
     uint32_t stream;
     uint32_t name;
@@ -48,7 +51,7 @@ typedef struct sc_rec {
     uint8_t kind;
     uint8_t dir;
     uint8_t value;
-    uint8_t pad;
+    uint8_t flags; /* SC_REC_* */
     union {
         uint64_t size;
         struct {
@@ -61,6 +64,17 @@ typedef struct sc_rec {
 } sc_rec;
 
 _Static_assert(sizeof(sc_rec) == 32, "node record must stay 32 bytes");
+
+#define SC_REC_DIMS     0x01u /* kernel with a 3-D shape: y indexes dims */
+#define SC_REC_RELEASED 0x02u /* cuda capture: released by a dependency update */
+#define SC_REC_BY_HAND  0x04u /* cuda capture: added straight to the graph */
+
+/* The y and z extents of a 3-D kernel launch (grid y, z, block y, z); only
+ * launches that are not 1-D keep one, so the common record stays 32 bytes. */
+typedef struct sc_dims {
+    uint32_t v[4];
+} sc_dims;
+#define SC_DIMS_SHIFT 12
 
 typedef struct sc_chunks {
     void **chunk;
@@ -97,6 +111,8 @@ struct sc_graph {
     sc_chunks preds;
     uint32_t pred_count;
     sc_arena arena;
+    sc_chunks dims; /* sc_dims of 3-D kernels */
+    uint32_t dims_count;
     sc_intern_slot *intern; /* dropped when sealing */
     uint32_t intern_cap;
     uint32_t intern_count;
@@ -165,6 +181,16 @@ int sc_graph_intern(sc_graph *g, const char *s, size_t len, uint32_t *ref);
 int sc_graph_reserve(sc_graph *g, uint32_t edges);
 /* Seal a graph built by a capture session (preds already deduplicated). */
 int sc_graph_seal_captured(sc_graph *g, uint32_t stream_count);
+/* Check a node's kind, direction and name (any kind, cuda-only included). */
+bool sc_node_valid(const sc_node *n);
+/* Does the node need an sc_dims entry (a kernel with y or z extents > 1)? */
+bool sc_node_needs_dims(const sc_node *n);
+/* Room for one more sc_dims entry; nothing else changes. */
+int sc_graph_reserve_dims(sc_graph *g);
+/* Fill a record's kind and attributes (not name, stream, pred_start) from
+ * a valid node; takes a dims entry reserved by sc_graph_reserve_dims()
+ * when sc_node_needs_dims(). */
+void sc_graph_rec_from_node(sc_graph *g, sc_rec *r, const sc_node *n);
 /* Fill a public node view from a record. */
 void sc_graph_fill_node(const sc_graph *g, const sc_rec *r, sc_node *out);
 size_t sc_graph_storage_bytes(const sc_graph *g);

@@ -65,6 +65,39 @@ enum sc_error {
     SC_EPOISONED = -214,     /* capture was invalidated on another stream in the session */
 };
 
+/*
+ * The CUDA errors of a cuda-mode session (core/sc_cuda.h,
+ * docs/cuda-semantics.md §2): one code per CUDA error a capture call can
+ * return.  A separate enum, not part of enum sc_error, so that switches
+ * over the default mode's codes stay exhaustive; the values lie in the
+ * core's range all the same.  sc_cuda_error_number() gives CUDA's number
+ * (1, 401, 900..908), sc_cuda_error_name() its name
+ * ("cudaErrorStreamCaptureUnjoined") and sc_cuda_error_string() the text
+ * cudaGetErrorString() returns.
+ */
+enum sc_cuda_error {
+    SC_ECUDA_INVALID_VALUE = -250,  /* 1 */
+    SC_ECUDA_ILLEGAL_STATE = -251,  /* 401 */
+    SC_ECUDA_UNSUPPORTED = -260,    /* 900 */
+    SC_ECUDA_INVALIDATED = -261,    /* 901 */
+    SC_ECUDA_MERGE = -262,          /* 902 */
+    SC_ECUDA_UNMATCHED = -263,      /* 903 */
+    SC_ECUDA_UNJOINED = -264,       /* 904 */
+    SC_ECUDA_ISOLATION = -265,      /* 905 */
+    SC_ECUDA_IMPLICIT = -266,       /* 906 */
+    SC_ECUDA_CAPTURED_EVENT = -267, /* 907 */
+    SC_ECUDA_WRONG_THREAD = -268,   /* 908 */
+};
+
+/** CUDA's number for a cuda error code (1, 401, 900..908); 0 for any other code. */
+int sc_cuda_error_number(int err);
+/** CUDA's name ("cudaErrorStreamCaptureUnjoined"); NULL for any other code. */
+const char *sc_cuda_error_name(int err);
+/** CUDA's message ("capturing stream has unjoined work"); NULL for any other code. */
+const char *sc_cuda_error_string(int err);
+/** The cuda error code of CUDA's number (0 -> SC_OK); SC_EINVAL when it is none of them. */
+int sc_cuda_error_from_number(int number);
+
 /** The prefix the reference implementation puts before every capture error. */
 #define SC_ERROR_PREFIX "internal graph error: "
 
@@ -77,7 +110,10 @@ enum sc_error {
  */
 int sc_error_message(int err, uint32_t stream, char *buf, size_t cap);
 
-/** Static short name of a code: "ENOMEM", "EALREADY", ...; "EUNKNOWN" otherwise. */
+/** Static short name of a code: "ENOMEM", "EALREADY", ...; "EUNKNOWN" otherwise.
+ *  The CUDA codes below are named by sc_cuda_error_name() only, so that the
+ *  list of enum sc_error codes (and the mappings checked against it) stays
+ *  that of the default mode. */
 const char *sc_error_name(int err);
 
 /** Print a stream as docs/semantics.md §1 does: "S:default" for 0, "S<n>" otherwise. */

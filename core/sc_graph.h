@@ -61,6 +61,38 @@ typedef enum sc_memcpy_dir {
     X(DEVICE_TO_DEVICE, "device_to_device")                                                        \
     X(PEER_TO_PEER, "peer_to_peer")
 
+/*
+ * Kinds and directions that only cuda-mode captures create
+ * (docs/cuda-semantics.md §5, §3).  They are numbered apart from the
+ * default mode's values and kept out of sc_node_kind, SC_NODE_KINDS,
+ * sc_node_kind_name() and the default-mode parsers, so that everything
+ * written for the default mode (exhaustive switches, "4 is no kind",
+ * the default mode's wire checks) stays exactly as it is.  sc_graph
+ * stores them; sc_cuda_kind_name() and friends below spell all values.
+ */
+enum {
+    SC_KIND_MEM_ALLOC = 16,
+    SC_KIND_MEM_FREE = 17,
+    SC_KIND_EVENT_RECORD = 18,
+    SC_KIND_EVENT_WAIT = 19,
+    SC_KIND_EMPTY = 20,
+};
+enum {
+    SC_DIR_HOST_TO_HOST = 16,
+    SC_DIR_DEFAULT = 17,
+};
+
+#define SC_CUDA_NODE_KINDS(X)                                                                      \
+    X(MEM_ALLOC, "mem_alloc")                                                                      \
+    X(MEM_FREE, "mem_free")                                                                        \
+    X(EVENT_RECORD, "event_record")                                                                \
+    X(EVENT_WAIT, "event_wait")                                                                    \
+    X(EMPTY, "empty")
+
+#define SC_CUDA_MEMCPY_DIRS(X)                                                                     \
+    X(HOST_TO_HOST, "host_to_host")                                                                \
+    X(DEFAULT, "default")
+
 /**
  * One node as seen by callers.  `name` points into the graph (or session)
  * and stays valid until it is destroyed; it is NUL-terminated but may also
@@ -84,6 +116,14 @@ typedef struct sc_node {
     uint64_t size_bytes;
     /* memset */
     uint8_t value;
+    /* kernel: the y and z extents of a 3-D launch (cuda mode); num_blocks
+     * and threads_per_block are the x extents.  0 is read as 1 when a node
+     * is added, so code that never sets them builds 1-D launches; reading a
+     * kernel back always gives the extents (1 for a 1-D launch). */
+    uint32_t grid_y, grid_z;
+    uint32_t block_y, block_z;
+    /* event_record and event_wait: the event */
+    uint32_t event;
 } sc_node;
 
 /** Wire/corpus names: "kernel", "memcpy", ...; NULL for an out-of-range value. */
@@ -93,6 +133,14 @@ const char *sc_memcpy_dir_name(sc_memcpy_dir dir);
 int sc_node_kind_parse(const char *s, size_t len, sc_node_kind *out);
 int sc_memcpy_dir_parse(const char *s, size_t len, sc_memcpy_dir *out);
 
+/** Names of every kind and direction, the cuda-only ones included (the
+ *  default mode's functions above know only theirs); NULL otherwise. */
+const char *sc_cuda_kind_name(int kind);
+const char *sc_cuda_dir_name(int dir);
+/** Parse any kind or direction name.  0 or SC_EINVAL. */
+int sc_cuda_kind_parse(const char *s, size_t len, sc_node_kind *out);
+int sc_cuda_dir_parse(const char *s, size_t len, sc_memcpy_dir *out);
+
 /** Create an empty, unsealed graph. */
 int sc_graph_create(sc_graph **out);
 /** Free a graph and everything it owns.  NULL is a no-op. */
@@ -100,6 +148,7 @@ void sc_graph_destroy(sc_graph *g);
 
 /**
  * Append a node (copied, name included); its id is the previous node count.
+ * Any kind or direction above is accepted, the cuda-only ones included.
  * SC_EINVAL on a sealed graph or bad enum, SC_ELIMIT past UINT32_MAX nodes.
  */
 int sc_graph_add_node(sc_graph *g, const sc_node *node, uint32_t *id_out);

@@ -19,48 +19,11 @@
 #include <cmocka.h>
 
 #include "cJSON.h"
+#include "jsonl.h"
 #include "sc_capture.h"
 
 #define SCENARIOS SC_TEST_DATA_DIR "/conformance_scenarios.jsonl"
 #define EXPECTED  SC_TEST_DATA_DIR "/conformance_expected.jsonl"
-
-typedef struct lines {
-    char **line;
-    size_t count;
-} lines;
-
-static void read_lines(const char *path, lines *out)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    out->line = NULL;
-    out->count = 0;
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    while ((n = getline(&buf, &cap, f)) >= 0) {
-        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-            buf[--n] = '\0';
-        if (n == 0)
-            continue;
-        char **grown = realloc(out->line, (out->count + 1) * sizeof *grown);
-        assert_non_null(grown);
-        out->line = grown;
-        out->line[out->count] = strdup(buf);
-        assert_non_null(out->line[out->count]);
-        out->count++;
-    }
-    free(buf);
-    fclose(f);
-}
-
-static void free_lines(lines *l)
-{
-    for (size_t i = 0; i < l->count; i++)
-        free(l->line[i]);
-    free(l->line);
-}
 
 /* ---- reading ops -------------------------------------------------------- */
 
