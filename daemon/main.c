@@ -275,16 +275,21 @@ int main(int argc, char **argv)
     /* A client that vanishes mid-reply must not kill the daemon. */
     signal(SIGPIPE, SIG_IGN);
 
+    /* Enough of a daemon for sc_log, so that start-up failures are logged
+     * like everything else (sc_daemon_init sets it up in full). */
+    sc_daemon d;
+    memset(&d, 0, sizeof(d));
+    d.cfg = cfg;
+    d.log_journal = sc_log_to_journal();
     uv_loop_t loop;
     if (uv_loop_init(&loop) != 0) {
-        fprintf(stderr, "streamcapd: cannot create the event loop\n");
+        sc_log(&d, SC_LOG_ERROR, "cannot create the event loop");
         return 1;
     }
-    sc_daemon d;
     char err[SC_PATH_MAX + 512] = "";
     sc_daemon_paths paths;
     if (sc_daemon_resolve_paths(&cfg, &paths, err, sizeof(err)) != 0) {
-        fprintf(stderr, "streamcapd: %s\n", err);
+        sc_log(&d, SC_LOG_ERROR, "%s", err);
         uv_loop_close(&loop);
         return 1;
     }
