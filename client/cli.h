@@ -93,6 +93,9 @@ int cli_take_opt(int argc, char **argv, int *i, const char *name, const char **v
 
 /** Write the buffer and a newline to stdout, free it; CLI_ERROR on failure. */
 int cli_emit_json(cli *x, sc_buf *b);
+/** A command did one thing to one object: prints "<done> <what> <id>" (e.g.
+ *  "deleted graph 7"), or with --json {"<what>":<id>,"<done>":true}. */
+int cli_report_done(cli *x, const char *what, uint64_t id, const char *done);
 /** Text safe for a terminal: control characters become '?'. malloc'd. */
 char *cli_printable(const char *s);
 

@@ -91,17 +91,7 @@ int cli_session_close(cli *x, int argc, char **argv)
     int rc = sc_client_close_session(x->c, id);
     if (rc != 0)
         return cli_call_fail(x, rc);
-    if (x->json) {
-        sc_buf b = SC_BUF_INIT;
-        bool first;
-        sc_json_obj_begin(&b, &first);
-        sc_json_member_u64(&b, &first, "session", id);
-        sc_json_member_bool(&b, &first, "closed", true);
-        sc_json_obj_end(&b);
-        return cli_emit_json(x, &b);
-    }
-    printf("closed session %llu\n", (unsigned long long)id);
-    return CLI_OK;
+    return cli_report_done(x, "session", id, "closed");
 }
 
 /* --------------------------------------------------------------- call */

@@ -287,17 +287,7 @@ static int rm_one(cli *x, uint64_t id)
     int rc = sc_client_graph_delete(x->c, id);
     if (rc != 0)
         return cli_call_fail(x, rc);
-    if (x->json) {
-        sc_buf b = SC_BUF_INIT;
-        bool first;
-        sc_json_obj_begin(&b, &first);
-        sc_json_member_u64(&b, &first, "graph", id);
-        sc_json_member_bool(&b, &first, "deleted", true);
-        sc_json_obj_end(&b);
-        return cli_emit_json(x, &b);
-    }
-    printf("deleted graph %llu\n", (unsigned long long)id);
-    return CLI_OK;
+    return cli_report_done(x, "graph", id, "deleted");
 }
 
 /* Several: every failure said on stderr, the rest still deleted. */

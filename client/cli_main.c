@@ -410,6 +410,21 @@ int cli_emit_json(cli *x, sc_buf *b)
     return CLI_OK;
 }
 
+int cli_report_done(cli *x, const char *what, uint64_t id, const char *done)
+{
+    if (x->json) {
+        sc_buf b = SC_BUF_INIT;
+        bool first;
+        sc_json_obj_begin(&b, &first);
+        sc_json_member_u64(&b, &first, what, id);
+        sc_json_member_bool(&b, &first, done, true);
+        sc_json_obj_end(&b);
+        return cli_emit_json(x, &b);
+    }
+    printf("%s %s %llu\n", done, what, (unsigned long long)id);
+    return CLI_OK;
+}
+
 /* The write end of a pipe whose reader has gone polls as an error. */
 static bool stdout_reader_gone(void)
 {
