@@ -415,6 +415,14 @@ int sc_cuda_record(sc_cuda *cu, uint32_t stream, uint32_t thread, const sc_node 
     return 0;
 }
 
+/* Copy n node ids; an empty set may have no storage yet (NULL), which
+ * memcpy may not be given even for zero bytes. */
+static void copy_ids(uint32_t *dst, const uint32_t *src, size_t n)
+{
+    if (n)
+        memcpy(dst, src, n * sizeof *src);
+}
+
 /* ---- events (§4.4, §4.5) --------------------------------------------- */
 
 static void event_outside(cu_event *ev)
@@ -429,7 +437,7 @@ static void event_capture(cu_event *ev, uint32_t capture, const uint32_t *v, uin
 {
     ev->state = CU_EV_CAPTURED;
     ev->capture = capture;
-    memcpy(ev->nodes.v, v, (size_t)n * sizeof *v);
+    copy_ids(ev->nodes.v, v, n);
     ev->nodes.n = n;
 }
 
@@ -508,7 +516,7 @@ static int wait_uncaptured(sc_cuda *cu, uint32_t stream, const cu_event *ev, boo
         rc = cu_set_reserve(&st->deps, ev->nodes.n);
     if (rc != 0)
         return rc;
-    memcpy(st->deps.v, ev->nodes.v, (size_t)ev->nodes.n * sizeof *st->deps.v);
+    copy_ids(st->deps.v, ev->nodes.v, ev->nodes.n);
     st->deps.n = ev->nodes.n;
     join(cu, ev->capture, st);
     return 0;
@@ -526,7 +534,7 @@ static int deps_union(sc_cuda *cu, cu_stream *st, const cu_set *add)
     if (rc != 0)
         return rc;
     uint32_t n = merge(st->deps.v, st->deps.n, add->v, add->n, cu->merged.v);
-    memcpy(st->deps.v, cu->merged.v, (size_t)n * sizeof *st->deps.v);
+    copy_ids(st->deps.v, cu->merged.v, n);
     st->deps.n = n;
     return 0;
 }
@@ -603,7 +611,7 @@ static int sorted_ids(sc_cuda *cu, const sc_graph *g, const uint32_t *ids, size_
     if (rc != 0)
         return rc;
     if (n)
-        memcpy(cu->scratch.v, ids, n * sizeof *ids);
+        copy_ids(cu->scratch.v, ids, n);
     *count = sc_sort_unique_u32(cu->scratch.v, (uint32_t)n);
     return 0;
 }
@@ -633,7 +641,7 @@ int sc_cuda_update_dependencies(sc_cuda *cu, uint32_t stream, uint32_t thread,
     for (uint32_t i = 0; i < st->deps.n; i++)
         if (!set_has(&want, st->deps.v[i]))
             sc_rec_at(c->g, st->deps.v[i])->flags |= SC_REC_RELEASED;
-    memcpy(st->deps.v, want.v, (size_t)k * sizeof *want.v);
+    copy_ids(st->deps.v, want.v, k);
     st->deps.n = k;
     return 0;
 }
