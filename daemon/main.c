@@ -293,11 +293,17 @@ int main(int argc, char **argv)
         uv_loop_close(&loop);
         return 1;
     }
+    d.cfg = cfg; /* with the paths resolved */
+    int listen_fd;
+    if (sc_server_prepare(&d, &listen_fd) != 0) {
+        uv_loop_close(&loop);
+        return 1;
+    }
     if (sc_daemon_init(&d, &loop, &cfg, err, sizeof(err)) != 0) {
         sc_log(&d, SC_LOG_ERROR, "%s", err);
         return finish(&loop, &d, 1);
     }
-    if (sc_server_start(&d) != 0)
+    if (sc_server_start(&d, listen_fd) != 0)
         return finish(&loop, &d, 1);
 
     uv_signal_init(&loop, &d.sigterm);

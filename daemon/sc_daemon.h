@@ -243,12 +243,20 @@ int sc_daemon_resolve_paths(sc_config *cfg, sc_daemon_paths *p, char *err, size_
 
 /* server.c */
 /**
- * Listen: on the socket the service manager passed (socket activation; then
- * cfg.socket_path becomes that socket's path and the file is never removed),
- * else on cfg.socket_path (replacing a stale socket, refusing a live one).
- * Tells the service manager, if any, that the daemon is ready.
+ * Before the store is opened: take the socket the service manager passed,
+ * if any (*listen_fd >= 0: socket activation), else check that
+ * cfg.socket_path can be ours: refuse a live daemon's, replace a stale one
+ * (*listen_fd = -1).  So a daemon that cannot listen creates no database.
+ * Needs only d->cfg and logging set up.  0, or -1 after logging why.
  */
-int sc_server_start(sc_daemon *d);
+int sc_server_prepare(sc_daemon *d, int *listen_fd);
+/**
+ * Listen on what sc_server_prepare found: the passed socket (then
+ * cfg.socket_path becomes that socket's path and the file is never
+ * removed), else a socket bound at cfg.socket_path.  Tells the service
+ * manager, if any, that the daemon is ready.
+ */
+int sc_server_start(sc_daemon *d, int listen_fd);
 /**
  * Serve an already connected stream socket as a client connection with the
  * given credentials (tests and the fuzz harness).  Takes the descriptor.

@@ -458,10 +458,8 @@ static int adopt_listener(sc_daemon *d, int fd)
 
 static int bind_listener(sc_daemon *d)
 {
-    if (strlen(d->cfg.socket_path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
-        sc_log(d, SC_LOG_ERROR, "socket path too long: %s", d->cfg.socket_path);
-        return -1;
-    }
+    /* sc_server_prepare claimed the path; a daemon that started since then
+     * (while the store opened) is refused here again. */
     if (claim_socket_path(d) != 0)
         return -1;
     uv_pipe_init(d->loop, &d->listener, 0);
@@ -481,15 +479,25 @@ static int bind_listener(sc_daemon *d)
     return 0;
 }
 
-int sc_server_start(sc_daemon *d)
+int sc_server_prepare(sc_daemon *d, int *listen_fd)
 {
     char err[256];
-    int fd;
-    if (sc_activation_listen_fd(&fd, err, sizeof(err)) != 0) {
+    if (sc_activation_listen_fd(listen_fd, err, sizeof(err)) != 0) {
         sc_log(d, SC_LOG_ERROR, "%s", err);
         return -1;
     }
-    if ((fd >= 0 ? adopt_listener(d, fd) : bind_listener(d)) != 0)
+    if (*listen_fd >= 0)
+        return 0;
+    if (strlen(d->cfg.socket_path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+        sc_log(d, SC_LOG_ERROR, "socket path too long: %s", d->cfg.socket_path);
+        return -1;
+    }
+    return claim_socket_path(d);
+}
+
+int sc_server_start(sc_daemon *d, int listen_fd)
+{
+    if ((listen_fd >= 0 ? adopt_listener(d, listen_fd) : bind_listener(d)) != 0)
         return -1;
     /* A failed notification only delays systemd's view of us: keep serving. */
     if (sc_activation_notify_ready() != 0)

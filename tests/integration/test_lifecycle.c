@@ -226,6 +226,10 @@ static void test_second_daemon_refused(void **state)
         fail_msg("a second daemon on a live socket exited without a message on stderr");
     free(out);
     free(err);
+    /* it refused before opening anything: no database was made for it */
+    struct stat db_st;
+    if (lstat(other_db, &db_st) == 0)
+        fail_msg("a second daemon on a live socket created its database %s", other_db);
 
     /* the first daemon still owns its socket and serves old and new clients */
     struct stat st;
