@@ -91,7 +91,9 @@ int sc_path_db(const sc_path_env *env, char *out, size_t len, sc_path_origin *or
     if (absolute(env->state_home))
         return format(out, len, "%s/streamcap/" SC_PATH_DB_NAME, env->state_home);
     if (env->uid == 0) {
-        put_origin(origin, SC_PATH_SYSTEM);
+        /* Private like any user's state: the file holds every uid's graphs,
+         * which only the daemon may hand out, each to its owner. */
+        put_origin(origin, SC_PATH_USER);
         return format(out, len, "/var/lib/streamcap/" SC_PATH_DB_NAME);
     }
     if (!absolute(env->home)) {

@@ -45,8 +45,10 @@ typedef struct sc_path_env {
 /** Where a resolved path came from: it decides how its directory is made. */
 typedef enum sc_path_origin {
     SC_PATH_GIVEN = 0, /* named by an option or $STREAMCAP_SOCKET: its directory must exist */
-    SC_PATH_USER,      /* under $XDG_*, or ~/.local/state: missing directories made 0700 */
-    SC_PATH_SYSTEM,    /* root's /run/streamcap or /var/lib/streamcap: made 0755 */
+    SC_PATH_USER,      /* for the daemon's uid alone ($XDG_*, ~/.local/state, root's
+                          /var/lib/streamcap): missing directories made 0700 */
+    SC_PATH_SYSTEM,    /* root's /run/streamcap, which every user's client may need to
+                          reach: made 0755 */
     SC_PATH_TMP        /* /tmp/streamcap-UID: made 0700, and must be private to the uid */
 } sc_path_origin;
 

@@ -73,7 +73,8 @@ static void test_db_rule(void **state)
     env.uid = 0;
     env.home = "/root";
     env.state_home = NULL;
-    assert_string_equal(db_for(&env, SC_PATH_SYSTEM), "/var/lib/streamcap/streamcap.db");
+    /* root's database directory is private: the file holds every uid's graphs */
+    assert_string_equal(db_for(&env, SC_PATH_USER), "/var/lib/streamcap/streamcap.db");
     env.state_home = "/tmp/st";
     assert_string_equal(db_for(&env, SC_PATH_USER), "/tmp/st/streamcap/streamcap.db");
     /* The socket variable is no business of the database. */
