@@ -79,6 +79,10 @@ int sc_store_rpc_error(sc_rpc_error *err, int rc, const char *errmsg);
 /** Map a core error raised on `stream` to the protocol's code and the
  *  message of docs/semantics.md §8; returns the code. */
 int sc_core_rpc_error(sc_rpc_error *err, int rc, uint32_t stream);
+/** Map a cuda-mode core error (enum sc_cuda_error) to 1009 with
+ *  data.cuda_error, data.cuda_name and CUDA's text as the message; any
+ *  other code as sc_core_rpc_error does.  Returns the code. */
+int sc_cuda_rpc_error(sc_rpc_error *err, int rc);
 /** Root reads everything; everyone else only their own uid's rows. */
 bool sc_may_access(const sc_conn *c, uint32_t owner_uid);
 /** True when the caller may read every uid's rows (root): lists unfiltered. */
