@@ -93,7 +93,7 @@ typedef struct log_req {
 
 #define GRAPH_COLUMNS                                                                              \
     "graph, session, label, created_at, owner_uid, owner_pid, node_count, edge_count,"             \
-    " stream_count"
+    " stream_count, semantics, capture"
 
 static void reader_close(store_reader *r)
 {
@@ -138,8 +138,8 @@ static store_reader *reader_open(const sc_store *st, char *errbuf, size_t len)
     if (rc == SQLITE_OK)
         rc = sql_prepare(r->db,
                          "SELECT id, kind, stream, name, num_blocks, threads_per_block, shared_mem,"
-                         " dir, size_bytes, src_device, dst_device, value"
-                         " FROM nodes WHERE graph = ?1 ORDER BY id",
+                         " dir, size_bytes, src_device, dst_device, value, grid_y, grid_z,"
+                         " block_y, block_z, event FROM nodes WHERE graph = ?1 ORDER BY id",
                          &r->nodes);
     if (rc == SQLITE_OK)
         rc = sql_prepare(r->db, "SELECT src, dst FROM edges WHERE graph = ?1 ORDER BY src, dst",
@@ -262,6 +262,9 @@ static int row_to_meta(store_read_req *q, sqlite3_stmt *s, sc_graph_meta *m)
     m->node_count = col_u32(s, 6);
     m->edge_count = (uint64_t)sqlite3_column_int64(s, 7);
     m->stream_count = col_u32(s, 8);
+    const char *sem = (const char *)sqlite3_column_text(s, 9);
+    m->cuda = sem && strcmp(sem, "cuda") == 0;
+    m->capture = col_u32(s, 10);
     if (time_column(s, 3, false, &m->created_ms) != 0)
         return set_err(q, SC_STORE_EIO, "stored graph has a malformed created_at");
     if (!(m->label = dup_column(s, 2, &m->label_len)))
@@ -295,7 +298,7 @@ static bool row_to_node(sqlite3_stmt *s, sc_node *n)
 {
     memset(n, 0, sizeof *n);
     const char *kind = (const char *)sqlite3_column_text(s, 1);
-    if (!kind || sc_node_kind_parse(kind, (size_t)sqlite3_column_bytes(s, 1), &n->kind) != 0)
+    if (!kind || sc_cuda_kind_parse(kind, (size_t)sqlite3_column_bytes(s, 1), &n->kind) != 0)
         return false;
     n->stream = col_u32(s, 2);
     n->name = (const char *)sqlite3_column_text(s, 3);
@@ -306,12 +309,19 @@ static bool row_to_node(sqlite3_stmt *s, sc_node *n)
     n->threads_per_block = col_u32(s, 5);
     n->shared_mem = col_u32(s, 6);
     const char *dir = (const char *)sqlite3_column_text(s, 7);
-    if (dir && sc_memcpy_dir_parse(dir, (size_t)sqlite3_column_bytes(s, 7), &n->dir) != 0)
+    if (dir && sc_cuda_dir_parse(dir, (size_t)sqlite3_column_bytes(s, 7), &n->dir) != 0)
         return false;
     n->size_bytes = (uint64_t)sqlite3_column_int64(s, 8);
     n->src_device = col_u32(s, 9);
     n->dst_device = col_u32(s, 10);
     n->value = (uint8_t)sqlite3_column_int64(s, 11);
+    /* NULL extents (1-D launches, version-1 rows) read as 0, which the
+     * graph reads as 1. */
+    n->grid_y = col_u32(s, 12);
+    n->grid_z = col_u32(s, 13);
+    n->block_y = col_u32(s, 14);
+    n->block_z = col_u32(s, 15);
+    n->event = col_u32(s, 16);
     return true;
 }
 
