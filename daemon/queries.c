@@ -701,6 +701,52 @@ int sc_h_graph_list(sc_req *r)
 static const char *const outcomes[] = {"open",      "completed", "failed", "closed",
                                        "abandoned", "shutdown",  "lost"};
 
+/* One ended capture of a cuda-mode session's log entry (spec §6). */
+static void write_log_capture(sc_buf *b, const sc_log_capture *c)
+{
+    bool first;
+    sc_json_obj_begin(b, &first);
+    sc_json_member_u64(b, &first, "capture", c->capture);
+    sc_json_member_u64(b, &first, "origin", c->origin);
+    sc_json_member_cstr(b, &first, "mode", c->mode);
+    sc_json_member_u64(b, &first, "thread", c->thread);
+    sc_json_member_cstr(b, &first, "outcome", c->outcome);
+    if (c->cuda_error) {
+        sc_json_member_i64(b, &first, "cuda_error", c->cuda_error);
+        const char *name = sc_cuda_error_name(sc_cuda_error_from_number(c->cuda_error));
+        if (name)
+            sc_json_member_cstr(b, &first, "cuda_name", name);
+    }
+    sc_json_member_u64(b, &first, "node_count", c->node_count);
+    sc_json_member_time_ms(b, &first, "ended_at", c->ended_ms);
+    if (c->graph > 0) {
+        sc_json_member_i64(b, &first, "graph", c->graph);
+        if (c->graph_deleted)
+            sc_json_member_time_ms(b, &first, "graph_deleted_at", c->graph_deleted_ms);
+    }
+    if (c->invalidated) {
+        bool f;
+        sc_json_key(b, &first, "invalidated_by");
+        sc_json_obj_begin(b, &f);
+        sc_json_member_cstr(b, &f, "method", c->inv_method);
+        sc_json_member_u64(b, &f, "stream", c->inv_stream);
+        if (c->inv_has_event)
+            sc_json_member_u64(b, &f, "event", c->inv_event);
+        sc_json_member_u64(b, &f, "thread", c->inv_thread);
+        if (c->inv_call)
+            sc_json_member_cstr(b, &f, "call", c->inv_call);
+        sc_json_member_i64(b, &f, "cuda_error", c->inv_error);
+        const char *name = sc_cuda_error_name(sc_cuda_error_from_number(c->inv_error));
+        const char *text = sc_cuda_error_string(sc_cuda_error_from_number(c->inv_error));
+        if (name)
+            sc_json_member_cstr(b, &f, "cuda_name", name);
+        if (text)
+            sc_json_member_cstr(b, &f, "message", text);
+        sc_json_obj_end(b);
+    }
+    sc_json_obj_end(b);
+}
+
 static void write_log_entry(sc_buf *b, bool *first, const sc_log_entry *e)
 {
     sc_json_member_i64(b, first, "session", e->session);
@@ -720,6 +766,18 @@ static void write_log_entry(sc_buf *b, bool *first, const sc_log_entry *e)
         if (e->graph_deleted)
             sc_json_member_time_ms(b, first, "graph_deleted_at", e->graph_deleted_ms);
     }
+    /* Default-mode entries read exactly as before the cuda mode existed. */
+    if (!e->cuda)
+        return;
+    sc_json_member_cstr(b, first, "semantics", "cuda");
+    sc_json_key(b, first, "captures");
+    sc_buf_putc(b, '[');
+    for (size_t i = 0; i < e->ncaptures; i++) {
+        if (i)
+            sc_buf_putc(b, ',');
+        write_log_capture(b, &e->captures[i]);
+    }
+    sc_buf_putc(b, ']');
 }
 
 static void log_listed(void *arg, int rc, sc_log_page *page, const char *errmsg)

@@ -301,6 +301,29 @@ typedef struct sc_log_query {
                                  abandoned, shutdown or lost */
 } sc_log_query;
 
+/** One row of the captures table: an ended capture of a cuda-mode session. */
+typedef struct sc_log_capture {
+    uint32_t capture;
+    uint32_t origin;
+    char mode[16]; /* global, thread_local, relaxed */
+    uint32_t thread;
+    char outcome[12]; /* completed, failed, discarded */
+    int cuda_error;   /* failed: CUDA's number, else 0 */
+    uint32_t node_count;
+    int64_t ended_ms;
+    int64_t graph; /* completed: the stored graph, else 0 */
+    bool graph_deleted;
+    int64_t graph_deleted_ms;
+    bool invalidated; /* the inv_* members are set */
+    char inv_method[40];
+    uint32_t inv_stream;
+    bool inv_has_event;
+    uint32_t inv_event;
+    uint32_t inv_thread;
+    char *inv_call; /* owned by the page; NULL when the call named none */
+    int inv_error;  /* CUDA's number */
+} sc_log_capture;
+
 /** One capture log row.  Open sessions have node_count 0 (the live count
  * is the session's, not the log's) and no end. */
 typedef struct sc_log_entry {
@@ -317,6 +340,9 @@ typedef struct sc_log_entry {
     int64_t graph;      /* the stored graph (completed rows), else 0 */
     bool graph_deleted; /* graph.delete removed it; `graph` keeps the old id */
     int64_t graph_deleted_ms;
+    bool cuda;                /* a cuda-mode session: its ended captures follow */
+    sc_log_capture *captures; /* ncaptures rows by capture id, owned by the page */
+    size_t ncaptures;
 } sc_log_entry;
 
 typedef struct sc_log_page {

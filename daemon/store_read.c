@@ -38,6 +38,7 @@ struct store_reader {
     sqlite3_stmt *nodes;
     sqlite3_stmt *edges;
     sqlite3_stmt *index_row;
+    sqlite3_stmt *captures;
     /* Prepared on first use: most connections never list. */
     sqlite3_stmt *graphs[STORE_GRAPHS_VARIANTS];
     sqlite3_stmt *log[STORE_LOG_VARIANTS];
@@ -105,6 +106,7 @@ static void reader_close(store_reader *r)
     sqlite3_finalize(r->nodes);
     sqlite3_finalize(r->edges);
     sqlite3_finalize(r->index_row);
+    sqlite3_finalize(r->captures);
     for (int i = 0; i < STORE_GRAPHS_VARIANTS; i++)
         sqlite3_finalize(r->graphs[i]);
     for (int i = 0; i < STORE_LOG_VARIANTS; i++)
@@ -150,6 +152,13 @@ static store_reader *reader_open(const sc_store *st, char *errbuf, size_t len)
                          "SELECT node_count, edge_count, length(streams), length(edges)"
                          " FROM graph_index WHERE graph = ?1",
                          &r->index_row);
+    if (rc == SQLITE_OK)
+        rc = sql_prepare(r->db,
+                         "SELECT capture, origin, mode, thread, outcome, cuda_error, node_count,"
+                         " ended_at, graph, graph_deleted_at, inv_method, inv_stream, inv_event,"
+                         " inv_thread, inv_call, inv_error FROM captures WHERE session = ?1"
+                         " ORDER BY capture",
+                         &r->captures);
     if (rc != SQLITE_OK) {
         snprintf(errbuf, len, "opening reader: %s",
                  r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc));
@@ -605,7 +614,7 @@ void store_log_sql(int variant, char *buf, size_t len)
         cond[n++] = "outcome = ?4";
     snprintf(buf, len,
              "SELECT session, label, owner_uid, owner_pid, opened_at, ended_at, outcome,"
-             " node_count, graph, graph_deleted_at FROM capture_log%s%s%s%s%s%s"
+             " node_count, graph, graph_deleted_at, semantics FROM capture_log%s%s%s%s%s%s"
              " ORDER BY opened_at DESC, session DESC LIMIT ?5",
              n > 0 ? " WHERE " : "", n > 0 ? cond[0] : "", n > 1 ? " AND " : "",
              n > 1 ? cond[1] : "", n > 2 ? " AND " : "", n > 2 ? cond[2] : "");
@@ -751,10 +760,85 @@ static int take_log(store_read_req *base, sqlite3_stmt *s)
         return bad_log_row(base, e->session);
     e->has_ended = ended == 0;
     e->graph_deleted = deleted == 0;
+    const char *sem = (const char *)sqlite3_column_text(s, 10);
+    e->cuda = sem && strcmp(sem, "cuda") == 0;
     memcpy(e->outcome, outcome, outcome_len + 1);
     if (!(e->label = dup_column(s, 1, &e->label_len)))
         return fail_nomem(base);
     p->count++;
+    return 0;
+}
+
+/* Copy a text column into a fixed buffer; false when absent or too long. */
+static bool text_into(sqlite3_stmt *s, int col, char *buf, size_t cap)
+{
+    const char *t = (const char *)sqlite3_column_text(s, col);
+    size_t n = (size_t)sqlite3_column_bytes(s, col);
+    if (!t || n >= cap)
+        return false;
+    memcpy(buf, t, n + 1);
+    return true;
+}
+
+/* One captures row into *c: 0 or the store code set in q. */
+static int row_to_capture(store_read_req *q, sqlite3_stmt *s, int64_t session, sc_log_capture *c)
+{
+    memset(c, 0, sizeof *c);
+    c->capture = col_u32(s, 0);
+    c->origin = col_u32(s, 1);
+    c->thread = col_u32(s, 3);
+    c->cuda_error = (int)sqlite3_column_int64(s, 5);
+    c->node_count = col_u32(s, 6);
+    c->graph = sqlite3_column_int64(s, 8);
+    int deleted = time_column(s, 9, true, &c->graph_deleted_ms);
+    if (!text_into(s, 2, c->mode, sizeof c->mode) ||
+        !text_into(s, 4, c->outcome, sizeof c->outcome) ||
+        time_column(s, 7, false, &c->ended_ms) != 0 || deleted < 0)
+        return bad_log_row(q, session);
+    c->graph_deleted = deleted == 0;
+    c->invalidated = sqlite3_column_type(s, 10) != SQLITE_NULL;
+    if (!c->invalidated)
+        return 0;
+    if (!text_into(s, 10, c->inv_method, sizeof c->inv_method))
+        return bad_log_row(q, session);
+    c->inv_stream = col_u32(s, 11);
+    c->inv_has_event = sqlite3_column_type(s, 12) != SQLITE_NULL;
+    c->inv_event = col_u32(s, 12);
+    c->inv_thread = col_u32(s, 13);
+    c->inv_error = (int)sqlite3_column_int64(s, 15);
+    if (sqlite3_column_type(s, 14) != SQLITE_NULL) {
+        size_t len;
+        if (!(c->inv_call = dup_column(s, 14, &len)))
+            return fail_nomem(q);
+    }
+    return 0;
+}
+
+/* The captures rows of every cuda-mode session of the page. */
+static int read_captures(store_reader *r, store_read_req *base, sc_log_page *p)
+{
+    sqlite3_stmt *s = r->captures;
+    for (size_t i = 0; i < p->count; i++) {
+        sc_log_entry *e = &p->entries[i];
+        if (!e->cuda)
+            continue;
+        sqlite3_bind_int64(s, 1, e->session);
+        size_t cap = 0;
+        int sqlrc, rc = 0;
+        while (rc == 0 && (sqlrc = sqlite3_step(s)) == SQLITE_ROW) {
+            if (!grow((void **)&e->captures, e->ncaptures, &cap, UINT32_MAX, sizeof *e->captures))
+                rc = fail_nomem(base);
+            else if ((rc = row_to_capture(base, s, e->session, &e->captures[e->ncaptures])) == 0)
+                e->ncaptures++;
+            else
+                free(e->captures[e->ncaptures].inv_call);
+        }
+        if (rc == 0 && sqlrc != SQLITE_DONE)
+            rc = fail_db(r, base);
+        sqlite3_reset(s);
+        if (rc != 0)
+            return rc;
+    }
     return 0;
 }
 
@@ -786,7 +870,7 @@ static void log_run(store_reader *r, store_read_req *base)
     bool more;
     int rc = read_page(r, base, s, lq->limit, take_log, &more);
     sqlite3_clear_bindings(s);
-    if (rc != 0)
+    if (rc != 0 || read_captures(r, base, q->page) != 0)
         return;
     sc_log_page *p = q->page;
     p->has_more = more && p->count > 0;
@@ -828,8 +912,13 @@ void sc_log_page_free(sc_log_page *page)
 {
     if (!page)
         return;
-    for (size_t i = 0; i < page->count; i++)
-        free(page->entries[i].label);
+    for (size_t i = 0; i < page->count; i++) {
+        sc_log_entry *e = &page->entries[i];
+        free(e->label);
+        for (size_t k = 0; k < e->ncaptures; k++)
+            free(e->captures[k].inv_call);
+        free(e->captures);
+    }
     free(page->entries);
     free(page);
 }

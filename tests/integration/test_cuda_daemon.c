@@ -301,10 +301,359 @@ static void test_cuda_corpus_through_daemon(void **state)
     assert_int_equal(passed, ns);
 }
 
+/* ---- the protocol around the corpus ---------------------------------- */
+
+static const cJSON *member(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v)
+        fail_msg("no member %s in %s", key, sc_it_json_text(o));
+    return v;
+}
+
+/* A compact JSON text equal to `want`. */
+static void assert_json(const cJSON *v, const char *want)
+{
+    cJSON *w = cJSON_Parse(want);
+    assert_non_null(w);
+    if (!cJSON_Compare(w, v, 1))
+        fail_msg("expected %s, got %s", want, sc_it_json_text(v));
+    cJSON_Delete(w);
+}
+
+/* session.open's semantics: the default, cuda, and anything else refused
+ * naming the field; session.list names each session's model. */
+static void test_open_semantics(void **state)
+{
+    sc_it_conn *c = sc_it_must_connect(*state);
+    cJSON *r = sc_it_call(c, "session.open", "{\"semantics\":\"CUDA\"}");
+    const cJSON *e = sc_it_err(c, r, -32602, "invalid_params");
+    sc_it_err_data(e, "field", "semantics");
+    sc_it_err_message(e, "invalid params: 'semantics' must be one of oxicuda, cuda");
+    cJSON_Delete(r);
+    sc_it_must_error(c, -32602, "invalid_params", "session.open", "{\"semantics\":7}");
+    int64_t def = sc_it_int(sc_it_must_result(c, "session.open", "{}"), "session");
+    int64_t oxi =
+        sc_it_int(sc_it_must_result(c, "session.open", "{\"semantics\":\"oxicuda\"}"), "session");
+    int64_t cu = open_cuda(c);
+    cJSON *list = sc_it_must_result(c, "session.list", "{}");
+    const cJSON *x;
+    int seen = 0;
+    cJSON_ArrayForEach(x, member(list, "sessions"))
+    {
+        int64_t id = sc_it_int(x, "session");
+        const char *sem = sc_it_str(x, "semantics");
+        if (id == def || id == oxi) {
+            assert_string_equal(sem, "oxicuda");
+            seen++;
+        } else if (id == cu) {
+            assert_string_equal(sem, "cuda");
+            seen++;
+        }
+    }
+    assert_int_equal(seen, 3);
+    cJSON_Delete(list);
+    cJSON *info = sc_it_must_result(c, "session.info", "{\"session\":%lld}", (long long)cu);
+    assert_string_equal(sc_it_str(info, "semantics"), "cuda");
+    cJSON_Delete(info);
+    sc_it_conn_close(c);
+}
+
+/* A method of the other mode is refused with -32602, changing nothing. */
+static void test_methods_of_the_other_mode(void **state)
+{
+    sc_it_conn *c = sc_it_must_connect(*state);
+    int64_t def = sc_it_int(sc_it_must_result(c, "session.open", "{}"), "session");
+    int64_t cu = open_cuda(c);
+    static const char *const cuda_only[] = {"stream.create",
+                                            "capture.record_mem_alloc",
+                                            "capture.record_mem_free",
+                                            "capture.update_dependencies",
+                                            "capture.info",
+                                            "capture.host_call",
+                                            "capture.exchange_mode",
+                                            "capture.add_node"};
+    for (size_t i = 0; i < sizeof cuda_only / sizeof cuda_only[0]; i++) {
+        cJSON *r = sc_it_call(c, cuda_only[i], "{\"session\":%lld,\"stream\":1}", (long long)def);
+        const cJSON *e = sc_it_err(c, r, -32602, "invalid_params");
+        char *want =
+            sc_it_fmt("method %s needs a session opened with semantics cuda", cuda_only[i]);
+        sc_it_err_message(e, want);
+        sc_it_err_data(e, "field", "session");
+        free(want);
+        cJSON_Delete(r);
+    }
+    cJSON *r =
+        sc_it_call(c, "capture.invalidate", "{\"session\":%lld,\"stream\":1}", (long long)cu);
+    sc_it_err_message(sc_it_err(c, r, -32602, "invalid_params"),
+                      "method capture.invalidate needs a session opened with semantics oxicuda");
+    cJSON_Delete(r);
+    /* The default mode's replies are those of before. */
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":1}", (long long)def);
+    cJSON *res = sc_it_must_result(c, "capture.record_event",
+                                   "{\"session\":%lld,\"stream\":1,\"event\":0}", (long long)def);
+    assert_json(res, "{}");
+    cJSON_Delete(res);
+    sc_it_conn_close(c);
+}
+
+/* 904 as JSON-RPC: 1009, CUDA's text, number and name, the capture and the
+ * unjoined streams; the session lives on and the next capture is number 2. */
+static void test_error_1009_shape(void **state)
+{
+    sc_it_conn *c = sc_it_must_connect(*state);
+    long long s = (long long)open_cuda(c);
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":1}", s);
+    sc_it_must_ok(c, "capture.record_memcpy",
+                  "{\"session\":%lld,\"stream\":1,\"name\":\"up\",\"dir\":\"host_to_device\","
+                  "\"size_bytes\":4}",
+                  s);
+    sc_it_must_ok(c, "capture.record_event", "{\"session\":%lld,\"stream\":1,\"event\":0}", s);
+    sc_it_must_ok(c, "capture.wait_event", "{\"session\":%lld,\"stream\":2,\"event\":0}", s);
+    sc_it_must_ok(c, "capture.record_kernel",
+                  "{\"session\":%lld,\"stream\":2,\"function_name\":\"k\",\"grid\":[4,1,1],"
+                  "\"block\":[64,1,1]}",
+                  s);
+    cJSON *r = sc_it_call(c, "capture.end", "{\"session\":%lld,\"stream\":1}", s);
+    const cJSON *e = sc_it_err(c, r, 1009, "cuda");
+    sc_it_err_message(e, "capturing stream has unjoined work");
+    assert_json(member(e, "data"), "{\"kind\":\"cuda\",\"cuda_error\":904,\"cuda_name\":"
+                                   "\"cudaErrorStreamCaptureUnjoined\",\"capture\":1,"
+                                   "\"unjoined\":[{\"stream\":2,\"nodes\":[1]}]}");
+    cJSON_Delete(r);
+    /* An error that leaves the capture running has no capture member. */
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":3}", s);
+    sc_it_must_ok(c, "capture.record_event", "{\"session\":%lld,\"stream\":3,\"event\":5}", s);
+    sc_it_must_ok(c, "capture.wait_event", "{\"session\":%lld,\"stream\":4,\"event\":5}", s);
+    r = sc_it_call(c, "capture.end", "{\"session\":%lld,\"stream\":4}", s);
+    e = sc_it_err(c, r, 1009, "cuda");
+    assert_json(member(e, "data"), "{\"kind\":\"cuda\",\"cuda_error\":903,\"cuda_name\":"
+                                   "\"cudaErrorStreamCaptureUnmatched\"}");
+    cJSON_Delete(r);
+    cJSON *res = sc_it_must_result(c, "capture.begin", "{\"session\":%lld,\"stream\":5}", s);
+    assert_json(res, "{\"capture\":3}");
+    cJSON_Delete(res);
+    /* Bad params stay -32602. */
+    sc_it_must_error(c, -32602, "invalid_params", "capture.begin",
+                     "{\"session\":%lld,\"stream\":6,\"mode\":\"local\"}", s);
+    sc_it_must_error(c, -32602, "invalid_params", "capture.record_kernel",
+                     "{\"session\":%lld,\"stream\":5,\"function_name\":\"k\",\"grid\":[0,1,1]}", s);
+    sc_it_must_error(c, -32602, "invalid_params", "capture.begin",
+                     "{\"session\":%lld,\"stream\":6,\"thread\":-1}", s);
+    sc_it_conn_close(c);
+}
+
+/* Stored cuda graphs: the new kinds, 3-D kernels, events; the capture rows
+ * of log.list with the call that invalidated a capture; close discards. */
+static void test_graphs_and_capture_log(void **state)
+{
+    sc_it_conn *c = sc_it_must_connect(*state);
+    long long s = (long long)open_cuda(c);
+    sc_it_must_ok(c, "capture.begin",
+                  "{\"session\":%lld,\"stream\":1,\"mode\":\"thread_local\","
+                  "\"thread\":4}",
+                  s);
+    sc_it_must_ok(c, "capture.record_mem_alloc",
+                  "{\"session\":%lld,\"stream\":1,\"name\":\"buf\",\"size_bytes\":64}", s);
+    sc_it_must_ok(c, "capture.record_kernel",
+                  "{\"session\":%lld,\"stream\":1,\"function_name\":\"k3\",\"grid\":[2,3,4],"
+                  "\"block\":[8,2,1],\"shared_mem\":16}",
+                  s);
+    cJSON *res =
+        sc_it_must_result(c, "capture.record_event",
+                          "{\"session\":%lld,\"stream\":1,\"event\":9,\"external\":true}", s);
+    assert_json(res, "{\"node\":2}");
+    cJSON_Delete(res);
+    res = sc_it_must_result(c, "capture.info", "{\"session\":%lld,\"stream\":1}", s);
+    assert_json(res, "{\"status\":\"active\",\"capture\":1,\"origin\":1,\"mode\":"
+                     "\"thread_local\",\"dependencies\":[2]}");
+    cJSON_Delete(res);
+    sc_it_must_ok(c, "capture.record_memcpy",
+                  "{\"session\":%lld,\"stream\":1,\"name\":\"h\",\"dir\":\"host_to_host\","
+                  "\"size_bytes\":8}",
+                  s);
+    sc_it_must_ok(c, "capture.record_mem_free", "{\"session\":%lld,\"stream\":1,\"name\":\"buf\"}",
+                  s);
+    cJSON *end =
+        sc_it_must_result(c, "capture.end", "{\"session\":%lld,\"stream\":1,\"thread\":4}", s);
+    assert_int_equal(sc_it_int(end, "capture"), 1);
+    assert_int_equal(sc_it_int(end, "node_count"), 5);
+    assert_int_equal(sc_it_int(end, "edge_count"), 4);
+    long long g = (long long)sc_it_int(end, "graph");
+    cJSON_Delete(end);
+    cJSON *graph = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", g);
+    assert_string_equal(sc_it_str(graph, "semantics"), "cuda");
+    assert_int_equal(sc_it_int(graph, "capture"), 1);
+    const cJSON *nodes = member(graph, "nodes");
+    assert_json(cJSON_GetArrayItem(nodes, 0), "{\"id\":0,\"kind\":\"mem_alloc\",\"stream\":1,"
+                                              "\"name\":\"buf\",\"size_bytes\":64}");
+    assert_json(cJSON_GetArrayItem(nodes, 1),
+                "{\"id\":1,\"kind\":\"kernel\",\"stream\":1,\"name\":\"k3\",\"function_name\":"
+                "\"k3\",\"num_blocks\":2,\"threads_per_block\":8,\"shared_mem\":16,"
+                "\"grid\":[2,3,4],\"block\":[8,2,1]}");
+    assert_json(cJSON_GetArrayItem(nodes, 2),
+                "{\"id\":2,\"kind\":\"event_record\",\"stream\":1,\"name\":\"\",\"event\":9}");
+    assert_json(cJSON_GetArrayItem(nodes, 3),
+                "{\"id\":3,\"kind\":\"memcpy\",\"stream\":1,\"name\":\"h\",\"dir\":"
+                "\"host_to_host\",\"size_bytes\":8}");
+    assert_json(cJSON_GetArrayItem(nodes, 4),
+                "{\"id\":4,\"kind\":\"mem_free\",\"stream\":1,\"name\":\"buf\"}");
+    cJSON_Delete(graph);
+    cJSON *dot = sc_it_must_result(c, "graph.export", "{\"graph\":%lld,\"format\":\"dot\"}", g);
+    assert_non_null(strstr(sc_it_str(dot, "text"), "<<<(2,3,4), (8,2,1), 16>>>"));
+    assert_non_null(strstr(sc_it_str(dot, "text"), "MEM_ALLOC"));
+    cJSON_Delete(dot);
+
+    /* Capture 2 broken by cudaMalloc from thread 2, then ended: failed 901. */
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":7}", s);
+    sc_it_must_error(c, 1009, "cuda", "capture.host_call",
+                     "{\"session\":%lld,\"kind\":\"unsafe\",\"call\":\"cudaMalloc\","
+                     "\"thread\":2}",
+                     s);
+    cJSON *r = sc_it_call(c, "capture.end", "{\"session\":%lld,\"stream\":7}", s);
+    assert_json(member(sc_it_err(c, r, 1009, "cuda"), "data"),
+                "{\"kind\":\"cuda\",\"cuda_error\":901,\"cuda_name\":"
+                "\"cudaErrorStreamCaptureInvalidated\",\"capture\":2}");
+    cJSON_Delete(r);
+    /* Capture 3 still running when the session closes: discarded. */
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":8,\"mode\":\"relaxed\"}", s);
+    sc_it_must_ok(c, "session.close", "{\"session\":%lld}", s);
+
+    cJSON *log = sc_it_must_result(c, "log.list", "{}");
+    const cJSON *entry = NULL, *x;
+    cJSON_ArrayForEach(x, member(log, "entries"))
+    {
+        if (sc_it_int(x, "session") == s)
+            entry = x;
+    }
+    assert_non_null(entry);
+    assert_string_equal(sc_it_str(entry, "outcome"), "closed");
+    assert_string_equal(sc_it_str(entry, "semantics"), "cuda");
+    const cJSON *caps = member(entry, "captures");
+    assert_int_equal(cJSON_GetArraySize(caps), 3);
+    const cJSON *c1 = cJSON_GetArrayItem(caps, 0), *c2 = cJSON_GetArrayItem(caps, 1);
+    const cJSON *c3 = cJSON_GetArrayItem(caps, 2);
+    assert_string_equal(sc_it_str(c1, "outcome"), "completed");
+    assert_string_equal(sc_it_str(c1, "mode"), "thread_local");
+    assert_int_equal(sc_it_int(c1, "thread"), 4);
+    assert_int_equal(sc_it_int(c1, "graph"), g);
+    assert_int_equal(sc_it_int(c1, "node_count"), 5);
+    assert_string_equal(sc_it_str(c2, "outcome"), "failed");
+    assert_int_equal(sc_it_int(c2, "origin"), 7);
+    assert_int_equal(sc_it_int(c2, "cuda_error"), 901);
+    assert_json(member(c2, "invalidated_by"),
+                "{\"method\":\"capture.host_call\",\"stream\":0,\"thread\":2,\"call\":"
+                "\"cudaMalloc\",\"cuda_error\":900,\"cuda_name\":"
+                "\"cudaErrorStreamCaptureUnsupported\",\"message\":"
+                "\"operation not permitted when stream is capturing\"}");
+    assert_null(cJSON_GetObjectItemCaseSensitive(c2, "graph"));
+    assert_string_equal(sc_it_str(c3, "outcome"), "discarded");
+    assert_string_equal(sc_it_str(c3, "mode"), "relaxed");
+    assert_null(cJSON_GetObjectItemCaseSensitive(c3, "invalidated_by"));
+    cJSON_Delete(log);
+    sc_it_conn_close(c);
+}
+
+/* A version-1 database with a session, a graph and its rows upgrades in
+ * place on start: nothing lost, the new tables there, cuda mode works. */
+static void test_upgrade_from_version_1(void **state)
+{
+    (void)state;
+    sc_it_daemon *d;
+    assert_int_equal(sc_it_daemon_create(&d), 0);
+    char *v1 = sc_it_read_file(SC_TEST_DATA_DIR "/../../schema/001_init.sql");
+    assert_non_null(v1);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(sc_it_daemon_db(d), &db), SQLITE_OK);
+    char *err = NULL;
+    int rc = sqlite3_exec(db, v1, NULL, NULL, &err);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(
+            db,
+            "PRAGMA user_version = 1;"
+            "INSERT INTO capture_log (session, label, owner_uid, owner_pid, opened_at, ended_at,"
+            " outcome, node_count, graph) VALUES (1, 'old', 0, 10, '2026-11-29T19:44:21.123Z',"
+            " '2026-11-29T19:44:22.000Z', 'completed', 2, 1);"
+            "INSERT INTO capture_log (session, label, owner_uid, owner_pid, opened_at, outcome)"
+            " VALUES (2, '', 0, 11, '2026-11-29T19:45:00.000Z', 'closed');"
+            "INSERT INTO graphs VALUES (1, 1, 'old', '2026-11-29T19:44:22.000Z', 0, 10, 2, 1, 2);"
+            "INSERT INTO nodes (graph, id, kind, stream, name, num_blocks, threads_per_block,"
+            " shared_mem) VALUES (1, 0, 'kernel', 0, 'k', 4, 128, 0);"
+            "INSERT INTO nodes (graph, id, kind, stream, name, dir, size_bytes) VALUES"
+            " (1, 1, 'memcpy', 1, 'm', 'device_to_host', 99);"
+            "INSERT INTO edges VALUES (1, 0, 1);"
+            "INSERT INTO graph_index VALUES (1, 2, 1, x'0000000001000000', x'0000000001000000');",
+            NULL, NULL, &err);
+    if (rc != SQLITE_OK)
+        fail_msg("building the version-1 database: %s", err ? err : "?");
+    sqlite3_close(db);
+    free(v1);
+
+    assert_int_equal(sc_it_daemon_start(d, NULL), 0);
+    sc_it_conn *c = sc_it_must_connect(d);
+    cJSON *g = sc_it_must_result(c, "graph.get", "{\"graph\":1}");
+    assert_json(member(g, "nodes"),
+                "[{\"id\":0,\"kind\":\"kernel\",\"stream\":0,\"name\":\"k\",\"function_name\":"
+                "\"k\",\"num_blocks\":4,\"threads_per_block\":128,\"shared_mem\":0},"
+                "{\"id\":1,\"kind\":\"memcpy\",\"stream\":1,\"name\":\"m\",\"dir\":"
+                "\"device_to_host\",\"size_bytes\":99}]");
+    assert_json(member(g, "edges"), "[[0,1]]");
+    assert_null(cJSON_GetObjectItemCaseSensitive(g, "semantics"));
+    cJSON_Delete(g);
+    cJSON *reach = sc_it_must_result(c, "graph.reachable", "{\"graph\":1,\"from\":0,\"to\":1}");
+    assert_true(sc_it_bool(reach, "reachable"));
+    cJSON_Delete(reach);
+    cJSON *log = sc_it_must_result(c, "log.list", "{}");
+    const cJSON *entries = member(log, "entries");
+    assert_int_equal(cJSON_GetArraySize(entries), 2);
+    assert_json(cJSON_GetArrayItem(entries, 1),
+                "{\"session\":1,\"label\":\"old\",\"owner_uid\":0,\"owner_pid\":10,"
+                "\"opened_at\":\"2026-11-29T19:44:21.123Z\",\"ended_at\":"
+                "\"2026-11-29T19:44:22.000Z\",\"outcome\":\"completed\",\"node_count\":2,"
+                "\"graph\":1}");
+    cJSON_Delete(log);
+    /* New sessions number on from the old ones and cuda mode stores graphs. */
+    long long s = (long long)open_cuda(c);
+    assert_int_equal(s, 3);
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":1}", s);
+    sc_it_must_ok(c, "capture.add_node", "{\"session\":%lld,\"stream\":1}", s);
+    cJSON *end = sc_it_must_result(c, "capture.end", "{\"session\":%lld,\"stream\":1}", s);
+    assert_int_equal(sc_it_int(end, "graph"), 2);
+    cJSON_Delete(end);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+
+    assert_int_equal(sqlite3_open(sc_it_daemon_db(d), &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT (SELECT user_version FROM pragma_user_version),"
+                                        " (SELECT count(*) FROM captures),"
+                                        " (SELECT kind FROM nodes WHERE graph = 2),"
+                                        " (SELECT semantics FROM capture_log WHERE session = 1)",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 2);
+    assert_int_equal(sqlite3_column_int(st, 1), 1);
+    assert_string_equal((const char *)sqlite3_column_text(st, 2), "empty");
+    assert_string_equal((const char *)sqlite3_column_text(st, 3), "oxicuda");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    sc_it_daemon_destroy(d);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
+    const struct CMUnitTest alone[] = {
         cmocka_unit_test(test_cuda_corpus_through_daemon),
+        cmocka_unit_test(test_upgrade_from_version_1),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const struct CMUnitTest shared[] = {
+        cmocka_unit_test(test_open_semantics),
+        cmocka_unit_test(test_methods_of_the_other_mode),
+        cmocka_unit_test(test_error_1009_shape),
+        cmocka_unit_test(test_graphs_and_capture_log),
+    };
+    int failed = cmocka_run_group_tests(alone, NULL, NULL);
+    return failed + cmocka_run_group_tests(shared, sc_it_group_setup, sc_it_group_teardown);
 }
