@@ -25,6 +25,7 @@
 #include <sqlite3.h>
 
 #include "corpus.h"
+#include "cuda_ops.h"
 #include "harness.h"
 
 typedef struct mismatch {
@@ -642,6 +643,160 @@ static void test_upgrade_from_version_1(void **state)
     sc_it_daemon_destroy(d);
 }
 
+/* ---- random scenarios: the daemon agrees with the core ---------------- */
+
+static uint64_t next_rand(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static unsigned pick(uint64_t *x, unsigned n)
+{
+    return (unsigned)(next_rand(x) % n);
+}
+
+/* One random op in the corpus's form, over few streams, events and
+ * threads so that captures meet, join, merge and break. */
+static cJSON *random_op(uint64_t *x)
+{
+    static const char *const modes[] = {"global", "thread_local", "relaxed"};
+    static const char *const hosts[] = {"unsafe", "stream_sync", "device_sync", "event_sync",
+                                        "legacy_sync"};
+    static const char *const dirs[] = {"host_to_device", "device_to_host", "device_to_device",
+                                       "host_to_host", "default"};
+    static const char *const records[] = {"kernel", "memcpy",    "memset",
+                                          "host",   "mem_alloc", "mem_free"};
+    cJSON *op = cJSON_CreateObject();
+    unsigned r = pick(x, 100);
+    uint32_t stream = pick(x, 6), thread = pick(x, 3);
+    const char *kind;
+    if (r < 10)
+        kind = "begin";
+    else if (r < 40)
+        kind = records[pick(x, 6)];
+    else if (r < 52)
+        kind = "event_record";
+    else if (r < 66)
+        kind = "wait";
+    else if (r < 71)
+        kind = "update_deps";
+    else if (r < 75)
+        kind = "info";
+    else if (r < 80)
+        kind = "host_call";
+    else if (r < 83)
+        kind = "exchange_mode";
+    else if (r < 86)
+        kind = "add_node";
+    else if (r < 89)
+        kind = "stream_create";
+    else
+        kind = "end";
+    cJSON_AddStringToObject(op, "op", kind);
+    if (strcmp(kind, "exchange_mode") != 0 && strcmp(kind, "host_call") != 0)
+        cJSON_AddNumberToObject(op, "stream", stream);
+    /* Most calls come from thread 0, so that ends usually match begins. */
+    cJSON_AddNumberToObject(op, "thread", pick(x, 4) ? 0 : thread);
+    if (strcmp(kind, "begin") == 0 || strcmp(kind, "exchange_mode") == 0) {
+        cJSON_AddStringToObject(op, "mode", modes[pick(x, 3)]);
+    } else if (strcmp(kind, "event_record") == 0 || strcmp(kind, "wait") == 0) {
+        cJSON_AddNumberToObject(op, "event", pick(x, 4));
+        if (pick(x, 8) == 0)
+            cJSON_AddBoolToObject(op, "external", 1);
+    } else if (strcmp(kind, "update_deps") == 0 || strcmp(kind, "add_node") == 0) {
+        cJSON *ids = cJSON_AddArrayToObject(op, kind[0] == 'u' ? "nodes" : "deps");
+        for (unsigned i = pick(x, 3); i > 0; i--)
+            cJSON_AddItemToArray(ids, cJSON_CreateNumber(pick(x, 8)));
+        if (kind[0] == 'u')
+            cJSON_AddStringToObject(op, "mode", pick(x, 2) ? "add" : "set");
+        else
+            cJSON_AddStringToObject(op, "kind", "empty");
+    } else if (strcmp(kind, "host_call") == 0) {
+        cJSON_AddStringToObject(op, "kind", hosts[pick(x, 5)]);
+        cJSON_AddNumberToObject(op, "stream", stream);
+        cJSON_AddNumberToObject(op, "event", pick(x, 4));
+    } else if (strcmp(kind, "stream_create") == 0) {
+        cJSON_AddStringToObject(op, "flags", pick(x, 2) ? "default" : "non_blocking");
+    } else if (strcmp(kind, "begin") != 0 && strcmp(kind, "info") != 0 &&
+               strcmp(kind, "end") != 0) {
+        char name[16];
+        snprintf(name, sizeof name, "op%u", pick(x, 1000));
+        cJSON_AddStringToObject(op, "name", name);
+        if (strcmp(kind, "memcpy") == 0)
+            cJSON_AddStringToObject(op, "dir", dirs[pick(x, 5)]);
+        if (strcmp(kind, "kernel") == 0) {
+            cJSON *g = cJSON_AddArrayToObject(op, "grid");
+            cJSON *b = cJSON_AddArrayToObject(op, "block");
+            for (int i = 0; i < 3; i++) {
+                cJSON_AddItemToArray(g, cJSON_CreateNumber(1 + pick(x, 4)));
+                cJSON_AddItemToArray(b, cJSON_CreateNumber(1 + pick(x, 64)));
+            }
+        } else if (strcmp(kind, "host") != 0 && strcmp(kind, "mem_free") != 0) {
+            cJSON_AddNumberToObject(op, "size", pick(x, 1 << 20));
+        }
+    }
+    return op;
+}
+
+/* Random scenarios through the core and the daemon: every result equal. */
+static void test_random_scenarios_agree_with_core(void **state)
+{
+    sc_it_conn *c = sc_it_must_connect(*state);
+    uint64_t seed = 0x9e3779b97f4a7c15ULL;
+    const char *env = getenv("SC_CUDA_RANDOM_SEED");
+    if (env && *env)
+        seed = strtoull(env, NULL, 0) | 1;
+    print_message("random cuda scenarios, seed %#llx\n", (unsigned long long)seed);
+    uint64_t x = seed;
+    unsigned agreed = 0, ops = 0, ends = 0, errors = 0;
+    for (int n = 0; n < 150; n++) {
+        cJSON *scen = cJSON_CreateArray();
+        for (unsigned len = 10 + pick(&x, 50); len > 0; len--)
+            cJSON_AddItemToArray(scen, random_op(&x));
+        cJSON *want = cJSON_CreateArray();
+        sc_cuda *cu = NULL;
+        assert_int_equal(sc_cuda_create(&cu), 0);
+        run r = {.name = "random"};
+        const cJSON *op;
+        cJSON_ArrayForEach(op, scen)
+        {
+            cJSON_AddItemToArray(want, run_op(&r, cu, op));
+        }
+        sc_cuda_destroy(cu);
+        if (r.failed)
+            fail_msg("scenario %d: the core refused it: %s", n, r.why);
+        cJSON *sc = cJSON_CreateObject();
+        cJSON_AddItemToObject(sc, "ops", scen);
+        cJSON *exp = cJSON_CreateObject();
+        cJSON_AddItemToObject(exp, "results", want);
+        mismatch m = {{0}};
+        if (!run_scenario(c, sc, exp, &m)) {
+            char *text = cJSON_PrintUnformatted(scen);
+            fail_msg("scenario %d (seed %#llx) disagrees: %s\nops: %s", n, (unsigned long long)seed,
+                     m.text, text);
+        }
+        const cJSON *w;
+        cJSON_ArrayForEach(w, want)
+        {
+            ops++;
+            errors += !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(w, "ok"));
+            ends += cJSON_GetObjectItemCaseSensitive(w, "graph") != NULL;
+        }
+        agreed++;
+        cJSON_Delete(sc);
+        cJSON_Delete(exp);
+    }
+    print_message("%u random scenarios agree: %u ops, %u CUDA errors, %u graphs\n", agreed, ops,
+                  errors, ends);
+    /* The generator reaches errors and graphs, or the comparison means little. */
+    assert_true(errors > ops / 20);
+    assert_true(ends > 10);
+    sc_it_conn_close(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest alone[] = {
@@ -653,6 +808,7 @@ int main(void)
         cmocka_unit_test(test_methods_of_the_other_mode),
         cmocka_unit_test(test_error_1009_shape),
         cmocka_unit_test(test_graphs_and_capture_log),
+        cmocka_unit_test(test_random_scenarios_agree_with_core),
     };
     int failed = cmocka_run_group_tests(alone, NULL, NULL);
     return failed + cmocka_run_group_tests(shared, sc_it_group_setup, sc_it_group_teardown);
