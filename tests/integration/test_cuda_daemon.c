@@ -643,6 +643,48 @@ static void test_upgrade_from_version_1(void **state)
     sc_it_daemon_destroy(d);
 }
 
+/* The node limit counts the nodes of captures not yet ended; an idle cuda
+ * session is abandoned with its running capture discarded. */
+static void test_node_limit_and_idle_discard(void **state)
+{
+    (void)state;
+    const char *extra[] = {"--max-session-nodes", "2", "--session-idle-timeout", "1", NULL};
+    sc_it_daemon *d = sc_it_must_start(extra);
+    sc_it_conn *c = sc_it_must_connect(d);
+    long long s = (long long)open_cuda(c);
+    for (int round = 0; round < 2; round++) {
+        sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":1}", s);
+        for (int i = 0; i < 2; i++)
+            sc_it_must_ok(c, "capture.record_host_callback",
+                          "{\"session\":%lld,\"stream\":1,\"label\":\"h\"}", s);
+        sc_it_must_error(c, 1006, "limit", "capture.record_host_callback",
+                         "{\"session\":%lld,\"stream\":1,\"label\":\"h\"}", s);
+        cJSON *n = sc_it_must_result(c, "capture.node_count", "{\"session\":%lld}", s);
+        assert_int_equal(sc_it_int(n, "node_count"), 2);
+        cJSON_Delete(n);
+        /* Ending the capture gives its nodes back. */
+        cJSON *end = sc_it_must_result(c, "capture.end", "{\"session\":%lld,\"stream\":1}", s);
+        assert_int_equal(sc_it_int(end, "node_count"), 2);
+        cJSON_Delete(end);
+    }
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":4}", s);
+    sc_it_conn_close(c);
+    sc_it_must_see_outcome(sc_it_daemon_db(d), s, "abandoned", 10000);
+    c = sc_it_must_connect(d);
+    cJSON *log = sc_it_must_result(c, "log.list", "{}");
+    const cJSON *entry = cJSON_GetArrayItem(member(log, "entries"), 0);
+    assert_int_equal(sc_it_int(entry, "session"), s);
+    const cJSON *caps = member(entry, "captures");
+    assert_int_equal(cJSON_GetArraySize(caps), 3);
+    assert_string_equal(sc_it_str(cJSON_GetArrayItem(caps, 0), "outcome"), "completed");
+    assert_string_equal(sc_it_str(cJSON_GetArrayItem(caps, 2), "outcome"), "discarded");
+    assert_int_equal(sc_it_int(cJSON_GetArrayItem(caps, 2), "origin"), 4);
+    cJSON_Delete(log);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    sc_it_daemon_destroy(d);
+}
+
 /* ---- random scenarios: the daemon agrees with the core ---------------- */
 
 static uint64_t next_rand(uint64_t *x)
@@ -802,6 +844,7 @@ int main(void)
     const struct CMUnitTest alone[] = {
         cmocka_unit_test(test_cuda_corpus_through_daemon),
         cmocka_unit_test(test_upgrade_from_version_1),
+        cmocka_unit_test(test_node_limit_and_idle_discard),
     };
     const struct CMUnitTest shared[] = {
         cmocka_unit_test(test_open_semantics),
