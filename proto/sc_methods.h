@@ -168,7 +168,7 @@ enum sc_method_flag {
     X(GRAPH_GET, graph_get, "graph.get",                                                           \
       SC_MF_READS_STORE,                                                                           \
       "{graph}",                                                                                   \
-      "{graph, label, created_at, owner_uid, owner_pid, nodes, edges}",                            \
+      "{graph, label, created_at, owner_uid, owner_pid, semantics?, capture?, nodes, edges}",                            \
       "A stored graph.")                                                                           \
     X(GRAPH_REACHABLE, graph_reachable, "graph.reachable",                                         \
       SC_MF_READS_STORE,                                                                           \
