@@ -307,9 +307,7 @@ int sc_req_fail(sc_req *r, int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    r->err.code = code;
-    r->err.field = NULL;
-    r->err.what = NULL;
+    r->err = (sc_rpc_error){.code = code};
     vsnprintf(r->err.message, sizeof(r->err.message), fmt, ap);
     va_end(ap);
     return H_ERROR;

@@ -25,14 +25,49 @@ static void dot_string(sc_buf *b, const char *s, size_t len)
 
 static const char *const dir_short[] = {"HtoD", "DtoH", "DtoD", "PeerToPeer"};
 
+/* The kinds only cuda-mode captures make (docs/cuda-semantics.md §5). */
+static void cuda_node_label(sc_buf *b, uint32_t id, const sc_node *n)
+{
+    switch ((int)n->kind) {
+    case SC_KIND_MEM_ALLOC:
+        sc_buf_printf(b, "%u\\nMEM_ALLOC\\n", (unsigned)id);
+        dot_string(b, n->name, n->name_len);
+        sc_buf_printf(b, "\\nsize %llu", (unsigned long long)n->size_bytes);
+        break;
+    case SC_KIND_MEM_FREE:
+        sc_buf_printf(b, "%u\\nMEM_FREE\\n", (unsigned)id);
+        dot_string(b, n->name, n->name_len);
+        break;
+    case SC_KIND_EVENT_RECORD:
+        sc_buf_printf(b, "%u\\nEVENT_RECORD\\nevent %u", (unsigned)id, (unsigned)n->event);
+        break;
+    case SC_KIND_EVENT_WAIT:
+        sc_buf_printf(b, "%u\\nEVENT_WAIT\\nevent %u", (unsigned)id, (unsigned)n->event);
+        break;
+    default:
+        sc_buf_printf(b, "%u\\nEMPTY\\n", (unsigned)id);
+        dot_string(b, n->name, n->name_len);
+        break;
+    }
+}
+
 static void node_label(sc_buf *b, uint32_t id, const sc_node *n)
 {
+    if ((int)n->kind >= SC_KIND_MEM_ALLOC) {
+        cuda_node_label(b, id, n);
+        return;
+    }
     switch (n->kind) {
     case SC_KIND_KERNEL:
         sc_buf_printf(b, "%u\\nKERNEL\\n", (unsigned)id);
         dot_string(b, n->name, n->name_len);
-        sc_buf_printf(b, "\\n<<<%u, %u, %u>>>", (unsigned)n->num_blocks,
-                      (unsigned)n->threads_per_block, (unsigned)n->shared_mem);
+        if (n->grid_y > 1 || n->grid_z > 1 || n->block_y > 1 || n->block_z > 1)
+            sc_buf_printf(b, "\\n<<<(%u,%u,%u), (%u,%u,%u), %u>>>", (unsigned)n->num_blocks,
+                          (unsigned)n->grid_y, (unsigned)n->grid_z, (unsigned)n->threads_per_block,
+                          (unsigned)n->block_y, (unsigned)n->block_z, (unsigned)n->shared_mem);
+        else
+            sc_buf_printf(b, "\\n<<<%u, %u, %u>>>", (unsigned)n->num_blocks,
+                          (unsigned)n->threads_per_block, (unsigned)n->shared_mem);
         break;
     case SC_KIND_MEMCPY:
         sc_buf_printf(b, "%u\\nMEMCPY\\n", (unsigned)id);
@@ -40,6 +75,10 @@ static void node_label(sc_buf *b, uint32_t id, const sc_node *n)
         if (n->dir == SC_DIR_PEER_TO_PEER)
             sc_buf_printf(b, "\\nPeerToPeer(dev%u→dev%u)", (unsigned)n->src_device,
                           (unsigned)n->dst_device);
+        else if ((int)n->dir == SC_DIR_HOST_TO_HOST)
+            sc_buf_puts(b, "\\nHtoH");
+        else if ((int)n->dir == SC_DIR_DEFAULT)
+            sc_buf_puts(b, "\\nDefault");
         else
             sc_buf_printf(b, "\\n%s", dir_short[n->dir & 3]);
         sc_buf_printf(b, "\\nsize %llu", (unsigned long long)n->size_bytes);

@@ -19,9 +19,36 @@ _Static_assert(CLEAR_OF_RPC(SC_E__MIN, SC_E__MAX), "core error range overlaps JS
 _Static_assert(CLEAR_OF_RPC(SC_STORE_E__MIN, SC_STORE_E__MAX),
                "store error range overlaps JSON-RPC codes");
 
+/* A cuda-mode error: 1009 with CUDA's number, name and text
+ * (docs/cuda-semantics.md §2).  The switch names every code so a new one
+ * must decide here whether it is a CUDA error on the wire. */
+int sc_cuda_rpc_error(sc_rpc_error *err, int rc)
+{
+    switch ((enum sc_cuda_error)rc) {
+    case SC_ECUDA_INVALID_VALUE:
+    case SC_ECUDA_ILLEGAL_STATE:
+    case SC_ECUDA_UNSUPPORTED:
+    case SC_ECUDA_INVALIDATED:
+    case SC_ECUDA_MERGE:
+    case SC_ECUDA_UNMATCHED:
+    case SC_ECUDA_UNJOINED:
+    case SC_ECUDA_ISOLATION:
+    case SC_ECUDA_IMPLICIT:
+    case SC_ECUDA_CAPTURED_EVENT:
+    case SC_ECUDA_WRONG_THREAD:
+        sc_rpc_fail(err, SC_RPC_CUDA, "%s", sc_cuda_error_string(rc));
+        err->cuda_error = sc_cuda_error_number(rc);
+        err->cuda_name = sc_cuda_error_name(rc);
+        return SC_RPC_CUDA;
+    }
+    return sc_core_rpc_error(err, rc, 0);
+}
+
 /* Map a core error to the protocol's code and its message (docs/semantics.md §8). */
 int sc_core_rpc_error(sc_rpc_error *err, int rc, uint32_t stream)
 {
+    if (sc_cuda_error_number(rc) != 0)
+        return sc_cuda_rpc_error(err, rc);
     int code = SC_RPC_INTERNAL_ERROR;
     switch ((enum sc_error)rc) {
     case SC_EALREADY:
@@ -44,9 +71,7 @@ int sc_core_rpc_error(sc_rpc_error *err, int rc, uint32_t stream)
         code = SC_RPC_INTERNAL_ERROR;
         break;
     }
-    err->code = code;
-    err->field = NULL;
-    err->what = NULL;
+    *err = (sc_rpc_error){.code = code};
     sc_error_message(rc, stream, err->message, sizeof(err->message));
     return code;
 }

@@ -22,7 +22,7 @@ static int capture_fail(sc_req *r, int rc, uint32_t stream)
  * The session named by params.session, owned by the caller.  Permission is
  * checked before any other parameter so a denied call changes nothing.
  */
-static sc_session *get_session(sc_req *r)
+sc_session *sc_req_session(sc_req *r)
 {
     uint64_t id;
     if (sc_param_id(r->params, "session", &id, &r->err) != 0)
@@ -40,6 +40,11 @@ static sc_session *get_session(sc_req *r)
     return s;
 }
 
+static sc_session *get_session(sc_req *r)
+{
+    return sc_req_session(r);
+}
+
 static int get_stream(sc_req *r, uint32_t *stream)
 {
     return sc_param_u32(r->params, "stream", stream, &r->err) == 0 ? 0 : -1;
@@ -54,6 +59,13 @@ static int check_node_limit(sc_req *r, const sc_session *s)
     return -1;
 }
 
+/* Nodes a session holds: the default mode's capture, or cuda mode's
+ * captures not yet ended. */
+static uint32_t live_nodes(const sc_session *s)
+{
+    return s->cu ? s->cuda_nodes : sc_capture_node_count(s->cap);
+}
+
 /* ------------------------------------------------------- session.* */
 
 typedef struct open_ctx {
@@ -63,6 +75,7 @@ typedef struct open_ctx {
     uint32_t uid;
     int64_t pid;
     int64_t opened_ms;
+    bool cuda;
 } open_ctx;
 
 static void session_opened(void *arg, const sc_store_result *res)
@@ -79,8 +92,10 @@ static void session_opened(void *arg, const sc_store_result *res)
         goto out;
     }
     sc_session *s = calloc(1, sizeof(*s));
-    if (!s || sc_capture_create(&s->cap) != 0) {
-        free(s);
+    if (!s || (o->cuda ? sc_cuda_create(&s->cu) : sc_capture_create(&s->cap)) != 0) {
+        if (s)
+            sc_session_free(s);
+        s = NULL;
         sc_store_log_end(d->store, res->id, "failed", 0, sc_now_ms(), sc_log_update_ignore, d);
         sc_rpc_fail(&err, SC_RPC_INTERNAL_ERROR, "out of memory");
         sc_async_error(&o->a, &err);
@@ -122,8 +137,18 @@ int sc_h_session_open(sc_req *r)
 {
     const char *label = NULL;
     size_t label_len = 0;
-    if (sc_param_opt_string(r->params, "label", &label, &label_len, &r->err) != 0)
+    const char *sem = "oxicuda";
+    size_t sem_len = 7;
+    if (sc_param_opt_string(r->params, "label", &label, &label_len, &r->err) != 0 ||
+        sc_param_opt_string(r->params, "semantics", &sem, &sem_len, &r->err) != 0)
         return H_ERROR;
+    bool cuda = sem_len == 4 && memcmp(sem, "cuda", 4) == 0;
+    if (!cuda && !(sem_len == 7 && memcmp(sem, "oxicuda", 7) == 0)) {
+        sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
+                    "invalid params: 'semantics' must be one of oxicuda, cuda");
+        r->err.field = "semantics";
+        return H_ERROR;
+    }
     sc_daemon *d = r->d;
     if (d->sessions.count + d->opening_sessions >= d->cfg.max_sessions) {
         sc_rpc_fail(&r->err, SC_RPC_LIMIT, "session limit reached (%u sessions)",
@@ -141,8 +166,9 @@ int sc_h_session_open(sc_req *r)
     o->uid = (uint32_t)r->c->uid;
     o->pid = r->c->pid;
     o->opened_ms = sc_now_ms();
-    if (sc_store_log_open(d->store, o->uid, o->pid, o->label, o->label_len, o->opened_ms,
-                          session_opened, o) != 0) {
+    o->cuda = cuda;
+    if (sc_store_log_open_as(d->store, cuda ? "cuda" : "oxicuda", o->uid, o->pid, o->label,
+                             o->label_len, o->opened_ms, session_opened, o) != 0) {
         free(o->label);
         free(o);
         return sc_req_store_unavailable(r);
@@ -200,7 +226,9 @@ int sc_h_session_close(sc_req *r)
     end_ctx *e = calloc(1, sizeof(*e));
     if (!e)
         return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
-    uint32_t nodes = sc_capture_node_count(s->cap);
+    uint32_t nodes = live_nodes(s);
+    /* Queued first, the discarded captures' rows commit before the reply. */
+    sc_cuda_session_end_detached(r->d, s);
     if (sc_store_log_end(r->d->store, (int64_t)s->id, "closed", nodes, sc_now_ms(), session_logged,
                          e) != 0) {
         free(e);
@@ -217,6 +245,8 @@ int sc_h_session_info(sc_req *r)
     sc_session *s = get_session(r);
     if (!s)
         return H_ERROR;
+    if (s->cu)
+        return sc_cuda_h_session_info(r, s);
     sc_buf *b = sc_req_result_begin(r);
     bool first, first_st;
     sc_json_obj_begin(b, &first);
@@ -262,9 +292,8 @@ static void session_entry(sc_buf *b, const sc_session *s)
     sc_json_member_u64(b, &first, "owner_uid", s->uid);
     sc_json_member_i64(b, &first, "owner_pid", s->pid);
     sc_json_member_time_ms(b, &first, "opened_at", s->opened_ms);
-    /* The only capture semantics so far; a second mode will name itself. */
-    sc_json_member_cstr(b, &first, "semantics", "oxicuda");
-    sc_json_member_u64(b, &first, "node_count", sc_capture_node_count(s->cap));
+    sc_json_member_cstr(b, &first, "semantics", s->cu ? "cuda" : "oxicuda");
+    sc_json_member_u64(b, &first, "node_count", live_nodes(s));
     sc_json_obj_end(b);
 }
 
@@ -310,6 +339,8 @@ int sc_h_capture_begin(sc_req *r)
 {
     uint32_t stream;
     sc_session *s = get_session(r);
+    if (s && s->cu)
+        return sc_cuda_h_capture_begin(r, s);
     if (!s || get_stream(r, &stream) != 0)
         return H_ERROR;
     int rc = sc_capture_begin(s->cap, stream);
@@ -322,6 +353,8 @@ int sc_h_capture_record_kernel(sc_req *r)
     const char *name;
     size_t len;
     sc_session *s = get_session(r);
+    if (s && s->cu)
+        return sc_cuda_h_record(r, s, SC_KIND_KERNEL);
     if (!s || get_stream(r, &stream) != 0 ||
         sc_param_string(r->params, "function_name", &name, &len, &r->err) != 0 ||
         sc_param_u32(r->params, "num_blocks", &blocks, &r->err) != 0 ||
@@ -359,6 +392,8 @@ int sc_h_capture_record_memcpy(sc_req *r)
     const char *name;
     size_t len;
     sc_session *s = get_session(r);
+    if (s && s->cu)
+        return sc_cuda_h_record(r, s, SC_KIND_MEMCPY);
     if (!s || get_stream(r, &stream) != 0 ||
         sc_param_string(r->params, "name", &name, &len, &r->err) != 0 || get_dir(r, &dir) != 0 ||
         sc_param_u64(r->params, "size_bytes", SC_JSON_MAX_EXACT, &size, &r->err) != 0)
@@ -384,6 +419,8 @@ int sc_h_capture_record_memset(sc_req *r)
     const char *name;
     size_t len;
     sc_session *s = get_session(r);
+    if (s && s->cu)
+        return sc_cuda_h_record(r, s, SC_KIND_MEMSET);
     if (!s || get_stream(r, &stream) != 0 ||
         sc_param_string(r->params, "name", &name, &len, &r->err) != 0 ||
         sc_param_u64(r->params, "size_bytes", SC_JSON_MAX_EXACT, &size, &r->err) != 0 ||
@@ -399,6 +436,8 @@ int sc_h_capture_record_host_callback(sc_req *r)
     const char *label;
     size_t len;
     sc_session *s = get_session(r);
+    if (s && s->cu)
+        return sc_cuda_h_record(r, s, SC_KIND_HOST_CALLBACK);
     if (!s || get_stream(r, &stream) != 0 ||
         sc_param_string(r->params, "label", &label, &len, &r->err) != 0 ||
         check_node_limit(r, s) != 0)
@@ -411,6 +450,8 @@ static int event_op(sc_req *r, int (*op)(sc_capture *, uint32_t, uint32_t))
 {
     uint32_t stream, event;
     sc_session *s = get_session(r);
+    if (s && s->cu)
+        return sc_cuda_h_event(r, s, op == sc_capture_wait_event);
     if (!s || get_stream(r, &stream) != 0 || sc_param_u32(r->params, "event", &event, &r->err) != 0)
         return H_ERROR;
     int rc = op(s->cap, stream, event);
@@ -431,6 +472,8 @@ int sc_h_capture_status(sc_req *r)
 {
     uint32_t stream;
     sc_session *s = get_session(r);
+    if (s && s->cu)
+        return sc_cuda_h_capture_status(r, s);
     if (!s || get_stream(r, &stream) != 0)
         return H_ERROR;
     sc_buf *b = sc_req_result_begin(r);
@@ -446,6 +489,8 @@ int sc_h_capture_is_capturing(sc_req *r)
     sc_session *s = get_session(r);
     if (!s)
         return H_ERROR;
+    if (s->cu)
+        return sc_cuda_h_capture_is_capturing(r, s);
     sc_buf *b = sc_req_result_begin(r);
     bool first;
     sc_json_obj_begin(b, &first);
@@ -460,7 +505,7 @@ int sc_h_capture_node_count(sc_req *r)
     if (!s)
         return H_ERROR;
     sc_buf *b = sc_req_result_begin(r);
-    sc_json_obj_u64(b, "node_count", sc_capture_node_count(s->cap));
+    sc_json_obj_u64(b, "node_count", live_nodes(s));
     return sc_req_result_end(r, b);
 }
 
@@ -468,6 +513,8 @@ int sc_h_capture_invalidate(sc_req *r)
 {
     uint32_t stream;
     sc_session *s = get_session(r);
+    if (s && s->cu)
+        return sc_req_wrong_semantics(r, "capture.invalidate", "oxicuda");
     if (!s || get_stream(r, &stream) != 0)
         return H_ERROR;
     int rc = sc_capture_invalidate(s->cap, stream);
@@ -505,6 +552,8 @@ int sc_h_capture_end(sc_req *r)
 {
     uint32_t stream;
     sc_session *s = get_session(r);
+    if (s && s->cu)
+        return sc_cuda_h_capture_end(r, s);
     if (!s || get_stream(r, &stream) != 0)
         return H_ERROR;
     end_ctx *e = calloc(1, sizeof(*e));
@@ -544,7 +593,8 @@ void sc_sessions_sweep_idle(sc_daemon *d)
         sc_sessions_remove(&d->sessions, s);
         sc_log(d, SC_LOG_INFO, "session %llu abandoned after %us idle", (unsigned long long)s->id,
                d->cfg.session_idle_timeout_s);
-        sc_log_end_detached(d, s, "abandoned", sc_capture_node_count(s->cap));
+        sc_cuda_session_end_detached(d, s);
+        sc_log_end_detached(d, s, "abandoned", live_nodes(s));
         sc_session_free(s);
     }
 }
@@ -554,7 +604,8 @@ void sc_sessions_shutdown(sc_daemon *d)
     sc_session *s;
     while ((s = sc_sessions_oldest(&d->sessions))) {
         sc_sessions_remove(&d->sessions, s);
-        sc_log_end_detached(d, s, "shutdown", sc_capture_node_count(s->cap));
+        sc_cuda_session_end_detached(d, s);
+        sc_log_end_detached(d, s, "shutdown", live_nodes(s));
         sc_session_free(s);
     }
 }

@@ -323,6 +323,58 @@ int sc_h_graph_reachable(sc_req *r)
 
 /* ------------------------------------------------------- graph.get / export */
 
+static void write_dim3(sc_buf *b, bool *first, const char *key, uint32_t x, uint32_t y, uint32_t z)
+{
+    sc_json_key(b, first, key);
+    sc_buf_printf(b, "[%u,%u,%u]", (unsigned)x, (unsigned)y, (unsigned)z);
+}
+
+/* A node of a cuda-mode graph: every kind, and kernels with their 3-D shape. */
+static void write_cuda_node(sc_buf *b, uint32_t id, const sc_node *n)
+{
+    bool first;
+    sc_json_obj_begin(b, &first);
+    sc_json_member_u64(b, &first, "id", id);
+    sc_json_member_cstr(b, &first, "kind", sc_cuda_kind_name((int)n->kind));
+    sc_json_member_u64(b, &first, "stream", n->stream);
+    sc_json_member_str(b, &first, "name", n->name, n->name_len);
+    switch ((int)n->kind) {
+    case SC_KIND_KERNEL:
+        sc_json_member_str(b, &first, "function_name", n->name, n->name_len);
+        sc_json_member_u64(b, &first, "num_blocks", n->num_blocks);
+        sc_json_member_u64(b, &first, "threads_per_block", n->threads_per_block);
+        sc_json_member_u64(b, &first, "shared_mem", n->shared_mem);
+        write_dim3(b, &first, "grid", n->num_blocks, n->grid_y, n->grid_z);
+        write_dim3(b, &first, "block", n->threads_per_block, n->block_y, n->block_z);
+        break;
+    case SC_KIND_MEMCPY:
+        sc_json_member_cstr(b, &first, "dir", sc_cuda_dir_name((int)n->dir));
+        sc_json_member_u64(b, &first, "size_bytes", n->size_bytes);
+        if (n->dir == SC_DIR_PEER_TO_PEER) {
+            sc_json_member_u64(b, &first, "src_device", n->src_device);
+            sc_json_member_u64(b, &first, "dst_device", n->dst_device);
+        }
+        break;
+    case SC_KIND_MEMSET:
+        sc_json_member_u64(b, &first, "size_bytes", n->size_bytes);
+        sc_json_member_u64(b, &first, "value", n->value);
+        break;
+    case SC_KIND_HOST_CALLBACK:
+        sc_json_member_str(b, &first, "label", n->name, n->name_len);
+        break;
+    case SC_KIND_MEM_ALLOC:
+        sc_json_member_u64(b, &first, "size_bytes", n->size_bytes);
+        break;
+    case SC_KIND_EVENT_RECORD:
+    case SC_KIND_EVENT_WAIT:
+        sc_json_member_u64(b, &first, "event", n->event);
+        break;
+    default: /* mem_free, empty: the name says it all */
+        break;
+    }
+    sc_json_obj_end(b);
+}
+
 static void write_node(sc_buf *b, uint32_t id, const sc_node *n)
 {
     bool first;
@@ -365,6 +417,11 @@ static void write_meta_fields(sc_buf *b, bool *first, const sc_graph_meta *m)
     sc_json_member_time_ms(b, first, "created_at", m->created_ms);
     sc_json_member_u64(b, first, "owner_uid", m->owner_uid);
     sc_json_member_i64(b, first, "owner_pid", m->owner_pid);
+    /* Default-mode graphs read exactly as before the cuda mode existed. */
+    if (m->cuda) {
+        sc_json_member_cstr(b, first, "semantics", "cuda");
+        sc_json_member_u64(b, first, "capture", m->capture);
+    }
 }
 
 static void render_get(uv_work_t *w)
@@ -383,7 +440,11 @@ static void render_get(uv_work_t *w)
         sc_node node;
         if (i)
             sc_buf_putc(b, ',');
-        if (sc_graph_node(gr, i, &node) == 0)
+        if (sc_graph_node(gr, i, &node) != 0)
+            continue;
+        if (sg->meta.cuda)
+            write_cuda_node(b, i, &node);
+        else
             write_node(b, i, &node);
     }
     sc_buf_putc(b, ']');
@@ -640,6 +701,52 @@ int sc_h_graph_list(sc_req *r)
 static const char *const outcomes[] = {"open",      "completed", "failed", "closed",
                                        "abandoned", "shutdown",  "lost"};
 
+/* One ended capture of a cuda-mode session's log entry (spec §6). */
+static void write_log_capture(sc_buf *b, const sc_log_capture *c)
+{
+    bool first;
+    sc_json_obj_begin(b, &first);
+    sc_json_member_u64(b, &first, "capture", c->capture);
+    sc_json_member_u64(b, &first, "origin", c->origin);
+    sc_json_member_cstr(b, &first, "mode", c->mode);
+    sc_json_member_u64(b, &first, "thread", c->thread);
+    sc_json_member_cstr(b, &first, "outcome", c->outcome);
+    if (c->cuda_error) {
+        sc_json_member_i64(b, &first, "cuda_error", c->cuda_error);
+        const char *name = sc_cuda_error_name(sc_cuda_error_from_number(c->cuda_error));
+        if (name)
+            sc_json_member_cstr(b, &first, "cuda_name", name);
+    }
+    sc_json_member_u64(b, &first, "node_count", c->node_count);
+    sc_json_member_time_ms(b, &first, "ended_at", c->ended_ms);
+    if (c->graph > 0) {
+        sc_json_member_i64(b, &first, "graph", c->graph);
+        if (c->graph_deleted)
+            sc_json_member_time_ms(b, &first, "graph_deleted_at", c->graph_deleted_ms);
+    }
+    if (c->invalidated) {
+        bool f;
+        sc_json_key(b, &first, "invalidated_by");
+        sc_json_obj_begin(b, &f);
+        sc_json_member_cstr(b, &f, "method", c->inv_method);
+        sc_json_member_u64(b, &f, "stream", c->inv_stream);
+        if (c->inv_has_event)
+            sc_json_member_u64(b, &f, "event", c->inv_event);
+        sc_json_member_u64(b, &f, "thread", c->inv_thread);
+        if (c->inv_call)
+            sc_json_member_cstr(b, &f, "call", c->inv_call);
+        sc_json_member_i64(b, &f, "cuda_error", c->inv_error);
+        const char *name = sc_cuda_error_name(sc_cuda_error_from_number(c->inv_error));
+        const char *text = sc_cuda_error_string(sc_cuda_error_from_number(c->inv_error));
+        if (name)
+            sc_json_member_cstr(b, &f, "cuda_name", name);
+        if (text)
+            sc_json_member_cstr(b, &f, "message", text);
+        sc_json_obj_end(b);
+    }
+    sc_json_obj_end(b);
+}
+
 static void write_log_entry(sc_buf *b, bool *first, const sc_log_entry *e)
 {
     sc_json_member_i64(b, first, "session", e->session);
@@ -659,6 +766,18 @@ static void write_log_entry(sc_buf *b, bool *first, const sc_log_entry *e)
         if (e->graph_deleted)
             sc_json_member_time_ms(b, first, "graph_deleted_at", e->graph_deleted_ms);
     }
+    /* Default-mode entries read exactly as before the cuda mode existed. */
+    if (!e->cuda)
+        return;
+    sc_json_member_cstr(b, first, "semantics", "cuda");
+    sc_json_key(b, first, "captures");
+    sc_buf_putc(b, '[');
+    for (size_t i = 0; i < e->ncaptures; i++) {
+        if (i)
+            sc_buf_putc(b, ',');
+        write_log_capture(b, &e->captures[i]);
+    }
+    sc_buf_putc(b, ']');
 }
 
 static void log_listed(void *arg, int rc, sc_log_page *page, const char *errmsg)

@@ -19,6 +19,7 @@
 #include "sc_buf.h"
 #include "sc_cache.h"
 #include "sc_capture.h"
+#include "sc_cuda.h"
 #include "sc_frame.h"
 #include "sc_json.h"
 #include "sc_paths.h"
@@ -53,6 +54,15 @@ typedef struct sc_session sc_session;
 
 /* ---- sessions (sessions.c) ---- */
 
+/** The CUDA function a capture.host_call named, kept for the capture it
+ *  invalidated until that capture's row is written. */
+typedef struct sc_call_note {
+    struct sc_call_note *next;
+    uint32_t capture;
+    size_t len;
+    char name[]; /* NUL-terminated */
+} sc_call_note;
+
 /** A live capture session.  Lives in the daemon-wide table by id. */
 struct sc_session {
     uint64_t id;
@@ -60,7 +70,13 @@ struct sc_session {
     int64_t pid;
     char *label;
     size_t label_len;
-    sc_capture *cap;
+    sc_capture *cap; /* the default mode; NULL in cuda mode */
+    /* Cuda mode (docs/cuda-semantics.md), NULL in the default mode: the
+     * session lives on across captures; cuda_nodes counts the nodes of its
+     * captures not yet ended (the node limit), calls the notes above. */
+    sc_cuda *cu;
+    uint32_t cuda_nodes;
+    sc_call_note *calls;
     int64_t opened_ms;     /* Unix time of session.open, as its log row has it */
     uint64_t last_used_ms; /* loop time of the last request that named it */
     sc_session *hash_next;

@@ -57,6 +57,29 @@ typedef struct sc_async {
 SC_METHODS(SC_X_HANDLER_DECL)
 #undef SC_X_HANDLER_DECL
 
+/* live.c */
+/** The session named by params.session, checked against the caller and
+ *  marked used; NULL with r->err set (-32602, 1001, 1005). */
+sc_session *sc_req_session(sc_req *r);
+
+/* cuda_methods.c: the cuda-mode forms of the methods both modes have, for a
+ * session `s` found by sc_req_session() with s->cu set. */
+int sc_cuda_h_capture_begin(sc_req *r, sc_session *s);
+/** capture.record_kernel, _memcpy, _memset, _host_callback by their kind. */
+int sc_cuda_h_record(sc_req *r, sc_session *s, sc_node_kind kind);
+/** capture.record_event (wait false) and capture.wait_event. */
+int sc_cuda_h_event(sc_req *r, sc_session *s, bool wait);
+int sc_cuda_h_capture_status(sc_req *r, sc_session *s);
+int sc_cuda_h_capture_is_capturing(sc_req *r, sc_session *s);
+int sc_cuda_h_session_info(sc_req *r, sc_session *s);
+int sc_cuda_h_capture_end(sc_req *r, sc_session *s);
+/** Discard the captures of a cuda-mode session that is ending and queue
+ *  their capture rows without waiting (no-op in the default mode). */
+void sc_cuda_session_end_detached(sc_daemon *d, sc_session *s);
+/** -32602 (data.field "session"): "method M needs a session opened with
+ *  semantics S".  Returns H_ERROR. */
+int sc_req_wrong_semantics(sc_req *r, const char *method, const char *semantics);
+
 /* Synchronous replies: begin, write the result value, end (returns H_DONE). */
 sc_buf *sc_req_result_begin(sc_req *r);
 int sc_req_result_end(sc_req *r, sc_buf *b);
@@ -79,6 +102,10 @@ int sc_store_rpc_error(sc_rpc_error *err, int rc, const char *errmsg);
 /** Map a core error raised on `stream` to the protocol's code and the
  *  message of docs/semantics.md §8; returns the code. */
 int sc_core_rpc_error(sc_rpc_error *err, int rc, uint32_t stream);
+/** Map a cuda-mode core error (enum sc_cuda_error) to 1009 with
+ *  data.cuda_error, data.cuda_name and CUDA's text as the message; any
+ *  other code as sc_core_rpc_error does.  Returns the code. */
+int sc_cuda_rpc_error(sc_rpc_error *err, int rc);
 /** Root reads everything; everyone else only their own uid's rows. */
 bool sc_may_access(const sc_conn *c, uint32_t owner_uid);
 /** True when the caller may read every uid's rows (root): lists unfiltered. */

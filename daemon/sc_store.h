@@ -117,6 +117,11 @@ void sc_store_close(sc_store *st);
  */
 int sc_store_log_open(sc_store *st, uint32_t uid, int64_t pid, const char *label, size_t label_len,
                       int64_t opened_ms, sc_store_done_fn done, void *arg);
+/** sc_store_log_open for a session of the given semantics: "oxicuda" (what
+ *  sc_store_log_open writes) or "cuda"; anything else is SC_STORE_EINVAL. */
+int sc_store_log_open_as(sc_store *st, const char *semantics, uint32_t uid, int64_t pid,
+                         const char *label, size_t label_len, int64_t opened_ms,
+                         sc_store_done_fn done, void *arg);
 /**
  * Finish a session's log row: outcome is "failed", "closed", "abandoned" or
  * "shutdown" (anything else is SC_STORE_EINVAL); node_count and ended time
@@ -137,6 +142,42 @@ int sc_store_commit_graph(sc_store *st, int64_t session, const sc_graph *g, uint
                           int64_t pid, const char *label, size_t label_len, int64_t created_ms,
                           sc_store_done_fn done, void *arg);
 
+/**
+ * One ended capture of a cuda-mode session (docs/cuda-semantics.md §6), as
+ * its `captures` row holds it.  Strings are static wire words, except
+ * inv_call, which must stay valid until the job's `done` runs.
+ */
+typedef struct sc_store_capture {
+    uint32_t capture;
+    uint32_t origin;
+    const char *mode; /* global, thread_local, relaxed */
+    uint32_t thread;
+    const char *outcome; /* completed, failed, discarded */
+    int cuda_error;      /* failed: CUDA's number */
+    uint32_t node_count;
+    /* The first call that invalidated it; inv_method NULL when none did. */
+    const char *inv_method; /* "capture.host_call", ... */
+    uint32_t inv_stream;
+    bool inv_has_event;
+    uint32_t inv_event;
+    uint32_t inv_thread;
+    const char *inv_call; /* the CUDA function named by capture.host_call, or NULL */
+    size_t inv_call_len;
+    int inv_error; /* CUDA's number */
+} sc_store_capture;
+
+/**
+ * Write a capture row, and for a completed capture its sealed graph `g`
+ * (semantics cuda, the capture's id) in the same transaction; the
+ * session's log row stays as it is and must be `open` (else
+ * SC_STORE_ENOTFOUND, nothing stored).  `g` is NULL unless outcome is
+ * completed.  res->id is the new graph id (0 without a graph).  `cap` is
+ * copied; `g`, `label` and cap->inv_call must stay valid until `done` runs.
+ */
+int sc_store_commit_capture(sc_store *st, int64_t session, const sc_store_capture *cap,
+                            const sc_graph *g, uint32_t uid, int64_t pid, const char *label,
+                            size_t label_len, int64_t ended_ms, sc_store_done_fn done, void *arg);
+
 /** What graph.get / graph.list report about a stored graph. */
 typedef struct sc_graph_meta {
     int64_t graph;
@@ -149,6 +190,8 @@ typedef struct sc_graph_meta {
     uint32_t node_count;
     uint64_t edge_count;
     uint32_t stream_count;
+    bool cuda;        /* made by a cuda-mode session ... */
+    uint32_t capture; /* ... in this capture of it (0 otherwise) */
 } sc_graph_meta;
 
 typedef struct sc_stored_graph {
@@ -258,6 +301,29 @@ typedef struct sc_log_query {
                                  abandoned, shutdown or lost */
 } sc_log_query;
 
+/** One row of the captures table: an ended capture of a cuda-mode session. */
+typedef struct sc_log_capture {
+    uint32_t capture;
+    uint32_t origin;
+    char mode[16]; /* global, thread_local, relaxed */
+    uint32_t thread;
+    char outcome[12]; /* completed, failed, discarded */
+    int cuda_error;   /* failed: CUDA's number, else 0 */
+    uint32_t node_count;
+    int64_t ended_ms;
+    int64_t graph; /* completed: the stored graph, else 0 */
+    bool graph_deleted;
+    int64_t graph_deleted_ms;
+    bool invalidated; /* the inv_* members are set */
+    char inv_method[40];
+    uint32_t inv_stream;
+    bool inv_has_event;
+    uint32_t inv_event;
+    uint32_t inv_thread;
+    char *inv_call; /* owned by the page; NULL when the call named none */
+    int inv_error;  /* CUDA's number */
+} sc_log_capture;
+
 /** One capture log row.  Open sessions have node_count 0 (the live count
  * is the session's, not the log's) and no end. */
 typedef struct sc_log_entry {
@@ -274,6 +340,9 @@ typedef struct sc_log_entry {
     int64_t graph;      /* the stored graph (completed rows), else 0 */
     bool graph_deleted; /* graph.delete removed it; `graph` keeps the old id */
     int64_t graph_deleted_ms;
+    bool cuda;                /* a cuda-mode session: its ended captures follow */
+    sc_log_capture *captures; /* ncaptures rows by capture id, owned by the page */
+    size_t ncaptures;
 } sc_log_entry;
 
 typedef struct sc_log_page {

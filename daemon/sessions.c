@@ -28,6 +28,12 @@ void sc_session_free(sc_session *s)
     if (!s)
         return;
     sc_capture_destroy(s->cap);
+    sc_cuda_destroy(s->cu);
+    while (s->calls) {
+        sc_call_note *next = s->calls->next;
+        free(s->calls);
+        s->calls = next;
+    }
     free(s->label);
     free(s);
 }

@@ -105,7 +105,8 @@ static void deliver(sc_store *st)
 
     while (j) {
         store_job *next = j->next;
-        if (j->type == JOB_COMMIT_GRAPH && j->rc == 0)
+        if ((j->type == JOB_COMMIT_GRAPH || (j->type == JOB_COMMIT_CAPTURE && j->u.commit.g)) &&
+            j->rc == 0)
             st->graph_count++;
         if (j->type == JOB_DELETE_GRAPH && j->rc == 0)
             st->graph_count--;
@@ -173,7 +174,20 @@ static store_job *job_new(sc_store *st, enum store_job_type type, size_t extra,
 int sc_store_log_open(sc_store *st, uint32_t uid, int64_t pid, const char *label, size_t label_len,
                       int64_t opened_ms, sc_store_done_fn done, void *arg)
 {
+    return sc_store_log_open_as(st, "oxicuda", uid, pid, label, label_len, opened_ms, done, arg);
+}
+
+int sc_store_log_open_as(sc_store *st, const char *semantics, uint32_t uid, int64_t pid,
+                         const char *label, size_t label_len, int64_t opened_ms,
+                         sc_store_done_fn done, void *arg)
+{
     int rc;
+    const char *word = !semantics                          ? NULL
+                       : strcmp(semantics, "oxicuda") == 0 ? "oxicuda"
+                       : strcmp(semantics, "cuda") == 0    ? "cuda"
+                                                           : NULL;
+    if (!word)
+        return SC_STORE_EINVAL;
     if (!label)
         label_len = 0;
     if (label_len > SIZE_MAX / 2)
@@ -190,6 +204,7 @@ int sc_store_log_open(sc_store *st, uint32_t uid, int64_t pid, const char *label
     j->u.open.label = copy;
     j->u.open.label_len = label_len;
     j->u.open.opened_ms = opened_ms;
+    j->u.open.semantics = word;
     return submit(st, j);
 }
 
@@ -237,6 +252,32 @@ int sc_store_commit_graph(sc_store *st, int64_t session, const sc_graph *g, uint
     j->u.commit.label = label;
     j->u.commit.label_len = label ? label_len : 0;
     j->u.commit.created_ms = created_ms;
+    return submit(st, j);
+}
+
+int sc_store_commit_capture(sc_store *st, int64_t session, const sc_store_capture *cap,
+                            const sc_graph *g, uint32_t uid, int64_t pid, const char *label,
+                            size_t label_len, int64_t ended_ms, sc_store_done_fn done, void *arg)
+{
+    if (!cap || !cap->mode || !cap->outcome)
+        return SC_STORE_EINVAL;
+    bool completed = strcmp(cap->outcome, "completed") == 0;
+    if (completed != (g != NULL) || (g && !sc_graph_is_sealed(g)) ||
+        (!completed && strcmp(cap->outcome, "failed") != 0 &&
+         strcmp(cap->outcome, "discarded") != 0))
+        return SC_STORE_EINVAL;
+    int rc;
+    store_job *j = job_new(st, JOB_COMMIT_CAPTURE, 0, done, arg, &rc);
+    if (!j)
+        return rc;
+    j->u.commit.session = session;
+    j->u.commit.g = g;
+    j->u.commit.uid = uid;
+    j->u.commit.pid = pid;
+    j->u.commit.label = label;
+    j->u.commit.label_len = label ? label_len : 0;
+    j->u.commit.created_ms = ended_ms;
+    j->u.commit.cap = *cap;
     return submit(st, j);
 }
 

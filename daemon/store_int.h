@@ -25,7 +25,13 @@
 
 #include "sc_store.h"
 
-enum store_job_type { JOB_LOG_OPEN, JOB_LOG_END, JOB_COMMIT_GRAPH, JOB_DELETE_GRAPH };
+enum store_job_type {
+    JOB_LOG_OPEN,
+    JOB_LOG_END,
+    JOB_COMMIT_GRAPH,
+    JOB_DELETE_GRAPH,
+    JOB_COMMIT_CAPTURE
+};
 
 /* One queued write.  Results are filled by the writer thread and read by
  * the loop thread after the hand-over under sc_store.mu. */
@@ -44,6 +50,7 @@ typedef struct store_job {
             const char *label; /* points at the job's own copy */
             size_t label_len;
             int64_t opened_ms;
+            const char *semantics; /* static wire word */
         } open;
         struct {
             int64_t session;
@@ -59,6 +66,8 @@ typedef struct store_job {
             const char *label;
             size_t label_len;
             int64_t created_ms;
+            /* JOB_COMMIT_CAPTURE: the capture row (g NULL without a graph) */
+            sc_store_capture cap;
         } commit;
         struct {
             int64_t graph;
@@ -87,6 +96,9 @@ typedef struct store_writer {
     sqlite3_stmt *nodes_delete;
     sqlite3_stmt *graph_delete;
     sqlite3_stmt *log_graph_deleted;
+    sqlite3_stmt *graph_insert_cuda;
+    sqlite3_stmt *capture_insert;
+    sqlite3_stmt *capture_graph_deleted;
     const char *why; /* set when a job fails for a reason SQLite does not know */
 } store_writer;
 

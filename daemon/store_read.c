@@ -38,6 +38,7 @@ struct store_reader {
     sqlite3_stmt *nodes;
     sqlite3_stmt *edges;
     sqlite3_stmt *index_row;
+    sqlite3_stmt *captures;
     /* Prepared on first use: most connections never list. */
     sqlite3_stmt *graphs[STORE_GRAPHS_VARIANTS];
     sqlite3_stmt *log[STORE_LOG_VARIANTS];
@@ -93,7 +94,7 @@ typedef struct log_req {
 
 #define GRAPH_COLUMNS                                                                              \
     "graph, session, label, created_at, owner_uid, owner_pid, node_count, edge_count,"             \
-    " stream_count"
+    " stream_count, semantics, capture"
 
 static void reader_close(store_reader *r)
 {
@@ -105,6 +106,7 @@ static void reader_close(store_reader *r)
     sqlite3_finalize(r->nodes);
     sqlite3_finalize(r->edges);
     sqlite3_finalize(r->index_row);
+    sqlite3_finalize(r->captures);
     for (int i = 0; i < STORE_GRAPHS_VARIANTS; i++)
         sqlite3_finalize(r->graphs[i]);
     for (int i = 0; i < STORE_LOG_VARIANTS; i++)
@@ -138,8 +140,8 @@ static store_reader *reader_open(const sc_store *st, char *errbuf, size_t len)
     if (rc == SQLITE_OK)
         rc = sql_prepare(r->db,
                          "SELECT id, kind, stream, name, num_blocks, threads_per_block, shared_mem,"
-                         " dir, size_bytes, src_device, dst_device, value"
-                         " FROM nodes WHERE graph = ?1 ORDER BY id",
+                         " dir, size_bytes, src_device, dst_device, value, grid_y, grid_z,"
+                         " block_y, block_z, event FROM nodes WHERE graph = ?1 ORDER BY id",
                          &r->nodes);
     if (rc == SQLITE_OK)
         rc = sql_prepare(r->db, "SELECT src, dst FROM edges WHERE graph = ?1 ORDER BY src, dst",
@@ -150,6 +152,13 @@ static store_reader *reader_open(const sc_store *st, char *errbuf, size_t len)
                          "SELECT node_count, edge_count, length(streams), length(edges)"
                          " FROM graph_index WHERE graph = ?1",
                          &r->index_row);
+    if (rc == SQLITE_OK)
+        rc = sql_prepare(r->db,
+                         "SELECT capture, origin, mode, thread, outcome, cuda_error, node_count,"
+                         " ended_at, graph, graph_deleted_at, inv_method, inv_stream, inv_event,"
+                         " inv_thread, inv_call, inv_error FROM captures WHERE session = ?1"
+                         " ORDER BY capture",
+                         &r->captures);
     if (rc != SQLITE_OK) {
         snprintf(errbuf, len, "opening reader: %s",
                  r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc));
@@ -262,6 +271,9 @@ static int row_to_meta(store_read_req *q, sqlite3_stmt *s, sc_graph_meta *m)
     m->node_count = col_u32(s, 6);
     m->edge_count = (uint64_t)sqlite3_column_int64(s, 7);
     m->stream_count = col_u32(s, 8);
+    const char *sem = (const char *)sqlite3_column_text(s, 9);
+    m->cuda = sem && strcmp(sem, "cuda") == 0;
+    m->capture = col_u32(s, 10);
     if (time_column(s, 3, false, &m->created_ms) != 0)
         return set_err(q, SC_STORE_EIO, "stored graph has a malformed created_at");
     if (!(m->label = dup_column(s, 2, &m->label_len)))
@@ -295,7 +307,7 @@ static bool row_to_node(sqlite3_stmt *s, sc_node *n)
 {
     memset(n, 0, sizeof *n);
     const char *kind = (const char *)sqlite3_column_text(s, 1);
-    if (!kind || sc_node_kind_parse(kind, (size_t)sqlite3_column_bytes(s, 1), &n->kind) != 0)
+    if (!kind || sc_cuda_kind_parse(kind, (size_t)sqlite3_column_bytes(s, 1), &n->kind) != 0)
         return false;
     n->stream = col_u32(s, 2);
     n->name = (const char *)sqlite3_column_text(s, 3);
@@ -306,12 +318,19 @@ static bool row_to_node(sqlite3_stmt *s, sc_node *n)
     n->threads_per_block = col_u32(s, 5);
     n->shared_mem = col_u32(s, 6);
     const char *dir = (const char *)sqlite3_column_text(s, 7);
-    if (dir && sc_memcpy_dir_parse(dir, (size_t)sqlite3_column_bytes(s, 7), &n->dir) != 0)
+    if (dir && sc_cuda_dir_parse(dir, (size_t)sqlite3_column_bytes(s, 7), &n->dir) != 0)
         return false;
     n->size_bytes = (uint64_t)sqlite3_column_int64(s, 8);
     n->src_device = col_u32(s, 9);
     n->dst_device = col_u32(s, 10);
     n->value = (uint8_t)sqlite3_column_int64(s, 11);
+    /* NULL extents (1-D launches, version-1 rows) read as 0, which the
+     * graph reads as 1. */
+    n->grid_y = col_u32(s, 12);
+    n->grid_z = col_u32(s, 13);
+    n->block_y = col_u32(s, 14);
+    n->block_z = col_u32(s, 15);
+    n->event = col_u32(s, 16);
     return true;
 }
 
@@ -595,7 +614,7 @@ void store_log_sql(int variant, char *buf, size_t len)
         cond[n++] = "outcome = ?4";
     snprintf(buf, len,
              "SELECT session, label, owner_uid, owner_pid, opened_at, ended_at, outcome,"
-             " node_count, graph, graph_deleted_at FROM capture_log%s%s%s%s%s%s"
+             " node_count, graph, graph_deleted_at, semantics FROM capture_log%s%s%s%s%s%s"
              " ORDER BY opened_at DESC, session DESC LIMIT ?5",
              n > 0 ? " WHERE " : "", n > 0 ? cond[0] : "", n > 1 ? " AND " : "",
              n > 1 ? cond[1] : "", n > 2 ? " AND " : "", n > 2 ? cond[2] : "");
@@ -741,10 +760,85 @@ static int take_log(store_read_req *base, sqlite3_stmt *s)
         return bad_log_row(base, e->session);
     e->has_ended = ended == 0;
     e->graph_deleted = deleted == 0;
+    const char *sem = (const char *)sqlite3_column_text(s, 10);
+    e->cuda = sem && strcmp(sem, "cuda") == 0;
     memcpy(e->outcome, outcome, outcome_len + 1);
     if (!(e->label = dup_column(s, 1, &e->label_len)))
         return fail_nomem(base);
     p->count++;
+    return 0;
+}
+
+/* Copy a text column into a fixed buffer; false when absent or too long. */
+static bool text_into(sqlite3_stmt *s, int col, char *buf, size_t cap)
+{
+    const char *t = (const char *)sqlite3_column_text(s, col);
+    size_t n = (size_t)sqlite3_column_bytes(s, col);
+    if (!t || n >= cap)
+        return false;
+    memcpy(buf, t, n + 1);
+    return true;
+}
+
+/* One captures row into *c: 0 or the store code set in q. */
+static int row_to_capture(store_read_req *q, sqlite3_stmt *s, int64_t session, sc_log_capture *c)
+{
+    memset(c, 0, sizeof *c);
+    c->capture = col_u32(s, 0);
+    c->origin = col_u32(s, 1);
+    c->thread = col_u32(s, 3);
+    c->cuda_error = (int)sqlite3_column_int64(s, 5);
+    c->node_count = col_u32(s, 6);
+    c->graph = sqlite3_column_int64(s, 8);
+    int deleted = time_column(s, 9, true, &c->graph_deleted_ms);
+    if (!text_into(s, 2, c->mode, sizeof c->mode) ||
+        !text_into(s, 4, c->outcome, sizeof c->outcome) ||
+        time_column(s, 7, false, &c->ended_ms) != 0 || deleted < 0)
+        return bad_log_row(q, session);
+    c->graph_deleted = deleted == 0;
+    c->invalidated = sqlite3_column_type(s, 10) != SQLITE_NULL;
+    if (!c->invalidated)
+        return 0;
+    if (!text_into(s, 10, c->inv_method, sizeof c->inv_method))
+        return bad_log_row(q, session);
+    c->inv_stream = col_u32(s, 11);
+    c->inv_has_event = sqlite3_column_type(s, 12) != SQLITE_NULL;
+    c->inv_event = col_u32(s, 12);
+    c->inv_thread = col_u32(s, 13);
+    c->inv_error = (int)sqlite3_column_int64(s, 15);
+    if (sqlite3_column_type(s, 14) != SQLITE_NULL) {
+        size_t len;
+        if (!(c->inv_call = dup_column(s, 14, &len)))
+            return fail_nomem(q);
+    }
+    return 0;
+}
+
+/* The captures rows of every cuda-mode session of the page. */
+static int read_captures(store_reader *r, store_read_req *base, sc_log_page *p)
+{
+    sqlite3_stmt *s = r->captures;
+    for (size_t i = 0; i < p->count; i++) {
+        sc_log_entry *e = &p->entries[i];
+        if (!e->cuda)
+            continue;
+        sqlite3_bind_int64(s, 1, e->session);
+        size_t cap = 0;
+        int sqlrc, rc = 0;
+        while (rc == 0 && (sqlrc = sqlite3_step(s)) == SQLITE_ROW) {
+            if (!grow((void **)&e->captures, e->ncaptures, &cap, UINT32_MAX, sizeof *e->captures))
+                rc = fail_nomem(base);
+            else if ((rc = row_to_capture(base, s, e->session, &e->captures[e->ncaptures])) == 0)
+                e->ncaptures++;
+            else
+                free(e->captures[e->ncaptures].inv_call);
+        }
+        if (rc == 0 && sqlrc != SQLITE_DONE)
+            rc = fail_db(r, base);
+        sqlite3_reset(s);
+        if (rc != 0)
+            return rc;
+    }
     return 0;
 }
 
@@ -776,7 +870,7 @@ static void log_run(store_reader *r, store_read_req *base)
     bool more;
     int rc = read_page(r, base, s, lq->limit, take_log, &more);
     sqlite3_clear_bindings(s);
-    if (rc != 0)
+    if (rc != 0 || read_captures(r, base, q->page) != 0)
         return;
     sc_log_page *p = q->page;
     p->has_more = more && p->count > 0;
@@ -818,8 +912,13 @@ void sc_log_page_free(sc_log_page *page)
 {
     if (!page)
         return;
-    for (size_t i = 0; i < page->count; i++)
-        free(page->entries[i].label);
+    for (size_t i = 0; i < page->count; i++) {
+        sc_log_entry *e = &page->entries[i];
+        free(e->label);
+        for (size_t k = 0; k < e->ncaptures; k++)
+            free(e->captures[k].inv_call);
+        free(e->captures);
+    }
     free(page->entries);
     free(page);
 }

@@ -29,6 +29,11 @@ enum {
     NODE_SRC_DEV,
     NODE_DST_DEV,
     NODE_VALUE,
+    NODE_GRID_Y,
+    NODE_GRID_Z,
+    NODE_BLOCK_Y,
+    NODE_BLOCK_Z,
+    NODE_EVENT,
     NODE_GRAPH
 };
 enum { EDGE_SRC, EDGE_DST, EDGE_GRAPH };
@@ -59,7 +64,8 @@ static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
     int rc = sqlite3_declare_vtab(
         db, edges ? "CREATE TABLE x(src, dst, graph HIDDEN)"
                   : "CREATE TABLE x(id, kind, stream, name, num_blocks, threads_per_block,"
-                    " shared_mem, dir, size_bytes, src_device, dst_device, value, graph HIDDEN)");
+                    " shared_mem, dir, size_bytes, src_device, dst_device, value, grid_y,"
+                    " grid_z, block_y, block_z, event, graph HIDDEN)");
     if (rc != SQLITE_OK)
         return rc;
     rows_vtab *v = sqlite3_malloc(sizeof *v);
@@ -191,12 +197,16 @@ static void node_column(const sc_node *n, uint32_t id, sqlite3_context *ctx, int
 {
     bool kernel = n->kind == SC_KIND_KERNEL, memcpy_ = n->kind == SC_KIND_MEMCPY;
     bool p2p = memcpy_ && n->dir == SC_DIR_PEER_TO_PEER;
+    /* A 1-D launch keeps NULL extents, as every version-1 row has. */
+    bool shaped = kernel && (n->grid_y > 1 || n->grid_z > 1 || n->block_y > 1 || n->block_z > 1);
+    bool event = n->kind == (sc_node_kind)SC_KIND_EVENT_RECORD ||
+                 n->kind == (sc_node_kind)SC_KIND_EVENT_WAIT;
     switch (col) {
     case NODE_ID:
         sqlite3_result_int64(ctx, id);
         break;
     case NODE_KIND:
-        sqlite3_result_text(ctx, sc_node_kind_name(n->kind), -1, SQLITE_STATIC);
+        sqlite3_result_text(ctx, sc_cuda_kind_name((int)n->kind), -1, SQLITE_STATIC);
         break;
     case NODE_STREAM:
         sqlite3_result_int64(ctx, n->stream);
@@ -219,10 +229,10 @@ static void node_column(const sc_node *n, uint32_t id, sqlite3_context *ctx, int
         break;
     case NODE_DIR:
         if (memcpy_)
-            sqlite3_result_text(ctx, sc_memcpy_dir_name(n->dir), -1, SQLITE_STATIC);
+            sqlite3_result_text(ctx, sc_cuda_dir_name((int)n->dir), -1, SQLITE_STATIC);
         break;
     case NODE_SIZE:
-        if (memcpy_ || n->kind == SC_KIND_MEMSET)
+        if (memcpy_ || n->kind == SC_KIND_MEMSET || n->kind == (sc_node_kind)SC_KIND_MEM_ALLOC)
             sqlite3_result_int64(ctx, (sqlite3_int64)n->size_bytes);
         break;
     case NODE_SRC_DEV:
@@ -236,6 +246,26 @@ static void node_column(const sc_node *n, uint32_t id, sqlite3_context *ctx, int
     case NODE_VALUE:
         if (n->kind == SC_KIND_MEMSET)
             sqlite3_result_int64(ctx, n->value);
+        break;
+    case NODE_GRID_Y:
+        if (shaped)
+            sqlite3_result_int64(ctx, n->grid_y);
+        break;
+    case NODE_GRID_Z:
+        if (shaped)
+            sqlite3_result_int64(ctx, n->grid_z);
+        break;
+    case NODE_BLOCK_Y:
+        if (shaped)
+            sqlite3_result_int64(ctx, n->block_y);
+        break;
+    case NODE_BLOCK_Z:
+        if (shaped)
+            sqlite3_result_int64(ctx, n->block_z);
+        break;
+    case NODE_EVENT:
+        if (event)
+            sqlite3_result_int64(ctx, n->event);
         break;
     default:
         break;

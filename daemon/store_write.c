@@ -38,7 +38,8 @@ static const struct {
     {offsetof(store_writer, commit), "COMMIT"},
     {offsetof(store_writer, rollback), "ROLLBACK"},
     {offsetof(store_writer, log_insert),
-     "INSERT INTO capture_log (label, owner_uid, owner_pid, opened_at) VALUES (?1, ?2, ?3, ?4)"},
+     "INSERT INTO capture_log (label, owner_uid, owner_pid, opened_at, semantics)"
+     " VALUES (?1, ?2, ?3, ?4, ?5)"},
     {offsetof(store_writer, log_end),
      "UPDATE capture_log SET outcome = ?2, node_count = ?3, ended_at = ?4"
      " WHERE session = ?1 AND outcome = 'open'"},
@@ -52,9 +53,11 @@ static const struct {
      " edge_count, stream_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"},
     {offsetof(store_writer, node_insert),
      "INSERT INTO nodes (graph, id, kind, stream, name, num_blocks, threads_per_block,"
-     " shared_mem, dir, size_bytes, src_device, dst_device, value)"
+     " shared_mem, dir, size_bytes, src_device, dst_device, value, grid_y, grid_z, block_y,"
+     " block_z, event)"
      " SELECT ?1, id, kind, stream, name, num_blocks, threads_per_block, shared_mem, dir,"
-     " size_bytes, src_device, dst_device, value FROM sc_node_rows(?2)"},
+     " size_bytes, src_device, dst_device, value, grid_y, grid_z, block_y, block_z, event"
+     " FROM sc_node_rows(?2)"},
     {offsetof(store_writer, edge_insert),
      "INSERT INTO edges (graph, src, dst) SELECT ?1, src, dst FROM sc_edge_rows(?2)"},
     {offsetof(store_writer, index_insert),
@@ -68,6 +71,16 @@ static const struct {
     {offsetof(store_writer, graph_delete), "DELETE FROM graphs WHERE graph = ?1"},
     {offsetof(store_writer, log_graph_deleted),
      "UPDATE capture_log SET graph_deleted_at = ?3 WHERE session = ?1 AND graph = ?2"},
+    {offsetof(store_writer, graph_insert_cuda),
+     "INSERT INTO graphs (session, label, created_at, owner_uid, owner_pid, node_count,"
+     " edge_count, stream_count, semantics, capture)"
+     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'cuda', ?9)"},
+    {offsetof(store_writer, capture_insert),
+     "INSERT INTO captures (session, capture, origin, mode, thread, outcome, cuda_error,"
+     " node_count, ended_at, graph, inv_method, inv_stream, inv_event, inv_thread, inv_call,"
+     " inv_error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"},
+    {offsetof(store_writer, capture_graph_deleted),
+     "UPDATE captures SET graph_deleted_at = ?3 WHERE session = ?1 AND graph = ?2"},
 };
 
 #define N_WRITER_SQL (sizeof writer_sql / sizeof writer_sql[0])
@@ -126,6 +139,7 @@ static int run_log_open(store_writer *w, store_job *j)
     sqlite3_bind_int64(s, 2, j->u.open.uid);
     sqlite3_bind_int64(s, 3, j->u.open.pid);
     bind_time(s, 4, j->u.open.opened_ms);
+    sqlite3_bind_text(s, 5, j->u.open.semantics, -1, SQLITE_STATIC);
     int sqlrc = sql_step_done(s);
     sqlite3_clear_bindings(s);
     if (sqlrc != SQLITE_OK)
@@ -165,7 +179,10 @@ static int check_open(store_writer *w, int64_t session)
 static int insert_graph_row(store_writer *w, store_job *j, int64_t *gid)
 {
     const sc_graph *g = j->u.commit.g;
-    sqlite3_stmt *s = w->graph_insert;
+    bool cuda = j->type == JOB_COMMIT_CAPTURE;
+    sqlite3_stmt *s = cuda ? w->graph_insert_cuda : w->graph_insert;
+    if (cuda)
+        sqlite3_bind_int64(s, 9, j->u.commit.cap.capture);
     sqlite3_bind_int64(s, 1, j->u.commit.session);
     bind_label(s, 2, j->u.commit.label, j->u.commit.label_len);
     bind_time(s, 3, j->u.commit.created_ms);
@@ -331,6 +348,71 @@ static int run_commit_graph(store_writer *w, store_job *j)
     return 0;
 }
 
+static void bind_opt_u32(sqlite3_stmt *s, int idx, bool has, uint32_t v)
+{
+    if (has)
+        sqlite3_bind_int64(s, idx, v);
+    else
+        sqlite3_bind_null(s, idx);
+}
+
+/* The captures row of a job: SQLITE_OK or SQLite's error. */
+static int sql_insert_capture(store_writer *w, const store_job *j, int64_t gid)
+{
+    const sc_store_capture *c = &j->u.commit.cap;
+    bool inv = c->inv_method != NULL;
+    sqlite3_stmt *s = w->capture_insert;
+    sqlite3_bind_int64(s, 1, j->u.commit.session);
+    sqlite3_bind_int64(s, 2, c->capture);
+    sqlite3_bind_int64(s, 3, c->origin);
+    sqlite3_bind_text(s, 4, c->mode, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 5, c->thread);
+    sqlite3_bind_text(s, 6, c->outcome, -1, SQLITE_STATIC);
+    bind_opt_u32(s, 7, strcmp(c->outcome, "failed") == 0, (uint32_t)c->cuda_error);
+    sqlite3_bind_int64(s, 8, c->node_count);
+    bind_time(s, 9, j->u.commit.created_ms);
+    if (gid)
+        sqlite3_bind_int64(s, 10, gid);
+    if (inv) {
+        sqlite3_bind_text(s, 11, c->inv_method, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 12, c->inv_stream);
+        bind_opt_u32(s, 13, c->inv_has_event, c->inv_event);
+        sqlite3_bind_int64(s, 14, c->inv_thread);
+        if (c->inv_call)
+            sqlite3_bind_text64(s, 15, c->inv_call, c->inv_call_len, SQLITE_STATIC, SQLITE_UTF8);
+        sqlite3_bind_int64(s, 16, c->inv_error);
+    }
+    int rc = sql_step_done(s);
+    sqlite3_clear_bindings(s);
+    return rc;
+}
+
+/* A cuda capture's end: its graph when it has one and its captures row,
+ * the session's log row left open. */
+static int run_commit_capture(store_writer *w, store_job *j)
+{
+    const sc_graph *g = j->u.commit.g;
+    int rc = check_open(w, j->u.commit.session);
+    if (rc)
+        return rc;
+    int64_t gid = 0;
+    if (g) {
+        index_blobs ix;
+        if ((rc = index_blobs_alloc(w, g, &ix)) != 0)
+            return rc;
+        rc = insert_graph_row(w, j, &gid);
+        if (rc == 0)
+            rc = insert_contents(w, g, gid, &ix);
+        index_blobs_free(&ix);
+        if (rc)
+            return rc;
+    }
+    if (sql_insert_capture(w, j, gid) != SQLITE_OK)
+        return SC_STORE_EIO;
+    j->id = gid;
+    return 0;
+}
+
 /* The session that produced `graph`: 0, ENOTFOUND or EIO. */
 static int graph_session(store_writer *w, int64_t graph, int64_t *session)
 {
@@ -370,6 +452,12 @@ static int run_delete_graph(store_writer *w, store_job *j)
     bind_time(s, 3, j->u.del.deleted_ms);
     if (sql_step_done(s) != SQLITE_OK)
         return SC_STORE_EIO;
+    s = w->capture_graph_deleted;
+    sqlite3_bind_int64(s, 1, session);
+    sqlite3_bind_int64(s, 2, graph);
+    bind_time(s, 3, j->u.del.deleted_ms);
+    if (sql_step_done(s) != SQLITE_OK)
+        return SC_STORE_EIO;
     j->id = graph;
     return 0;
 }
@@ -387,6 +475,8 @@ static int run_job(store_writer *w, store_job *j)
         return run_commit_graph(w, j);
     case JOB_DELETE_GRAPH:
         return run_delete_graph(w, j);
+    case JOB_COMMIT_CAPTURE:
+        return run_commit_capture(w, j);
     }
     return SC_STORE_EIO;
 }

@@ -22,6 +22,7 @@ SC_RPC_APP_CODE(SC_RPC_PERMISSION_DENIED);
 SC_RPC_APP_CODE(SC_RPC_LIMIT);
 SC_RPC_APP_CODE(SC_RPC_STORAGE);
 SC_RPC_APP_CODE(SC_RPC_SHUTTING_DOWN);
+SC_RPC_APP_CODE(SC_RPC_CUDA);
 
 const char *sc_rpc_error_kind(int code)
 {
@@ -50,6 +51,8 @@ const char *sc_rpc_error_kind(int code)
         return "storage";
     case SC_RPC_SHUTTING_DOWN:
         return "shutting_down";
+    case SC_RPC_CUDA:
+        return "cuda";
     default:
         return "error";
     }
@@ -77,6 +80,10 @@ int sc_rpc_fail(sc_rpc_error *err, int code, const char *fmt, ...)
     err->code = code;
     err->field = NULL;
     err->what = NULL;
+    err->cuda_name = NULL;
+    err->cuda_error = 0;
+    err->extra = NULL;
+    err->extra_len = 0;
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(err->message, sizeof err->message, fmt, ap);
@@ -238,6 +245,12 @@ void sc_rpc_head_error(sc_buf *b, const sc_rpc_error *err)
         sc_json_member_cstr(b, &first_data, "field", err->field);
     if (err->what)
         sc_json_member_cstr(b, &first_data, "what", err->what);
+    if (err->cuda_name) {
+        sc_json_member_i64(b, &first_data, "cuda_error", err->cuda_error);
+        sc_json_member_cstr(b, &first_data, "cuda_name", err->cuda_name);
+    }
+    if (err->extra)
+        sc_buf_append(b, err->extra, err->extra_len);
     sc_json_obj_end(b);
     sc_json_obj_end(b);
     sc_json_obj_end(b);

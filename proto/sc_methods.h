@@ -42,7 +42,7 @@ enum sc_method_flag {
 #define SC_METHODS(X)                                                                              \
     X(SESSION_OPEN, session_open, "session.open",                                                  \
       SC_MF_SESSION | SC_MF_WRITES_STORE,                                                          \
-      "{label?}",                                                                                  \
+      "{label?, semantics?}",                                                                      \
       "{session}",                                                                                 \
       "Open a capture session owned by the caller's uid; replies once its log row is committed.")  \
     X(SESSION_CLOSE, session_close, "session.close",                                               \
@@ -62,42 +62,42 @@ enum sc_method_flag {
       "The caller's live sessions (root: everyone's), in id order.")                               \
     X(CAPTURE_BEGIN, capture_begin, "capture.begin",                                               \
       SC_MF_SESSION,                                                                               \
-      "{session, stream}",                                                                         \
+      "{session, stream, mode?, thread?}",                                                         \
       "{}",                                                                                        \
       "Begin capture on a stream.")                                                                \
     X(CAPTURE_RECORD_KERNEL, capture_record_kernel, "capture.record_kernel",                       \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, function_name, num_blocks, threads_per_block, shared_mem?}",              \
+      "{session, stream, function_name, num_blocks, threads_per_block, shared_mem?, grid?, block?, thread?}", \
       "{node}",                                                                                    \
       "Record a kernel launch.")                                                                   \
     X(CAPTURE_RECORD_MEMCPY, capture_record_memcpy, "capture.record_memcpy",                       \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, name, dir, size_bytes, src_device?, dst_device?}",                        \
+      "{session, stream, name, dir, size_bytes, src_device?, dst_device?, thread?}",               \
       "{node}",                                                                                    \
       "Record a memcpy.")                                                                          \
     X(CAPTURE_RECORD_MEMSET, capture_record_memset, "capture.record_memset",                       \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, name, size_bytes, value}",                                                \
+      "{session, stream, name, size_bytes, value, thread?}",                                       \
       "{node}",                                                                                    \
       "Record a memset.")                                                                          \
     X(CAPTURE_RECORD_HOST_CALLBACK, capture_record_host_callback, "capture.record_host_callback",  \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, label}",                                                                  \
+      "{session, stream, label, thread?}",                                                         \
       "{node}",                                                                                    \
       "Record a host callback.")                                                                   \
     X(CAPTURE_RECORD_EVENT, capture_record_event, "capture.record_event",                          \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, event}",                                                                  \
-      "{}",                                                                                        \
+      "{session, stream, event, external?, thread?}",                                                                  \
+      "{node?}",                                                                                        \
       "Point an event at the stream's last op.")                                                   \
     X(CAPTURE_WAIT_EVENT, capture_wait_event, "capture.wait_event",                                \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, event}",                                                                  \
-      "{}",                                                                                        \
+      "{session, stream, event, external?, thread?}",                                                                  \
+      "{node?}",                                                                                        \
       "Make the stream's next op depend on the event's op.")                                       \
     X(CAPTURE_STATUS, capture_status, "capture.status",                                            \
       SC_MF_SESSION,                                                                               \
-      "{session, stream}",                                                                         \
+      "{session, stream, thread?}",                                                                         \
       "{status}",                                                                                  \
       "Capture status of a stream: none, active or invalidated.")                                  \
     X(CAPTURE_IS_CAPTURING, capture_is_capturing, "capture.is_capturing",                          \
@@ -115,11 +115,51 @@ enum sc_method_flag {
       "{session, stream}",                                                                         \
       "{}",                                                                                        \
       "Invalidate a stream and poison the session.")                                               \
+    X(STREAM_CREATE, stream_create, "stream.create",                                               \
+      SC_MF_SESSION,                                                                               \
+      "{session, stream, flags?, thread?}",                                                        \
+      "{}",                                                                                        \
+      "Cuda mode: declare a stream blocking (default) or non_blocking.")                           \
+    X(CAPTURE_RECORD_MEM_ALLOC, capture_record_mem_alloc, "capture.record_mem_alloc",              \
+      SC_MF_SESSION,                                                                               \
+      "{session, stream, name, size_bytes, thread?}",                                              \
+      "{node}",                                                                                    \
+      "Cuda mode: record a stream-ordered allocation.")                                            \
+    X(CAPTURE_RECORD_MEM_FREE, capture_record_mem_free, "capture.record_mem_free",                 \
+      SC_MF_SESSION,                                                                               \
+      "{session, stream, name, thread?}",                                                          \
+      "{node}",                                                                                    \
+      "Cuda mode: record a stream-ordered free.")                                                  \
+    X(CAPTURE_UPDATE_DEPENDENCIES, capture_update_dependencies, "capture.update_dependencies",     \
+      SC_MF_SESSION,                                                                               \
+      "{session, stream, nodes, mode, thread?}",                                                   \
+      "{}",                                                                                        \
+      "Cuda mode: add to or replace a stream's dependency set.")                                   \
+    X(CAPTURE_INFO, capture_info, "capture.info",                                                  \
+      SC_MF_SESSION,                                                                               \
+      "{session, stream, thread?}",                                                                \
+      "{status, capture?, origin?, mode?, dependencies?}",                                         \
+      "Cuda mode: a stream's capture, origin, mode and dependency set.")                           \
+    X(CAPTURE_HOST_CALL, capture_host_call, "capture.host_call",                                   \
+      SC_MF_SESSION,                                                                               \
+      "{session, kind, stream?, event?, call?, thread?}",                                          \
+      "{}",                                                                                        \
+      "Cuda mode: a host call that may break captures (cudaMalloc, syncs).")                       \
+    X(CAPTURE_EXCHANGE_MODE, capture_exchange_mode, "capture.exchange_mode",                       \
+      SC_MF_SESSION,                                                                               \
+      "{session, mode, thread?}",                                                                  \
+      "{mode}",                                                                                    \
+      "Cuda mode: set a thread's capture mode; returns the previous one.")                         \
+    X(CAPTURE_ADD_NODE, capture_add_node, "capture.add_node",                                      \
+      SC_MF_SESSION,                                                                               \
+      "{session, stream, kind?, deps?, name?, thread?}",                                           \
+      "{node}",                                                                                    \
+      "Cuda mode: add a node to a capture's graph by hand.")                                       \
     X(CAPTURE_END, capture_end, "capture.end",                                                     \
       SC_MF_SESSION | SC_MF_WRITES_STORE | SC_MF_HOLDABLE,                                         \
-      "{session, stream}",                                                                         \
-      "{graph, node_count, edge_count}",                                                           \
-      "End capture; consumes the session; replies after the graph is committed.")                  \
+      "{session, stream, thread?}",                                                                \
+      "{graph, capture?, node_count, edge_count}",                                                 \
+      "End capture; replies after the graph is committed (default mode: consumes the session).")                  \
     X(GRAPH_LIST, graph_list, "graph.list",                                                        \
       SC_MF_READS_STORE,                                                                           \
       "{limit?, before?, label?}",                                                                 \
@@ -128,7 +168,7 @@ enum sc_method_flag {
     X(GRAPH_GET, graph_get, "graph.get",                                                           \
       SC_MF_READS_STORE,                                                                           \
       "{graph}",                                                                                   \
-      "{graph, label, created_at, owner_uid, owner_pid, nodes, edges}",                            \
+      "{graph, label, created_at, owner_uid, owner_pid, semantics?, capture?, nodes, edges}",                            \
       "A stored graph.")                                                                           \
     X(GRAPH_REACHABLE, graph_reachable, "graph.reachable",                                         \
       SC_MF_READS_STORE,                                                                           \

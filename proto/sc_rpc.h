@@ -48,11 +48,12 @@ extern "C" {
 #define SC_RPC_LIMIT             1006
 #define SC_RPC_STORAGE           1007
 #define SC_RPC_SHUTTING_DOWN     1008
+#define SC_RPC_CUDA              1009 /* a cuda-mode session's CUDA error */
 
 /** data.kind for a code: "parse_error", "invalid_request", "method_not_found",
  *  "invalid_params", "internal_error", "not_found", "capture_state",
- *  "invalidated", "permission_denied", "limit", "storage", "shutting_down";
- *  "error" for anything else. */
+ *  "invalidated", "permission_denied", "limit", "storage", "shutting_down",
+ *  "cuda"; "error" for anything else. */
 const char *sc_rpc_error_kind(int code);
 
 /** Largest integer JSON carries exactly (2^53). */
@@ -61,18 +62,28 @@ const char *sc_rpc_error_kind(int code);
 /**
  * An error reply in the making.  `field` (for -32602) and `what` (for 1001:
  * "session", "graph", "node") are static strings or NULL; they become
- * data.field / data.what.
+ * data.field / data.what.  `cuda_name` (static, for 1009) adds
+ * data.cuda_error (`cuda_error`, CUDA's number) and data.cuda_name.
+ * `extra` (NULL for none) is raw JSON text written verbatim inside data
+ * after the members above: zero or more `,"key":value` members, each with
+ * its leading comma (904's `,"unjoined":[...]`); whoever sets it keeps the
+ * text alive until the reply is written.
  */
 typedef struct sc_rpc_error {
     int code;
     const char *field;
     const char *what;
+    const char *cuda_name;
+    int cuda_error;
+    const char *extra;
+    size_t extra_len;
     char message[256];
 } sc_rpc_error;
 
 /**
  * Fill *err (printf-style message, cut on a UTF-8 character boundary when
- * it does not fit); clears `field` and `what`, so set those afterwards.
+ * it does not fit); clears `field`, `what`, `cuda_name` and `extra`, so set
+ * those afterwards.
  * Returns `code` for `return sc_rpc_fail(...)`.
  */
 int sc_rpc_fail(sc_rpc_error *err, int code, const char *fmt, ...)
@@ -114,7 +125,8 @@ int sc_rpc_decode(sc_jval item, sc_rpc_request *req, sc_rpc_error *err);
  *  written as null. */
 void sc_rpc_result_begin(sc_buf *b, sc_jval id);
 void sc_rpc_result_end(sc_buf *b);
-/** {"jsonrpc":"2.0","id":<id>,"error":{"code":..,"message":..,"data":{"kind":..[,"field"][,"what"]}}} */
+/** {"jsonrpc":"2.0","id":<id>,"error":{"code":..,"message":..,"data":{"kind":..[,"field"][,"what"]
+ *  [,"cuda_error","cuda_name"][extra]}}} */
 void sc_rpc_write_error(sc_buf *b, sc_jval id, const sc_rpc_error *err);
 /*
  * The same replies in two steps, for a reply whose id must be written

@@ -1,7 +1,8 @@
-# cmake -DOUT=file.c -DSQL_FILES="a.sql;b.sql" -P embed.cmake
+# cmake -DOUT=file.c -DSQL_FILES="a.sql,b.sql" -P embed.cmake
 # Writes a C file defining sc_migrations[] from the given .sql files.
 set(body "/* Generated from schema/NNN_name.sql by schema/embed.cmake; do not edit. */\n#include \"sc_schema.h\"\n\nconst sc_migration sc_migrations[] = {\n")
 set(count 0)
+string(REPLACE "," ";" SQL_FILES "${SQL_FILES}")
 list(SORT SQL_FILES)
 foreach(f IN LISTS SQL_FILES)
     get_filename_component(name ${f} NAME)

@@ -1,6 +1,9 @@
 # Integration tests: each starts its own streamcapd on a socket and database
 # in a fresh temporary directory, so ctest may run them in parallel.
 sc_add_daemon_test(test_conformance_daemon integration 60)
+# Cuda-mode sessions: the public cuda corpus exact, error 1009, the
+# captures log and the upgrade of a version-1 database.
+sc_add_daemon_test(test_cuda_daemon integration 120 LIBS sc_cuda_ops)
 sc_add_daemon_test(test_jsonrpc integration 60)
 sc_add_daemon_test(test_sessions integration 60)
 sc_add_daemon_test(test_concurrent integration 180)

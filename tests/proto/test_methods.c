@@ -125,7 +125,8 @@ static const cJSON *openrpc_method(const cJSON *methods, const char *name)
     return NULL;
 }
 
-/* The session-scoped methods are exactly the session.* and capture.* ones. */
+/* The session-scoped methods are exactly the session.*, capture.* and
+ * stream.* ones. */
 static void test_on_session(void **state)
 {
     (void)state;
@@ -133,6 +134,8 @@ static void test_on_session(void **state)
     assert_true(sc_method_on_session(SC_M_SESSION_INFO));
     assert_true(sc_method_on_session(SC_M_CAPTURE_BEGIN));
     assert_true(sc_method_on_session(SC_M_CAPTURE_END));
+    assert_true(sc_method_on_session(SC_M_STREAM_CREATE));
+    assert_true(sc_method_on_session(SC_M_CAPTURE_HOST_CALL));
     assert_false(sc_method_on_session(SC_M_GRAPH_GET));
     assert_false(sc_method_on_session(SC_M_GRAPH_DELETE));
     assert_false(sc_method_on_session(SC_M_LOG_LIST));
@@ -141,7 +144,7 @@ static void test_on_session(void **state)
     unsigned n = 0;
     for (int m = 0; m < SC_M__COUNT; m++)
         n += sc_method_on_session((sc_method_id)m);
-    assert_int_equal(n, 16); /* 4 session.* and 12 capture.* methods */
+    assert_int_equal(n, 24); /* 4 session.*, 19 capture.* and 1 stream.* methods */
 }
 
 /* The scheduling flags: which writes are held, which requests wait for
@@ -152,8 +155,9 @@ static void test_flags(void **state)
     unsigned holdable = 0;
     for (int m = 0; m < SC_M__COUNT; m++) {
         const sc_method_desc *d = &sc_methods[m];
-        bool family_session =
-            strncmp(d->name, "session.", 8) == 0 || strncmp(d->name, "capture.", 8) == 0;
+        bool family_session = strncmp(d->name, "session.", 8) == 0 ||
+                              strncmp(d->name, "capture.", 8) == 0 ||
+                              strncmp(d->name, "stream.", 7) == 0;
         assert_int_equal(sc_method_has((sc_method_id)m, SC_MF_SESSION), family_session);
         /* Everything else reads the store, so it waits for held writes. */
         assert_int_equal(sc_method_has((sc_method_id)m, SC_MF_READS_STORE), !family_session);

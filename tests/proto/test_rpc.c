@@ -666,6 +666,21 @@ static void test_write_error(void **state)
     assert_string_equal(text(&b), "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":1002,"
                                   "\"message\":\"q\\\"\\n\",\"data\":{\"kind\":\"capture_state\","
                                   "\"field\":\"f\",\"what\":\"w\"}}}");
+
+    /* A CUDA error: number and name in data, then the extra members verbatim. */
+    sc_buf_reset(&b);
+    sc_rpc_fail(&err, SC_RPC_CUDA, "capturing stream has unjoined work");
+    err.cuda_error = 904;
+    err.cuda_name = "cudaErrorStreamCaptureUnjoined";
+    static const char extra[] = ",\"unjoined\":[{\"stream\":2,\"nodes\":[1]}]";
+    err.extra = extra;
+    err.extra_len = sizeof extra - 1;
+    sc_rpc_write_error(&b, SC_JVAL_NONE, &err);
+    assert_string_equal(text(&b), "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":1009,"
+                                  "\"message\":\"capturing stream has unjoined work\",\"data\":{"
+                                  "\"kind\":\"cuda\",\"cuda_error\":904,\"cuda_name\":"
+                                  "\"cudaErrorStreamCaptureUnjoined\",\"unjoined\":[{\"stream\":2,"
+                                  "\"nodes\":[1]}]}}}");
     sc_buf_free(&b);
 }
 
@@ -723,6 +738,7 @@ static void test_error_kinds_and_fail(void **state)
         {1006, "limit"},
         {1007, "storage"},
         {1008, "shutting_down"},
+        {1009, "cuda"},
         {1004, "error"},
         {0, "error"},
         {-32000, "error"},
@@ -737,6 +753,8 @@ static void test_error_kinds_and_fail(void **state)
     assert_int_equal(err.code, SC_RPC_LIMIT);
     assert_null(err.field);
     assert_null(err.what);
+    assert_null(err.cuda_name);
+    assert_null(err.extra);
     assert_string_equal(err.message, "limit hit");
 
     /* Too long for the message: cut on a character boundary. */

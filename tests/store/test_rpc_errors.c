@@ -113,6 +113,58 @@ static void test_every_store_code_maps(void **state)
     assert_string_equal(err.message, "storage error: database failed");
 }
 
+/* Every CUDA error of a cuda-mode session becomes 1009 with CUDA's number,
+ * name and text (docs/cuda-semantics.md §2), through either mapping. */
+static void test_every_cuda_code_maps(void **state)
+{
+    (void)state;
+    static const struct {
+        int core;
+        int number;
+        const char *name;
+    } cuda_map[] = {
+        {SC_ECUDA_INVALID_VALUE, 1, "cudaErrorInvalidValue"},
+        {SC_ECUDA_ILLEGAL_STATE, 401, "cudaErrorIllegalState"},
+        {SC_ECUDA_UNSUPPORTED, 900, "cudaErrorStreamCaptureUnsupported"},
+        {SC_ECUDA_INVALIDATED, 901, "cudaErrorStreamCaptureInvalidated"},
+        {SC_ECUDA_MERGE, 902, "cudaErrorStreamCaptureMerge"},
+        {SC_ECUDA_UNMATCHED, 903, "cudaErrorStreamCaptureUnmatched"},
+        {SC_ECUDA_UNJOINED, 904, "cudaErrorStreamCaptureUnjoined"},
+        {SC_ECUDA_ISOLATION, 905, "cudaErrorStreamCaptureIsolation"},
+        {SC_ECUDA_IMPLICIT, 906, "cudaErrorStreamCaptureImplicit"},
+        {SC_ECUDA_CAPTURED_EVENT, 907, "cudaErrorCapturedEvent"},
+        {SC_ECUDA_WRONG_THREAD, 908, "cudaErrorStreamCaptureWrongThread"},
+    };
+    size_t named = 0;
+    for (int code = SC_E__MIN; code <= SC_E__MAX; code++)
+        if (sc_cuda_error_number(code) != 0)
+            named++;
+    assert_int_equal(named, sizeof cuda_map / sizeof cuda_map[0]);
+    for (size_t i = 0; i < sizeof cuda_map / sizeof cuda_map[0]; i++) {
+        for (int via = 0; via < 2; via++) {
+            sc_rpc_error err;
+            memset(&err, 0x5a, sizeof err);
+            int rc = via ? sc_core_rpc_error(&err, cuda_map[i].core, 3)
+                         : sc_cuda_rpc_error(&err, cuda_map[i].core);
+            assert_int_equal(rc, SC_RPC_CUDA);
+            assert_int_equal(err.code, SC_RPC_CUDA);
+            assert_string_equal(sc_rpc_error_kind(err.code), "cuda");
+            assert_int_equal(err.cuda_error, cuda_map[i].number);
+            assert_string_equal(err.cuda_name, cuda_map[i].name);
+            assert_string_equal(err.message, sc_cuda_error_string(cuda_map[i].core));
+            assert_null(err.field);
+            assert_null(err.what);
+            assert_null(err.extra);
+        }
+    }
+    /* A core code that is no CUDA error keeps its default-mode mapping. */
+    sc_rpc_error err;
+    memset(&err, 0x5a, sizeof err);
+    assert_int_equal(sc_cuda_rpc_error(&err, SC_ELIMIT), SC_RPC_LIMIT);
+    assert_null(err.cuda_name);
+    assert_null(err.extra);
+}
+
 /* A code of one space is never a code of another. */
 static void test_spaces_are_disjoint(void **state)
 {
@@ -133,9 +185,8 @@ static void test_spaces_are_disjoint(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_core_code_maps),
-        cmocka_unit_test(test_core_table_is_complete),
-        cmocka_unit_test(test_every_store_code_maps),
+        cmocka_unit_test(test_every_core_code_maps),  cmocka_unit_test(test_core_table_is_complete),
+        cmocka_unit_test(test_every_store_code_maps), cmocka_unit_test(test_every_cuda_code_maps),
         cmocka_unit_test(test_spaces_are_disjoint),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
