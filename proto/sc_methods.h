@@ -27,9 +27,11 @@ extern "C" {
  *   SC_MF_READS_STORE  reads stored graphs, log rows or their counts: runs
  *                      only once the connection's earlier writes committed.
  *   SC_MF_WRITES_STORE its reply waits for a store commit.
- *   SC_MF_HOLDABLE     a write that takes its session out of the table at
- *                      once, so the connection's next requests need not wait
- *                      for its commit (their replies are kept behind its).
+ *   SC_MF_HOLDABLE     a write whose effect on the live session is complete
+ *                      when it is queued (a default-mode session leaves the
+ *                      table; a cuda-mode capture has ended in the model), so
+ *                      the connection's next requests need not wait for its
+ *                      commit (their replies are kept behind its).
  */
 enum sc_method_flag {
     SC_MF_SESSION = 1u << 0,
