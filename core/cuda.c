@@ -389,30 +389,195 @@ static bool record_kind(int kind, sc_cuda_call *call)
     }
 }
 
+/* The stream of a record op, the last one used checked first: a caller
+ * records runs of ops on one stream, so the id map is rarely consulted. */
+static inline cu_stream *record_stream(sc_cuda *cu, uint32_t id)
+{
+    uint32_t i = cu->last;
+    if (i < cu->nstreams && cu->streams[i].id == id)
+        return &cu->streams[i];
+    return cu_find_stream(cu, id);
+}
+
+/* What every record op checks once its arguments are valid (§4.3): counts
+ * the call, 906 on the legacy stream while a blocking capture exists, 901
+ * on an invalidated capture.  On 0, *c is the capture to append to, NULL
+ * when the work runs outside any capture. */
+static inline int record_target(sc_cuda *cu, uint32_t stream, uint32_t thread, sc_cuda_call call,
+                                cu_stream **st, cu_capture **c)
+{
+    cu->seq++;
+    *c = NULL;
+    if (stream == 0) {
+        if (!cu->blocking_open)
+            return 0;
+        cu_ctx ctx = {.call = call, .stream = stream, .thread = thread};
+        return legacy_implicit(cu, &ctx);
+    }
+    cu_stream *s = record_stream(cu, stream);
+    if (!s || !s->capture)
+        return 0;
+    cu_capture *cap = cu_cap(cu, s->capture);
+    if (cap->state != SC_CUDA_STATE_ACTIVE)
+        return SC_ECUDA_INVALIDATED;
+    *st = s;
+    *c = cap;
+    return 0;
+}
+
+/* append_on_stream() for a record filled in already (kind and attributes;
+ * no dims entry): the same checks in the same order, without going through
+ * an sc_node. */
+static inline int append_rec_on_stream(cu_capture *c, cu_stream *st, const char *name, size_t len,
+                                       const sc_rec *proto, uint32_t *id_out)
+{
+    int rc;
+    if (st->deps.cap == 0 && (rc = cu_set_reserve(&st->deps, 1)) != 0)
+        return rc;
+    sc_graph *g = c->g;
+    uint32_t n = st->deps.n;
+    if (g->node_count >= SC_MAX_NODE || (uint64_t)g->pred_count + n > SC_MAX_EDGE)
+        return SC_ELIMIT;
+    if ((g->node_count >= sc_chunks_capacity(&g->nodes, SC_NODE_SHIFT) ||
+         (uint64_t)g->pred_count + n > sc_chunks_capacity(&g->preds, SC_PRED_SHIFT)) &&
+        (rc = sc_graph_reserve(g, n)) != 0)
+        return rc;
+    uint32_t ref;
+    if ((rc = sc_graph_intern(g, name, len, &ref)) != 0)
+        return rc;
+    uint32_t id = g->node_count, at = g->pred_count;
+    sc_rec *r = sc_rec_at(g, id);
+    *r = *proto;
+    r->stream = st->id;
+    r->name = ref;
+    r->pred_start = at;
+    const uint32_t *v = st->deps.v;
+    if (n == 1)
+        *sc_pred_at(g, at) = v[0];
+    else
+        for (uint32_t i = 0; i < n; i++)
+            *sc_pred_at(g, at + i) = v[i];
+    g->pred_count = at + n;
+    g->node_count = id + 1;
+    st->deps.v[0] = id;
+    st->deps.n = 1;
+    *id_out = id;
+    return 0;
+}
+
+/* A record op whose arguments are valid, its node given as a record. */
+static inline int record_rec(sc_cuda *cu, uint32_t stream, uint32_t thread, sc_cuda_call call,
+                             const char *name, size_t len, const sc_rec *proto, uint32_t *node_out)
+{
+    cu_stream *st;
+    cu_capture *c;
+    int rc = record_target(cu, stream, thread, call, &st, &c);
+    if (rc != 0)
+        return rc;
+    uint32_t id = SC_CUDA_NO_NODE;
+    if (c && (rc = append_rec_on_stream(c, st, name, len, proto, &id)) != 0)
+        return rc;
+    if (node_out)
+        *node_out = id;
+    return 0;
+}
+
 int sc_cuda_record(sc_cuda *cu, uint32_t stream, uint32_t thread, const sc_node *node,
                    uint32_t *node_out)
 {
     sc_cuda_call call;
     if (!cu || !node || !record_kind((int)node->kind, &call) || !sc_node_valid(node))
         return SC_EINVAL;
-    cu->seq++;
+    if (!sc_node_needs_dims(node)) {
+        /* No dims entry to reserve: the record can be filled up front. */
+        sc_rec proto;
+        sc_graph_rec_from_node(NULL, &proto, node);
+        return record_rec(cu, stream, thread, call, node->name, node->name_len, &proto, node_out);
+    }
+    cu_stream *st;
+    cu_capture *c;
+    int rc = record_target(cu, stream, thread, call, &st, &c);
+    if (rc != 0)
+        return rc;
     uint32_t id = SC_CUDA_NO_NODE;
-    if (stream == 0 && cu->blocking_open) {
-        cu_ctx ctx = {.call = call, .stream = stream, .thread = thread};
-        return legacy_implicit(cu, &ctx);
-    }
-    cu_stream *st = stream ? cu_find_stream(cu, stream) : NULL;
-    cu_capture *c = capture_of(cu, st);
-    if (c) {
-        if (c->state != SC_CUDA_STATE_ACTIVE)
-            return SC_ECUDA_INVALIDATED;
-        int rc = append_on_stream(c, st, node, &id);
-        if (rc != 0)
-            return rc;
-    }
+    if (c && (rc = append_on_stream(c, st, node, &id)) != 0)
+        return rc;
     if (node_out)
         *node_out = id;
     return 0;
+}
+
+/* The typed record ops fill the record as sc_graph_rec_from_node() does
+ * for the same sc_node, so that both ways give the same graph. */
+
+int sc_cuda_record_kernel(sc_cuda *cu, uint32_t stream, uint32_t thread, const char *function_name,
+                          size_t name_len, uint32_t num_blocks, uint32_t threads_per_block,
+                          uint32_t shared_mem, uint32_t *node_out)
+{
+    if (!cu || (!function_name && name_len))
+        return SC_EINVAL;
+    sc_rec r = {.kind = SC_KIND_KERNEL, .x = shared_mem};
+    r.u.k.blocks = num_blocks;
+    r.u.k.threads = threads_per_block;
+    return record_rec(cu, stream, thread, SC_CUDA_CALL_RECORD_KERNEL, function_name, name_len, &r,
+                      node_out);
+}
+
+int sc_cuda_record_memcpy(sc_cuda *cu, uint32_t stream, uint32_t thread, const char *name,
+                          size_t name_len, sc_memcpy_dir dir, uint64_t size_bytes,
+                          uint32_t src_device, uint32_t dst_device, uint32_t *node_out)
+{
+    if (!cu || (!name && name_len) ||
+        ((unsigned)dir > SC_DIR_PEER_TO_PEER && !sc_cuda_dir_name((int)dir)))
+        return SC_EINVAL;
+    sc_rec r = {.kind = SC_KIND_MEMCPY, .dir = (uint8_t)dir};
+    r.u.size = size_bytes;
+    if (dir == SC_DIR_PEER_TO_PEER) {
+        r.x = src_device;
+        r.y = dst_device;
+    }
+    return record_rec(cu, stream, thread, SC_CUDA_CALL_RECORD_MEMCPY, name, name_len, &r, node_out);
+}
+
+int sc_cuda_record_memset(sc_cuda *cu, uint32_t stream, uint32_t thread, const char *name,
+                          size_t name_len, uint64_t size_bytes, uint8_t value, uint32_t *node_out)
+{
+    if (!cu || (!name && name_len))
+        return SC_EINVAL;
+    sc_rec r = {.kind = SC_KIND_MEMSET, .value = value};
+    r.u.size = size_bytes;
+    return record_rec(cu, stream, thread, SC_CUDA_CALL_RECORD_MEMSET, name, name_len, &r, node_out);
+}
+
+int sc_cuda_record_host_callback(sc_cuda *cu, uint32_t stream, uint32_t thread, const char *label,
+                                 size_t label_len, uint32_t *node_out)
+{
+    if (!cu || (!label && label_len))
+        return SC_EINVAL;
+    sc_rec r = {.kind = SC_KIND_HOST_CALLBACK};
+    return record_rec(cu, stream, thread, SC_CUDA_CALL_RECORD_HOST_CALLBACK, label, label_len, &r,
+                      node_out);
+}
+
+int sc_cuda_record_mem_alloc(sc_cuda *cu, uint32_t stream, uint32_t thread, const char *name,
+                             size_t name_len, uint64_t size_bytes, uint32_t *node_out)
+{
+    if (!cu || (!name && name_len))
+        return SC_EINVAL;
+    sc_rec r = {.kind = SC_KIND_MEM_ALLOC};
+    r.u.size = size_bytes;
+    return record_rec(cu, stream, thread, SC_CUDA_CALL_RECORD_MEM_ALLOC, name, name_len, &r,
+                      node_out);
+}
+
+int sc_cuda_record_mem_free(sc_cuda *cu, uint32_t stream, uint32_t thread, const char *name,
+                            size_t name_len, uint32_t *node_out)
+{
+    if (!cu || (!name && name_len))
+        return SC_EINVAL;
+    sc_rec r = {.kind = SC_KIND_MEM_FREE};
+    return record_rec(cu, stream, thread, SC_CUDA_CALL_RECORD_MEM_FREE, name, name_len, &r,
+                      node_out);
 }
 
 /* Copy n node ids; an empty set may have no storage yet (NULL), which
