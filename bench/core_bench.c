@@ -12,7 +12,11 @@
  * The same workload is recorded again in cuda mode (sc_cuda.h), in the
  * same run: one capture begun on stream 1, the other streams forked into
  * it by waiting on an event, the same ops and fork/joins every 64 ops, and
- * every stream joined back to the origin before the end.
+ * every stream joined back to the origin before the end.  It records
+ * through the typed calls (sc_cuda_record_kernel and friends), as the
+ * daemon and a runtime shim do, and once more through sc_cuda_record with
+ * an sc_node per op; the default mode's rep and the two cuda-mode reps
+ * alternate, and each ratio is the median of the per-rep ratios.
  *
  * usage: streamcap-core-bench [--reps N] [--record-ops N] [--index-nodes N]
  */
