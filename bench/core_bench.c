@@ -12,7 +12,11 @@
  * The same workload is recorded again in cuda mode (sc_cuda.h), in the
  * same run: one capture begun on stream 1, the other streams forked into
  * it by waiting on an event, the same ops and fork/joins every 64 ops, and
- * every stream joined back to the origin before the end.
+ * every stream joined back to the origin before the end.  It records
+ * through the typed calls (sc_cuda_record_kernel and friends), as the
+ * daemon and a runtime shim do, and once more through sc_cuda_record with
+ * an sc_node per op; the default mode's rep and the two cuda-mode reps
+ * alternate, and each ratio is the median of the per-rep ratios.
  *
  * usage: streamcap-core-bench [--reps N] [--record-ops N] [--index-nodes N]
  */
@@ -106,8 +110,11 @@ static void drive(sc_capture *cap, uint32_t nodes, uint32_t streams, uint64_t se
 
 /* The drive() workload in cuda mode: streams 1 .. streams, all members of
  * one capture whose origin is stream 1.  Record ops only are counted in
- * `nodes`; event ops go to st->calls like the default mode's. */
-static void cuda_drive(sc_cuda *cu, uint32_t nodes, uint32_t streams, uint64_t seed,
+ * `nodes`; event ops go to st->calls like the default mode's.  `typed`
+ * records through the typed calls (sc_cuda_record_kernel and friends) as
+ * the daemon and a runtime shim do, else through sc_cuda_record with an
+ * sc_node filled per op. */
+static void cuda_drive(sc_cuda *cu, uint32_t nodes, uint32_t streams, uint64_t seed, bool typed,
                        drive_stats *st)
 {
     uint32_t s = 0;
@@ -126,6 +133,22 @@ static void cuda_drive(sc_cuda *cu, uint32_t nodes, uint32_t streams, uint64_t s
             calls += 2;
         }
         uint32_t kind = (uint32_t)(x >> 16) & 15, name = (uint32_t)(x >> 24) & 7;
+        int rc;
+        if (typed) {
+            if (kind < 12)
+                rc = sc_cuda_record_kernel(cu, s + 1, 0, kernel_names[name], kernel_lens[name],
+                                           1 + ((uint32_t)(x >> 32) & 255), 256, 0, NULL);
+            else if (kind < 14)
+                rc = sc_cuda_record_memcpy(cu, s + 1, 0, "copy", 4, SC_DIR_DEVICE_TO_DEVICE,
+                                           1 << 20, 0, 0, NULL);
+            else if (kind < 15)
+                rc = sc_cuda_record_memset(cu, s + 1, 0, "zero", 4, 4096, 0, NULL);
+            else
+                rc = sc_cuda_record_host_callback(cu, s + 1, 0, "step", 4, NULL);
+            check(rc, "record");
+            calls++;
+            continue;
+        }
         if (kind < 12) {
             n.kind = SC_KIND_KERNEL;
             n.name = kernel_names[name];
@@ -330,10 +353,12 @@ int main(int argc, char **argv)
     for (int i = 0; i < 8; i++)
         kernel_lens[i] = strlen(kernel_names[i]);
 
-    /* 1. recording, memory, end */
-    double rec[16], endt[16];
-    size_t mem = 0;
-    uint64_t calls = 0;
+    /* 1. recording, memory, end; 1b. the same recording in cuda mode,
+     * typed calls and sc_cuda_record, interleaved rep by rep with the
+     * default mode so that the ratios see the same machine load */
+    double rec[16], endt[16], crec[16], cend[16], grec[16], ratio[16], gratio[16];
+    size_t mem = 0, cmem = 0;
+    uint64_t calls = 0, ccalls = 0, cedges = 0;
     for (int r = 0; r < reps; r++) {
         sc_capture *cap = session(streams);
         drive_stats st = {0};
@@ -347,33 +372,38 @@ int main(int argc, char **argv)
         check(sc_capture_end(cap, 0, &g), "end");
         endt[r] = now_s() - t0;
         sc_graph_destroy(g);
+
+        for (int typed = 1; typed >= 0; typed--) {
+            sc_cuda *cu = cuda_session(streams);
+            drive_stats cst = {0};
+            t0 = now_s();
+            cuda_drive(cu, record_ops, streams, 1234 + (uint64_t)r, typed, &cst);
+            double dt = now_s() - t0;
+            if (typed) {
+                crec[r] = dt;
+                cmem = sc_cuda_memory(cu);
+                ccalls = cst.calls;
+            } else {
+                grec[r] = dt;
+            }
+            t0 = now_s();
+            g = cuda_end(cu, streams);
+            if (typed)
+                cend[r] = now_s() - t0;
+            if (sc_graph_node_count(g) != record_ops) {
+                fprintf(stderr, "core-bench: cuda graph has %u nodes\n", sc_graph_node_count(g));
+                exit(1);
+            }
+            cedges = sc_graph_edge_count(g);
+            sc_graph_destroy(g);
+            sc_cuda_destroy(cu);
+        }
+        ratio[r] = rec[r] / crec[r];
+        gratio[r] = rec[r] / grec[r];
     }
     double rec_s = median(rec, reps), end_s = median(endt, reps);
-
-    /* 1b. the same recording in cuda mode, same run */
-    double crec[16], cend[16];
-    size_t cmem = 0;
-    uint64_t ccalls = 0, cedges = 0;
-    for (int r = 0; r < reps; r++) {
-        sc_cuda *cu = cuda_session(streams);
-        drive_stats st = {0};
-        double t0 = now_s();
-        cuda_drive(cu, record_ops, streams, 1234 + (uint64_t)r, &st);
-        crec[r] = now_s() - t0;
-        cmem = sc_cuda_memory(cu);
-        ccalls = st.calls;
-        t0 = now_s();
-        sc_graph *g = cuda_end(cu, streams);
-        cend[r] = now_s() - t0;
-        if (sc_graph_node_count(g) != record_ops) {
-            fprintf(stderr, "core-bench: cuda graph has %u nodes\n", sc_graph_node_count(g));
-            exit(1);
-        }
-        cedges = sc_graph_edge_count(g);
-        sc_graph_destroy(g);
-        sc_cuda_destroy(cu);
-    }
-    double crec_s = median(crec, reps), cend_s = median(cend, reps);
+    double crec_s = median(crec, reps), cend_s = median(cend, reps), grec_s = median(grec, reps);
+    double ratio_m = median(ratio, reps), gratio_m = median(gratio, reps);
 
     /* 2. index build on fresh graphs */
     double build[16], load[16];
@@ -441,11 +471,15 @@ int main(int argc, char **argv)
            "| >= 10 M/s | %s |\n",
            record_ops, (unsigned long long)calls, rate / 1e6, rec_s * 1e9 / record_ops,
            rate >= 10e6 ? "yes" : "no");
-    double crate = record_ops / crec_s;
-    printf("| cuda mode: recording %u record ops (%llu API calls incl. events), ops/s | %.1f M/s "
-           "(%.1f ns/op, %.2fx the default mode) | >= 10 M/s | %s |\n",
-           record_ops, (unsigned long long)ccalls, crate / 1e6, crec_s * 1e9 / record_ops,
-           crate / rate, crate >= 10e6 ? "yes" : "no");
+    double crate = record_ops / crec_s, grate = record_ops / grec_s;
+    printf("| cuda mode, typed calls: recording %u record ops (%llu API calls incl. events), "
+           "ops/s | %.1f M/s (%.1f ns/op, %.2fx the default mode, median of per-rep ratios) "
+           "| >= 10 M/s | %s |\n",
+           record_ops, (unsigned long long)ccalls, crate / 1e6, crec_s * 1e9 / record_ops, ratio_m,
+           crate >= 10e6 ? "yes" : "no");
+    printf("| cuda mode, sc_cuda_record (an sc_node per op): the same ops | %.1f M/s (%.1f ns/op, "
+           "%.2fx the default mode) | >= 10 M/s | %s |\n",
+           grate / 1e6, grec_s * 1e9 / record_ops, gratio_m, grate >= 10e6 ? "yes" : "no");
     printf("| cuda mode: live-session memory per node (sc_cuda_memory / nodes) | %.1f B | - | - "
            "|\n",
            (double)cmem / record_ops);

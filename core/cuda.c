@@ -11,6 +11,14 @@
 
 #include "cuda_internal.h"
 
+/* The record path's helpers, folded into each typed call: a call costs a
+ * few tens of nanoseconds, so a call and a spill more are noticeable. */
+#if defined(__GNUC__)
+#define CU_INLINE inline __attribute__((always_inline))
+#else
+#define CU_INLINE inline
+#endif
+
 int sc_cuda_create(sc_cuda **out)
 {
     if (!out)
@@ -18,7 +26,8 @@ int sc_cuda_create(sc_cuda **out)
     sc_cuda *cu = calloc(1, sizeof *cu);
     if (!cu)
         return SC_ENOMEM;
-    cu->last = UINT32_MAX;
+    for (uint32_t i = 0; i < CU_RECENT; i++)
+        cu->recent[i] = UINT32_MAX;
     *out = cu;
     return 0;
 }
@@ -117,15 +126,27 @@ static uint32_t merge(const uint32_t *a, uint32_t na, const uint32_t *b, uint32_
 
 /* ---- streams, events, threads ------------------------------------- */
 
-cu_stream *cu_find_stream(sc_cuda *cu, uint32_t id)
+/* The lookup behind a miss in cu->recent; remembers what it finds. */
+static cu_stream *find_stream_slow(sc_cuda *cu, uint32_t id)
 {
-    if (cu->last < cu->nstreams && cu->streams[cu->last].id == id)
-        return &cu->streams[cu->last];
     uint32_t i = sc_idmap_get(&cu->stream_index, id);
     if (i == SC_NO_NODE)
         return NULL;
-    cu->last = i;
+    cu->recent[cu_recent_slot(id)] = i;
     return &cu->streams[i];
+}
+
+static CU_INLINE cu_stream *find_stream(sc_cuda *cu, uint32_t id)
+{
+    uint32_t i = cu->recent[cu_recent_slot(id)];
+    if (i < cu->nstreams && cu->streams[i].id == id)
+        return &cu->streams[i];
+    return find_stream_slow(cu, id);
+}
+
+cu_stream *cu_find_stream(sc_cuda *cu, uint32_t id)
+{
+    return find_stream(cu, id);
 }
 
 /* The stream's entry, made (blocking, not created) when missing. */
@@ -142,7 +163,7 @@ static int get_stream(sc_cuda *cu, uint32_t id, cu_stream **out)
         st = &cu->streams[cu->nstreams];
         memset(st, 0, sizeof *st);
         st->id = id;
-        cu->last = cu->nstreams++;
+        cu->recent[cu_recent_slot(id)] = cu->nstreams++;
     }
     *out = st;
     return 0;
@@ -389,30 +410,223 @@ static bool record_kind(int kind, sc_cuda_call *call)
     }
 }
 
+/* What every record op checks once its arguments are valid (§4.3): counts
+ * the call, 906 on the legacy stream while a blocking capture exists, 901
+ * on an invalidated capture.  On 0, *c is the capture to append to, NULL
+ * when the work runs outside any capture. */
+static CU_INLINE int record_target(sc_cuda *cu, uint32_t stream, uint32_t thread, sc_cuda_call call,
+                                   cu_stream **st, cu_capture **c)
+{
+    cu->seq++;
+    *c = NULL;
+    if (stream == 0) {
+        if (!cu->blocking_open)
+            return 0;
+        cu_ctx ctx = {.call = call, .stream = stream, .thread = thread};
+        return legacy_implicit(cu, &ctx);
+    }
+    cu_stream *s = find_stream(cu, stream);
+    if (!s || !s->capture)
+        return 0;
+    cu_capture *cap = cu_cap(cu, s->capture);
+    if (cap->state != SC_CUDA_STATE_ACTIVE)
+        return SC_ECUDA_INVALIDATED;
+    *st = s;
+    *c = cap;
+    return 0;
+}
+
+/* append_on_stream() without an sc_node: the same checks in the same
+ * order, and *r the new node's record with its stream, name and edges set
+ * and all else zero, for the caller to fill in the kind and attributes
+ * (straight into the record: a copy of a record built on the stack right
+ * before costs a store-forwarding stall on every op). */
+static CU_INLINE int append_slot(cu_capture *c, cu_stream *st, const char *name, size_t len,
+                                 uint32_t *id_out, sc_rec **r)
+{
+    int rc;
+    if (st->deps.cap == 0 && (rc = cu_set_reserve(&st->deps, 1)) != 0)
+        return rc;
+    sc_graph *g = c->g;
+    uint32_t n = st->deps.n;
+    if (g->node_count >= SC_MAX_NODE || (uint64_t)g->pred_count + n > SC_MAX_EDGE)
+        return SC_ELIMIT;
+    if ((g->node_count >= sc_chunks_capacity(&g->nodes, SC_NODE_SHIFT) ||
+         (uint64_t)g->pred_count + n > sc_chunks_capacity(&g->preds, SC_PRED_SHIFT)) &&
+        (rc = sc_graph_reserve(g, n)) != 0)
+        return rc;
+    uint32_t ref;
+    if ((rc = sc_graph_intern(g, name, len, &ref)) != 0)
+        return rc;
+    uint32_t id = g->node_count, at = g->pred_count;
+    sc_rec *rec = sc_rec_at(g, id);
+    *rec = (sc_rec){.stream = st->id, .name = ref, .pred_start = at};
+    uint32_t *v = st->deps.v;
+    if (n == 1)
+        *sc_pred_at(g, at) = v[0];
+    else
+        for (uint32_t i = 0; i < n; i++)
+            *sc_pred_at(g, at + i) = v[i];
+    g->pred_count = at + n;
+    g->node_count = id + 1;
+    v[0] = id;
+    st->deps.n = 1;
+    *id_out = id;
+    *r = rec;
+    return 0;
+}
+
+/* A record op whose arguments are valid, up to its node: *r as
+ * append_slot() leaves it, or NULL when the work ran outside any capture
+ * (nothing to fill in).  *node_out is set on success. */
+static CU_INLINE int record_slot(sc_cuda *cu, uint32_t stream, uint32_t thread, sc_cuda_call call,
+                                 const char *name, size_t len, uint32_t *node_out, sc_rec **r)
+{
+    cu_stream *st;
+    cu_capture *c;
+    int rc = record_target(cu, stream, thread, call, &st, &c);
+    if (rc != 0)
+        return rc;
+    uint32_t id = SC_CUDA_NO_NODE;
+    *r = NULL;
+    if (c && (rc = append_slot(c, st, name, len, &id, r)) != 0)
+        return rc;
+    if (node_out)
+        *node_out = id;
+    return 0;
+}
+
 int sc_cuda_record(sc_cuda *cu, uint32_t stream, uint32_t thread, const sc_node *node,
                    uint32_t *node_out)
 {
     sc_cuda_call call;
     if (!cu || !node || !record_kind((int)node->kind, &call) || !sc_node_valid(node))
         return SC_EINVAL;
-    cu->seq++;
-    uint32_t id = SC_CUDA_NO_NODE;
-    if (stream == 0 && cu->blocking_open) {
-        cu_ctx ctx = {.call = call, .stream = stream, .thread = thread};
-        return legacy_implicit(cu, &ctx);
-    }
-    cu_stream *st = stream ? cu_find_stream(cu, stream) : NULL;
-    cu_capture *c = capture_of(cu, st);
-    if (c) {
-        if (c->state != SC_CUDA_STATE_ACTIVE)
-            return SC_ECUDA_INVALIDATED;
-        int rc = append_on_stream(c, st, node, &id);
-        if (rc != 0)
+    sc_rec *r;
+    int rc;
+    if (!sc_node_needs_dims(node)) {
+        /* No dims entry to reserve: the typed calls' path. */
+        if ((rc = record_slot(cu, stream, thread, call, node->name, node->name_len, node_out,
+                              &r)) != 0 ||
+            !r)
             return rc;
+        sc_rec base = *r;
+        sc_graph_rec_from_node(NULL, r, node);
+        r->stream = base.stream;
+        r->name = base.name;
+        r->pred_start = base.pred_start;
+        return 0;
     }
+    cu_stream *st;
+    cu_capture *c;
+    if ((rc = record_target(cu, stream, thread, call, &st, &c)) != 0)
+        return rc;
+    uint32_t id = SC_CUDA_NO_NODE;
+    if (c && (rc = append_on_stream(c, st, node, &id)) != 0)
+        return rc;
     if (node_out)
         *node_out = id;
     return 0;
+}
+
+/* The typed record ops fill the record as sc_graph_rec_from_node() does
+ * for the same sc_node, so that both ways give the same graph. */
+
+int sc_cuda_record_kernel(sc_cuda *cu, uint32_t stream, uint32_t thread, const char *function_name,
+                          size_t name_len, uint32_t num_blocks, uint32_t threads_per_block,
+                          uint32_t shared_mem, uint32_t *node_out)
+{
+    if (!cu || (!function_name && name_len))
+        return SC_EINVAL;
+    sc_rec *r;
+    int rc = record_slot(cu, stream, thread, SC_CUDA_CALL_RECORD_KERNEL, function_name, name_len,
+                         node_out, &r);
+    if (rc == 0 && r) {
+        r->kind = SC_KIND_KERNEL;
+        r->u.k.blocks = num_blocks;
+        r->u.k.threads = threads_per_block;
+        r->x = shared_mem;
+    }
+    return rc;
+}
+
+int sc_cuda_record_memcpy(sc_cuda *cu, uint32_t stream, uint32_t thread, const char *name,
+                          size_t name_len, sc_memcpy_dir dir, uint64_t size_bytes,
+                          uint32_t src_device, uint32_t dst_device, uint32_t *node_out)
+{
+    if (!cu || (!name && name_len) ||
+        ((unsigned)dir > SC_DIR_PEER_TO_PEER && !sc_cuda_dir_name((int)dir)))
+        return SC_EINVAL;
+    sc_rec *r;
+    int rc =
+        record_slot(cu, stream, thread, SC_CUDA_CALL_RECORD_MEMCPY, name, name_len, node_out, &r);
+    if (rc == 0 && r) {
+        r->kind = SC_KIND_MEMCPY;
+        r->dir = (uint8_t)dir;
+        r->u.size = size_bytes;
+        if (dir == SC_DIR_PEER_TO_PEER) {
+            r->x = src_device;
+            r->y = dst_device;
+        }
+    }
+    return rc;
+}
+
+int sc_cuda_record_memset(sc_cuda *cu, uint32_t stream, uint32_t thread, const char *name,
+                          size_t name_len, uint64_t size_bytes, uint8_t value, uint32_t *node_out)
+{
+    if (!cu || (!name && name_len))
+        return SC_EINVAL;
+    sc_rec *r;
+    int rc =
+        record_slot(cu, stream, thread, SC_CUDA_CALL_RECORD_MEMSET, name, name_len, node_out, &r);
+    if (rc == 0 && r) {
+        r->kind = SC_KIND_MEMSET;
+        r->u.size = size_bytes;
+        r->value = value;
+    }
+    return rc;
+}
+
+int sc_cuda_record_host_callback(sc_cuda *cu, uint32_t stream, uint32_t thread, const char *label,
+                                 size_t label_len, uint32_t *node_out)
+{
+    if (!cu || (!label && label_len))
+        return SC_EINVAL;
+    sc_rec *r;
+    int rc = record_slot(cu, stream, thread, SC_CUDA_CALL_RECORD_HOST_CALLBACK, label, label_len,
+                         node_out, &r);
+    if (rc == 0 && r)
+        r->kind = SC_KIND_HOST_CALLBACK;
+    return rc;
+}
+
+int sc_cuda_record_mem_alloc(sc_cuda *cu, uint32_t stream, uint32_t thread, const char *name,
+                             size_t name_len, uint64_t size_bytes, uint32_t *node_out)
+{
+    if (!cu || (!name && name_len))
+        return SC_EINVAL;
+    sc_rec *r;
+    int rc = record_slot(cu, stream, thread, SC_CUDA_CALL_RECORD_MEM_ALLOC, name, name_len,
+                         node_out, &r);
+    if (rc == 0 && r) {
+        r->kind = SC_KIND_MEM_ALLOC;
+        r->u.size = size_bytes;
+    }
+    return rc;
+}
+
+int sc_cuda_record_mem_free(sc_cuda *cu, uint32_t stream, uint32_t thread, const char *name,
+                            size_t name_len, uint32_t *node_out)
+{
+    if (!cu || (!name && name_len))
+        return SC_EINVAL;
+    sc_rec *r;
+    int rc =
+        record_slot(cu, stream, thread, SC_CUDA_CALL_RECORD_MEM_FREE, name, name_len, node_out, &r);
+    if (rc == 0 && r)
+        r->kind = SC_KIND_MEM_FREE;
+    return rc;
 }
 
 /* Copy n node ids; an empty set may have no storage yet (NULL), which

@@ -20,6 +20,14 @@ typedef struct cu_set {
     uint32_t cap;
 } cu_set;
 
+#define CU_RECENT_BITS 4
+#define CU_RECENT      (1u << CU_RECENT_BITS)
+
+static inline uint32_t cu_recent_slot(uint32_t id)
+{
+    return (id * 0x9E3779B1u) >> (32 - CU_RECENT_BITS);
+}
+
 typedef struct cu_stream {
     uint32_t id;
     uint32_t capture; /* id of the capture it belongs to, 0 for none */
@@ -57,7 +65,10 @@ struct sc_cuda {
     uint32_t nstreams;
     uint32_t streams_cap;
     sc_idmap stream_index; /* stream id -> index */
-    uint32_t last;         /* index of the stream used last (the hot path) */
+    /* Indices of streams used lately, by a hash of the id (the hot path:
+     * callers cycle through a few streams); an entry counts only when the
+     * stream at that index has that id, so stale ones are harmless. */
+    uint32_t recent[CU_RECENT];
     cu_event *events;
     uint32_t nevents;
     uint32_t events_cap;

@@ -137,6 +137,30 @@ int sc_cuda_begin(sc_cuda *cu, uint32_t stream, sc_cuda_mode mode, uint32_t thre
 int sc_cuda_record(sc_cuda *cu, uint32_t stream, uint32_t thread, const sc_node *node,
                    uint32_t *node_out);
 
+/*
+ * The record ops by kind, for callers that have the attributes at hand (the
+ * daemon, a CUDA runtime shim): the same outcome, node and error as
+ * sc_cuda_record() with an sc_node of that kind and those fields (the
+ * others zero), without building one.  SC_EINVAL for a NULL name with a
+ * non-zero length or, for memcpy, a direction no sc_node may have.  The
+ * kernel is a 1-D launch; a 3-D one goes through sc_cuda_record().
+ * src_device/dst_device are kept only for SC_DIR_PEER_TO_PEER.
+ */
+int sc_cuda_record_kernel(sc_cuda *cu, uint32_t stream, uint32_t thread, const char *function_name,
+                          size_t name_len, uint32_t num_blocks, uint32_t threads_per_block,
+                          uint32_t shared_mem, uint32_t *node_out);
+int sc_cuda_record_memcpy(sc_cuda *cu, uint32_t stream, uint32_t thread, const char *name,
+                          size_t name_len, sc_memcpy_dir dir, uint64_t size_bytes,
+                          uint32_t src_device, uint32_t dst_device, uint32_t *node_out);
+int sc_cuda_record_memset(sc_cuda *cu, uint32_t stream, uint32_t thread, const char *name,
+                          size_t name_len, uint64_t size_bytes, uint8_t value, uint32_t *node_out);
+int sc_cuda_record_host_callback(sc_cuda *cu, uint32_t stream, uint32_t thread, const char *label,
+                                 size_t label_len, uint32_t *node_out);
+int sc_cuda_record_mem_alloc(sc_cuda *cu, uint32_t stream, uint32_t thread, const char *name,
+                             size_t name_len, uint64_t size_bytes, uint32_t *node_out);
+int sc_cuda_record_mem_free(sc_cuda *cu, uint32_t stream, uint32_t thread, const char *name,
+                            size_t name_len, uint32_t *node_out);
+
 /** capture.record_event (§4.4); *node_out is a node only when external. */
 int sc_cuda_record_event(sc_cuda *cu, uint32_t stream, uint32_t thread, uint32_t event,
                          bool external, uint32_t *node_out);

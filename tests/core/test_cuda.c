@@ -842,6 +842,230 @@ static void t_names(void **state)
     assert_null(sc_cuda_kind_name(4));
 }
 
+/* ---- typed record calls ------------------------------------------------ */
+
+/* The typed call for n's kind, with n's fields. */
+static int typed_record(sc_cuda *cu, uint32_t s, uint32_t thread, const sc_node *n, uint32_t *out)
+{
+    switch ((int)n->kind) {
+    case SC_KIND_KERNEL:
+        return sc_cuda_record_kernel(cu, s, thread, n->name, n->name_len, n->num_blocks,
+                                     n->threads_per_block, n->shared_mem, out);
+    case SC_KIND_MEMCPY:
+        return sc_cuda_record_memcpy(cu, s, thread, n->name, n->name_len, n->dir, n->size_bytes,
+                                     n->src_device, n->dst_device, out);
+    case SC_KIND_MEMSET:
+        return sc_cuda_record_memset(cu, s, thread, n->name, n->name_len, n->size_bytes, n->value,
+                                     out);
+    case SC_KIND_HOST_CALLBACK:
+        return sc_cuda_record_host_callback(cu, s, thread, n->name, n->name_len, out);
+    case SC_KIND_MEM_ALLOC:
+        return sc_cuda_record_mem_alloc(cu, s, thread, n->name, n->name_len, n->size_bytes, out);
+    case SC_KIND_MEM_FREE:
+        return sc_cuda_record_mem_free(cu, s, thread, n->name, n->name_len, out);
+    }
+    fail();
+    return 0;
+}
+
+/* The same op through sc_cuda_record on a and the typed call on b: the
+ * same code, node and call count.  Returns the code. */
+static int record_both(sc_cuda *a, sc_cuda *b, uint32_t s, uint32_t thread, const sc_node *n)
+{
+    uint32_t ida = 777, idb = 777;
+    int ra = sc_cuda_record(a, s, thread, n, &ida);
+    int rb = typed_record(b, s, thread, n, &idb);
+    assert_int_equal(ra, rb);
+    assert_int_equal(ida, idb);
+    assert_int_equal(sc_cuda_call_seq(a), sc_cuda_call_seq(b));
+    return ra;
+}
+
+static void same_graphs(const sc_graph *g, const sc_graph *h)
+{
+    assert_int_equal(sc_graph_node_count(g), sc_graph_node_count(h));
+    assert_int_equal(sc_graph_edge_count(g), sc_graph_edge_count(h));
+    for (uint32_t i = 0; i < sc_graph_node_count(g); i++) {
+        sc_node x, y;
+        assert_int_equal(sc_graph_node(g, i, &x), 0);
+        assert_int_equal(sc_graph_node(h, i, &y), 0);
+        assert_int_equal(x.name_len, y.name_len);
+        assert_memory_equal(x.name, y.name, x.name_len);
+        x.name = y.name = NULL;
+        assert_memory_equal(&x, &y, sizeof x);
+    }
+    for (uint64_t i = 0; i < sc_graph_edge_count(g); i++) {
+        uint32_t s1, d1, s2, d2;
+        assert_int_equal(sc_graph_edge(g, i, &s1, &d1), 0);
+        assert_int_equal(sc_graph_edge(h, i, &s2, &d2), 0);
+        assert_int_equal(s1, s2);
+        assert_int_equal(d1, d2);
+    }
+}
+
+static void same_captures(const sc_cuda *a, const sc_cuda *b)
+{
+    assert_int_equal(sc_cuda_capture_count(a), sc_cuda_capture_count(b));
+    for (uint32_t c = 1; c <= sc_cuda_capture_count(a); c++) {
+        sc_cuda_capture_info x, y;
+        memset(&x, 0, sizeof x);
+        memset(&y, 0, sizeof y);
+        assert_int_equal(sc_cuda_capture_get(a, c, &x), 0);
+        assert_int_equal(sc_cuda_capture_get(b, c, &y), 0);
+        assert_int_equal(x.state, y.state);
+        assert_int_equal(x.error, y.error);
+        assert_int_equal(x.node_count, y.node_count);
+        assert_int_equal(x.invalidated, y.invalidated);
+        assert_int_equal(x.why.call, y.why.call);
+        assert_int_equal(x.why.stream, y.why.stream);
+        assert_int_equal(x.why.thread, y.why.thread);
+        assert_int_equal(x.why.error, y.why.error);
+        assert_int_equal(x.why.seq, y.why.seq);
+        assert_int_equal(x.why.has_event, y.why.has_event);
+    }
+}
+
+static void t43_typed_record_calls_match_record(void **state)
+{
+    (void)state;
+    static const char big[] = "x";
+    const sc_node ops[] = {
+        {.kind = SC_KIND_KERNEL,
+         .name = "gemm",
+         .name_len = 4,
+         .num_blocks = 7,
+         .threads_per_block = 256,
+         .shared_mem = 96},
+        {.kind = SC_KIND_KERNEL, .name = NULL, .name_len = 0, .num_blocks = 1},
+        {.kind = SC_KIND_MEMCPY,
+         .name = "h2d",
+         .name_len = 3,
+         .dir = SC_DIR_HOST_TO_DEVICE,
+         .size_bytes = 1u << 20,
+         .src_device = 3,
+         .dst_device = 4},
+        {.kind = SC_KIND_MEMCPY,
+         .name = "p2p",
+         .name_len = 3,
+         .dir = SC_DIR_PEER_TO_PEER,
+         .size_bytes = 64,
+         .src_device = 1,
+         .dst_device = 2},
+        {.kind = SC_KIND_MEMCPY,
+         .name = "hh",
+         .name_len = 2,
+         .dir = (sc_memcpy_dir)SC_DIR_HOST_TO_HOST},
+        {.kind = SC_KIND_MEMCPY, .name = "df", .name_len = 2, .dir = (sc_memcpy_dir)SC_DIR_DEFAULT},
+        {.kind = SC_KIND_MEMSET, .name = "z", .name_len = 1, .size_bytes = 4096, .value = 0xab},
+        {.kind = SC_KIND_HOST_CALLBACK, .name = "step\0x", .name_len = 6},
+        {.kind = (sc_node_kind)SC_KIND_MEM_ALLOC, .name = "a", .name_len = 1, .size_bytes = 128},
+        {.kind = (sc_node_kind)SC_KIND_MEM_FREE, .name = "a", .name_len = 1},
+    };
+    const size_t nops = sizeof ops / sizeof ops[0];
+    /* misuse: SC_EINVAL before anything is counted */
+    const sc_node bad[] = {
+        {.kind = SC_KIND_KERNEL, .name = NULL, .name_len = 3},
+        {.kind = SC_KIND_MEMCPY, .name = NULL, .name_len = 1},
+        {.kind = SC_KIND_MEMCPY, .name = "c", .name_len = 1, .dir = (sc_memcpy_dir)4},
+        {.kind = SC_KIND_MEMCPY, .name = "c", .name_len = 1, .dir = (sc_memcpy_dir)15},
+        {.kind = SC_KIND_MEMCPY, .name = "c", .name_len = 1, .dir = (sc_memcpy_dir)18},
+        {.kind = SC_KIND_MEMCPY, .name = "c", .name_len = 1, .dir = (sc_memcpy_dir)-1},
+        {.kind = SC_KIND_MEMSET, .name = NULL, .name_len = 2},
+        {.kind = SC_KIND_HOST_CALLBACK, .name = NULL, .name_len = 2},
+        {.kind = (sc_node_kind)SC_KIND_MEM_ALLOC, .name = NULL, .name_len = 2},
+        {.kind = (sc_node_kind)SC_KIND_MEM_FREE, .name = NULL, .name_len = 2},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint32_t id = 777;
+        assert_int_equal(typed_record(NULL, 1, 0, &ops[i % nops], &id), SC_EINVAL);
+        assert_int_equal(sc_cuda_record(NULL, 1, 0, &ops[i % nops], &id), SC_EINVAL);
+        assert_int_equal(id, 777);
+    }
+    sc_cuda *a = fresh(), *b = fresh();
+    for (int round = 0; round < 2; round++) {
+        uint64_t seq = sc_cuda_call_seq(a);
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+            assert_int_equal(record_both(a, b, 1, 0, &bad[i]), SC_EINVAL);
+        assert_int_equal(sc_cuda_call_seq(a), seq);
+        /* outside any capture: no node, on an unknown stream and on stream 0 */
+        for (size_t i = 0; i < nops; i++) {
+            assert_int_equal(record_both(a, b, 9, 0, &ops[i]), 0);
+            assert_int_equal(record_both(a, b, 0, 0, &ops[i]), 0);
+        }
+        if (round)
+            break;
+        /* a name too long to keep: only a capture looks at it */
+        sc_node huge = {.kind = SC_KIND_KERNEL, .name = big, .name_len = (size_t)UINT32_MAX};
+        assert_int_equal(record_both(a, b, 9, 0, &huge), 0);
+        /* capture 1 on stream 1, stream 2 forked in, non-blocking 3 forked in */
+        for (int k = 0; k < 2; k++) {
+            sc_cuda *cu = k ? b : a;
+            assert_int_equal(sc_cuda_stream_create(cu, 3, true), 0);
+            begin(cu, 1, SC_CUDA_GLOBAL, 0);
+            assert_int_equal(rec_ev(cu, 1, 50), 0);
+            assert_int_equal(wait_ev(cu, 2, 50), 0);
+            assert_int_equal(wait_ev(cu, 3, 50), 0);
+        }
+        for (size_t i = 0; i < 3 * nops; i++)
+            assert_int_equal(record_both(a, b, 1 + (uint32_t)(i % 3), (uint32_t)i, &ops[i % nops]),
+                             0);
+        assert_int_equal(record_both(a, b, 2, 0, &huge), SC_ELIMIT);
+        /* a join: the next node has two predecessors */
+        for (int k = 0; k < 2; k++) {
+            sc_cuda *cu = k ? b : a;
+            assert_int_equal(rec_ev(cu, 2, 51), 0);
+            assert_int_equal(wait_ev(cu, 1, 51), 0);
+            assert_int_equal(rec_ev(cu, 3, 52), 0);
+            assert_int_equal(wait_ev(cu, 1, 52), 0);
+        }
+        for (size_t i = 0; i < nops; i++)
+            assert_int_equal(record_both(a, b, 1, 0, &ops[i]), 0);
+        sc_cuda_end_result ra, rb;
+        assert_int_equal(end(a, 1, 0, &ra), 0);
+        assert_int_equal(end(b, 1, 0, &rb), 0);
+        same_graphs(ra.graph, rb.graph);
+        sc_cuda_end_free(&ra);
+        sc_cuda_end_free(&rb);
+        /* capture 2: every kind on the legacy stream while it exists
+         * (906, it is invalidated by the first), then on the capture
+         * (901); capture 3 on a non-blocking stream is untouched by 906 */
+        for (int k = 0; k < 2; k++) {
+            sc_cuda *cu = k ? b : a;
+            begin(cu, 4, SC_CUDA_GLOBAL, 0);
+            begin(cu, 3, SC_CUDA_RELAXED, 1);
+        }
+        for (size_t i = 0; i < nops; i++)
+            assert_int_equal(record_both(a, b, 0, 5, &ops[i]), SC_ECUDA_IMPLICIT);
+        for (size_t i = 0; i < nops; i++) {
+            assert_int_equal(record_both(a, b, 4, 0, &ops[i]), SC_ECUDA_INVALIDATED);
+            assert_int_equal(record_both(a, b, 3, 0, &ops[i]), 0);
+        }
+        same_captures(a, b);
+        sc_cuda_capture_info ci;
+        assert_int_equal(sc_cuda_capture_get(b, 2, &ci), 0);
+        assert_true(ci.invalidated);
+        assert_int_equal(ci.why.call, SC_CUDA_CALL_RECORD_KERNEL);
+        assert_int_equal(ci.why.thread, 5);
+        for (int k = 0; k < 2; k++) {
+            sc_cuda *cu = k ? b : a;
+            assert_int_equal(end(cu, 4, 0, &ra), SC_ECUDA_INVALIDATED);
+            sc_cuda_end_free(&ra);
+            assert_int_equal(end(cu, 3, 1, &ra), 0);
+            if (k == 0)
+                rb = ra;
+        }
+        same_graphs(rb.graph, ra.graph);
+        sc_cuda_end_free(&ra);
+        sc_cuda_end_free(&rb);
+    }
+    same_captures(a, b);
+    /* node_out may be NULL */
+    assert_int_equal(sc_cuda_record_kernel(b, 1, 0, "k", 1, 1, 1, 0, NULL), 0);
+    assert_int_equal(sc_cuda_record_mem_free(b, 1, 0, "k", 1, NULL), 0);
+    sc_cuda_destroy(a);
+    sc_cuda_destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -854,6 +1078,7 @@ int main(void)
         cmocka_unit_test(t43_record_chains_on_the_set),
         cmocka_unit_test(t43_legacy_record_invalidates_blocking_captures),
         cmocka_unit_test(t43_3d_kernel_kept_in_graph),
+        cmocka_unit_test(t43_typed_record_calls_match_record),
         cmocka_unit_test(t44_record_event),
         cmocka_unit_test(t45_join_by_waiting_and_fork_join),
         cmocka_unit_test(t45_event_is_a_snapshot),
