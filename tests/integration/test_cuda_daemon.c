@@ -222,12 +222,18 @@ static cJSON *result_of(sc_it_conn *c, const cJSON *op, const cJSON *reply, int6
     return o;
 }
 
-static int64_t open_cuda(sc_it_conn *c)
+/* session.open with these params; the new session's id. */
+static int64_t open_with(sc_it_conn *c, const char *params)
 {
-    cJSON *r = sc_it_must_result(c, "session.open", "{\"semantics\":\"cuda\"}");
+    cJSON *r = sc_it_must_result(c, "session.open", "%s", params);
     int64_t s = sc_it_int(r, "session");
     cJSON_Delete(r);
     return s;
+}
+
+static int64_t open_cuda(sc_it_conn *c)
+{
+    return open_with(c, "{\"semantics\":\"cuda\"}");
 }
 
 static bool run_scenario(sc_it_conn *c, const cJSON *sc, const cJSON *exp, mismatch *m)
@@ -333,9 +339,8 @@ static void test_open_semantics(void **state)
     sc_it_err_message(e, "invalid params: 'semantics' must be one of oxicuda, cuda");
     cJSON_Delete(r);
     sc_it_must_error(c, -32602, "invalid_params", "session.open", "{\"semantics\":7}");
-    int64_t def = sc_it_int(sc_it_must_result(c, "session.open", "{}"), "session");
-    int64_t oxi =
-        sc_it_int(sc_it_must_result(c, "session.open", "{\"semantics\":\"oxicuda\"}"), "session");
+    int64_t def = open_with(c, "{}");
+    int64_t oxi = open_with(c, "{\"semantics\":\"oxicuda\"}");
     int64_t cu = open_cuda(c);
     cJSON *list = sc_it_must_result(c, "session.list", "{}");
     const cJSON *x;
@@ -364,7 +369,7 @@ static void test_open_semantics(void **state)
 static void test_methods_of_the_other_mode(void **state)
 {
     sc_it_conn *c = sc_it_must_connect(*state);
-    int64_t def = sc_it_int(sc_it_must_result(c, "session.open", "{}"), "session");
+    int64_t def = open_with(c, "{}");
     int64_t cu = open_cuda(c);
     static const char *const cuda_only[] = {"stream.create",
                                             "capture.record_mem_alloc",
