@@ -46,6 +46,9 @@ int cli_graphs(cli *x, int argc, char **argv);
 int cli_log(cli *x, int argc, char **argv);
 int cli_demo(cli *x, int argc, char **argv);
 int cli_replay(cli *x, int argc, char **argv);
+/** replay --semantics cuda (cli_replay_cuda.c): FILE's scenarios in the
+ *  cuda corpus format, each in its own cuda-mode session. */
+int cli_replay_cuda(cli *x, const char *path, const char *check_path, bool verbose, bool strict);
 int cli_graph_show(cli *x, int argc, char **argv);
 int cli_graph_dot(cli *x, int argc, char **argv);
 int cli_graph_render(cli *x, int argc, char **argv);

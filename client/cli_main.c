@@ -55,7 +55,7 @@ static const cli_cmd commands[] = {
      "index and name, and what is wrong.\n"
      "\n"
      "Options (before or after FILE: replay [-v] [--strict] [--check EXPECTED]\n"
-     "FILE):\n"
+     "[--semantics MODEL] FILE):\n"
      "  -v, --verbose      one line per scenario\n"
      "  --strict           exit 2 when the daemon refused any request\n"
      "  --check EXPECTED   compare every result (and every stored graph's node\n"
@@ -63,7 +63,14 @@ static const cli_cmd commands[] = {
      "                     of tests/data/conformance_expected.jsonl, one line\n"
      "                     per scenario of FILE in the same order; print the\n"
      "                     first differences on standard error and exit 1 when\n"
-     "                     there is any\n", cli_replay},
+     "                     there is any\n"
+     "  --semantics MODEL  oxicuda (the default) or cuda: FILE is then in the\n"
+     "                     cuda corpus format (tests/data/\n"
+     "                     cuda_conformance_scenarios.jsonl), each scenario\n"
+     "                     runs in its own cuda-mode session, one request at a\n"
+     "                     time, and --check compares every result and stored\n"
+     "                     graph exactly with a file in the format of\n"
+     "                     cuda_conformance_expected.jsonl\n", cli_replay},
     {"graphs", "", "list stored graphs, newest first",
      "Options:\n"
      "  --limit N        at most N graphs (daemon default 100, at most 10000)\n"

@@ -35,6 +35,7 @@ SC_CL_DAEMON_CODE(SC_CLIENT_EPERM, SC_RPC_PERMISSION_DENIED);
 SC_CL_DAEMON_CODE(SC_CLIENT_ELIMIT, SC_RPC_LIMIT);
 SC_CL_DAEMON_CODE(SC_CLIENT_ESTORAGE, SC_RPC_STORAGE);
 SC_CL_DAEMON_CODE(SC_CLIENT_ESHUTDOWN, SC_RPC_SHUTTING_DOWN);
+SC_CL_DAEMON_CODE(SC_CLIENT_ECUDA, SC_RPC_CUDA);
 _Static_assert(SC_CLIENT_EPARSE == SC_RPC_PARSE_ERROR &&
                    SC_CLIENT_EREQUEST == SC_RPC_INVALID_REQUEST &&
                    SC_CLIENT_EMETHOD == SC_RPC_METHOD_NOT_FOUND &&
@@ -65,6 +66,8 @@ struct sc_client {
     bool broken;      /* out of step with the daemon: only close is left */
     int errcode;      /* daemon's code of the last failure, 0 if local */
     char errmsg[512]; /* "" after a success */
+    char *errdata;    /* the daemon's error.data as compact JSON, or NULL */
+    int cuda_error;   /* data.cuda_error of a 1009 error, else 0 */
     char path[108];   /* sizeof(sockaddr_un.sun_path) */
     uint64_t next_id; /* id of the next request written */
     uint64_t recv_id; /* id the next reply must carry */
@@ -81,6 +84,9 @@ struct sc_client {
     size_t answered; /* replies decoded so far */
     size_t cap;      /* capacity of pending and replies */
 };
+
+/** Forget the last error: message, code and data. */
+void sc_cl_clear_error(sc_client *c);
 
 /** Record a local failure: sets errmsg (printf-style), clears errcode,
  *  returns rc. */

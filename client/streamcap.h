@@ -59,6 +59,7 @@ typedef struct sc_client sc_client;
 #define SC_CLIENT_ELIMIT       (-1006) /* a daemon limit was reached */
 #define SC_CLIENT_ESTORAGE     (-1007) /* the database failed; nothing was stored */
 #define SC_CLIENT_ESHUTDOWN    (-1008) /* the daemon is stopping */
+#define SC_CLIENT_ECUDA        (-1009) /* CUDA would refuse it: sc_client_cuda_error() */
 /* JSON-RPC 2.0 codes come back unchanged. */
 #define SC_CLIENT_EPARSE    (-32700)
 #define SC_CLIENT_EREQUEST  (-32600)
@@ -77,6 +78,13 @@ SC_CLIENT_API int sc_client_errcode(const sc_client *c);
 /** What went wrong in the last failed call: the daemon's message, or a
  *  description of the local failure.  "" after a call that succeeded. */
 SC_CLIENT_API const char *sc_client_errmsg(const sc_client *c);
+/** The `data` member of the last error reply as compact JSON text ("" when
+ *  it had none, or nothing failed): the field a -32602 names, a cuda
+ *  error's `cuda_name` and `unjoined` list.  Valid until the next call. */
+SC_CLIENT_API const char *sc_client_errdata(const sc_client *c);
+/** CUDA's error number (1, 401, 900-908) of the last failed call when the
+ *  daemon answered 1009 (SC_CLIENT_ECUDA), else 0. */
+SC_CLIENT_API int sc_client_cuda_error(const sc_client *c);
 
 /* -------------------------------------------------------- connection */
 

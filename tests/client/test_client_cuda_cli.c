@@ -1,0 +1,221 @@
+/*
+ * The streamcap tool in cuda semantics mode, through the real binary
+ * against a real streamcapd: replay --semantics cuda of the public cuda
+ * corpus and its --check, the log line of an invalidated capture, graph
+ * show's new kinds and 3-D launch shapes, demo --semantics cuda.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "harness.h"
+#include "run.h"
+#include "streamcap.h"
+
+#define STREAMCAP SC_BIN_DIR "/streamcap"
+#define SCENARIOS SC_TEST_DATA_DIR "/cuda_conformance_scenarios.jsonl"
+#define EXPECTED  SC_TEST_DATA_DIR "/cuda_conformance_expected.jsonl"
+
+typedef struct fixture {
+    sc_it_daemon *d;
+    sc_client *c;
+    char tmp[64];
+} fixture;
+
+static int group_setup(void **state)
+{
+    fixture *f = calloc(1, sizeof(*f));
+    assert_non_null(f);
+    f->d = sc_it_must_start(NULL);
+    assert_int_equal(sc_client_connect(sc_it_daemon_socket(f->d), 30000, &f->c), 0);
+    assert_int_equal(sc_it_tmpdir(f->tmp, sizeof(f->tmp)), 0);
+    *state = f;
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    fixture *f = *state;
+    sc_client_close(f->c);
+    sc_it_must_stop(f->d);
+    sc_it_daemon_destroy(f->d);
+    sc_it_rmtree(f->tmp);
+    free(f);
+    return 0;
+}
+
+/* streamcap --socket SOCK ARGS... (NULL-terminated). */
+static sc_ct_result run(fixture *f, ...)
+{
+    const char *argv[32] = {STREAMCAP, "--socket", sc_it_daemon_socket(f->d)};
+    int n = 3;
+    va_list ap;
+    va_start(ap, f);
+    const char *a;
+    while ((a = va_arg(ap, const char *)) != NULL) {
+        assert_true(n < 31);
+        argv[n++] = a;
+    }
+    va_end(ap);
+    argv[n] = NULL;
+    sc_ct_result r;
+    assert_int_equal(sc_ct_run(argv, NULL, &r), 0);
+    return r;
+}
+
+static void expect_status(const sc_ct_result *r, int status)
+{
+    if (r->status != status)
+        fail_msg("exit status %d, want %d\nstdout: %s\nstderr: %s", r->status, status, r->out,
+                 r->err);
+}
+
+static void expect_in(const char *text, const char *want)
+{
+    if (!strstr(text, want))
+        fail_msg("[%s] not in:\n%s", want, text);
+}
+
+static char *write_file(fixture *f, const char *name, const char *text)
+{
+    char *path = sc_it_fmt("%s/%s", f->tmp, name);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    fclose(fp);
+    return path;
+}
+
+/* Replace the first `from` after `after` in text by `to` (same length). */
+static void alter(char *text, const char *after, const char *from, const char *to)
+{
+    char *p = strstr(text, after);
+    assert_non_null(p);
+    p = strstr(p, from);
+    assert_non_null(p);
+    assert_int_equal(strlen(from), strlen(to));
+    memcpy(p, to, strlen(to));
+}
+
+/* ------------------------------------------------------------- replay */
+
+/* The public corpus replays exact: outcomes and CUDA error numbers, node
+ * and capture ids, dependency sets, unjoined lists and stored graphs. */
+static void test_replay_cuda_corpus_checks(void **state)
+{
+    fixture *f = *state;
+    sc_ct_result r = run(f, "replay", "--semantics", "cuda", "--check", EXPECTED, SCENARIOS, NULL);
+    expect_status(&r, 0);
+    char *want = sc_it_fmt("check: every result matches %s\n", EXPECTED);
+    expect_in(r.out, want);
+    free(want);
+    expect_in(r.out, "replayed 62 cuda scenarios from ");
+    assert_string_equal(r.err, "");
+    sc_ct_result_free(&r);
+}
+
+/* Each kind of result altered once is found, named where it is. */
+static void test_replay_cuda_check_finds_differences(void **state)
+{
+    fixture *f = *state;
+    char *text = sc_it_read_file(EXPECTED);
+    assert_non_null(text);
+    /* a node id, an unjoined node, a graph's edge */
+    alter(text, "\"name\":\"fork_join_example\"", "{\"ok\":true,\"node\":1}",
+          "{\"ok\":true,\"node\":7}");
+    alter(text, "\"name\":\"fork_join_forgotten_join\"", "\"nodes\":[1]", "\"nodes\":[2]");
+    alter(text, "\"name\":\"pub_flow_000\"", "\"edges\":[[0,1],[0,3]", "\"edges\":[[0,1],[0,2]");
+    char *altered = write_file(f, "altered.jsonl", text);
+    free(text);
+    sc_ct_result r = run(f, "replay", "--semantics=cuda", "--check", altered, SCENARIOS, NULL);
+    expect_status(&r, 1);
+    char *want = sc_it_fmt("streamcap: %s:1: fork_join_example: op 4 (kernel): expected "
+                           "{\"ok\":true,\"node\":7}, got {\"ok\":true,\"node\":1}\n",
+                           SCENARIOS);
+    expect_in(r.err, want);
+    free(want);
+    expect_in(r.err,
+              ":2: fork_join_forgotten_join: op 7 (end): expected "
+              "{\"ok\":false,\"error\":904,\"unjoined\":[{\"stream\":2,\"nodes\":[2]}]}, "
+              "got {\"ok\":false,\"error\":904,\"unjoined\":[{\"stream\":2,\"nodes\":[1]}]}");
+    expect_in(r.err, ":3: pub_flow_000: op 9 (end): expected ");
+    expect_in(r.out, "check: 3 differences from ");
+    sc_ct_result_free(&r);
+
+    r = run(f, "--json", "replay", "--semantics", "cuda", SCENARIOS, "--check", altered, NULL);
+    expect_status(&r, 1);
+    cJSON *j = cJSON_Parse(r.out);
+    assert_non_null(j);
+    const cJSON *sum = cJSON_GetObjectItemCaseSensitive(j, "summary");
+    assert_int_equal(sc_it_int(sum, "differences"), 3);
+    assert_int_equal(sc_it_int(sum, "scenarios"), 62);
+    const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "scenarios"), 1);
+    assert_string_equal(sc_it_str(first, "name"), "fork_join_forgotten_join");
+    const cJSON *end = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(first, "results"), 7);
+    assert_int_equal(sc_it_int(end, "error"), 904);
+    cJSON_Delete(j);
+    sc_ct_result_free(&r);
+
+    /* A CUDA error number that differs. */
+    text = sc_it_read_file(EXPECTED);
+    alter(text, "\"name\":\"fork_join_forgotten_join\"", "\"error\":904", "\"error\":901");
+    char *other = write_file(f, "other.jsonl", text);
+    free(text);
+    r = run(f, "replay", "--semantics", "cuda", "--check", other, SCENARIOS, NULL);
+    expect_status(&r, 1);
+    expect_in(r.out, "check: 1 difference from ");
+    sc_ct_result_free(&r);
+    free(other);
+    free(altered);
+}
+
+/* Replay's refusals in cuda mode: an unknown op stops at its line, a
+ * default-mode file too, --semantics takes only the two models. */
+static void test_replay_cuda_bad_input(void **state)
+{
+    fixture *f = *state;
+    char *path = write_file(f, "bad.jsonl",
+                            "{\"name\":\"a\",\"ops\":[{\"op\":\"begin\",\"stream\":1}]}\n"
+                            "{\"name\":\"b\",\"ops\":[{\"op\":\"record_event\",\"stream\":1}]}\n");
+    sc_ct_result r = run(f, "replay", "--semantics", "cuda", path, NULL);
+    expect_status(&r, 2);
+    char *want = sc_it_fmt("streamcap: %s:2: op 0 (record_event): unknown op", path);
+    expect_in(r.err, want);
+    free(want);
+    sc_ct_result_free(&r);
+    r = run(f, "replay", "--semantics", "CUDA", path, NULL);
+    expect_status(&r, 2);
+    expect_in(r.err, "--semantics takes oxicuda (the default) or cuda");
+    sc_ct_result_free(&r);
+    /* A refused call is a result; --strict makes it fail the replay. */
+    char *refused = write_file(f, "refused.jsonl",
+                               "{\"name\":\"r\",\"ops\":[{\"op\":\"end\",\"stream\":1}]}\n");
+    r = run(f, "replay", "--semantics", "cuda", refused, NULL);
+    expect_status(&r, 0);
+    expect_in(r.out, "1 ops, 1 errors, 0 graphs stored");
+    sc_ct_result_free(&r);
+    r = run(f, "replay", "--semantics", "cuda", "--strict", refused, NULL);
+    expect_status(&r, 2);
+    expect_in(r.err, "streamcap: --strict: the daemon refused 1 request\n");
+    sc_ct_result_free(&r);
+    free(refused);
+    free(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_replay_cuda_corpus_checks),
+        cmocka_unit_test(test_replay_cuda_check_finds_differences),
+        cmocka_unit_test(test_replay_cuda_bad_input),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
