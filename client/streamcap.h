@@ -246,6 +246,119 @@ typedef struct sc_client_captured {
 SC_CLIENT_API int sc_client_end_capture(sc_client *c, uint64_t session, uint32_t stream,
                                         sc_client_captured *out);
 
+/* ----------------------------------------------------- cuda semantics */
+
+/*
+ * A session opened with SC_CLIENT_SEMANTICS_CUDA captures the way the CUDA
+ * runtime does (proto/PROTOCOL.md section 11, docs/cuda-semantics.md): a
+ * capture begins on an origin stream, other streams join it by waiting on
+ * an event recorded in it, and it must end on its origin with every joined
+ * stream joined back.  The session outlives its captures; each successful
+ * end stores one graph.  `thread` is the host thread making the call (0
+ * when a program has one).  A call CUDA would refuse returns
+ * SC_CLIENT_ECUDA with CUDA's number in sc_client_cuda_error().  The calls
+ * below are not pipelined (-EBUSY in a pipeline); the default mode's
+ * record, event, status and node-count calls work in a cuda session too,
+ * as thread 0, while a capture is running.
+ */
+
+typedef enum sc_client_semantics {
+    SC_CLIENT_SEMANTICS_OXICUDA = 0, /* the default: the StreamCapture model */
+    SC_CLIENT_SEMANTICS_CUDA,
+} sc_client_semantics;
+
+typedef enum sc_client_capture_mode {
+    SC_CLIENT_MODE_GLOBAL = 0,
+    SC_CLIENT_MODE_THREAD_LOCAL,
+    SC_CLIENT_MODE_RELAXED,
+} sc_client_capture_mode;
+
+typedef enum sc_client_host_call_kind {
+    SC_CLIENT_HOST_UNSAFE = 0, /* cudaMalloc and the like */
+    SC_CLIENT_HOST_STREAM_SYNC,
+    SC_CLIENT_HOST_DEVICE_SYNC,
+    SC_CLIENT_HOST_EVENT_SYNC,
+    SC_CLIENT_HOST_LEGACY_SYNC,
+} sc_client_host_call_kind;
+
+/** Wire names: "oxicuda" / "cuda"; NULL outside the enum. */
+SC_CLIENT_API const char *sc_client_semantics_name(sc_client_semantics s);
+/** Wire names: "global" / "thread_local" / "relaxed"; NULL outside the enum. */
+SC_CLIENT_API const char *sc_client_mode_name(sc_client_capture_mode m);
+
+/** [pipelined] session.open with a capture model; `label` may be NULL.
+ *  sc_client_open_session is this with SC_CLIENT_SEMANTICS_OXICUDA. */
+SC_CLIENT_API int sc_client_open_session_ex(sc_client *c, const char *label,
+                                            sc_client_semantics semantics, uint64_t *session);
+
+/** stream.create: declare a stream non-blocking (or back to default). */
+SC_CLIENT_API int sc_client_stream_create(sc_client *c, uint64_t session, uint32_t stream,
+                                          bool non_blocking);
+
+/** capture.begin on origin `stream` in `mode`; *capture (may be NULL) is
+ *  the new capture's id (1, 2, ... in the session). */
+SC_CLIENT_API int sc_client_cuda_begin(sc_client *c, uint64_t session, uint32_t stream,
+                                       uint32_t thread, sc_client_capture_mode mode,
+                                       uint64_t *capture);
+
+/** capture.record_kernel with a 3-D launch shape (each extent >= 1).
+ *  *node (may be NULL) is the new node's id, or -1 when the stream is not
+ *  capturing (the kernel ran, nothing was recorded). */
+SC_CLIENT_API int sc_client_cuda_record_kernel(sc_client *c, uint64_t session, uint32_t stream,
+                                               uint32_t thread, const char *function_name,
+                                               const uint32_t grid[3], const uint32_t block[3],
+                                               uint32_t shared_mem, int64_t *node);
+
+/** capture.record_event (wait false) or capture.wait_event (wait true). */
+SC_CLIENT_API int sc_client_cuda_event(sc_client *c, uint64_t session, uint32_t stream,
+                                       uint32_t thread, uint32_t event, bool wait);
+
+/** capture.update_dependencies: add `nodes` to the stream's dependency set,
+ *  or (`set`) replace the set with them. */
+SC_CLIENT_API int sc_client_update_dependencies(sc_client *c, uint64_t session, uint32_t stream,
+                                                uint32_t thread, const uint32_t *nodes,
+                                                size_t count, bool set);
+
+typedef struct sc_client_capture_info {
+    sc_client_status status;     /* none, active or invalidated */
+    uint64_t capture;            /* 0 unless active */
+    uint32_t origin;             /* active only */
+    sc_client_capture_mode mode; /* active only */
+    size_t dependency_count;
+    uint32_t *dependencies; /* ascending node ids; NULL when none */
+} sc_client_capture_info;
+
+/** capture.info: the capture `stream` belongs to.  Free with
+ *  sc_client_capture_info_free. */
+SC_CLIENT_API int sc_client_capture_info_get(sc_client *c, uint64_t session, uint32_t stream,
+                                             uint32_t thread, sc_client_capture_info *out);
+SC_CLIENT_API void sc_client_capture_info_free(sc_client_capture_info *i);
+
+/** capture.host_call: a call that is no stream work but may break captures.
+ *  `stream` counts for STREAM_SYNC, `event` for EVENT_SYNC; `call` (may be
+ *  NULL) is the CUDA function's name ("cudaMalloc"), kept in the log of
+ *  every capture it invalidates. */
+SC_CLIENT_API int sc_client_host_call(sc_client *c, uint64_t session, uint32_t thread,
+                                      sc_client_host_call_kind kind, uint32_t stream,
+                                      uint32_t event, const char *call);
+
+/** capture.exchange_mode: set `thread`'s capture mode; *old (may be NULL)
+ *  is the one it had. */
+SC_CLIENT_API int sc_client_exchange_mode(sc_client *c, uint64_t session, uint32_t thread,
+                                          sc_client_capture_mode mode, sc_client_capture_mode *old);
+
+typedef struct sc_client_cuda_captured {
+    uint64_t graph;
+    uint64_t capture;
+    uint64_t node_count;
+    uint64_t edge_count;
+} sc_client_cuda_captured;
+
+/** capture.end on the capture's origin: the graph is committed when this
+ *  returns 0.  The session stays open for further captures. */
+SC_CLIENT_API int sc_client_cuda_end(sc_client *c, uint64_t session, uint32_t stream,
+                                     uint32_t thread, sc_client_cuda_captured *out);
+
 /* ----------------------------------------------------------- pipeline */
 
 /** One reply of a pipelined call. */
