@@ -872,6 +872,7 @@ void sc_client_log_page_free(sc_client_log_page *p)
         free(e->opened_at);
         free(e->ended_at);
         free(e->outcome);
+        sc_cl_free_captures(e);
     }
     free(p->entries);
     free(p->next);
@@ -893,9 +894,9 @@ static int decode_entry(sc_client *c, const cJSON *o, sc_client_log_entry *e)
         return -EPROTO;
     e->owner_uid = (uint32_t)uid;
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, "graph");
-    if (g && !cJSON_IsNull(g))
-        return sc_cl_get_u64(c, m, o, "graph", UINT64_MAX, &e->graph);
-    return 0;
+    if (g && !cJSON_IsNull(g) && sc_cl_get_u64(c, m, o, "graph", UINT64_MAX, &e->graph) != 0)
+        return -EPROTO;
+    return sc_cl_decode_captures(c, o, e);
 }
 
 static int decode_log_page(sc_client *c, const cJSON *res, sc_client_log_page *p)

@@ -345,3 +345,113 @@ int sc_client_cuda_end(sc_client *c, uint64_t session, uint32_t stream, uint32_t
         *out = got;
     return rc;
 }
+
+/* ---------------------------------------------------------------- log */
+
+void sc_cl_free_captures(sc_client_log_entry *e)
+{
+    for (size_t i = 0; e->captures && i < e->capture_count; i++) {
+        sc_client_capture_record *r = &e->captures[i];
+        free(r->mode);
+        free(r->outcome);
+        free(r->ended_at);
+        free(r->cuda_name);
+        free(r->inv_method);
+        free(r->inv_call);
+        free(r->inv_cuda_name);
+        free(r->inv_message);
+    }
+    free(e->captures);
+    free(e->semantics);
+    e->captures = NULL;
+    e->capture_count = 0;
+    e->semantics = NULL;
+}
+
+static int get_u32(sc_client *c, const cJSON *o, const char *key, uint32_t *out)
+{
+    uint64_t v;
+    if (sc_cl_get_u64(c, SC_M_LOG_LIST, o, key, UINT32_MAX, &v) != 0)
+        return -EPROTO;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int get_int(sc_client *c, const cJSON *o, const char *key, int *out)
+{
+    uint64_t v;
+    if (sc_cl_get_u64(c, SC_M_LOG_LIST, o, key, INT32_MAX, &v) != 0)
+        return -EPROTO;
+    *out = (int)v;
+    return 0;
+}
+
+static bool has(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return v && !cJSON_IsNull(v);
+}
+
+static int decode_invalidated_by(sc_client *c, const cJSON *o, sc_client_capture_record *r)
+{
+    const sc_method_id m = SC_M_LOG_LIST;
+    if (sc_cl_get_str(c, m, o, "method", false, &r->inv_method) != 0 ||
+        get_u32(c, o, "stream", &r->inv_stream) != 0 ||
+        get_u32(c, o, "thread", &r->inv_thread) != 0 ||
+        sc_cl_get_str(c, m, o, "call", true, &r->inv_call) != 0 ||
+        get_int(c, o, "cuda_error", &r->inv_cuda_error) != 0 ||
+        sc_cl_get_str(c, m, o, "cuda_name", false, &r->inv_cuda_name) != 0 ||
+        sc_cl_get_str(c, m, o, "message", false, &r->inv_message) != 0)
+        return -EPROTO;
+    r->inv_has_event = has(o, "event");
+    return r->inv_has_event ? get_u32(c, o, "event", &r->inv_event) : 0;
+}
+
+static int decode_capture(sc_client *c, const cJSON *o, sc_client_capture_record *r)
+{
+    const sc_method_id m = SC_M_LOG_LIST;
+    if (sc_cl_get_u64(c, m, o, "capture", UINT64_MAX, &r->capture) != 0 ||
+        get_u32(c, o, "origin", &r->origin) != 0 ||
+        sc_cl_get_str(c, m, o, "mode", false, &r->mode) != 0 ||
+        get_u32(c, o, "thread", &r->thread) != 0 ||
+        sc_cl_get_str(c, m, o, "outcome", false, &r->outcome) != 0 ||
+        sc_cl_get_u64(c, m, o, "node_count", UINT64_MAX, &r->node_count) != 0 ||
+        sc_cl_get_str(c, m, o, "ended_at", true, &r->ended_at) != 0 ||
+        sc_cl_get_str(c, m, o, "cuda_name", true, &r->cuda_name) != 0)
+        return -EPROTO;
+    if (has(o, "graph") && sc_cl_get_u64(c, m, o, "graph", UINT64_MAX, &r->graph) != 0)
+        return -EPROTO;
+    if (has(o, "cuda_error") && get_int(c, o, "cuda_error", &r->cuda_error) != 0)
+        return -EPROTO;
+    const cJSON *inv = cJSON_GetObjectItemCaseSensitive(o, "invalidated_by");
+    if (!inv || cJSON_IsNull(inv))
+        return 0;
+    if (!cJSON_IsObject(inv))
+        return sc_cl_malformed(c, m, "'invalidated_by' is not an object");
+    return decode_invalidated_by(c, inv, r);
+}
+
+int sc_cl_decode_captures(sc_client *c, const cJSON *o, sc_client_log_entry *e)
+{
+    const sc_method_id m = SC_M_LOG_LIST;
+    if (sc_cl_get_str(c, m, o, "semantics", true, &e->semantics) != 0)
+        return -EPROTO;
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(o, "captures");
+    if (!list || cJSON_IsNull(list))
+        return 0;
+    if (!cJSON_IsArray(list))
+        return sc_cl_malformed(c, m, "'captures' is not an array");
+    size_t n = (size_t)cJSON_GetArraySize(list);
+    if (n == 0)
+        return 0;
+    e->captures = calloc(n, sizeof(*e->captures));
+    if (!e->captures)
+        return sc_cl_fail(c, -ENOMEM, "out of memory");
+    const cJSON *x;
+    cJSON_ArrayForEach(x, list)
+    {
+        if (decode_capture(c, x, &e->captures[e->capture_count++]) != 0)
+            return -EPROTO;
+    }
+    return 0;
+}

@@ -125,7 +125,13 @@ static const cli_cmd commands[] = {
     {"log", "", "the capture log, newest first",
      "One row per capture session: when it opened and ended, its outcome\n"
      "(open, completed, failed, closed, abandoned, shutdown, lost), its node\n"
-     "count and the graph it produced.\n"
+     "count and the graph it produced.  Under the table, one line for each\n"
+     "failed capture of a cuda-mode session: the call that invalidated it,\n"
+     "with its stream, thread and the capture's mode, and CUDA's message\n"
+     "(\"session 4: capture 3 on stream 7 invalidated by cudaMalloc from\n"
+     "thread 2 (global mode): operation not permitted when stream is\n"
+     "capturing\"), or the CUDA error its end failed with.  --json adds each\n"
+     "cuda-mode session's semantics and captures as log.list reports them.\n"
      "\n"
      "Options:\n"
      "  --limit N        at most N entries (daemon default 100, at most 10000)\n"
@@ -835,6 +841,8 @@ static void log_json(sc_buf *b, const sc_client_log_page *p)
             sc_json_u64(b, e->graph);
         else
             sc_buf_puts(b, "null");
+        if (e->semantics)
+            cli_json_log_captures(b, &ef, e);
         sc_json_obj_end(b);
     }
     sc_buf_putc(b, ']');
@@ -884,6 +892,8 @@ int cli_log(cli *x, int argc, char **argv)
         }
         cli_table_print(&t, stdout);
         cli_table_free(&t);
+        for (size_t i = 0; i < p.count; i++)
+            cli_print_failed_captures(&p.entries[i], stdout);
         print_next(p.next, "log", "--outcome", &o);
     }
     sc_client_log_page_free(&p);

@@ -255,3 +255,95 @@ void cli_print_graph(const sc_client_graph *g, FILE *f)
         fputs("no edges\n", f);
     cli_table_free(&t);
 }
+
+/* ----------------------------------------------------- cuda captures */
+
+static void json_invalidated_by(sc_buf *b, bool *first, const sc_client_capture_record *r)
+{
+    bool f;
+    sc_json_key(b, first, "invalidated_by");
+    sc_json_obj_begin(b, &f);
+    sc_json_member_cstr(b, &f, "method", r->inv_method);
+    sc_json_member_u64(b, &f, "stream", r->inv_stream);
+    if (r->inv_has_event)
+        sc_json_member_u64(b, &f, "event", r->inv_event);
+    sc_json_member_u64(b, &f, "thread", r->inv_thread);
+    if (r->inv_call)
+        sc_json_member_cstr(b, &f, "call", r->inv_call);
+    sc_json_member_i64(b, &f, "cuda_error", r->inv_cuda_error);
+    sc_json_member_cstr(b, &f, "cuda_name", r->inv_cuda_name ? r->inv_cuda_name : "");
+    sc_json_member_cstr(b, &f, "message", r->inv_message ? r->inv_message : "");
+    sc_json_obj_end(b);
+}
+
+void cli_json_log_captures(sc_buf *b, bool *first, const sc_client_log_entry *e)
+{
+    sc_json_member_cstr(b, first, "semantics", e->semantics);
+    sc_json_key(b, first, "captures");
+    sc_buf_putc(b, '[');
+    for (size_t i = 0; i < e->capture_count; i++) {
+        const sc_client_capture_record *r = &e->captures[i];
+        bool f;
+        if (i)
+            sc_buf_putc(b, ',');
+        sc_json_obj_begin(b, &f);
+        sc_json_member_u64(b, &f, "capture", r->capture);
+        sc_json_member_u64(b, &f, "origin", r->origin);
+        sc_json_member_cstr(b, &f, "mode", r->mode);
+        sc_json_member_u64(b, &f, "thread", r->thread);
+        sc_json_member_cstr(b, &f, "outcome", r->outcome);
+        if (r->cuda_error) {
+            sc_json_member_i64(b, &f, "cuda_error", r->cuda_error);
+            cli_json_member_str_or_null(b, &f, "cuda_name", r->cuda_name);
+        }
+        sc_json_member_u64(b, &f, "node_count", r->node_count);
+        cli_json_member_str_or_null(b, &f, "ended_at", r->ended_at);
+        if (r->graph)
+            sc_json_member_u64(b, &f, "graph", r->graph);
+        if (r->inv_method)
+            json_invalidated_by(b, &f, r);
+        sc_json_obj_end(b);
+    }
+    sc_buf_putc(b, ']');
+}
+
+/* "capture 3 on stream 7 invalidated by cudaMalloc from thread 2 (global
+ * mode): operation not permitted when stream is capturing": the CUDA call
+ * a person made when the log has its name, else the method and where. */
+static void print_invalidated(const sc_client_log_entry *e, const sc_client_capture_record *r,
+                              FILE *f)
+{
+    char *call = cli_printable(r->inv_call ? r->inv_call : r->inv_method);
+    char *mode = cli_printable(r->mode);
+    char *msg = cli_printable(r->inv_message ? r->inv_message : "");
+    fprintf(f, "session %llu: capture %llu on stream %u invalidated by %s",
+            (unsigned long long)e->session, (unsigned long long)r->capture, (unsigned)r->origin,
+            call ? call : "");
+    if (!r->inv_call && r->inv_has_event)
+        fprintf(f, " (stream %u, event %u)", (unsigned)r->inv_stream, (unsigned)r->inv_event);
+    else if (!r->inv_call)
+        fprintf(f, " on stream %u", (unsigned)r->inv_stream);
+    fprintf(f, " from thread %u (%s mode): %s\n", (unsigned)r->inv_thread, mode ? mode : "",
+            msg ? msg : "");
+    free(call);
+    free(mode);
+    free(msg);
+}
+
+void cli_print_failed_captures(const sc_client_log_entry *e, FILE *f)
+{
+    for (size_t i = 0; i < e->capture_count; i++) {
+        const sc_client_capture_record *r = &e->captures[i];
+        if (strcmp(r->outcome, "failed") != 0)
+            continue;
+        if (r->inv_method) {
+            print_invalidated(e, r, f);
+            continue;
+        }
+        char *name = cli_printable(r->cuda_name ? r->cuda_name : "");
+        fprintf(f, "session %llu: capture %llu on stream %u failed at its end: %s (%d)\n",
+                (unsigned long long)e->session, (unsigned long long)r->capture, (unsigned)r->origin,
+                name ? name : "", r->cuda_error);
+        free(name);
+    }
+}

@@ -140,6 +140,10 @@ int sc_cl_get_bool(sc_client *c, sc_method_id m, const cJSON *o, const char *key
 /** A string copy; when `nullable`, an absent or null member gives NULL. */
 int sc_cl_get_str(sc_client *c, sc_method_id m, const cJSON *o, const char *key, bool nullable,
                   char **out);
+/** log.list's cuda members of one entry (semantics, captures), into e. */
+int sc_cl_decode_captures(sc_client *c, const cJSON *o, sc_client_log_entry *e);
+/** Free what sc_cl_decode_captures put into e. */
+void sc_cl_free_captures(sc_client_log_entry *e);
 int sc_cl_malformed(sc_client *c, sc_method_id m, const char *what);
 
 #endif

@@ -484,6 +484,31 @@ SC_CLIENT_API int sc_client_graph_delete(sc_client *c, uint64_t graph);
 
 /* ---------------------------------------------------------------- log */
 
+/* A cuda-mode session's ended capture, as its log row has it. */
+typedef struct sc_client_capture_record {
+    uint64_t capture;
+    uint32_t origin;
+    char *mode; /* "global", "thread_local", "relaxed" */
+    uint32_t thread;
+    char *outcome; /* completed, failed, discarded */
+    uint64_t node_count;
+    char *ended_at;
+    uint64_t graph;  /* completed only, else 0 */
+    int cuda_error;  /* failed only (901, 904), else 0 */
+    char *cuda_name; /* failed only, else NULL */
+    /* The first call that invalidated the capture; inv_method is NULL when
+     * none did. */
+    char *inv_method; /* "capture.host_call", "capture.record_kernel", ... */
+    uint32_t inv_stream;
+    bool inv_has_event;
+    uint32_t inv_event;
+    uint32_t inv_thread;
+    char *inv_call; /* the CUDA function ("cudaMalloc"); NULL when not named */
+    int inv_cuda_error;
+    char *inv_cuda_name;
+    char *inv_message; /* CUDA's text for inv_cuda_error */
+} sc_client_capture_record;
+
 typedef struct sc_client_log_entry {
     uint64_t session;
     char *label; /* NULL when none */
@@ -494,6 +519,11 @@ typedef struct sc_client_log_entry {
     char *outcome;  /* open, completed, failed, closed, abandoned, shutdown, lost */
     uint64_t node_count;
     uint64_t graph; /* 0 unless completed */
+    /* Added with cuda semantics: a program built against the older header
+     * indexes the entries with the older size (rebuild it). */
+    char *semantics; /* "cuda" for a cuda-mode session, else NULL */
+    size_t capture_count;
+    sc_client_capture_record *captures; /* by id; NULL when none */
 } sc_client_log_entry;
 
 typedef struct sc_client_log_page {

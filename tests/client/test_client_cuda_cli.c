@@ -210,12 +210,86 @@ static void test_replay_cuda_bad_input(void **state)
     free(path);
 }
 
+/* ---------------------------------------------------------------- log */
+
+static const uint32_t ones[3] = {1, 1, 1};
+
+/* A cuda session with a capture broken by cudaMalloc from another thread,
+ * one by an unnamed host call, one ended unjoined and one completed. */
+static uint64_t failed_captures(sc_client *c)
+{
+    uint64_t s;
+    assert_int_equal(sc_client_open_session_ex(c, "broken", SC_CLIENT_SEMANTICS_CUDA, &s), 0);
+    assert_int_equal(sc_client_cuda_begin(c, s, 7, 0, SC_CLIENT_MODE_GLOBAL, NULL), 0);
+    assert_int_equal(sc_client_cuda_record_kernel(c, s, 7, 0, "k", ones, ones, 0, NULL), 0);
+    assert_int_equal(sc_client_host_call(c, s, 2, SC_CLIENT_HOST_UNSAFE, 0, 0, "cudaMalloc"),
+                     SC_CLIENT_ECUDA);
+    assert_int_equal(sc_client_cuda_end(c, s, 7, 0, NULL), SC_CLIENT_ECUDA);
+    assert_int_equal(sc_client_cuda_begin(c, s, 1, 0, SC_CLIENT_MODE_THREAD_LOCAL, NULL), 0);
+    assert_int_equal(sc_client_host_call(c, s, 0, SC_CLIENT_HOST_UNSAFE, 0, 0, NULL),
+                     SC_CLIENT_ECUDA);
+    assert_int_equal(sc_client_cuda_end(c, s, 1, 0, NULL), SC_CLIENT_ECUDA);
+    assert_int_equal(sc_client_cuda_begin(c, s, 1, 0, SC_CLIENT_MODE_GLOBAL, NULL), 0);
+    assert_int_equal(sc_client_cuda_event(c, s, 1, 0, 0, false), 0);
+    assert_int_equal(sc_client_cuda_event(c, s, 2, 0, 0, true), 0);
+    assert_int_equal(sc_client_cuda_record_kernel(c, s, 2, 0, "k", ones, ones, 0, NULL), 0);
+    assert_int_equal(sc_client_cuda_end(c, s, 1, 0, NULL), SC_CLIENT_ECUDA);
+    assert_int_equal(sc_client_cuda_begin(c, s, 1, 0, SC_CLIENT_MODE_GLOBAL, NULL), 0);
+    assert_int_equal(sc_client_cuda_end(c, s, 1, 0, NULL), 0);
+    assert_int_equal(sc_client_close_session(c, s), 0);
+    return s;
+}
+
+/* streamcap log says, for each failed capture, what broke it, and --json
+ * carries log.list's cuda members unchanged. */
+static void test_log_names_the_breaking_call(void **state)
+{
+    fixture *f = *state;
+    uint64_t s = failed_captures(f->c);
+    sc_ct_result r = run(f, "log", "--limit", "1", NULL);
+    expect_status(&r, 0);
+    char *want = sc_it_fmt(
+        "session %llu: capture 1 on stream 7 invalidated by cudaMalloc from thread 2 (global "
+        "mode): operation not permitted when stream is capturing\n"
+        "session %llu: capture 2 on stream 1 invalidated by capture.host_call on stream 0 from "
+        "thread 0 (thread_local mode): operation not permitted when stream is capturing\n"
+        "session %llu: capture 3 on stream 1 failed at its end: "
+        "cudaErrorStreamCaptureUnjoined (904)\n",
+        (unsigned long long)s, (unsigned long long)s, (unsigned long long)s);
+    expect_in(r.out, want);
+    free(want);
+    /* The completed capture has no line. */
+    want = sc_it_fmt("capture 4 ");
+    assert_null(strstr(r.out, want));
+    free(want);
+    sc_ct_result_free(&r);
+
+    r = run(f, "--json", "log", "--limit", "1", NULL);
+    expect_status(&r, 0);
+    cJSON *got = cJSON_Parse(r.out);
+    char *raw = NULL;
+    assert_int_equal(sc_client_call_raw(f->c, "log.list", "{\"limit\":1}", &raw), 0);
+    cJSON *daemon = cJSON_Parse(raw);
+    free(raw);
+    const cJSON *g = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(got, "entries"), 0);
+    const cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(daemon, "entries"), 0);
+    assert_string_equal(sc_it_str(g, "semantics"), "cuda");
+    if (!cJSON_Compare(cJSON_GetObjectItemCaseSensitive(g, "captures"),
+                       cJSON_GetObjectItemCaseSensitive(d, "captures"), 1))
+        fail_msg("captures differ:\n%s\n%s", r.out, sc_it_json_text(d));
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(g, "captures")), 4);
+    cJSON_Delete(got);
+    cJSON_Delete(daemon);
+    sc_ct_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_replay_cuda_corpus_checks),
         cmocka_unit_test(test_replay_cuda_check_finds_differences),
         cmocka_unit_test(test_replay_cuda_bad_input),
+        cmocka_unit_test(test_log_names_the_breaking_call),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
