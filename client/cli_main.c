@@ -34,12 +34,21 @@ static const cli_cmd commands[] = {
      "write-ahead log), the sync mode, uptime, open connections, live\n"
      "sessions, stored graphs, and the graph cache's use of its budget and hit\n"
      "rate since the daemon started.\n", cli_info},
-    {"demo", "", "capture the fork/join example and show its graph",
+    {"demo", "[--semantics MODEL]", "capture the fork/join example and show its graph",
      "Run the seed fork/join capture against the daemon: upload 4096 B host to\n"
      "device on stream 0, fork to stream 1 with event 0, run relu (4 blocks x\n"
      "256 threads) there, join back with event 1 and download 4096 B device to\n"
      "host on stream 0.  Prints the stored graph and whether upload happens\n"
-     "before relu and relu before download.\n", cli_demo},
+     "before relu and relu before download.\n"
+     "\n"
+     "Options:\n"
+     "  --semantics MODEL  oxicuda (the default) or cuda: capture the example\n"
+     "                     the CUDA way in a cuda-mode session: begin on origin\n"
+     "                     stream 1 only, fork stream 2 by recording event 0 on\n"
+     "                     the origin and waiting on it, launch relu (grid\n"
+     "                     4x1x1, block 256x1x1) there, join back by event 1,\n"
+     "                     end on the origin; the session is closed afterwards\n",
+     cli_demo},
     {"replay", "FILE", "run capture scenarios from a JSON-lines file",
      "Each line of FILE ('-' for standard input) is a scenario\n"
      "{\"name\": ..., \"ops\": [...]} in the format of the conformance corpus\n"
@@ -78,7 +87,10 @@ static const cli_cmd commands[] = {
      "  --before CURSOR  the next page, as printed (on standard error) after a\n"
      "                   full page\n", cli_graphs},
     {"graph show", "ID", "nodes and edges of a stored graph",
-     "Print the graph's owner, nodes (one row each) and edges.\n", cli_graph_show},
+     "Print the graph's owner, nodes (one row each) and edges.  A cuda-mode\n"
+     "graph's kernels show their 3-D launch shape (\"relu grid 4x2x1 block\n"
+     "256x1x1 shared 0 B\"), its mem_alloc nodes their size and its\n"
+     "event_record and event_wait nodes their event.\n", cli_graph_show},
     {"graph dot", "ID", "the graph as Graphviz DOT text",
      "Print the daemon's DOT export of the graph on standard output.\n", cli_graph_dot},
     {"graph render", "ID OUT", "draw the graph into OUT (.svg or .png)",

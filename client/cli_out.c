@@ -123,9 +123,17 @@ static void json_node(sc_buf *b, const sc_client_node *n)
         sc_json_member_u64(b, &first, "num_blocks", n->num_blocks);
         sc_json_member_u64(b, &first, "threads_per_block", n->threads_per_block);
         sc_json_member_u64(b, &first, "shared_mem", n->shared_mem);
+        if (n->dim3) {
+            sc_json_key(b, &first, "grid");
+            sc_buf_printf(b, "[%u,%u,%u]", (unsigned)n->grid[0], (unsigned)n->grid[1],
+                          (unsigned)n->grid[2]);
+            sc_json_key(b, &first, "block");
+            sc_buf_printf(b, "[%u,%u,%u]", (unsigned)n->block[0], (unsigned)n->block[1],
+                          (unsigned)n->block[2]);
+        }
         break;
     case SC_CLIENT_MEMCPY:
-        sc_json_member_cstr(b, &first, "dir", sc_client_dir_name(n->dir));
+        sc_json_member_cstr(b, &first, "dir", sc_client_cuda_dir_name(n->dir));
         sc_json_member_u64(b, &first, "size_bytes", n->size_bytes);
         if (n->dir == SC_CLIENT_PEER_TO_PEER) {
             sc_json_member_u64(b, &first, "src_device", n->src_device);
@@ -138,6 +146,16 @@ static void json_node(sc_buf *b, const sc_client_node *n)
         break;
     case SC_CLIENT_HOST_CALLBACK:
         sc_json_member_cstr(b, &first, "label", n->label ? n->label : "");
+        break;
+    case SC_CLIENT_MEM_ALLOC:
+        sc_json_member_u64(b, &first, "size_bytes", n->size_bytes);
+        break;
+    case SC_CLIENT_EVENT_RECORD:
+    case SC_CLIENT_EVENT_WAIT:
+        sc_json_member_u64(b, &first, "event", n->event);
+        break;
+    case SC_CLIENT_MEM_FREE:
+    case SC_CLIENT_EMPTY:
         break;
     }
     sc_json_obj_end(b);
@@ -181,16 +199,22 @@ static void node_details(cli_table *t, const sc_client_node *n)
 {
     switch (n->kind) {
     case SC_CLIENT_KERNEL:
-        cli_table_cell(t, "%s<<<%u, %u, %u>>>", n->function_name ? n->function_name : "",
-                       (unsigned)n->num_blocks, (unsigned)n->threads_per_block,
-                       (unsigned)n->shared_mem);
+        if (n->dim3)
+            cli_table_cell(t, "%s grid %ux%ux%u block %ux%ux%u shared %u B",
+                           n->function_name ? n->function_name : "", (unsigned)n->grid[0],
+                           (unsigned)n->grid[1], (unsigned)n->grid[2], (unsigned)n->block[0],
+                           (unsigned)n->block[1], (unsigned)n->block[2], (unsigned)n->shared_mem);
+        else
+            cli_table_cell(t, "%s<<<%u, %u, %u>>>", n->function_name ? n->function_name : "",
+                           (unsigned)n->num_blocks, (unsigned)n->threads_per_block,
+                           (unsigned)n->shared_mem);
         return;
     case SC_CLIENT_MEMCPY:
         if (n->dir == SC_CLIENT_PEER_TO_PEER)
             cli_table_cell(t, "peer_to_peer dev%u -> dev%u, %llu B", (unsigned)n->src_device,
                            (unsigned)n->dst_device, (unsigned long long)n->size_bytes);
         else
-            cli_table_cell(t, "%s, %llu B", sc_client_dir_name(n->dir),
+            cli_table_cell(t, "%s, %llu B", sc_client_cuda_dir_name(n->dir),
                            (unsigned long long)n->size_bytes);
         return;
     case SC_CLIENT_MEMSET:
@@ -199,18 +223,34 @@ static void node_details(cli_table *t, const sc_client_node *n)
     case SC_CLIENT_HOST_CALLBACK:
         cli_table_cell(t, "label %s", n->label ? n->label : "");
         return;
+    case SC_CLIENT_MEM_ALLOC:
+        cli_table_cell(t, "%llu B", (unsigned long long)n->size_bytes);
+        return;
+    case SC_CLIENT_EVENT_RECORD:
+    case SC_CLIENT_EVENT_WAIT:
+        cli_table_cell(t, "event %u", (unsigned)n->event);
+        return;
+    case SC_CLIENT_MEM_FREE:
+    case SC_CLIENT_EMPTY:
+        break;
     }
     cli_table_cell(t, "-");
 }
 
 /* A node's name by id, for the edge table; ids are positions. */
+static const char *shown_name(const sc_client_node *n)
+{
+    /* cuda mode's event and empty nodes often have none: say the kind. */
+    return n->name && n->name[0] ? n->name : sc_client_kind_name(n->kind);
+}
+
 static const char *name_of(const sc_client_graph *g, uint32_t id)
 {
     if (id < g->node_count && g->nodes[id].id == id)
-        return g->nodes[id].name;
+        return shown_name(&g->nodes[id]);
     for (size_t i = 0; i < g->node_count; i++) {
         if (g->nodes[i].id == id)
-            return g->nodes[i].name;
+            return shown_name(&g->nodes[i]);
     }
     return "?";
 }

@@ -129,6 +129,9 @@ typedef enum sc_client_dir {
     SC_CLIENT_DEVICE_TO_HOST,
     SC_CLIENT_DEVICE_TO_DEVICE,
     SC_CLIENT_PEER_TO_PEER, /* needs src_device and dst_device */
+    /* cuda-mode sessions only */
+    SC_CLIENT_HOST_TO_HOST,
+    SC_CLIENT_DIR_DEFAULT, /* cudaMemcpyDefault: inferred from the pointers */
 } sc_client_dir;
 
 typedef enum sc_client_kind {
@@ -136,16 +139,28 @@ typedef enum sc_client_kind {
     SC_CLIENT_MEMCPY,
     SC_CLIENT_MEMSET,
     SC_CLIENT_HOST_CALLBACK,
+    /* in cuda-mode graphs only */
+    SC_CLIENT_MEM_ALLOC, /* size_bytes */
+    SC_CLIENT_MEM_FREE,
+    SC_CLIENT_EVENT_RECORD, /* event */
+    SC_CLIENT_EVENT_WAIT,   /* event */
+    SC_CLIENT_EMPTY,
 } sc_client_kind;
 
 /** Wire names: "none" / "active" / "invalidated". */
 SC_CLIENT_API const char *sc_client_status_name(sc_client_status s);
 /** Wire names: "host_to_device", ... ; NULL for a value outside the enum. */
 SC_CLIENT_API const char *sc_client_dir_name(sc_client_dir d);
-/** "kernel" / "memcpy" / "memset" / "host_callback". */
+/** "kernel" / "memcpy" / "memset" / "host_callback", and the cuda kinds'
+ *  "mem_alloc" / "mem_free" / "event_record" / "event_wait" / "empty". */
 SC_CLIENT_API const char *sc_client_kind_name(sc_client_kind k);
-/** Wire name -> enum: 0 or -EINVAL. */
+/** Wire name -> enum: 0 or -EINVAL.  These two know the default mode's
+ *  four directions only. */
 SC_CLIENT_API int sc_client_dir_parse(const char *name, sc_client_dir *out);
+/** As sc_client_dir_name / _parse, with cuda mode's "host_to_host" and
+ *  "default" too. */
+SC_CLIENT_API const char *sc_client_cuda_dir_name(sc_client_dir d);
+SC_CLIENT_API int sc_client_cuda_dir_parse(const char *name, sc_client_dir *out);
 
 /* ----------------------------------------------------------- sessions */
 
@@ -203,7 +218,8 @@ SC_CLIENT_API int sc_client_record_kernel(sc_client *c, uint64_t session, uint32
                                           const char *function_name, uint32_t num_blocks,
                                           uint32_t threads_per_block, uint32_t shared_mem,
                                           uint32_t *node);
-/** [pipelined] capture.record_memcpy for every direction but peer_to_peer. */
+/** [pipelined] capture.record_memcpy for every direction but peer_to_peer
+ *  (host_to_host and default only in a cuda-mode session). */
 SC_CLIENT_API int sc_client_record_memcpy(sc_client *c, uint64_t session, uint32_t stream,
                                           const char *name, sc_client_dir dir, uint64_t size_bytes,
                                           uint32_t *node);
@@ -410,6 +426,16 @@ typedef struct sc_client_node {
     uint8_t value;
     /* host_callback */
     char *label;
+    /* Added with cuda semantics (a program built against the older header
+     * indexes the nodes with the older size: rebuild it).  Kernels' 3-D
+     * launch shape: grid[0] is num_blocks and block[0] threads_per_block;
+     * dim3 is true when the daemon sent the shape (cuda-mode graphs), else
+     * the y and z extents are 1. */
+    uint32_t grid[3];
+    uint32_t block[3];
+    bool dim3;
+    /* event_record and event_wait */
+    uint32_t event;
 } sc_client_node;
 
 typedef struct sc_client_edge {

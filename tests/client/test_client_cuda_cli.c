@@ -283,6 +283,159 @@ static void test_log_names_the_breaking_call(void **state)
     sc_ct_result_free(&r);
 }
 
+/* ------------------------------------------------------ graphs, demo */
+
+/* session + params as JSON text, for the methods without a typed call. */
+static void raw(sc_client *c, uint64_t s, const char *method, const char *params)
+{
+    char *p = sc_it_fmt("{\"session\":%llu,%s", (unsigned long long)s, params + 1);
+    char *res = NULL;
+    if (sc_client_call_raw(c, method, p, &res) != 0)
+        fail_msg("%s %s: %s", method, p, sc_client_errmsg(c));
+    free(res);
+    free(p);
+}
+
+/* A cuda graph of every new kind and a 3-D kernel. */
+static uint64_t every_kind(sc_client *c)
+{
+    uint64_t s;
+    assert_int_equal(sc_client_open_session_ex(c, "kinds", SC_CLIENT_SEMANTICS_CUDA, &s), 0);
+    assert_int_equal(sc_client_cuda_begin(c, s, 1, 0, SC_CLIENT_MODE_GLOBAL, NULL), 0);
+    raw(c, s, "capture.record_mem_alloc", "{\"stream\":1,\"name\":\"buf\",\"size_bytes\":65536}");
+    const uint32_t grid[3] = {4, 2, 1}, block[3] = {256, 1, 1};
+    int64_t k;
+    assert_int_equal(sc_client_cuda_record_kernel(c, s, 1, 0, "relu", grid, block, 128, &k), 0);
+    assert_int_equal(k, 1);
+    uint32_t node;
+    assert_int_equal(sc_client_record_memcpy(c, s, 1, "copy", SC_CLIENT_DIR_DEFAULT, 4096, &node),
+                     0);
+    assert_int_equal(node, 2);
+    raw(c, s, "capture.record_event", "{\"stream\":1,\"event\":3,\"external\":true}");
+    raw(c, s, "capture.wait_event", "{\"stream\":1,\"event\":3,\"external\":true}");
+    raw(c, s, "capture.add_node", "{\"stream\":1,\"kind\":\"empty\",\"deps\":[4]}");
+    raw(c, s, "capture.record_mem_free", "{\"stream\":1,\"name\":\"buf\"}");
+    sc_client_cuda_captured got;
+    assert_int_equal(sc_client_cuda_end(c, s, 1, 0, &got), 0);
+    assert_int_equal(got.node_count, 7);
+    assert_int_equal(sc_client_close_session(c, s), 0);
+    return got.graph;
+}
+
+/* graph show names every cuda kind with its details and the kernel's 3-D
+ * shape; --json adds grid and block; dot shows the shape too. */
+static void test_graph_show_cuda_kinds(void **state)
+{
+    fixture *f = *state;
+    char *id = sc_it_fmt("%llu", (unsigned long long)every_kind(f->c));
+    sc_ct_result r = run(f, "graph", "show", id, NULL);
+    expect_status(&r, 0);
+    expect_in(r.out, "N0    1       mem_alloc     buf   65536 B\n");
+    expect_in(r.out,
+              "N1    1       kernel        relu  relu grid 4x2x1 block 256x1x1 shared 128 B\n");
+    expect_in(r.out, "N2    1       memcpy        copy  default, 4096 B\n");
+    expect_in(r.out, "N3    1       event_record        event 3\n");
+    expect_in(r.out, "N4    1       event_wait          event 3\n");
+    expect_in(r.out, "N5    1       empty               -\n");
+    expect_in(r.out, "N6    1       mem_free      buf   -\n");
+    expect_in(r.out, "N4    N5  event_wait -> empty\n");
+    sc_ct_result_free(&r);
+
+    r = run(f, "--json", "graph", "show", id, NULL);
+    expect_status(&r, 0);
+    cJSON *j = cJSON_Parse(r.out);
+    assert_non_null(j);
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(j, "nodes");
+    cJSON *want = cJSON_Parse(
+        "[{\"id\":0,\"kind\":\"mem_alloc\",\"stream\":1,\"name\":\"buf\",\"size_bytes\":65536},"
+        "{\"id\":1,\"kind\":\"kernel\",\"stream\":1,\"name\":\"relu\",\"function_name\":\"relu\","
+        "\"num_blocks\":4,\"threads_per_block\":256,\"shared_mem\":128,\"grid\":[4,2,1],"
+        "\"block\":[256,1,1]},"
+        "{\"id\":2,\"kind\":\"memcpy\",\"stream\":1,\"name\":\"copy\",\"dir\":\"default\","
+        "\"size_bytes\":4096},"
+        "{\"id\":3,\"kind\":\"event_record\",\"stream\":1,\"name\":\"\",\"event\":3},"
+        "{\"id\":4,\"kind\":\"event_wait\",\"stream\":1,\"name\":\"\",\"event\":3},"
+        "{\"id\":5,\"kind\":\"empty\",\"stream\":1,\"name\":\"\"},"
+        "{\"id\":6,\"kind\":\"mem_free\",\"stream\":1,\"name\":\"buf\"}]");
+    if (!cJSON_Compare(want, nodes, 1))
+        fail_msg("nodes: %s", r.out);
+    cJSON_Delete(want);
+    cJSON_Delete(j);
+    sc_ct_result_free(&r);
+
+    r = run(f, "graph", "dot", id, NULL);
+    expect_status(&r, 0);
+    expect_in(r.out, "relu\\n<<<(4,2,1), (256,1,1), 128>>>");
+    expect_in(r.out, "EVENT_WAIT");
+    sc_ct_result_free(&r);
+    free(id);
+}
+
+/* A default-mode graph reads as before: no 3-D shape. */
+static void test_graph_show_default_mode_unchanged(void **state)
+{
+    fixture *f = *state;
+    uint64_t s;
+    sc_client_captured g;
+    assert_int_equal(sc_client_open_session(f->c, NULL, &s), 0);
+    assert_int_equal(sc_client_begin_capture(f->c, s, 0), 0);
+    assert_int_equal(sc_client_record_kernel(f->c, s, 0, "k", 4, 256, 0, NULL), 0);
+    assert_int_equal(sc_client_end_capture(f->c, s, 0, &g), 0);
+    char *id = sc_it_fmt("%llu", (unsigned long long)g.graph);
+    sc_ct_result r = run(f, "graph", "show", id, NULL);
+    expect_status(&r, 0);
+    expect_in(r.out, "k<<<4, 256, 0>>>\n");
+    sc_ct_result_free(&r);
+    r = run(f, "--json", "graph", "show", id, NULL);
+    assert_null(strstr(r.out, "grid"));
+    sc_ct_result_free(&r);
+    free(id);
+}
+
+/* demo --semantics cuda: the fork/join the CUDA way, one capture, the
+ * session closed afterwards. */
+static void test_demo_cuda(void **state)
+{
+    fixture *f = *state;
+    sc_ct_result r = run(f, "demo", "--semantics", "cuda", NULL);
+    expect_status(&r, 0);
+    expect_in(r.out, "captured the fork/join example the CUDA way (origin stream 1, stream 2 "
+                     "joined by event 0 and back by event 1) in session ");
+    expect_in(r.out, " as capture 1, graph ");
+    expect_in(r.out, "N0    1       memcpy  upload    host_to_device, 4096 B\n");
+    expect_in(r.out, "N1    2       kernel  relu      relu grid 4x1x1 block 256x1x1 shared 0 B\n");
+    expect_in(r.out, "N2    1       memcpy  download  device_to_host, 4096 B\n");
+    expect_in(r.out, "upload -> relu (N0 -> N1): reachable\n");
+    expect_in(r.out, "relu -> download (N1 -> N2): reachable\n");
+    sc_ct_result_free(&r);
+
+    r = run(f, "--json", "demo", "--semantics=cuda", NULL);
+    expect_status(&r, 0);
+    cJSON *j = cJSON_Parse(r.out);
+    assert_non_null(j);
+    assert_string_equal(sc_it_str(j, "semantics"), "cuda");
+    assert_int_equal(sc_it_int(j, "capture"), 1);
+    assert_int_equal(sc_it_int(j, "edge_count"), 3);
+    uint64_t session = (uint64_t)sc_it_int(j, "session");
+    cJSON_Delete(j);
+    sc_ct_result_free(&r);
+    /* Closed: the log has it, no live session is left. */
+    sc_client_session_list l;
+    assert_int_equal(sc_client_list_sessions(f->c, &l), 0);
+    for (size_t i = 0; i < l.count; i++)
+        assert_true(l.sessions[i].session != session);
+    sc_client_session_list_free(&l);
+
+    r = run(f, "demo", "--semantics", "rust", NULL);
+    expect_status(&r, 2);
+    expect_in(r.err, "--semantics takes oxicuda (the default) or cuda");
+    sc_ct_result_free(&r);
+    r = run(f, "demo", "extra", NULL);
+    expect_status(&r, 2);
+    expect_in(r.err, "unexpected argument 'extra'");
+    sc_ct_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +443,9 @@ int main(void)
         cmocka_unit_test(test_replay_cuda_check_finds_differences),
         cmocka_unit_test(test_replay_cuda_bad_input),
         cmocka_unit_test(test_log_names_the_breaking_call),
+        cmocka_unit_test(test_graph_show_cuda_kinds),
+        cmocka_unit_test(test_graph_show_default_mode_unchanged),
+        cmocka_unit_test(test_demo_cuda),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
