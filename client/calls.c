@@ -43,40 +43,79 @@ _Static_assert(0 SC_MEMCPY_DIRS(SC_CL_ONE) == SC_CLIENT_PEER_TO_PEER + 1,
                "SC_MEMCPY_DIRS names every sc_client_dir");
 #undef SC_CL_ONE
 
+/* What cuda mode adds, after the shared values (core/sc_graph.h has only
+ * those; the daemon's cuda model names the rest). */
+static const char *const cuda_dir_names[] = {"host_to_host", "default"};
+static const char *const cuda_kind_names[] = {"mem_alloc", "mem_free", "event_record", "event_wait",
+                                              "empty"};
+_Static_assert(SC_CLIENT_DIR_DEFAULT == SC_CLIENT_PEER_TO_PEER + 2, "two cuda-only directions");
+_Static_assert(SC_CLIENT_EMPTY == SC_CLIENT_HOST_CALLBACK + 5, "five cuda-only kinds");
+
+#define NDIRS  (sizeof(dir_names) / sizeof(dir_names[0]))
+#define NKINDS (sizeof(kind_names) / sizeof(kind_names[0]))
+
+/* Name i of the shared table then of the cuda one; NULL past both. */
+static const char *name_at(const char *const *shared, size_t ns, const char *const *cuda, size_t nc,
+                           unsigned i)
+{
+    if (i < ns)
+        return shared[i];
+    return i - ns < nc ? cuda[i - ns] : NULL;
+}
+
+static int index_of(const char *const *shared, size_t ns, const char *const *cuda, size_t nc,
+                    const char *name)
+{
+    for (unsigned i = 0; name && i < ns + nc; i++) {
+        if (strcmp(name, name_at(shared, ns, cuda, nc, i)) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* The default mode's names stay its four: a default-mode session has no
+ * other direction. */
 const char *sc_client_dir_name(sc_client_dir d)
 {
-    if ((unsigned)d >= sizeof(dir_names) / sizeof(dir_names[0]))
-        return NULL;
-    return dir_names[d];
+    return name_at(dir_names, NDIRS, cuda_dir_names, 0, (unsigned)d);
 }
 
 int sc_client_dir_parse(const char *name, sc_client_dir *out)
 {
-    for (size_t i = 0; name && i < sizeof(dir_names) / sizeof(dir_names[0]); i++) {
-        if (strcmp(name, dir_names[i]) == 0) {
-            *out = (sc_client_dir)i;
-            return 0;
-        }
-    }
-    return -EINVAL;
+    int i = index_of(dir_names, NDIRS, cuda_dir_names, 0, name);
+    if (i < 0)
+        return -EINVAL;
+    *out = (sc_client_dir)i;
+    return 0;
+}
+
+const char *sc_client_cuda_dir_name(sc_client_dir d)
+{
+    return name_at(dir_names, NDIRS, cuda_dir_names, 2, (unsigned)d);
+}
+
+int sc_client_cuda_dir_parse(const char *name, sc_client_dir *out)
+{
+    int i = index_of(dir_names, NDIRS, cuda_dir_names, 2, name);
+    if (i < 0)
+        return -EINVAL;
+    *out = (sc_client_dir)i;
+    return 0;
 }
 
 const char *sc_client_kind_name(sc_client_kind k)
 {
-    if ((unsigned)k >= sizeof(kind_names) / sizeof(kind_names[0]))
-        return "unknown";
-    return kind_names[k];
+    const char *name = name_at(kind_names, NKINDS, cuda_kind_names, 5, (unsigned)k);
+    return name ? name : "unknown";
 }
 
 static int parse_kind(const char *name, sc_client_kind *out)
 {
-    for (size_t i = 0; name && i < sizeof(kind_names) / sizeof(kind_names[0]); i++) {
-        if (strcmp(name, kind_names[i]) == 0) {
-            *out = (sc_client_kind)i;
-            return 0;
-        }
-    }
-    return -EINVAL;
+    int i = index_of(kind_names, NKINDS, cuda_kind_names, 5, name);
+    if (i < 0)
+        return -EINVAL;
+    *out = (sc_client_kind)i;
+    return 0;
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -319,7 +358,7 @@ static int record_memcpy(sc_client *c, uint64_t session, uint32_t stream, const 
 {
     if (!name)
         return null_arg(c, "name");
-    const char *dname = sc_client_dir_name(dir);
+    const char *dname = sc_client_cuda_dir_name(dir);
     if (!dname)
         return c ? sc_cl_fail(c, -EINVAL, "unknown memcpy direction %d", (int)dir) : -EINVAL;
     int rc = begin_on(c, SC_M_CAPTURE_RECORD_MEMCPY, session, stream);
@@ -495,6 +534,31 @@ static int get_u32(sc_client *c, sc_method_id m, const cJSON *o, const char *key
     return 0;
 }
 
+/* A kernel's grid and block: [x, y, z] in cuda-mode graphs, else the x
+ * extents alone. */
+static int decode_dim3(sc_client *c, const cJSON *o, sc_client_node *n)
+{
+    const cJSON *grid = cJSON_GetObjectItemCaseSensitive(o, "grid");
+    const cJSON *block = cJSON_GetObjectItemCaseSensitive(o, "block");
+    n->grid[0] = n->num_blocks;
+    n->block[0] = n->threads_per_block;
+    n->grid[1] = n->grid[2] = n->block[1] = n->block[2] = 1;
+    if (!grid && !block)
+        return 0;
+    if (cJSON_GetArraySize(grid) != 3 || cJSON_GetArraySize(block) != 3)
+        return sc_cl_malformed(c, SC_M_GRAPH_GET, "a kernel's 'grid' or 'block' is not [x, y, z]");
+    for (int i = 0; i < 3; i++) {
+        const cJSON *g = cJSON_GetArrayItem(grid, i), *b = cJSON_GetArrayItem(block, i);
+        if (!cJSON_IsNumber(g) || !cJSON_IsNumber(b) || !(g->valuedouble >= 0) ||
+            !(b->valuedouble >= 0) || g->valuedouble > UINT32_MAX || b->valuedouble > UINT32_MAX)
+            return sc_cl_malformed(c, SC_M_GRAPH_GET, "a kernel's extent is not a u32");
+        n->grid[i] = (uint32_t)g->valuedouble;
+        n->block[i] = (uint32_t)b->valuedouble;
+    }
+    n->dim3 = true;
+    return 0;
+}
+
 static int decode_kind_fields(sc_client *c, const cJSON *o, sc_client_node *n)
 {
     const sc_method_id m = SC_M_GRAPH_GET;
@@ -506,10 +570,10 @@ static int decode_kind_fields(sc_client *c, const cJSON *o, sc_client_node *n)
             get_u32(c, m, o, "threads_per_block", &n->threads_per_block) != 0 ||
             get_u32(c, m, o, "shared_mem", &n->shared_mem) != 0)
             return -EPROTO;
-        return 0;
+        return decode_dim3(c, o, n);
     case SC_CLIENT_MEMCPY: {
         const cJSON *dir = cJSON_GetObjectItemCaseSensitive(o, "dir");
-        if (!cJSON_IsString(dir) || sc_client_dir_parse(dir->valuestring, &n->dir) != 0)
+        if (!cJSON_IsString(dir) || sc_client_cuda_dir_parse(dir->valuestring, &n->dir) != 0)
             return sc_cl_malformed(c, m, "a memcpy node has no valid 'dir'");
         if (sc_cl_get_u64(c, m, o, "size_bytes", UINT64_MAX, &n->size_bytes) != 0)
             return -EPROTO;
@@ -527,6 +591,14 @@ static int decode_kind_fields(sc_client *c, const cJSON *o, sc_client_node *n)
         return 0;
     case SC_CLIENT_HOST_CALLBACK:
         return sc_cl_get_str(c, m, o, "label", false, &n->label);
+    case SC_CLIENT_MEM_ALLOC:
+        return sc_cl_get_u64(c, m, o, "size_bytes", UINT64_MAX, &n->size_bytes);
+    case SC_CLIENT_EVENT_RECORD:
+    case SC_CLIENT_EVENT_WAIT:
+        return get_u32(c, m, o, "event", &n->event);
+    case SC_CLIENT_MEM_FREE:
+    case SC_CLIENT_EMPTY:
+        return 0;
     }
     return sc_cl_malformed(c, m, "unknown node kind");
 }
@@ -872,6 +944,7 @@ void sc_client_log_page_free(sc_client_log_page *p)
         free(e->opened_at);
         free(e->ended_at);
         free(e->outcome);
+        sc_cl_free_captures(e);
     }
     free(p->entries);
     free(p->next);
@@ -893,9 +966,9 @@ static int decode_entry(sc_client *c, const cJSON *o, sc_client_log_entry *e)
         return -EPROTO;
     e->owner_uid = (uint32_t)uid;
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, "graph");
-    if (g && !cJSON_IsNull(g))
-        return sc_cl_get_u64(c, m, o, "graph", UINT64_MAX, &e->graph);
-    return 0;
+    if (g && !cJSON_IsNull(g) && sc_cl_get_u64(c, m, o, "graph", UINT64_MAX, &e->graph) != 0)
+        return -EPROTO;
+    return sc_cl_decode_captures(c, o, e);
 }
 
 static int decode_log_page(sc_client *c, const cJSON *res, sc_client_log_page *p)

@@ -46,6 +46,9 @@ int cli_graphs(cli *x, int argc, char **argv);
 int cli_log(cli *x, int argc, char **argv);
 int cli_demo(cli *x, int argc, char **argv);
 int cli_replay(cli *x, int argc, char **argv);
+/** replay --semantics cuda (cli_replay_cuda.c): FILE's scenarios in the
+ *  cuda corpus format, each in its own cuda-mode session. */
+int cli_replay_cuda(cli *x, const char *path, const char *check_path, bool verbose, bool strict);
 int cli_graph_show(cli *x, int argc, char **argv);
 int cli_graph_dot(cli *x, int argc, char **argv);
 int cli_graph_render(cli *x, int argc, char **argv);
@@ -121,6 +124,11 @@ void cli_table_free(cli_table *t);
 void cli_json_member_str_or_null(sc_buf *b, bool *first, const char *key, const char *s);
 /** graph.get's result as members of the object open in b (sc_json_obj_begin). */
 void cli_json_graph_members(sc_buf *b, bool *first, const sc_client_graph *g);
+/** A cuda-mode log entry's `semantics` and `captures` members, as
+ *  log.list has them, into the object open in b. */
+void cli_json_log_captures(sc_buf *b, bool *first, const sc_client_log_entry *e);
+/** One line per failed capture of the entry: what broke it. */
+void cli_print_failed_captures(const sc_client_log_entry *e, FILE *f);
 /** The human form of a graph: header, node table, edge table. */
 void cli_print_graph(const sc_client_graph *g, FILE *f);
 

@@ -361,9 +361,11 @@ int cli_graph_rm(cli *x, int argc, char **argv)
 /* ---------------------------------------------------------------- demo */
 
 typedef struct demo_run {
+    bool cuda; /* --semantics cuda */
     uint64_t session;
     uint32_t up, k, dn;
     sc_client_captured cap;
+    uint64_t capture; /* cuda: the capture's id in the session */
 } demo_run;
 
 /* The seed example of the StreamCapture API, call for call. */
@@ -390,14 +392,61 @@ static int demo_capture(sc_client *c, demo_run *d)
     return sc_client_end_capture(c, d->session, main_s, &d->cap);
 }
 
+/* The same program as CUDA runs it: the capture begins on its origin
+ * stream only, the side stream joins it by waiting on an event recorded
+ * there, joins back the same way, and the end is on the origin.  The
+ * session outlives the capture, so it is closed afterwards. */
+static int demo_capture_cuda(sc_client *c, demo_run *d)
+{
+    const uint32_t origin = 1, side = 2, ev = 0, ev2 = 1;
+    const uint32_t grid[3] = {4, 1, 1}, block[3] = {256, 1, 1};
+    int rc = sc_client_open_session_ex(c, "demo: fork/join (cuda)", SC_CLIENT_SEMANTICS_CUDA,
+                                       &d->session);
+    if (rc != 0)
+        return rc;
+    int64_t k = -1;
+    sc_client_cuda_captured cap = {0};
+    if ((rc = sc_client_cuda_begin(c, d->session, origin, 0, SC_CLIENT_MODE_GLOBAL, &d->capture)) !=
+            0 ||
+        (rc = sc_client_record_memcpy(c, d->session, origin, "upload", SC_CLIENT_HOST_TO_DEVICE,
+                                      4096, &d->up)) != 0 ||
+        /* fork: cudaEventRecord on the origin, cudaStreamWaitEvent on the side */
+        (rc = sc_client_cuda_event(c, d->session, origin, 0, ev, false)) != 0 ||
+        (rc = sc_client_cuda_event(c, d->session, side, 0, ev, true)) != 0 ||
+        (rc = sc_client_cuda_record_kernel(c, d->session, side, 0, "relu", grid, block, 0, &k)) !=
+            0 ||
+        /* join: without it the end would fail with cudaErrorStreamCaptureUnjoined */
+        (rc = sc_client_cuda_event(c, d->session, side, 0, ev2, false)) != 0 ||
+        (rc = sc_client_cuda_event(c, d->session, origin, 0, ev2, true)) != 0 ||
+        (rc = sc_client_record_memcpy(c, d->session, origin, "download", SC_CLIENT_DEVICE_TO_HOST,
+                                      4096, &d->dn)) != 0 ||
+        (rc = sc_client_cuda_end(c, d->session, origin, 0, &cap)) != 0) {
+        sc_client_close_session(c, d->session);
+        return rc;
+    }
+    d->k = (uint32_t)k;
+    d->cap = (sc_client_captured){cap.graph, cap.node_count, cap.edge_count};
+    d->capture = cap.capture;
+    return sc_client_close_session(c, d->session);
+}
+
 int cli_demo(cli *x, int argc, char **argv)
 {
-    if (argc > 0)
-        return cli_usage_fail(x, "unexpected argument '%s'", argv[0]);
+    demo_run d = {0};
+    for (int i = 0; i < argc; i++) {
+        int k = i;
+        const char *v = NULL;
+        int got = cli_take_opt(argc, argv, &k, "--semantics", &v);
+        if (got < 0 || (got > 0 && strcmp(v, "cuda") != 0 && strcmp(v, "oxicuda") != 0))
+            return cli_usage_fail(x, "--semantics takes oxicuda (the default) or cuda");
+        if (got == 0)
+            return cli_usage_fail(x, "unexpected argument '%s'", argv[i]);
+        d.cuda = strcmp(v, "cuda") == 0;
+        i = k - 1;
+    }
     if (cli_connect(x) != CLI_OK)
         return CLI_ERROR;
-    demo_run d = {0};
-    int rc = demo_capture(x->c, &d);
+    int rc = d.cuda ? demo_capture_cuda(x->c, &d) : demo_capture(x->c, &d);
     if (rc != 0)
         return cli_call_fail(x, rc);
     sc_client_graph g;
@@ -418,6 +467,10 @@ int cli_demo(cli *x, int argc, char **argv)
         bool first;
         sc_json_obj_begin(&b, &first);
         sc_json_member_u64(&b, &first, "session", d.session);
+        if (d.cuda) {
+            sc_json_member_cstr(&b, &first, "semantics", "cuda");
+            sc_json_member_u64(&b, &first, "capture", d.capture);
+        }
         cli_json_graph_members(&b, &first, &g);
         sc_json_key(&b, &first, "reachable");
         sc_buf_putc(&b, '[');
@@ -435,8 +488,15 @@ int cli_demo(cli *x, int argc, char **argv)
         sc_json_obj_end(&b);
         out = cli_emit_json(x, &b);
     } else {
-        printf("captured the fork/join example in session %llu as graph %llu\n\n",
-               (unsigned long long)d.session, (unsigned long long)d.cap.graph);
+        if (d.cuda)
+            printf("captured the fork/join example the CUDA way (origin stream 1, stream 2 "
+                   "joined by event 0 and back by event 1) in session %llu as capture %llu, "
+                   "graph %llu\n\n",
+                   (unsigned long long)d.session, (unsigned long long)d.capture,
+                   (unsigned long long)d.cap.graph);
+        else
+            printf("captured the fork/join example in session %llu as graph %llu\n\n",
+                   (unsigned long long)d.session, (unsigned long long)d.cap.graph);
         cli_print_graph(&g, stdout);
         printf("\nupload -> relu (N%u -> N%u): %s\n", (unsigned)d.up, (unsigned)d.k,
                r[0] ? "reachable" : "not reachable");

@@ -34,12 +34,21 @@ static const cli_cmd commands[] = {
      "write-ahead log), the sync mode, uptime, open connections, live\n"
      "sessions, stored graphs, and the graph cache's use of its budget and hit\n"
      "rate since the daemon started.\n", cli_info},
-    {"demo", "", "capture the fork/join example and show its graph",
+    {"demo", "[--semantics MODEL]", "capture the fork/join example and show its graph",
      "Run the seed fork/join capture against the daemon: upload 4096 B host to\n"
      "device on stream 0, fork to stream 1 with event 0, run relu (4 blocks x\n"
      "256 threads) there, join back with event 1 and download 4096 B device to\n"
      "host on stream 0.  Prints the stored graph and whether upload happens\n"
-     "before relu and relu before download.\n", cli_demo},
+     "before relu and relu before download.\n"
+     "\n"
+     "Options:\n"
+     "  --semantics MODEL  oxicuda (the default) or cuda: capture the example\n"
+     "                     the CUDA way in a cuda-mode session: begin on origin\n"
+     "                     stream 1 only, fork stream 2 by recording event 0 on\n"
+     "                     the origin and waiting on it, launch relu (grid\n"
+     "                     4x1x1, block 256x1x1) there, join back by event 1,\n"
+     "                     end on the origin; the session is closed afterwards\n",
+     cli_demo},
     {"replay", "FILE", "run capture scenarios from a JSON-lines file",
      "Each line of FILE ('-' for standard input) is a scenario\n"
      "{\"name\": ..., \"ops\": [...]} in the format of the conformance corpus\n"
@@ -55,7 +64,7 @@ static const cli_cmd commands[] = {
      "index and name, and what is wrong.\n"
      "\n"
      "Options (before or after FILE: replay [-v] [--strict] [--check EXPECTED]\n"
-     "FILE):\n"
+     "[--semantics MODEL] FILE):\n"
      "  -v, --verbose      one line per scenario\n"
      "  --strict           exit 2 when the daemon refused any request\n"
      "  --check EXPECTED   compare every result (and every stored graph's node\n"
@@ -63,7 +72,14 @@ static const cli_cmd commands[] = {
      "                     of tests/data/conformance_expected.jsonl, one line\n"
      "                     per scenario of FILE in the same order; print the\n"
      "                     first differences on standard error and exit 1 when\n"
-     "                     there is any\n", cli_replay},
+     "                     there is any\n"
+     "  --semantics MODEL  oxicuda (the default) or cuda: FILE is then in the\n"
+     "                     cuda corpus format (tests/data/\n"
+     "                     cuda_conformance_scenarios.jsonl), each scenario\n"
+     "                     runs in its own cuda-mode session, one request at a\n"
+     "                     time, and --check compares every result and stored\n"
+     "                     graph exactly with a file in the format of\n"
+     "                     cuda_conformance_expected.jsonl\n", cli_replay},
     {"graphs", "", "list stored graphs, newest first",
      "Options:\n"
      "  --limit N        at most N graphs (daemon default 100, at most 10000)\n"
@@ -71,7 +87,10 @@ static const cli_cmd commands[] = {
      "  --before CURSOR  the next page, as printed (on standard error) after a\n"
      "                   full page\n", cli_graphs},
     {"graph show", "ID", "nodes and edges of a stored graph",
-     "Print the graph's owner, nodes (one row each) and edges.\n", cli_graph_show},
+     "Print the graph's owner, nodes (one row each) and edges.  A cuda-mode\n"
+     "graph's kernels show their 3-D launch shape (\"relu grid 4x2x1 block\n"
+     "256x1x1 shared 0 B\"), its mem_alloc nodes their size and its\n"
+     "event_record and event_wait nodes their event.\n", cli_graph_show},
     {"graph dot", "ID", "the graph as Graphviz DOT text",
      "Print the daemon's DOT export of the graph on standard output.\n", cli_graph_dot},
     {"graph render", "ID OUT", "draw the graph into OUT (.svg or .png)",
@@ -118,7 +137,13 @@ static const cli_cmd commands[] = {
     {"log", "", "the capture log, newest first",
      "One row per capture session: when it opened and ended, its outcome\n"
      "(open, completed, failed, closed, abandoned, shutdown, lost), its node\n"
-     "count and the graph it produced.\n"
+     "count and the graph it produced.  Under the table, one line for each\n"
+     "failed capture of a cuda-mode session: the call that invalidated it,\n"
+     "with its stream, thread and the capture's mode, and CUDA's message\n"
+     "(\"session 4: capture 3 on stream 7 invalidated by cudaMalloc from\n"
+     "thread 2 (global mode): operation not permitted when stream is\n"
+     "capturing\"), or the CUDA error its end failed with.  --json adds each\n"
+     "cuda-mode session's semantics and captures as log.list reports them.\n"
      "\n"
      "Options:\n"
      "  --limit N        at most N entries (daemon default 100, at most 10000)\n"
@@ -828,6 +853,8 @@ static void log_json(sc_buf *b, const sc_client_log_page *p)
             sc_json_u64(b, e->graph);
         else
             sc_buf_puts(b, "null");
+        if (e->semantics)
+            cli_json_log_captures(b, &ef, e);
         sc_json_obj_end(b);
     }
     sc_buf_putc(b, ']');
@@ -877,6 +904,8 @@ int cli_log(cli *x, int argc, char **argv)
         }
         cli_table_print(&t, stdout);
         cli_table_free(&t);
+        for (size_t i = 0; i < p.count; i++)
+            cli_print_failed_captures(&p.entries[i], stdout);
         print_next(p.next, "log", "--outcome", &o);
     }
     sc_client_log_page_free(&p);

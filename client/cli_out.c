@@ -123,9 +123,17 @@ static void json_node(sc_buf *b, const sc_client_node *n)
         sc_json_member_u64(b, &first, "num_blocks", n->num_blocks);
         sc_json_member_u64(b, &first, "threads_per_block", n->threads_per_block);
         sc_json_member_u64(b, &first, "shared_mem", n->shared_mem);
+        if (n->dim3) {
+            sc_json_key(b, &first, "grid");
+            sc_buf_printf(b, "[%u,%u,%u]", (unsigned)n->grid[0], (unsigned)n->grid[1],
+                          (unsigned)n->grid[2]);
+            sc_json_key(b, &first, "block");
+            sc_buf_printf(b, "[%u,%u,%u]", (unsigned)n->block[0], (unsigned)n->block[1],
+                          (unsigned)n->block[2]);
+        }
         break;
     case SC_CLIENT_MEMCPY:
-        sc_json_member_cstr(b, &first, "dir", sc_client_dir_name(n->dir));
+        sc_json_member_cstr(b, &first, "dir", sc_client_cuda_dir_name(n->dir));
         sc_json_member_u64(b, &first, "size_bytes", n->size_bytes);
         if (n->dir == SC_CLIENT_PEER_TO_PEER) {
             sc_json_member_u64(b, &first, "src_device", n->src_device);
@@ -138,6 +146,16 @@ static void json_node(sc_buf *b, const sc_client_node *n)
         break;
     case SC_CLIENT_HOST_CALLBACK:
         sc_json_member_cstr(b, &first, "label", n->label ? n->label : "");
+        break;
+    case SC_CLIENT_MEM_ALLOC:
+        sc_json_member_u64(b, &first, "size_bytes", n->size_bytes);
+        break;
+    case SC_CLIENT_EVENT_RECORD:
+    case SC_CLIENT_EVENT_WAIT:
+        sc_json_member_u64(b, &first, "event", n->event);
+        break;
+    case SC_CLIENT_MEM_FREE:
+    case SC_CLIENT_EMPTY:
         break;
     }
     sc_json_obj_end(b);
@@ -181,16 +199,22 @@ static void node_details(cli_table *t, const sc_client_node *n)
 {
     switch (n->kind) {
     case SC_CLIENT_KERNEL:
-        cli_table_cell(t, "%s<<<%u, %u, %u>>>", n->function_name ? n->function_name : "",
-                       (unsigned)n->num_blocks, (unsigned)n->threads_per_block,
-                       (unsigned)n->shared_mem);
+        if (n->dim3)
+            cli_table_cell(t, "%s grid %ux%ux%u block %ux%ux%u shared %u B",
+                           n->function_name ? n->function_name : "", (unsigned)n->grid[0],
+                           (unsigned)n->grid[1], (unsigned)n->grid[2], (unsigned)n->block[0],
+                           (unsigned)n->block[1], (unsigned)n->block[2], (unsigned)n->shared_mem);
+        else
+            cli_table_cell(t, "%s<<<%u, %u, %u>>>", n->function_name ? n->function_name : "",
+                           (unsigned)n->num_blocks, (unsigned)n->threads_per_block,
+                           (unsigned)n->shared_mem);
         return;
     case SC_CLIENT_MEMCPY:
         if (n->dir == SC_CLIENT_PEER_TO_PEER)
             cli_table_cell(t, "peer_to_peer dev%u -> dev%u, %llu B", (unsigned)n->src_device,
                            (unsigned)n->dst_device, (unsigned long long)n->size_bytes);
         else
-            cli_table_cell(t, "%s, %llu B", sc_client_dir_name(n->dir),
+            cli_table_cell(t, "%s, %llu B", sc_client_cuda_dir_name(n->dir),
                            (unsigned long long)n->size_bytes);
         return;
     case SC_CLIENT_MEMSET:
@@ -199,18 +223,34 @@ static void node_details(cli_table *t, const sc_client_node *n)
     case SC_CLIENT_HOST_CALLBACK:
         cli_table_cell(t, "label %s", n->label ? n->label : "");
         return;
+    case SC_CLIENT_MEM_ALLOC:
+        cli_table_cell(t, "%llu B", (unsigned long long)n->size_bytes);
+        return;
+    case SC_CLIENT_EVENT_RECORD:
+    case SC_CLIENT_EVENT_WAIT:
+        cli_table_cell(t, "event %u", (unsigned)n->event);
+        return;
+    case SC_CLIENT_MEM_FREE:
+    case SC_CLIENT_EMPTY:
+        break;
     }
     cli_table_cell(t, "-");
 }
 
 /* A node's name by id, for the edge table; ids are positions. */
+static const char *shown_name(const sc_client_node *n)
+{
+    /* cuda mode's event and empty nodes often have none: say the kind. */
+    return n->name && n->name[0] ? n->name : sc_client_kind_name(n->kind);
+}
+
 static const char *name_of(const sc_client_graph *g, uint32_t id)
 {
     if (id < g->node_count && g->nodes[id].id == id)
-        return g->nodes[id].name;
+        return shown_name(&g->nodes[id]);
     for (size_t i = 0; i < g->node_count; i++) {
         if (g->nodes[i].id == id)
-            return g->nodes[i].name;
+            return shown_name(&g->nodes[i]);
     }
     return "?";
 }
@@ -254,4 +294,96 @@ void cli_print_graph(const sc_client_graph *g, FILE *f)
     else
         fputs("no edges\n", f);
     cli_table_free(&t);
+}
+
+/* ----------------------------------------------------- cuda captures */
+
+static void json_invalidated_by(sc_buf *b, bool *first, const sc_client_capture_record *r)
+{
+    bool f;
+    sc_json_key(b, first, "invalidated_by");
+    sc_json_obj_begin(b, &f);
+    sc_json_member_cstr(b, &f, "method", r->inv_method);
+    sc_json_member_u64(b, &f, "stream", r->inv_stream);
+    if (r->inv_has_event)
+        sc_json_member_u64(b, &f, "event", r->inv_event);
+    sc_json_member_u64(b, &f, "thread", r->inv_thread);
+    if (r->inv_call)
+        sc_json_member_cstr(b, &f, "call", r->inv_call);
+    sc_json_member_i64(b, &f, "cuda_error", r->inv_cuda_error);
+    sc_json_member_cstr(b, &f, "cuda_name", r->inv_cuda_name ? r->inv_cuda_name : "");
+    sc_json_member_cstr(b, &f, "message", r->inv_message ? r->inv_message : "");
+    sc_json_obj_end(b);
+}
+
+void cli_json_log_captures(sc_buf *b, bool *first, const sc_client_log_entry *e)
+{
+    sc_json_member_cstr(b, first, "semantics", e->semantics);
+    sc_json_key(b, first, "captures");
+    sc_buf_putc(b, '[');
+    for (size_t i = 0; i < e->capture_count; i++) {
+        const sc_client_capture_record *r = &e->captures[i];
+        bool f;
+        if (i)
+            sc_buf_putc(b, ',');
+        sc_json_obj_begin(b, &f);
+        sc_json_member_u64(b, &f, "capture", r->capture);
+        sc_json_member_u64(b, &f, "origin", r->origin);
+        sc_json_member_cstr(b, &f, "mode", r->mode);
+        sc_json_member_u64(b, &f, "thread", r->thread);
+        sc_json_member_cstr(b, &f, "outcome", r->outcome);
+        if (r->cuda_error) {
+            sc_json_member_i64(b, &f, "cuda_error", r->cuda_error);
+            cli_json_member_str_or_null(b, &f, "cuda_name", r->cuda_name);
+        }
+        sc_json_member_u64(b, &f, "node_count", r->node_count);
+        cli_json_member_str_or_null(b, &f, "ended_at", r->ended_at);
+        if (r->graph)
+            sc_json_member_u64(b, &f, "graph", r->graph);
+        if (r->inv_method)
+            json_invalidated_by(b, &f, r);
+        sc_json_obj_end(b);
+    }
+    sc_buf_putc(b, ']');
+}
+
+/* "capture 3 on stream 7 invalidated by cudaMalloc from thread 2 (global
+ * mode): operation not permitted when stream is capturing": the CUDA call
+ * a person made when the log has its name, else the method and where. */
+static void print_invalidated(const sc_client_log_entry *e, const sc_client_capture_record *r,
+                              FILE *f)
+{
+    char *call = cli_printable(r->inv_call ? r->inv_call : r->inv_method);
+    char *mode = cli_printable(r->mode);
+    char *msg = cli_printable(r->inv_message ? r->inv_message : "");
+    fprintf(f, "session %llu: capture %llu on stream %u invalidated by %s",
+            (unsigned long long)e->session, (unsigned long long)r->capture, (unsigned)r->origin,
+            call ? call : "");
+    if (!r->inv_call && r->inv_has_event)
+        fprintf(f, " (stream %u, event %u)", (unsigned)r->inv_stream, (unsigned)r->inv_event);
+    else if (!r->inv_call)
+        fprintf(f, " on stream %u", (unsigned)r->inv_stream);
+    fprintf(f, " from thread %u (%s mode): %s\n", (unsigned)r->inv_thread, mode ? mode : "",
+            msg ? msg : "");
+    free(call);
+    free(mode);
+    free(msg);
+}
+
+void cli_print_failed_captures(const sc_client_log_entry *e, FILE *f)
+{
+    for (size_t i = 0; i < e->capture_count; i++) {
+        const sc_client_capture_record *r = &e->captures[i];
+        if (strcmp(r->outcome, "failed") != 0)
+            continue;
+        if (r->inv_method) {
+            print_invalidated(e, r, f);
+            continue;
+        }
+        char *name = cli_printable(r->cuda_name ? r->cuda_name : "");
+        fprintf(f, "session %llu: capture %llu on stream %u failed at its end: %s (%d)\n",
+                (unsigned long long)e->session, (unsigned long long)r->capture, (unsigned)r->origin,
+                name ? name : "", r->cuda_error);
+        free(name);
+    }
 }

@@ -45,6 +45,7 @@ typedef struct replay {
     bool verbose;
     bool strict;            /* --strict: a refused request fails the replay */
     const char *check_path; /* --check EXPECTED */
+    bool cuda;              /* --semantics cuda */
     FILE *check_f;
     size_t check_line;
     size_t diffs;   /* --check: scenarios or results that differ */
@@ -487,6 +488,8 @@ static cJSON *corpus_node(const sc_client_node *n)
     case SC_CLIENT_HOST_CALLBACK:
         cJSON_AddStringToObject(o, "label", n->label ? n->label : "");
         break;
+    default: /* only in cuda-mode graphs, which this replay never makes */
+        break;
     }
     return o;
 }
@@ -742,6 +745,15 @@ static int replay_args(cli *x, int argc, char **argv, replay *r)
         if (got > 0) {
             r->check_path = v;
             i = k - 1;
+            continue;
+        }
+        k = i;
+        got = cli_take_opt(argc, argv, &k, "--semantics", &v);
+        if (got < 0 || (got > 0 && strcmp(v, "cuda") != 0 && strcmp(v, "oxicuda") != 0))
+            return cli_usage_fail(x, "--semantics takes oxicuda (the default) or cuda");
+        if (got > 0) {
+            r->cuda = strcmp(v, "cuda") == 0;
+            i = k - 1;
         } else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0)
             r->verbose = true;
         else if (strcmp(argv[i], "--strict") == 0)
@@ -852,6 +864,8 @@ int cli_replay(cli *x, int argc, char **argv)
     replay r = {.x = x};
     if (replay_args(x, argc, argv, &r) != CLI_OK)
         return CLI_ERROR;
+    if (r.cuda)
+        return cli_replay_cuda(x, r.path, r.check_path, r.verbose, r.strict);
     if (cli_connect(x) != CLI_OK || open_input(&r) != CLI_OK)
         return CLI_ERROR;
     r.progress = isatty(STDERR_FILENO);

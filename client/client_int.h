@@ -35,6 +35,7 @@ SC_CL_DAEMON_CODE(SC_CLIENT_EPERM, SC_RPC_PERMISSION_DENIED);
 SC_CL_DAEMON_CODE(SC_CLIENT_ELIMIT, SC_RPC_LIMIT);
 SC_CL_DAEMON_CODE(SC_CLIENT_ESTORAGE, SC_RPC_STORAGE);
 SC_CL_DAEMON_CODE(SC_CLIENT_ESHUTDOWN, SC_RPC_SHUTTING_DOWN);
+SC_CL_DAEMON_CODE(SC_CLIENT_ECUDA, SC_RPC_CUDA);
 _Static_assert(SC_CLIENT_EPARSE == SC_RPC_PARSE_ERROR &&
                    SC_CLIENT_EREQUEST == SC_RPC_INVALID_REQUEST &&
                    SC_CLIENT_EMETHOD == SC_RPC_METHOD_NOT_FOUND &&
@@ -65,6 +66,8 @@ struct sc_client {
     bool broken;      /* out of step with the daemon: only close is left */
     int errcode;      /* daemon's code of the last failure, 0 if local */
     char errmsg[512]; /* "" after a success */
+    char *errdata;    /* the daemon's error.data as compact JSON, or NULL */
+    int cuda_error;   /* data.cuda_error of a 1009 error, else 0 */
     char path[108];   /* sizeof(sockaddr_un.sun_path) */
     uint64_t next_id; /* id of the next request written */
     uint64_t recv_id; /* id the next reply must carry */
@@ -81,6 +84,9 @@ struct sc_client {
     size_t answered; /* replies decoded so far */
     size_t cap;      /* capacity of pending and replies */
 };
+
+/** Forget the last error: message, code and data. */
+void sc_cl_clear_error(sc_client *c);
 
 /** Record a local failure: sets errmsg (printf-style), clears errcode,
  *  returns rc. */
@@ -134,6 +140,10 @@ int sc_cl_get_bool(sc_client *c, sc_method_id m, const cJSON *o, const char *key
 /** A string copy; when `nullable`, an absent or null member gives NULL. */
 int sc_cl_get_str(sc_client *c, sc_method_id m, const cJSON *o, const char *key, bool nullable,
                   char **out);
+/** log.list's cuda members of one entry (semantics, captures), into e. */
+int sc_cl_decode_captures(sc_client *c, const cJSON *o, sc_client_log_entry *e);
+/** Free what sc_cl_decode_captures put into e. */
+void sc_cl_free_captures(sc_client_log_entry *e);
 int sc_cl_malformed(sc_client *c, sc_method_id m, const char *what);
 
 #endif

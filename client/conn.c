@@ -28,8 +28,36 @@
 
 /* ------------------------------------------------------------ errors */
 
+void sc_cl_clear_error(sc_client *c)
+{
+    c->errmsg[0] = '\0';
+    c->errcode = 0;
+    free(c->errdata);
+    c->errdata = NULL;
+    c->cuda_error = 0;
+}
+
+/* Keep error.data for sc_client_errdata; a copy that fails is only lost
+ * detail, the code and message still stand. */
+static void keep_errdata(sc_client *c, const cJSON *error)
+{
+    free(c->errdata);
+    c->errdata = NULL;
+    c->cuda_error = 0;
+    const cJSON *data = cJSON_GetObjectItemCaseSensitive(error, "data");
+    if (!data)
+        return;
+    c->errdata = cJSON_PrintUnformatted(data);
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(data, "cuda_error");
+    if (cJSON_IsNumber(n) && n->valuedouble >= 0 && n->valuedouble <= INT_MAX)
+        c->cuda_error = (int)n->valuedouble;
+}
+
 int sc_cl_fail(sc_client *c, int rc, const char *fmt, ...)
 {
+    free(c->errdata);
+    c->errdata = NULL;
+    c->cuda_error = 0;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(c->errmsg, sizeof(c->errmsg), fmt, ap);
@@ -43,6 +71,9 @@ static int broken(sc_client *c, int rc, const char *fmt, ...) __attribute__((for
 
 static int broken(sc_client *c, int rc, const char *fmt, ...)
 {
+    free(c->errdata);
+    c->errdata = NULL;
+    c->cuda_error = 0;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(c->errmsg, sizeof(c->errmsg), fmt, ap);
@@ -95,6 +126,8 @@ const char *sc_client_strerror(int rc)
         return "storage error";
     case SC_CLIENT_ESHUTDOWN:
         return "daemon is shutting down";
+    case SC_CLIENT_ECUDA:
+        return "refused as CUDA would refuse it";
     case SC_CLIENT_EPARSE:
         return "parse error";
     case SC_CLIENT_EREQUEST:
@@ -142,6 +175,16 @@ int sc_client_errcode(const sc_client *c)
 const char *sc_client_errmsg(const sc_client *c)
 {
     return c ? c->errmsg : "";
+}
+
+const char *sc_client_errdata(const sc_client *c)
+{
+    return c && c->errdata ? c->errdata : "";
+}
+
+int sc_client_cuda_error(const sc_client *c)
+{
+    return c ? c->cuda_error : 0;
 }
 
 /* -------------------------------------------------------- connection */
@@ -242,6 +285,7 @@ void sc_client_close(sc_client *c)
     free(c->pending);
     free(c->replies);
     cJSON_Delete(c->reply);
+    free(c->errdata);
     sc_buf_free(&c->out);
     sc_framer_free(&c->in);
     if (c->fd >= 0)
@@ -274,8 +318,7 @@ int sc_cl_begin(sc_client *c, sc_method_id m)
         return -EINVAL;
     if (c->broken)
         return -ENOTCONN; /* keep the message of the failure that broke it */
-    c->errmsg[0] = '\0';
-    c->errcode = 0;
+    sc_cl_clear_error(c);
     if (c->pipelining && !pipelinable(m))
         return sc_cl_fail(c, -EBUSY, "%s cannot be called while a pipeline is open",
                           sc_methods[m].name);
@@ -435,6 +478,7 @@ static int decode_error(sc_client *c, sc_method_id m, const cJSON *error, sc_cli
     r->errmsg = cJSON_IsString(msg) && msg->valuestring ? msg->valuestring : "";
     c->errcode = r->errcode;
     snprintf(c->errmsg, sizeof(c->errmsg), "%s", r->errmsg);
+    keep_errdata(c, error);
     return r->rc;
 }
 
@@ -718,8 +762,7 @@ int sc_cl_tree_raw(sc_client *c, const char *method, const char *params, cJSON *
 {
     if (c->broken)
         return -ENOTCONN;
-    c->errmsg[0] = '\0';
-    c->errcode = 0;
+    sc_cl_clear_error(c);
     if (c->pipelining)
         return sc_cl_fail(c, -EBUSY, "%s cannot be called while a pipeline is open", method);
     c->req_start = c->out.len;
@@ -756,6 +799,7 @@ int sc_cl_tree_raw(sc_client *c, const char *method, const char *params, cJSON *
                 : 0;
         snprintf(c->errmsg, sizeof(c->errmsg), "%s",
                  cJSON_IsString(msg) && msg->valuestring ? msg->valuestring : "");
+        keep_errdata(c, error);
         cJSON_Delete(reply);
         return rc;
     }
@@ -778,8 +822,7 @@ int sc_client_pipeline_begin(sc_client *c)
         return -ENOTCONN;
     if (c->pipelining)
         return sc_cl_fail(c, -EBUSY, "a pipeline is already open");
-    c->errmsg[0] = '\0';
-    c->errcode = 0;
+    sc_cl_clear_error(c);
     c->pipelining = true;
     c->queued = 0;
     c->answered = 0;
@@ -816,8 +859,7 @@ int sc_client_pipeline_collect(sc_client *c, sc_client_reply **replies, size_t *
     c->cap = 0;
     c->queued = 0;
     c->answered = 0;
-    c->errmsg[0] = '\0';
-    c->errcode = 0;
+    sc_cl_clear_error(c);
     return 0;
 }
 

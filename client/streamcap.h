@@ -59,6 +59,7 @@ typedef struct sc_client sc_client;
 #define SC_CLIENT_ELIMIT       (-1006) /* a daemon limit was reached */
 #define SC_CLIENT_ESTORAGE     (-1007) /* the database failed; nothing was stored */
 #define SC_CLIENT_ESHUTDOWN    (-1008) /* the daemon is stopping */
+#define SC_CLIENT_ECUDA        (-1009) /* CUDA would refuse it: sc_client_cuda_error() */
 /* JSON-RPC 2.0 codes come back unchanged. */
 #define SC_CLIENT_EPARSE    (-32700)
 #define SC_CLIENT_EREQUEST  (-32600)
@@ -77,6 +78,13 @@ SC_CLIENT_API int sc_client_errcode(const sc_client *c);
 /** What went wrong in the last failed call: the daemon's message, or a
  *  description of the local failure.  "" after a call that succeeded. */
 SC_CLIENT_API const char *sc_client_errmsg(const sc_client *c);
+/** The `data` member of the last error reply as compact JSON text ("" when
+ *  it had none, or nothing failed): the field a -32602 names, a cuda
+ *  error's `cuda_name` and `unjoined` list.  Valid until the next call. */
+SC_CLIENT_API const char *sc_client_errdata(const sc_client *c);
+/** CUDA's error number (1, 401, 900-908) of the last failed call when the
+ *  daemon answered 1009 (SC_CLIENT_ECUDA), else 0. */
+SC_CLIENT_API int sc_client_cuda_error(const sc_client *c);
 
 /* -------------------------------------------------------- connection */
 
@@ -121,6 +129,9 @@ typedef enum sc_client_dir {
     SC_CLIENT_DEVICE_TO_HOST,
     SC_CLIENT_DEVICE_TO_DEVICE,
     SC_CLIENT_PEER_TO_PEER, /* needs src_device and dst_device */
+    /* cuda-mode sessions only */
+    SC_CLIENT_HOST_TO_HOST,
+    SC_CLIENT_DIR_DEFAULT, /* cudaMemcpyDefault: inferred from the pointers */
 } sc_client_dir;
 
 typedef enum sc_client_kind {
@@ -128,16 +139,28 @@ typedef enum sc_client_kind {
     SC_CLIENT_MEMCPY,
     SC_CLIENT_MEMSET,
     SC_CLIENT_HOST_CALLBACK,
+    /* in cuda-mode graphs only */
+    SC_CLIENT_MEM_ALLOC, /* size_bytes */
+    SC_CLIENT_MEM_FREE,
+    SC_CLIENT_EVENT_RECORD, /* event */
+    SC_CLIENT_EVENT_WAIT,   /* event */
+    SC_CLIENT_EMPTY,
 } sc_client_kind;
 
 /** Wire names: "none" / "active" / "invalidated". */
 SC_CLIENT_API const char *sc_client_status_name(sc_client_status s);
 /** Wire names: "host_to_device", ... ; NULL for a value outside the enum. */
 SC_CLIENT_API const char *sc_client_dir_name(sc_client_dir d);
-/** "kernel" / "memcpy" / "memset" / "host_callback". */
+/** "kernel" / "memcpy" / "memset" / "host_callback", and the cuda kinds'
+ *  "mem_alloc" / "mem_free" / "event_record" / "event_wait" / "empty". */
 SC_CLIENT_API const char *sc_client_kind_name(sc_client_kind k);
-/** Wire name -> enum: 0 or -EINVAL. */
+/** Wire name -> enum: 0 or -EINVAL.  These two know the default mode's
+ *  four directions only. */
 SC_CLIENT_API int sc_client_dir_parse(const char *name, sc_client_dir *out);
+/** As sc_client_dir_name / _parse, with cuda mode's "host_to_host" and
+ *  "default" too. */
+SC_CLIENT_API const char *sc_client_cuda_dir_name(sc_client_dir d);
+SC_CLIENT_API int sc_client_cuda_dir_parse(const char *name, sc_client_dir *out);
 
 /* ----------------------------------------------------------- sessions */
 
@@ -195,7 +218,8 @@ SC_CLIENT_API int sc_client_record_kernel(sc_client *c, uint64_t session, uint32
                                           const char *function_name, uint32_t num_blocks,
                                           uint32_t threads_per_block, uint32_t shared_mem,
                                           uint32_t *node);
-/** [pipelined] capture.record_memcpy for every direction but peer_to_peer. */
+/** [pipelined] capture.record_memcpy for every direction but peer_to_peer
+ *  (host_to_host and default only in a cuda-mode session). */
 SC_CLIENT_API int sc_client_record_memcpy(sc_client *c, uint64_t session, uint32_t stream,
                                           const char *name, sc_client_dir dir, uint64_t size_bytes,
                                           uint32_t *node);
@@ -237,6 +261,119 @@ typedef struct sc_client_captured {
  *  The session is consumed whether it succeeds or fails. */
 SC_CLIENT_API int sc_client_end_capture(sc_client *c, uint64_t session, uint32_t stream,
                                         sc_client_captured *out);
+
+/* ----------------------------------------------------- cuda semantics */
+
+/*
+ * A session opened with SC_CLIENT_SEMANTICS_CUDA captures the way the CUDA
+ * runtime does (proto/PROTOCOL.md section 11, docs/cuda-semantics.md): a
+ * capture begins on an origin stream, other streams join it by waiting on
+ * an event recorded in it, and it must end on its origin with every joined
+ * stream joined back.  The session outlives its captures; each successful
+ * end stores one graph.  `thread` is the host thread making the call (0
+ * when a program has one).  A call CUDA would refuse returns
+ * SC_CLIENT_ECUDA with CUDA's number in sc_client_cuda_error().  The calls
+ * below are not pipelined (-EBUSY in a pipeline); the default mode's
+ * record, event, status and node-count calls work in a cuda session too,
+ * as thread 0, while a capture is running.
+ */
+
+typedef enum sc_client_semantics {
+    SC_CLIENT_SEMANTICS_OXICUDA = 0, /* the default: the StreamCapture model */
+    SC_CLIENT_SEMANTICS_CUDA,
+} sc_client_semantics;
+
+typedef enum sc_client_capture_mode {
+    SC_CLIENT_MODE_GLOBAL = 0,
+    SC_CLIENT_MODE_THREAD_LOCAL,
+    SC_CLIENT_MODE_RELAXED,
+} sc_client_capture_mode;
+
+typedef enum sc_client_host_call_kind {
+    SC_CLIENT_HOST_UNSAFE = 0, /* cudaMalloc and the like */
+    SC_CLIENT_HOST_STREAM_SYNC,
+    SC_CLIENT_HOST_DEVICE_SYNC,
+    SC_CLIENT_HOST_EVENT_SYNC,
+    SC_CLIENT_HOST_LEGACY_SYNC,
+} sc_client_host_call_kind;
+
+/** Wire names: "oxicuda" / "cuda"; NULL outside the enum. */
+SC_CLIENT_API const char *sc_client_semantics_name(sc_client_semantics s);
+/** Wire names: "global" / "thread_local" / "relaxed"; NULL outside the enum. */
+SC_CLIENT_API const char *sc_client_mode_name(sc_client_capture_mode m);
+
+/** [pipelined] session.open with a capture model; `label` may be NULL.
+ *  sc_client_open_session is this with SC_CLIENT_SEMANTICS_OXICUDA. */
+SC_CLIENT_API int sc_client_open_session_ex(sc_client *c, const char *label,
+                                            sc_client_semantics semantics, uint64_t *session);
+
+/** stream.create: declare a stream non-blocking (or back to default). */
+SC_CLIENT_API int sc_client_stream_create(sc_client *c, uint64_t session, uint32_t stream,
+                                          bool non_blocking);
+
+/** capture.begin on origin `stream` in `mode`; *capture (may be NULL) is
+ *  the new capture's id (1, 2, ... in the session). */
+SC_CLIENT_API int sc_client_cuda_begin(sc_client *c, uint64_t session, uint32_t stream,
+                                       uint32_t thread, sc_client_capture_mode mode,
+                                       uint64_t *capture);
+
+/** capture.record_kernel with a 3-D launch shape (each extent >= 1).
+ *  *node (may be NULL) is the new node's id, or -1 when the stream is not
+ *  capturing (the kernel ran, nothing was recorded). */
+SC_CLIENT_API int sc_client_cuda_record_kernel(sc_client *c, uint64_t session, uint32_t stream,
+                                               uint32_t thread, const char *function_name,
+                                               const uint32_t grid[3], const uint32_t block[3],
+                                               uint32_t shared_mem, int64_t *node);
+
+/** capture.record_event (wait false) or capture.wait_event (wait true). */
+SC_CLIENT_API int sc_client_cuda_event(sc_client *c, uint64_t session, uint32_t stream,
+                                       uint32_t thread, uint32_t event, bool wait);
+
+/** capture.update_dependencies: add `nodes` to the stream's dependency set,
+ *  or (`set`) replace the set with them. */
+SC_CLIENT_API int sc_client_update_dependencies(sc_client *c, uint64_t session, uint32_t stream,
+                                                uint32_t thread, const uint32_t *nodes,
+                                                size_t count, bool set);
+
+typedef struct sc_client_capture_info {
+    sc_client_status status;     /* none, active or invalidated */
+    uint64_t capture;            /* 0 unless active */
+    uint32_t origin;             /* active only */
+    sc_client_capture_mode mode; /* active only */
+    size_t dependency_count;
+    uint32_t *dependencies; /* ascending node ids; NULL when none */
+} sc_client_capture_info;
+
+/** capture.info: the capture `stream` belongs to.  Free with
+ *  sc_client_capture_info_free. */
+SC_CLIENT_API int sc_client_capture_info_get(sc_client *c, uint64_t session, uint32_t stream,
+                                             uint32_t thread, sc_client_capture_info *out);
+SC_CLIENT_API void sc_client_capture_info_free(sc_client_capture_info *i);
+
+/** capture.host_call: a call that is no stream work but may break captures.
+ *  `stream` counts for STREAM_SYNC, `event` for EVENT_SYNC; `call` (may be
+ *  NULL) is the CUDA function's name ("cudaMalloc"), kept in the log of
+ *  every capture it invalidates. */
+SC_CLIENT_API int sc_client_host_call(sc_client *c, uint64_t session, uint32_t thread,
+                                      sc_client_host_call_kind kind, uint32_t stream,
+                                      uint32_t event, const char *call);
+
+/** capture.exchange_mode: set `thread`'s capture mode; *old (may be NULL)
+ *  is the one it had. */
+SC_CLIENT_API int sc_client_exchange_mode(sc_client *c, uint64_t session, uint32_t thread,
+                                          sc_client_capture_mode mode, sc_client_capture_mode *old);
+
+typedef struct sc_client_cuda_captured {
+    uint64_t graph;
+    uint64_t capture;
+    uint64_t node_count;
+    uint64_t edge_count;
+} sc_client_cuda_captured;
+
+/** capture.end on the capture's origin: the graph is committed when this
+ *  returns 0.  The session stays open for further captures. */
+SC_CLIENT_API int sc_client_cuda_end(sc_client *c, uint64_t session, uint32_t stream,
+                                     uint32_t thread, sc_client_cuda_captured *out);
 
 /* ----------------------------------------------------------- pipeline */
 
@@ -289,6 +426,16 @@ typedef struct sc_client_node {
     uint8_t value;
     /* host_callback */
     char *label;
+    /* Added with cuda semantics (a program built against the older header
+     * indexes the nodes with the older size: rebuild it).  Kernels' 3-D
+     * launch shape: grid[0] is num_blocks and block[0] threads_per_block;
+     * dim3 is true when the daemon sent the shape (cuda-mode graphs), else
+     * the y and z extents are 1. */
+    uint32_t grid[3];
+    uint32_t block[3];
+    bool dim3;
+    /* event_record and event_wait */
+    uint32_t event;
 } sc_client_node;
 
 typedef struct sc_client_edge {
@@ -363,6 +510,31 @@ SC_CLIENT_API int sc_client_graph_delete(sc_client *c, uint64_t graph);
 
 /* ---------------------------------------------------------------- log */
 
+/* A cuda-mode session's ended capture, as its log row has it. */
+typedef struct sc_client_capture_record {
+    uint64_t capture;
+    uint32_t origin;
+    char *mode; /* "global", "thread_local", "relaxed" */
+    uint32_t thread;
+    char *outcome; /* completed, failed, discarded */
+    uint64_t node_count;
+    char *ended_at;
+    uint64_t graph;  /* completed only, else 0 */
+    int cuda_error;  /* failed only (901, 904), else 0 */
+    char *cuda_name; /* failed only, else NULL */
+    /* The first call that invalidated the capture; inv_method is NULL when
+     * none did. */
+    char *inv_method; /* "capture.host_call", "capture.record_kernel", ... */
+    uint32_t inv_stream;
+    bool inv_has_event;
+    uint32_t inv_event;
+    uint32_t inv_thread;
+    char *inv_call; /* the CUDA function ("cudaMalloc"); NULL when not named */
+    int inv_cuda_error;
+    char *inv_cuda_name;
+    char *inv_message; /* CUDA's text for inv_cuda_error */
+} sc_client_capture_record;
+
 typedef struct sc_client_log_entry {
     uint64_t session;
     char *label; /* NULL when none */
@@ -373,6 +545,11 @@ typedef struct sc_client_log_entry {
     char *outcome;  /* open, completed, failed, closed, abandoned, shutdown, lost */
     uint64_t node_count;
     uint64_t graph; /* 0 unless completed */
+    /* Added with cuda semantics: a program built against the older header
+     * indexes the entries with the older size (rebuild it). */
+    char *semantics; /* "cuda" for a cuda-mode session, else NULL */
+    size_t capture_count;
+    sc_client_capture_record *captures; /* by id; NULL when none */
 } sc_client_log_entry;
 
 typedef struct sc_client_log_page {

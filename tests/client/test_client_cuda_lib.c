@@ -1,0 +1,263 @@
+/*
+ * libstreamcap's cuda-mode calls against a real streamcapd: a fork/join
+ * captured the CUDA way, dependency sets, host calls and modes, CUDA
+ * errors with their number and data, and the refusals of the library.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "harness.h"
+#include "streamcap.h"
+
+typedef struct fixture {
+    sc_it_daemon *d;
+    sc_client *c;
+} fixture;
+
+static int group_setup(void **state)
+{
+    fixture *f = calloc(1, sizeof(*f));
+    assert_non_null(f);
+    f->d = sc_it_must_start(NULL);
+    assert_int_equal(sc_client_connect(sc_it_daemon_socket(f->d), 10000, &f->c), 0);
+    *state = f;
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    fixture *f = *state;
+    sc_client_close(f->c);
+    sc_it_must_stop(f->d);
+    sc_it_daemon_destroy(f->d);
+    free(f);
+    return 0;
+}
+
+static const uint32_t one[3] = {1, 1, 1};
+static const uint32_t grid[3] = {4, 2, 1};
+static const uint32_t block[3] = {256, 1, 1};
+
+static uint64_t open_cuda(sc_client *c)
+{
+    uint64_t s = 0;
+    assert_int_equal(sc_client_open_session_ex(c, "cuda", SC_CLIENT_SEMANTICS_CUDA, &s), 0);
+    assert_true(s > 0);
+    return s;
+}
+
+static int64_t kernel(sc_client *c, uint64_t s, uint32_t stream, const char *name)
+{
+    int64_t node = -2;
+    assert_int_equal(sc_client_cuda_record_kernel(c, s, stream, 0, name, grid, block, 0, &node), 0);
+    return node;
+}
+
+/* Fork by event record and wait, join back, end on the origin: one graph,
+ * the session still open for the next capture. */
+static void test_fork_join_the_cuda_way(void **state)
+{
+    fixture *f = *state;
+    sc_client *c = f->c;
+    uint64_t s = open_cuda(c);
+    sc_client_session_list l;
+    assert_int_equal(sc_client_list_sessions(c, &l), 0);
+    bool seen = false;
+    for (size_t i = 0; i < l.count; i++) {
+        if (l.sessions[i].session == s) {
+            assert_string_equal(l.sessions[i].semantics, "cuda");
+            seen = true;
+        }
+    }
+    assert_true(seen);
+    sc_client_session_list_free(&l);
+
+    assert_int_equal(sc_client_stream_create(c, s, 2, true), 0);
+    /* Outside capture a kernel runs and nothing is recorded. */
+    assert_int_equal(kernel(c, s, 1, "warmup"), -1);
+    uint64_t cap = 0;
+    assert_int_equal(sc_client_cuda_begin(c, s, 1, 0, SC_CLIENT_MODE_GLOBAL, &cap), 0);
+    assert_int_equal(cap, 1);
+    int64_t up = -2;
+    assert_int_equal(sc_client_cuda_record_kernel(c, s, 1, 0, "upload", one, one, 0, &up), 0);
+    assert_int_equal(up, 0);
+    assert_int_equal(sc_client_cuda_event(c, s, 1, 0, 0, false), 0);
+    assert_int_equal(sc_client_cuda_event(c, s, 2, 0, 0, true), 0);
+
+    sc_client_capture_info info;
+    assert_int_equal(sc_client_capture_info_get(c, s, 2, 0, &info), 0);
+    assert_int_equal(info.status, SC_CLIENT_STATUS_ACTIVE);
+    assert_int_equal(info.capture, 1);
+    assert_int_equal(info.origin, 1);
+    assert_int_equal(info.mode, SC_CLIENT_MODE_GLOBAL);
+    assert_int_equal(info.dependency_count, 1);
+    assert_int_equal(info.dependencies[0], 0);
+    sc_client_capture_info_free(&info);
+    assert_null(info.dependencies);
+    assert_int_equal(sc_client_capture_info_get(c, s, 9, 0, &info), 0);
+    assert_int_equal(info.status, SC_CLIENT_STATUS_NONE);
+    assert_int_equal(info.dependency_count, 0);
+    sc_client_capture_info_free(&info);
+
+    assert_int_equal(kernel(c, s, 2, "relu"), 1);
+    assert_int_equal(sc_client_cuda_event(c, s, 2, 0, 1, false), 0);
+    assert_int_equal(sc_client_cuda_event(c, s, 1, 0, 1, true), 0);
+    sc_client_cuda_captured got = {0};
+    assert_int_equal(sc_client_cuda_end(c, s, 1, 0, &got), 0);
+    assert_int_equal(got.capture, 1);
+    assert_int_equal(got.node_count, 2);
+    assert_int_equal(got.edge_count, 1);
+    assert_true(got.graph > 0);
+
+    /* The session lives on: the next capture is 2, its nodes from 0. */
+    assert_int_equal(sc_client_cuda_begin(c, s, 1, 0, SC_CLIENT_MODE_RELAXED, &cap), 0);
+    assert_int_equal(cap, 2);
+    assert_int_equal(kernel(c, s, 1, "again"), 0);
+    assert_int_equal(sc_client_cuda_end(c, s, 1, 0, &got), 0);
+    assert_int_equal(got.capture, 2);
+    assert_int_equal(sc_client_close_session(c, s), 0);
+}
+
+/* update_dependencies: add unions, set replaces; an unknown id is CUDA's 1. */
+static void test_update_dependencies(void **state)
+{
+    fixture *f = *state;
+    sc_client *c = f->c;
+    uint64_t s = open_cuda(c);
+    assert_int_equal(sc_client_cuda_begin(c, s, 1, 0, SC_CLIENT_MODE_GLOBAL, NULL), 0);
+    assert_int_equal(kernel(c, s, 1, "a"), 0);
+    assert_int_equal(kernel(c, s, 1, "b"), 1);
+    const uint32_t first[] = {0};
+    assert_int_equal(sc_client_update_dependencies(c, s, 1, 0, first, 1, false), 0);
+    sc_client_capture_info info;
+    assert_int_equal(sc_client_capture_info_get(c, s, 1, 0, &info), 0);
+    assert_int_equal(info.dependency_count, 2);
+    sc_client_capture_info_free(&info);
+    assert_int_equal(sc_client_update_dependencies(c, s, 1, 0, first, 1, true), 0);
+    assert_int_equal(sc_client_capture_info_get(c, s, 1, 0, &info), 0);
+    assert_int_equal(info.dependency_count, 1);
+    assert_int_equal(info.dependencies[0], 0);
+    sc_client_capture_info_free(&info);
+    const uint32_t bad[] = {9};
+    assert_int_equal(sc_client_update_dependencies(c, s, 1, 0, bad, 1, true), SC_CLIENT_ECUDA);
+    assert_int_equal(sc_client_errcode(c), 1009);
+    assert_int_equal(sc_client_cuda_error(c), 1);
+    assert_int_equal(sc_client_update_dependencies(c, s, 1, 0, NULL, 1, true), -EINVAL);
+    assert_int_equal(sc_client_close_session(c, s), 0);
+}
+
+/* A forgotten join: 904 with the unjoined stream and node in the data. */
+static void test_unjoined_end(void **state)
+{
+    fixture *f = *state;
+    sc_client *c = f->c;
+    uint64_t s = open_cuda(c);
+    assert_int_equal(sc_client_cuda_begin(c, s, 1, 0, SC_CLIENT_MODE_GLOBAL, NULL), 0);
+    assert_int_equal(kernel(c, s, 1, "a"), 0);
+    assert_int_equal(sc_client_cuda_event(c, s, 1, 0, 0, false), 0);
+    assert_int_equal(sc_client_cuda_event(c, s, 2, 0, 0, true), 0);
+    assert_int_equal(kernel(c, s, 2, "b"), 1);
+    sc_client_cuda_captured got = {.graph = 77};
+    assert_int_equal(sc_client_cuda_end(c, s, 1, 0, &got), SC_CLIENT_ECUDA);
+    assert_int_equal(got.graph, 77);
+    assert_int_equal(sc_client_cuda_error(c), 904);
+    assert_string_equal(sc_client_errmsg(c), "capturing stream has unjoined work");
+    cJSON *data = cJSON_Parse(sc_client_errdata(c));
+    assert_non_null(data);
+    assert_string_equal(sc_it_str(data, "cuda_name"), "cudaErrorStreamCaptureUnjoined");
+    cJSON *want = cJSON_Parse("[{\"stream\":2,\"nodes\":[1]}]");
+    assert_true(cJSON_Compare(want, cJSON_GetObjectItemCaseSensitive(data, "unjoined"), 1));
+    cJSON_Delete(want);
+    cJSON_Delete(data);
+    assert_string_equal(sc_client_strerror(SC_CLIENT_ECUDA), "refused as CUDA would refuse it");
+    /* A later success forgets the error and its data. */
+    assert_int_equal(sc_client_stream_create(c, s, 3, false), 0);
+    assert_int_equal(sc_client_cuda_error(c), 0);
+    assert_string_equal(sc_client_errdata(c), "");
+    assert_int_equal(sc_client_close_session(c, s), 0);
+}
+
+/* Host calls and modes: cudaMalloc from another thread breaks a global
+ * capture (900, then 901 at its end), not a relaxed thread's. */
+static void test_host_calls_and_modes(void **state)
+{
+    fixture *f = *state;
+    sc_client *c = f->c;
+    uint64_t s = open_cuda(c);
+    sc_client_capture_mode old = SC_CLIENT_MODE_RELAXED;
+    assert_int_equal(sc_client_exchange_mode(c, s, 5, SC_CLIENT_MODE_RELAXED, &old), 0);
+    assert_int_equal(old, SC_CLIENT_MODE_GLOBAL);
+    assert_int_equal(sc_client_exchange_mode(c, s, 5, SC_CLIENT_MODE_RELAXED, &old), 0);
+    assert_int_equal(old, SC_CLIENT_MODE_RELAXED);
+    assert_int_equal(sc_client_cuda_begin(c, s, 7, 0, SC_CLIENT_MODE_GLOBAL, NULL), 0);
+    assert_int_equal(kernel(c, s, 7, "k"), 0);
+    assert_int_equal(sc_client_host_call(c, s, 5, SC_CLIENT_HOST_UNSAFE, 0, 0, "cudaMalloc"), 0);
+    assert_int_equal(sc_client_host_call(c, s, 2, SC_CLIENT_HOST_UNSAFE, 0, 0, "cudaMalloc"),
+                     SC_CLIENT_ECUDA);
+    assert_int_equal(sc_client_cuda_error(c), 900);
+    assert_string_equal(sc_client_errmsg(c), "operation not permitted when stream is capturing");
+    sc_client_capture_info info;
+    assert_int_equal(sc_client_capture_info_get(c, s, 7, 0, &info), 0);
+    assert_int_equal(info.status, SC_CLIENT_STATUS_INVALIDATED);
+    sc_client_capture_info_free(&info);
+    assert_int_equal(sc_client_cuda_end(c, s, 7, 0, NULL), SC_CLIENT_ECUDA);
+    assert_int_equal(sc_client_cuda_error(c), 901);
+    assert_int_equal(sc_client_close_session(c, s), 0);
+}
+
+/* What the library refuses itself, sending nothing. */
+static void test_library_refusals(void **state)
+{
+    fixture *f = *state;
+    sc_client *c = f->c;
+    uint64_t s = 0;
+    assert_int_equal(sc_client_open_session_ex(c, NULL, (sc_client_semantics)9, &s), -EINVAL);
+    assert_int_equal(sc_client_cuda_begin(c, 1, 1, 0, (sc_client_capture_mode)7, NULL), -EINVAL);
+    assert_int_equal(sc_client_cuda_record_kernel(c, 1, 1, 0, "k", NULL, block, 0, NULL), -EINVAL);
+    assert_int_equal(sc_client_host_call(c, 1, 0, (sc_client_host_call_kind)11, 0, 0, NULL),
+                     -EINVAL);
+    assert_null(sc_client_semantics_name((sc_client_semantics)2));
+    assert_string_equal(sc_client_semantics_name(SC_CLIENT_SEMANTICS_CUDA), "cuda");
+    assert_string_equal(sc_client_mode_name(SC_CLIENT_MODE_THREAD_LOCAL), "thread_local");
+    /* Not in a pipeline: their results have no place in its replies. */
+    s = open_cuda(c);
+    assert_int_equal(sc_client_pipeline_begin(c), 0);
+    assert_int_equal(sc_client_cuda_begin(c, s, 1, 0, SC_CLIENT_MODE_GLOBAL, NULL), -EBUSY);
+    assert_int_equal(sc_client_open_session_ex(c, NULL, SC_CLIENT_SEMANTICS_CUDA, NULL), 0);
+    sc_client_reply *rep;
+    size_t n;
+    assert_int_equal(sc_client_pipeline_collect(c, &rep, &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(rep[0].rc, 0);
+    uint64_t piped = rep[0].id;
+    sc_client_replies_free(rep, n);
+    assert_int_equal(sc_client_close_session(c, piped), 0);
+    /* A cuda method on a default-mode session: the daemon's -32602. */
+    uint64_t def;
+    assert_int_equal(sc_client_open_session_ex(c, NULL, SC_CLIENT_SEMANTICS_OXICUDA, &def), 0);
+    assert_int_equal(sc_client_stream_create(c, def, 1, true), SC_CLIENT_EPARAMS);
+    assert_int_equal(sc_client_cuda_error(c), 0);
+    assert_string_equal(sc_client_errdata(c),
+                        "{\"kind\":\"invalid_params\",\"field\":\"session\"}");
+    assert_int_equal(sc_client_close_session(c, def), 0);
+    assert_int_equal(sc_client_close_session(c, s), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fork_join_the_cuda_way), cmocka_unit_test(test_update_dependencies),
+        cmocka_unit_test(test_unjoined_end),           cmocka_unit_test(test_host_calls_and_modes),
+        cmocka_unit_test(test_library_refusals),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
