@@ -82,6 +82,10 @@ typedef struct bench_cfg {
     double warmup_s;
     sc_wl_mix mix;
     bool mix_end; /* sessions end with capture.end (else session.close) */
+    /* --semantics cuda: cuda-mode sessions capturing on origin stream 1
+     * (stream 0 is CUDA's legacy stream); they end with session.close,
+     * since a cuda session outlives its captures. */
+    bool cuda;
     const char *mix_text;
     uint32_t streams;
     uint64_t session_ops;
@@ -371,11 +375,13 @@ static void write_session_call(sc_buf *b, uint64_t id, sc_method_id m, uint64_t 
     req_tail(b);
 }
 
-static void write_open(sc_buf *b, uint64_t id, const char *label)
+static void write_open(sc_buf *b, uint64_t id, const char *label, bool cuda)
 {
     req_head(b, id, SC_M_SESSION_OPEN);
     sc_buf_puts(b, "\"label\":");
     sc_json_cstr(b, label);
+    if (cuda)
+        sc_buf_puts(b, ",\"semantics\":\"cuda\"");
     req_tail(b);
 }
 
@@ -482,18 +488,19 @@ static bool next_session_request(worker *w, conn *c, bool measured)
     const bench_cfg *cfg = w->sh->cfg;
     uint64_t id = c->next_id++;
     if (!c->has_session) {
-        write_open(&c->out, id, cfg->label);
+        write_open(&c->out, id, cfg->label, cfg->cuda);
         push(w, c, RK_OPEN, id, measured);
         c->opening = true;
         return true;
     }
     if (c->begun < cfg->streams) {
-        write_session_call(&c->out, id, SC_M_CAPTURE_BEGIN, c->session, c->begun++, true);
+        write_session_call(&c->out, id, SC_M_CAPTURE_BEGIN, c->session,
+                           c->begun++ + (cfg->cuda ? 1 : 0), true);
         push(w, c, RK_BEGIN, id, measured);
         return true;
     }
     if (c->session_ops >= c->session_len) {
-        bool end = cfg->mix_end;
+        bool end = cfg->mix_end && !cfg->cuda;
         write_session_call(&c->out, id, end ? SC_M_CAPTURE_END : SC_M_SESSION_CLOSE, c->session, 0,
                            end);
         push(w, c, end ? RK_END : RK_CLOSE, id, measured);
@@ -517,6 +524,8 @@ static bool next_session_request(worker *w, conn *c, bool measured)
         op.num_blocks = 1;
         op.threads_per_block = 32;
     }
+    if (cfg->cuda)
+        op.stream += 1;
     write_record(&c->out, id, c->session, &op);
     uint8_t kind = op.kind == SC_WL_NOTCAP                                        ? RK_NOTCAP
                    : op.kind == SC_WL_RECORD_EVENT || op.kind == SC_WL_WAIT_EVENT ? RK_EVENT
@@ -1085,6 +1094,9 @@ static int run_load(const bench_cfg *cfg)
                         cfg->mix.weight[SC_WL_MIX_EVENT] || cfg->mix.weight[SC_WL_MIX_NOTCAP]);
     if (!sh.uses_sessions && !cfg->redis_path && (!cfg->graph || cfg->graph_nodes < 2))
         die("a reach-only mix needs --graph ID and --graph-nodes N (N >= 2)");
+    /* Other streams would have to join the origin by events first. */
+    if (cfg->cuda && cfg->streams != 1)
+        die("--semantics cuda captures on one origin stream: give --streams 1");
     run_result r;
     run_engine(cfg, conns, cfg->conns, &sh, &r);
     for (unsigned i = 0; i < cfg->conns; i++)
@@ -1251,6 +1263,8 @@ static void usage(FILE *out)
                  "                        and end (sessions end with capture.end; without it\n"
                  "                        they are dropped with session.close)\n"
                  "      --streams N       streams begun per session (default 8)\n"
+                 "      --semantics cuda  cuda-mode sessions on origin stream 1 (needs\n"
+                 "                        --streams 1); they end with session.close\n"
                  "      --session-ops N   requests per session before it ends (default 1000)\n"
                  "      --session-spread S  draw each session's length uniformly from\n"
                  "                        N -+ S%% (0..100, default 0: every session N)\n"
@@ -1385,6 +1399,11 @@ static void parse_args(int argc, char **argv, bench_cfg *cfg)
             cfg->warmup_s = parse_seconds(a, need_arg(argc, argv, &i));
         } else if (!strcmp(a, "-t")) {
             parse_mix(cfg, need_arg(argc, argv, &i));
+        } else if (!strcmp(a, "--semantics")) {
+            const char *v = need_arg(argc, argv, &i);
+            if (strcmp(v, "cuda") && strcmp(v, "oxicuda"))
+                die("--semantics takes cuda or oxicuda, not '%s'", v);
+            cfg->cuda = !strcmp(v, "cuda");
         } else if (!strcmp(a, "--streams")) {
             cfg->streams = (uint32_t)parse_u64(a, need_arg(argc, argv, &i), 1, 1u << 20);
         } else if (!strcmp(a, "--session-ops")) {
