@@ -558,6 +558,29 @@ void sc_server_check_stopped(sc_daemon *d)
     uv_timer_start(&d->close_timer, close_store, 0, 0);
 }
 
+/*
+ * How long a stop waits for clients to take their last replies.  The
+ * write-timeout sweep stops with the daemon, so without this bound a client
+ * that never reads would keep the process alive for good.
+ */
+#define SC_STOP_GRACE_MS 5000
+
+static void on_stop_grace(uv_timer_t *t)
+{
+    sc_daemon *d = t->data;
+    unsigned n = 0;
+    for (sc_conn *c = d->conns, *next; c; c = next) {
+        next = c->next;
+        if (!c->closing) {
+            conn_close(c);
+            n++;
+        }
+    }
+    if (n)
+        sc_log(d, SC_LOG_WARN, "stopping: closed %u connection%s that had not taken %s replies", n,
+               n == 1 ? "" : "s", n == 1 ? "its" : "their");
+}
+
 void sc_server_stop(sc_daemon *d)
 {
     if (d->stopping)
@@ -570,7 +593,11 @@ void sc_server_stop(sc_daemon *d)
         if (!d->socket_inherited)
             unlink(d->cfg.socket_path);
     }
+    /* The housekeeping timer becomes the stop's deadline; unreferenced, it
+     * does not keep the loop alive once every connection has closed. */
     uv_timer_stop(&d->idle_timer);
+    uv_timer_start(&d->idle_timer, on_stop_grace, SC_STOP_GRACE_MS, 0);
+    uv_unref((uv_handle_t *)&d->idle_timer);
     /* Refused log updates get one last try before the store closes. */
     sc_log_retry_all(d);
     sc_sessions_shutdown(d);

@@ -10,11 +10,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <setjmp.h>
@@ -150,6 +152,55 @@ static void test_pipelining_client_that_never_reads(void **state)
     expect_prompt(other, big, nodes, "a flooding client was cut off");
     sc_it_conn_close(other);
     sc_it_must_stop(d);
+}
+
+/*
+ * SIGTERM while a client holds replies it never reads: the daemon finishes
+ * what is in flight, then closes that connection within its stop grace
+ * (5 s) and exits 0, instead of waiting on the client for good.
+ */
+static void test_stop_with_unread_replies(void **state)
+{
+    sc_it_daemon *d = sc_rel_must_start(state, NULL);
+    sc_it_conn *other = sc_it_must_connect(d);
+    int64_t big = sc_rel_must_graph(other, "unread", FLOOD_GRAPH_KERNELS, NULL, NULL);
+    sc_it_conn_close(other);
+    char req[160];
+    snprintf(
+        req, sizeof(req),
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"graph.get\",\"params\":{\"graph\":%lld}}\n",
+        (long long)big);
+    size_t flood_len;
+    char *flood = repeat_line(req, 256, &flood_len);
+    int fd = raw_connect(sc_it_daemon_socket(d));
+    assert_true(fd >= 0);
+    /* Write until the daemon stops taking requests: its replies then sit
+     * in its output, unread, and it has paused reading. */
+    size_t off = 0;
+    int64_t start = sc_it_now_ms();
+    while (off < flood_len && sc_it_now_ms() - start < 5000) {
+        ssize_t n = raw_write_some(fd, flood + off, flood_len - off);
+        if (n < 0)
+            break;
+        off += (size_t)n;
+        if (n == 0)
+            sc_it_sleep_ms(20);
+    }
+    sc_it_sleep_ms(300);
+    int status = -1;
+    int64_t t0 = sc_it_now_ms();
+    int rc = sc_it_daemon_signal_stop(d, SIGTERM, &status);
+    int64_t took = sc_it_now_ms() - t0;
+    close(fd);
+    free(flood);
+    if (rc != 0)
+        fail_msg("SIGTERM with a client holding unread replies: the daemon did not exit within "
+                 "%d ms (%d)",
+                 SC_IT_STOP_TIMEOUT_MS, rc);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("stopped with unread replies: wait status 0x%x, expected exit 0",
+                 (unsigned)status);
+    print_message("SIGTERM with unread replies: exited 0 after %lld ms\n", (long long)took);
 }
 
 /*
@@ -437,6 +488,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         SC_REL_TEST(test_pipelining_client_that_never_reads),
+        SC_REL_TEST(test_stop_with_unread_replies),
         SC_REL_TEST(test_batch_amplification),
         SC_REL_TEST(test_max_connections),
         SC_REL_TEST(test_out_of_descriptors),
