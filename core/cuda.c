@@ -14,9 +14,11 @@
 /* The record path's helpers, folded into each typed call: a call costs a
  * few tens of nanoseconds, so a call and a spill more are noticeable. */
 #if defined(__GNUC__)
-#define CU_INLINE inline __attribute__((always_inline))
+#define CU_INLINE    inline __attribute__((always_inline))
+#define CU_LIKELY(x) __builtin_expect(!!(x), 1)
 #else
-#define CU_INLINE inline
+#define CU_INLINE    inline
+#define CU_LIKELY(x) (x)
 #endif
 
 int sc_cuda_create(sc_cuda **out)
@@ -217,6 +219,8 @@ void cu_invalidate(sc_cuda *cu, uint32_t capture, const cu_ctx *ctx, int err)
     if (ended(c))
         return;
     c->state = SC_CUDA_STATE_INVALIDATED;
+    for (uint32_t i = 0; i < c->nmembers; i++)
+        cu->streams[c->members[i]].g = NULL;
     if (c->invalidated)
         return;
     c->invalidated = true;
@@ -258,6 +262,7 @@ static void join(sc_cuda *cu, uint32_t capture, cu_stream *st)
     cu_capture *c = cu_cap(cu, capture);
     c->members[c->nmembers++] = (uint32_t)(st - cu->streams);
     st->capture = capture;
+    st->g = c->state == SC_CUDA_STATE_ACTIVE ? c->g : NULL;
     if (!st->non_blocking && c->nblocking++ == 0)
         cu->blocking_open++;
 }
@@ -334,10 +339,9 @@ int sc_cuda_begin(sc_cuda *cu, uint32_t stream, sc_cuda_mode mode, uint32_t thre
 /* Append `node` to capture c with an edge from each of the n sorted,
  * distinct ids at preds, all of them nodes of c.  Reserves first: on
  * failure nothing changed.  `flags` are SC_REC_* bits for the record. */
-static int append(cu_capture *c, const sc_node *node, uint32_t stream, const uint32_t *preds,
+static int append(sc_graph *g, const sc_node *node, uint32_t stream, const uint32_t *preds,
                   uint32_t n, uint8_t flags, uint32_t *id_out)
 {
-    sc_graph *g = c->g;
     if (g->node_count >= SC_MAX_NODE || (uint64_t)g->pred_count + n > SC_MAX_EDGE)
         return SC_ELIMIT;
     int rc = 0;
@@ -368,13 +372,13 @@ static int append(cu_capture *c, const sc_node *node, uint32_t stream, const uin
 
 /* The stream's next operation: a node on it after its dependency set,
  * which becomes {X} (§4.3). */
-static int append_on_stream(cu_capture *c, cu_stream *st, const sc_node *node, uint32_t *id_out)
+static int append_on_stream(sc_graph *g, cu_stream *st, const sc_node *node, uint32_t *id_out)
 {
     int rc = cu_set_reserve(&st->deps, 1);
     if (rc != 0)
         return rc;
     uint32_t id;
-    if ((rc = append(c, node, st->id, st->deps.v, st->deps.n, 0, &id)) != 0)
+    if ((rc = append(g, node, st->id, st->deps.v, st->deps.n, 0, &id)) != 0)
         return rc;
     st->deps.v[0] = id;
     st->deps.n = 1;
@@ -415,10 +419,10 @@ static bool record_kind(int kind, sc_cuda_call *call)
  * on an invalidated capture.  On 0, *c is the capture to append to, NULL
  * when the work runs outside any capture. */
 static CU_INLINE int record_target(sc_cuda *cu, uint32_t stream, uint32_t thread, sc_cuda_call call,
-                                   cu_stream **st, cu_capture **c)
+                                   cu_stream **st, sc_graph **g)
 {
     cu->seq++;
-    *c = NULL;
+    *g = NULL;
     if (stream == 0) {
         if (!cu->blocking_open)
             return 0;
@@ -426,14 +430,13 @@ static CU_INLINE int record_target(sc_cuda *cu, uint32_t stream, uint32_t thread
         return legacy_implicit(cu, &ctx);
     }
     cu_stream *s = find_stream(cu, stream);
-    if (!s || !s->capture)
+    if (CU_LIKELY(s && s->g)) {
+        *st = s;
+        *g = s->g;
         return 0;
-    cu_capture *cap = cu_cap(cu, s->capture);
-    if (cap->state != SC_CUDA_STATE_ACTIVE)
-        return SC_ECUDA_INVALIDATED;
-    *st = s;
-    *c = cap;
-    return 0;
+    }
+    /* s->g is NULL: outside any capture, or its capture is not active. */
+    return s && s->capture ? SC_ECUDA_INVALIDATED : 0;
 }
 
 /* append_on_stream() without an sc_node: the same checks in the same
@@ -441,13 +444,12 @@ static CU_INLINE int record_target(sc_cuda *cu, uint32_t stream, uint32_t thread
  * and all else zero, for the caller to fill in the kind and attributes
  * (straight into the record: a copy of a record built on the stack right
  * before costs a store-forwarding stall on every op). */
-static CU_INLINE int append_slot(cu_capture *c, cu_stream *st, const char *name, size_t len,
+static CU_INLINE int append_slot(sc_graph *g, cu_stream *st, const char *name, size_t len,
                                  uint32_t *id_out, sc_rec **r)
 {
     int rc;
     if (st->deps.cap == 0 && (rc = cu_set_reserve(&st->deps, 1)) != 0)
         return rc;
-    sc_graph *g = c->g;
     uint32_t n = st->deps.n;
     if (g->node_count >= SC_MAX_NODE || (uint64_t)g->pred_count + n > SC_MAX_EDGE)
         return SC_ELIMIT;
@@ -483,13 +485,13 @@ static CU_INLINE int record_slot(sc_cuda *cu, uint32_t stream, uint32_t thread, 
                                  const char *name, size_t len, uint32_t *node_out, sc_rec **r)
 {
     cu_stream *st;
-    cu_capture *c;
-    int rc = record_target(cu, stream, thread, call, &st, &c);
+    sc_graph *g;
+    int rc = record_target(cu, stream, thread, call, &st, &g);
     if (rc != 0)
         return rc;
     uint32_t id = SC_CUDA_NO_NODE;
     *r = NULL;
-    if (c && (rc = append_slot(c, st, name, len, &id, r)) != 0)
+    if (g && (rc = append_slot(g, st, name, len, &id, r)) != 0)
         return rc;
     if (node_out)
         *node_out = id;
@@ -518,11 +520,11 @@ int sc_cuda_record(sc_cuda *cu, uint32_t stream, uint32_t thread, const sc_node 
         return 0;
     }
     cu_stream *st;
-    cu_capture *c;
-    if ((rc = record_target(cu, stream, thread, call, &st, &c)) != 0)
+    sc_graph *g;
+    if ((rc = record_target(cu, stream, thread, call, &st, &g)) != 0)
         return rc;
     uint32_t id = SC_CUDA_NO_NODE;
-    if (c && (rc = append_on_stream(c, st, node, &id)) != 0)
+    if (g && (rc = append_on_stream(g, st, node, &id)) != 0)
         return rc;
     if (node_out)
         *node_out = id;
@@ -684,7 +686,7 @@ int sc_cuda_record_event(sc_cuda *cu, uint32_t stream, uint32_t thread, uint32_t
     } else if (external) {
         sc_node n = {.kind = (sc_node_kind)SC_KIND_EVENT_RECORD, .name = "", .event = event};
         if ((rc = cu_set_reserve(&ev->nodes, 1)) != 0 ||
-            (rc = append_on_stream(c, st, &n, &id)) != 0)
+            (rc = append_on_stream(c->g, st, &n, &id)) != 0)
             return rc;
         event_capture(ev, st->capture, &id, 1);
     } else {
@@ -778,7 +780,7 @@ int sc_cuda_wait_event(sc_cuda *cu, uint32_t stream, uint32_t thread, uint32_t e
     if (external) {
         sc_node n = {.kind = (sc_node_kind)SC_KIND_EVENT_WAIT, .name = "", .event = event};
         uint32_t id;
-        int rc = append_on_stream(c, st, &n, &id);
+        int rc = append_on_stream(c->g, st, &n, &id);
         if (rc == 0 && node_out)
             *node_out = id;
         return rc;
@@ -1010,7 +1012,7 @@ int sc_cuda_add_node(sc_cuda *cu, uint32_t stream, uint32_t thread, const sc_nod
     uint32_t k, id;
     if ((rc = sorted_ids(cu, c->g, deps, n, &k)) != 0)
         return rc;
-    if ((rc = append(c, node, stream, cu->scratch.v, k, SC_REC_BY_HAND, &id)) != 0)
+    if ((rc = append(c->g, node, stream, cu->scratch.v, k, SC_REC_BY_HAND, &id)) != 0)
         return rc;
     if (node_out)
         *node_out = id;

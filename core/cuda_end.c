@@ -108,6 +108,7 @@ static void finish(sc_cuda *cu, uint32_t id, sc_cuda_state state, int error)
     for (uint32_t i = 0; i < c->nmembers; i++) {
         cu_stream *st = &cu->streams[c->members[i]];
         st->capture = 0;
+        st->g = NULL;
         st->deps.n = 0;
     }
     free(c->members);

@@ -31,6 +31,9 @@ static inline uint32_t cu_recent_slot(uint32_t id)
 typedef struct cu_stream {
     uint32_t id;
     uint32_t capture; /* id of the capture it belongs to, 0 for none */
+    /* That capture's graph while the capture is active, else NULL: the
+     * record ops' one check, kept by join(), cu_invalidate() and finish(). */
+    sc_graph *g;
     bool non_blocking;
     bool created; /* by stream.create: its flags are fixed from then on */
     cu_set deps;  /* dependency set, while it belongs to a capture */
