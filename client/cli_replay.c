@@ -178,7 +178,7 @@ static void free_batch(replay *r)
     r->nbatch = 0;
 }
 
-static bool blank(const char *s)
+bool cli_replay_blank(const char *s)
 {
     for (; *s; s++) {
         if (*s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
@@ -202,7 +202,7 @@ static int read_batch(replay *r, char **line, size_t *cap, char *why, size_t why
             return 0;
         }
         r->lineno++;
-        if (blank(*line))
+        if (cli_replay_blank(*line))
             continue;
         scenario *s = &r->batch[r->nbatch];
         memset(s, 0, sizeof(*s));
@@ -440,7 +440,7 @@ static cJSON *next_expected(replay *r, const scenario *s)
     ssize_t n;
     while (!v && (n = getline(&line, &cap, r->check_f)) >= 0) {
         r->check_line++;
-        if (blank(line))
+        if (cli_replay_blank(line))
             continue;
         v = cJSON_ParseWithLength(line, (size_t)n);
         if (!cJSON_IsObject(v)) {
@@ -613,18 +613,19 @@ static void check_scenario_results(replay *r, const scenario *s, const sc_client
 }
 
 /* Expected lines past the last scenario: a difference too. */
-static void check_leftover(replay *r)
+void cli_replay_check_leftover(FILE *check_f, const char *check_path, const char *path,
+                               size_t *diffs, size_t shown)
 {
     char *line = NULL;
     size_t cap = 0, extra = 0;
-    while (getline(&line, &cap, r->check_f) >= 0) {
-        if (!blank(line))
+    while (getline(&line, &cap, check_f) >= 0) {
+        if (!cli_replay_blank(line))
             extra++;
     }
     free(line);
-    if (extra && r->diffs++ < CHECK_SHOWN)
+    if (extra && (*diffs)++ < shown)
         fprintf(stderr, "streamcap: %s: %zu expected line%s past the last scenario of %s\n",
-                r->check_path, extra, extra == 1 ? "" : "s", r->path);
+                check_path, extra, extra == 1 ? "" : "s", path);
 }
 
 /* --strict: each refused request named where the file has it. */
@@ -876,7 +877,7 @@ int cli_replay(cli *x, int argc, char **argv)
     if (r.f != stdin)
         fclose(r.f);
     if (st == CLI_OK && r.check_f)
-        check_leftover(&r);
+        cli_replay_check_leftover(r.check_f, r.check_path, r.path, &r.diffs, CHECK_SHOWN);
     double secs = now_s() - r.t0;
     if (st == CLI_OK) {
         if (x->json) {

@@ -279,15 +279,6 @@ static const char *check_scenario(const cJSON *sc, char *buf, size_t len)
     return NULL;
 }
 
-static bool blank(const char *s)
-{
-    for (; *s; s++) {
-        if (*s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
-            return false;
-    }
-    return true;
-}
-
 /* The next expected line, or NULL (said as a difference). */
 static cJSON *next_expected(cuda_replay *r)
 {
@@ -297,7 +288,7 @@ static cJSON *next_expected(cuda_replay *r)
     ssize_t n;
     while (!v && (n = getline(&line, &cap, r->check_f)) >= 0) {
         r->check_line++;
-        if (blank(line))
+        if (cli_replay_blank(line))
             continue;
         v = cJSON_ParseWithLength(line, (size_t)n);
         if (!cJSON_IsObject(v)) {
@@ -341,20 +332,6 @@ static void check_results(cuda_replay *r, const cJSON *sc, const cJSON *got)
         }
     }
     cJSON_Delete(want);
-}
-
-static void check_leftover(cuda_replay *r)
-{
-    char *line = NULL;
-    size_t cap = 0, extra = 0;
-    while (getline(&line, &cap, r->check_f) >= 0) {
-        if (!blank(line))
-            extra++;
-    }
-    free(line);
-    if (extra && r->diffs++ < CHECK_SHOWN)
-        fprintf(stderr, "streamcap: %s: %zu expected line%s past the last scenario of %s\n",
-                r->check_path, extra, extra == 1 ? "" : "s", r->path);
 }
 
 /* One scenario in a new cuda-mode session, closed afterwards (a cuda
@@ -429,7 +406,7 @@ static int run_file(cuda_replay *r)
     int st = CLI_OK;
     while (st == CLI_OK && (n = getline(&line, &cap, r->f)) >= 0) {
         r->lineno++;
-        if (blank(line))
+        if (cli_replay_blank(line))
             continue;
         cJSON *sc = cJSON_ParseWithLength(line, (size_t)n);
         char why[512];
@@ -514,7 +491,7 @@ int cli_replay_cuda(cli *x, const char *path, const char *check_path, bool verbo
     }
     int st = run_file(&r);
     if (st == CLI_OK && r.check_f)
-        check_leftover(&r);
+        cli_replay_check_leftover(r.check_f, r.check_path, r.path, &r.diffs, CHECK_SHOWN);
     if (st == CLI_OK)
         st = finish(&r);
     if (r.f != stdin)
