@@ -1,0 +1,129 @@
+/*
+ * rt.h - what the stand-in's two halves promise each other.
+ *
+ * The runtime half (rt*.c: process state, device, memory, streams, events,
+ * launches, capture through the core/ cuda-mode model, the daemon feed and
+ * the exit report) and the graph half (graph*.c: cudaGraph_t objects, the
+ * cudaGraph* API, instantiate and launch, DOT) meet only here.
+ *
+ * Locking: one process-wide mutex guards the model, every handle and every
+ * graph.  Exported CUDA functions take it (sc_rt_lock/unlock); the
+ * functions below expect it held unless they say otherwise.
+ *
+ * Return values are cudaError_t, as the exports return them.
+ */
+#ifndef SC_CUDART_RT_H
+#define SC_CUDART_RT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "abi_base.h"
+
+/** What a node does, for the capture path and the graph API alike. */
+typedef struct sc_rt_node_desc {
+    enum cudaGraphNodeType type;
+    /* cudaGraphNodeTypeKernel */
+    const void *func; /* host stub; its name comes from sc_rt_kernel_name */
+    dim3 grid, block;
+    unsigned int shared_mem;
+    /* cudaGraphNodeTypeMemcpy: kind already resolved (never Default) */
+    void *dst;
+    const void *src;
+    size_t size; /* bytes; memset: width * height * element_size */
+    enum cudaMemcpyKind kind;
+    /* cudaGraphNodeTypeMemset (dst above) */
+    unsigned int value;
+    unsigned int element_size;
+    size_t width, height, pitch;
+    /* cudaGraphNodeTypeHost */
+    cudaHostFn_t fn;
+    void *user_data;
+    /* cudaGraphNodeTypeEventRecord, cudaGraphNodeTypeWaitEvent */
+    cudaEvent_t event;
+    /* cudaGraphNodeTypeMemAlloc (dst is the address it hands out, size its
+     * bytes), cudaGraphNodeTypeMemFree (dst is the address) */
+    /* cudaGraphNodeTypeGraph */
+    cudaGraph_t child;
+} sc_rt_node_desc;
+
+/* ----------------------------------------------------- runtime half */
+
+void sc_rt_lock(void);
+void sc_rt_unlock(void);
+
+/** Set the calling thread's last error (cudaGetLastError) unless err is
+ *  cudaSuccess, and return err: `return sc_rt_error(cudaErrorInvalidValue);`. */
+cudaError_t sc_rt_error(cudaError_t err);
+
+/** The demangled device function name of a registered host stub, or a
+ *  stable "kernel@0x..." text for one never registered. */
+const char *sc_rt_kernel_name(const void *func);
+
+/** Resolve cudaMemcpyDefault from where dst and src live (cudaMalloc'd,
+ *  managed, pinned or plain host memory); other kinds come back as given. */
+enum cudaMemcpyKind sc_rt_memcpy_kind(void *dst, const void *src, enum cudaMemcpyKind kind);
+
+/**
+ * Issue work on a stream: captured when the stream is capturing (a node
+ * in the model and in the capture's graph, streamed to the daemon; *out
+ * the graph node, when out is not NULL), else performed now (copies and
+ * memsets done, host functions run, kernels only counted; *out NULL).
+ * The capture rules decide the error (docs/cuda-semantics.md §4.3).
+ */
+cudaError_t sc_rt_issue(cudaStream_t s, const sc_rt_node_desc *d, cudaGraphNode_t *out);
+
+/** The event was reached by a launched graph: record its host time. */
+void sc_rt_event_reached(cudaEvent_t e);
+
+/**
+ * cudaGraphAddNode and friends on the graph of an active capture go
+ * through the model (capture.add_node, §4.12): the node gets the next
+ * capture node id and edges from `deps`.  Anything else is an error of
+ * that rule (401, 901, 1).
+ */
+cudaError_t sc_rt_capture_add_node(cudaGraph_t g, const sc_rt_node_desc *d,
+                                   const cudaGraphNode_t *deps, size_t ndeps, cudaGraphNode_t *out);
+
+/**
+ * A graph built by hand and instantiated: send it to the daemon
+ * (graph.submit) when one is attached, and put it in the exit report.
+ * Never waits for the daemon.
+ */
+void sc_rt_submit_graph(cudaGraph_t g);
+
+/* ------------------------------------------------------- graph half */
+
+/** A new empty graph (cudaGraphCreate without the export's checks). */
+cudaError_t sc_rt_graph_new(cudaGraph_t *out);
+/** Free a graph, its nodes and its child graphs. */
+void sc_rt_graph_free(cudaGraph_t g);
+
+/** Append a node with edges from the nodes at the given indexes; its index
+ *  is the node count before the call.  No capture rule is applied. */
+cudaError_t sc_rt_graph_append(cudaGraph_t g, const sc_rt_node_desc *d, const uint32_t *deps,
+                               size_t ndeps, cudaGraphNode_t *out);
+/** Replace every edge of g by the n pairs (from[i] -> to[i]) of indexes. */
+cudaError_t sc_rt_graph_set_edges(cudaGraph_t g, const uint32_t *from, const uint32_t *to,
+                                  size_t n);
+size_t sc_rt_graph_node_count(cudaGraph_t g);
+/** Every edge of g as index pairs, in the order they were added; the
+ *  arrays belong to g and stay valid until g changes.  (Hand-built graphs
+ *  may have edges from a higher to a lower index.) */
+void sc_rt_graph_edges(cudaGraph_t g, const uint32_t **from, const uint32_t **to, size_t *n);
+/** The node at an index, NULL past the end. */
+cudaGraphNode_t sc_rt_graph_node_at(cudaGraph_t g, uint32_t index);
+/** A node's index in its graph, and its graph. */
+uint32_t sc_rt_node_index(cudaGraphNode_t n);
+cudaGraph_t sc_rt_node_graph(cudaGraphNode_t n);
+/** A node's description (pointers stay owned by the node). */
+const sc_rt_node_desc *sc_rt_node_desc_of(cudaGraphNode_t n);
+
+/** Mark g as the graph of capture `capture` (0: no longer capturing; the
+ *  graph is then a plain graph that the program owns). */
+void sc_rt_graph_set_capture(cudaGraph_t g, uint32_t capture);
+/** The capture g belongs to while it is being captured, else 0. */
+uint32_t sc_rt_graph_capture(cudaGraph_t g);
+
+#endif
