@@ -1,0 +1,67 @@
+# The end-to-end scenario suite of the CUDA runtime stand-in: each program
+# of tests/cudart/programs, as CUDA C++ built with nvcc (when there is one)
+# and as its plain C twin built against the stand-in, run under
+# `streamcap run` against a real streamcapd by run_suite, which checks
+# every stored graph against programs/NAME.expect.json.  One ctest per
+# scenario and variant: cudart_suite_NAME_c, cudart_suite_NAME_cu (skipped,
+# saying why, without nvcc).
+include(${CMAKE_CURRENT_LIST_DIR}/nvcc.cmake)
+sc_find_nvcc(SC_NVCC_EXECUTABLE SC_NVCC_WHY)
+if(SC_NVCC_EXECUTABLE)
+    message(STATUS "CUDA scenario suite: ${SC_NVCC_EXECUTABLE}")
+else()
+    message(STATUS "CUDA scenario suite: .cu tests skip (${SC_NVCC_WHY})")
+endif()
+
+set(SC_SUITE_DIR ${CMAKE_CURRENT_LIST_DIR}/programs)
+set(SC_SUITE_OUT ${CMAKE_BINARY_DIR}/tests/cudart)
+set(SC_SUITE_SCENARIOS
+    fork_join event_rerecord empty_fork forgotten_join malloc_modes wrong_thread
+    per_thread create_destroy mem_async by_hand capture_edit ns_template)
+# nvcc flags a scenario needs besides -cudart shared.
+set(SC_SUITE_NVCC_FLAGS_per_thread --default-stream per-thread)
+
+sc_add_test(run_suite
+    SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_suite.c
+    LIBS sc_it_harness sc_ct_run Threads::Threads)
+add_dependencies(run_suite streamcapd streamcap ${SC_CUDART_TARGET})
+# The harness is driven per scenario below, not run bare.
+set_tests_properties(run_suite PROPERTIES DISABLED TRUE)
+
+foreach(name ${SC_SUITE_SCENARIOS})
+    set(expect ${SC_SUITE_DIR}/${name}.expect.json)
+    add_executable(suite_${name}_c ${SC_SUITE_DIR}/${name}.c)
+    target_include_directories(suite_${name}_c PRIVATE ${SC_SUITE_DIR}
+                               ${PROJECT_SOURCE_DIR}/cudart)
+    target_link_libraries(suite_${name}_c PRIVATE ${SC_CUDART_TARGET} Threads::Threads)
+    set_target_properties(suite_${name}_c PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${SC_SUITE_OUT})
+    sc_add_command_test(cudart_suite_${name}_c
+        COMMAND run_suite ${expect} $<TARGET_FILE:suite_${name}_c> TIMEOUT 120)
+
+    if(SC_NVCC_EXECUTABLE)
+        set(out ${SC_SUITE_OUT}/suite_${name}_cu)
+        add_custom_command(OUTPUT ${out}
+            COMMAND ${SC_NVCC_EXECUTABLE} -cudart shared ${SC_SUITE_NVCC_FLAGS_${name}}
+                    -I${SC_SUITE_DIR} -o ${out} ${SC_SUITE_DIR}/${name}.cu
+            DEPENDS ${SC_SUITE_DIR}/${name}.cu ${SC_SUITE_DIR}/prog.h
+            COMMENT "nvcc ${name}.cu" VERBATIM)
+        add_custom_target(suite_${name}_cu ALL DEPENDS ${out})
+        sc_add_command_test(cudart_suite_${name}_cu COMMAND run_suite ${expect} ${out}
+                            TIMEOUT 120)
+    else()
+        sc_add_command_test(cudart_suite_${name}_cu
+            COMMAND run_suite ${expect} --skip "${SC_NVCC_WHY}" SKIP_RETURN_CODE 77)
+    endif()
+endforeach()
+
+# The detection itself: -DSC_NVCC=OFF, or no nvcc on PATH nor in the
+# hints (the user's machine), gives a reason and the .cu tests skip.
+sc_add_command_test(cudart_suite_nvcc_off
+    COMMAND ${CMAKE_COMMAND} -DSC_NVCC=OFF -DWANT=missing -P ${CMAKE_CURRENT_LIST_DIR}/check_nvcc.cmake)
+sc_add_command_test(cudart_suite_nvcc_not_on_path
+    COMMAND ${CMAKE_COMMAND} -E env PATH=${SC_SUITE_OUT}/no-such-dir
+            ${CMAKE_COMMAND} -DSC_NVCC_HINTS=${SC_SUITE_OUT}/no-such-dir -DWANT=missing
+            -P ${CMAKE_CURRENT_LIST_DIR}/check_nvcc.cmake)
+sc_add_command_test(cudart_suite_skip_says_why
+    COMMAND sh -c "out=$($0 x --skip 'nvcc not found: test'); test $? = 77 && test \"$out\" = 'nvcc not found: test'"
+            $<TARGET_FILE:run_suite>)
