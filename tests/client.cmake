@@ -20,6 +20,7 @@ sc_add_daemon_test(test_client_cli_habits client 180 ${SC_CLIENT_TEST_ARGS})
 sc_add_daemon_test(test_client_errors client 60 ${SC_CLIENT_TEST_ARGS})
 sc_add_daemon_test(test_client_cuda_cli client 180 ${SC_CLIENT_TEST_ARGS})
 sc_add_daemon_test(test_client_cuda_lib client 60 ${SC_CLIENT_TEST_ARGS})
+sc_add_daemon_test(test_client_async client 120 LIBS sc_ct_run libstreamcap_static Threads::Threads)
 sc_add_daemon_test(test_client_example client 300 ${SC_CLIENT_TEST_ARGS})
 target_compile_definitions(test_client_example PRIVATE
     SC_VERSION="${PROJECT_VERSION}"
