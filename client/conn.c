@@ -319,7 +319,7 @@ static bool pipelinable(sc_method_id m)
  * pipeline takes, and graph.submit; capture.info fills caller storage. */
 static bool async_ok(sc_method_id m)
 {
-    return (pipelinable(m) && m != SC_M_CAPTURE_INFO);
+    return (pipelinable(m) && m != SC_M_CAPTURE_INFO) || m == SC_M_GRAPH_SUBMIT;
 }
 
 int sc_cl_begin(sc_client *c, sc_method_id m)
@@ -541,7 +541,7 @@ static int decode_result(sc_client *c, sc_method_id m, const cJSON *res, sc_clie
     case SC_M_CAPTURE_NODE_COUNT:
         return sc_cl_get_u64(c, m, res, "node_count", UINT64_MAX, &r->node_count);
     case SC_M_CAPTURE_END:
-        // SUBMIT
+    case SC_M_GRAPH_SUBMIT:
         if (sc_cl_get_u64(c, m, res, "graph", UINT64_MAX, &r->id) != 0 ||
             sc_cl_get_u64(c, m, res, "node_count", UINT64_MAX, &r->node_count) != 0 ||
             sc_cl_get_u64(c, m, res, "edge_count", UINT64_MAX, &v) != 0)

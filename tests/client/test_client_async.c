@@ -385,6 +385,104 @@ static void test_async_refusals(void **state)
     stop(d);
 }
 
+/* graph.submit: the nodes and edges read back exactly as given, the
+ * default label, every -32602 rule naming its element, and the call in
+ * asynchronous mode too. */
+static void test_graph_submit(void **state)
+{
+    (void)state;
+    sc_it_daemon *d = start();
+    sc_client *c;
+    assert_int_equal(sc_client_connect(sc_it_daemon_socket(d), 10000, &c), 0);
+    sc_client_node n[4];
+    memset(n, 0, sizeof(n));
+    n[0].kind = SC_CLIENT_MEMCPY;
+    n[0].name = "up";
+    n[0].dir = SC_CLIENT_HOST_TO_DEVICE;
+    n[0].size_bytes = 4096;
+    n[1].kind = SC_CLIENT_KERNEL;
+    n[1].function_name = "void scale<float>(float*, float, int)";
+    n[1].dim3 = true;
+    memcpy(n[1].grid, (uint32_t[3]){4, 2, 1}, sizeof(n[1].grid));
+    memcpy(n[1].block, (uint32_t[3]){256, 1, 1}, sizeof(n[1].block));
+    n[1].stream = 3;
+    n[2].kind = SC_CLIENT_HOST_CALLBACK;
+    n[2].label = "cb";
+    n[3].kind = SC_CLIENT_EMPTY;
+    const sc_client_edge e[3] = {{1, 2}, {0, 1}, {0, 3}};
+    uint64_t gid = 0;
+    assert_int_equal(sc_client_graph_submit(c, NULL, n, 4, e, 3, &gid), 0);
+    assert_true(gid > 0);
+    sc_client_graph g;
+    assert_int_equal(sc_client_graph_get(c, gid, &g), 0);
+    assert_string_equal(g.label, "submitted");
+    assert_int_equal(g.owner_uid, getuid());
+    assert_int_equal(g.node_count, 4);
+    assert_int_equal(g.nodes[0].kind, SC_CLIENT_MEMCPY);
+    assert_int_equal(g.nodes[0].size_bytes, 4096);
+    assert_string_equal(g.nodes[1].function_name, "void scale<float>(float*, float, int)");
+    assert_int_equal(g.nodes[1].grid[1], 2);
+    assert_int_equal(g.nodes[1].stream, 3);
+    assert_string_equal(g.nodes[2].label, "cb");
+    assert_int_equal(g.nodes[3].kind, SC_CLIENT_EMPTY);
+    assert_int_equal(g.edge_count, 3);
+    assert_int_equal(g.edges[0].src, 0);
+    assert_int_equal(g.edges[0].dst, 1);
+    assert_int_equal(g.edges[1].dst, 3);
+    assert_int_equal(g.edges[2].src, 1);
+    sc_client_graph_free(&g);
+
+    static const struct {
+        const char *params;
+        const char *message;
+    } bad[] = {
+        {"{\"nodes\":[{\"kind\":\"empty\"},{\"kind\":\"empty\"}],\"edges\":[[1,0]]}",
+         "edges[0]: source must precede destination"},
+        {"{\"nodes\":[{\"kind\":\"empty\"}],\"edges\":[[0,0]]}",
+         "edges[0]: source must precede destination"},
+        {"{\"nodes\":[{\"kind\":\"empty\"},{\"kind\":\"empty\"}],\"edges\":[[0,1],[0,2]]}",
+         "edges[1]: node index out of range"},
+        {"{\"nodes\":[{\"kind\":\"empty\"},{\"kind\":\"empty\"}],\"edges\":[[0,1],[0,1]]}",
+         "edges[1]: repeats an earlier edge"},
+        {"{\"nodes\":[{\"kind\":\"empty\"}],\"edges\":[[0]]}", "edges[0]: must be"},
+        {"{\"nodes\":[{\"kind\":\"empty\"},{\"kind\":\"memset\",\"name\":\"z\"}],\"edges\":[]}",
+         "nodes[1]: "},
+        {"{\"nodes\":[{\"kind\":\"warp\"}],\"edges\":[]}", "nodes[0]: "},
+        {"{\"nodes\":[7],\"edges\":[]}", "nodes[0]: not an object"},
+        {"{\"edges\":[]}", "'nodes'"},
+        {"{\"nodes\":[]}", "'edges'"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char *out = NULL;
+        assert_int_equal(sc_client_call_raw(c, "graph.submit", bad[i].params, &out),
+                         SC_CLIENT_EPARAMS);
+        if (!strstr(sc_client_errmsg(c), bad[i].message))
+            fail_msg("%s: got '%s', want '%s'", bad[i].params, sc_client_errmsg(c), bad[i].message);
+    }
+
+    /* In asynchronous mode the reply's id is the graph. */
+    seen sn;
+    seen_init(&sn);
+    assert_int_equal(sc_client_async_begin(c, on_reply, &sn), 0);
+    assert_int_equal(sc_client_graph_submit(c, "mine", n, 4, e, 3, NULL), 0);
+    assert_int_equal(sc_client_async_drain(c, 10000), 0);
+    assert_int_equal(sn.n, 1);
+    assert_int_equal(sn.rc[0], 0);
+    assert_true(sn.id[0] > gid);
+    sc_client_close(c);
+    assert_int_equal(sc_client_connect(sc_it_daemon_socket(d), 10000, &c), 0);
+    sc_client_list_opts o = {.filter = "mine"};
+    sc_client_graph_page p;
+    assert_int_equal(sc_client_graph_list(c, &o, &p), 0);
+    assert_int_equal(p.count, 1);
+    assert_int_equal(p.graphs[0].graph, sn.id[0]);
+    assert_int_equal(p.graphs[0].edge_count, 3);
+    sc_client_graph_page_free(&p);
+    sc_client_close(c);
+    seen_free(&sn);
+    stop(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -394,6 +492,7 @@ int main(void)
         cmocka_unit_test(test_async_daemon_killed),
         cmocka_unit_test(test_async_peer_stops_reading),
         cmocka_unit_test(test_async_refusals),
+        cmocka_unit_test(test_graph_submit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
