@@ -188,7 +188,7 @@ enum sc_method_flag {
       "{}",                                                                                        \
       "Delete a stored graph.")                                                                    \
     X(GRAPH_SUBMIT, graph_submit, "graph.submit",                                                  \
-      SC_MF_WRITES_STORE,                                                                          \
+      SC_MF_READS_STORE | SC_MF_WRITES_STORE,                                                      \
       "{label?, nodes, edges}",                                                                    \
       "{graph, node_count, edge_count}",                                                           \
       "Store a graph built outside any capture; replies after it is committed.")                   \
