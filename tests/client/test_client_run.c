@@ -402,6 +402,23 @@ static void test_run_standin_lookup(void **state)
     snprintf(want, sizeof(want), "LD_LIBRARY_PATH=%s\n", f->standin);
     expect_in(r.out, want);
     sc_ct_result_free(&r);
+
+    /* One without the library is passed over, with a warning. */
+    char empty[160], env2[200], real[512], want2[600];
+    snprintf(empty, sizeof(empty), "%s/empty", f->tmp);
+    mkdirs(empty);
+    snprintf(env2, sizeof(env2), "STREAMCAP_CUDART_DIR=%s", empty);
+    const char *const envs2[] = {env2, NULL};
+    r = run_copy(dir, envs2);
+    expect_status(&r, 0);
+    snprintf(want2, sizeof(want2), "%s/bin/../lib/streamcap/cudart", dir);
+    assert_non_null(realpath(want2, real));
+    snprintf(want2, sizeof(want2), "LD_LIBRARY_PATH=%s\n", real);
+    expect_in(r.out, want2);
+    snprintf(want2, sizeof(want2), "warning: $STREAMCAP_CUDART_DIR (%s) has no libcudart.so.13",
+             empty);
+    expect_in(r.err, want2);
+    sc_ct_result_free(&r);
 }
 
 /* -------------------------------------------------------- the summary */
