@@ -697,6 +697,123 @@ int sc_client_graph_get(sc_client *c, uint64_t graph, sc_client_graph *out)
     return 0;
 }
 
+/* One node of graph.submit: the members the record call of its kind takes. */
+static void write_submit_node(sc_buf *b, const sc_client_node *n)
+{
+    bool first;
+    sc_json_obj_begin(b, &first);
+    sc_json_member_cstr(b, &first, "kind", sc_client_kind_name(n->kind));
+    sc_json_member_u64(b, &first, "stream", n->stream);
+    const char *name = n->name ? n->name : "";
+    switch (n->kind) {
+    case SC_CLIENT_KERNEL:
+        sc_json_member_cstr(b, &first, "function_name", n->function_name ? n->function_name : name);
+        if (n->dim3) {
+            sc_json_key(b, &first, "grid");
+            sc_buf_printf(b, "[%u,%u,%u]", (unsigned)n->grid[0], (unsigned)n->grid[1],
+                          (unsigned)n->grid[2]);
+            sc_json_key(b, &first, "block");
+            sc_buf_printf(b, "[%u,%u,%u]", (unsigned)n->block[0], (unsigned)n->block[1],
+                          (unsigned)n->block[2]);
+        } else {
+            sc_json_member_u64(b, &first, "num_blocks", n->num_blocks ? n->num_blocks : 1);
+            sc_json_member_u64(b, &first, "threads_per_block",
+                               n->threads_per_block ? n->threads_per_block : 1);
+        }
+        sc_json_member_u64(b, &first, "shared_mem", n->shared_mem);
+        break;
+    case SC_CLIENT_MEMCPY: {
+        const char *dir = sc_client_cuda_dir_name(n->dir);
+        sc_json_member_cstr(b, &first, "name", name);
+        sc_json_member_cstr(b, &first, "dir", dir ? dir : "default");
+        sc_json_member_u64(b, &first, "size_bytes", n->size_bytes);
+        if (n->dir == SC_CLIENT_PEER_TO_PEER) {
+            sc_json_member_u64(b, &first, "src_device", n->src_device);
+            sc_json_member_u64(b, &first, "dst_device", n->dst_device);
+        }
+        break;
+    }
+    case SC_CLIENT_MEMSET:
+        sc_json_member_cstr(b, &first, "name", name);
+        sc_json_member_u64(b, &first, "size_bytes", n->size_bytes);
+        sc_json_member_u64(b, &first, "value", n->value);
+        break;
+    case SC_CLIENT_HOST_CALLBACK:
+        sc_json_member_cstr(b, &first, "label", n->label ? n->label : name);
+        break;
+    case SC_CLIENT_MEM_ALLOC:
+        sc_json_member_cstr(b, &first, "name", name);
+        sc_json_member_u64(b, &first, "size_bytes", n->size_bytes);
+        break;
+    case SC_CLIENT_EVENT_RECORD:
+    case SC_CLIENT_EVENT_WAIT:
+        sc_json_member_u64(b, &first, "event", n->event);
+        sc_json_member_cstr(b, &first, "name", name);
+        break;
+    default: /* mem_free, empty */
+        sc_json_member_cstr(b, &first, "name", name);
+        break;
+    }
+    sc_json_obj_end(b);
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+    const sc_client_edge *x = a, *y = b;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    return x->dst < y->dst ? -1 : x->dst > y->dst;
+}
+
+int sc_client_graph_submit(sc_client *c, const char *label, const sc_client_node *nodes, size_t n,
+                           const sc_client_edge *edges, size_t m, uint64_t *graph)
+{
+    if ((n && !nodes) || (m && !edges))
+        return null_arg(c, "nodes and edges");
+    if (!c)
+        return -EINVAL;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(sc_client_kind_name(nodes[i].kind), "unknown") == 0)
+            return sc_cl_fail(c, -EINVAL, "nodes[%zu]: unknown kind %d", i, (int)nodes[i].kind);
+    }
+    sc_client_edge *sorted = malloc((m ? m : 1) * sizeof(*sorted));
+    if (!sorted)
+        return sc_cl_fail(c, -ENOMEM, "out of memory");
+    if (m)
+        memcpy(sorted, edges, m * sizeof(*sorted));
+    qsort(sorted, m, sizeof(*sorted), cmp_edge);
+    const sc_method_id mid = SC_M_GRAPH_SUBMIT;
+    int rc = sc_cl_begin(c, mid);
+    if (rc != 0) {
+        free(sorted);
+        return rc;
+    }
+    if (label)
+        sc_cl_str(c, "label", label);
+    sc_buf *b = sc_cl_key(c, "nodes");
+    sc_buf_putc(b, '[');
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            sc_buf_putc(b, ',');
+        write_submit_node(b, &nodes[i]);
+    }
+    sc_buf_putc(b, ']');
+    b = sc_cl_key(c, "edges");
+    sc_buf_putc(b, '[');
+    for (size_t i = 0; i < m; i++)
+        sc_buf_printf(b, i ? ",[%u,%u]" : "[%u,%u]", (unsigned)sorted[i].src,
+                      (unsigned)sorted[i].dst);
+    sc_buf_putc(b, ']');
+    free(sorted);
+    sc_client_reply r;
+    rc = sc_cl_simple(c, mid, &r);
+    if (rc > 0)
+        return 0;
+    if (rc == 0 && graph)
+        *graph = r.id;
+    return rc;
+}
+
 /* The paging members shared by graph.list and log.list. */
 static int write_list_opts(sc_client *c, const sc_client_list_opts *o, const char *filter_key)
 {

@@ -62,6 +62,12 @@ static int begin_cuda(sc_client *c, sc_method_id m, uint64_t session, uint32_t t
     return 0;
 }
 
+/* sc_cl_tree's 1 (queued in asynchronous mode) is the call's success. */
+static int queued(int rc)
+{
+    return rc > 0 ? 0 : rc;
+}
+
 /* Send the request and drop a result with nothing in it. */
 static int finish_empty(sc_client *c, sc_method_id m)
 {
@@ -70,7 +76,7 @@ static int finish_empty(sc_client *c, sc_method_id m)
     int rc = sc_cl_tree(c, m, &root, &res);
     if (rc == 0)
         cJSON_Delete(root);
-    return rc;
+    return queued(rc);
 }
 
 static void u32_array(sc_client *c, const char *key, const uint32_t *v, size_t n)
@@ -130,7 +136,7 @@ int sc_client_cuda_begin(sc_client *c, uint64_t session, uint32_t stream, uint32
     const cJSON *res;
     uint64_t id;
     if ((rc = sc_cl_tree(c, SC_M_CAPTURE_BEGIN, &root, &res)) != 0)
-        return rc;
+        return queued(rc);
     rc = sc_cl_get_u64(c, SC_M_CAPTURE_BEGIN, res, "capture", UINT64_MAX, &id);
     cJSON_Delete(root);
     if (rc == 0 && capture)
@@ -170,12 +176,131 @@ int sc_client_cuda_record_kernel(sc_client *c, uint64_t session, uint32_t stream
     cJSON *root;
     const cJSON *res;
     if ((rc = sc_cl_tree(c, SC_M_CAPTURE_RECORD_KERNEL, &root, &res)) != 0)
-        return rc;
+        return queued(rc);
     int64_t id;
     rc = node_or_null(c, SC_M_CAPTURE_RECORD_KERNEL, res, &id);
     cJSON_Delete(root);
     if (rc == 0 && node)
         *node = id;
+    return rc;
+}
+
+/* Finish a record call: {node}, an id or null. */
+static int finish_record(sc_client *c, sc_method_id m, int64_t *node)
+{
+    cJSON *root;
+    const cJSON *res;
+    int rc = sc_cl_tree(c, m, &root, &res);
+    if (rc != 0)
+        return queued(rc);
+    int64_t id;
+    rc = node_or_null(c, m, res, &id);
+    cJSON_Delete(root);
+    if (rc == 0 && node)
+        *node = id;
+    return rc;
+}
+
+/* Start a record call on (session, stream) with its `name`-like member. */
+static int begin_record(sc_client *c, sc_method_id m, uint64_t session, uint32_t stream,
+                        uint32_t thread, const char *key, const char *value)
+{
+    if (!value) {
+        if (!c)
+            return -EINVAL;
+        return sc_cl_fail(c, -EINVAL, "%s must not be NULL", key);
+    }
+    int rc = begin_cuda(c, m, session, thread);
+    if (rc != 0)
+        return rc;
+    sc_cl_u64(c, "stream", stream);
+    sc_cl_str(c, key, value);
+    return 0;
+}
+
+int sc_client_cuda_record_memcpy(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
+                                 const char *name, sc_client_dir dir, uint64_t size_bytes,
+                                 uint32_t src_device, uint32_t dst_device, int64_t *node)
+{
+    const sc_method_id m = SC_M_CAPTURE_RECORD_MEMCPY;
+    const char *dname = sc_client_cuda_dir_name(dir);
+    if (!dname)
+        return bad_arg(c, "unknown memcpy direction");
+    int rc = begin_record(c, m, session, stream, thread, "name", name);
+    if (rc != 0)
+        return rc;
+    sc_cl_str(c, "dir", dname);
+    sc_cl_u64(c, "size_bytes", size_bytes);
+    if (dir == SC_CLIENT_PEER_TO_PEER) {
+        sc_cl_u64(c, "src_device", src_device);
+        sc_cl_u64(c, "dst_device", dst_device);
+    }
+    return finish_record(c, m, node);
+}
+
+int sc_client_cuda_record_memset(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
+                                 const char *name, uint64_t size_bytes, uint8_t value,
+                                 int64_t *node)
+{
+    const sc_method_id m = SC_M_CAPTURE_RECORD_MEMSET;
+    int rc = begin_record(c, m, session, stream, thread, "name", name);
+    if (rc != 0)
+        return rc;
+    sc_cl_u64(c, "size_bytes", size_bytes);
+    sc_cl_u64(c, "value", value);
+    return finish_record(c, m, node);
+}
+
+int sc_client_cuda_record_host_callback(sc_client *c, uint64_t session, uint32_t stream,
+                                        uint32_t thread, const char *label, int64_t *node)
+{
+    const sc_method_id m = SC_M_CAPTURE_RECORD_HOST_CALLBACK;
+    int rc = begin_record(c, m, session, stream, thread, "label", label);
+    return rc ? rc : finish_record(c, m, node);
+}
+
+int sc_client_cuda_record_mem_alloc(sc_client *c, uint64_t session, uint32_t stream,
+                                    uint32_t thread, const char *name, uint64_t size_bytes,
+                                    int64_t *node)
+{
+    const sc_method_id m = SC_M_CAPTURE_RECORD_MEM_ALLOC;
+    int rc = begin_record(c, m, session, stream, thread, "name", name);
+    if (rc != 0)
+        return rc;
+    sc_cl_u64(c, "size_bytes", size_bytes);
+    return finish_record(c, m, node);
+}
+
+int sc_client_cuda_record_mem_free(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
+                                   const char *name, int64_t *node)
+{
+    const sc_method_id m = SC_M_CAPTURE_RECORD_MEM_FREE;
+    int rc = begin_record(c, m, session, stream, thread, "name", name);
+    return rc ? rc : finish_record(c, m, node);
+}
+
+int sc_client_cuda_add_node(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
+                            sc_client_kind kind, const uint32_t *deps, size_t ndeps,
+                            const char *name, uint32_t *node)
+{
+    const sc_method_id m = SC_M_CAPTURE_ADD_NODE;
+    const char *kname = sc_client_kind_name(kind);
+    if (strcmp(kname, "unknown") == 0)
+        return bad_arg(c, "unknown node kind");
+    if (ndeps && !deps)
+        return bad_arg(c, "deps must not be NULL");
+    int rc = begin_cuda(c, m, session, thread);
+    if (rc != 0)
+        return rc;
+    sc_cl_u64(c, "stream", stream);
+    sc_cl_str(c, "kind", kname);
+    u32_array(c, "deps", deps, ndeps);
+    if (name)
+        sc_cl_str(c, "name", name);
+    int64_t id = -1;
+    rc = finish_record(c, m, &id);
+    if (rc == 0 && node && id >= 0)
+        *node = (uint32_t)id;
     return rc;
 }
 
@@ -267,7 +392,7 @@ int sc_client_capture_info_get(sc_client *c, uint64_t session, uint32_t stream, 
     cJSON *root;
     const cJSON *res;
     if ((rc = sc_cl_tree(c, SC_M_CAPTURE_INFO, &root, &res)) != 0)
-        return rc;
+        return queued(rc);
     sc_client_capture_info got = {0};
     rc = decode_info(c, res, &got);
     cJSON_Delete(root);
@@ -311,7 +436,7 @@ int sc_client_exchange_mode(sc_client *c, uint64_t session, uint32_t thread,
     cJSON *root;
     const cJSON *res;
     if ((rc = sc_cl_tree(c, SC_M_CAPTURE_EXCHANGE_MODE, &root, &res)) != 0)
-        return rc;
+        return queued(rc);
     sc_client_capture_mode was = SC_CLIENT_MODE_GLOBAL;
     const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "mode"));
     rc = parse_mode(text, &was) == 0 ? 0
@@ -332,7 +457,7 @@ int sc_client_cuda_end(sc_client *c, uint64_t session, uint32_t stream, uint32_t
     cJSON *root;
     const cJSON *res;
     if ((rc = sc_cl_tree(c, SC_M_CAPTURE_END, &root, &res)) != 0)
-        return rc;
+        return queued(rc);
     sc_client_cuda_captured got;
     const sc_method_id m = SC_M_CAPTURE_END;
     if (sc_cl_get_u64(c, m, res, "graph", UINT64_MAX, &got.graph) != 0 ||

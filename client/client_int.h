@@ -83,7 +83,33 @@ struct sc_client {
     size_t queued;   /* calls queued in the open pipeline */
     size_t answered; /* replies decoded so far */
     size_t cap;      /* capacity of pending and replies */
+    /* Asynchronous mode (async.c); NULL while off.  When on, the request
+     * writer runs under its lock, from sc_cl_begin to the request's end. */
+    struct sc_cl_async *async;
 };
+
+/* ------------------------------------------------------- async.c */
+
+/** sc_cl_begin's part in asynchronous mode: take the lock, wait for room
+ *  and check the connection.  0 with the lock held, or an error without. */
+int sc_cl_async_lock(sc_client *c, sc_method_id m);
+/** Queue the request just written (lock held): 1, or an error (the
+ *  request withdrawn).  Releases the lock either way. */
+int sc_cl_async_queue(sc_client *c, sc_method_id m);
+/** Release the lock after a request was withdrawn. */
+void sc_cl_async_unlock(sc_client *c);
+/** Stop the I/O thread and free the mode's state (sc_client_close). */
+void sc_cl_async_end(sc_client *c);
+
+/* ------------------------------------------------------- conn.c */
+
+/** Close the request being written; 0 or -ENOMEM (then withdrawn). */
+int sc_cl_finish_request(sc_client *c);
+/** Decode one reply of method m (a pipelined or asynchronous call) into
+ *  *r; messages are borrowed from `reply` or c.  Error details land in c. */
+void sc_cl_decode_reply(sc_client *c, sc_method_id m, const cJSON *reply, sc_client_reply *r);
+/** The daemon's error code as a return value (always <= -1000). */
+int sc_cl_map_code(double code);
 
 /** Forget the last error: message, code and data. */
 void sc_cl_clear_error(sc_client *c);

@@ -98,7 +98,7 @@ bool sc_client_is_server_error(int rc)
 
 /* The daemon's code as a return value: always <= -1000 so it can never be
  * mistaken for a negative errno. */
-static int map_code(double code)
+int sc_cl_map_code(double code)
 {
     if (code >= SC_RPC_APP__MIN && code <= INT_MAX)
         return -(int)code;
@@ -271,8 +271,10 @@ int sc_client_connect(const char *path, int timeout_ms, sc_client **out)
 
 static void drop_replies(sc_client *c)
 {
-    for (size_t i = 0; i < c->answered; i++)
+    for (size_t i = 0; i < c->answered; i++) {
         free(c->replies[i].errmsg);
+        free(c->replies[i].errdata);
+    }
     c->answered = 0;
     c->queued = 0;
 }
@@ -281,6 +283,7 @@ void sc_client_close(sc_client *c)
 {
     if (!c)
         return;
+    sc_cl_async_end(c);
     drop_replies(c);
     free(c->pending);
     free(c->replies);
@@ -312,12 +315,29 @@ static bool pipelinable(sc_method_id m)
     return sc_method_on_session(m) && m != SC_M_SESSION_INFO && m != SC_M_SESSION_LIST;
 }
 
+/* What an asynchronous call can do without its reply: every call a
+ * pipeline takes, and graph.submit; capture.info fills caller storage. */
+static bool async_ok(sc_method_id m)
+{
+    return (pipelinable(m) && m != SC_M_CAPTURE_INFO) || m == SC_M_GRAPH_SUBMIT;
+}
+
 int sc_cl_begin(sc_client *c, sc_method_id m)
 {
     if (!c)
         return -EINVAL;
-    if (c->broken)
+    if (c->async) {
+        if (!async_ok(m)) {
+            sc_cl_clear_error(c);
+            return sc_cl_fail(c, -EBUSY, "%s needs its reply: not in asynchronous mode",
+                              sc_methods[m].name);
+        }
+        int rc = sc_cl_async_lock(c, m);
+        if (rc != 0)
+            return rc;
+    } else if (c->broken) {
         return -ENOTCONN; /* keep the message of the failure that broke it */
+    }
     sc_cl_clear_error(c);
     if (c->pipelining && !pipelinable(m))
         return sc_cl_fail(c, -EBUSY, "%s cannot be called while a pipeline is open",
@@ -362,10 +382,11 @@ void sc_cl_cancel(sc_client *c)
         c->out.len = 0;
         c->out_sent = 0;
     }
+    if (c->async)
+        sc_cl_async_unlock(c);
 }
 
-/* Close the request; 0 or -ENOMEM (the request is then withdrawn). */
-static int finish_request(sc_client *c)
+int sc_cl_finish_request(sc_client *c)
 {
     sc_json_obj_end(&c->out); /* params */
     sc_json_obj_end(&c->out);
@@ -373,8 +394,9 @@ static int finish_request(sc_client *c)
     if (sc_buf_failed(&c->out)) {
         /* Nothing of a failed request may reach the socket. */
         c->out.oom = false;
+        sc_cl_fail(c, -ENOMEM, "out of memory writing a request");
         sc_cl_cancel(c);
-        return sc_cl_fail(c, -ENOMEM, "out of memory writing a request");
+        return -ENOMEM;
     }
     c->next_id++;
     return 0;
@@ -472,13 +494,14 @@ static int decode_error(sc_client *c, sc_method_id m, const cJSON *error, sc_cli
     const cJSON *msg = cJSON_GetObjectItemCaseSensitive(error, "message");
     if (!cJSON_IsObject(error) || !cJSON_IsNumber(code))
         return r->rc = sc_cl_malformed(c, m, "bad 'error' member");
-    r->rc = map_code(code->valuedouble);
+    r->rc = sc_cl_map_code(code->valuedouble);
     r->errcode =
         code->valuedouble >= INT_MIN && code->valuedouble <= INT_MAX ? (int)code->valuedouble : 0;
     r->errmsg = cJSON_IsString(msg) && msg->valuestring ? msg->valuestring : "";
     c->errcode = r->errcode;
     snprintf(c->errmsg, sizeof(c->errmsg), "%s", r->errmsg);
     keep_errdata(c, error);
+    r->cuda_error = c->cuda_error;
     return r->rc;
 }
 
@@ -489,10 +512,23 @@ static int decode_result(sc_client *c, sc_method_id m, const cJSON *res, sc_clie
     switch (m) {
     case SC_M_SESSION_OPEN:
         return sc_cl_get_u64(c, m, res, "session", UINT64_MAX, &r->id);
+    case SC_M_CAPTURE_BEGIN:
+        /* cuda mode names the capture; the default mode's result is {} */
+        if (cJSON_GetObjectItemCaseSensitive(res, "capture"))
+            return sc_cl_get_u64(c, m, res, "capture", UINT64_MAX, &r->capture);
+        return 0;
     case SC_M_CAPTURE_RECORD_KERNEL:
     case SC_M_CAPTURE_RECORD_MEMCPY:
     case SC_M_CAPTURE_RECORD_MEMSET:
     case SC_M_CAPTURE_RECORD_HOST_CALLBACK:
+    case SC_M_CAPTURE_RECORD_MEM_ALLOC:
+    case SC_M_CAPTURE_RECORD_MEM_FREE:
+    case SC_M_CAPTURE_ADD_NODE:
+        /* null: a cuda-mode stream that was not capturing */
+        if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(res, "node"))) {
+            r->id = UINT64_MAX;
+            return 0;
+        }
         return sc_cl_get_u64(c, m, res, "node", UINT32_MAX, &r->id);
     case SC_M_CAPTURE_STATUS: {
         const cJSON *s = cJSON_GetObjectItemCaseSensitive(res, "status");
@@ -505,18 +541,21 @@ static int decode_result(sc_client *c, sc_method_id m, const cJSON *res, sc_clie
     case SC_M_CAPTURE_NODE_COUNT:
         return sc_cl_get_u64(c, m, res, "node_count", UINT64_MAX, &r->node_count);
     case SC_M_CAPTURE_END:
+    case SC_M_GRAPH_SUBMIT:
         if (sc_cl_get_u64(c, m, res, "graph", UINT64_MAX, &r->id) != 0 ||
             sc_cl_get_u64(c, m, res, "node_count", UINT64_MAX, &r->node_count) != 0 ||
             sc_cl_get_u64(c, m, res, "edge_count", UINT64_MAX, &v) != 0)
             return -EPROTO;
         r->edge_count = v;
+        if (m == SC_M_CAPTURE_END && cJSON_GetObjectItemCaseSensitive(res, "capture"))
+            return sc_cl_get_u64(c, m, res, "capture", UINT64_MAX, &r->capture);
         return 0;
     default:
         return 0;
     }
 }
 
-static void decode_simple(sc_client *c, sc_method_id m, const cJSON *reply, sc_client_reply *r)
+void sc_cl_decode_reply(sc_client *c, sc_method_id m, const cJSON *reply, sc_client_reply *r)
 {
     memset(r, 0, sizeof(*r));
     r->method = sc_methods[m].name;
@@ -565,7 +604,7 @@ static int take_line(sc_client *c, const char *line, size_t len)
          * limit): the daemon closes it next. */
         const cJSON *code = cJSON_GetObjectItemCaseSensitive(error, "code");
         const cJSON *msg = cJSON_GetObjectItemCaseSensitive(error, "message");
-        int rc = cJSON_IsNumber(code) ? map_code(code->valuedouble) : SC_CLIENT_ESERVER;
+        int rc = cJSON_IsNumber(code) ? sc_cl_map_code(code->valuedouble) : SC_CLIENT_ESERVER;
         broken(c, rc, "%s",
                cJSON_IsString(msg) && msg->valuestring ? msg->valuestring : "connection refused");
         c->errcode = cJSON_IsNumber(code) ? (int)code->valuedouble : 0;
@@ -588,10 +627,12 @@ static int take_line(sc_client *c, const char *line, size_t len)
         return broken(c, -EPROTO, "malformed reply: more replies than requests");
     }
     sc_client_reply *r = &c->replies[c->answered];
-    decode_simple(c, (sc_method_id)c->pending[c->answered], root, r);
+    sc_cl_decode_reply(c, (sc_method_id)c->pending[c->answered], root, r);
     int rc = 0;
     if (r->rc != 0) {
         r->errmsg = strdup(r->errmsg ? r->errmsg : "");
+        r->errdata = c->errdata;
+        c->errdata = NULL;
         if (!r->errmsg)
             rc = broken(c, -ENOMEM, "out of memory reading replies");
     }
@@ -691,12 +732,14 @@ static int await_reply(sc_client *c)
 
 static int roundtrip(sc_client *c)
 {
-    int rc = finish_request(c);
+    int rc = sc_cl_finish_request(c);
     return rc != 0 ? rc : await_reply(c);
 }
 
 int sc_cl_simple(sc_client *c, sc_method_id m, sc_client_reply *r)
 {
+    if (c->async)
+        return sc_cl_async_queue(c, m);
     if (c->pipelining) {
         if (c->queued == c->cap) {
             size_t cap = c->cap ? c->cap * 2 : 256;
@@ -712,7 +755,7 @@ int sc_cl_simple(sc_client *c, sc_method_id m, sc_client_reply *r)
             }
             c->cap = cap;
         }
-        int rc = finish_request(c);
+        int rc = sc_cl_finish_request(c);
         if (rc != 0)
             return rc;
         c->pending[c->queued++] = (uint8_t)m;
@@ -726,15 +769,18 @@ int sc_cl_simple(sc_client *c, sc_method_id m, sc_client_reply *r)
     int rc = roundtrip(c);
     if (rc != 0)
         return rc;
-    decode_simple(c, m, c->reply, r);
+    sc_cl_decode_reply(c, m, c->reply, r);
     cJSON_Delete(c->reply);
     c->reply = NULL;
     r->errmsg = NULL;
+    r->errdata = NULL; /* the client's sc_client_errdata has it */
     return r->rc;
 }
 
 int sc_cl_tree(sc_client *c, sc_method_id m, cJSON **root, const cJSON **result)
 {
+    if (c->async)
+        return sc_cl_async_queue(c, m);
     int rc = roundtrip(c);
     if (rc != 0)
         return rc;
@@ -760,10 +806,10 @@ int sc_cl_tree(sc_client *c, sc_method_id m, cJSON **root, const cJSON **result)
 int sc_cl_tree_raw(sc_client *c, const char *method, const char *params, cJSON **root,
                    const cJSON **result)
 {
-    if (c->broken)
+    if (!c->async && c->broken)
         return -ENOTCONN;
     sc_cl_clear_error(c);
-    if (c->pipelining)
+    if (c->pipelining || c->async)
         return sc_cl_fail(c, -EBUSY, "%s cannot be called while a pipeline is open", method);
     c->req_start = c->out.len;
     bool first;
@@ -792,7 +838,7 @@ int sc_cl_tree_raw(sc_client *c, const char *method, const char *params, cJSON *
         /* decode_error's wording needs a known method; this one may not be. */
         const cJSON *code = cJSON_GetObjectItemCaseSensitive(error, "code");
         const cJSON *msg = cJSON_GetObjectItemCaseSensitive(error, "message");
-        rc = cJSON_IsNumber(code) ? map_code(code->valuedouble) : SC_CLIENT_ESERVER;
+        rc = cJSON_IsNumber(code) ? sc_cl_map_code(code->valuedouble) : SC_CLIENT_ESERVER;
         c->errcode =
             cJSON_IsNumber(code) && code->valuedouble >= INT_MIN && code->valuedouble <= INT_MAX
                 ? (int)code->valuedouble
@@ -820,8 +866,8 @@ int sc_client_pipeline_begin(sc_client *c)
         return -EINVAL;
     if (c->broken)
         return -ENOTCONN;
-    if (c->pipelining)
-        return sc_cl_fail(c, -EBUSY, "a pipeline is already open");
+    if (c->pipelining || c->async)
+        return sc_cl_fail(c, -EBUSY, "a pipeline or the asynchronous mode is open");
     sc_cl_clear_error(c);
     c->pipelining = true;
     c->queued = 0;
@@ -865,7 +911,9 @@ int sc_client_pipeline_collect(sc_client *c, sc_client_reply **replies, size_t *
 
 void sc_client_replies_free(sc_client_reply *replies, size_t count)
 {
-    for (size_t i = 0; replies && i < count; i++)
+    for (size_t i = 0; replies && i < count; i++) {
         free(replies[i].errmsg);
+        free(replies[i].errdata);
+    }
     free(replies);
 }

@@ -21,7 +21,8 @@
  * which also resets the struct.  Out-parameters are written only on success.
  *
  * Threads: no global state.  A handle may be used from any thread but by
- * one thread at a time; use one connection per thread.
+ * one thread at a time; use one connection per thread (in asynchronous
+ * mode, below, several threads may call at once).
  *
  * Pipelining: between sc_client_pipeline_begin() and
  * sc_client_pipeline_collect(), the session and capture calls (those marked
@@ -375,19 +376,62 @@ typedef struct sc_client_cuda_captured {
 SC_CLIENT_API int sc_client_cuda_end(sc_client *c, uint64_t session, uint32_t stream,
                                      uint32_t thread, sc_client_cuda_captured *out);
 
+/*
+ * The other record calls of a cuda-mode session.  *node (may be NULL) is
+ * the new node's id, or -1 when the stream is not capturing (the work was
+ * done, nothing was recorded).
+ */
+
+/** capture.record_memcpy with any direction, host_to_host and default
+ *  included; `src_device` and `dst_device` are sent for peer_to_peer only. */
+SC_CLIENT_API int sc_client_cuda_record_memcpy(sc_client *c, uint64_t session, uint32_t stream,
+                                               uint32_t thread, const char *name, sc_client_dir dir,
+                                               uint64_t size_bytes, uint32_t src_device,
+                                               uint32_t dst_device, int64_t *node);
+/** capture.record_memset. */
+SC_CLIENT_API int sc_client_cuda_record_memset(sc_client *c, uint64_t session, uint32_t stream,
+                                               uint32_t thread, const char *name,
+                                               uint64_t size_bytes, uint8_t value, int64_t *node);
+/** capture.record_host_callback. */
+SC_CLIENT_API int sc_client_cuda_record_host_callback(sc_client *c, uint64_t session,
+                                                      uint32_t stream, uint32_t thread,
+                                                      const char *label, int64_t *node);
+/** capture.record_mem_alloc: a stream-ordered allocation (cudaMallocAsync). */
+SC_CLIENT_API int sc_client_cuda_record_mem_alloc(sc_client *c, uint64_t session, uint32_t stream,
+                                                  uint32_t thread, const char *name,
+                                                  uint64_t size_bytes, int64_t *node);
+/** capture.record_mem_free: a stream-ordered free (cudaFreeAsync). */
+SC_CLIENT_API int sc_client_cuda_record_mem_free(sc_client *c, uint64_t session, uint32_t stream,
+                                                 uint32_t thread, const char *name, int64_t *node);
+/** capture.add_node: a node of `kind` put straight into the graph of
+ *  `stream`'s capture, with an edge from each of deps[0..ndeps) (node
+ *  ids of that capture); the stream's dependency set is left as it is.
+ *  `name` may be NULL.  *node (may be NULL) is the new node's id. */
+SC_CLIENT_API int sc_client_cuda_add_node(sc_client *c, uint64_t session, uint32_t stream,
+                                          uint32_t thread, sc_client_kind kind,
+                                          const uint32_t *deps, size_t ndeps, const char *name,
+                                          uint32_t *node);
+
 /* ----------------------------------------------------------- pipeline */
 
-/** One reply of a pipelined call. */
+/** One reply of a pipelined or asynchronous call. */
 typedef struct sc_client_reply {
     const char *method;      /* wire name of the call ("capture.begin"), static */
     int rc;                  /* what the blocking call would have returned */
     int errcode;             /* the daemon's code when rc <= -1000, else 0 */
     char *errmsg;            /* the daemon's message when rc != 0, else NULL */
-    uint64_t id;             /* session.open: session; record_*: node; end: graph */
-    uint64_t node_count;     /* capture.node_count, capture.end */
-    uint64_t edge_count;     /* capture.end */
+    uint64_t id;             /* session.open: session; record_*, add_node: node
+                              * (UINT64_MAX when a cuda-mode record answered null);
+                              * capture.end, graph.submit: graph */
+    uint64_t node_count;     /* capture.node_count, capture.end, graph.submit */
+    uint64_t edge_count;     /* capture.end, graph.submit */
     sc_client_status status; /* capture.status */
     bool capturing;          /* capture.is_capturing */
+    /* Added with the asynchronous mode (a program built against the older
+     * header indexes pipeline replies with the older size: rebuild it). */
+    int cuda_error;   /* data.cuda_error of a 1009 error (900, 904, ...), else 0 */
+    char *errdata;    /* the error's data member as compact JSON; NULL when none */
+    uint64_t capture; /* cuda mode's capture.begin and capture.end: the capture id */
 } sc_client_reply;
 
 /** Start queuing.  -EBUSY when a pipeline is already open. */
@@ -403,6 +447,50 @@ SC_CLIENT_API size_t sc_client_pipeline_size(const sc_client *c);
 SC_CLIENT_API int sc_client_pipeline_collect(sc_client *c, sc_client_reply **replies,
                                              size_t *count);
 SC_CLIENT_API void sc_client_replies_free(sc_client_reply *replies, size_t count);
+
+/* -------------------------------------------------------------- async */
+
+/*
+ * Asynchronous (streaming) mode, for a program that must never wait on the
+ * daemon per call (the CUDA runtime stand-in).  After sc_client_async_begin
+ * the session, capture and cuda-mode calls (those marked [pipelined], the
+ * cuda-mode calls above but capture.info, and sc_client_graph_submit) only
+ * format their request, queue it and return 0 at once, out-parameters
+ * untouched; a background thread of the handle sends the queued bytes and
+ * reads the replies.  Each reply is decoded as a pipeline's is and handed
+ * to fn(arg, seq, reply) on that thread, in call order; seq numbers the
+ * calls 1, 2, 3 ... from sc_client_async_begin on.  The reply and what it
+ * points to are valid during fn only.  fn must not block for long: the
+ * thread reads nothing meanwhile.
+ *
+ * Calls may come from several threads at once.  A call returns a local
+ * error only: -ENOMEM, -EINVAL, -EBUSY (a call that needs its reply:
+ * graph.get, session.info, capture.info, ...), -ETIMEDOUT when more than
+ * 64 MiB wait to be sent and the handle's time limit passed without room,
+ * or, once the connection is known dead, the transport error (-ECONNRESET,
+ * -EPIPE, -EPROTO ...) at once.  sc_client_errmsg is unreliable with
+ * several threads; each reply carries its own error.
+ *
+ * The mode lasts until sc_client_close, which stops the thread and drops
+ * the replies still outstanding (their fn is never called).
+ */
+
+/** A reply handed over by the I/O thread (see above). */
+typedef void (*sc_client_reply_fn)(void *arg, uint64_t seq, const sc_client_reply *reply);
+
+/** Switch `c` to asynchronous mode and start its I/O thread.  -EBUSY when
+ *  a pipeline is open or the mode is already on; -ENOTCONN on a broken
+ *  handle; -EINVAL without fn; -ENOMEM or -EAGAIN when no thread starts. */
+SC_CLIENT_API int sc_client_async_begin(sc_client *c, sc_client_reply_fn fn, void *arg);
+/**
+ * Wait until every call made so far is sent and its reply handed to fn.
+ * `timeout_ms` bounds the wait (<= 0: no bound).  0, -ETIMEDOUT (the mode
+ * goes on; drain again or close), the transport error that ended the
+ * connection, or -EINVAL when the mode is off.
+ */
+SC_CLIENT_API int sc_client_async_drain(sc_client *c, int timeout_ms);
+/** Calls made since sc_client_async_begin whose reply has not come yet. */
+SC_CLIENT_API uint64_t sc_client_async_pending(sc_client *c);
 
 /* ------------------------------------------------------------- graphs */
 
@@ -454,6 +542,20 @@ typedef struct sc_client_graph {
     size_t edge_count;
     sc_client_edge *edges; /* ascending */
 } sc_client_graph;
+
+/**
+ * graph.submit: store a graph built outside any capture (a program's
+ * hand-built cudaGraph_t) as the caller's.  `label` NULL is "submitted".
+ * Node i is nodes[i] (its `id` is ignored; `kind`, `stream`, `name` and the
+ * members of its kind are sent, kernels with grid and block when dim3 is
+ * set, else num_blocks and threads_per_block); edges are (src, dst) index
+ * pairs, sent sorted, each src < dst.  *graph (may be NULL) is the stored
+ * graph's id once it is committed.  Also in asynchronous mode (the reply's
+ * id is then the graph).
+ */
+SC_CLIENT_API int sc_client_graph_submit(sc_client *c, const char *label,
+                                         const sc_client_node *nodes, size_t n,
+                                         const sc_client_edge *edges, size_t m, uint64_t *graph);
 
 /** graph.get.  Free with sc_client_graph_free. */
 SC_CLIENT_API int sc_client_graph_get(sc_client *c, uint64_t graph, sc_client_graph *out);

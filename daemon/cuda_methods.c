@@ -258,6 +258,78 @@ static int record(sc_req *r, sc_session *s, int (*read)(sc_req *, sc_node *))
     return node_done(r, s, rc, node);
 }
 
+static int read_event(sc_req *r, sc_node *n)
+{
+    return sc_param_u32(r->params, "event", &n->event, &r->err) == 0 ? 0 : -1;
+}
+
+static int read_empty(sc_req *r, sc_node *n)
+{
+    (void)r;
+    n->name = "";
+    n->name_len = 0;
+    return 0;
+}
+
+int sc_cuda_read_node(sc_req *r, sc_jval obj, sc_node *n)
+{
+    const char *kind;
+    size_t len;
+    sc_node_kind k;
+    memset(n, 0, sizeof *n);
+    if (sc_param_string(obj, "kind", &kind, &len, &r->err) != 0)
+        return -1;
+    if (sc_cuda_kind_parse(kind, len, &k) != 0) {
+        sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
+                    "invalid params: 'kind' must be one of kernel, memcpy, memset, "
+                    "host_callback, mem_alloc, mem_free, event_record, event_wait, empty");
+        r->err.field = "kind";
+        return -1;
+    }
+    int (*read)(sc_req *, sc_node *) = read_empty;
+    switch ((int)k) {
+    case SC_KIND_KERNEL:
+        read = record_kernel;
+        break;
+    case SC_KIND_MEMCPY:
+        read = record_memcpy;
+        break;
+    case SC_KIND_MEMSET:
+        read = record_memset;
+        break;
+    case SC_KIND_HOST_CALLBACK:
+        read = record_host_callback;
+        break;
+    case SC_KIND_MEM_ALLOC:
+        read = record_mem_alloc;
+        break;
+    case SC_KIND_MEM_FREE:
+        read = record_mem_free;
+        break;
+    case SC_KIND_EVENT_RECORD:
+    case SC_KIND_EVENT_WAIT:
+        read = read_event;
+        break;
+    default:
+        break;
+    }
+    /* The record readers read their members from r->params: point it at
+     * the node for a moment, so a node says exactly what a record call does. */
+    sc_jval params = r->params;
+    r->params = obj;
+    int rc = read(r, n);
+    if (rc == 0 && (read == read_event || read == read_empty) &&
+        sc_param_opt_string(obj, "name", &n->name, &n->name_len, &r->err) != 0)
+        rc = -1;
+    if (rc == 0 && sc_param_opt_u32(obj, "stream", &n->stream, &r->err) != 0)
+        rc = -1;
+    r->params = params;
+    n->kind = k;
+    if (!n->name)
+        n->name = "";
+    return rc;
+}
+
 int sc_cuda_h_record(sc_req *r, sc_session *s, sc_node_kind kind)
 {
     switch (kind) {

@@ -51,6 +51,13 @@ typedef struct sc_async {
     int code;       /* the error code replied, 0 for a result */
 } sc_async;
 
+/**
+ * One node object of graph.submit, read with exactly the members the
+ * cuda-mode record call of its kind takes, plus `kind` and `stream?`.
+ * Strings point into the request.  0, or -1 with r->err set.
+ */
+int sc_cuda_read_node(sc_req *r, sc_jval obj, sc_node *n);
+
 /* Every handler: `int sc_h_<handler>(sc_req *r)`, returning H_*. */
 #define SC_X_HANDLER_DECL(id, handler, name, flags, params, result, summary)                       \
     int sc_h_##handler(sc_req *r);

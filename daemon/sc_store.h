@@ -143,6 +143,16 @@ int sc_store_commit_graph(sc_store *st, int64_t session, const sc_graph *g, uint
                           sc_store_done_fn done, void *arg);
 
 /**
+ * Store a sealed graph that no session captured (graph.submit): its rows
+ * as sc_store_commit_graph writes them, semantics cuda, session 0, no log
+ * row touched.  `g` and `label` must stay valid until `done` runs.
+ * res->id is the new graph id.
+ */
+int sc_store_submit_graph(sc_store *st, const sc_graph *g, uint32_t uid, int64_t pid,
+                          const char *label, size_t label_len, int64_t created_ms,
+                          sc_store_done_fn done, void *arg);
+
+/**
  * One ended capture of a cuda-mode session (docs/cuda-semantics.md §6), as
  * its `captures` row holds it.  Strings are static wire words, except
  * inv_call, which must stay valid until the job's `done` runs.

@@ -255,6 +255,27 @@ int sc_store_commit_graph(sc_store *st, int64_t session, const sc_graph *g, uint
     return submit(st, j);
 }
 
+int sc_store_submit_graph(sc_store *st, const sc_graph *g, uint32_t uid, int64_t pid,
+                          const char *label, size_t label_len, int64_t created_ms,
+                          sc_store_done_fn done, void *arg)
+{
+    if (!g || !sc_graph_is_sealed(g))
+        return SC_STORE_EINVAL;
+    int rc;
+    store_job *j = job_new(st, JOB_COMMIT_GRAPH, 0, done, arg, &rc);
+    if (!j)
+        return rc;
+    j->u.commit.session = 0;
+    j->u.commit.submitted = true;
+    j->u.commit.g = g;
+    j->u.commit.uid = uid;
+    j->u.commit.pid = pid;
+    j->u.commit.label = label;
+    j->u.commit.label_len = label ? label_len : 0;
+    j->u.commit.created_ms = created_ms;
+    return submit(st, j);
+}
+
 int sc_store_commit_capture(sc_store *st, int64_t session, const sc_store_capture *cap,
                             const sc_graph *g, uint32_t uid, int64_t pid, const char *label,
                             size_t label_len, int64_t ended_ms, sc_store_done_fn done, void *arg)

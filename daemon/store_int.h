@@ -68,6 +68,9 @@ typedef struct store_job {
             int64_t created_ms;
             /* JOB_COMMIT_CAPTURE: the capture row (g NULL without a graph) */
             sc_store_capture cap;
+            /* JOB_COMMIT_GRAPH from graph.submit: no session row to check
+             * or complete (session 0), stored as a cuda-mode graph */
+            bool submitted;
         } commit;
         struct {
             int64_t graph;

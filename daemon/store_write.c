@@ -179,9 +179,10 @@ static int check_open(store_writer *w, int64_t session)
 static int insert_graph_row(store_writer *w, store_job *j, int64_t *gid)
 {
     const sc_graph *g = j->u.commit.g;
-    bool cuda = j->type == JOB_COMMIT_CAPTURE;
+    bool cuda = j->type == JOB_COMMIT_CAPTURE || j->u.commit.submitted;
     sqlite3_stmt *s = cuda ? w->graph_insert_cuda : w->graph_insert;
-    if (cuda)
+    /* A submitted graph belongs to no capture: its capture stays NULL. */
+    if (j->type == JOB_COMMIT_CAPTURE)
         sqlite3_bind_int64(s, 9, j->u.commit.cap.capture);
     sqlite3_bind_int64(s, 1, j->u.commit.session);
     bind_label(s, 2, j->u.commit.label, j->u.commit.label_len);
@@ -323,8 +324,9 @@ static int insert_contents(store_writer *w, const sc_graph *g, int64_t gid, inde
 static int run_commit_graph(store_writer *w, store_job *j)
 {
     const sc_graph *g = j->u.commit.g;
+    bool submitted = j->u.commit.submitted;
     /* Checked before any write, so a refusal leaves the batch intact. */
-    int rc = check_open(w, j->u.commit.session);
+    int rc = submitted ? 0 : check_open(w, j->u.commit.session);
     if (rc)
         return rc;
     index_blobs ix;
@@ -337,6 +339,10 @@ static int run_commit_graph(store_writer *w, store_job *j)
     index_blobs_free(&ix);
     if (rc)
         return rc;
+    if (submitted) {
+        j->id = gid;
+        return 0;
+    }
     sqlite3_stmt *s = w->log_complete;
     sqlite3_bind_int64(s, 1, j->u.commit.session);
     sqlite3_bind_int64(s, 2, gid);

@@ -187,6 +187,11 @@ enum sc_method_flag {
       "{graph}",                                                                                   \
       "{}",                                                                                        \
       "Delete a stored graph.")                                                                    \
+    X(GRAPH_SUBMIT, graph_submit, "graph.submit",                                                  \
+      SC_MF_READS_STORE | SC_MF_WRITES_STORE,                                                      \
+      "{label?, nodes, edges}",                                                                    \
+      "{graph, node_count, edge_count}",                                                           \
+      "Store a graph built outside any capture; replies after it is committed.")                   \
     X(LOG_LIST, log_list, "log.list",                                                              \
       SC_MF_READS_STORE,                                                                           \
       "{limit?, before?, outcome?}",                                                               \

@@ -170,6 +170,9 @@ static void test_flags(void **state)
     assert_true(sc_method_has(SC_M_SESSION_OPEN, SC_MF_WRITES_STORE));
     assert_false(sc_method_has(SC_M_SESSION_OPEN, SC_MF_HOLDABLE));
     assert_true(sc_method_has(SC_M_GRAPH_DELETE, SC_MF_WRITES_STORE | SC_MF_READS_STORE));
+    /* graph.submit replies after its commit, behind the connection's held writes. */
+    assert_true(sc_method_has(SC_M_GRAPH_SUBMIT, SC_MF_WRITES_STORE | SC_MF_READS_STORE));
+    assert_false(sc_method_has(SC_M_GRAPH_SUBMIT, SC_MF_SESSION));
     assert_false(sc_method_has(SC_M_CAPTURE_BEGIN, SC_MF_WRITES_STORE));
     assert_false(sc_method_has(SC_M__COUNT, 0));
 }
