@@ -5,3 +5,6 @@
 # (local in libcudart.so.13) can check what a capture built.
 sc_add_test(test_cudart_rt SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cudart/test_cudart_rt.c
             LIBS sc_cudart_obj)
+
+# The end-to-end scenario suite (tests/cudart/suite.cmake).
+include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/suite.cmake)

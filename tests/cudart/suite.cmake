@@ -24,7 +24,7 @@ set(SC_SUITE_NVCC_FLAGS_per_thread --default-stream per-thread)
 sc_add_test(run_suite
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_suite.c
     LIBS sc_it_harness sc_ct_run Threads::Threads)
-add_dependencies(run_suite streamcapd streamcap ${SC_CUDART_TARGET})
+add_dependencies(run_suite streamcapd streamcap sc_cudart)
 # The harness is driven per scenario below, not run bare.
 set_tests_properties(run_suite PROPERTIES DISABLED TRUE)
 
@@ -33,7 +33,7 @@ foreach(name ${SC_SUITE_SCENARIOS})
     add_executable(suite_${name}_c ${SC_SUITE_DIR}/${name}.c)
     target_include_directories(suite_${name}_c PRIVATE ${SC_SUITE_DIR}
                                ${PROJECT_SOURCE_DIR}/cudart)
-    target_link_libraries(suite_${name}_c PRIVATE ${SC_CUDART_TARGET} Threads::Threads)
+    target_link_libraries(suite_${name}_c PRIVATE sc_cudart Threads::Threads)
     set_target_properties(suite_${name}_c PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${SC_SUITE_OUT})
     sc_add_command_test(cudart_suite_${name}_c
         COMMAND run_suite ${expect} $<TARGET_FILE:suite_${name}_c> TIMEOUT 120)
