@@ -211,8 +211,7 @@ cudaError_t sc_rt_graph_append(cudaGraph_t g, const sc_rt_node_desc *d, const ui
     return cudaSuccess;
 }
 
-cudaError_t sc_rt_graph_set_edges(cudaGraph_t g, const uint32_t *from, const uint32_t *to,
-                                  size_t n)
+cudaError_t sc_rt_graph_set_edges(cudaGraph_t g, const uint32_t *from, const uint32_t *to, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (from[i] >= g->n || to[i] >= g->n)
