@@ -127,6 +127,8 @@ static bool edges_reserve(cudaGraph_t g, size_t need)
 
 cudaError_t sc_g_edges_push(cudaGraph_t g, const uint32_t *from, const uint32_t *to, size_t n)
 {
+    if (n == 0)
+        return cudaSuccess;
     if (!edges_reserve(g, g->ne + n))
         return cudaErrorMemoryAllocation;
     memcpy(g->from + g->ne, from, n * sizeof *from);
