@@ -15,8 +15,8 @@ target_include_directories(sc_cudart_graph_stub PUBLIC ${PROJECT_SOURCE_DIR}/cud
 target_link_libraries(sc_cudart_graph_stub PUBLIC Threads::Threads)
 sc_add_test(test_cudart_graph_half SOURCES ${SC_CUDART_TEST_DIR}/test_graph_half.c
             LIBS sc_cudart_graph_stub)
-if(TARGET cudart)
-    sc_add_test(test_cudart_graph_api SOURCES ${SC_CUDART_TEST_DIR}/test_graph_api.c LIBS cudart)
+if(TARGET sc_cudart)
+    sc_add_test(test_cudart_graph_api SOURCES ${SC_CUDART_TEST_DIR}/test_graph_api.c LIBS sc_cudart)
     target_include_directories(test_cudart_graph_api PRIVATE ${PROJECT_SOURCE_DIR}/cudart)
     # No daemon: the stand-in warns once and keeps graphs in process.
     set_tests_properties(test_cudart_graph_api PROPERTIES
