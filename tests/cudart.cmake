@@ -1,4 +1,11 @@
-# The CUDA runtime stand-in (cudart/).
+# The CUDA runtime stand-in (cudart/): its runtime half through the
+# project's own declarations, and the ABI against the toolkit where one is
+# installed.
+# White-box: the library's objects linked in, so that the rt.h accessors
+# (local in libcudart.so.13) can check what a capture built.
+sc_add_test(test_cudart_rt SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cudart/test_cudart_rt.c
+            LIBS sc_cudart_obj)
+
 set(SC_CUDART_TEST_DIR ${CMAKE_CURRENT_LIST_DIR}/cudart)
 
 # Graph half: its sources with a stub runtime half, so the graph API is
