@@ -29,6 +29,9 @@ extern "C" {
 
 /* ------------------------------------------------------------- types */
 
+/* cudaMemLocation and cudaGraphEdgeData are shared with abi_rt.h: whichever
+ * header comes first defines them. */
+
 typedef struct cudaArray *cudaArray_t;
 typedef unsigned long long cudaGraphConditionalHandle;
 
@@ -112,6 +115,8 @@ struct cudaHostNodeParamsV2 {
     void *userData;
 };
 
+#ifndef SC_CUDART_MEM_LOCATION_DEFINED
+#define SC_CUDART_MEM_LOCATION_DEFINED
 enum cudaMemLocationType {
     cudaMemLocationTypeInvalid = 0,
     cudaMemLocationTypeNone = 0,
@@ -125,6 +130,7 @@ struct cudaMemLocation {
     enum cudaMemLocationType type;
     int id;
 };
+#endif
 
 enum cudaMemAccessFlags {
     cudaMemAccessFlagsProtNone = 0,
@@ -240,12 +246,15 @@ typedef enum cudaGraphDependencyType_enum {
     cudaGraphDependencyTypeProgrammatic = 1,
 } cudaGraphDependencyType;
 
+#ifndef SC_CUDART_EDGE_DATA_DEFINED
+#define SC_CUDART_EDGE_DATA_DEFINED
 typedef struct cudaGraphEdgeData_st {
     unsigned char from_port;
     unsigned char to_port;
     unsigned char type; /* a cudaGraphDependencyType */
     unsigned char reserved[5];
 } cudaGraphEdgeData;
+#endif
 
 enum cudaGraphExecUpdateResult {
     cudaGraphExecUpdateSuccess = 0x0,

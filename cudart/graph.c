@@ -127,6 +127,8 @@ static bool edges_reserve(cudaGraph_t g, size_t need)
 
 cudaError_t sc_g_edges_push(cudaGraph_t g, const uint32_t *from, const uint32_t *to, size_t n)
 {
+    if (n == 0)
+        return cudaSuccess;
     if (!edges_reserve(g, g->ne + n))
         return cudaErrorMemoryAllocation;
     memcpy(g->from + g->ne, from, n * sizeof *from);
@@ -211,8 +213,7 @@ cudaError_t sc_rt_graph_append(cudaGraph_t g, const sc_rt_node_desc *d, const ui
     return cudaSuccess;
 }
 
-cudaError_t sc_rt_graph_set_edges(cudaGraph_t g, const uint32_t *from, const uint32_t *to,
-                                  size_t n)
+cudaError_t sc_rt_graph_set_edges(cudaGraph_t g, const uint32_t *from, const uint32_t *to, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (from[i] >= g->n || to[i] >= g->n)

@@ -92,8 +92,8 @@ cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *pNode, cudaGraphNode_t ori
  * *num becomes the number written. */
 typedef bool (*node_pick)(cudaGraph_t g, size_t i, const void *arg);
 
-static cudaError_t list_nodes(cudaGraph_t g, node_pick pick, const void *arg,
-                              cudaGraphNode_t *out, size_t *num)
+static cudaError_t list_nodes(cudaGraph_t g, node_pick pick, const void *arg, cudaGraphNode_t *out,
+                              size_t *num)
 {
     size_t have = 0, cap = out != NULL ? *num : 0;
     for (size_t i = 0; i < g->n; i++) {
@@ -224,16 +224,15 @@ cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *
 }
 
 cudaError_t cudaGraphNodeGetDependentNodes(cudaGraphNode_t node, cudaGraphNode_t *pDependentNodes,
-                                           cudaGraphEdgeData *edgeData,
-                                           size_t *pNumDependentNodes)
+                                           cudaGraphEdgeData *edgeData, size_t *pNumDependentNodes)
 {
     SC_G_LOCKED(neighbours(node, false, pDependentNodes, edgeData, pNumDependentNodes));
 }
 
 /* ------------------------------------------------------- dependencies */
 
-static cudaError_t edge_pairs(cudaGraph_t g, const cudaGraphNode_t *from,
-                              const cudaGraphNode_t *to, size_t n, uint32_t **f, uint32_t **t)
+static cudaError_t edge_pairs(cudaGraph_t g, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
+                              size_t n, uint32_t **f, uint32_t **t)
 {
     *f = malloc((n + 1) * sizeof **f);
     *t = malloc((n + 1) * sizeof **t);
@@ -365,8 +364,7 @@ static void node_set_extra(cudaGraphNode_t n, const node_extra *x, const sc_rt_n
     }
 }
 
-static cudaError_t dep_indexes(cudaGraph_t g, const cudaGraphNode_t *deps, size_t n,
-                               uint32_t **out)
+static cudaError_t dep_indexes(cudaGraph_t g, const cudaGraphNode_t *deps, size_t n, uint32_t **out)
 {
     *out = malloc((n + 1) * sizeof **out);
     if (*out == NULL)
@@ -419,15 +417,15 @@ static cudaError_t add_node(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraph
         memset(&x_, 0, sizeof x_);                                                                 \
         cudaError_t err_ = (build);                                                                \
         if (err_ == cudaSuccess)                                                                   \
-            err_ = add_node(pGraphNode, graph, pDependencies, dep_data, numDependencies, &d_,      \
-                            &x_);                                                                  \
+            err_ =                                                                                 \
+                add_node(pGraphNode, graph, pDependencies, dep_data, numDependencies, &d_, &x_);   \
         sc_g_block_unref(x_.block);                                                                \
         sc_rt_unlock();                                                                            \
         return sc_rt_error(err_);                                                                  \
     } while (0)
 
 cudaError_t sc_g_kernel_desc(sc_rt_node_desc *d, node_extra *x,
-                               const struct cudaKernelNodeParams *p)
+                             const struct cudaKernelNodeParams *p)
 {
     if (p == NULL || p->func == NULL || p->gridDim.x == 0 || p->gridDim.y == 0 ||
         p->gridDim.z == 0 || p->blockDim.x == 0 || p->blockDim.y == 0 || p->blockDim.z == 0)
@@ -456,8 +454,7 @@ static char *pitched_at(const struct cudaPitchedPtr *p, const struct cudaPos *po
     return (char *)p->ptr + (pos->z * p->ysize + pos->y) * p->pitch + pos->x;
 }
 
-cudaError_t sc_g_memcpy3d_desc(sc_rt_node_desc *d, node_extra *x,
-                                 const struct cudaMemcpy3DParms *p)
+cudaError_t sc_g_memcpy3d_desc(sc_rt_node_desc *d, node_extra *x, const struct cudaMemcpy3DParms *p)
 {
     if (p == NULL)
         return cudaErrorInvalidValue;
@@ -469,8 +466,8 @@ cudaError_t sc_g_memcpy3d_desc(sc_rt_node_desc *d, node_extra *x,
         return cudaErrorInvalidMemcpyDirection;
     const struct cudaExtent *e = &p->extent;
     bool rows = e->height > 1 || e->depth > 1;
-    if (rows && (p->srcPtr.pitch < e->width + p->srcPos.x ||
-                 p->dstPtr.pitch < e->width + p->dstPos.x))
+    if (rows &&
+        (p->srcPtr.pitch < e->width + p->srcPos.x || p->dstPtr.pitch < e->width + p->dstPos.x))
         return cudaErrorInvalidPitchValue;
     if (e->depth > 1 && (p->srcPtr.ysize < e->height || p->dstPtr.ysize < e->height))
         return cudaErrorInvalidValue;
@@ -611,8 +608,8 @@ static cudaError_t child_desc(sc_rt_node_desc *d, cudaGraph_t parent, cudaGraph_
 }
 
 cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
-                                       const cudaGraphNode_t *pDependencies,
-                                       size_t numDependencies, cudaGraph_t childGraph)
+                                       const cudaGraphNode_t *pDependencies, size_t numDependencies,
+                                       cudaGraph_t childGraph)
 {
     const cudaGraphEdgeData *dep_data = NULL;
     SC_G_ADD(child_desc(&d_, graph, childGraph));

@@ -85,8 +85,8 @@ static void node_plain(FILE *f, size_t gid, cudaGraphNode_t n, size_t child_id)
         fprintf(f, "[style=\"bold\" shape=\"octagon\" label=\"%" PRIu32 "\n", n->index);
         put_escaped(f, sc_rt_kernel_name(d->func), false);
     } else if (d->type == cudaGraphNodeTypeGraph) {
-        fprintf(f, "[style=\"solid\" shape=\"rectangle\" label=\"%" PRIu32 "\ngraph_%zu",
-                n->index, child_id);
+        fprintf(f, "[style=\"solid\" shape=\"rectangle\" label=\"%" PRIu32 "\ngraph_%zu", n->index,
+                child_id);
     } else {
         fprintf(f, "[style=\"solid\" shape=\"rectangle\" label=\"%" PRIu32 "\n%s", n->index,
                 sc_g_type_dot_name(d->type));
@@ -116,8 +116,8 @@ static void node_record(FILE *f, size_t gid, cudaGraphNode_t n, size_t topo_id, 
     if (d->type == cudaGraphNodeTypeMemcpy)
         fprintf(f, "| {kind | %s}\n| {size | %zu}\n", kind_text(d->kind), d->size);
     else if (d->type == cudaGraphNodeTypeMemset)
-        fprintf(f, "| {{value | elementSize | width | height} | {%u | %u | %zu | %zu}}\n",
-                d->value, d->element_size, d->width, d->height);
+        fprintf(f, "| {{value | elementSize | width | height} | {%u | %u | %zu | %zu}}\n", d->value,
+                d->element_size, d->width, d->height);
     else if (d->type == cudaGraphNodeTypeMemAlloc)
         fprintf(f, "| {bytesize | %zu}\n", d->size);
     fputs("}\"];\n", f);
@@ -158,7 +158,8 @@ static cudaError_t write_cluster(FILE *f, dot_work *w, size_t gid, unsigned int 
             node_record(f, gid, n, topo[i], child_id);
     }
     for (size_t e = 0; e < g->ne; e++)
-        fprintf(f, "\"graph_%zu_node_%" PRIu32 "\" -> \"graph_%zu_node_%" PRIu32 "\" [headlabel=0];\n",
+        fprintf(f,
+                "\"graph_%zu_node_%" PRIu32 "\" -> \"graph_%zu_node_%" PRIu32 "\" [headlabel=0];\n",
                 gid, g->from[e], gid, g->to[e]);
     fputs("}\n", f);
     free(topo);

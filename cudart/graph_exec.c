@@ -182,9 +182,8 @@ static size_t edge_count(cudaGraph_t g, uint32_t f, uint32_t t)
 
 /* Whether g can replace the exec's graph a: the same nodes (by creation
  * order, types equal) and the same edges, child graphs alike. */
-static enum cudaGraphExecUpdateResult same_topology(cudaGraph_t a, cudaGraph_t g,
-                                                    cudaGraphNode_t *err_node,
-                                                    cudaGraphNode_t *err_from)
+static enum cudaGraphExecUpdateResult
+same_topology(cudaGraph_t a, cudaGraph_t g, cudaGraphNode_t *err_node, cudaGraphNode_t *err_from)
 {
     *err_node = *err_from = NULL;
     if (a->n != g->n || a->ne != g->ne)
@@ -262,8 +261,8 @@ static void run_memcpy(cudaGraphNode_t n)
             struct cudaPos dp = {p->dstPos.x, p->dstPos.y + y, p->dstPos.z + z};
             const char *src = (const char *)p->srcPtr.ptr +
                               (sp.z * p->srcPtr.ysize + sp.y) * p->srcPtr.pitch + sp.x;
-            char *dst = (char *)p->dstPtr.ptr +
-                        (dp.z * p->dstPtr.ysize + dp.y) * p->dstPtr.pitch + dp.x;
+            char *dst =
+                (char *)p->dstPtr.ptr + (dp.z * p->dstPtr.ysize + dp.y) * p->dstPtr.pitch + dp.x;
             memmove(dst, src, e->width);
         }
     }

@@ -51,9 +51,7 @@ const char *sc_rt_kernel_name(const void *func)
     return buf;
 }
 
-void sc_stub_kernel(void)
-{
-}
+void sc_stub_kernel(void) {}
 
 enum cudaMemcpyKind sc_rt_memcpy_kind(void *dst, const void *src, enum cudaMemcpyKind kind)
 {

@@ -20,6 +20,11 @@ extern sc_stub_counts sc_stub;
 
 /** The last error the graph half set, cleared (cudaGetLastError). */
 cudaError_t sc_stub_last_error(void);
+/* Runtime exports the stub provides for the tests. */
+cudaError_t cudaGetLastError(void);
+cudaError_t cudaEventCreate(cudaEvent_t *event);
+cudaError_t cudaEventDestroy(cudaEvent_t event);
+
 /** A host stub with a registered name. */
 void sc_stub_kernel(void);
 
