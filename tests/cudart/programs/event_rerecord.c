@@ -51,7 +51,7 @@ int main(void)
     SC_OK(cudaGraphGetNodes(g, NULL, &nodes));
     SC_CHECK(nodes == 6);
     SC_OK(cudaGraphGetEdges(g, NULL, NULL, NULL, &edges));
-    SC_CHECK(edges == 7);
+    SC_CHECK(edges == 8);
     SC_OK(cudaGraphDestroy(g));
 
     /* Outside capture the same event is an ordinary one again. */

@@ -56,7 +56,7 @@ int main(void)
     SC_OK(cudaGraphGetNodes(g, NULL, &nodes));
     SC_CHECK(nodes == 4);
     SC_OK(cudaGraphGetEdges(g, NULL, NULL, NULL, &edges));
-    SC_CHECK(edges == 4);
+    SC_CHECK(edges == 5);
     size_t roots = 0;
     SC_OK(cudaGraphGetRootNodes(g, NULL, &roots));
     SC_CHECK(roots == 1);

@@ -35,7 +35,7 @@ static void *worker(void *arg)
     sc_turn_wait(&turns, 1);
     /* Capture 1 is the other thread's, begun global: this thread's global
      * mode breaks it. */
-    SC_EXPECT(cudaErrorStreamCaptureUnsupported, cudaMalloc(&p, 64));
+    SC_FAILS(cudaErrorStreamCaptureUnsupported, cudaMalloc(&p, 64));
     sc_turn_done(&turns);
 
     sc_turn_wait(&turns, 3);
@@ -100,7 +100,7 @@ int main(void)
     SC_CHECK(st == cudaStreamCaptureStatusInvalidated);
     (void)sc_launch(tick, sc_dim3(1, 1, 1), sc_dim3(32, 1, 1), 0, sa, (void *[]){(void *)&d});
     SC_EXPECT(cudaErrorStreamCaptureInvalidated, cudaGetLastError());
-    SC_EXPECT(cudaErrorStreamCaptureInvalidated, cudaStreamEndCapture(sa, &g));
+    SC_FAILS(cudaErrorStreamCaptureInvalidated, cudaStreamEndCapture(sa, &g));
     SC_CHECK(g == NULL);
     SC_OK(cudaStreamBeginCapture(sa, cudaStreamCaptureModeThreadLocal)); /* capture 2 */
     (void)sc_launch(tick, sc_dim3(1, 1, 1), sc_dim3(32, 1, 1), 0, sa, (void *[]){(void *)&d});
@@ -142,14 +142,14 @@ int main(void)
      * thread's capture 6 does not. */
     exchange(cudaStreamCaptureModeThreadLocal, cudaStreamCaptureModeGlobal);
     void *p = NULL;
-    SC_EXPECT(cudaErrorStreamCaptureUnsupported, cudaMalloc(&p, 64));
+    SC_FAILS(cudaErrorStreamCaptureUnsupported, cudaMalloc(&p, 64));
     exchange(cudaStreamCaptureModeGlobal, cudaStreamCaptureModeThreadLocal);
     SC_OK(cudaStreamIsCapturing(sa, &st));
     SC_CHECK(st == cudaStreamCaptureStatusInvalidated);
     sc_turn_done(&turns);
 
     sc_turn_wait(&turns, 12);
-    SC_EXPECT(cudaErrorStreamCaptureInvalidated, cudaStreamEndCapture(sa, &g));
+    SC_FAILS(cudaErrorStreamCaptureInvalidated, cudaStreamEndCapture(sa, &g));
     SC_CHECK(pthread_join(t, NULL) == 0);
 
     SC_OK(cudaStreamDestroy(sa));

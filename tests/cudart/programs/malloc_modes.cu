@@ -36,7 +36,7 @@ static void *worker(void *arg)
     sc_turn_wait(&turns, 1);
     /* Capture 1 is the other thread's, begun global: this thread's global
      * mode breaks it. */
-    SC_EXPECT(cudaErrorStreamCaptureUnsupported, cudaMalloc(&p, 64));
+    SC_FAILS(cudaErrorStreamCaptureUnsupported, cudaMalloc(&p, 64));
     sc_turn_done(&turns);
 
     sc_turn_wait(&turns, 3);
@@ -101,7 +101,7 @@ int main()
     SC_CHECK(st == cudaStreamCaptureStatusInvalidated);
     tick<<<1, 32, 0, sa>>>(d);
     SC_EXPECT(cudaErrorStreamCaptureInvalidated, cudaGetLastError());
-    SC_EXPECT(cudaErrorStreamCaptureInvalidated, cudaStreamEndCapture(sa, &g));
+    SC_FAILS(cudaErrorStreamCaptureInvalidated, cudaStreamEndCapture(sa, &g));
     SC_CHECK(g == NULL);
     SC_OK(cudaStreamBeginCapture(sa, cudaStreamCaptureModeThreadLocal)); /* capture 2 */
     tick<<<1, 32, 0, sa>>>(d);
@@ -143,14 +143,14 @@ int main()
      * thread's capture 6 does not. */
     exchange(cudaStreamCaptureModeThreadLocal, cudaStreamCaptureModeGlobal);
     void *p = NULL;
-    SC_EXPECT(cudaErrorStreamCaptureUnsupported, cudaMalloc(&p, 64));
+    SC_FAILS(cudaErrorStreamCaptureUnsupported, cudaMalloc(&p, 64));
     exchange(cudaStreamCaptureModeGlobal, cudaStreamCaptureModeThreadLocal);
     SC_OK(cudaStreamIsCapturing(sa, &st));
     SC_CHECK(st == cudaStreamCaptureStatusInvalidated);
     sc_turn_done(&turns);
 
     sc_turn_wait(&turns, 12);
-    SC_EXPECT(cudaErrorStreamCaptureInvalidated, cudaStreamEndCapture(sa, &g));
+    SC_FAILS(cudaErrorStreamCaptureInvalidated, cudaStreamEndCapture(sa, &g));
     SC_CHECK(pthread_join(t, NULL) == 0);
 
     SC_OK(cudaStreamDestroy(sa));

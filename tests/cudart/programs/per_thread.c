@@ -45,8 +45,8 @@ int main(void)
     SC_CHECK(pthread_create(&t, NULL, worker, NULL) == 0);
 
     sc_turn_wait(&turns, 0);
-    SC_EXPECT(cudaErrorStreamCaptureUnsupported,
-              cudaStreamBeginCapture(cudaStreamLegacy, cudaStreamCaptureModeGlobal));
+    SC_FAILS(cudaErrorStreamCaptureUnsupported,
+             cudaStreamBeginCapture(cudaStreamLegacy, cudaStreamCaptureModeGlobal));
     SC_OK(cudaStreamBeginCapture_ptsz(0, cudaStreamCaptureModeThreadLocal)); /* capture 1 */
     SC_OK(cudaMemcpyAsync_ptsz(d, h, bytes, cudaMemcpyHostToDevice, 0));     /* node 0 */
     SC_OK(cudaEventRecord_ptsz(fork, 0));

@@ -46,8 +46,8 @@ int main()
     SC_CHECK(pthread_create(&t, NULL, worker, NULL) == 0);
 
     sc_turn_wait(&turns, 0);
-    SC_EXPECT(cudaErrorStreamCaptureUnsupported,
-              cudaStreamBeginCapture(cudaStreamLegacy, cudaStreamCaptureModeGlobal));
+    SC_FAILS(cudaErrorStreamCaptureUnsupported,
+             cudaStreamBeginCapture(cudaStreamLegacy, cudaStreamCaptureModeGlobal));
     SC_OK(cudaStreamBeginCapture(0, cudaStreamCaptureModeThreadLocal)); /* capture 1 */
     SC_OK(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, 0));     /* node 0 */
     SC_OK(cudaEventRecord(fork, 0));

@@ -30,6 +30,14 @@
 
 #define SC_OK(call) SC_EXPECT(cudaSuccess, call)
 
+/** The call must fail with `want`, which is then also the thread's last
+ *  error (cudaGetLastError, which clears it), as in CUDA. */
+#define SC_FAILS(want, call)                                                                       \
+    do {                                                                                           \
+        SC_EXPECT(want, call);                                                                     \
+        SC_EXPECT(want, cudaGetLastError());                                                       \
+    } while (0)
+
 /** A condition the program checks in-process; exit 1 when it is false. */
 #define SC_CHECK(cond)                                                                             \
     do {                                                                                           \
