@@ -33,5 +33,12 @@ else()
                 LIBS sc_cudart_graph_stub)
 endif()
 
+# The ABI: exports under the version node everywhere; layouts, prototypes
+# and the error table against the toolkit where it is installed.
+sc_add_command_test(test_cudart_abi
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cudart/abi_check.sh ${CMAKE_C_COMPILER}
+            ${PROJECT_SOURCE_DIR} $<TARGET_FILE:sc_cudart> ${CMAKE_NM}
+    TIMEOUT 120 SKIP_RETURN_CODE 77)
+
 # The end-to-end scenario suite (tests/cudart/suite.cmake).
 include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/suite.cmake)
