@@ -134,7 +134,7 @@ static const cli_cmd commands[] = {
      "message on standard error and exits 2.  proto/PROTOCOL.md specifies the\n"
      "methods listed below.  Example: streamcap call graph.list '{\"limit\": 2}'\n",
      cli_call},
-    {"run", "[--label L] [--summary-file F] PROGRAM [ARGS]",
+    {"run", "PROGRAM [ARGS]",
      "run a CUDA program on the stand-in runtime, report its captures",
      "Run PROGRAM (looked up on PATH as a shell does) with streamcap's CUDA\n"
      "runtime stand-in, libcudart.so.13, first on its library path, so that a\n"
