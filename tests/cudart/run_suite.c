@@ -104,7 +104,7 @@ static void compare_members(const cJSON *want, const cJSON *got, stream_map *m, 
         char *gt = sc_it_json_text(g);
         char *wt = sc_it_json_text(w);
         if (strcmp(w->string, "stream") == 0) {
-            int64_t id;
+            int64_t id = -1;
             if (!cJSON_IsString(w) || !sc_it_json_int(got, "stream", &id))
                 fail_msg("%s: stream: want letter %s, got %s", where, wt, gt);
             bind_stream(m, w->valuestring, id, where);
