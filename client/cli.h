@@ -29,6 +29,7 @@ typedef struct cli {
     int timeout_ms;
     const cli_cmd *cmd; /* the command being run */
     sc_client *c;       /* connected on first use */
+    bool raw_status;    /* the command's result is the exit status as it is (run) */
 } cli;
 
 struct cli_cmd {
@@ -66,6 +67,12 @@ int cli_prune(cli *x, int argc, char **argv);
 int cli_sessions(cli *x, int argc, char **argv);
 int cli_session_close(cli *x, int argc, char **argv);
 int cli_call(cli *x, int argc, char **argv);
+/** run (cli_run.c): PROGRAM under the CUDA runtime stand-in; returns the
+ *  program's exit status (128 + N for signal N) and sets x->raw_status. */
+int cli_run(cli *x, int argc, char **argv);
+/** True for the options of run that take the next word as their value, so
+ *  that the global option parser knows where run's PROGRAM starts. */
+bool cli_run_takes_value(const char *arg);
 
 /* ---- errors: each prints "streamcap: ..." on stderr (and, with --json,
  * {"error":{...}} on stdout) and returns CLI_ERROR ---- */

@@ -134,6 +134,48 @@ static const cli_cmd commands[] = {
      "message on standard error and exits 2.  proto/PROTOCOL.md specifies the\n"
      "methods listed below.  Example: streamcap call graph.list '{\"limit\": 2}'\n",
      cli_call},
+    {"run", "PROGRAM [ARGS]",
+     "run a CUDA program on the stand-in runtime, report its captures",
+     "Run PROGRAM (looked up on PATH as a shell does) with streamcap's CUDA\n"
+     "runtime stand-in, libcudart.so.13, first on its library path, so that a\n"
+     "program built with 'nvcc -cudart shared' runs without a GPU and the daemon\n"
+     "checks and stores its stream captures.  Its standard input, output and\n"
+     "error are its own, and so is its environment, but for LD_LIBRARY_PATH\n"
+     "(the stand-in's directory put first), STREAMCAP_SOCKET (the socket:\n"
+     "--socket, else the usual default), STREAMCAP_LABEL (--label, when given)\n"
+     "and STREAMCAP_REPORT (a temporary file in which each of its processes\n"
+     "reports at exit; removed afterwards).  SIGINT, SIGTERM and SIGHUP sent to\n"
+     "streamcap are passed on to PROGRAM.\n"
+     "\n"
+     "When PROGRAM has ended, a summary goes to standard error: each process\n"
+     "and whether it reached the daemon, captures begun, graphs stored (id,\n"
+     "nodes, edges; captured or built by hand), each failed capture with the\n"
+     "call that broke it and CUDA's error name and text, captures kept in the\n"
+     "process because no daemon stored them, captures never ended, and the\n"
+     "runtime calls used that the stand-in does not support.  With --json the\n"
+     "summary is one JSON object, also on standard error (standard output is\n"
+     "the program's): program, exit_status, signal, processes, captures_begun,\n"
+     "graphs, kept, failed, discarded, unsupported, report_missing,\n"
+     "bad_report_lines.\n"
+     "\n"
+     "The stand-in is looked for in $STREAMCAP_CUDART_DIR, then in the build\n"
+     "tree next to this tool (BIN/../lib/streamcap/cudart), then where it is\n"
+     "installed (LIBDIR/streamcap/cudart); the first directory that holds\n"
+     "libcudart.so.13 is used.  None: exit status 2, nothing is run.\n"
+     "\n"
+     "Options go before PROGRAM ('--' ends them); every word from PROGRAM on is\n"
+     "the program's own.\n"
+     "\n"
+     "Options:\n"
+     "  --label L          the label of the program's sessions and graphs\n"
+     "                     (default: the program's name and pid)\n"
+     "  --summary-file F   write the summary (text, or JSON with --json) to F\n"
+     "                     instead of standard error\n"
+     "\n"
+     "Exit status: PROGRAM's own, or 128 + N when signal N killed it (as shells\n"
+     "report it); 127 when PROGRAM is not found, 126 when it cannot be run; 2\n"
+     "when streamcap fails before running it (bad arguments, no stand-in).\n",
+     cli_run},
     {"log", "", "the capture log, newest first",
      "One row per capture session: when it opened and ended, its outcome\n"
      "(open, completed, failed, closed, abandoned, shutdown, lost), its node\n"
@@ -186,7 +228,9 @@ static void print_cmd_help(FILE *f, const cli_cmd *cmd)
             question ? "" : ".", cmd->help);
     if (cmd->run == cli_call)
         print_methods(f);
-    fputs(exit_help, f);
+    /* run exits with its program's status: its help says so itself. */
+    if (cmd->run != cli_run)
+        fputs(exit_help, f);
 }
 
 static void print_main_help(FILE *f)
@@ -205,7 +249,7 @@ static void print_main_help(FILE *f)
         fprintf(f, "  %-22s %s\n", left, commands[i].brief);
     }
     fputs("\n"
-          "Options (anywhere on the line):\n"
+          "Options (anywhere on the line; for run, before its PROGRAM):\n"
           "  --socket PATH      the daemon's socket (default: $STREAMCAP_SOCKET, else\n"
           "                     $XDG_RUNTIME_DIR/streamcap/streamcap.sock, else\n"
           "                     /run/streamcap/streamcap.sock for root and\n"
@@ -217,6 +261,7 @@ static void print_main_help(FILE *f)
           "\n",
           f);
     fputs(exit_help, f);
+    fputs("  'streamcap run' exits with its program's status instead\n", f);
 }
 
 static void print_group_help(FILE *f, const char *group)
@@ -946,15 +991,37 @@ typedef struct parsed {
     bool version;
 } parsed;
 
-/* Global options may appear anywhere before a "--". */
+/* For run, the words from its PROGRAM on are the program's own, and its
+ * "--" is left for it to see: true when argv[*i] was such a word (taken,
+ * *literal set). */
+static bool run_word(bool run, int argc, char **argv, int *i, parsed *p, bool *literal)
+{
+    const char *a = argv[*i];
+    if (!run || (a[0] == '-' && a[1] != '\0' && strcmp(a, "--") != 0)) {
+        if (run && cli_run_takes_value(a) && *i + 1 < argc) {
+            p->argv[p->argc++] = argv[(*i)++];
+            p->argv[p->argc++] = argv[(*i)++];
+            return true;
+        }
+        return false;
+    }
+    *literal = true;
+    p->argv[p->argc++] = argv[(*i)++];
+    return true;
+}
+
+/* Global options may appear anywhere before a "--" (and before run's
+ * PROGRAM). */
 static int parse_globals(cli *x, int argc, char **argv, parsed *p)
 {
-    bool literal = false;
+    bool literal = false, run = false;
     for (int i = 1; i < argc;) {
         const char *v = NULL;
         int r;
         if (literal) {
             p->argv[p->argc++] = argv[i++];
+        } else if (run_word(run, argc, argv, &i, p, &literal)) {
+            continue;
         } else if (strcmp(argv[i], "--") == 0) {
             literal = true;
             i++;
@@ -977,6 +1044,7 @@ static int parse_globals(cli *x, int argc, char **argv, parsed *p)
                 return cli_fail(x, "--timeout takes whole seconds from 0 (none) to 86400");
             x->timeout_ms = (int)s * 1000;
         } else {
+            run = run || (p->argc == 0 && strcmp(argv[i], "run") == 0);
             p->argv[p->argc++] = argv[i++];
         }
     }
@@ -1054,5 +1122,5 @@ int main(int argc, char **argv)
     }
     sc_client_close(x.c);
     free(mem);
-    return status == CLI_QUIET ? CLI_OK : status;
+    return status == CLI_QUIET && !x.raw_status ? CLI_OK : status;
 }

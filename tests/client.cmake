@@ -31,3 +31,16 @@ target_compile_definitions(test_client_example PRIVATE
     SC_EXAMPLE_FLAGS="${SC_EXAMPLE_FLAGS}")
 # `cmake --install` copies every installed target: all must be built.
 add_dependencies(test_client_example libstreamcap libstreamcap_static)
+
+# streamcap run: run_probe stands in for a CUDA program, reporting into
+# $STREAMCAP_REPORT as the runtime stand-in does.
+add_executable(run_probe ${CMAKE_CURRENT_SOURCE_DIR}/client/run_probe.c)
+set_target_properties(run_probe PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+sc_add_daemon_test(test_client_run client 180 LIBS sc_ct_run DEPENDS streamcap run_probe)
+include(GNUInstallDirs)
+file(RELATIVE_PATH SC_RUN_CUDART_REL ${CMAKE_INSTALL_FULL_BINDIR}
+     ${CMAKE_INSTALL_FULL_LIBDIR}/streamcap/cudart)
+target_compile_definitions(test_client_run PRIVATE
+    SC_RUN_PROBE="$<TARGET_FILE:run_probe>"
+    SC_CUDART_FROM_BINDIR="${SC_RUN_CUDART_REL}"
+    SC_CUDART_INSTALL_DIR="${CMAKE_INSTALL_FULL_LIBDIR}/streamcap/cudart")

@@ -52,6 +52,13 @@ expect abandoned log --outcome ab
 expect --json graph show --j
 expect --verbose replay --v
 [ "$(complete_line graph show 1)" = "  " ] || { echo "a graph id has no completion" >&2; fail=1; }
+expect --summary-file run --s
+expect --label run --l
+expect echo run ech
+expect echo run -- ech
+# From run's PROGRAM on, the words are the program's: no streamcap options.
+[[ "$(complete_line run prog --j)" != *--json* ]] ||
+    { echo "streamcap run prog --j <TAB> offers streamcap's --json" >&2; fail=1; }
 
 # 'call' completes every method of the method table, read from the tool.
 PATH="$bin:$PATH"
