@@ -1,0 +1,509 @@
+/*
+ * rt_capture.c - stream work and the stream-capture calls, answered by the
+ * in-process cuda-mode model (core/sc_cuda.h, docs/cuda-semantics.md) and
+ * mirrored to the daemon.  Each capture owns a graph of the graph half
+ * whose node indexes are the model's node ids.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_int.h"
+
+static sc_memcpy_dir dir_of(enum cudaMemcpyKind k)
+{
+    switch (k) {
+    case cudaMemcpyHostToDevice:
+        return SC_DIR_HOST_TO_DEVICE;
+    case cudaMemcpyDeviceToHost:
+        return SC_DIR_DEVICE_TO_HOST;
+    case cudaMemcpyDeviceToDevice:
+        return SC_DIR_DEVICE_TO_DEVICE;
+    case cudaMemcpyHostToHost:
+        return (sc_memcpy_dir)SC_DIR_HOST_TO_HOST;
+    default:
+        return (sc_memcpy_dir)SC_DIR_DEFAULT;
+    }
+}
+
+void sc_rt_desc_to_node(const sc_rt_node_desc *d, uint32_t stream, sc_node *n)
+{
+    memset(n, 0, sizeof *n);
+    n->stream = stream;
+    n->name = "";
+    switch (d->type) {
+    case cudaGraphNodeTypeKernel:
+        n->kind = SC_KIND_KERNEL;
+        n->name = sc_rt_kernel_name(d->func);
+        n->num_blocks = d->grid.x;
+        n->grid_y = d->grid.y;
+        n->grid_z = d->grid.z;
+        n->threads_per_block = d->block.x;
+        n->block_y = d->block.y;
+        n->block_z = d->block.z;
+        n->shared_mem = d->shared_mem;
+        break;
+    case cudaGraphNodeTypeMemcpy:
+        n->kind = SC_KIND_MEMCPY;
+        n->dir = dir_of(d->kind);
+        n->size_bytes = d->size;
+        break;
+    case cudaGraphNodeTypeMemset:
+        n->kind = SC_KIND_MEMSET;
+        n->size_bytes = d->size;
+        n->value = (uint8_t)d->value;
+        break;
+    case cudaGraphNodeTypeHost:
+        n->kind = SC_KIND_HOST_CALLBACK;
+        break;
+    case cudaGraphNodeTypeMemAlloc:
+        n->kind = (sc_node_kind)SC_KIND_MEM_ALLOC;
+        n->size_bytes = d->size;
+        break;
+    case cudaGraphNodeTypeMemFree:
+        n->kind = (sc_node_kind)SC_KIND_MEM_FREE;
+        break;
+    case cudaGraphNodeTypeEventRecord:
+        n->kind = (sc_node_kind)SC_KIND_EVENT_RECORD;
+        break;
+    case cudaGraphNodeTypeWaitEvent:
+        n->kind = (sc_node_kind)SC_KIND_EVENT_WAIT;
+        break;
+    default:
+        n->kind = (sc_node_kind)SC_KIND_EMPTY;
+        break;
+    }
+    if (n->name)
+        n->name_len = strlen(n->name);
+}
+
+/* A host function outside capture runs now, without the lock, so that it
+ * may wait on other threads (which CUDA allows; calling CUDA from it is
+ * not, but does not deadlock here either). */
+static void run_now(sc_rt_state *st, const sc_rt_node_desc *d)
+{
+    if (d->type == cudaGraphNodeTypeHost) {
+        sc_rt_unlock();
+        d->fn(d->user_data);
+        sc_rt_lock();
+    } else if (d->type == cudaGraphNodeTypeKernel) {
+        st->launches++;
+    } else {
+        sc_rt_perform(d);
+    }
+}
+
+cudaError_t sc_rt_issue_id(sc_rt_state *st, uint32_t stream, const sc_rt_node_desc *d,
+                           const char *call, cudaGraphNode_t *out)
+{
+    sc_rt_thread *t = sc_rt_thread_get(st);
+    if (out)
+        *out = NULL;
+    sc_node n;
+    sc_rt_desc_to_node(d, stream, &n);
+    if (d->type != cudaGraphNodeTypeKernel) {
+        n.name = call;
+        n.name_len = strlen(call);
+    }
+    uint32_t node = SC_CUDA_NO_NODE;
+    int rc = sc_cuda_record(st->cu, stream, t->id, &n, &node);
+    /* Outside every capture a record op is work done, nothing the daemon's
+     * model keeps. */
+    if (st->nactive)
+        sc_rt_feed_record(st, stream, t->id, &n);
+    if (rc != 0) {
+        sc_rt_note_invalidations(st, call);
+        return sc_rt_error(sc_rt_from_model(rc));
+    }
+    if (node == SC_CUDA_NO_NODE) {
+        run_now(st, d);
+        return cudaSuccess;
+    }
+    sc_rt_capture *cap = sc_rt_capture_slot(st, sc_rt_stream_capture(st, stream));
+    if (!cap || !cap->graph)
+        return cudaSuccess;
+    return sc_rt_error(sc_rt_graph_append(cap->graph, d, NULL, 0, out));
+}
+
+cudaError_t sc_rt_issue(cudaStream_t s, const sc_rt_node_desc *d, cudaGraphNode_t *out)
+{
+    static const char *const names[] = {
+        [cudaGraphNodeTypeKernel] = "cudaLaunchKernel",
+        [cudaGraphNodeTypeMemcpy] = "cudaMemcpyAsync",
+        [cudaGraphNodeTypeMemset] = "cudaMemsetAsync",
+        [cudaGraphNodeTypeHost] = "cudaLaunchHostFunc",
+        [cudaGraphNodeTypeMemAlloc] = "cudaMallocAsync",
+        [cudaGraphNodeTypeMemFree] = "cudaFreeAsync",
+    };
+    const char *call = (unsigned)d->type < sizeof names / sizeof *names && names[d->type]
+                           ? names[d->type]
+                           : "cudaGraphLaunch";
+    sc_rt_state *st = sc_rt_state_get();
+    sc_rt_lock();
+    cudaError_t e = sc_rt_issue_id(st, sc_rt_stream_id(st, s, false), d, call, out);
+    sc_rt_unlock();
+    return e;
+}
+
+/* ----------------------------------------------------------- begin / end */
+
+static cudaError_t caps_reserve(sc_rt_state *st, uint32_t capture)
+{
+    if (capture < st->caps_cap)
+        return cudaSuccess;
+    size_t cap = st->caps_cap ? st->caps_cap * 2 : 16;
+    while (cap <= capture)
+        cap *= 2;
+    sc_rt_capture *c = realloc(st->caps, cap * sizeof *c);
+    if (!c)
+        return cudaErrorMemoryAllocation;
+    memset(c + st->caps_cap, 0, (cap - st->caps_cap) * sizeof *c);
+    st->caps = c;
+    st->caps_cap = cap;
+    return cudaSuccess;
+}
+
+static cudaError_t begin(cudaStream_t s, enum cudaStreamCaptureMode mode, bool ptsz)
+{
+    if ((unsigned)mode > cudaStreamCaptureModeRelaxed)
+        return sc_rt_error(cudaErrorInvalidValue);
+    sc_rt_state *st = sc_rt_state_get();
+    sc_rt_lock();
+    sc_rt_thread *t = sc_rt_thread_get(st);
+    uint32_t stream = sc_rt_stream_id(st, s, ptsz);
+    cudaGraph_t g = NULL;
+    cudaError_t e = caps_reserve(st, st->ncaps + 1);
+    if (e == cudaSuccess)
+        e = sc_rt_graph_new(&g);
+    uint32_t capture = 0;
+    if (e == cudaSuccess) {
+        int rc = sc_cuda_begin(st->cu, stream, (sc_cuda_mode)mode, t->id, &capture);
+        e = sc_rt_from_model(rc);
+        if (rc == 0)
+            e = sc_rt_stream_set_capture(st, stream, capture);
+    }
+    if (e != cudaSuccess) {
+        if (g)
+            sc_rt_graph_free(g);
+        sc_rt_unlock();
+        return sc_rt_error(e);
+    }
+    sc_rt_feed_begin(st, stream, t->id, (sc_cuda_mode)mode);
+    st->ncaps = capture;
+    st->nactive++;
+    sc_rt_capture *cap = &st->caps[capture];
+    memset(cap, 0, sizeof *cap);
+    cap->graph = g;
+    cap->mode = (sc_cuda_mode)mode;
+    sc_rt_graph_set_capture(g, capture);
+    sc_rt_unlock();
+    return cudaSuccess;
+}
+
+SC_RT_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t stream,
+                                                enum cudaStreamCaptureMode mode)
+{
+    return begin(stream, mode, false);
+}
+
+SC_RT_EXPORT cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream,
+                                                     enum cudaStreamCaptureMode mode)
+{
+    return begin(stream, mode, true);
+}
+
+/* The capture has ended (completed or failed): its streams leave it. */
+static void capture_ended(sc_rt_state *st, uint32_t capture)
+{
+    for (size_t i = 0; i < st->stream_cap_len; i++)
+        if (st->stream_cap[i] == capture)
+            st->stream_cap[i] = 0;
+    st->nactive--;
+}
+
+static cudaError_t hand_over(sc_rt_state *st, sc_rt_capture *cap, const sc_graph *sg)
+{
+    uint64_t m = sc_graph_edge_count(sg);
+    uint32_t *from = malloc((m ? m : 1) * sizeof *from);
+    uint32_t *to = malloc((m ? m : 1) * sizeof *to);
+    cudaError_t e = from && to ? cudaSuccess : cudaErrorMemoryAllocation;
+    for (uint64_t i = 0; e == cudaSuccess && i < m; i++)
+        if (sc_graph_edge(sg, i, &from[i], &to[i]) != 0)
+            e = cudaErrorUnknown;
+    if (e == cudaSuccess)
+        e = sc_rt_graph_set_edges(cap->graph, from, to, (size_t)m);
+    free(from);
+    free(to);
+    cap->nodes = sc_graph_node_count(sg);
+    cap->edges = m;
+    (void)st;
+    return e;
+}
+
+static cudaError_t end(cudaStream_t s, cudaGraph_t *pGraph, bool ptsz)
+{
+    if (!pGraph)
+        return sc_rt_error(cudaErrorInvalidValue);
+    *pGraph = NULL;
+    sc_rt_state *st = sc_rt_state_get();
+    sc_rt_lock();
+    sc_rt_thread *t = sc_rt_thread_get(st);
+    uint32_t stream = sc_rt_stream_id(st, s, ptsz);
+    sc_cuda_end_result res;
+    int rc = sc_cuda_end(st->cu, stream, t->id, &res);
+    if (res.capture && rc != SC_ENOMEM)
+        sc_rt_feed_end(st, stream, t->id, res.capture);
+    cudaError_t e = sc_rt_from_model(rc);
+    sc_rt_capture *cap = sc_rt_capture_slot(st, res.capture);
+    sc_cuda_capture_info info;
+    bool ended = cap && sc_cuda_capture_get(st->cu, res.capture, &info) == 0 &&
+                 info.state >= SC_CUDA_STATE_COMPLETED;
+    if (rc == 0 && cap) {
+        e = hand_over(st, cap, res.graph);
+        sc_rt_graph_set_capture(cap->graph, 0);
+        *pGraph = cap->graph;
+        cap->graph = NULL;
+        if (cap->outcome == SC_RT_OUT_RUNNING)
+            cap->outcome = SC_RT_OUT_KEPT;
+    } else if (ended && cap) {
+        cap->outcome = SC_RT_OUT_FAILED;
+        cap->error = e;
+        cap->nodes = info.node_count;
+        sc_rt_graph_free(cap->graph);
+        cap->graph = NULL;
+    } else if (rc != 0) {
+        sc_rt_note_invalidations(st, "cudaStreamEndCapture");
+    }
+    if (ended)
+        capture_ended(st, res.capture);
+    sc_cuda_end_free(&res);
+    sc_rt_unlock();
+    return sc_rt_error(e);
+}
+
+SC_RT_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
+{
+    return end(stream, pGraph, false);
+}
+
+SC_RT_EXPORT cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t *pGraph)
+{
+    return end(stream, pGraph, true);
+}
+
+/* --------------------------------------------------------------- queries */
+
+static enum cudaStreamCaptureStatus status_of(sc_cuda_status s)
+{
+    return s == SC_CUDA_STATUS_ACTIVE        ? cudaStreamCaptureStatusActive
+           : s == SC_CUDA_STATUS_INVALIDATED ? cudaStreamCaptureStatusInvalidated
+                                             : cudaStreamCaptureStatusNone;
+}
+
+static cudaError_t is_capturing(cudaStream_t s, enum cudaStreamCaptureStatus *out, bool ptsz)
+{
+    if (!out)
+        return sc_rt_error(cudaErrorInvalidValue);
+    sc_rt_state *st = sc_rt_state_get();
+    sc_rt_lock();
+    sc_rt_thread *t = sc_rt_thread_get(st);
+    sc_cuda_info info;
+    int rc = sc_cuda_info_get(st->cu, sc_rt_stream_id(st, s, ptsz), t->id, &info);
+    if (rc == 0)
+        *out = status_of(info.status);
+    sc_rt_unlock();
+    return sc_rt_error(sc_rt_from_model(rc));
+}
+
+SC_RT_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
+                                               enum cudaStreamCaptureStatus *pCaptureStatus)
+{
+    return is_capturing(stream, pCaptureStatus, false);
+}
+
+SC_RT_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
+                                                    enum cudaStreamCaptureStatus *pCaptureStatus)
+{
+    return is_capturing(stream, pCaptureStatus, true);
+}
+
+static cudaError_t info_arrays(sc_rt_thread *t, size_t n)
+{
+    if (n <= t->info_cap)
+        return cudaSuccess;
+    size_t cap = t->info_cap ? t->info_cap : 16;
+    while (cap < n)
+        cap *= 2;
+    cudaGraphNode_t *nodes = realloc(t->info_nodes, cap * sizeof *nodes);
+    if (!nodes)
+        return cudaErrorMemoryAllocation;
+    t->info_nodes = nodes;
+    cudaGraphEdgeData *edges = realloc(t->info_edges, cap * sizeof *edges);
+    if (!edges)
+        return cudaErrorMemoryAllocation;
+    memset(edges, 0, cap * sizeof *edges);
+    t->info_edges = edges;
+    t->info_cap = cap;
+    return cudaSuccess;
+}
+
+static cudaError_t capture_info(cudaStream_t s, enum cudaStreamCaptureStatus *status,
+                                unsigned long long *id, cudaGraph_t *graph,
+                                const cudaGraphNode_t **deps, const cudaGraphEdgeData **edges,
+                                size_t *ndeps, bool ptsz)
+{
+    if (!status)
+        return sc_rt_error(cudaErrorInvalidValue);
+    sc_rt_state *st = sc_rt_state_get();
+    sc_rt_lock();
+    sc_rt_thread *t = sc_rt_thread_get(st);
+    sc_cuda_info info;
+    int rc = sc_cuda_info_get(st->cu, sc_rt_stream_id(st, s, ptsz), t->id, &info);
+    cudaError_t e = sc_rt_from_model(rc);
+    if (rc == 0) {
+        *status = status_of(info.status);
+        bool active = info.status == SC_CUDA_STATUS_ACTIVE;
+        sc_rt_capture *cap = active ? sc_rt_capture_slot(st, info.capture) : NULL;
+        size_t n = active ? info.ndeps : 0;
+        if (n)
+            e = info_arrays(t, n);
+        for (size_t i = 0; e == cudaSuccess && i < n; i++)
+            t->info_nodes[i] =
+                cap && cap->graph ? sc_rt_graph_node_at(cap->graph, info.deps[i]) : NULL;
+        if (id && active)
+            *id = info.capture;
+        if (graph && active)
+            *graph = cap ? cap->graph : NULL;
+        if (deps && active)
+            *deps = n ? t->info_nodes : NULL;
+        if (edges && active)
+            *edges = n ? t->info_edges : NULL;
+        if (ndeps && active)
+            *ndeps = n;
+    }
+    sc_rt_unlock();
+    return sc_rt_error(e);
+}
+
+SC_RT_EXPORT cudaError_t cudaStreamGetCaptureInfo(
+    cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+    unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out,
+    const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
+{
+    return capture_info(stream, captureStatus_out, id_out, graph_out, dependencies_out,
+                        edgeData_out, numDependencies_out, false);
+}
+
+SC_RT_EXPORT cudaError_t cudaStreamGetCaptureInfo_ptsz(
+    cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+    unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out,
+    const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
+{
+    return capture_info(stream, captureStatus_out, id_out, graph_out, dependencies_out,
+                        edgeData_out, numDependencies_out, true);
+}
+
+/* The model ids of node handles of capture `capture`'s graph; false when
+ * one belongs to another graph. */
+static bool node_ids(sc_rt_state *st, uint32_t capture, cudaGraphNode_t *nodes, size_t n,
+                     uint32_t *ids)
+{
+    sc_rt_capture *cap = sc_rt_capture_slot(st, capture);
+    for (size_t i = 0; i < n; i++) {
+        if (!nodes[i] || !cap || sc_rt_node_graph(nodes[i]) != cap->graph)
+            return false;
+        ids[i] = sc_rt_node_index(nodes[i]);
+    }
+    return true;
+}
+
+static cudaError_t update_deps(cudaStream_t s, cudaGraphNode_t *deps, size_t n, unsigned int flags,
+                               bool ptsz)
+{
+    if (flags > cudaStreamSetCaptureDependencies || (n && !deps))
+        return sc_rt_error(cudaErrorInvalidValue);
+    sc_rt_state *st = sc_rt_state_get();
+    sc_rt_lock();
+    sc_rt_thread *t = sc_rt_thread_get(st);
+    uint32_t stream = sc_rt_stream_id(st, s, ptsz);
+    uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    cudaError_t e = cudaSuccess;
+    uint32_t capture = sc_rt_stream_capture(st, stream);
+    if (!ids) {
+        e = cudaErrorMemoryAllocation;
+    } else if (capture && !node_ids(st, capture, deps, n, ids)) {
+        e = cudaErrorInvalidValue;
+    } else {
+        /* Not in a capture: the model answers (401) with no ids to read. */
+        size_t k = capture ? n : 0;
+        sc_cuda_deps how = flags ? SC_CUDA_DEPS_SET : SC_CUDA_DEPS_ADD;
+        int rc = sc_cuda_update_dependencies(st->cu, stream, t->id, ids, k, how);
+        if (capture)
+            sc_rt_feed_update_deps(st, stream, t->id, ids, k, flags != 0);
+        e = sc_rt_from_model(rc);
+    }
+    free(ids);
+    sc_rt_unlock();
+    return sc_rt_error(e);
+}
+
+SC_RT_EXPORT cudaError_t cudaStreamUpdateCaptureDependencies(
+    cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData,
+    size_t numDependencies, unsigned int flags)
+{
+    (void)dependencyData;
+    return update_deps(stream, dependencies, numDependencies, flags, false);
+}
+
+SC_RT_EXPORT cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(
+    cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData,
+    size_t numDependencies, unsigned int flags)
+{
+    (void)dependencyData;
+    return update_deps(stream, dependencies, numDependencies, flags, true);
+}
+
+SC_RT_EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
+{
+    if (!mode || (unsigned)*mode > cudaStreamCaptureModeRelaxed)
+        return sc_rt_error(cudaErrorInvalidValue);
+    sc_rt_state *st = sc_rt_state_get();
+    sc_rt_lock();
+    sc_rt_thread *t = sc_rt_thread_get(st);
+    sc_cuda_mode prev = SC_CUDA_GLOBAL;
+    int rc = sc_cuda_exchange_mode(st->cu, t->id, (sc_cuda_mode)*mode, &prev);
+    if (rc == 0) {
+        sc_rt_feed_exchange_mode(st, t->id, (sc_cuda_mode)*mode);
+        *mode = (enum cudaStreamCaptureMode)prev;
+    }
+    sc_rt_unlock();
+    return sc_rt_error(sc_rt_from_model(rc));
+}
+
+cudaError_t sc_rt_capture_add_node(cudaGraph_t g, const sc_rt_node_desc *d,
+                                   const cudaGraphNode_t *deps, size_t ndeps, cudaGraphNode_t *out)
+{
+    sc_rt_state *st = sc_rt_state_get();
+    uint32_t capture = sc_rt_graph_capture(g);
+    sc_cuda_capture_info info;
+    if (!capture || sc_cuda_capture_get(st->cu, capture, &info) != 0)
+        return sc_rt_error(cudaErrorIllegalState);
+    uint32_t *ids = malloc((ndeps ? ndeps : 1) * sizeof *ids);
+    if (!ids)
+        return sc_rt_error(cudaErrorMemoryAllocation);
+    cudaError_t e = node_ids(st, capture, (cudaGraphNode_t *)deps, ndeps, ids)
+                        ? cudaSuccess
+                        : cudaErrorInvalidValue;
+    if (e == cudaSuccess) {
+        sc_rt_thread *t = sc_rt_thread_get(st);
+        sc_node n;
+        sc_rt_desc_to_node(d, info.origin, &n);
+        uint32_t node = SC_CUDA_NO_NODE;
+        int rc = sc_cuda_add_node(st->cu, info.origin, t->id, &n, ids, ndeps, &node);
+        sc_rt_feed_add_node(st, info.origin, t->id, &n, ids, ndeps);
+        e = sc_rt_from_model(rc);
+        if (rc == 0)
+            e = sc_rt_graph_append(g, d, ids, ndeps, out);
+    }
+    free(ids);
+    return sc_rt_error(e);
+}

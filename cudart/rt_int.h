@@ -1,0 +1,226 @@
+/*
+ * rt_int.h - what the runtime half's files (rt*.c, unsupported.c) share:
+ * the process state, the stream and event objects, the per-thread record,
+ * and the helpers that put a model call, its graph and its daemon mirror
+ * together.  Not part of the contract with the graph half (that is rt.h).
+ */
+#ifndef SC_CUDART_RT_INT_H
+#define SC_CUDART_RT_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "abi_rt.h"
+#include "rt.h"
+#include "sc_cuda.h"
+
+/* The weak fallbacks of unsupported.c: X(index, name) for every export;
+ * defines SC_RT_NEXPORTS. */
+#define X(index, name)
+#include "sc_exports.inc"
+#undef X
+
+/** A stream handle (cudaStream_t points at one; the per-thread default
+ *  stream is one inside each thread's record). */
+struct CUstream_st {
+    uint32_t id; /* the model's stream id, never 0 */
+    unsigned int flags;
+    int priority;
+};
+
+/** An event handle. */
+struct CUevent_st {
+    uint32_t id; /* the model's event id */
+    unsigned int flags;
+    bool timed; /* recorded outside capture: `ns` is its host time */
+    uint64_t ns;
+};
+
+/** Kinds of memory in the allocation table. */
+typedef enum sc_rt_mem_kind {
+    SC_RT_MEM_DEVICE = 0, /* cudaMalloc, cudaMallocAsync, registered __device__ variables */
+    SC_RT_MEM_MANAGED,
+    SC_RT_MEM_PINNED,     /* cudaMallocHost, cudaHostAlloc */
+    SC_RT_MEM_REGISTERED, /* cudaHostRegister: the program's memory */
+} sc_rt_mem_kind;
+
+typedef struct sc_rt_alloc {
+    uintptr_t base;
+    size_t size;
+    sc_rt_mem_kind kind;
+    unsigned int flags;
+    bool owned; /* freed by the stand-in (not a registered range or variable) */
+} sc_rt_alloc;
+
+typedef struct sc_rt_kernel {
+    const void *stub;
+    char *name; /* demangled, or "kernel@0x..." for one never registered */
+} sc_rt_kernel;
+
+typedef struct sc_rt_var {
+    void *host; /* the host shadow nvcc registers */
+    size_t size;
+} sc_rt_var;
+
+/** What the exit report says of one capture. */
+typedef enum sc_rt_outcome {
+    SC_RT_OUT_RUNNING = 0, /* not ended: "discarded" at exit */
+    SC_RT_OUT_KEPT,
+    SC_RT_OUT_STORED,
+    SC_RT_OUT_FAILED,
+} sc_rt_outcome;
+
+typedef struct sc_rt_capture {
+    cudaGraph_t graph; /* while running; handed to the program at the end */
+    sc_cuda_mode mode;
+    sc_rt_outcome outcome;
+    uint64_t daemon_graph; /* stored: the daemon's graph id */
+    uint64_t nodes, edges;
+    cudaError_t error;        /* failed: what cudaStreamEndCapture returned */
+    const char *broken_call;  /* the CUDA function that invalidated it, static */
+    cudaError_t broken_error; /* and what it returned */
+} sc_rt_capture;
+
+/** A hand-built graph sent at instantiation, for the report. */
+typedef struct sc_rt_submit {
+    uint64_t daemon_graph; /* 0 until the daemon answers */
+    uint64_t nodes, edges;
+} sc_rt_submit;
+
+typedef struct sc_rt_feed sc_rt_feed;
+
+/** The per-thread record (thread-local). */
+typedef struct sc_rt_thread {
+    bool init;
+    uint32_t id;
+    cudaError_t last;
+    struct CUstream_st pts; /* the per-thread default stream */
+    /* <<<>>> configurations pushed and not popped yet */
+    struct {
+        dim3 grid, block;
+        size_t shared;
+        cudaStream_t stream;
+    } cfg[8];
+    unsigned int ncfg;
+    /* cudaStreamGetCaptureInfo's arrays, valid until the thread's next call */
+    cudaGraphNode_t *info_nodes;
+    cudaGraphEdgeData *info_edges;
+    size_t info_cap;
+} sc_rt_thread;
+
+/** The process state. */
+typedef struct sc_rt_state {
+    pthread_mutex_t mu; /* the one mutex of rt.h (recursive: host functions run under it) */
+    sc_cuda *cu;
+    uint32_t next_thread, next_stream, next_event;
+    int device_flags;
+    /* allocation table, sorted by base */
+    sc_rt_alloc *allocs;
+    size_t nallocs, allocs_cap;
+    size_t device_bytes;
+    /* registered kernels: open addressing on the stub pointer */
+    sc_rt_kernel *kernels;
+    size_t nkernels, kernels_cap;
+    sc_rt_var *vars;
+    size_t nvars, vars_cap;
+    /* captures by id (index 0 unused) */
+    sc_rt_capture *caps;
+    size_t caps_cap;
+    uint32_t ncaps;   /* captures begun */
+    uint32_t nactive; /* begun and not ended */
+    /* the capture each model stream is a member of, by stream id (0: none) */
+    uint32_t *stream_cap;
+    size_t stream_cap_len;
+    sc_rt_submit *submits;
+    size_t nsubmits, submits_cap;
+    uint64_t launches; /* kernels run outside capture (counted only) */
+    _Atomic unsigned char unsupported[SC_RT_NEXPORTS];
+    char program[256];
+    char label[320];
+    sc_rt_feed *feed;
+} sc_rt_state;
+
+/** The state, initialised on first use (never NULL; aborts when even the
+ *  model cannot be created). */
+sc_rt_state *sc_rt_state_get(void);
+/** The calling thread's record without setting it up (its call
+ *  configurations need no ids). */
+sc_rt_thread *sc_rt_self(void);
+/** The calling thread's record, set up on first use (lock held). */
+sc_rt_thread *sc_rt_thread_get(sc_rt_state *st);
+
+/** CUDA's error for a model code (0 -> cudaSuccess). */
+cudaError_t sc_rt_from_model(int rc);
+/** After a model call made by `call` failed: name `call` as the breaker
+ *  of every capture it just invalidated. */
+void sc_rt_note_invalidations(sc_rt_state *st, const char *call);
+
+/** The model stream id of a handle for a call of the legacy (ptsz false)
+ *  or per-thread (true) default-stream flavour. */
+uint32_t sc_rt_stream_id(sc_rt_state *st, cudaStream_t s, bool ptsz);
+/** The capture a model stream is a member of (0: none), and its update. */
+uint32_t sc_rt_stream_capture(const sc_rt_state *st, uint32_t stream);
+cudaError_t sc_rt_stream_set_capture(sc_rt_state *st, uint32_t stream, uint32_t capture);
+/** The capture slot of an id, NULL when none. */
+sc_rt_capture *sc_rt_capture_slot(sc_rt_state *st, uint32_t capture);
+
+/** A host call through the model (§4.8) and the daemon. */
+cudaError_t sc_rt_host(sc_rt_state *st, sc_cuda_host kind, uint32_t stream, uint32_t event,
+                       const char *call);
+/** sc_rt_issue with the model stream id already resolved. */
+cudaError_t sc_rt_issue_id(sc_rt_state *st, uint32_t stream, const sc_rt_node_desc *d,
+                           const char *call, cudaGraphNode_t *out);
+
+/* Allocation table (rt_mem.c). */
+const sc_rt_alloc *sc_rt_alloc_find(const sc_rt_state *st, const void *p);
+cudaError_t sc_rt_alloc_add(sc_rt_state *st, void *p, size_t size, sc_rt_mem_kind kind,
+                            unsigned int flags, bool owned);
+/** Memory handed out by a captured cudaMallocAsync (device kind). */
+void *sc_rt_alloc_device(sc_rt_state *st, size_t size);
+/** The copies: synchronous ones a host call first (legacy_sync, or a
+ *  stream sync of the per-thread stream for _ptds), asynchronous ones stream
+ *  work through sc_rt_issue_id.  Lock not held. */
+cudaError_t sc_rt_copy_sync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                            bool ptds, const char *call);
+cudaError_t sc_rt_copy_async(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                             cudaStream_t s, bool ptsz, const char *call);
+/** Perform a memcpy / memset described by a node (outside capture). */
+void sc_rt_perform(const sc_rt_node_desc *d);
+
+/* Kernels (rt_launch.c). */
+void sc_rt_kernels_free(sc_rt_state *st);
+
+/* Feed (rt_feed.c): the daemon mirror.  Every function is a no-op when no
+ * daemon is attached; none waits for a reply, except the end with
+ * STREAMCAP_SYNC_END=1 and the drain at exit. */
+void sc_rt_feed_open(sc_rt_state *st);
+void sc_rt_feed_stream_create(sc_rt_state *st, uint32_t stream, bool non_blocking);
+void sc_rt_feed_begin(sc_rt_state *st, uint32_t stream, uint32_t thread, sc_cuda_mode mode);
+void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const sc_node *n);
+void sc_rt_feed_event(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t event, bool wait,
+                      bool external);
+void sc_rt_feed_update_deps(sc_rt_state *st, uint32_t stream, uint32_t thread,
+                            const uint32_t *nodes, size_t n, bool set);
+void sc_rt_feed_host_call(sc_rt_state *st, sc_cuda_host kind, uint32_t stream, uint32_t event,
+                          uint32_t thread, const char *call);
+void sc_rt_feed_exchange_mode(sc_rt_state *st, uint32_t thread, sc_cuda_mode mode);
+void sc_rt_feed_add_node(sc_rt_state *st, uint32_t stream, uint32_t thread, const sc_node *n,
+                         const uint32_t *deps, size_t ndeps);
+void sc_rt_feed_end(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t capture);
+void sc_rt_feed_submit(sc_rt_state *st, cudaGraph_t g, size_t submit);
+/** At exit: send what is queued, wait (bounded) for the replies, close.
+ *  Returns "connected", "unreachable" or "lost"; *session its id (0: none). */
+const char *sc_rt_feed_finish(sc_rt_state *st, uint64_t *session);
+
+/* Unsupported calls (unsupported.c). */
+const char *sc_rt_export_name(size_t index);
+
+/* The node an sc_rt_node_desc becomes in the model. */
+void sc_rt_desc_to_node(const sc_rt_node_desc *d, uint32_t stream, sc_node *n);
+
+/** Host clock, ns. */
+uint64_t sc_rt_now_ns(void);
+
+#endif
