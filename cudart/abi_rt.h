@@ -221,6 +221,10 @@ struct cudaPointerAttributes {
     long reserved[8];
 };
 
+/* Shared with the graph half (memory pools, mem alloc nodes): whichever
+ * header comes first defines it. */
+#ifndef SC_CUDART_MEM_LOCATION_DEFINED
+#define SC_CUDART_MEM_LOCATION_DEFINED
 enum cudaMemLocationType {
     cudaMemLocationTypeInvalid = 0,
     cudaMemLocationTypeNone = 0,
@@ -234,6 +238,7 @@ struct cudaMemLocation {
     enum cudaMemLocationType type;
     int id;
 };
+#endif
 
 /* Shared with the graph half (cudaGraphAddNode, cudaGraphGetEdges): whichever
  * header comes first defines it. */

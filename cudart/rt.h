@@ -101,7 +101,9 @@ cudaError_t sc_rt_graph_new(cudaGraph_t *out);
 void sc_rt_graph_free(cudaGraph_t g);
 
 /** Append a node with edges from the nodes at the given indexes; its index
- *  is the node count before the call.  No capture rule is applied. */
+ *  is the node count before the call.  No capture rule is applied.  A
+ *  cudaGraphNodeTypeGraph node gets its own clone of d->child (the caller
+ *  keeps d->child; sc_rt_node_desc_of gives the node's clone). */
 cudaError_t sc_rt_graph_append(cudaGraph_t g, const sc_rt_node_desc *d, const uint32_t *deps,
                                size_t ndeps, cudaGraphNode_t *out);
 /** Replace every edge of g by the n pairs (from[i] -> to[i]) of indexes. */
@@ -119,6 +121,20 @@ uint32_t sc_rt_node_index(cudaGraphNode_t n);
 cudaGraph_t sc_rt_node_graph(cudaGraphNode_t n);
 /** A node's description (pointers stay owned by the node). */
 const sc_rt_node_desc *sc_rt_node_desc_of(cudaGraphNode_t n);
+
+/**
+ * Perform g now on the calling thread: its nodes in a topological order
+ * honouring every edge; memcpy and memset nodes done on host memory,
+ * host nodes called (with the lock released around the call, so a host
+ * function that calls the runtime does not deadlock), child graphs run
+ * recursively, event record nodes reach sc_rt_event_reached, kernels
+ * counted, waits, empty, mem alloc and mem free nodes nothing to do (a
+ * graph allocation's memory exists from the node's creation on).
+ * sc_rt_issue calls this for a cudaGraphNodeTypeGraph description on a
+ * stream that is not capturing: cudaGraphLaunch issues every launch
+ * through sc_rt_issue with d->child the exec's graph.
+ */
+cudaError_t sc_rt_graph_run(cudaGraph_t g);
 
 /** Mark g as the graph of capture `capture` (0: no longer capturing; the
  *  graph is then a plain graph that the program owns). */

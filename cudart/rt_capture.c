@@ -53,6 +53,9 @@ void sc_rt_desc_to_node(const sc_rt_node_desc *d, uint32_t stream, sc_node *n)
         n->value = (uint8_t)d->value;
         break;
     case cudaGraphNodeTypeHost:
+    /* The model has no child-graph kind: a graph launched into a capture
+     * is one host-side node named cudaGraphLaunch. */
+    case cudaGraphNodeTypeGraph:
         n->kind = SC_KIND_HOST_CALLBACK;
         break;
     case cudaGraphNodeTypeMemAlloc:
@@ -87,6 +90,8 @@ static void run_now(sc_rt_state *st, const sc_rt_node_desc *d)
         sc_rt_lock();
     } else if (d->type == cudaGraphNodeTypeKernel) {
         st->launches++;
+    } else if (d->type == cudaGraphNodeTypeGraph) {
+        (void)sc_rt_graph_run(d->child); /* cudaGraphLaunch outside capture */
     } else {
         sc_rt_perform(d);
     }

@@ -12,3 +12,30 @@ sc_add_command_test(test_cudart_abi
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cudart/abi_check.sh ${CMAKE_C_COMPILER}
             ${PROJECT_SOURCE_DIR} $<TARGET_FILE:sc_cudart> ${CMAKE_NM}
     TIMEOUT 120 SKIP_RETURN_CODE 77)
+
+set(SC_CUDART_TEST_DIR ${CMAKE_CURRENT_LIST_DIR}/cudart)
+
+# Graph half: its sources with a stub runtime half, so the graph API is
+# tested on its own (test_cudart_graph_half reads the stub's counters), and
+# the public-API test against the built libcudart.so.13 where it exists.
+set(SC_CUDART_GRAPH_SOURCES
+    ${PROJECT_SOURCE_DIR}/cudart/graph.c ${PROJECT_SOURCE_DIR}/cudart/graph_api.c
+    ${PROJECT_SOURCE_DIR}/cudart/graph_params.c ${PROJECT_SOURCE_DIR}/cudart/graph_exec.c
+    ${PROJECT_SOURCE_DIR}/cudart/graph_dot.c)
+add_library(sc_cudart_graph_stub STATIC ${SC_CUDART_GRAPH_SOURCES}
+            ${SC_CUDART_TEST_DIR}/graph_rt_stub.c)
+target_include_directories(sc_cudart_graph_stub PUBLIC ${PROJECT_SOURCE_DIR}/cudart
+                           ${SC_CUDART_TEST_DIR})
+target_link_libraries(sc_cudart_graph_stub PUBLIC Threads::Threads)
+sc_add_test(test_cudart_graph_half SOURCES ${SC_CUDART_TEST_DIR}/test_graph_half.c
+            LIBS sc_cudart_graph_stub)
+if(TARGET sc_cudart)
+    sc_add_test(test_cudart_graph_api SOURCES ${SC_CUDART_TEST_DIR}/test_graph_api.c LIBS sc_cudart)
+    target_include_directories(test_cudart_graph_api PRIVATE ${PROJECT_SOURCE_DIR}/cudart)
+    # No daemon: the stand-in warns once and keeps graphs in process.
+    set_tests_properties(test_cudart_graph_api PROPERTIES
+        ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock")
+else()
+    sc_add_test(test_cudart_graph_api SOURCES ${SC_CUDART_TEST_DIR}/test_graph_api.c
+                LIBS sc_cudart_graph_stub)
+endif()

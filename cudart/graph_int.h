@@ -1,0 +1,131 @@
+/*
+ * graph_int.h - the graph half's own objects, shared by graph*.c only.
+ *
+ * A graph is an array of nodes (a node's index is its position) and an
+ * array of edges as index pairs in the order they were added.  Every
+ * function here expects the process lock held (rt.h).
+ */
+#ifndef SC_CUDART_GRAPH_INT_H
+#define SC_CUDART_GRAPH_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "abi_graph.h"
+#include "rt.h"
+
+/** Memory a mem-alloc node of the graph API hands out.  Its address is
+ *  fixed when the node is added (CUDA returns dptr then), so clones and
+ *  execs of the graph share it; the last holder frees it. */
+typedef struct sc_g_block {
+    size_t refs;
+    void *mem;
+    size_t size;
+} sc_g_block;
+
+/* Every export: the process lock around the work, errors through
+ * sc_rt_error so cudaGetLastError sees them. */
+#define SC_G_LOCKED(call)                                                                          \
+    do {                                                                                           \
+        sc_rt_lock();                                                                              \
+        cudaError_t err_ = sc_rt_error(call);                                                      \
+        sc_rt_unlock();                                                                            \
+        return err_;                                                                               \
+    } while (0)
+
+/** What a graph's present contents are, shared by a graph and its clones
+ *  until either is edited: whether a capture made them (the daemon then
+ *  has them already) and whether they were submitted by hand. */
+typedef struct sc_g_state {
+    size_t refs;
+    bool from_capture;
+    bool submitted;
+} sc_g_state;
+
+struct CUgraphNode_st {
+    cudaGraph_t graph;
+    uint32_t index;
+    sc_rt_node_desc d;
+    /* Memcpy nodes: the full copy as the program gave it (d has the
+     * resolved kind and the byte count). */
+    struct cudaMemcpy3DParms copy;
+    /* Kernel nodes: argument arrays as given (not copied: the stand-in
+     * never runs kernels). */
+    void **kernel_params, **extra;
+    /* Mem alloc nodes: the pool properties as given, and the block when
+     * the graph API allocated it (NULL when the runtime did). */
+    struct cudaMemPoolProps pool;
+    sc_g_block *block;
+};
+
+#define SC_G_MAGIC 0x53434752u /* "SCGR" */
+
+struct CUgraph_st {
+    uint32_t magic;
+    cudaGraphNode_t *nodes;
+    size_t n, cap;
+    uint32_t *from, *to;
+    size_t ne, cap_e;
+    uint32_t capture;
+    bool owned; /* a node's child graph: the program may not destroy it */
+    sc_g_state *state;
+    uint64_t kernels_run; /* kernel nodes reached by launches */
+};
+
+#define SC_GX_MAGIC 0x53434758u /* "SCGX" */
+
+struct CUgraphExec_st {
+    uint32_t magic;
+    cudaGraph_t g; /* the exec's own copy, never the program's graph */
+    unsigned long long flags;
+    uint64_t launches;
+};
+
+/* What a node keeps beyond its description. */
+typedef struct node_extra {
+    struct cudaMemcpy3DParms copy;
+    void **kernel_params, **extra;
+    struct cudaMemPoolProps pool;
+    sc_g_block *block; /* handed to the node on success */
+    bool move_child;   /* cudaGraphChildGraphOwnershipMove */
+} node_extra;
+
+/** Descriptions from the program's parameters, checked as CUDA checks
+ *  them (graph_api.c; the SetParams calls use them too). */
+cudaError_t sc_g_kernel_desc(sc_rt_node_desc *d, node_extra *x,
+                             const struct cudaKernelNodeParams *p);
+cudaError_t sc_g_memcpy3d_desc(sc_rt_node_desc *d, node_extra *x,
+                               const struct cudaMemcpy3DParms *p);
+cudaError_t sc_g_memset_desc(sc_rt_node_desc *d, const struct cudaMemsetParams *p);
+cudaError_t sc_g_host_desc(sc_rt_node_desc *d, const struct cudaHostNodeParams *p);
+
+/** NULL and freed handles (the magic is cleared when freed). */
+bool sc_g_valid(cudaGraph_t g);
+bool sc_gx_valid(cudaGraphExec_t x);
+
+/** A deep copy (child graphs cloned, blocks and state shared). */
+cudaError_t sc_g_clone(cudaGraph_t g, cudaGraph_t *out);
+
+/** The program edited g: its state is no longer what was stored. */
+void sc_g_touch(cudaGraph_t g);
+
+/** Add edges from[i] -> to[i] (indexes); on cudaErrorMemoryAllocation
+ *  nothing changed. */
+cudaError_t sc_g_edges_push(cudaGraph_t g, const uint32_t *from, const uint32_t *to, size_t n);
+/** Drop edges past the first n. */
+void sc_g_edges_truncate(cudaGraph_t g, size_t n);
+bool sc_g_has_edge(cudaGraph_t g, uint32_t from, uint32_t to);
+
+/** A topological order honouring every edge (ready nodes in index
+ *  order), malloc'd into *order (g->n entries).  cudaErrorInvalidValue
+ *  when g has a cycle, cudaErrorMemoryAllocation. */
+cudaError_t sc_g_topo_order(cudaGraph_t g, uint32_t **order);
+
+/** Release a block reference. */
+void sc_g_block_unref(sc_g_block *b);
+
+/** The node's type name as the CUDA runtime's DOT output spells it. */
+const char *sc_g_type_dot_name(enum cudaGraphNodeType t);
+
+#endif
