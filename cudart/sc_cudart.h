@@ -7,14 +7,6 @@
 
 #include "abi_base.h"
 #include "abi_rt.h"
-/* The graph API's declarations live with the graph half; a tree without
- * them yet still builds the runtime half. */
-#if defined(__has_include)
-#if __has_include("abi_graph.h")
 #include "abi_graph.h"
-#endif
-#else
-#include "abi_graph.h"
-#endif
 
 #endif

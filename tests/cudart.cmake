@@ -6,6 +6,13 @@
 sc_add_test(test_cudart_rt SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cudart/test_cudart_rt.c
             LIBS sc_cudart_obj)
 
+# The ABI: exports under the version node everywhere; layouts, prototypes
+# and the error table against the toolkit where it is installed.
+sc_add_command_test(test_cudart_abi
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cudart/abi_check.sh ${CMAKE_C_COMPILER}
+            ${PROJECT_SOURCE_DIR} $<TARGET_FILE:sc_cudart> ${CMAKE_NM}
+    TIMEOUT 120 SKIP_RETURN_CODE 77)
+
 set(SC_CUDART_TEST_DIR ${CMAKE_CURRENT_LIST_DIR}/cudart)
 
 # Graph half: its sources with a stub runtime half, so the graph API is
@@ -32,13 +39,6 @@ else()
     sc_add_test(test_cudart_graph_api SOURCES ${SC_CUDART_TEST_DIR}/test_graph_api.c
                 LIBS sc_cudart_graph_stub)
 endif()
-
-# The ABI: exports under the version node everywhere; layouts, prototypes
-# and the error table against the toolkit where it is installed.
-sc_add_command_test(test_cudart_abi
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cudart/abi_check.sh ${CMAKE_C_COMPILER}
-            ${PROJECT_SOURCE_DIR} $<TARGET_FILE:sc_cudart> ${CMAKE_NM}
-    TIMEOUT 120 SKIP_RETURN_CODE 77)
 
 # The end-to-end scenario suite (tests/cudart/suite.cmake).
 include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/suite.cmake)

@@ -12,21 +12,13 @@
 #include "sc_cudart.h"
 #endif
 
-#define ENUM(v)      printf("enum %s = %lld\n", #v, (long long)(v));
-#define SIZE(t)      printf("size %s = %zu\n", #t, sizeof(t));
-#define OFFSET(t, m) printf("offset %s.%s = %zu\n", #t, #m, offsetof(t, m));
-/* The graph half's list spells the three with a prefix. */
-#define SC_ABI_ENUM(v)      ENUM(v)
-#define SC_ABI_SIZE(t)      SIZE(t)
-#define SC_ABI_OFFSET(t, m) OFFSET(t, m)
+#define SC_ABI_ENUM(v)      printf("enum %s = %lld\n", #v, (long long)(v));
+#define SC_ABI_SIZE(t)      printf("size %s = %zu\n", #t, sizeof(t));
+#define SC_ABI_OFFSET(t, m) printf("offset %s.%s = %zu\n", #t, #m, offsetof(t, m));
 
 int main(void)
 {
 #include "abi_items_rt.h"
-#if defined(__has_include)
-#if __has_include("abi_items_graph.h")
 #include "abi_items_graph.h"
-#endif
-#endif
     return 0;
 }
