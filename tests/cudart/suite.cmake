@@ -28,12 +28,14 @@ set(SC_SUITE_PENDING_capture_edit "nodes added to a capturing graph by hand do n
 # nvcc flags a scenario needs besides -cudart shared.
 set(SC_SUITE_NVCC_FLAGS_per_thread --default-stream per-thread)
 
-sc_add_test(run_suite
-    SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_suite.c
-    LIBS sc_it_harness sc_ct_run Threads::Threads)
+# The harness, driven per scenario below (it is no test of its own).
+add_executable(run_suite ${CMAKE_CURRENT_LIST_DIR}/run_suite.c)
+target_link_libraries(run_suite PRIVATE sc_it_harness sc_ct_run Threads::Threads
+                      PkgConfig::CMOCKA)
+target_compile_definitions(run_suite PRIVATE SC_TEST_DATA_DIR="${SC_TEST_DATA_DIR}"
+                           SC_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
+set_target_properties(run_suite PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
 add_dependencies(run_suite streamcapd streamcap sc_cudart)
-# The harness is driven per scenario below, not run bare.
-set_tests_properties(run_suite PROPERTIES DISABLED TRUE)
 
 foreach(name ${SC_SUITE_SCENARIOS})
     set(expect ${SC_SUITE_DIR}/${name}.expect.json)
