@@ -96,7 +96,9 @@ static void session_opened(void *arg, const sc_store_result *res)
         if (s)
             sc_session_free(s);
         s = NULL;
-        sc_store_log_end(d->store, res->id, "failed", 0, sc_now_ms(), sc_log_update_ignore, d);
+        /* Its row exists and must not stay open: retried like any other end. */
+        sc_session row = {.id = (uint64_t)res->id, .uid = o->uid, .pid = o->pid};
+        sc_log_end_detached(d, &row, "failed", 0);
         sc_rpc_fail(&err, SC_RPC_INTERNAL_ERROR, "out of memory");
         sc_async_error(&o->a, &err);
         goto out;
@@ -193,18 +195,26 @@ static void end_ctx_free(end_ctx *e)
     free(e);
 }
 
-/* session.close and a failed capture.end: the log row is final. */
+/*
+ * session.close and a failed capture.end, after the first try of the log
+ * row.  The session is gone either way; a row the database refused is
+ * retried until it takes it (log_retry.c), so it ends `closed` or `failed`,
+ * never `lost`.  The capture error is a failed end's answer; a close whose
+ * row is not written yet says so, since the client cannot retry it.
+ */
 static void session_logged(void *arg, const sc_store_result *res)
 {
     end_ctx *e = arg;
     sc_rpc_error err = {0};
     const sc_session *s = e->s;
-    /* The capture error is the answer; a log failure is only logged. */
-    sc_log_store_error(e->a.d, res->rc, res->errmsg, s->uid, s->pid,
-                       "logging outcome %s of session %llu", e->core_rc ? "failed" : "closed",
-                       (unsigned long long)s->id);
     if (e->core_rc != 0) {
         sc_core_rpc_error(&err, e->core_rc, e->stream);
+        sc_async_error(&e->a, &err);
+    } else if (res->rc == SC_STORE_EIO) {
+        sc_rpc_fail(&err, SC_RPC_STORAGE,
+                    "storage error: %s; session %llu is closed, its log row is written once the "
+                    "database takes it",
+                    res->errmsg ? res->errmsg : "database failed", (unsigned long long)s->id);
         sc_async_error(&e->a, &err);
     } else if (res->rc != SC_STORE_OK) {
         sc_store_rpc_error(&err, res->rc, res->errmsg);
@@ -229,8 +239,7 @@ int sc_h_session_close(sc_req *r)
     uint32_t nodes = live_nodes(s);
     /* Queued first, the discarded captures' rows commit before the reply. */
     sc_cuda_session_end_detached(r->d, s);
-    if (sc_store_log_end(r->d->store, (int64_t)s->id, "closed", nodes, sc_now_ms(), session_logged,
-                         e) != 0) {
+    if (sc_log_end_then(r->d, s, "closed", nodes, session_logged, e) != 0) {
         free(e);
         return sc_req_store_unavailable(r);
     }
@@ -569,8 +578,7 @@ int sc_h_capture_end(sc_req *r)
     s->cap = NULL;
     int rc;
     if (e->core_rc != 0)
-        rc = sc_store_log_end(d->store, (int64_t)s->id, "failed", nodes, sc_now_ms(),
-                              session_logged, e);
+        rc = sc_log_end_then(d, s, "failed", nodes, session_logged, e);
     else
         rc = sc_store_commit_graph(d->store, (int64_t)s->id, e->g, s->uid, s->pid, s->label,
                                    s->label_len, sc_now_ms(), graph_committed, e);

@@ -79,13 +79,16 @@ static int get_limit(sc_req *r, uint32_t *limit)
 /* A request that needs a graph from the cache. */
 typedef struct graph_ctx graph_ctx;
 typedef void (*graph_fn)(graph_ctx *g);
+/* A request's own parameters, checked once access is granted: 0 or -1 with r->err set. */
+typedef int (*graph_check_fn)(sc_req *r);
 
 struct graph_ctx {
     sc_async a;
     sc_req req; /* a copy for synchronous-style replies after the load */
     int64_t id;
     sc_cache_entry *entry;
-    graph_fn on_ready; /* runs with the entry pinned and access checked */
+    graph_check_fn check; /* may be NULL */
+    graph_fn on_ready;    /* runs with the entry pinned, access and params checked */
     uv_work_t work;
     sc_buf text;
     const char *format;
@@ -116,7 +119,8 @@ static void graph_loaded(void *arg, int rc, sc_cache_entry *entry, const char *e
         sc_log_store_error(g->a.d, rc, errmsg, (uint32_t)g->a.c->uid, g->a.c->pid,
                            "loading graph %" PRId64, g->id);
         sc_store_rpc_error(&g->req.err, rc, errmsg);
-    } else if (check_access(&g->req, sc_cache_graph(entry)) == 0) {
+    } else if (check_access(&g->req, sc_cache_graph(entry)) == 0 &&
+               (!g->check || g->check(&g->req) == 0)) {
         g->on_ready(g);
         return;
     }
@@ -130,8 +134,10 @@ static void graph_loaded(void *arg, int rc, sc_cache_entry *entry, const char *e
  * answers synchronously returns its result directly (no context needed);
  * otherwise the context waits for the load.  Without `full` the entry may
  * be a skeleton (streams and edges only): enough for reachability.
+ * `check` validates the other parameters only after the owner's check, so
+ * another uid learns nothing from a graph but 1005, whatever it sends.
  */
-static int with_graph(sc_req *r, bool full, graph_fn on_ready,
+static int with_graph(sc_req *r, bool full, graph_check_fn check, graph_fn on_ready,
                       int (*on_hit)(sc_req *, const sc_stored_graph *))
 {
     uint64_t id;
@@ -144,6 +150,7 @@ static int with_graph(sc_req *r, bool full, graph_fn on_ready,
     sc_buf_init(&g->text);
     g->id = (int64_t)id;
     g->req = *r;
+    g->check = check;
     g->on_ready = on_ready;
     int rc = sc_cache_get(r->d->cache, (int64_t)id, full, &hit, graph_loaded, g);
     if (rc < 0) {
@@ -159,7 +166,7 @@ static int with_graph(sc_req *r, bool full, graph_fn on_ready,
     }
     g->entry = hit;
     const sc_stored_graph *sg = sc_cache_graph(hit);
-    if (check_access(r, sg) != 0) {
+    if (check_access(r, sg) != 0 || (check && check(r) != 0)) {
         sc_cache_release(r->d->cache, hit);
         free(g);
         return H_ERROR;
@@ -210,7 +217,7 @@ static sc_jval get_pairs(const sc_req *r)
     return sc_param_present(r->params, "pairs") ? sc_param_get(r->params, "pairs") : SC_JVAL_NONE;
 }
 
-/* Checked before the graph is loaded, so bad input costs no I/O. */
+/* Checked after the owner's check, before any pair is answered. */
 static int check_reach_params(sc_req *r)
 {
     sc_jval pairs = get_pairs(r);
@@ -316,9 +323,7 @@ static void reach_ready(graph_ctx *g)
 
 int sc_h_graph_reachable(sc_req *r)
 {
-    if (sc_param_id(r->params, "graph", &(uint64_t){0}, &r->err) != 0 || check_reach_params(r) != 0)
-        return H_ERROR;
-    return with_graph(r, false, reach_ready, answer_reach);
+    return with_graph(r, false, check_reach_params, reach_ready, answer_reach);
 }
 
 /* ------------------------------------------------------- graph.get / export */
@@ -519,22 +524,26 @@ static void export_ready(graph_ctx *g)
 
 int sc_h_graph_get(sc_req *r)
 {
-    return with_graph(r, true, get_ready, NULL);
+    return with_graph(r, true, NULL, get_ready, NULL);
+}
+
+static int check_export_params(sc_req *r)
+{
+    const char *format;
+    size_t len;
+    if (sc_param_string(r->params, "format", &format, &len, &r->err) != 0)
+        return -1;
+    if (len != 3 || memcmp(format, "dot", 3) != 0) {
+        sc_req_fail(r, SC_RPC_INVALID_PARAMS, "invalid params: 'format' must be \"dot\"");
+        r->err.field = "format";
+        return -1;
+    }
+    return 0;
 }
 
 int sc_h_graph_export(sc_req *r)
 {
-    const char *format;
-    size_t len;
-    if (sc_param_id(r->params, "graph", &(uint64_t){0}, &r->err) != 0 ||
-        sc_param_string(r->params, "format", &format, &len, &r->err) != 0)
-        return H_ERROR;
-    if (len != 3 || memcmp(format, "dot", 3) != 0) {
-        sc_req_fail(r, SC_RPC_INVALID_PARAMS, "invalid params: 'format' must be \"dot\"");
-        r->err.field = "format";
-        return H_ERROR;
-    }
-    return with_graph(r, true, export_ready, NULL);
+    return with_graph(r, true, check_export_params, export_ready, NULL);
 }
 
 /* ------------------------------------------------------- graph.delete */

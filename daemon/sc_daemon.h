@@ -325,6 +325,15 @@ void sc_sessions_shutdown(sc_daemon *d);
  */
 void sc_log_end_detached(sc_daemon *d, const sc_session *s, const char *outcome,
                          uint32_t node_count);
+/**
+ * sc_log_end_detached for a request that answers once the row is tried:
+ * `first` gets the first attempt's result, and a refused update
+ * (SC_STORE_EIO) is still retried like a detached one.  Returns 0 (`first`
+ * runs exactly once), or SC_STORE_ECLOSED / SC_STORE_ENOMEM / another store
+ * code when nothing was queued (`first` never runs).
+ */
+int sc_log_end_then(sc_daemon *d, const sc_session *s, const char *outcome, uint32_t node_count,
+                    sc_store_done_fn first, void *arg);
 /** Store completion for a log update whose failure is only logged (arg: the daemon). */
 void sc_log_update_ignore(void *arg, const sc_store_result *res);
 /** Queue again the log updates the database refused earlier. */

@@ -66,8 +66,8 @@ enum sc_store_rc {
     SC_STORE_ENOTFOUND = -301, /* no such graph / row */
     SC_STORE_EIO = -302,       /* SQLite failed (full, I/O, busy...): see errmsg */
     SC_STORE_ECLOSED = -303,   /* store is closing; job not queued */
-    SC_STORE_ENOMEM = -304,
-    SC_STORE_EINVAL = -305, /* bad argument: NULL, unsealed graph, unknown outcome */
+    SC_STORE_ENOMEM = -304,    /* out of memory, the daemon's or SQLite's: never EIO */
+    SC_STORE_EINVAL = -305,    /* bad argument: NULL, unsealed graph, unknown outcome */
 };
 
 typedef struct sc_store_result {

@@ -250,6 +250,11 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         uv_read_stop(s);
         c->reading = false;
         c->peer_eof = true;
+        /* The peer's last line may end with EOF instead of '\n': it is a
+         * request all the same (a blank tail is skipped like a blank line). */
+        if (n == UV_EOF && sc_framer_pending(&c->in) > 0 && sc_framer_push(&c->in, "\n", 1) != 0)
+            sc_log(c->d, SC_LOG_WARN, "connection %llu: out of memory ending its last line",
+                   (unsigned long long)c->serial);
         sc_conn_ref(c);
         sc_dispatch_process(c);
         if (!c->closing && sc_conn_idle(c))

@@ -103,6 +103,7 @@ typedef struct store_writer {
     sqlite3_stmt *capture_insert;
     sqlite3_stmt *capture_graph_deleted;
     const char *why; /* set when a job fails for a reason SQLite does not know */
+    bool nomem;      /* the failure was memory running out (SQLite's or ours) */
 } store_writer;
 
 typedef struct store_reader store_reader;

@@ -121,9 +121,11 @@ static int sql_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **out)
     return sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL);
 }
 
-static store_reader *reader_open(const sc_store *st, char *errbuf, size_t len)
+/* A new reader, or NULL with *fail set to SC_STORE_ENOMEM or SC_STORE_EIO. */
+static store_reader *reader_open(const sc_store *st, int *fail, char *errbuf, size_t len)
 {
     store_reader *r = calloc(1, sizeof *r);
+    *fail = SC_STORE_ENOMEM;
     if (!r) {
         snprintf(errbuf, len, "out of memory");
         return NULL;
@@ -162,6 +164,8 @@ static store_reader *reader_open(const sc_store *st, char *errbuf, size_t len)
     if (rc != SQLITE_OK) {
         snprintf(errbuf, len, "opening reader: %s",
                  r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc));
+        if ((rc & 0xff) != SQLITE_NOMEM)
+            *fail = SC_STORE_EIO;
         reader_close(r);
         return NULL;
     }
@@ -169,7 +173,7 @@ static store_reader *reader_open(const sc_store *st, char *errbuf, size_t len)
 }
 
 /* Take a free reader, open one if the pool is not full, else wait. */
-static store_reader *reader_acquire(sc_store *st, char *errbuf, size_t len)
+static store_reader *reader_acquire(sc_store *st, int *fail, char *errbuf, size_t len)
 {
     pthread_mutex_lock(&st->rmu);
     while (!st->free_readers && st->reader_count >= STORE_MAX_READERS)
@@ -183,7 +187,7 @@ static store_reader *reader_acquire(sc_store *st, char *errbuf, size_t len)
     st->reader_count++;
     pthread_mutex_unlock(&st->rmu);
 
-    r = reader_open(st, errbuf, len);
+    r = reader_open(st, fail, errbuf, len);
     if (!r) {
         pthread_mutex_lock(&st->rmu);
         st->reader_count--;
@@ -210,9 +214,12 @@ static int set_err(store_read_req *q, int rc, const char *msg)
     return rc;
 }
 
-/* SC_STORE_EIO with the connection's message. */
+/* SC_STORE_EIO with the connection's message; SQLite running out of memory
+ * is the daemon's failure, not the database's, so it is SC_STORE_ENOMEM. */
 static int fail_db(store_reader *r, store_read_req *q)
 {
+    if ((sqlite3_errcode(r->db) & 0xff) == SQLITE_NOMEM)
+        return set_err(q, SC_STORE_ENOMEM, "out of memory");
     return set_err(q, SC_STORE_EIO, sqlite3_errmsg(r->db));
 }
 
@@ -941,9 +948,10 @@ static void read_work(uv_work_t *work)
 {
     store_read_req *q = work->data;
     sc_store *st = q->st;
-    store_reader *r = reader_acquire(st, q->errmsg, sizeof q->errmsg);
+    int fail = SC_STORE_EIO;
+    store_reader *r = reader_acquire(st, &fail, q->errmsg, sizeof q->errmsg);
     if (!r) {
-        q->rc = SC_STORE_EIO;
+        q->rc = fail;
     } else {
         q->run(r, q);
         reader_release(st, r);

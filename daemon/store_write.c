@@ -233,6 +233,7 @@ static int index_blobs_alloc(store_writer *w, const sc_graph *g, index_blobs *b)
         return 0;
     index_blobs_free(b);
     w->why = "out of memory building the graph index row";
+    w->nomem = true;
     return SC_STORE_EIO;
 }
 
@@ -494,9 +495,12 @@ static void rollback(store_writer *w)
         sql_step_done(w->rollback);
 }
 
+/* Read before the rollback, which may replace the connection's error. */
 static void copy_errmsg(store_writer *w, char *buf, size_t len)
 {
     snprintf(buf, len, "%s", w->why ? w->why : sqlite3_errmsg(w->db));
+    if (!w->why && (sqlite3_errcode(w->db) & 0xff) == SQLITE_NOMEM)
+        w->nomem = true;
 }
 
 /* run_txn's outcome: neither a SQLite nor a store code, the jobs hold those. */
@@ -511,6 +515,7 @@ static int run_txn(store_writer *w, store_job *first, store_job *end, char *errb
         j->id = 0;
     }
     w->why = NULL;
+    w->nomem = false;
     if (sql_step_done(w->begin) != SQLITE_OK) {
         copy_errmsg(w, errbuf, len);
         return TXN_BEGIN_FAILED;
@@ -531,9 +536,11 @@ static int run_txn(store_writer *w, store_job *first, store_job *end, char *errb
     return TXN_OK;
 }
 
-static void fail_job(store_job *j, const char *msg, sc_store_stats *delta)
+/* Memory running out is the daemon's failure, not the database's: the job
+ * fails with SC_STORE_ENOMEM so that it is never reported as storage. */
+static void fail_job(store_job *j, const char *msg, bool nomem, sc_store_stats *delta)
 {
-    j->rc = SC_STORE_EIO;
+    j->rc = nomem ? SC_STORE_ENOMEM : SC_STORE_EIO;
     j->id = 0;
     free(j->errmsg);
     j->errmsg = store_strdup(msg);
@@ -561,7 +568,7 @@ void store_writer_run_batch(store_writer *w, store_job *batch, sc_store_stats *d
      */
     if (r == TXN_BEGIN_FAILED || n == 1) {
         for (store_job *j = batch; j; j = j->next)
-            fail_job(j, err, delta);
+            fail_job(j, err, w->nomem, delta);
         return;
     }
     for (store_job *j = batch; j; j = j->next) {
@@ -569,6 +576,6 @@ void store_writer_run_batch(store_writer *w, store_job *batch, sc_store_stats *d
         if (run_txn(w, j, j->next, err, sizeof err) == TXN_OK)
             delta->transactions++;
         else
-            fail_job(j, err, delta);
+            fail_job(j, err, w->nomem, delta);
     }
 }

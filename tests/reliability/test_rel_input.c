@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -498,6 +500,61 @@ static void test_huge_line_memory_bounded(void **state)
     sc_it_must_stop(d);
 }
 
+/* Send `data` on a raw connection, shut down the write side, and return
+ * everything the daemon sends until it closes (malloc'd, NUL-terminated). */
+static char *send_then_eof(sc_it_daemon *d, const char *data)
+{
+    int fd = sc_it_socket_connect(sc_it_daemon_socket(d));
+    assert_true(fd >= 0);
+    size_t n = strlen(data);
+    assert_int_equal(write(fd, data, n), (ssize_t)n);
+    assert_int_equal(shutdown(fd, SHUT_WR), 0);
+    size_t len = 0, cap = 4096;
+    char *out = malloc(cap);
+    assert_non_null(out);
+    for (;;) {
+        if (cap - len < 1024) {
+            cap *= 2;
+            out = realloc(out, cap);
+            assert_non_null(out);
+        }
+        ssize_t k = read(fd, out + len, cap - len - 1);
+        if (k <= 0)
+            break;
+        len += (size_t)k;
+    }
+    close(fd);
+    out[len] = '\0';
+    return out;
+}
+
+/* A last line the client ends with EOF instead of '\n' is still a request:
+ * it gets its reply, after those of the lines before it. */
+static void test_final_line_without_newline(void **state)
+{
+    sc_it_daemon *d = sc_rel_must_start(state, NULL);
+    char *out = send_then_eof(d, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"server.info\"}");
+    if (!strstr(out, "\"id\":7") || !strstr(out, "\"result\"") || out[strlen(out) - 1] != '\n')
+        fail_msg("an unterminated last line got no reply line: '%s'", out);
+    free(out);
+    out = send_then_eof(d, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server.info\"}\n"
+                           "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"server.info\"}");
+    const char *one = strstr(out, "\"id\":1"), *two = strstr(out, "\"id\":2");
+    if (!one || !two || two < one)
+        fail_msg("two lines, the last unterminated: replies '%s'", out);
+    free(out);
+    /* An unterminated fragment of JSON is answered like any bad line. */
+    out = send_then_eof(d, "{\"jsonrpc\":\"2.0\",\"id\":3,");
+    if (!strstr(out, "-32700"))
+        fail_msg("an unterminated broken last line: reply '%s', want -32700", out);
+    free(out);
+    /* A blank tail is no request. */
+    out = send_then_eof(d, "  ");
+    assert_string_equal(out, "");
+    free(out);
+    sc_it_must_stop(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -505,6 +562,7 @@ int main(void)
         SC_REL_TEST(test_random_bytes),
         SC_REL_TEST(test_oversize_lines),
         SC_REL_TEST(test_huge_line_memory_bounded),
+        SC_REL_TEST(test_final_line_without_newline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

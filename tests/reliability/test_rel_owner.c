@@ -153,6 +153,13 @@ static void child_checks(report *r, const char *socket, int64_t s, int64_t g)
         {"graph.reachable", "{\"graph\":%lld,\"pairs\":[[0,1],[1,0]]}"},
         {"graph.export", "{\"graph\":%lld,\"format\":\"dot\"}"},
         {"graph.delete", "{\"graph\":%lld}"},
+        /* The owner is checked before anything else is: bad parameters on
+         * someone else's graph tell nothing but 1005. */
+        {"graph.export", "{\"graph\":%lld,\"format\":\"svg\"}"},
+        {"graph.export", "{\"graph\":%lld}"},
+        {"graph.reachable", "{\"graph\":%lld,\"pairs\":[[0]]}"},
+        {"graph.reachable", "{\"graph\":%lld,\"pairs\":[[0,1]],\"from\":0}"},
+        {"graph.reachable", "{\"graph\":%lld}"},
     };
     for (size_t i = 0; i < sizeof(graph_methods) / sizeof(graph_methods[0]); i++) {
         snprintf(p, sizeof(p), graph_methods[i][1], (long long)g);

@@ -240,11 +240,66 @@ static void test_write_lock_held_elsewhere(void **state)
     sc_it_must_see_outcome(db_path, s, "failed", 5000);
 }
 
+/* The reply's error.message, or "" when it has none. */
+static const char *error_message(const cJSON *reply)
+{
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(reply, "error");
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "message");
+    return cJSON_IsString(m) ? m->valuestring : "";
+}
+
+/*
+ * Every end of a session gets its final log row even when the database
+ * refuses it at first: a close answered 1007 says the session is gone and
+ * its row is written once the database takes it; a failed end answers its
+ * capture error and its row ends `failed`.  Neither is left `open` to be
+ * called `lost` after a clean restart.
+ */
+static void test_log_rows_end_once_storage_recovers(void **state)
+{
+    static const char *const args[] = {"--busy-timeout", "200", NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    const char *db_path = sc_it_daemon_db(d);
+    sc_it_conn *c = sc_it_must_connect(d);
+    long long closed = (long long)sc_it_open_session(c, "closed while locked");
+    long long failed = (long long)sc_it_open_session(c, "failed while locked");
+
+    sqlite3 *lock = take_write_lock(db_path);
+    cJSON *reply = sc_it_call(c, "session.close", "{\"session\":%lld}", closed);
+    sc_it_err(c, reply, 1007, "storage");
+    char *want = sc_it_fmt("session %lld is closed", closed);
+    if (!strstr(error_message(reply), want))
+        fail_msg("session.close that could not be logged: message '%s' does not say '%s'",
+                 error_message(reply), want);
+    free(want);
+    cJSON_Delete(reply);
+    /* Ending a stream that never began capturing fails the end. */
+    reply = sc_it_call(c, "capture.end", "{\"session\":%lld,\"stream\":0}", failed);
+    int64_t code = 0;
+    assert_true(sc_rel_error_code(reply, &code));
+    assert_int_not_equal(code, 1007);
+    cJSON_Delete(reply);
+    /* Both are gone, as their replies said. */
+    sc_it_must_error(c, 1001, "not_found", "session.info", "{\"session\":%lld}", closed);
+    sc_it_must_error(c, 1001, "not_found", "session.info", "{\"session\":%lld}", failed);
+    release_write_lock(lock);
+
+    sc_it_must_see_outcome(db_path, closed, "closed", 5000);
+    sc_it_must_see_outcome(db_path, failed, "failed", 5000);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    sc_it_must_restart(d, args);
+    sc_it_must_see_outcome(db_path, closed, "closed", 0);
+    sc_it_must_see_outcome(db_path, failed, "failed", 0);
+    sc_it_must_stop(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         SC_REL_TEST(test_full_database),
         SC_REL_TEST(test_write_lock_held_elsewhere),
+        SC_REL_TEST(test_log_rows_end_once_storage_recovers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,6 +72,40 @@ static void test_full_database_fails_one_commit(void **state)
     sc_graph_destroy(small);
 }
 
+/* SQLite running out of memory is the daemon's failure, not the database's:
+ * SC_STORE_ENOMEM (-32603 on the wire), never SC_STORE_EIO (1007). */
+static void test_out_of_memory_is_not_storage(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 1000, 0);
+    int64_t s = fx_open_session(f, "nomem", T0);
+    sc_graph *g = chain_graph(20000, 40);
+    int64_t was = sqlite3_hard_heap_limit64(-1);
+    sqlite3_hard_heap_limit64(sqlite3_memory_used() + 16 * 1024);
+    wres w = {0};
+    assert_int_equal(sc_store_commit_graph(f->st, s, g, 1, 1, "nomem", 5, T0, wres_cb, &w), 0);
+    fx_drain(f);
+    sqlite3_hard_heap_limit64(was);
+    assert_int_equal(w.calls, 1);
+    if (w.rc != SC_STORE_ENOMEM)
+        fail_msg("commit under a heap limit: %d (%s), want SC_STORE_ENOMEM", w.rc, w.msg);
+    assert_nothing_stored(f, s);
+
+    /* With memory back the same commit stores, and a read under the limit
+     * fails the same way. */
+    memset(&w, 0, sizeof w);
+    assert_int_equal(sc_store_commit_graph(f->st, s, g, 1, 1, "nomem", 5, T0, wres_cb, &w), 0);
+    fx_drain(f);
+    assert_int_equal(w.rc, 0);
+    sqlite3_hard_heap_limit64(sqlite3_memory_used() + 1024);
+    lres r = {0};
+    fx_load(f, w.id, &r);
+    sqlite3_hard_heap_limit64(was);
+    if (r.rc != SC_STORE_ENOMEM)
+        fail_msg("load under a heap limit: %d (%s), want SC_STORE_ENOMEM", r.rc, r.msg);
+    sc_graph_destroy(g);
+}
+
 /* Park the writer on a job while the test holds the write lock, so what is
  * queued next forms one batch once the lock is released. */
 static sqlite3 *park_writer(fx *f, wres *first)
@@ -276,6 +310,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_full_database_in_a_batch, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_refusal_keeps_batch, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_write_lock_held_elsewhere, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_out_of_memory_is_not_storage, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_open_failure, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_bad_arguments, fx_setup, fx_teardown),
     };
