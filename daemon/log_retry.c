@@ -9,14 +9,6 @@
 
 #include "sc_daemon.h"
 
-void sc_log_update_ignore(void *arg, const sc_store_result *res)
-{
-    sc_daemon *d = arg;
-    if (res->rc != SC_STORE_OK)
-        sc_log(d, SC_LOG_ERROR, "capture log update failed: %s",
-               res->errmsg ? res->errmsg : "store error");
-}
-
 /*
  * A session's final log update that nobody waits for.  When the database
  * refuses it (full, locked), it is kept and tried again by the sweep, so a

@@ -334,8 +334,6 @@ void sc_log_end_detached(sc_daemon *d, const sc_session *s, const char *outcome,
  */
 int sc_log_end_then(sc_daemon *d, const sc_session *s, const char *outcome, uint32_t node_count,
                     sc_store_done_fn first, void *arg);
-/** Store completion for a log update whose failure is only logged (arg: the daemon). */
-void sc_log_update_ignore(void *arg, const sc_store_result *res);
 /** Queue again the log updates the database refused earlier. */
 void sc_log_retry_all(sc_daemon *d);
 /** Free log updates still waiting for a retry (tear-down). */
