@@ -33,6 +33,13 @@ typedef struct run_proc {
     uint64_t session;
 } run_proc;
 
+/* A stream of a capture that ended with unjoined work (904), and those nodes. */
+typedef struct run_unjoined {
+    uint64_t stream;
+    uint64_t *nodes;
+    size_t nnodes;
+} run_unjoined;
+
 /* A capture line, or a graph line (source "submit"). */
 typedef struct run_item {
     int64_t pid;
@@ -48,6 +55,8 @@ typedef struct run_item {
     bool has_broken, broken_has_error;
     char *broken_call, *broken_name;
     int64_t broken_error;
+    run_unjoined *unjoined;
+    size_t nunjoined;
 } run_item;
 
 typedef struct run_bad {
@@ -218,8 +227,37 @@ static bool known_outcome(const char *s)
     return false;
 }
 
+/* The streams holding unjoined work: entries that are not {stream, nodes}
+ * of whole numbers are skipped. */
+static void parse_unjoined(run_item *it, const cJSON *o)
+{
+    const cJSON *un = cJSON_GetObjectItemCaseSensitive(o, "unjoined");
+    int n = cJSON_IsArray(un) ? cJSON_GetArraySize(un) : 0;
+    if (n <= 0 || !(it->unjoined = calloc((size_t)n, sizeof *it->unjoined)))
+        return;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, un)
+    {
+        run_unjoined *u = &it->unjoined[it->nunjoined];
+        const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(e, "nodes");
+        int m = cJSON_IsArray(nodes) ? cJSON_GetArraySize(nodes) : 0;
+        if (!u64_member(e, "stream", &u->stream) || m <= 0 ||
+            !(u->nodes = calloc((size_t)m, sizeof *u->nodes)))
+            continue;
+        const cJSON *v;
+        cJSON_ArrayForEach(v, nodes)
+        {
+            if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= RUN_MAX_U53 &&
+                v->valuedouble == (double)(uint64_t)v->valuedouble)
+                u->nodes[u->nnodes++] = (uint64_t)v->valuedouble;
+        }
+        it->nunjoined++;
+    }
+}
+
 static void parse_failure(run_item *it, const cJSON *o)
 {
+    parse_unjoined(it, o);
     it->call = dup_member(o, "call");
     it->cuda_name = dup_member(o, "cuda_name");
     it->message = dup_member(o, "message");
@@ -349,6 +387,9 @@ static void free_item(run_item *it)
     free(it->message);
     free(it->broken_call);
     free(it->broken_name);
+    for (size_t i = 0; i < it->nunjoined; i++)
+        free(it->unjoined[i].nodes);
+    free(it->unjoined);
 }
 
 static void free_report(run_report *r)
@@ -406,6 +447,25 @@ static void json_failure(sc_buf *b, bool *first, const run_item *it)
         sc_json_member_cstr(b, first, "cuda_name", it->cuda_name);
     if (it->message)
         sc_json_member_cstr(b, first, "message", it->message);
+    if (it->nunjoined) {
+        sc_json_key(b, first, "unjoined");
+        sc_buf_putc(b, '[');
+        for (size_t i = 0; i < it->nunjoined; i++) {
+            bool uf;
+            if (i)
+                sc_buf_putc(b, ',');
+            sc_json_obj_begin(b, &uf);
+            sc_json_member_u64(b, &uf, "stream", it->unjoined[i].stream);
+            sc_json_key(b, &uf, "nodes");
+            sc_buf_putc(b, '[');
+            for (size_t j = 0; j < it->unjoined[i].nnodes; j++)
+                sc_buf_printf(b, "%s%llu", j ? "," : "",
+                              (unsigned long long)it->unjoined[i].nodes[j]);
+            sc_buf_putc(b, ']');
+            sc_json_obj_end(b);
+        }
+        sc_buf_putc(b, ']');
+    }
     if (!it->has_broken)
         return;
     bool bf;
@@ -588,6 +648,14 @@ static void text_failed(FILE *f, const run_item *it)
             fputs(", which returned ", f);
             put_cuda_error(f, it->broken_name, it->broken_has_error, it->broken_error);
         }
+    }
+    for (size_t i = 0; i < it->nunjoined; i++) {
+        const run_unjoined *u = &it->unjoined[i];
+        fprintf(f, "%s stream %llu (node%s", i ? "," : "; unjoined work on",
+                (unsigned long long)u->stream, u->nnodes == 1 ? "" : "s");
+        for (size_t j = 0; j < u->nnodes; j++)
+            fprintf(f, "%s %llu", j ? "," : "", (unsigned long long)u->nodes[j]);
+        fputc(')', f);
     }
     fputc('\n', f);
 }

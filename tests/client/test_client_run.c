@@ -440,7 +440,8 @@ static void test_run_standin_lookup(void **state)
     "line={\"event\":\"capture\",\"pid\":{pid},\"capture\":3,\"mode\":\"thread_local\","           \
     "\"outcome\":\"failed\",\"graph\":null,\"node_count\":0,\"edge_count\":0,\"call\":"            \
     "\"cudaStreamEndCapture\",\"cuda_error\":904,\"cuda_name\":"                                   \
-    "\"cudaErrorStreamCaptureUnjoined\",\"message\":\"capturing stream has unjoined work\"}"
+    "\"cudaErrorStreamCaptureUnjoined\",\"message\":\"capturing stream has unjoined work\","       \
+    "\"unjoined\":[{\"stream\":7,\"nodes\":[2,3]},{\"stream\":9,\"nodes\":[4]}]}"
 #define KEPT                                                                                       \
     "line={\"event\":\"capture\",\"pid\":{pid},\"capture\":4,\"mode\":\"relaxed\",\"outcome\":"    \
     "\"kept\",\"graph\":null,\"node_count\":6,\"edge_count\":5}"
@@ -475,7 +476,8 @@ static void test_run_summary_text(void **state)
                  "error during capture; broken by cudaMalloc, which returned "
                  "cudaErrorStreamCaptureUnsupported (900)\n");
     expect_in(e, ", thread_local mode: cudaStreamEndCapture failed with "
-                 "cudaErrorStreamCaptureUnjoined (904): capturing stream has unjoined work\n");
+                 "cudaErrorStreamCaptureUnjoined (904): capturing stream has unjoined work; "
+                 "unjoined work on stream 7 (nodes 2, 3), stream 9 (node 4)\n");
     expect_in(e, "  kept in the process, stored by no daemon: 2\n");
     expect_in(e, "    6 nodes, 5 edges (capture 4 of pid ");
     expect_in(e, "    2 nodes, 1 edge (built by hand in pid ");
@@ -586,6 +588,13 @@ static void test_run_summary_json(void **state)
     x = item(j, "failed", 1);
     assert_int_equal((int)num(x, "cuda_error"), 904);
     assert_null(cJSON_GetObjectItem(x, "broken_by"));
+    const cJSON *un = cJSON_GetObjectItem(x, "unjoined");
+    assert_int_equal(cJSON_GetArraySize(un), 2);
+    assert_int_equal((int)num(cJSON_GetArrayItem(un, 0), "stream"), 7);
+    const cJSON *nodes = cJSON_GetObjectItem(cJSON_GetArrayItem(un, 0), "nodes");
+    assert_int_equal(cJSON_GetArraySize(nodes), 2);
+    assert_int_equal(cJSON_GetArrayItem(nodes, 1)->valueint, 3);
+    assert_int_equal((int)num(cJSON_GetArrayItem(un, 1), "stream"), 9);
 
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "kept")), 2);
     x = item(j, "kept", 0);
