@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,22 +106,24 @@ struct sc_rt_feed {
     int exit_timeout_ms;
     char label[320];
 
-    /* the queue: the producer's end (process lock) */
-    sc_rt_block *tail;
+    /* The queue.  Each end on cache lines of its own: a launch must not
+     * wait for a line the feed thread just wrote. */
+    /* the producer's end (process lock) */
+    alignas(64) sc_rt_block *tail;
     size_t tail_i;
     _Atomic uint64_t pushed;
     /* the consumer's end (feed thread) */
-    sc_rt_block *head;
+    alignas(64) sc_rt_block *head;
     size_t head_i;
     _Atomic uint64_t popped;
     _Atomic(sc_rt_block *) spare;
+    alignas(64) _Atomic bool sleeping; /* written only when the feed thread idles */
+    alignas(64) pthread_t thread;
 
-    pthread_t thread;
     bool thread_on;
-    pthread_mutex_t mu;  /* the waits below, and everything after them */
-    pthread_cond_t wake; /* records pushed, or stop */
-    pthread_cond_t idle; /* the feed thread caught up (or stopped) */
-    _Atomic bool sleeping;
+    pthread_mutex_t mu;   /* the waits below, and everything after them */
+    pthread_cond_t wake;  /* records pushed, or stop */
+    pthread_cond_t idle;  /* the feed thread caught up (or stopped) */
     _Atomic bool waiting; /* someone waits on `idle` */
     bool stop, stopped;
 
@@ -399,8 +402,8 @@ static void *feed_main(void *arg)
                 free(p->edges);
             }
             free(o->ext);
-            atomic_store_explicit(&f->popped, done + 1, memory_order_release);
         }
+        atomic_store_explicit(&f->popped, done, memory_order_release);
     }
     pthread_mutex_lock(&f->mu);
     f->stopped = true;
@@ -454,15 +457,15 @@ static bool caught_up(sc_rt_feed *f, int ms)
  * models). */
 static sc_rt_op *push_slot(sc_rt_feed *f)
 {
-    if (atomic_load_explicit(&f->pushed, memory_order_relaxed) -
-            atomic_load_explicit(&f->popped, memory_order_relaxed) >=
-        SC_RT_MAX_BACKLOG) {
-        if (!caught_up(f, f->exit_timeout_ms > 0 ? f->exit_timeout_ms : 10000)) {
+    if (f->tail_i == SC_RT_BLOCK_OPS) {
+        /* The backlog is looked at once a block, not once a launch. */
+        if (atomic_load_explicit(&f->pushed, memory_order_relaxed) -
+                    atomic_load_explicit(&f->popped, memory_order_acquire) >=
+                SC_RT_MAX_BACKLOG &&
+            !caught_up(f, f->exit_timeout_ms > 0 ? f->exit_timeout_ms : 10000)) {
             lost(f, -ETIMEDOUT);
             return NULL;
         }
-    }
-    if (f->tail_i == SC_RT_BLOCK_OPS) {
         sc_rt_block *b = block_new(f);
         if (!b) {
             lost(f, -ENOMEM);
