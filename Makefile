@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-asan bench format clean
+.PHONY: all deps build run test test-asan bench bench-cudart format clean
 
 all: build
 
@@ -29,6 +29,11 @@ test-asan: deps
 
 bench: build
 	bench/run
+	bench/cudart $(BUILD)
+
+# The CUDA runtime stand-in's captured launches and ends (bench/RESULTS.md).
+bench-cudart: build
+	bench/cudart $(BUILD)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

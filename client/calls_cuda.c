@@ -316,6 +316,22 @@ int sc_client_cuda_event(sc_client *c, uint64_t session, uint32_t stream, uint32
     return finish_empty(c, m);
 }
 
+int sc_client_cuda_event_ex(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
+                            uint32_t event, bool wait, bool external, int64_t *node)
+{
+    sc_method_id m = wait ? SC_M_CAPTURE_WAIT_EVENT : SC_M_CAPTURE_RECORD_EVENT;
+    int rc = begin_cuda(c, m, session, thread);
+    if (rc != 0)
+        return rc;
+    sc_cl_u64(c, "stream", stream);
+    sc_cl_u64(c, "event", event);
+    /* Sent only when set, so that a daemon from before the flag still
+     * takes the plain call. */
+    if (external)
+        sc_cl_raw(c, "external", "true");
+    return finish_record(c, m, node);
+}
+
 int sc_client_update_dependencies(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
                                   const uint32_t *nodes, size_t count, bool set)
 {

@@ -329,6 +329,12 @@ SC_CLIENT_API int sc_client_cuda_record_kernel(sc_client *c, uint64_t session, u
 /** capture.record_event (wait false) or capture.wait_event (wait true). */
 SC_CLIENT_API int sc_client_cuda_event(sc_client *c, uint64_t session, uint32_t stream,
                                        uint32_t thread, uint32_t event, bool wait);
+/** sc_client_cuda_event with CUDA's external flag (cudaEventRecordExternal,
+ *  cudaEventWaitExternal): in a capture the record or wait is then a node of
+ *  its own, whose id is *node (may be NULL); -1 when no node was made. */
+SC_CLIENT_API int sc_client_cuda_event_ex(sc_client *c, uint64_t session, uint32_t stream,
+                                          uint32_t thread, uint32_t event, bool wait, bool external,
+                                          int64_t *node);
 
 /** capture.update_dependencies: add `nodes` to the stream's dependency set,
  *  or (`set`) replace the set with them. */

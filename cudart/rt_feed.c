@@ -1,14 +1,26 @@
 /*
  * rt_feed.c - the daemon mirror: one connection and one cuda-mode session
  * per process, every state-changing model call sent with the same stream,
- * thread and event ids so that the daemon's model stays the local one.
+ * thread and event ids, in the order the local model saw them, so that the
+ * daemon's model stays the local one.
+ *
+ * The application's thread never formats a request: under the process lock
+ * it appends a fixed-size record to a queue (single producer, since every
+ * producer holds the lock; single consumer) and returns.  The feed thread
+ * pops the records and makes the client's asynchronous calls; the client's
+ * I/O thread hands the replies back in call order, numbered 1, 2, ...,
+ * which is how capture.end and graph.submit replies find their capture.
+ *
  * No daemon: one warning, and the program runs on without.  A daemon that
  * goes away: one warning, and nothing more is sent.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rt_int.h"
 #include "streamcap.h"
@@ -19,12 +31,109 @@ typedef enum sc_rt_feed_state {
     SC_RT_FEED_LOST,
 } sc_rt_feed_state;
 
+typedef enum sc_rt_op_kind {
+    SC_RT_OP_STREAM_CREATE = 0,
+    SC_RT_OP_BEGIN,
+    SC_RT_OP_RECORD, /* sub: the sc_node_kind */
+    SC_RT_OP_EVENT,
+    SC_RT_OP_UPDATE_DEPS,
+    SC_RT_OP_HOST_CALL,
+    SC_RT_OP_EXCHANGE_MODE,
+    SC_RT_OP_ADD_NODE,
+    SC_RT_OP_END,
+    SC_RT_OP_SUBMIT,
+} sc_rt_op_kind;
+
+#define SC_RT_OPF_WAIT     1u /* event: a wait, not a record */
+#define SC_RT_OPF_EXTERNAL 2u
+#define SC_RT_OPF_SET      4u /* update_deps: set, not add; stream_create: non-blocking */
+
+/* One mirrored call.  `name` is static text or a registered kernel's name,
+ * both alive as long as the process; `ext` (deps, a submitted graph) is
+ * the rare heap payload, freed by the feed thread. */
+typedef struct sc_rt_op {
+    uint8_t op;
+    uint8_t sub; /* node kind, mode, host call kind, memcpy direction */
+    uint8_t flags;
+    uint8_t value; /* memset */
+    uint8_t dir;
+    uint32_t stream, thread;
+    uint32_t aux; /* event, capture, deps count, submit index */
+    uint32_t grid[3], block[3];
+    uint32_t shared;
+    uint64_t size;
+    const char *name;
+    void *ext;
+} sc_rt_op;
+
+#define SC_RT_BLOCK_OPS 2048
+/* Records waiting past which the application waits for the feed thread:
+ * a slow daemon must cost memory up to here, not without bound. */
+#define SC_RT_MAX_BACKLOG ((uint64_t)1 << 20)
+
+typedef struct sc_rt_block {
+    struct sc_rt_block *next;
+    sc_rt_op ops[SC_RT_BLOCK_OPS];
+} sc_rt_block;
+
+/* What a capture.end or graph.submit reply said. */
+typedef struct sc_rt_result {
+    bool done;
+    int rc;
+    uint64_t graph;
+} sc_rt_result;
+
+/* A call whose reply is wanted: seq -> ends[index] or subs[index]. */
+typedef struct sc_rt_expect {
+    uint64_t seq;
+    bool submit;
+    uint32_t index;
+} sc_rt_expect;
+
+typedef struct sc_rt_submit_payload {
+    sc_client_node *nodes;
+    size_t n;
+    sc_client_edge *edges;
+    size_t m;
+} sc_rt_submit_payload;
+
 struct sc_rt_feed {
     sc_client *c;
     uint64_t session;
-    sc_rt_feed_state state;
+    _Atomic int state; /* sc_rt_feed_state */
+    _Atomic bool warned;
     bool sync_end;
     int exit_timeout_ms;
+    char label[320];
+
+    /* The queue.  Each end on cache lines of its own: a launch must not
+     * wait for a line the feed thread just wrote. */
+    /* the producer's end (process lock) */
+    alignas(64) sc_rt_block *tail;
+    size_t tail_i;
+    _Atomic uint64_t pushed;
+    /* the consumer's end (feed thread) */
+    alignas(64) sc_rt_block *head;
+    size_t head_i;
+    _Atomic uint64_t popped;
+    _Atomic(sc_rt_block *) spare;
+    alignas(64) _Atomic bool sleeping; /* written only when the feed thread idles */
+    alignas(64) pthread_t thread;
+
+    bool thread_on;
+    pthread_mutex_t mu;   /* the waits below, and everything after them */
+    pthread_cond_t wake;  /* records pushed, or stop */
+    pthread_cond_t idle;  /* the feed thread caught up (or stopped) */
+    _Atomic bool waiting; /* someone waits on `idle` */
+    bool stop, stopped;
+
+    uint64_t seq; /* calls made (feed thread) */
+    sc_rt_expect *exp;
+    size_t nexp, exp_head, exp_cap;
+    sc_rt_result *ends; /* by capture id */
+    size_t ends_cap;
+    sc_rt_result *subs; /* by submit index */
+    size_t subs_cap;
 };
 
 #define SC_RT_CONNECT_TIMEOUT_MS 2000
@@ -39,71 +148,72 @@ static int env_int(const char *name, int dflt)
     return *end == '\0' && n >= 0 && n <= 3600000 ? (int)n : dflt;
 }
 
-void sc_rt_feed_open(sc_rt_state *st)
+static void lost(sc_rt_feed *f, int rc)
 {
-    sc_rt_feed *f = calloc(1, sizeof *f);
-    if (!f)
-        return;
-    st->feed = f;
-    const char *v = getenv("STREAMCAP_SYNC_END");
-    f->sync_end = v && strcmp(v, "1") == 0;
-    f->exit_timeout_ms = env_int("STREAMCAP_EXIT_TIMEOUT_MS", 10000);
-    const char *path = getenv(SC_CLIENT_SOCKET_ENV);
-    if (!path || !*path)
-        path = sc_client_default_socket();
-    int rc = sc_client_connect(path, SC_RT_CONNECT_TIMEOUT_MS, &f->c);
-    if (rc == 0)
-        rc = sc_client_open_session_ex(f->c, st->label, SC_CLIENT_SEMANTICS_CUDA, &f->session);
-    if (rc != 0) {
-        fprintf(stderr, "streamcap: no daemon at %s (%s); captures are kept in this process only\n",
-                path, sc_client_strerror(rc));
-        sc_client_close(f->c);
-        f->c = NULL;
-        return;
+    atomic_store(&f->state, SC_RT_FEED_LOST);
+    if (!atomic_exchange(&f->warned, true))
+        fprintf(stderr,
+                "streamcap: lost the daemon (%s); captures from now on are kept in this "
+                "process only\n",
+                sc_client_strerror(rc));
+}
+
+/* ------------------------------------------------------------- replies */
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need < *cap)
+        return 0;
+    size_t n = *cap ? *cap * 2 : 16;
+    while (n <= need)
+        n *= 2;
+    char *q = realloc(*p, n * size);
+    if (!q)
+        return -ENOMEM;
+    memset(q + *cap * size, 0, (n - *cap) * size);
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+/* On the client's I/O thread, in call order. */
+static void on_reply(void *arg, uint64_t seq, const sc_client_reply *r)
+{
+    sc_rt_feed *f = arg;
+    pthread_mutex_lock(&f->mu);
+    while (f->exp_head < f->nexp && f->exp[f->exp_head].seq < seq)
+        f->exp_head++;
+    if (f->exp_head < f->nexp && f->exp[f->exp_head].seq == seq) {
+        sc_rt_expect *e = &f->exp[f->exp_head++];
+        sc_rt_result *res = e->submit ? &f->subs[e->index] : &f->ends[e->index];
+        res->done = true;
+        res->rc = r->rc;
+        res->graph = r->rc == 0 ? r->id : 0;
+        pthread_cond_broadcast(&f->idle);
     }
-    sc_client_set_timeout(f->c, f->exit_timeout_ms > 0 ? f->exit_timeout_ms : 10000);
-    f->state = SC_RT_FEED_CONNECTED;
+    pthread_mutex_unlock(&f->mu);
 }
 
-static sc_rt_feed *live(sc_rt_state *st)
+/* Expect the reply of the call about to be made (before it is made: the
+ * reply may come before the call returns). */
+static int expect(sc_rt_feed *f, bool submit, uint32_t index)
 {
-    sc_rt_feed *f = st->feed;
-    return f && f->state == SC_RT_FEED_CONNECTED ? f : NULL;
+    pthread_mutex_lock(&f->mu);
+    int rc = grow((void **)&f->exp, &f->exp_cap, f->nexp, sizeof *f->exp);
+    if (rc == 0)
+        rc = submit ? grow((void **)&f->subs, &f->subs_cap, index, sizeof *f->subs)
+                    : grow((void **)&f->ends, &f->ends_cap, index, sizeof *f->ends);
+    if (rc == 0)
+        f->exp[f->nexp++] = (sc_rt_expect){f->seq + 1, submit, index};
+    pthread_mutex_unlock(&f->mu);
+    return rc;
 }
 
-/* A reply the daemon's model gives is expected, error or not (it refuses
- * what the local model refused); a transport failure ends the mirror. */
-static void check(sc_rt_feed *f, int rc)
-{
-    if (rc >= 0 || rc <= -1000)
-        return;
-    fprintf(stderr,
-            "streamcap: lost the daemon (%s); captures from now on are kept in this "
-            "process only\n",
-            sc_client_strerror(rc));
-    sc_client_close(f->c);
-    f->c = NULL;
-    f->state = SC_RT_FEED_LOST;
-}
+/* ----------------------------------------------------------- the calls */
 
-void sc_rt_feed_stream_create(sc_rt_state *st, uint32_t stream, bool non_blocking)
+static sc_client_dir client_dir(int d)
 {
-    sc_rt_feed *f = live(st);
-    if (f)
-        check(f, sc_client_stream_create(f->c, f->session, stream, non_blocking));
-}
-
-void sc_rt_feed_begin(sc_rt_state *st, uint32_t stream, uint32_t thread, sc_cuda_mode mode)
-{
-    sc_rt_feed *f = live(st);
-    if (f)
-        check(f, sc_client_cuda_begin(f->c, f->session, stream, thread,
-                                      (sc_client_capture_mode)mode, NULL));
-}
-
-static sc_client_dir client_dir(sc_memcpy_dir d)
-{
-    switch ((int)d) {
+    switch (d) {
     case SC_DIR_HOST_TO_DEVICE:
         return SC_CLIENT_HOST_TO_DEVICE;
     case SC_DIR_DEVICE_TO_HOST:
@@ -117,131 +227,766 @@ static sc_client_dir client_dir(sc_memcpy_dir d)
     }
 }
 
+static sc_client_kind client_kind(int k)
+{
+    switch (k) {
+    case SC_KIND_KERNEL:
+        return SC_CLIENT_KERNEL;
+    case SC_KIND_MEMCPY:
+        return SC_CLIENT_MEMCPY;
+    case SC_KIND_MEMSET:
+        return SC_CLIENT_MEMSET;
+    case SC_KIND_HOST_CALLBACK:
+        return SC_CLIENT_HOST_CALLBACK;
+    case SC_KIND_MEM_ALLOC:
+        return SC_CLIENT_MEM_ALLOC;
+    case SC_KIND_MEM_FREE:
+        return SC_CLIENT_MEM_FREE;
+    case SC_KIND_EVENT_RECORD:
+        return SC_CLIENT_EVENT_RECORD;
+    case SC_KIND_EVENT_WAIT:
+        return SC_CLIENT_EVENT_WAIT;
+    default:
+        return SC_CLIENT_EMPTY;
+    }
+}
+
+static int send_record(sc_rt_feed *f, const sc_rt_op *o)
+{
+    sc_client *c = f->c;
+    uint64_t s = f->session;
+    switch (o->sub) {
+    case SC_KIND_KERNEL:
+        return sc_client_cuda_record_kernel(c, s, o->stream, o->thread, o->name, o->grid, o->block,
+                                            o->shared, NULL);
+    case SC_KIND_MEMCPY:
+        return sc_client_cuda_record_memcpy(c, s, o->stream, o->thread, o->name, client_dir(o->dir),
+                                            o->size, 0, 0, NULL);
+    case SC_KIND_MEMSET:
+        return sc_client_cuda_record_memset(c, s, o->stream, o->thread, o->name, o->size, o->value,
+                                            NULL);
+    case SC_KIND_HOST_CALLBACK:
+        return sc_client_cuda_record_host_callback(c, s, o->stream, o->thread, o->name, NULL);
+    case SC_KIND_MEM_ALLOC:
+        return sc_client_cuda_record_mem_alloc(c, s, o->stream, o->thread, o->name, o->size, NULL);
+    case SC_KIND_MEM_FREE:
+        return sc_client_cuda_record_mem_free(c, s, o->stream, o->thread, o->name, NULL);
+    default:
+        return 0; /* the capture path records no other kind */
+    }
+}
+
+/* One typed asynchronous call; 0 when it was queued (and counted). */
+static int send_op(sc_rt_feed *f, const sc_rt_op *o)
+{
+    sc_client *c = f->c;
+    uint64_t s = f->session;
+    int rc;
+    switch ((sc_rt_op_kind)o->op) {
+    case SC_RT_OP_STREAM_CREATE:
+        rc = sc_client_stream_create(c, s, o->stream, o->flags & SC_RT_OPF_SET);
+        break;
+    case SC_RT_OP_BEGIN:
+        rc = sc_client_cuda_begin(c, s, o->stream, o->thread, (sc_client_capture_mode)o->sub, NULL);
+        break;
+    case SC_RT_OP_RECORD:
+        if (o->sub > SC_KIND_HOST_CALLBACK && o->sub != SC_KIND_MEM_ALLOC &&
+            o->sub != SC_KIND_MEM_FREE)
+            return 1;
+        rc = send_record(f, o);
+        break;
+    case SC_RT_OP_EVENT:
+        rc = sc_client_cuda_event_ex(c, s, o->stream, o->thread, o->aux, o->flags & SC_RT_OPF_WAIT,
+                                     o->flags & SC_RT_OPF_EXTERNAL, NULL);
+        break;
+    case SC_RT_OP_UPDATE_DEPS:
+        rc = sc_client_update_dependencies(c, s, o->stream, o->thread, o->ext, o->aux,
+                                           o->flags & SC_RT_OPF_SET);
+        break;
+    case SC_RT_OP_HOST_CALL:
+        rc = sc_client_host_call(c, s, o->thread, (sc_client_host_call_kind)o->sub, o->stream,
+                                 o->aux, o->name);
+        break;
+    case SC_RT_OP_EXCHANGE_MODE:
+        rc = sc_client_exchange_mode(c, s, o->thread, (sc_client_capture_mode)o->sub, NULL);
+        break;
+    case SC_RT_OP_ADD_NODE:
+        rc = sc_client_cuda_add_node(c, s, o->stream, o->thread, client_kind(o->sub), o->ext,
+                                     o->size, o->name, NULL);
+        break;
+    case SC_RT_OP_END:
+        if ((rc = expect(f, false, o->aux)) != 0)
+            return rc;
+        rc = sc_client_cuda_end(c, s, o->stream, o->thread, NULL);
+        break;
+    case SC_RT_OP_SUBMIT: {
+        const sc_rt_submit_payload *p = o->ext;
+        if ((rc = expect(f, true, o->aux)) != 0)
+            return rc;
+        rc = sc_client_graph_submit(c, f->label, p->nodes, p->n, p->edges, p->m, NULL);
+        break;
+    }
+    default:
+        return 1;
+    }
+    if (rc == 0)
+        f->seq++;
+    return rc;
+}
+
+/* ------------------------------------------------------------ the queue */
+
+static sc_rt_block *block_new(sc_rt_feed *f)
+{
+    sc_rt_block *b = atomic_exchange(&f->spare, NULL);
+    if (!b)
+        b = malloc(sizeof *b);
+    if (b)
+        b->next = NULL;
+    return b;
+}
+
+static sc_rt_op *pop(sc_rt_feed *f)
+{
+    if (f->head_i == SC_RT_BLOCK_OPS) {
+        sc_rt_block *done = f->head;
+        f->head = done->next; /* set before the op in it was published */
+        f->head_i = 0;
+        sc_rt_block *none = NULL;
+        if (!atomic_compare_exchange_strong(&f->spare, &none, done))
+            free(done);
+    }
+    return &f->head->ops[f->head_i++];
+}
+
+static void *feed_main(void *arg)
+{
+    sc_rt_feed *f = arg;
+    for (;;) {
+        uint64_t have = atomic_load(&f->pushed);
+        uint64_t done = atomic_load_explicit(&f->popped, memory_order_relaxed);
+        if (done == have) {
+            pthread_mutex_lock(&f->mu);
+            if (atomic_load(&f->waiting))
+                pthread_cond_broadcast(&f->idle);
+            atomic_store(&f->sleeping, true);
+            /* Seen after `sleeping` is set: a push either lands before this
+             * load or sees `sleeping` and signals under the mutex. */
+            while (atomic_load(&f->pushed) == done && !f->stop) {
+                struct timespec ts;
+                clock_gettime(CLOCK_REALTIME, &ts);
+                ts.tv_nsec += 100000000L;
+                if (ts.tv_nsec >= 1000000000L) {
+                    ts.tv_sec++;
+                    ts.tv_nsec -= 1000000000L;
+                }
+                pthread_cond_timedwait(&f->wake, &f->mu, &ts);
+            }
+            atomic_store(&f->sleeping, false);
+            bool stop = f->stop && atomic_load(&f->pushed) == done;
+            pthread_mutex_unlock(&f->mu);
+            if (stop)
+                break;
+            continue;
+        }
+        for (; done < have; done++) {
+            sc_rt_op *o = pop(f);
+            if (atomic_load_explicit(&f->state, memory_order_relaxed) == SC_RT_FEED_CONNECTED) {
+                int rc = send_op(f, o);
+                if (rc < 0)
+                    lost(f, rc);
+            }
+            if (o->op == SC_RT_OP_SUBMIT && o->ext) {
+                sc_rt_submit_payload *p = o->ext;
+                free(p->nodes);
+                free(p->edges);
+            }
+            free(o->ext);
+        }
+        atomic_store_explicit(&f->popped, done, memory_order_release);
+    }
+    pthread_mutex_lock(&f->mu);
+    f->stopped = true;
+    pthread_cond_broadcast(&f->idle);
+    pthread_mutex_unlock(&f->mu);
+    return NULL;
+}
+
+static sc_rt_feed *live(sc_rt_state *st)
+{
+    sc_rt_feed *f = st->feed;
+    return f && atomic_load_explicit(&f->state, memory_order_relaxed) == SC_RT_FEED_CONNECTED
+               ? f
+               : NULL;
+}
+
+static void abs_deadline(int ms, struct timespec *ts)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    ts->tv_sec += ms / 1000;
+    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+/* Wait (lock of the process held, so nothing is pushed meanwhile) until the
+ * feed thread has made every call queued, or until ms pass.  true when it
+ * has. */
+static bool caught_up(sc_rt_feed *f, int ms)
+{
+    uint64_t want = atomic_load(&f->pushed);
+    if (atomic_load(&f->popped) == want)
+        return true;
+    struct timespec until;
+    abs_deadline(ms, &until);
+    pthread_mutex_lock(&f->mu);
+    atomic_store(&f->waiting, true);
+    pthread_cond_signal(&f->wake);
+    int w = 0;
+    while (atomic_load(&f->popped) != want && !f->stopped && w != ETIMEDOUT)
+        w = pthread_cond_timedwait(&f->idle, &f->mu, &until);
+    atomic_store(&f->waiting, false);
+    pthread_mutex_unlock(&f->mu);
+    return atomic_load(&f->popped) == want;
+}
+
+/* The application's end of the queue: a slot to fill, NULL when the record
+ * cannot be queued (the mirror is then given up: a hole would part the two
+ * models). */
+static sc_rt_op *push_slot(sc_rt_feed *f)
+{
+    if (f->tail_i == SC_RT_BLOCK_OPS) {
+        /* The backlog is looked at once a block, not once a launch. */
+        if (atomic_load_explicit(&f->pushed, memory_order_relaxed) -
+                    atomic_load_explicit(&f->popped, memory_order_acquire) >=
+                SC_RT_MAX_BACKLOG &&
+            !caught_up(f, f->exit_timeout_ms > 0 ? f->exit_timeout_ms : 10000)) {
+            lost(f, -ETIMEDOUT);
+            return NULL;
+        }
+        sc_rt_block *b = block_new(f);
+        if (!b) {
+            lost(f, -ENOMEM);
+            return NULL;
+        }
+        f->tail->next = b;
+        f->tail = b;
+        f->tail_i = 0;
+    }
+    sc_rt_op *o = &f->tail->ops[f->tail_i];
+    memset(o, 0, sizeof *o);
+    return o;
+}
+
+static void push_done(sc_rt_feed *f)
+{
+    f->tail_i++;
+    atomic_fetch_add(&f->pushed, 1);
+    if (atomic_load(&f->sleeping)) {
+        pthread_mutex_lock(&f->mu);
+        pthread_cond_signal(&f->wake);
+        pthread_mutex_unlock(&f->mu);
+    }
+}
+
+/* --------------------------------------------------------------- open */
+
+static void feed_atfork_child(void)
+{
+    /* The child has no feed thread and shares the parent's socket: it must
+     * not write to it, nor wait for a thread that does not exist. */
+    sc_rt_state *st = sc_rt_state_get();
+    sc_rt_feed *f = st->feed;
+    if (f && f->c) {
+        f->c = NULL;
+        f->thread_on = false;
+        f->session = 0;
+        atomic_store(&f->state, SC_RT_FEED_UNREACHABLE);
+    }
+}
+
+static int feed_start(sc_rt_feed *f)
+{
+    f->head = f->tail = malloc(sizeof *f->tail);
+    if (!f->head)
+        return -ENOMEM;
+    f->head->next = NULL;
+    pthread_mutex_init(&f->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_cond_init(&f->wake, &ca);
+    pthread_cond_init(&f->idle, &ca);
+    pthread_condattr_destroy(&ca);
+    int rc = sc_client_async_begin(f->c, on_reply, f);
+    if (rc != 0)
+        return rc;
+    if (pthread_create(&f->thread, NULL, feed_main, f) != 0)
+        return -EAGAIN;
+    f->thread_on = true;
+    pthread_atfork(NULL, NULL, feed_atfork_child);
+    return 0;
+}
+
+void sc_rt_feed_open(sc_rt_state *st)
+{
+    sc_rt_feed *f = calloc(1, sizeof *f);
+    if (!f)
+        return;
+    st->feed = f;
+    const char *v = getenv("STREAMCAP_SYNC_END");
+    f->sync_end = v && strcmp(v, "1") == 0;
+    f->exit_timeout_ms = env_int("STREAMCAP_EXIT_TIMEOUT_MS", 10000);
+    snprintf(f->label, sizeof f->label, "%s", st->label);
+    const char *path = getenv(SC_CLIENT_SOCKET_ENV);
+    if (!path || !*path)
+        path = sc_client_default_socket();
+    int rc = sc_client_connect(path, SC_RT_CONNECT_TIMEOUT_MS, &f->c);
+    if (rc == 0)
+        rc = sc_client_open_session_ex(f->c, st->label, SC_CLIENT_SEMANTICS_CUDA, &f->session);
+    if (rc == 0) {
+        /* The handle's limit now bounds only a wait for room to queue. */
+        sc_client_set_timeout(f->c, f->exit_timeout_ms > 0 ? f->exit_timeout_ms : 10000);
+        rc = feed_start(f);
+    }
+    if (rc != 0) {
+        fprintf(stderr, "streamcap: no daemon at %s (%s); captures are kept in this process only\n",
+                path, sc_client_strerror(rc));
+        sc_client_close(f->c);
+        f->c = NULL;
+        f->session = 0;
+        return;
+    }
+    atomic_store(&f->state, SC_RT_FEED_CONNECTED);
+}
+
+/* ------------------------------------------------------ the model calls */
+
+void sc_rt_feed_stream_create(sc_rt_state *st, uint32_t stream, bool non_blocking)
+{
+    sc_rt_feed *f = live(st);
+    sc_rt_op *o = f ? push_slot(f) : NULL;
+    if (!o)
+        return;
+    o->op = SC_RT_OP_STREAM_CREATE;
+    o->stream = stream;
+    o->flags = non_blocking ? SC_RT_OPF_SET : 0;
+    push_done(f);
+}
+
+void sc_rt_feed_begin(sc_rt_state *st, uint32_t stream, uint32_t thread, sc_cuda_mode mode)
+{
+    sc_rt_feed *f = live(st);
+    sc_rt_op *o = f ? push_slot(f) : NULL;
+    if (!o)
+        return;
+    o->op = SC_RT_OP_BEGIN;
+    o->stream = stream;
+    o->thread = thread;
+    o->sub = (uint8_t)mode;
+    push_done(f);
+}
+
+static uint32_t at_least_1(uint32_t v)
+{
+    return v ? v : 1;
+}
+
 void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const sc_node *n)
 {
     sc_rt_feed *f = live(st);
-    if (!f)
+    sc_rt_op *o = f ? push_slot(f) : NULL;
+    if (!o)
         return;
-    int rc = 0;
-    switch ((int)n->kind) {
-    case SC_KIND_KERNEL: {
-        uint32_t grid[3] = {n->num_blocks, n->grid_y ? n->grid_y : 1, n->grid_z ? n->grid_z : 1};
-        uint32_t block[3] = {n->threads_per_block, n->block_y ? n->block_y : 1,
-                             n->block_z ? n->block_z : 1};
-        rc = sc_client_cuda_record_kernel(f->c, f->session, stream, thread, n->name, grid, block,
-                                          n->shared_mem, NULL);
-        break;
+    o->op = SC_RT_OP_RECORD;
+    o->sub = (uint8_t)n->kind;
+    o->stream = stream;
+    o->thread = thread;
+    o->name = n->name;
+    if (n->kind == SC_KIND_KERNEL) {
+        o->grid[0] = at_least_1(n->num_blocks);
+        o->grid[1] = at_least_1(n->grid_y);
+        o->grid[2] = at_least_1(n->grid_z);
+        o->block[0] = at_least_1(n->threads_per_block);
+        o->block[1] = at_least_1(n->block_y);
+        o->block[2] = at_least_1(n->block_z);
+        o->shared = n->shared_mem;
     }
-    /* The record rules (§4.3) do not depend on the thread, so the calls
-     * without one keep the two models the same. */
-    case SC_KIND_MEMCPY:
-        rc = sc_client_record_memcpy(f->c, f->session, stream, n->name, client_dir(n->dir),
-                                     n->size_bytes, NULL);
-        break;
-    case SC_KIND_MEMSET:
-        rc = sc_client_record_memset(f->c, f->session, stream, n->name, n->size_bytes, n->value,
-                                     NULL);
-        break;
-    case SC_KIND_HOST_CALLBACK:
-        rc = sc_client_record_host_callback(f->c, f->session, stream, n->name, NULL);
-        break;
-    default:
-        break;
-    }
-    check(f, rc);
+    o->dir = (uint8_t)n->dir;
+    o->size = n->size_bytes;
+    o->value = n->value;
+    push_done(f);
 }
 
 void sc_rt_feed_event(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t event, bool wait,
                       bool external)
 {
     sc_rt_feed *f = live(st);
-    (void)external;
-    if (f)
-        check(f, sc_client_cuda_event(f->c, f->session, stream, thread, event, wait));
+    sc_rt_op *o = f ? push_slot(f) : NULL;
+    if (!o)
+        return;
+    o->op = SC_RT_OP_EVENT;
+    o->stream = stream;
+    o->thread = thread;
+    o->aux = event;
+    o->flags = (uint8_t)((wait ? SC_RT_OPF_WAIT : 0) | (external ? SC_RT_OPF_EXTERNAL : 0));
+    push_done(f);
+}
+
+static uint32_t *ids_copy(sc_rt_feed *f, const uint32_t *ids, size_t n)
+{
+    uint32_t *p = malloc((n ? n : 1) * sizeof *p);
+    if (!p) {
+        lost(f, -ENOMEM);
+        return NULL;
+    }
+    if (n)
+        memcpy(p, ids, n * sizeof *p);
+    return p;
 }
 
 void sc_rt_feed_update_deps(sc_rt_state *st, uint32_t stream, uint32_t thread,
                             const uint32_t *nodes, size_t n, bool set)
 {
     sc_rt_feed *f = live(st);
-    if (f)
-        check(f, sc_client_update_dependencies(f->c, f->session, stream, thread, nodes, n, set));
+    uint32_t *ids = f ? ids_copy(f, nodes, n) : NULL;
+    sc_rt_op *o = ids ? push_slot(f) : NULL;
+    if (!o) {
+        free(ids);
+        return;
+    }
+    o->op = SC_RT_OP_UPDATE_DEPS;
+    o->stream = stream;
+    o->thread = thread;
+    o->aux = (uint32_t)n;
+    o->flags = set ? SC_RT_OPF_SET : 0;
+    o->ext = ids;
+    push_done(f);
 }
 
 void sc_rt_feed_host_call(sc_rt_state *st, sc_cuda_host kind, uint32_t stream, uint32_t event,
                           uint32_t thread, const char *call)
 {
     sc_rt_feed *f = live(st);
-    if (f)
-        check(f, sc_client_host_call(f->c, f->session, thread, (sc_client_host_call_kind)kind,
-                                     stream, event, call));
+    sc_rt_op *o = f ? push_slot(f) : NULL;
+    if (!o)
+        return;
+    o->op = SC_RT_OP_HOST_CALL;
+    o->sub = (uint8_t)kind;
+    o->stream = stream;
+    o->aux = event;
+    o->thread = thread;
+    o->name = call;
+    push_done(f);
 }
 
 void sc_rt_feed_exchange_mode(sc_rt_state *st, uint32_t thread, sc_cuda_mode mode)
 {
     sc_rt_feed *f = live(st);
-    if (f)
-        check(f, sc_client_exchange_mode(f->c, f->session, thread, (sc_client_capture_mode)mode,
-                                         NULL));
+    sc_rt_op *o = f ? push_slot(f) : NULL;
+    if (!o)
+        return;
+    o->op = SC_RT_OP_EXCHANGE_MODE;
+    o->thread = thread;
+    o->sub = (uint8_t)mode;
+    push_done(f);
 }
 
 void sc_rt_feed_add_node(sc_rt_state *st, uint32_t stream, uint32_t thread, const sc_node *n,
                          const uint32_t *deps, size_t ndeps)
 {
-    (void)st;
-    (void)stream;
-    (void)thread;
-    (void)n;
-    (void)deps;
-    (void)ndeps;
+    sc_rt_feed *f = live(st);
+    uint32_t *ids = f ? ids_copy(f, deps, ndeps) : NULL;
+    sc_rt_op *o = ids ? push_slot(f) : NULL;
+    if (!o) {
+        free(ids);
+        return;
+    }
+    o->op = SC_RT_OP_ADD_NODE;
+    o->sub = (uint8_t)n->kind;
+    o->stream = stream;
+    o->thread = thread;
+    o->name = n->name;
+    o->size = ndeps;
+    o->ext = ids;
+    push_done(f);
+}
+
+/* A reply that came: the capture is stored (the local end decides kept or
+ * failed; the daemon's model agrees with it). */
+static void apply_end(sc_rt_feed *f, sc_rt_state *st, uint32_t capture)
+{
+    sc_rt_capture *cap = sc_rt_capture_slot(st, capture);
+    if (!cap || capture >= f->ends_cap || !f->ends[capture].done || f->ends[capture].rc != 0)
+        return;
+    if (cap->outcome == SC_RT_OUT_RUNNING || cap->outcome == SC_RT_OUT_KEPT) {
+        cap->outcome = SC_RT_OUT_STORED;
+        cap->daemon_graph = f->ends[capture].graph;
+    }
+}
+
+/* Every call queued so far made and answered, within ms: 0, -ETIMEDOUT or
+ * the connection's error (then the mirror is lost). */
+static int settle(sc_rt_feed *f, int ms)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (!caught_up(f, ms))
+        return -ETIMEDOUT;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    long spent = (t1.tv_sec - t0.tv_sec) * 1000L + (t1.tv_nsec - t0.tv_nsec) / 1000000L;
+    int left = ms - (int)spent;
+    if (left <= 0)
+        left = 1;
+    if (atomic_load(&f->state) != SC_RT_FEED_CONNECTED)
+        return -ENOTCONN;
+    int rc = sc_client_async_drain(f->c, left);
+    if (rc != 0 && rc != -ETIMEDOUT)
+        lost(f, rc);
+    return rc;
 }
 
 void sc_rt_feed_end(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t capture)
 {
     sc_rt_feed *f = live(st);
-    if (!f)
+    sc_rt_op *o = f ? push_slot(f) : NULL;
+    if (!o)
         return;
-    sc_client_cuda_captured out;
-    memset(&out, 0, sizeof out);
-    int rc = sc_client_cuda_end(f->c, f->session, stream, thread, &out);
-    check(f, rc);
-    sc_rt_capture *cap = sc_rt_capture_slot(st, capture);
-    if (rc == 0 && cap) {
-        cap->outcome = SC_RT_OUT_STORED;
-        cap->daemon_graph = out.graph;
+    o->op = SC_RT_OP_END;
+    o->stream = stream;
+    o->thread = thread;
+    o->aux = capture;
+    push_done(f);
+    if (!f->sync_end)
+        return;
+    if (settle(f, f->exit_timeout_ms > 0 ? f->exit_timeout_ms : 10000) == 0) {
+        pthread_mutex_lock(&f->mu);
+        apply_end(f, st, capture);
+        pthread_mutex_unlock(&f->mu);
     }
+}
+
+/* --------------------------------------------------------------- submit */
+
+static void node_of(const sc_rt_node_desc *d, sc_client_node *out)
+{
+    static const char *const names[] = {
+        [cudaGraphNodeTypeKernel] = "cudaGraphAddKernelNode",
+        [cudaGraphNodeTypeMemcpy] = "cudaGraphAddMemcpyNode",
+        [cudaGraphNodeTypeMemset] = "cudaGraphAddMemsetNode",
+        [cudaGraphNodeTypeHost] = "cudaGraphAddHostNode",
+        [cudaGraphNodeTypeGraph] = "cudaGraphAddChildGraphNode",
+        [cudaGraphNodeTypeEmpty] = "cudaGraphAddEmptyNode",
+        [cudaGraphNodeTypeWaitEvent] = "cudaGraphAddEventWaitNode",
+        [cudaGraphNodeTypeEventRecord] = "cudaGraphAddEventRecordNode",
+        [cudaGraphNodeTypeMemAlloc] = "cudaGraphAddMemAllocNode",
+        [cudaGraphNodeTypeMemFree] = "cudaGraphAddMemFreeNode",
+    };
+    sc_node n;
+    sc_rt_desc_to_node(d, 0, &n);
+    memset(out, 0, sizeof *out);
+    out->kind = client_kind(n.kind);
+    const char *name = (unsigned)d->type < sizeof names / sizeof *names && names[d->type]
+                           ? names[d->type]
+                           : "cudaGraphAddNode";
+    out->name = (char *)name;
+    switch (out->kind) {
+    case SC_CLIENT_KERNEL:
+        out->function_name = (char *)n.name;
+        out->dim3 = true;
+        out->grid[0] = at_least_1(n.num_blocks);
+        out->grid[1] = at_least_1(n.grid_y);
+        out->grid[2] = at_least_1(n.grid_z);
+        out->block[0] = at_least_1(n.threads_per_block);
+        out->block[1] = at_least_1(n.block_y);
+        out->block[2] = at_least_1(n.block_z);
+        out->shared_mem = n.shared_mem;
+        break;
+    case SC_CLIENT_MEMCPY:
+        out->dir = client_dir(n.dir);
+        out->size_bytes = n.size_bytes;
+        break;
+    case SC_CLIENT_MEMSET:
+        out->size_bytes = n.size_bytes;
+        out->value = n.value;
+        break;
+    case SC_CLIENT_MEM_ALLOC:
+        out->size_bytes = n.size_bytes;
+        break;
+    case SC_CLIENT_EVENT_RECORD:
+    case SC_CLIENT_EVENT_WAIT:
+        out->event = d->event ? d->event->id : 0;
+        break;
+    default:
+        break;
+    }
+}
+
+/* g's nodes in a topological order (the ready node of lowest index first,
+ * so a graph built in order keeps its numbering) and its edges renumbered
+ * to it.  false when g has a cycle or memory runs out. */
+static bool topo_payload(cudaGraph_t g, sc_rt_submit_payload *p)
+{
+    size_t n = sc_rt_graph_node_count(g);
+    const uint32_t *from, *to;
+    size_t m;
+    sc_rt_graph_edges(g, &from, &to, &m);
+    size_t *indeg = calloc(n ? n : 1, sizeof *indeg);
+    size_t *start = calloc(n + 1, sizeof *start);
+    uint32_t *adj = malloc((m ? m : 1) * sizeof *adj);
+    uint32_t *rank = malloc((n ? n : 1) * sizeof *rank);
+    uint32_t *heap = malloc((n ? n : 1) * sizeof *heap);
+    p->nodes = calloc(n ? n : 1, sizeof *p->nodes);
+    p->edges = malloc((m ? m : 1) * sizeof *p->edges);
+    bool ok = indeg && start && adj && rank && heap && p->nodes && p->edges;
+    for (size_t i = 0; ok && i < m; i++) {
+        indeg[to[i]]++;
+        start[from[i] + 1]++;
+    }
+    for (size_t i = 0; ok && i < n; i++)
+        start[i + 1] += start[i];
+    if (ok) {
+        size_t *fill = calloc(n ? n : 1, sizeof *fill);
+        ok = fill != NULL;
+        for (size_t i = 0; ok && i < m; i++)
+            adj[start[from[i]] + fill[from[i]]++] = to[i];
+        free(fill);
+    }
+    /* A binary min-heap of ready indexes. */
+    size_t nh = 0, done = 0;
+    for (uint32_t i = 0; ok && i < n; i++) {
+        if (indeg[i])
+            continue;
+        size_t k = nh++;
+        for (; k && heap[(k - 1) / 2] > i; k = (k - 1) / 2)
+            heap[k] = heap[(k - 1) / 2];
+        heap[k] = i;
+    }
+    while (ok && nh) {
+        uint32_t v = heap[0];
+        uint32_t last = heap[--nh];
+        size_t k = 0;
+        for (;;) {
+            size_t c = 2 * k + 1;
+            if (c >= nh)
+                break;
+            if (c + 1 < nh && heap[c + 1] < heap[c])
+                c++;
+            if (heap[c] >= last)
+                break;
+            heap[k] = heap[c];
+            k = c;
+        }
+        if (nh)
+            heap[k] = last;
+        rank[v] = (uint32_t)done;
+        node_of(sc_rt_node_desc_of(sc_rt_graph_node_at(g, v)), &p->nodes[done++]);
+        for (size_t e = start[v]; e < start[v + 1]; e++) {
+            uint32_t w = adj[e];
+            if (--indeg[w])
+                continue;
+            size_t j = nh++;
+            for (; j && heap[(j - 1) / 2] > w; j = (j - 1) / 2)
+                heap[j] = heap[(j - 1) / 2];
+            heap[j] = w;
+        }
+    }
+    ok = ok && done == n;
+    for (size_t i = 0; ok && i < m; i++)
+        p->edges[i] = (sc_client_edge){rank[from[i]], rank[to[i]]};
+    p->n = n;
+    p->m = m;
+    free(indeg);
+    free(start);
+    free(adj);
+    free(rank);
+    free(heap);
+    if (!ok) {
+        free(p->nodes);
+        free(p->edges);
+        p->nodes = NULL;
+        p->edges = NULL;
+    }
+    return ok;
 }
 
 void sc_rt_feed_submit(sc_rt_state *st, cudaGraph_t g, size_t submit)
 {
-    (void)st;
-    (void)g;
-    (void)submit;
+    sc_rt_feed *f = live(st);
+    if (!f)
+        return;
+    sc_rt_submit_payload *p = calloc(1, sizeof *p);
+    if (!p || !topo_payload(g, p)) {
+        free(p);
+        return; /* a cycle: instantiate refused it already; memory: not sent */
+    }
+    sc_rt_op *o = push_slot(f);
+    if (!o) {
+        free(p->nodes);
+        free(p->edges);
+        free(p);
+        return;
+    }
+    o->op = SC_RT_OP_SUBMIT;
+    o->aux = (uint32_t)submit;
+    o->ext = p;
+    push_done(f);
+}
+
+/* ----------------------------------------------------------------- exit */
+
+static void apply_all(sc_rt_feed *f, sc_rt_state *st)
+{
+    pthread_mutex_lock(&f->mu);
+    for (uint32_t c = 1; c <= st->ncaps; c++)
+        apply_end(f, st, c);
+    for (size_t i = 0; i < st->nsubmits && i < f->subs_cap; i++)
+        if (f->subs[i].done && f->subs[i].rc == 0)
+            st->submits[i].daemon_graph = f->subs[i].graph;
+    pthread_mutex_unlock(&f->mu);
 }
 
 const char *sc_rt_feed_finish(sc_rt_state *st, uint64_t *session)
 {
     sc_rt_feed *f = st->feed;
     *session = 0;
-    if (!f)
+    if (!f || !f->thread_on)
         return "unreachable";
-    if (f->state == SC_RT_FEED_CONNECTED) {
-        *session = f->session;
-        check(f, sc_client_close_session(f->c, f->session));
-    } else if (f->state == SC_RT_FEED_LOST) {
-        *session = f->session;
+    *session = f->session;
+    int ms = f->exit_timeout_ms;
+    bool settled = false;
+    if (atomic_load(&f->state) == SC_RT_FEED_CONNECTED && ms > 0) {
+        int rc = settle(f, ms);
+        settled = rc == 0;
+        if (rc == -ETIMEDOUT && !atomic_exchange(&f->warned, true))
+            fprintf(stderr,
+                    "streamcap: the daemon did not answer within %d ms "
+                    "(STREAMCAP_EXIT_TIMEOUT_MS); captures not yet acknowledged are kept "
+                    "in this process only\n",
+                    ms);
     }
-    if (f->c)
+    apply_all(f, st);
+    pthread_mutex_lock(&f->mu);
+    f->stop = true;
+    pthread_cond_signal(&f->wake);
+    pthread_mutex_unlock(&f->mu);
+    /* The feed thread is done with the handle once it has caught up; one
+     * stuck in a call is left to the process's end with the handle. */
+    if (caught_up(f, settled ? 1000 : 10)) {
+        pthread_mutex_lock(&f->mu);
+        while (!f->stopped)
+            pthread_cond_wait(&f->idle, &f->mu);
+        pthread_mutex_unlock(&f->mu);
+        pthread_join(f->thread, NULL);
+        f->thread_on = false;
+        if (settled && atomic_load(&f->state) == SC_RT_FEED_CONNECTED &&
+            sc_client_close_session(f->c, f->session) == 0)
+            (void)sc_client_async_drain(f->c, 1000);
         sc_client_close(f->c);
-    f->c = NULL;
-    switch (f->state) {
-    case SC_RT_FEED_CONNECTED:
-        return "connected";
-    case SC_RT_FEED_LOST:
-        return "lost";
-    default:
-        return "unreachable";
+        f->c = NULL;
     }
+    return atomic_load(&f->state) == SC_RT_FEED_CONNECTED ? "connected" : "lost";
 }
 
 void sc_rt_submit_graph(cudaGraph_t g)

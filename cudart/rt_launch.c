@@ -60,7 +60,8 @@ static sc_rt_kernel *kernel_put(sc_rt_state *st, const void *stub, char *name)
 {
     sc_rt_kernel *k = kernel_find(st, stub);
     if (k) {
-        free(k->name);
+        /* The old name is not freed: records queued for the daemon may
+         * still point at it (kernel names live as long as the process). */
         k->name = name;
         return k;
     }

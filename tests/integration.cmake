@@ -22,3 +22,16 @@ endforeach()
 # Starting streamcapd: default paths, one daemon per database, databases
 # that are not ours, start-up errors; it runs the streamcap tool too.
 sc_add_daemon_test(test_startup integration 120 LIBS sc_ct_run DEPENDS streamcap)
+
+# The CUDA runtime stand-in's daemon feed: a program built against the
+# project's declarations, run against the built libcudart.so.13.
+if(TARGET sc_cudart)
+    add_executable(cudart_feed_prog ${CMAKE_CURRENT_SOURCE_DIR}/integration/cudart_feed_prog.c)
+    target_include_directories(cudart_feed_prog PRIVATE ${PROJECT_SOURCE_DIR}/cudart)
+    target_link_libraries(cudart_feed_prog PRIVATE sc_cudart libstreamcap)
+    sc_add_daemon_test(test_cudart_feed integration 120 LIBS libstreamcap
+                       DEPENDS cudart_feed_prog sc_cudart)
+    target_compile_definitions(test_cudart_feed PRIVATE
+        SC_FEED_PROG="$<TARGET_FILE:cudart_feed_prog>"
+        SC_CUDART_DIR="$<TARGET_FILE_DIR:sc_cudart>")
+endif()

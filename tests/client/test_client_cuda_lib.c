@@ -214,6 +214,36 @@ static void test_host_calls_and_modes(void **state)
     assert_int_equal(sc_client_close_session(c, s), 0);
 }
 
+/* The external flag: in a capture an external record and an external wait
+ * are nodes of their own, stored with their event; without it neither is. */
+static void test_external_events(void **state)
+{
+    fixture *f = *state;
+    sc_client *c = f->c;
+    uint64_t s = open_cuda(c);
+    assert_int_equal(sc_client_cuda_begin(c, s, 1, 0, SC_CLIENT_MODE_GLOBAL, NULL), 0);
+    assert_int_equal(kernel(c, s, 1, "a"), 0);
+    int64_t node = -2;
+    assert_int_equal(sc_client_cuda_event_ex(c, s, 1, 0, 3, false, false, &node), 0);
+    assert_int_equal(node, -1);
+    assert_int_equal(sc_client_cuda_event_ex(c, s, 1, 0, 4, false, true, &node), 0);
+    assert_int_equal(node, 1);
+    assert_int_equal(sc_client_cuda_event_ex(c, s, 1, 0, 5, true, true, &node), 0);
+    assert_int_equal(node, 2);
+    sc_client_cuda_captured got = {0};
+    assert_int_equal(sc_client_cuda_end(c, s, 1, 0, &got), 0);
+    assert_int_equal(got.node_count, 3);
+    sc_client_graph g;
+    assert_int_equal(sc_client_graph_get(c, got.graph, &g), 0);
+    assert_int_equal(g.node_count, 3);
+    assert_int_equal(g.nodes[1].kind, SC_CLIENT_EVENT_RECORD);
+    assert_int_equal(g.nodes[1].event, 4);
+    assert_int_equal(g.nodes[2].kind, SC_CLIENT_EVENT_WAIT);
+    assert_int_equal(g.nodes[2].event, 5);
+    sc_client_graph_free(&g);
+    assert_int_equal(sc_client_close_session(c, s), 0);
+}
+
 /* What the library refuses itself, sending nothing. */
 static void test_library_refusals(void **state)
 {
@@ -257,7 +287,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fork_join_the_cuda_way), cmocka_unit_test(test_update_dependencies),
         cmocka_unit_test(test_unjoined_end),           cmocka_unit_test(test_host_calls_and_modes),
-        cmocka_unit_test(test_library_refusals),
+        cmocka_unit_test(test_library_refusals),       cmocka_unit_test(test_external_events),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
