@@ -18,13 +18,6 @@ set(SC_SUITE_OUT ${CMAKE_BINARY_DIR}/tests/cudart)
 set(SC_SUITE_SCENARIOS
     fork_join event_rerecord empty_fork forgotten_join malloc_modes wrong_thread
     per_thread create_destroy mem_async by_hand capture_edit ns_template)
-# Scenarios the stand-in does not pass yet, each with what it lacks; their
-# tests are registered but disabled (ctest lists them as such) until it
-# does.  Remove a name here to run its tests.
-set(SC_SUITE_PENDING mem_async by_hand capture_edit)
-set(SC_SUITE_PENDING_mem_async "cudaMallocAsync/cudaFreeAsync in capture leave no mem_alloc/mem_free node")
-set(SC_SUITE_PENDING_by_hand "instantiated hand-built graphs are reported kept: graph.submit is not sent")
-set(SC_SUITE_PENDING_capture_edit "nodes added to a capturing graph by hand do not reach the daemon's graph")
 # nvcc flags a scenario needs besides -cudart shared.
 set(SC_SUITE_NVCC_FLAGS_per_thread --default-stream per-thread)
 
@@ -60,10 +53,6 @@ foreach(name ${SC_SUITE_SCENARIOS})
     else()
         sc_add_command_test(cudart_suite_${name}_cu
             COMMAND run_suite ${expect} --skip "${SC_NVCC_WHY}" SKIP_RETURN_CODE 77)
-    endif()
-    if(name IN_LIST SC_SUITE_PENDING)
-        message(STATUS "CUDA scenario ${name} disabled: ${SC_SUITE_PENDING_${name}}")
-        set_tests_properties(cudart_suite_${name}_c cudart_suite_${name}_cu PROPERTIES DISABLED TRUE)
     endif()
 endforeach()
 
