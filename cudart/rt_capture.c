@@ -4,6 +4,8 @@
  * mirrored to the daemon.  Each capture owns a graph of the graph half
  * whose node indexes are the model's node ids.
  */
+#define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,6 +246,33 @@ static cudaError_t hand_over(sc_rt_state *st, sc_rt_capture *cap, const sc_graph
     return e;
 }
 
+/* The streams a 904 names, as the report's JSON.  NULL when there are none
+ * or memory ran out (the report then goes without them). */
+static char *unjoined_json(const sc_cuda_end_result *res)
+{
+    if (!res->nunjoined)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    fputc('[', f);
+    for (uint32_t i = 0; i < res->nunjoined; i++) {
+        const sc_cuda_unjoined *u = &res->unjoined[i];
+        fprintf(f, "%s{\"stream\":%u,\"nodes\":[", i ? "," : "", u->stream);
+        for (uint32_t j = 0; j < u->count; j++)
+            fprintf(f, "%s%u", j ? "," : "", u->nodes[j]);
+        fputs("]}", f);
+    }
+    fputc(']', f);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
 static cudaError_t end(cudaStream_t s, cudaGraph_t *pGraph, bool ptsz)
 {
     if (!pGraph)
@@ -273,6 +302,7 @@ static cudaError_t end(cudaStream_t s, cudaGraph_t *pGraph, bool ptsz)
         cap->outcome = SC_RT_OUT_FAILED;
         cap->error = e;
         cap->nodes = info.node_count;
+        cap->unjoined = unjoined_json(&res);
         sc_rt_graph_free(cap->graph);
         cap->graph = NULL;
     } else if (rc != 0) {

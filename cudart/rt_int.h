@@ -81,6 +81,7 @@ typedef struct sc_rt_capture {
     cudaError_t error;        /* failed: what cudaStreamEndCapture returned */
     const char *broken_call;  /* the CUDA function that invalidated it, static */
     cudaError_t broken_error; /* and what it returned */
+    char *unjoined;           /* failed with 904: [{"stream":S,"nodes":[...]},...], malloc'd */
 } sc_rt_capture;
 
 /** A hand-built graph sent at instantiation, for the report. */

@@ -90,6 +90,8 @@ static void capture_line(FILE *f, sc_rt_state *st, long pid, uint32_t c)
                 "\"message\":",
                 (int)cap->error, cudaGetErrorName(cap->error));
         json_str(f, cudaGetErrorString(cap->error));
+        if (cap->unjoined)
+            fprintf(f, ",\"unjoined\":%s", cap->unjoined);
     }
     if (cap->broken_call && cap->outcome != SC_RT_OUT_KEPT && cap->outcome != SC_RT_OUT_STORED)
         fprintf(f, ",\"broken_by\":{\"call\":\"%s\",\"cuda_error\":%d,\"cuda_name\":\"%s\"}",
