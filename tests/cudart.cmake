@@ -39,3 +39,8 @@ else()
     sc_add_test(test_cudart_graph_api SOURCES ${SC_CUDART_TEST_DIR}/test_graph_api.c
                 LIBS sc_cudart_graph_stub)
 endif()
+
+# The calls around capture sections (rt_extra.c) and the graph setters:
+# white-box, like test_cudart_rt.
+sc_add_test(test_cudart_extra SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_extra.c
+            LIBS sc_cudart_obj)
