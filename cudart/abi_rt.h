@@ -699,6 +699,17 @@ SC_RT_EXPORT cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t hStream,
 SC_RT_EXPORT cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src);
 SC_RT_EXPORT cudaError_t cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src);
 
+/* Kernel node attributes (graph_extra.c; here for the launch attribute
+ * types): values kept per node, copied with it. */
+SC_RT_EXPORT cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode,
+                                                         cudaLaunchAttributeID attr,
+                                                         cudaLaunchAttributeValue *value_out);
+SC_RT_EXPORT cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode,
+                                                         cudaLaunchAttributeID attr,
+                                                         const cudaLaunchAttributeValue *value);
+SC_RT_EXPORT cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst,
+                                                           cudaGraphNode_t hSrc);
+
 /* Stream capture */
 SC_RT_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t stream,
                                                 enum cudaStreamCaptureMode mode);

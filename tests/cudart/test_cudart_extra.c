@@ -447,6 +447,319 @@ static void t_managed_memory(void **state)
     (void)cudaGetLastError();
 }
 
+static int g_host_calls[2];
+static void host_a(void *p)
+{
+    (void)p;
+    g_host_calls[0]++;
+}
+static void host_b(void *p)
+{
+    (void)p;
+    g_host_calls[1]++;
+}
+
+static struct cudaMemsetParams memset_params(void *dst, unsigned int value, size_t width)
+{
+    struct cudaMemsetParams m;
+    memset(&m, 0, sizeof m);
+    m.dst = dst;
+    m.value = value;
+    m.elementSize = 1;
+    m.width = width;
+    m.height = 1;
+    return m;
+}
+
+/* The exec's copy changes; the program's graph does not. */
+static void t_exec_set_params(void **state)
+{
+    (void)state;
+    unsigned char a[16], b[16], c[16];
+    memset(a, 0, sizeof a);
+    memset(b, 0, sizeof b);
+    memset(c, 0, sizeof c);
+    memset(g_host_calls, 0, sizeof g_host_calls);
+    cudaGraph_t g;
+    assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+    cudaGraphNode_t ms, cp, hn, kn;
+    struct cudaMemsetParams m = memset_params(a, 1, 8);
+    assert_int_equal(cudaGraphAddMemsetNode(&ms, g, NULL, 0, &m), cudaSuccess);
+    assert_int_equal(cudaGraphAddMemcpyNode1D(&cp, g, &ms, 1, b, a, 8, cudaMemcpyDefault),
+                     cudaSuccess);
+    struct cudaHostNodeParams h = {host_a, NULL};
+    assert_int_equal(cudaGraphAddHostNode(&hn, g, &cp, 1, &h), cudaSuccess);
+    struct cudaKernelNodeParams k;
+    memset(&k, 0, sizeof k);
+    k.func = (void *)kernel_stub;
+    k.gridDim = (dim3){1, 1, 1};
+    k.blockDim = (dim3){32, 1, 1};
+    assert_int_equal(cudaGraphAddKernelNode(&kn, g, &hn, 1, &k), cudaSuccess);
+    cudaGraphExec_t x;
+    assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+
+    m = memset_params(a, 7, 4);
+    assert_int_equal(cudaGraphExecMemsetNodeSetParams(x, ms, &m), cudaSuccess);
+    assert_int_equal(cudaGraphExecMemcpyNodeSetParams1D(x, cp, c, a, 4, cudaMemcpyDefault),
+                     cudaSuccess);
+    h.fn = host_b;
+    assert_int_equal(cudaGraphExecHostNodeSetParams(x, hn, &h), cudaSuccess);
+    k.gridDim = (dim3){8, 1, 1};
+    assert_int_equal(cudaGraphExecKernelNodeSetParams(x, kn, &k), cudaSuccess);
+    /* wrong node type, NULL parameters, a node of no graph of x */
+    assert_int_equal(cudaGraphExecMemsetNodeSetParams(x, cp, &m), cudaErrorInvalidValue);
+    assert_int_equal(cudaGraphExecHostNodeSetParams(x, hn, NULL), cudaErrorInvalidValue);
+    assert_int_equal(cudaGraphExecKernelNodeSetParams(NULL, kn, &k), cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+
+    assert_int_equal(cudaGraphLaunch(x, NULL), cudaSuccess);
+    assert_int_equal(a[3], 7);
+    assert_int_equal(a[4], 0);
+    assert_int_equal(c[3], 7);
+    assert_int_equal(b[0], 0);
+    assert_int_equal(g_host_calls[0], 0);
+    assert_int_equal(g_host_calls[1], 1);
+    /* the graph itself still has what it was built with */
+    struct cudaMemsetParams back;
+    assert_int_equal(cudaGraphMemsetNodeGetParams(ms, &back), cudaSuccess);
+    assert_int_equal(back.value, 1);
+    struct cudaKernelNodeParams kb;
+    assert_int_equal(cudaGraphKernelNodeGetParams(kn, &kb), cudaSuccess);
+    assert_int_equal(kb.gridDim.x, 1);
+
+    /* generic form */
+    struct cudaGraphNodeParams gp;
+    memset(&gp, 0, sizeof gp);
+    gp.type = cudaGraphNodeTypeMemset;
+    m = memset_params(a, 9, 2);
+    memcpy(&gp.memset, &m, sizeof m);
+    assert_int_equal(cudaGraphExecNodeSetParams(x, ms, &gp), cudaSuccess);
+    gp.type = cudaGraphNodeTypeHost;
+    assert_int_equal(cudaGraphExecNodeSetParams(x, ms, &gp), cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+    assert_int_equal(cudaGraphLaunch(x, NULL), cudaSuccess);
+    assert_int_equal(a[1], 9);
+    assert_int_equal(a[2], 7);
+
+    /* disabled nodes do nothing */
+    unsigned int on = 9;
+    assert_int_equal(cudaGraphNodeGetEnabled(x, ms, &on), cudaSuccess);
+    assert_int_equal(on, 1);
+    assert_int_equal(cudaGraphNodeSetEnabled(x, ms, 0), cudaSuccess);
+    assert_int_equal(cudaGraphNodeGetEnabled(x, ms, &on), cudaSuccess);
+    assert_int_equal(on, 0);
+    assert_int_equal(cudaGraphNodeSetEnabled(x, hn, 0), cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+    memset(a, 0, sizeof a);
+    assert_int_equal(cudaGraphLaunch(x, NULL), cudaSuccess);
+    assert_int_equal(a[0], 0);
+    assert_int_equal(g_host_calls[1], 3);
+    assert_int_equal(cudaGraphNodeSetEnabled(x, ms, 1), cudaSuccess);
+    assert_int_equal(cudaGraphLaunch(x, NULL), cudaSuccess);
+    assert_int_equal(a[0], 9);
+
+    assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+    assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+}
+
+static void t_graph_setters_and_destroy_node(void **state)
+{
+    (void)state;
+    unsigned char a[8] = {0}, b[8] = {0};
+    cudaEvent_t e1, e2;
+    assert_int_equal(cudaEventCreate(&e1), cudaSuccess);
+    assert_int_equal(cudaEventCreate(&e2), cudaSuccess);
+    cudaGraph_t g;
+    assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+    cudaGraphNode_t rec, cp, wait;
+    assert_int_equal(cudaGraphAddEventRecordNode(&rec, g, NULL, 0, e1), cudaSuccess);
+    assert_int_equal(cudaGraphAddMemcpyNode1D(&cp, g, &rec, 1, b, a, 4, cudaMemcpyHostToHost),
+                     cudaSuccess);
+    assert_int_equal(cudaGraphAddEventWaitNode(&wait, g, &cp, 1, e1), cudaSuccess);
+    assert_int_equal(cudaGraphEventRecordNodeSetEvent(rec, e2), cudaSuccess);
+    assert_int_equal(cudaGraphEventWaitNodeSetEvent(wait, e2), cudaSuccess);
+    cudaEvent_t got = NULL;
+    assert_int_equal(cudaGraphEventRecordNodeGetEvent(rec, &got), cudaSuccess);
+    assert_ptr_equal(got, e2);
+    assert_int_equal(cudaGraphEventWaitNodeGetEvent(wait, &got), cudaSuccess);
+    assert_ptr_equal(got, e2);
+    assert_int_equal(cudaGraphEventRecordNodeSetEvent(cp, e2), cudaErrorInvalidValue);
+    assert_int_equal(cudaGraphEventWaitNodeSetEvent(wait, NULL), cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+
+    memset(a, 5, sizeof a);
+    assert_int_equal(cudaGraphMemcpyNodeSetParams1D(cp, b + 2, a, 6, cudaMemcpyHostToHost),
+                     cudaSuccess);
+    struct cudaMemcpy3DParms cpp;
+    assert_int_equal(cudaGraphMemcpyNodeGetParams(cp, &cpp), cudaSuccess);
+    assert_ptr_equal(cpp.dstPtr.ptr, b + 2);
+    assert_int_equal(cpp.extent.width, 6);
+    struct cudaGraphNodeParams gp;
+    memset(&gp, 0, sizeof gp);
+    gp.type = cudaGraphNodeTypeEventRecord;
+    gp.eventRecord.event = e1;
+    assert_int_equal(cudaGraphNodeSetParams(rec, &gp), cudaSuccess);
+    assert_int_equal(cudaGraphEventRecordNodeGetEvent(rec, &got), cudaSuccess);
+    assert_ptr_equal(got, e1);
+    assert_int_equal(cudaGraphNodeSetParams(cp, &gp), cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+
+    cudaGraphExec_t x;
+    assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+    assert_int_equal(cudaGraphLaunch(x, NULL), cudaSuccess);
+    assert_int_equal(b[7], 5);
+    assert_int_equal(b[1], 0);
+    assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+
+    /* removing the middle node takes its edges; the last moves up */
+    assert_int_equal(cudaGraphDestroyNode(cp), cudaSuccess);
+    size_t n = 0;
+    assert_int_equal(cudaGraphGetNodes(g, NULL, &n), cudaSuccess);
+    assert_int_equal(n, 2);
+    assert_int_equal(cudaGraphGetEdges(g, NULL, NULL, NULL, &n), cudaSuccess);
+    assert_int_equal(n, 0);
+    cudaGraphNode_t nodes[2];
+    n = 2;
+    assert_int_equal(cudaGraphGetNodes(g, nodes, &n), cudaSuccess);
+    assert_ptr_equal(nodes[0], rec);
+    assert_ptr_equal(nodes[1], wait);
+    assert_int_equal(sc_rt_node_index(wait), 1);
+    assert_int_equal(cudaGraphAddDependencies(g, &rec, &wait, NULL, 1), cudaSuccess);
+    assert_int_equal(cudaGraphDestroyNode(NULL), cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+    assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+    cudaEventDestroy(e1);
+    cudaEventDestroy(e2);
+}
+
+static void t_exec_child_graph(void **state)
+{
+    (void)state;
+    unsigned char a[4] = {0};
+    cudaGraph_t child, child2, child3, g;
+    cudaGraphNode_t n, cn;
+    assert_int_equal(cudaGraphCreate(&child, 0), cudaSuccess);
+    struct cudaMemsetParams m = memset_params(a, 1, 4);
+    assert_int_equal(cudaGraphAddMemsetNode(&n, child, NULL, 0, &m), cudaSuccess);
+    assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+    assert_int_equal(cudaGraphAddChildGraphNode(&cn, g, NULL, 0, child), cudaSuccess);
+    cudaGraphExec_t x;
+    assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+    assert_int_equal(cudaGraphCreate(&child2, 0), cudaSuccess);
+    m = memset_params(a, 2, 4);
+    assert_int_equal(cudaGraphAddMemsetNode(&n, child2, NULL, 0, &m), cudaSuccess);
+    assert_int_equal(cudaGraphExecChildGraphNodeSetParams(x, cn, child2), cudaSuccess);
+    assert_int_equal(cudaGraphLaunch(x, NULL), cudaSuccess);
+    assert_int_equal(a[3], 2);
+    /* another topology is refused */
+    assert_int_equal(cudaGraphCreate(&child3, 0), cudaSuccess);
+    assert_int_equal(cudaGraphExecChildGraphNodeSetParams(x, cn, child3), cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+    assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+    assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+    assert_int_equal(cudaGraphDestroy(child), cudaSuccess);
+    assert_int_equal(cudaGraphDestroy(child2), cudaSuccess);
+    assert_int_equal(cudaGraphDestroy(child3), cudaSuccess);
+}
+
+static void t_kernel_node_attributes(void **state)
+{
+    (void)state;
+    cudaGraph_t g, c;
+    cudaGraphNode_t k1, k2, e;
+    assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+    struct cudaKernelNodeParams k;
+    memset(&k, 0, sizeof k);
+    k.func = (void *)kernel_stub;
+    k.gridDim = (dim3){1, 1, 1};
+    k.blockDim = (dim3){1, 1, 1};
+    assert_int_equal(cudaGraphAddKernelNode(&k1, g, NULL, 0, &k), cudaSuccess);
+    assert_int_equal(cudaGraphAddKernelNode(&k2, g, NULL, 0, &k), cudaSuccess);
+    assert_int_equal(cudaGraphAddEmptyNode(&e, g, NULL, 0), cudaSuccess);
+    cudaLaunchAttributeValue v;
+    memset(&v, 0x55, sizeof v);
+    assert_int_equal(cudaGraphKernelNodeGetAttribute(k1, cudaKernelNodeAttributePriority, &v),
+                     cudaSuccess);
+    assert_int_equal(v.priority, 0);
+    v.priority = -3;
+    assert_int_equal(cudaGraphKernelNodeSetAttribute(k1, cudaKernelNodeAttributePriority, &v),
+                     cudaSuccess);
+    memset(&v, 0, sizeof v);
+    v.cooperative = 1;
+    assert_int_equal(cudaGraphKernelNodeSetAttribute(k1, cudaKernelNodeAttributeCooperative, &v),
+                     cudaSuccess);
+    assert_int_equal(cudaGraphKernelNodeCopyAttributes(k2, k1), cudaSuccess);
+    memset(&v, 0, sizeof v);
+    assert_int_equal(cudaGraphKernelNodeGetAttribute(k2, cudaKernelNodeAttributePriority, &v),
+                     cudaSuccess);
+    assert_int_equal(v.priority, -3);
+    /* a clone keeps them */
+    assert_int_equal(cudaGraphClone(&c, g), cudaSuccess);
+    cudaGraphNode_t ck;
+    assert_int_equal(cudaGraphNodeFindInClone(&ck, k1, c), cudaSuccess);
+    memset(&v, 0, sizeof v);
+    assert_int_equal(cudaGraphKernelNodeGetAttribute(ck, cudaKernelNodeAttributeCooperative, &v),
+                     cudaSuccess);
+    assert_int_equal(v.cooperative, 1);
+    assert_int_equal(cudaGraphKernelNodeGetAttribute(e, cudaKernelNodeAttributePriority, &v),
+                     cudaErrorInvalidValue);
+    assert_int_equal(cudaGraphKernelNodeSetAttribute(k1, cudaLaunchAttributeIgnore, &v),
+                     cudaErrorInvalidValue);
+    assert_int_equal(cudaGraphKernelNodeCopyAttributes(e, k1), cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+    assert_int_equal(cudaGraphDestroy(c), cudaSuccess);
+    assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+}
+
+static int g_destroyed;
+static void uobj_destroy(void *p)
+{
+    g_destroyed += *(int *)p;
+}
+
+static void t_user_objects(void **state)
+{
+    (void)state;
+    int one = 1;
+    g_destroyed = 0;
+    cudaUserObject_t o;
+    assert_int_equal(cudaUserObjectCreate(&o, &one, uobj_destroy, 1, 0), cudaErrorInvalidValue);
+    assert_int_equal(cudaUserObjectCreate(&o, &one, NULL, 1, cudaUserObjectNoDestructorSync),
+                     cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+    assert_int_equal(
+        cudaUserObjectCreate(&o, &one, uobj_destroy, 1, cudaUserObjectNoDestructorSync),
+        cudaSuccess);
+    assert_int_equal(cudaUserObjectRetain(o, 2), cudaSuccess);
+    assert_int_equal(cudaUserObjectRelease(o, 2), cudaSuccess);
+    assert_int_equal(g_destroyed, 0);
+
+    /* the program's reference moves to the graph; an exec takes its own */
+    cudaGraph_t g;
+    assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+    assert_int_equal(cudaGraphRetainUserObject(g, o, 1, cudaGraphUserObjectMove), cudaSuccess);
+    cudaGraphExec_t x;
+    assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+    assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+    assert_int_equal(g_destroyed, 0);
+    assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+    assert_int_equal(g_destroyed, 1);
+
+    /* release by the graph itself */
+    assert_int_equal(
+        cudaUserObjectCreate(&o, &one, uobj_destroy, 1, cudaUserObjectNoDestructorSync),
+        cudaSuccess);
+    assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+    assert_int_equal(cudaGraphRetainUserObject(g, o, 2, 0), cudaSuccess);
+    assert_int_equal(cudaGraphReleaseUserObject(g, o, 3), cudaErrorInvalidValue);
+    assert_int_equal(cudaGraphReleaseUserObject(g, o, 2), cudaSuccess);
+    assert_int_equal(g_destroyed, 1);
+    assert_int_equal(cudaUserObjectRelease(o, 1), cudaSuccess);
+    assert_int_equal(g_destroyed, 2);
+    assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+    (void)cudaGetLastError();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -461,6 +774,11 @@ int main(void)
         cmocka_unit_test(t_cooperative_too_large),
         cmocka_unit_test(t_stream_attributes),
         cmocka_unit_test(t_managed_memory),
+        cmocka_unit_test(t_exec_set_params),
+        cmocka_unit_test(t_graph_setters_and_destroy_node),
+        cmocka_unit_test(t_exec_child_graph),
+        cmocka_unit_test(t_kernel_node_attributes),
+        cmocka_unit_test(t_user_objects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
