@@ -460,6 +460,63 @@ SC_RT_GRAPH_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cuda
                                                 cudaGraphExecUpdateResultInfo *resultInfo);
 SC_RT_GRAPH_API cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec);
 
+/* Changing graphs and executable graphs after building them
+ * (graph_extra.c).  The Exec setters change the exec's copy of the node
+ * (the node given is the one of the graph it was instantiated from);
+ * the program's graph is unchanged. */
+SC_RT_GRAPH_API cudaError_t
+cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                 const struct cudaKernelNodeParams *pNodeParams);
+SC_RT_GRAPH_API cudaError_t cudaGraphExecMemcpyNodeSetParams(
+    cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemcpy3DParms *pNodeParams);
+SC_RT_GRAPH_API cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec,
+                                                               cudaGraphNode_t node, void *dst,
+                                                               const void *src, size_t count,
+                                                               enum cudaMemcpyKind kind);
+SC_RT_GRAPH_API cudaError_t cudaGraphExecMemsetNodeSetParams(
+    cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaMemsetParams *pNodeParams);
+SC_RT_GRAPH_API cudaError_t cudaGraphExecHostNodeSetParams(
+    cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const struct cudaHostNodeParams *pNodeParams);
+SC_RT_GRAPH_API cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec,
+                                                       cudaGraphNode_t node,
+                                                       struct cudaGraphNodeParams *nodeParams);
+/** The new child graph must have the topology of the one it replaces. */
+SC_RT_GRAPH_API cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec,
+                                                                 cudaGraphNode_t node,
+                                                                 cudaGraph_t childGraph);
+SC_RT_GRAPH_API cudaError_t cudaGraphExecEventRecordNodeSetEvent(cudaGraphExec_t hGraphExec,
+                                                                 cudaGraphNode_t hNode,
+                                                                 cudaEvent_t event);
+SC_RT_GRAPH_API cudaError_t cudaGraphExecEventWaitNodeSetEvent(cudaGraphExec_t hGraphExec,
+                                                               cudaGraphNode_t hNode,
+                                                               cudaEvent_t event);
+SC_RT_GRAPH_API cudaError_t cudaGraphEventRecordNodeSetEvent(cudaGraphNode_t node,
+                                                             cudaEvent_t event);
+SC_RT_GRAPH_API cudaError_t cudaGraphEventWaitNodeSetEvent(cudaGraphNode_t node, cudaEvent_t event);
+SC_RT_GRAPH_API cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node,
+                                                   struct cudaGraphNodeParams *nodeParams);
+SC_RT_GRAPH_API cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst,
+                                                           const void *src, size_t count,
+                                                           enum cudaMemcpyKind kind);
+/** Removes the node and its edges; later nodes move up one index. */
+SC_RT_GRAPH_API cudaError_t cudaGraphDestroyNode(cudaGraphNode_t node);
+/** Kernel, memcpy and memset nodes of an exec; a disabled one does nothing. */
+SC_RT_GRAPH_API cudaError_t cudaGraphNodeGetEnabled(cudaGraphExec_t hGraphExec,
+                                                    cudaGraphNode_t hNode, unsigned int *isEnabled);
+SC_RT_GRAPH_API cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec,
+                                                    cudaGraphNode_t hNode, unsigned int isEnabled);
+/** User objects: the destructor runs when the last reference goes (the
+ *  program's, or those of graphs, their clones and execs). */
+SC_RT_GRAPH_API cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr,
+                                                 cudaHostFn_t destroy, unsigned int initialRefcount,
+                                                 unsigned int flags);
+SC_RT_GRAPH_API cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count);
+SC_RT_GRAPH_API cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count);
+SC_RT_GRAPH_API cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object,
+                                                      unsigned int count, unsigned int flags);
+SC_RT_GRAPH_API cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object,
+                                                       unsigned int count);
+
 /** Writes the graph as DOT in the CUDA runtime's style (see graph_dot.c). */
 SC_RT_GRAPH_API cudaError_t cudaGraphDebugDotPrint(cudaGraph_t graph, const char *path,
                                                    unsigned int flags);

@@ -322,6 +322,120 @@ typedef struct uint3 {
 #define cudaHostRegisterDefault 0x00
 #define cudaHostRegisterMapped  0x02
 
+/* ---- functions, limits, caches, managed memory, user objects, pools */
+
+struct cudaFuncAttributes {
+    size_t sharedSizeBytes;
+    size_t constSizeBytes;
+    size_t localSizeBytes;
+    int maxThreadsPerBlock;
+    int numRegs;
+    int ptxVersion;
+    int binaryVersion;
+    int cacheModeCA;
+    int maxDynamicSharedSizeBytes;
+    int preferredShmemCarveout;
+    int clusterDimMustBeSet;
+    int requiredClusterWidth;
+    int requiredClusterHeight;
+    int requiredClusterDepth;
+    int clusterSchedulingPolicyPreference;
+    int nonPortableClusterSizeAllowed;
+    int reserved[16];
+};
+
+enum cudaFuncAttribute {
+    cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+    cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+    cudaFuncAttributeClusterDimMustBeSet = 10,
+    cudaFuncAttributeRequiredClusterWidth = 11,
+    cudaFuncAttributeRequiredClusterHeight = 12,
+    cudaFuncAttributeRequiredClusterDepth = 13,
+    cudaFuncAttributeNonPortableClusterSizeAllowed = 14,
+    cudaFuncAttributeClusterSchedulingPolicyPreference = 15,
+    cudaFuncAttributeMax,
+};
+
+enum cudaFuncCache {
+    cudaFuncCachePreferNone = 0,
+    cudaFuncCachePreferShared = 1,
+    cudaFuncCachePreferL1 = 2,
+    cudaFuncCachePreferEqual = 3,
+};
+
+enum cudaSharedMemConfig {
+    cudaSharedMemBankSizeDefault = 0,
+    cudaSharedMemBankSizeFourByte = 1,
+    cudaSharedMemBankSizeEightByte = 2,
+};
+
+enum cudaLimit {
+    cudaLimitStackSize = 0x00,
+    cudaLimitPrintfFifoSize = 0x01,
+    cudaLimitMallocHeapSize = 0x02,
+    cudaLimitDevRuntimeSyncDepth = 0x03,
+    cudaLimitDevRuntimePendingLaunchCount = 0x04,
+    cudaLimitMaxL2FetchGranularity = 0x05,
+    cudaLimitPersistingL2CacheSize = 0x06,
+};
+
+enum cudaMemoryAdvise {
+    cudaMemAdviseSetReadMostly = 1,
+    cudaMemAdviseUnsetReadMostly = 2,
+    cudaMemAdviseSetPreferredLocation = 3,
+    cudaMemAdviseUnsetPreferredLocation = 4,
+    cudaMemAdviseSetAccessedBy = 5,
+    cudaMemAdviseUnsetAccessedBy = 6,
+};
+
+enum cudaMemRangeAttribute {
+    cudaMemRangeAttributeReadMostly = 1,
+    cudaMemRangeAttributePreferredLocation = 2,
+    cudaMemRangeAttributeAccessedBy = 3,
+    cudaMemRangeAttributeLastPrefetchLocation = 4,
+    cudaMemRangeAttributePreferredLocationType = 5,
+    cudaMemRangeAttributePreferredLocationId = 6,
+    cudaMemRangeAttributeLastPrefetchLocationType = 7,
+    cudaMemRangeAttributeLastPrefetchLocationId = 8,
+};
+
+enum cudaUserObjectFlags {
+    cudaUserObjectNoDestructorSync = 0x1,
+};
+
+enum cudaUserObjectRetainFlags {
+    cudaGraphUserObjectMove = 0x1,
+};
+
+enum cudaMemPoolAttr {
+    cudaMemPoolReuseFollowEventDependencies = 0x1,
+    cudaMemPoolReuseAllowOpportunistic = 0x2,
+    cudaMemPoolReuseAllowInternalDependencies = 0x3,
+    cudaMemPoolAttrReleaseThreshold = 0x4,
+    cudaMemPoolAttrReservedMemCurrent = 0x5,
+    cudaMemPoolAttrReservedMemHigh = 0x6,
+    cudaMemPoolAttrUsedMemCurrent = 0x7,
+    cudaMemPoolAttrUsedMemHigh = 0x8,
+};
+
+/* Stream and kernel-node attributes are launch attributes (driver_types.h). */
+#define cudaStreamAttrID                         cudaLaunchAttributeID
+#define cudaStreamAttrValue                      cudaLaunchAttributeValue
+#define cudaStreamAttributeAccessPolicyWindow    cudaLaunchAttributeAccessPolicyWindow
+#define cudaStreamAttributeSynchronizationPolicy cudaLaunchAttributeSynchronizationPolicy
+#define cudaStreamAttributeMemSyncDomainMap      cudaLaunchAttributeMemSyncDomainMap
+#define cudaStreamAttributeMemSyncDomain         cudaLaunchAttributeMemSyncDomain
+#define cudaStreamAttributePriority              cudaLaunchAttributePriority
+#define cudaKernelNodeAttrID                     cudaLaunchAttributeID
+#define cudaKernelNodeAttrValue                  cudaLaunchAttributeValue
+#define cudaKernelNodeAttributeCooperative       cudaLaunchAttributeCooperative
+#define cudaKernelNodeAttributePriority          cudaLaunchAttributePriority
+#define cudaKernelNodeAttributeClusterDimension  cudaLaunchAttributeClusterDimension
+
+#define cudaOccupancyDefault                0x00
+#define cudaOccupancyDisableCachingOverride 0x01
+#define cudaMemAttachSingleStream           cudaMemAttachSingle
+
 #endif /* !SC_CUDART_PROTOTYPES_ONLY */
 
 /* =========================================================== prototypes */
@@ -463,6 +577,138 @@ SC_RT_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, c
 SC_RT_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config,
                                                   const void *func, void **args);
 SC_RT_EXPORT cudaError_t cudaFuncGetName(const char **name, const void *func);
+
+/* Functions, occupancy, limits and caches (rt_extra.c) */
+SC_RT_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func);
+SC_RT_EXPORT cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr,
+                                              int value);
+SC_RT_EXPORT cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig);
+SC_RT_EXPORT cudaError_t cudaFuncSetSharedMemConfig(const void *func,
+                                                    enum cudaSharedMemConfig config);
+SC_RT_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
+                                                                       const void *func,
+                                                                       int blockSize,
+                                                                       size_t dynamicSMemSize);
+SC_RT_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags);
+SC_RT_EXPORT cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
+                                                                   const void *func, int numBlocks,
+                                                                   int blockSize);
+SC_RT_EXPORT cudaError_t cudaOccupancyMaxPotentialClusterSize(
+    int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig);
+SC_RT_EXPORT cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
+                                                        const cudaLaunchConfig_t *launchConfig);
+SC_RT_EXPORT cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value);
+SC_RT_EXPORT cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit);
+SC_RT_EXPORT cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig);
+SC_RT_EXPORT cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig);
+SC_RT_EXPORT cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig);
+SC_RT_EXPORT cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config);
+SC_RT_EXPORT cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice);
+SC_RT_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags);
+SC_RT_EXPORT cudaError_t cudaDeviceDisablePeerAccess(int peerDevice);
+SC_RT_EXPORT cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device);
+SC_RT_EXPORT cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId);
+SC_RT_EXPORT cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop);
+SC_RT_EXPORT cudaError_t cudaProfilerStart(void);
+SC_RT_EXPORT cudaError_t cudaProfilerStop(void);
+
+/* Managed memory advice (rt_extra.c) */
+SC_RT_EXPORT cudaError_t cudaMemAdvise(const void *devPtr, size_t count,
+                                       enum cudaMemoryAdvise advice,
+                                       struct cudaMemLocation location);
+SC_RT_EXPORT cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize,
+                                                  enum cudaMemRangeAttribute attribute,
+                                                  const void *devPtr, size_t count);
+SC_RT_EXPORT cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes,
+                                                   enum cudaMemRangeAttribute *attributes,
+                                                   size_t numAttributes, const void *devPtr,
+                                                   size_t count);
+SC_RT_EXPORT cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length,
+                                                  unsigned int flags);
+SC_RT_EXPORT cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr,
+                                                       size_t length, unsigned int flags);
+
+/* Pitched copies and memsets (rt_extra.c): one memcpy / memset node of the
+ * total size in capture.  The structs are abi_graph.h's. */
+struct cudaPitchedPtr;
+struct cudaExtent;
+struct cudaMemcpy3DParms;
+SC_RT_EXPORT cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                      size_t width, size_t height, enum cudaMemcpyKind kind);
+SC_RT_EXPORT cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                           size_t width, size_t height, enum cudaMemcpyKind kind);
+SC_RT_EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                           size_t width, size_t height, enum cudaMemcpyKind kind,
+                                           cudaStream_t stream);
+SC_RT_EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src,
+                                                size_t spitch, size_t width, size_t height,
+                                                enum cudaMemcpyKind kind, cudaStream_t stream);
+SC_RT_EXPORT cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
+                                      size_t height);
+SC_RT_EXPORT cudaError_t cudaMemset2D_ptds(void *devPtr, size_t pitch, int value, size_t width,
+                                           size_t height);
+SC_RT_EXPORT cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width,
+                                           size_t height, cudaStream_t stream);
+SC_RT_EXPORT cudaError_t cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value, size_t width,
+                                                size_t height, cudaStream_t stream);
+SC_RT_EXPORT cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p);
+SC_RT_EXPORT cudaError_t cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms *p);
+SC_RT_EXPORT cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream);
+SC_RT_EXPORT cudaError_t cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms *p,
+                                                cudaStream_t stream);
+SC_RT_EXPORT cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value,
+                                      struct cudaExtent extent);
+SC_RT_EXPORT cudaError_t cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value,
+                                           struct cudaExtent extent);
+SC_RT_EXPORT cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value,
+                                           struct cudaExtent extent, cudaStream_t stream);
+SC_RT_EXPORT cudaError_t cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value,
+                                                struct cudaExtent extent, cudaStream_t stream);
+SC_RT_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr,
+                                      struct cudaExtent extent);
+SC_RT_EXPORT cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src, size_t count,
+                                                 size_t offset, enum cudaMemcpyKind kind);
+SC_RT_EXPORT cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t count,
+                                                   size_t offset, enum cudaMemcpyKind kind);
+SC_RT_EXPORT cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src,
+                                                      size_t count, size_t offset,
+                                                      enum cudaMemcpyKind kind,
+                                                      cudaStream_t stream);
+SC_RT_EXPORT cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t count,
+                                                        size_t offset, enum cudaMemcpyKind kind,
+                                                        cudaStream_t stream);
+
+/* Launches and stream attributes (rt_extra.c) */
+SC_RT_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim,
+                                                     void **args, size_t sharedMem,
+                                                     cudaStream_t stream);
+SC_RT_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim,
+                                                          dim3 blockDim, void **args,
+                                                          size_t sharedMem, cudaStream_t stream);
+SC_RT_EXPORT cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr,
+                                                cudaLaunchAttributeValue *value_out);
+SC_RT_EXPORT cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t hStream,
+                                                     cudaLaunchAttributeID attr,
+                                                     cudaLaunchAttributeValue *value_out);
+SC_RT_EXPORT cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr,
+                                                const cudaLaunchAttributeValue *value);
+SC_RT_EXPORT cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t hStream,
+                                                     cudaLaunchAttributeID attr,
+                                                     const cudaLaunchAttributeValue *value);
+SC_RT_EXPORT cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src);
+SC_RT_EXPORT cudaError_t cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src);
+
+/* Kernel node attributes (graph_extra.c; here for the launch attribute
+ * types): values kept per node, copied with it. */
+SC_RT_EXPORT cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode,
+                                                         cudaLaunchAttributeID attr,
+                                                         cudaLaunchAttributeValue *value_out);
+SC_RT_EXPORT cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode,
+                                                         cudaLaunchAttributeID attr,
+                                                         const cudaLaunchAttributeValue *value);
+SC_RT_EXPORT cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst,
+                                                           cudaGraphNode_t hSrc);
 
 /* Stream capture */
 SC_RT_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t stream,

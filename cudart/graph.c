@@ -81,6 +81,7 @@ static void node_free(cudaGraphNode_t n)
     if (n->d.type == cudaGraphNodeTypeGraph)
         sc_rt_graph_free(n->d.child);
     sc_g_block_unref(n->block);
+    sc_g_node_free_extras(n);
     free(n);
 }
 
@@ -90,6 +91,7 @@ void sc_rt_graph_free(cudaGraph_t g)
         return;
     for (size_t i = 0; i < g->n; i++)
         node_free(g->nodes[i]);
+    sc_g_urefs_release(g);
     free(g->nodes);
     free(g->from);
     free(g->to);
@@ -286,9 +288,13 @@ cudaError_t sc_g_clone(cudaGraph_t g, cudaGraph_t *out)
         n->block = g->nodes[i]->block;
         if (n->block != NULL)
             n->block->refs++;
+        if (!sc_g_node_copy_extras(n, g->nodes[i]))
+            err = cudaErrorMemoryAllocation;
     }
     if (err == cudaSuccess)
         err = sc_g_edges_push(c, g->from, g->to, g->ne);
+    if (err == cudaSuccess && !sc_g_urefs_clone(c, g))
+        err = cudaErrorMemoryAllocation;
     if (err != cudaSuccess) {
         sc_rt_graph_free(c);
         return err;

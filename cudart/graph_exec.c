@@ -238,6 +238,36 @@ static cudaError_t exec_update(cudaGraphExec_t x, cudaGraph_t g,
     return cudaSuccess;
 }
 
+/* The exec's child graph is replaced by a copy of `child`, which must
+ * have the topology of the one it replaces. */
+static cudaError_t exec_child(cudaGraphExec_t x, cudaGraphNode_t n, cudaGraph_t child)
+{
+    if (!sc_gx_valid(x) || n == NULL || !sc_g_valid(child) || n->index >= x->g->n)
+        return cudaErrorInvalidValue;
+    cudaGraphNode_t e = x->g->nodes[n->index];
+    if (e->d.type != cudaGraphNodeTypeGraph || n->d.type != cudaGraphNodeTypeGraph)
+        return cudaErrorInvalidValue;
+    if (child->capture != 0)
+        return cudaErrorStreamCaptureUnsupported;
+    cudaGraphNode_t en, ef;
+    if (same_topology(e->d.child, child, &en, &ef) != cudaGraphExecUpdateSuccess)
+        return cudaErrorInvalidValue;
+    cudaGraph_t copy;
+    cudaError_t err = sc_g_clone(child, &copy);
+    if (err != cudaSuccess)
+        return err;
+    copy->owned = true;
+    sc_rt_graph_free(e->d.child);
+    e->d.child = copy;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                                 cudaGraph_t childGraph)
+{
+    SC_G_LOCKED(exec_child(hGraphExec, node, childGraph));
+}
+
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
                                 cudaGraphExecUpdateResultInfo *resultInfo)
 {
@@ -291,6 +321,8 @@ static void run_memset(const sc_rt_node_desc *d)
 static cudaError_t run_node(cudaGraph_t g, cudaGraphNode_t n)
 {
     const sc_rt_node_desc *d = &n->d;
+    if (n->disabled) /* cudaGraphNodeSetEnabled(0): an empty node */
+        return cudaSuccess;
     switch (d->type) {
     case cudaGraphNodeTypeKernel:
         g->kernels_run++;

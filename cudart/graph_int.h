@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "abi_graph.h"
+#include "abi_rt.h"
 #include "rt.h"
 
 /** Memory a mem-alloc node of the graph API hands out.  Its address is
@@ -57,7 +58,18 @@ struct CUgraphNode_st {
      * the graph API allocated it (NULL when the runtime did). */
     struct cudaMemPoolProps pool;
     sc_g_block *block;
+    /* Kernel nodes: launch attributes set on the node (graph_extra.c). */
+    cudaLaunchAttribute *attrs;
+    size_t nattrs;
+    /* Exec copies: cudaGraphNodeSetEnabled(0) makes the node a no-op. */
+    bool disabled;
 };
+
+/** A user object's references held by a graph (graph_extra.c). */
+typedef struct sc_g_uref {
+    cudaUserObject_t obj;
+    unsigned int count;
+} sc_g_uref;
 
 #define SC_G_MAGIC 0x53434752u /* "SCGR" */
 
@@ -71,6 +83,8 @@ struct CUgraph_st {
     bool owned; /* a node's child graph: the program may not destroy it */
     sc_g_state *state;
     uint64_t kernels_run; /* kernel nodes reached by launches */
+    sc_g_uref *urefs;     /* user objects the graph holds references to */
+    size_t nurefs;
 };
 
 #define SC_GX_MAGIC 0x53434758u /* "SCGX" */
@@ -124,6 +138,16 @@ cudaError_t sc_g_topo_order(cudaGraph_t g, uint32_t **order);
 
 /** Release a block reference. */
 void sc_g_block_unref(sc_g_block *b);
+
+/** Node extras a clone copies (attributes, enabled state); false when
+ *  memory is short (graph_extra.c). */
+bool sc_g_node_copy_extras(cudaGraphNode_t to, cudaGraphNode_t from);
+/** Free what sc_g_node_copy_extras copied. */
+void sc_g_node_free_extras(cudaGraphNode_t n);
+/** The clone takes references to the user objects of g; the freed graph
+ *  g releases its own (destructors run when the last reference goes). */
+bool sc_g_urefs_clone(cudaGraph_t to, cudaGraph_t from);
+void sc_g_urefs_release(cudaGraph_t g);
 
 /** The node's type name as the CUDA runtime's DOT output spells it. */
 const char *sc_g_type_dot_name(enum cudaGraphNodeType t);

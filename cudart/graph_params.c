@@ -95,6 +95,11 @@ cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cuda
     SC_G_LOCKED(memcpy_set(node, p));
 }
 
+void sc_rt_node_set_copy3d(cudaGraphNode_t n, const struct cudaMemcpy3DParms *p)
+{
+    n->copy = *p;
+}
+
 static cudaError_t memset_get(cudaGraphNode_t n, struct cudaMemsetParams *p)
 {
     cudaError_t err = node_of(n, cudaGraphNodeTypeMemset, p);

@@ -121,6 +121,10 @@ uint32_t sc_rt_node_index(cudaGraphNode_t n);
 cudaGraph_t sc_rt_node_graph(cudaGraphNode_t n);
 /** A node's description (pointers stay owned by the node). */
 const sc_rt_node_desc *sc_rt_node_desc_of(cudaGraphNode_t n);
+/** A memcpy node made by a pitched copy (cudaMemcpy2DAsync, 3DAsync):
+ *  the node keeps p (kind resolved) so that a launch copies row by row. */
+struct cudaMemcpy3DParms;
+void sc_rt_node_set_copy3d(cudaGraphNode_t n, const struct cudaMemcpy3DParms *p);
 
 /**
  * Perform g now on the calling thread: its nodes in a topological order

@@ -91,6 +91,8 @@ typedef struct sc_rt_submit {
 } sc_rt_submit;
 
 typedef struct sc_rt_feed sc_rt_feed;
+/** What rt_extra.c keeps (limits, caches, function and stream attributes). */
+typedef struct sc_rt_extra sc_rt_extra;
 
 /** The per-thread record (thread-local). */
 typedef struct sc_rt_thread {
@@ -141,6 +143,7 @@ typedef struct sc_rt_state {
     char program[256];
     char label[320];
     sc_rt_feed *feed;
+    sc_rt_extra *extra; /* rt_extra.c, created on first use */
 } sc_rt_state;
 
 /** The state, initialised on first use (never NULL; aborts when even the

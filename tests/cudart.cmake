@@ -21,7 +21,7 @@ set(SC_CUDART_TEST_DIR ${CMAKE_CURRENT_LIST_DIR}/cudart)
 set(SC_CUDART_GRAPH_SOURCES
     ${PROJECT_SOURCE_DIR}/cudart/graph.c ${PROJECT_SOURCE_DIR}/cudart/graph_api.c
     ${PROJECT_SOURCE_DIR}/cudart/graph_params.c ${PROJECT_SOURCE_DIR}/cudart/graph_exec.c
-    ${PROJECT_SOURCE_DIR}/cudart/graph_dot.c)
+    ${PROJECT_SOURCE_DIR}/cudart/graph_dot.c ${PROJECT_SOURCE_DIR}/cudart/graph_extra.c)
 add_library(sc_cudart_graph_stub STATIC ${SC_CUDART_GRAPH_SOURCES}
             ${SC_CUDART_TEST_DIR}/graph_rt_stub.c)
 target_include_directories(sc_cudart_graph_stub PUBLIC ${PROJECT_SOURCE_DIR}/cudart
@@ -39,6 +39,11 @@ else()
     sc_add_test(test_cudart_graph_api SOURCES ${SC_CUDART_TEST_DIR}/test_graph_api.c
                 LIBS sc_cudart_graph_stub)
 endif()
+
+# The calls around capture sections (rt_extra.c) and the graph setters:
+# white-box, like test_cudart_rt.
+sc_add_test(test_cudart_extra SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_extra.c
+            LIBS sc_cudart_obj)
 
 # The end-to-end scenario suite (tests/cudart/suite.cmake).
 include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/suite.cmake)
