@@ -103,10 +103,26 @@ const char *sc_rt_kernel_name(const void *func)
  * nvcc-built program does); the stand-in itself needs no libstdc++. */
 typedef char *(*sc_rt_demangle_fn)(const char *, char *, size_t *, int *);
 
-static char *demangle(const char *mangled)
+/*
+ * The C++ runtime's demangler: the program's own when it is a C++ program
+ * (every nvcc-built one is), else libstdc++'s, loaded for it, so that a
+ * kernel is stored under the same name whatever language registered it.
+ * libstdc++ is on every Debian system; without it names stay mangled.  The
+ * library is never unloaded: the function must stay valid.
+ */
+static void *demangler(void)
 {
     void *sym = dlsym(RTLD_DEFAULT, "__cxa_demangle");
-    if (sym && mangled && mangled[0] == '_' && mangled[1] == 'Z') {
+    if (sym)
+        return sym;
+    void *lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+    return lib ? dlsym(lib, "__cxa_demangle") : NULL;
+}
+
+static char *demangle(const char *mangled)
+{
+    void *sym = mangled && mangled[0] == '_' && mangled[1] == 'Z' ? demangler() : NULL;
+    if (sym) {
         sc_rt_demangle_fn fn;
         memcpy(&fn, &sym, sizeof fn);
         int status = -1;

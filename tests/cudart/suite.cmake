@@ -38,7 +38,7 @@ foreach(name ${SC_SUITE_SCENARIOS})
     target_link_libraries(suite_${name}_c PRIVATE sc_cudart Threads::Threads)
     set_target_properties(suite_${name}_c PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${SC_SUITE_OUT})
     sc_add_command_test(cudart_suite_${name}_c
-        COMMAND run_suite ${expect} $<TARGET_FILE:suite_${name}_c> c TIMEOUT 120)
+        COMMAND run_suite ${expect} $<TARGET_FILE:suite_${name}_c> TIMEOUT 120)
 
     if(SC_NVCC_EXECUTABLE)
         set(out ${SC_SUITE_OUT}/suite_${name}_cu)
