@@ -400,7 +400,12 @@ SC_RT_EXPORT cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device
 
 SC_RT_EXPORT cudaError_t cudaDeviceReset(void)
 {
-    (void)sc_rt_state_get();
+    /* The device context's streams and events go with it, as in CUDA; a
+     * handle used afterwards is the program's error. */
+    sc_rt_state *st = sc_rt_state_get();
+    sc_rt_lock();
+    sc_rt_handles_reset(st);
+    sc_rt_unlock();
     return cudaSuccess;
 }
 

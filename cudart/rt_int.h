@@ -28,6 +28,7 @@ struct CUstream_st {
     uint32_t id; /* the model's stream id, never 0 */
     unsigned int flags;
     int priority;
+    struct CUstream_st *prev, *next; /* the live list (not the per-thread stream) */
 };
 
 /** An event handle. */
@@ -36,6 +37,7 @@ struct CUevent_st {
     unsigned int flags;
     bool timed; /* recorded outside capture: `ns` is its host time */
     uint64_t ns;
+    struct CUevent_st *prev, *next; /* the live list */
 };
 
 /** Kinds of memory in the allocation table. */
@@ -144,6 +146,14 @@ typedef struct sc_rt_state {
     char label[320];
     sc_rt_feed *feed;
     sc_rt_extra *extra; /* rt_extra.c, created on first use */
+    /* Every stream and event created and not destroyed: the device context
+     * owns them, as in CUDA, so cudaDeviceReset can destroy what is left
+     * and a program that never destroys them leaks nothing. */
+    struct CUstream_st *streams;
+    struct CUevent_st *events;
+    size_t nstreams, nevents;
+    /* __cudaRegisterFatBinary's handles, kept for the process's life */
+    struct sc_rt_fatbin *fatbins;
 } sc_rt_state;
 
 /** The state, initialised on first use (never NULL; aborts when even the
@@ -169,6 +179,10 @@ uint32_t sc_rt_stream_capture(const sc_rt_state *st, uint32_t stream);
 cudaError_t sc_rt_stream_set_capture(sc_rt_state *st, uint32_t stream, uint32_t capture);
 /** The capture slot of an id, NULL when none. */
 sc_rt_capture *sc_rt_capture_slot(sc_rt_state *st, uint32_t capture);
+
+/** Destroy every live stream and event handle (cudaDeviceReset; lock
+ *  held).  The model keeps their ids, as it does for one destroyed. */
+void sc_rt_handles_reset(sc_rt_state *st);
 
 /** A host call through the model (§4.8) and the daemon. */
 cudaError_t sc_rt_host(sc_rt_state *st, sc_cuda_host kind, uint32_t stream, uint32_t event,

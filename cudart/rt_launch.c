@@ -136,15 +136,28 @@ static char *demangle(const char *mangled)
 
 /* ---------------------------------------------------------- registration */
 
+/* A fat binary's handle: the void ** nvcc's host code holds points at
+ * `cubin`, the first member. */
+struct sc_rt_fatbin {
+    void *cubin;
+    struct sc_rt_fatbin *next;
+};
+
 SC_RT_EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
 {
     /* The handle only has to be unique and stay valid: it is never freed,
-     * so an unregister from a late destructor cannot touch freed memory. */
-    void **h = malloc(sizeof *h);
-    (void)sc_rt_state_get();
-    if (h)
-        *h = fatCubin;
-    return h;
+     * so an unregister from a late destructor cannot touch freed memory,
+     * and the state keeps it reachable, as a runtime keeps its modules. */
+    struct sc_rt_fatbin *f = malloc(sizeof *f);
+    sc_rt_state *st = sc_rt_state_get();
+    if (!f)
+        return NULL;
+    f->cubin = fatCubin;
+    sc_rt_lock();
+    f->next = st->fatbins;
+    st->fatbins = f;
+    sc_rt_unlock();
+    return &f->cubin;
 }
 
 SC_RT_EXPORT void __cudaRegisterFatBinaryEnd(void **fatCubinHandle)

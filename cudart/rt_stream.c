@@ -16,12 +16,85 @@ static bool special_stream(cudaStream_t s)
     return s == NULL || s == cudaStreamLegacy || s == cudaStreamPerThread;
 }
 
+/* The live lists (lock held).  Destroy looks the handle up first, so a
+ * handle destroyed twice, or by cudaDeviceReset before, is an error and not
+ * a double free. */
+static void stream_link(sc_rt_state *st, struct CUstream_st *s)
+{
+    s->prev = NULL;
+    s->next = st->streams;
+    if (st->streams)
+        st->streams->prev = s;
+    st->streams = s;
+    st->nstreams++;
+}
+
+static bool stream_unlink(sc_rt_state *st, struct CUstream_st *s)
+{
+    struct CUstream_st *p = st->streams;
+    while (p && p != s)
+        p = p->next;
+    if (!p)
+        return false;
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        st->streams = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    st->nstreams--;
+    return true;
+}
+
+static void event_link(sc_rt_state *st, struct CUevent_st *e)
+{
+    e->prev = NULL;
+    e->next = st->events;
+    if (st->events)
+        st->events->prev = e;
+    st->events = e;
+    st->nevents++;
+}
+
+static bool event_unlink(sc_rt_state *st, struct CUevent_st *e)
+{
+    struct CUevent_st *p = st->events;
+    while (p && p != e)
+        p = p->next;
+    if (!p)
+        return false;
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        st->events = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    st->nevents--;
+    return true;
+}
+
+void sc_rt_handles_reset(sc_rt_state *st)
+{
+    while (st->streams) {
+        struct CUstream_st *s = st->streams;
+        st->streams = s->next;
+        free(s);
+    }
+    while (st->events) {
+        struct CUevent_st *e = st->events;
+        st->events = e->next;
+        free(e);
+    }
+    st->nstreams = 0;
+    st->nevents = 0;
+}
+
 SC_RT_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags,
                                                       int priority)
 {
     if (!pStream || (flags & ~(unsigned int)cudaStreamNonBlocking))
         return sc_rt_error(cudaErrorInvalidValue);
-    struct CUstream_st *s = malloc(sizeof *s);
+    struct CUstream_st *s = calloc(1, sizeof *s);
     if (!s)
         return sc_rt_error(cudaErrorMemoryAllocation);
     if (priority > SC_RT_PRIO_LEAST)
@@ -44,6 +117,7 @@ SC_RT_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, uns
             return sc_rt_error(sc_rt_from_model(rc));
         }
     }
+    stream_link(st, s);
     sc_rt_unlock();
     *pStream = s;
     return cudaSuccess;
@@ -65,6 +139,12 @@ SC_RT_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream)
         return sc_rt_error(cudaErrorInvalidResourceHandle);
     /* The model keeps the id (a stream destroyed during capture stays a
      * member until the capture ends, as in CUDA); only the handle goes. */
+    sc_rt_state *st = sc_rt_state_get();
+    sc_rt_lock();
+    bool live = stream_unlink(st, stream);
+    sc_rt_unlock();
+    if (!live)
+        return sc_rt_error(cudaErrorInvalidResourceHandle);
     free(stream);
     return cudaSuccess;
 }
@@ -173,8 +253,9 @@ SC_RT_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned i
     sc_rt_state *st = sc_rt_state_get();
     sc_rt_lock();
     e->id = st->next_event++;
-    sc_rt_unlock();
     e->flags = flags;
+    event_link(st, e);
+    sc_rt_unlock();
     *event = e;
     return cudaSuccess;
 }
@@ -187,6 +268,12 @@ SC_RT_EXPORT cudaError_t cudaEventCreate(cudaEvent_t *event)
 SC_RT_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
     if (!event)
+        return sc_rt_error(cudaErrorInvalidResourceHandle);
+    sc_rt_state *st = sc_rt_state_get();
+    sc_rt_lock();
+    bool live = event_unlink(st, event);
+    sc_rt_unlock();
+    if (!live)
         return sc_rt_error(cudaErrorInvalidResourceHandle);
     free(event);
     return cudaSuccess;

@@ -399,6 +399,35 @@ static void t_host_func(void **state)
     sc_rt_graph_free(g);
 }
 
+/* The device context owns its streams and events: a second destroy is an
+ * error, not a double free, and cudaDeviceReset destroys what is left. */
+static void t_device_reset_destroys_handles(void **state)
+{
+    (void)state;
+    cudaStream_t kept, gone;
+    cudaEvent_t ev, ev_gone;
+    assert_int_equal(cudaStreamCreate(&kept), cudaSuccess);
+    assert_int_equal(cudaStreamCreateWithFlags(&gone, cudaStreamNonBlocking), cudaSuccess);
+    assert_int_equal(cudaEventCreate(&ev), cudaSuccess);
+    assert_int_equal(cudaEventCreate(&ev_gone), cudaSuccess);
+    assert_int_equal(cudaStreamDestroy(gone), cudaSuccess);
+    assert_int_equal(cudaStreamDestroy(gone), cudaErrorInvalidResourceHandle);
+    assert_int_equal(cudaEventDestroy(ev_gone), cudaSuccess);
+    assert_int_equal(cudaEventDestroy(ev_gone), cudaErrorInvalidResourceHandle);
+    (void)cudaGetLastError();
+
+    assert_int_equal(cudaDeviceReset(), cudaSuccess);
+    assert_int_equal(cudaStreamDestroy(kept), cudaErrorInvalidResourceHandle);
+    assert_int_equal(cudaEventDestroy(ev), cudaErrorInvalidResourceHandle);
+    assert_int_equal(cudaGetLastError(), cudaErrorInvalidResourceHandle);
+
+    /* The device works on after the reset. */
+    cudaStream_t s;
+    assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+    assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+    assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
 static void t_unsupported_logs_once(void **state)
 {
     (void)state;
@@ -442,6 +471,7 @@ int main(void)
         cmocka_unit_test(t_per_thread_default_stream),
         cmocka_unit_test(t_host_func),
         cmocka_unit_test(t_unsupported_logs_once),
+        cmocka_unit_test(t_device_reset_destroys_handles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
