@@ -13,6 +13,16 @@ else()
     message(STATUS "CUDA scenario suite: .cu tests skip (${SC_NVCC_WHY})")
 endif()
 
+include(${CMAKE_CURRENT_LIST_DIR}/sanitizer.cmake)
+
+sc_sanitizer_preload(SC_SUITE_PRELOAD SC_SUITE_PRELOAD_WHY)
+if(SC_SUITE_PRELOAD)
+    message(STATUS "CUDA scenario suite: nvcc programs run with LD_PRELOAD=${SC_SUITE_PRELOAD}")
+elseif(SC_SUITE_PRELOAD_WHY)
+    message(WARNING "CUDA scenario suite: ${SC_SUITE_PRELOAD_WHY}; the .cu tests skip, "
+                    "since an nvcc program cannot load the sanitized stand-in without it")
+endif()
+
 set(SC_SUITE_DIR ${CMAKE_CURRENT_LIST_DIR}/programs)
 set(SC_SUITE_OUT ${CMAKE_BINARY_DIR}/tests/cudart)
 set(SC_SUITE_SCENARIOS
@@ -40,7 +50,10 @@ foreach(name ${SC_SUITE_SCENARIOS})
     sc_add_command_test(cudart_suite_${name}_c
         COMMAND run_suite ${expect} $<TARGET_FILE:suite_${name}_c> TIMEOUT 120)
 
-    if(SC_NVCC_EXECUTABLE)
+    if(SC_NVCC_EXECUTABLE AND SC_SUITE_PRELOAD_WHY)
+        sc_add_command_test(cudart_suite_${name}_cu
+            COMMAND run_suite ${expect} --skip "${SC_SUITE_PRELOAD_WHY}" SKIP_RETURN_CODE 77)
+    elseif(SC_NVCC_EXECUTABLE)
         set(out ${SC_SUITE_OUT}/suite_${name}_cu)
         add_custom_command(OUTPUT ${out}
             COMMAND ${SC_NVCC_EXECUTABLE} -cudart shared ${SC_SUITE_NVCC_FLAGS_${name}}
@@ -50,6 +63,10 @@ foreach(name ${SC_SUITE_SCENARIOS})
         add_custom_target(suite_${name}_cu ALL DEPENDS ${out})
         sc_add_command_test(cudart_suite_${name}_cu COMMAND run_suite ${expect} ${out}
                             TIMEOUT 120)
+        if(SC_SUITE_PRELOAD)
+            set_tests_properties(cudart_suite_${name}_cu PROPERTIES
+                                 ENVIRONMENT "LD_PRELOAD=${SC_SUITE_PRELOAD}")
+        endif()
     else()
         sc_add_command_test(cudart_suite_${name}_cu
             COMMAND run_suite ${expect} --skip "${SC_NVCC_WHY}" SKIP_RETURN_CODE 77)
@@ -66,3 +83,21 @@ sc_add_command_test(cudart_suite_nvcc_not_on_path
             -P ${CMAKE_CURRENT_LIST_DIR}/check_nvcc.cmake)
 sc_add_command_test(cudart_suite_skip_says_why
     COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/skip_says_why.sh $<TARGET_FILE:run_suite>)
+
+# The sanitizer runtime detection: the compiler's runtimes in a sanitized
+# build; a compiler without them (here cmake itself stands in for one)
+# gives a reason and no preload; an unsanitized build, neither.
+set(SC_PRELOAD_ARGS -DCMAKE_C_COMPILER_ID=${CMAKE_C_COMPILER_ID}
+    -DCMAKE_SYSTEM_PROCESSOR=${CMAKE_SYSTEM_PROCESSOR})
+set(SC_PRELOAD_CHECK ${CMAKE_CURRENT_LIST_DIR}/check_preload.cmake)
+if(SC_SANITIZE)
+    sc_add_command_test(cudart_suite_preload_found
+        COMMAND ${CMAKE_COMMAND} -DSC_SANITIZE=ON -DCMAKE_C_COMPILER=${CMAKE_C_COMPILER}
+                ${SC_PRELOAD_ARGS} -DWANT=found -P ${SC_PRELOAD_CHECK})
+endif()
+sc_add_command_test(cudart_suite_preload_missing
+    COMMAND ${CMAKE_COMMAND} -DSC_SANITIZE=ON -DCMAKE_C_COMPILER=${CMAKE_COMMAND}
+            ${SC_PRELOAD_ARGS} -DWANT=missing -P ${SC_PRELOAD_CHECK})
+sc_add_command_test(cudart_suite_preload_none
+    COMMAND ${CMAKE_COMMAND} -DSC_SANITIZE=OFF -DCMAKE_C_COMPILER=${CMAKE_C_COMPILER}
+            ${SC_PRELOAD_ARGS} -DWANT=none -P ${SC_PRELOAD_CHECK})
