@@ -75,6 +75,7 @@ typedef struct store_job {
         struct {
             int64_t graph;
             int64_t deleted_ms;
+            uint32_t uid; /* the deleted graph's owner, set by the writer */
         } del;
     } u;
 } store_job;
@@ -109,6 +110,12 @@ typedef struct store_writer {
 typedef struct store_reader store_reader;
 typedef struct store_read_req store_read_req;
 
+/* Stored graphs of one owner (server.info for a non-root caller). */
+typedef struct store_uid_count {
+    uint32_t uid;
+    int64_t graphs;
+} store_uid_count;
+
 struct sc_store {
     uv_loop_t *loop;
     uv_async_t *async; /* heap: freed in its close callback, after the store */
@@ -119,6 +126,9 @@ struct sc_store {
     /* Loop thread only. */
     bool closing;
     int64_t graph_count;
+    /* Per owner, sorted by uid: few entries (one per user who stored). */
+    store_uid_count *uid_counts;
+    size_t n_uid_counts, cap_uid_counts;
     uint64_t pending; /* write jobs queued and not yet delivered */
 
     /* Writer side: the queue, the completions and the counters, under mu. */

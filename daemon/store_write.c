@@ -63,7 +63,8 @@ static const struct {
     {offsetof(store_writer, index_insert),
      "INSERT INTO graph_index (graph, node_count, edge_count, streams, edges)"
      " VALUES (?1, ?2, ?3, ?4, ?5)"},
-    {offsetof(store_writer, graph_session), "SELECT session FROM graphs WHERE graph = ?1"},
+    {offsetof(store_writer, graph_session),
+     "SELECT session, owner_uid FROM graphs WHERE graph = ?1"},
     {offsetof(store_writer, index_delete), "DELETE FROM graph_index WHERE graph = ?1"},
     /* Both keys start with the graph id: each delete is one key range. */
     {offsetof(store_writer, edges_delete), "DELETE FROM edges WHERE graph = ?1"},
@@ -420,14 +421,16 @@ static int run_commit_capture(store_writer *w, store_job *j)
     return 0;
 }
 
-/* The session that produced `graph`: 0, ENOTFOUND or EIO. */
-static int graph_session(store_writer *w, int64_t graph, int64_t *session)
+/* The session that produced `graph` and its owner: 0, ENOTFOUND or EIO. */
+static int graph_session(store_writer *w, int64_t graph, int64_t *session, uint32_t *uid)
 {
     sqlite3_stmt *s = w->graph_session;
     sqlite3_bind_int64(s, 1, graph);
     int sqlrc = sqlite3_step(s);
-    if (sqlrc == SQLITE_ROW)
+    if (sqlrc == SQLITE_ROW) {
         *session = sqlite3_column_int64(s, 0);
+        *uid = (uint32_t)sqlite3_column_int64(s, 1);
+    }
     sqlite3_reset(s);
     if (sqlrc == SQLITE_ROW)
         return 0;
@@ -445,7 +448,7 @@ static int run_delete_graph(store_writer *w, store_job *j)
 {
     int64_t graph = j->u.del.graph, session;
     /* Looked up before any write, so a missing graph leaves the batch intact. */
-    int rc = graph_session(w, graph, &session);
+    int rc = graph_session(w, graph, &session, &j->u.del.uid);
     if (rc)
         return rc;
     if (sql_delete_rows(w->index_delete, graph) != SQLITE_OK ||
