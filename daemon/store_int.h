@@ -105,7 +105,15 @@ typedef struct store_writer {
     sqlite3_stmt *capture_graph_deleted;
     const char *why; /* set when a job fails for a reason SQLite does not know */
     bool nomem;      /* the failure was memory running out (SQLite's or ours) */
+    bool full;       /* the failure was SQLITE_FULL (the disk or max_page_count) */
+    /* Space kept next to the database for deletes on a full disk
+     * (store_write.c): "<db>.reserve", STORE_RESERVE_BYTES when present. */
+    char *reserve_path;
+    bool have_reserve;
+    uint64_t reserve_retry_ms; /* monotonic time of the next attempt to make it */
 } store_writer;
+
+#define STORE_RESERVE_BYTES (1u << 20)
 
 typedef struct store_reader store_reader;
 typedef struct store_read_req store_read_req;
