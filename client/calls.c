@@ -1163,7 +1163,7 @@ int sc_client_server_info(sc_client *c, sc_client_server_desc *out)
         sc_cl_get_u64(c, m, res, "connections", UINT64_MAX, &d.connections) != 0 ||
         sc_cl_get_u64(c, m, res, "sessions", UINT64_MAX, &d.sessions) != 0 ||
         sc_cl_get_u64(c, m, res, "graphs", UINT64_MAX, &d.graphs) != 0 ||
-        sc_cl_get_str(c, m, res, "db_path", false, &d.db_path) != 0 ||
+        sc_cl_get_str(c, m, res, "db_path", true, &d.db_path) != 0 ||
         sc_cl_get_u64(c, m, res, "db_bytes", UINT64_MAX, &d.db_bytes) != 0 ||
         sc_cl_get_i64(c, m, res, "pid", &d.pid) != 0 ||
         sc_cl_get_str(c, m, res, "sync", false, &d.sync) != 0 ||

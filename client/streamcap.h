@@ -682,10 +682,12 @@ SC_CLIENT_API void sc_client_log_page_free(sc_client_log_page *p);
 typedef struct sc_client_server_desc {
     char *version;
     uint64_t uptime_s;
+    /* For a caller other than root: only its own connections, live
+     * sessions and stored graphs, and db_path NULL. */
     uint64_t connections;
     uint64_t sessions;
     uint64_t graphs;
-    char *db_path;
+    char *db_path;     /* NULL: the daemon shows it to root only */
     uint64_t db_bytes; /* database file plus write-ahead log */
     int64_t pid;       /* the daemon's process id */
     char *sync;        /* "full" or "normal" (--sync) */

@@ -160,6 +160,7 @@ struct sc_conn {
     bool write_busy;
     uint64_t last_active; /* loop time of the last read or completed write */
     size_t stall_queue;   /* write queue size when last seen moving */
+    int stall_outq;       /* bytes unread by the peer then (SIOCOUTQ), -1 unknown */
     uint64_t stall_since; /* loop time it was last seen moving */
     bool reading;
     bool closing; /* uv_close called or pending */
@@ -283,8 +284,9 @@ void sc_server_free_pool(sc_daemon *d);
 /** Close every connection now (tear-down). */
 void sc_server_close_all(sc_daemon *d);
 /**
- * Housekeeping, about once a second: drop connections whose pending reply
- * has not moved for --write-timeout, and release the buffers of
+ * Housekeeping, about once a second: drop connections whose peer took no
+ * reply byte for --write-timeout (neither libuv's queue nor the bytes the
+ * kernel holds unread for the peer moved), and release the buffers of
  * connections idle since the last sweep.
  */
 void sc_server_sweep(sc_daemon *d);

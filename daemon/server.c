@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -176,6 +178,7 @@ void sc_conn_flush(sc_conn *c)
     }
     c->write_busy = true;
     c->stall_queue = 0;
+    c->stall_outq = -1;
     c->stall_since = uv_now(c->d->loop);
     sc_conn_ref(c);
 }
@@ -510,6 +513,22 @@ int sc_server_start(sc_daemon *d, int listen_fd)
     return 0;
 }
 
+/*
+ * Bytes the kernel holds for the peer and it has not read yet (SIOCOUTQ),
+ * or -1 when unknown.  libuv's queue only shrinks once the socket takes
+ * more, which for AF_UNIX is when a quarter of its send buffer is left in
+ * flight: a peer reading 4 KiB/s takes a minute to get there while it
+ * reads all along.  This figure moves with every read of the peer.
+ */
+static int kernel_unread(sc_conn *c)
+{
+    uv_os_fd_t fd;
+    int n;
+    if (uv_fileno((uv_handle_t *)&c->pipe, &fd) != 0 || ioctl(fd, SIOCOUTQ, &n) != 0)
+        return -1;
+    return n;
+}
+
 void sc_server_sweep(sc_daemon *d)
 {
     uint64_t now = uv_now(d->loop);
@@ -528,8 +547,10 @@ void sc_server_sweep(sc_daemon *d)
             continue;
         }
         size_t q = uv_stream_get_write_queue_size((uv_stream_t *)&c->pipe);
-        if (q != c->stall_queue) {
+        int outq = kernel_unread(c);
+        if (q != c->stall_queue || outq != c->stall_outq) {
             c->stall_queue = q;
+            c->stall_outq = outq;
             c->stall_since = now;
         } else if (now - c->stall_since >= limit) {
             /* It stopped reading with replies pending: cut it loose. */

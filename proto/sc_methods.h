@@ -200,7 +200,7 @@ enum sc_method_flag {
     X(SERVER_INFO, server_info, "server.info",                                                     \
       SC_MF_READS_STORE,                                                                           \
       "{}",                                                                                        \
-      "{version, uptime_s, connections, sessions, graphs, db_path, db_bytes, pid, sync, "          \
+      "{version, uptime_s, connections, sessions, graphs, db_path?, db_bytes, pid, sync, "          \
       "cache_max_bytes, cache_bytes, cache_entries, cache_hits, cache_misses}",                    \
       "Daemon status.")
 /* clang-format on */
