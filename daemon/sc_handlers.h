@@ -68,6 +68,10 @@ SC_METHODS(SC_X_HANDLER_DECL)
 /** The session named by params.session, checked against the caller and
  *  marked used; NULL with r->err set (-32602, 1001, 1005). */
 sc_session *sc_req_session(sc_req *r);
+/** Room for one more node in `s`, which holds `live`: checks the session's
+ *  node limit, its uid's live-node quota and the daemon's live-node limit.
+ *  0, or -1 with r->err set (1006 naming the limit). */
+int sc_req_node_room(sc_req *r, const sc_session *s, uint64_t live);
 
 /* cuda_methods.c: the cuda-mode forms of the methods both modes have, for a
  * session `s` found by sc_req_session() with s->cu set. */
