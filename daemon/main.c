@@ -42,6 +42,11 @@ static void usage(FILE *out)
             "                             logged as abandoned (default 600)\n"
             "  --write-timeout S          disconnect a client that takes no reply bytes\n"
             "                             for S seconds while replies wait (default 30)\n"
+            "  --max-conn-output BYTES    reply bytes one connection may have waiting to be\n"
+            "                             read; a bigger reply answers 1006 (default 256M)\n"
+            "  --reply-budget BYTES       reply bytes all connections together may have\n"
+            "                             waiting; a reply past it answers 1006, retry\n"
+            "                             later (default 512M); K, M, G suffixes allowed\n"
             "  --line-timeout S           disconnect a client that leaves a request line\n"
             "                             unfinished (no newline) for S seconds (default 30)\n"
             "  --connection-idle-timeout S\n"
@@ -138,6 +143,8 @@ static bool known_option(const char *a)
                                         "--max-uid-sessions",
                                         "--max-uid-nodes",
                                         "--line-timeout",
+                                        "--max-conn-output",
+                                        "--reply-budget",
                                         "--connection-idle-timeout",
                                         "--session-idle-timeout",
                                         "--graph-cache",
@@ -240,6 +247,15 @@ static int parse_args(int argc, char **argv, sc_config *cfg)
             if (parse_ull(a, v, 10, 1, 1ull << 40, &n))
                 return -1;
             cfg->max_uid_nodes = n;
+        } else if (!strcmp(a, "--max-conn-output") || !strcmp(a, "--reply-budget")) {
+            if (parse_size(a, v, &n))
+                return -1;
+            if (n < (64u << 10)) {
+                fprintf(stderr, "streamcapd: %s: at least 64K\n", a);
+                return -1;
+            }
+            *(!strcmp(a, "--reply-budget") ? &cfg->reply_budget : &cfg->max_conn_output) =
+                (size_t)n;
         } else if (!strcmp(a, "--line-timeout")) {
             if (parse_ull(a, v, 10, 1, 86400, &n))
                 return -1;

@@ -46,6 +46,8 @@ typedef struct sc_config {
     uint64_t max_live_nodes;      /* uncommitted nodes of all sessions together */
     unsigned line_timeout_s;      /* a partial request line older than this closes */
     unsigned conn_idle_timeout_s; /* a connection with nothing going on closes */
+    size_t max_conn_output;       /* reply bytes one connection may have pending */
+    size_t reply_budget;          /* reply bytes all connections together may have pending */
     bool sync_full;
     int busy_timeout_ms;
     size_t graph_cache_bytes;
@@ -234,6 +236,10 @@ void sc_conn_close_after_flush(sc_conn *c);
 void sc_conn_recycle_input(sc_conn *c);
 /** True when no request of the connection is in flight or held. */
 bool sc_conn_idle(const sc_conn *c);
+/** Reply bytes `c` has buffered: unsent, being written, kept behind held writes. */
+size_t sc_conn_pending(const sc_conn *c);
+/** sc_conn_pending summed over every connection. */
+size_t sc_server_pending_total(const sc_daemon *d);
 /** True while unsent output is above the high-water mark. */
 bool sc_conn_congested(const sc_conn *c);
 /** Start or stop reading, honouring backpressure and pending work. */
