@@ -105,11 +105,7 @@ static int reply_node(sc_req *r, uint32_t node)
 
 static int check_node_limit(sc_req *r, const sc_session *s)
 {
-    if (s->cuda_nodes < r->d->cfg.max_session_nodes)
-        return 0;
-    sc_rpc_fail(&r->err, SC_RPC_LIMIT, "session node limit reached (%u nodes)",
-                (unsigned)r->d->cfg.max_session_nodes);
-    return -1;
+    return sc_req_node_room(r, s, s->cuda_nodes);
 }
 
 /* The reply of a call that may have made a node. */
@@ -117,8 +113,10 @@ static int node_done(sc_req *r, sc_session *s, int rc, uint32_t node)
 {
     if (rc != 0)
         return cuda_fail(r, rc);
-    if (node != SC_CUDA_NO_NODE)
+    if (node != SC_CUDA_NO_NODE) {
         s->cuda_nodes++;
+        sc_sessions_set_nodes(&r->d->sessions, s, s->cuda_nodes);
+    }
     return reply_node(r, node);
 }
 
@@ -614,6 +612,7 @@ int sc_cuda_h_capture_end(sc_req *r, sc_session *s)
         return rc ? cuda_fail(r, rc) : sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "internal error");
     }
     s->cuda_nodes -= ci.node_count <= s->cuda_nodes ? ci.node_count : s->cuda_nodes;
+    sc_sessions_set_nodes(&r->d->sessions, s, s->cuda_nodes);
     e->uid = s->uid;
     e->pid = s->pid;
     e->session = s->id;

@@ -386,7 +386,9 @@ static void test_batch_amplification(void **state)
 
 static void test_max_connections(void **state)
 {
-    static const char *const args[] = {"--max-connections", "20", NULL};
+    /* The global limit, not the per-uid quota (test_rel_quota): one uid may take it all. */
+    static const char *const args[] = {"--max-connections", "20", "--max-uid-connections", "20",
+                                       NULL};
     sc_it_daemon *d = sc_rel_must_start(state, args);
     sc_it_conn *in[MAX_CONN];
     for (int i = 0; i < MAX_CONN; i++) {
@@ -557,7 +559,9 @@ static void test_idle_connections_are_cheap(void **state)
         print_message("skipped: RLIMIT_NOFILE cannot be raised to %d\n", IDLE_CONNS + 128);
         skip();
     }
-    sc_it_daemon *d = sc_rel_must_start(state, NULL); /* --max-connections 1024 by default */
+    /* --max-connections 1024 by default; all of them this test's uid's */
+    static const char *const args[] = {"--max-uid-connections", "1024", NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
     pid_t pid = sc_it_daemon_pid(d);
     sc_it_conn *probe = sc_it_must_connect(d);
     cJSON *r = sc_it_must_result(probe, "server.info", NULL);
