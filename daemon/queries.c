@@ -896,14 +896,15 @@ typedef struct info_counts {
     int64_t graphs;
 } info_counts;
 
-/* Walks the connection list and the session table: at most
- * --max-connections plus --max-sessions pointer hops. */
+/* The per-uid counts the quotas keep, and the store's per-owner graph count:
+ * lookups, no walk. */
 static void count_own(sc_daemon *d, uint32_t uid, info_counts *n)
 {
-    for (const sc_conn *c = d->conns; c; c = c->next)
-        n->connections += (uint32_t)c->uid == uid;
-    for (const sc_session *s = d->sessions.lru_head; s; s = s->lru_next)
-        n->sessions += s->uid == uid;
+    const sc_uid_use *u = sc_uids_find(&d->uids, uid);
+    if (u) {
+        n->connections = u->conns;
+        n->sessions = u->sessions;
+    }
     if (d->store)
         sc_store_graph_count_of(d->store, uid, &n->graphs);
 }
