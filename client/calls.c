@@ -697,13 +697,13 @@ int sc_client_graph_get(sc_client *c, uint64_t graph, sc_client_graph *out)
     return 0;
 }
 
-/* One node of graph.submit: the members the record call of its kind takes. */
-static void write_submit_node(sc_buf *b, const sc_client_node *n)
+void sc_cl_write_node(sc_buf *b, const sc_client_node *n, bool with_stream)
 {
     bool first;
     sc_json_obj_begin(b, &first);
     sc_json_member_cstr(b, &first, "kind", sc_client_kind_name(n->kind));
-    sc_json_member_u64(b, &first, "stream", n->stream);
+    if (with_stream)
+        sc_json_member_u64(b, &first, "stream", n->stream);
     const char *name = n->name ? n->name : "";
     switch (n->kind) {
     case SC_CLIENT_KERNEL:
@@ -795,7 +795,7 @@ int sc_client_graph_submit(sc_client *c, const char *label, const sc_client_node
     for (size_t i = 0; i < n; i++) {
         if (i)
             sc_buf_putc(b, ',');
-        write_submit_node(b, &nodes[i]);
+        sc_cl_write_node(b, &nodes[i], true);
     }
     sc_buf_putc(b, ']');
     b = sc_cl_key(c, "edges");

@@ -295,6 +295,29 @@ int sc_client_cuda_add_node(sc_client *c, uint64_t session, uint32_t stream, uin
     return rc;
 }
 
+int sc_client_cuda_add_node_ex(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
+                               const sc_client_node *node, const uint32_t *deps, size_t ndeps,
+                               int64_t *node_out)
+{
+    const sc_method_id m = SC_M_CAPTURE_ADD_NODE;
+    if (!node)
+        return bad_arg(c, "node must not be NULL");
+    if (strcmp(sc_client_kind_name(node->kind), "unknown") == 0)
+        return bad_arg(c, "unknown node kind");
+    if (node->kind == SC_CLIENT_MEMCPY && !sc_client_cuda_dir_name(node->dir))
+        return bad_arg(c, "unknown memcpy direction");
+    if (ndeps && !deps)
+        return bad_arg(c, "deps must not be NULL");
+    int rc = begin_cuda(c, m, session, thread);
+    if (rc != 0)
+        return rc;
+    sc_cl_u64(c, "stream", stream);
+    u32_array(c, "deps", deps, ndeps);
+    /* The node's stream is the call's: the daemon refuses another. */
+    sc_cl_write_node(sc_cl_key(c, "node"), node, false);
+    return finish_record(c, m, node_out);
+}
+
 int sc_client_cuda_event(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
                          uint32_t event, bool wait)
 {

@@ -534,7 +534,7 @@ cudaError_t sc_rt_capture_add_node(cudaGraph_t g, const sc_rt_node_desc *d,
         sc_rt_desc_to_node(d, info.origin, &n);
         uint32_t node = SC_CUDA_NO_NODE;
         int rc = sc_cuda_add_node(st->cu, info.origin, t->id, &n, ids, ndeps, &node);
-        sc_rt_feed_add_node(st, info.origin, t->id, &n, ids, ndeps);
+        sc_rt_feed_add_node(st, info.origin, t->id, d, ids, ndeps);
         e = sc_rt_from_model(rc);
         if (rc == 0)
             e = sc_rt_graph_append(g, d, ids, ndeps, out);
