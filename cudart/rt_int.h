@@ -82,6 +82,14 @@ typedef struct sc_rt_capture {
     const char *broken_call;  /* the CUDA function that invalidated it, static */
     cudaError_t broken_error; /* and what it returned */
     char *unjoined;           /* failed with 904: [{"stream":S,"nodes":[...]},...], malloc'd */
+    /* cudaStreamBeginCaptureToGraph: `graph` is the program's, which had
+     * `base` nodes at the begin.  Those are the model's first `base`
+     * nodes; when their index order was not topological their model ids
+     * and indexes differ: to_model[index], to_index[id] (NULL: equal).
+     * Nodes from `base` on have equal ids and indexes. */
+    bool to_graph;
+    uint32_t base;
+    uint32_t *to_model, *to_index;
 } sc_rt_capture;
 
 /** A hand-built graph sent at instantiation, for the report. */
