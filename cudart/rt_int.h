@@ -82,6 +82,14 @@ typedef struct sc_rt_capture {
     const char *broken_call;  /* the CUDA function that invalidated it, static */
     cudaError_t broken_error; /* and what it returned */
     char *unjoined;           /* failed with 904: [{"stream":S,"nodes":[...]},...], malloc'd */
+    /* cudaStreamBeginCaptureToGraph: `graph` is the program's, which had
+     * `base` nodes at the begin.  Those are the model's first `base`
+     * nodes; when their index order was not topological their model ids
+     * and indexes differ: to_model[index], to_index[id] (NULL: equal).
+     * Nodes from `base` on have equal ids and indexes. */
+    bool to_graph;
+    uint32_t base;
+    uint32_t *to_model, *to_index;
 } sc_rt_capture;
 
 /** A hand-built graph sent at instantiation, for the report. */
@@ -93,6 +101,8 @@ typedef struct sc_rt_submit {
 typedef struct sc_rt_feed sc_rt_feed;
 /** What rt_extra.c keeps (limits, caches, function and stream attributes). */
 typedef struct sc_rt_extra sc_rt_extra;
+/** The memory pools (rt_pool.c). */
+typedef struct sc_rt_pools sc_rt_pools;
 
 /** The per-thread record (thread-local). */
 typedef struct sc_rt_thread {
@@ -144,6 +154,7 @@ typedef struct sc_rt_state {
     char label[320];
     sc_rt_feed *feed;
     sc_rt_extra *extra; /* rt_extra.c, created on first use */
+    sc_rt_pools *pools; /* rt_pool.c, created on first use */
 } sc_rt_state;
 
 /** The state, initialised on first use (never NULL; aborts when even the
@@ -190,6 +201,17 @@ cudaError_t sc_rt_copy_sync(void *dst, const void *src, size_t count, enum cudaM
                             bool ptds, const char *call);
 cudaError_t sc_rt_copy_async(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                              cudaStream_t s, bool ptsz, const char *call);
+/** cudaMallocAsync and cudaMallocFromPoolAsync: stream work (a mem_alloc
+ *  node named `call` in capture); outside capture the bytes count as used
+ *  memory of `pool` (NULL: the device's current pool).  Lock not held. */
+cudaError_t sc_rt_malloc_async(void **out, size_t size, cudaMemPool_t pool, cudaStream_t s,
+                               bool ptsz, const char *call);
+
+/* Memory pools (rt_pool.c): account an allocation made outside capture
+ * from `pool` (NULL: the current one), and its free. */
+void sc_rt_pool_note_alloc(sc_rt_state *st, cudaMemPool_t pool, void *p, size_t size);
+void sc_rt_pool_note_free(sc_rt_state *st, void *p);
+
 /** Perform a memcpy / memset described by a node (outside capture). */
 void sc_rt_perform(const sc_rt_node_desc *d);
 
