@@ -357,7 +357,7 @@ static cudaError_t seed(sc_rt_state *st, sc_rt_capture *cap, uint32_t capture, u
         uint32_t node = SC_CUDA_NO_NODE;
         rc = sc_cuda_add_node(st->cu, stream, thread, &n, deps, ndeps, &node);
         if (rc == 0)
-            sc_rt_feed_add_node(st, stream, thread, &n, deps, ndeps);
+            sc_rt_feed_add_node(st, stream, thread, d, deps, ndeps);
     }
     if (rc == 0 && p->ndeps) {
         rc = sc_cuda_update_dependencies(st->cu, stream, thread, p->dep_ids, p->ndeps,

@@ -357,7 +357,8 @@ static void test_capture_to_graph_stored(void **state)
     assert_int_equal(sc_client_graph_get(c, (uint64_t)num(cap, "graph"), &g), 0);
     assert_int_equal(g.node_count, 3);
     assert_int_equal(g.nodes[0].kind, SC_CLIENT_EMPTY);
-    assert_int_equal(g.nodes[1].kind, SC_CLIENT_KERNEL);
+    /* the graph's own kernel, with its name and shape as the program gave them */
+    kernel_is(&g.nodes[1], "gamma", 8, 1, 64, 1);
     kernel_is(&g.nodes[2], "alpha", 4, 1, 128, 1);
     assert_int_equal(g.edge_count, 2);
     assert_int_equal(g.edges[0].src, 0);
