@@ -697,13 +697,13 @@ int sc_client_graph_get(sc_client *c, uint64_t graph, sc_client_graph *out)
     return 0;
 }
 
-/* One node of graph.submit: the members the record call of its kind takes. */
-static void write_submit_node(sc_buf *b, const sc_client_node *n)
+void sc_cl_write_node(sc_buf *b, const sc_client_node *n, bool with_stream)
 {
     bool first;
     sc_json_obj_begin(b, &first);
     sc_json_member_cstr(b, &first, "kind", sc_client_kind_name(n->kind));
-    sc_json_member_u64(b, &first, "stream", n->stream);
+    if (with_stream)
+        sc_json_member_u64(b, &first, "stream", n->stream);
     const char *name = n->name ? n->name : "";
     switch (n->kind) {
     case SC_CLIENT_KERNEL:
@@ -795,7 +795,7 @@ int sc_client_graph_submit(sc_client *c, const char *label, const sc_client_node
     for (size_t i = 0; i < n; i++) {
         if (i)
             sc_buf_putc(b, ',');
-        write_submit_node(b, &nodes[i]);
+        sc_cl_write_node(b, &nodes[i], true);
     }
     sc_buf_putc(b, ']');
     b = sc_cl_key(c, "edges");
@@ -1163,7 +1163,7 @@ int sc_client_server_info(sc_client *c, sc_client_server_desc *out)
         sc_cl_get_u64(c, m, res, "connections", UINT64_MAX, &d.connections) != 0 ||
         sc_cl_get_u64(c, m, res, "sessions", UINT64_MAX, &d.sessions) != 0 ||
         sc_cl_get_u64(c, m, res, "graphs", UINT64_MAX, &d.graphs) != 0 ||
-        sc_cl_get_str(c, m, res, "db_path", false, &d.db_path) != 0 ||
+        sc_cl_get_str(c, m, res, "db_path", true, &d.db_path) != 0 ||
         sc_cl_get_u64(c, m, res, "db_bytes", UINT64_MAX, &d.db_bytes) != 0 ||
         sc_cl_get_i64(c, m, res, "pid", &d.pid) != 0 ||
         sc_cl_get_str(c, m, res, "sync", false, &d.sync) != 0 ||

@@ -159,6 +159,22 @@ static int node_or_null(sc_client *c, sc_method_id m, const cJSON *res, int64_t 
     return rc;
 }
 
+/* Finish a record call: {node}, an id or null. */
+static int finish_record(sc_client *c, sc_method_id m, int64_t *node)
+{
+    cJSON *root;
+    const cJSON *res;
+    int rc = sc_cl_tree(c, m, &root, &res);
+    if (rc != 0)
+        return queued(rc);
+    int64_t id = -1;
+    rc = node_or_null(c, m, res, &id);
+    cJSON_Delete(root);
+    if (rc == 0 && node)
+        *node = id;
+    return rc;
+}
+
 int sc_client_cuda_record_kernel(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
                                  const char *function_name, const uint32_t grid[3],
                                  const uint32_t block[3], uint32_t shared_mem, int64_t *node)
@@ -173,32 +189,7 @@ int sc_client_cuda_record_kernel(sc_client *c, uint64_t session, uint32_t stream
     u32_array(c, "grid", grid, 3);
     u32_array(c, "block", block, 3);
     sc_cl_u64(c, "shared_mem", shared_mem);
-    cJSON *root;
-    const cJSON *res;
-    if ((rc = sc_cl_tree(c, SC_M_CAPTURE_RECORD_KERNEL, &root, &res)) != 0)
-        return queued(rc);
-    int64_t id;
-    rc = node_or_null(c, SC_M_CAPTURE_RECORD_KERNEL, res, &id);
-    cJSON_Delete(root);
-    if (rc == 0 && node)
-        *node = id;
-    return rc;
-}
-
-/* Finish a record call: {node}, an id or null. */
-static int finish_record(sc_client *c, sc_method_id m, int64_t *node)
-{
-    cJSON *root;
-    const cJSON *res;
-    int rc = sc_cl_tree(c, m, &root, &res);
-    if (rc != 0)
-        return queued(rc);
-    int64_t id;
-    rc = node_or_null(c, m, res, &id);
-    cJSON_Delete(root);
-    if (rc == 0 && node)
-        *node = id;
-    return rc;
+    return finish_record(c, SC_M_CAPTURE_RECORD_KERNEL, node);
 }
 
 /* Start a record call on (session, stream) with its `name`-like member. */
@@ -302,6 +293,29 @@ int sc_client_cuda_add_node(sc_client *c, uint64_t session, uint32_t stream, uin
     if (rc == 0 && node && id >= 0)
         *node = (uint32_t)id;
     return rc;
+}
+
+int sc_client_cuda_add_node_ex(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
+                               const sc_client_node *node, const uint32_t *deps, size_t ndeps,
+                               int64_t *node_out)
+{
+    const sc_method_id m = SC_M_CAPTURE_ADD_NODE;
+    if (!node)
+        return bad_arg(c, "node must not be NULL");
+    if (strcmp(sc_client_kind_name(node->kind), "unknown") == 0)
+        return bad_arg(c, "unknown node kind");
+    if (node->kind == SC_CLIENT_MEMCPY && !sc_client_cuda_dir_name(node->dir))
+        return bad_arg(c, "unknown memcpy direction");
+    if (ndeps && !deps)
+        return bad_arg(c, "deps must not be NULL");
+    int rc = begin_cuda(c, m, session, thread);
+    if (rc != 0)
+        return rc;
+    sc_cl_u64(c, "stream", stream);
+    u32_array(c, "deps", deps, ndeps);
+    /* The node's stream is the call's: the daemon refuses another. */
+    sc_cl_write_node(sc_cl_key(c, "node"), node, false);
+    return finish_record(c, m, node_out);
 }
 
 int sc_client_cuda_event(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,

@@ -602,7 +602,12 @@ static void info_json(cli *x, sc_buf *b, const sc_client_server_desc *d)
     sc_json_member_u64(b, &first, "connections", d->connections);
     sc_json_member_u64(b, &first, "sessions", d->sessions);
     sc_json_member_u64(b, &first, "graphs", d->graphs);
-    sc_json_member_cstr(b, &first, "db_path", d->db_path);
+    if (d->db_path) {
+        sc_json_member_cstr(b, &first, "db_path", d->db_path);
+    } else {
+        sc_json_key(b, &first, "db_path");
+        sc_buf_puts(b, "null");
+    }
     sc_json_member_u64(b, &first, "db_bytes", d->db_bytes);
     sc_json_member_cstr(b, &first, "sync", d->sync);
     sc_json_member_u64(b, &first, "cache_max_bytes", d->cache_max_bytes);
@@ -632,7 +637,8 @@ static void info_text(cli *x, const sc_client_server_desc *d)
     /* The first lines keep their order: scripts read them. */
     printf("streamcapd   %s\n", v ? v : "");
     printf("socket       %s\n", sock ? sock : "");
-    printf("database     %s\n", db ? db : "");
+    /* The daemon tells only root where its database is. */
+    printf("database     %s\n", d->db_path ? (db ? db : "") : "(shown to root only)");
     printf("uptime       ");
     print_uptime(d->uptime_s);
     printf("\nconnections  %llu\n", (unsigned long long)d->connections);

@@ -132,6 +132,12 @@ void sc_cl_str(sc_client *c, const char *key, const char *s);
 void sc_cl_raw(sc_client *c, const char *key, const char *json);
 /** Write the key of a member and return the buffer for its value. */
 sc_buf *sc_cl_key(sc_client *c, const char *key);
+/**
+ * One node as graph.submit and capture.add_node take it: kind and the
+ * members the record call of that kind takes (kernels with grid and block
+ * when dim3 is set), `stream` too when with_stream.
+ */
+void sc_cl_write_node(sc_buf *b, const sc_client_node *n, bool with_stream);
 /** Abandon the request being written (argument error found late). */
 void sc_cl_cancel(sc_client *c);
 

@@ -417,6 +417,17 @@ SC_CLIENT_API int sc_client_cuda_add_node(sc_client *c, uint64_t session, uint32
                                           uint32_t thread, sc_client_kind kind,
                                           const uint32_t *deps, size_t ndeps, const char *name,
                                           uint32_t *node);
+typedef struct sc_client_node sc_client_node; /* below, with graphs */
+
+/** capture.add_node with the whole node: like sc_client_cuda_add_node, but
+ *  the stored node has node's kind and the attributes graph.submit would
+ *  send for it (a kernel's function_name and launch shape, a memcpy's
+ *  direction and size, ...); node->stream and node->id are ignored (the
+ *  node is on `stream`).  *node_out (may be NULL) is the new node's id.
+ *  Also in asynchronous mode (the out-parameter is then left as it is). */
+SC_CLIENT_API int sc_client_cuda_add_node_ex(sc_client *c, uint64_t session, uint32_t stream,
+                                             uint32_t thread, const sc_client_node *node,
+                                             const uint32_t *deps, size_t ndeps, int64_t *node_out);
 
 /* ----------------------------------------------------------- pipeline */
 
@@ -500,7 +511,7 @@ SC_CLIENT_API uint64_t sc_client_async_pending(sc_client *c);
 
 /* ------------------------------------------------------------- graphs */
 
-typedef struct sc_client_node {
+struct sc_client_node {
     uint32_t id;
     sc_client_kind kind;
     uint32_t stream;
@@ -530,7 +541,7 @@ typedef struct sc_client_node {
     bool dim3;
     /* event_record and event_wait */
     uint32_t event;
-} sc_client_node;
+};
 
 typedef struct sc_client_edge {
     uint32_t src;
@@ -682,10 +693,12 @@ SC_CLIENT_API void sc_client_log_page_free(sc_client_log_page *p);
 typedef struct sc_client_server_desc {
     char *version;
     uint64_t uptime_s;
+    /* For a caller other than root: only its own connections, live
+     * sessions and stored graphs, and db_path NULL. */
     uint64_t connections;
     uint64_t sessions;
     uint64_t graphs;
-    char *db_path;
+    char *db_path;     /* NULL: the daemon shows it to root only */
     uint64_t db_bytes; /* database file plus write-ahead log */
     int64_t pid;       /* the daemon's process id */
     char *sync;        /* "full" or "normal" (--sync) */

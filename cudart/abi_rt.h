@@ -776,6 +776,43 @@ SC_RT_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridD
                                                  cudaStream_t stream);
 #endif
 
+/* Memory pools: their property and access types are the graph half's (mem
+ * alloc nodes carry them). */
+#ifndef SC_CUDART_PROTOTYPES_ONLY
+#ifdef __cplusplus
+}
+#endif
+#include "abi_graph.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+#endif
+SC_RT_EXPORT cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool);
+SC_RT_EXPORT cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t *memPool,
+                                                  struct cudaMemLocation *location,
+                                                  enum cudaMemAllocationType type);
+SC_RT_EXPORT cudaError_t cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location,
+                                           enum cudaMemAllocationType type);
+SC_RT_EXPORT cudaError_t cudaMemSetMemPool(struct cudaMemLocation *location,
+                                           enum cudaMemAllocationType type, cudaMemPool_t memPool);
+SC_RT_EXPORT cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool,
+                                           const struct cudaMemPoolProps *poolProps);
+SC_RT_EXPORT cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool);
+SC_RT_EXPORT cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr,
+                                                 void *value);
+SC_RT_EXPORT cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr,
+                                                 void *value);
+SC_RT_EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep);
+SC_RT_EXPORT cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool,
+                                              const struct cudaMemAccessDesc *descList,
+                                              size_t count);
+SC_RT_EXPORT cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool,
+                                              struct cudaMemLocation *location);
+SC_RT_EXPORT cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool,
+                                                 cudaStream_t stream);
+SC_RT_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size,
+                                                      cudaMemPool_t memPool, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

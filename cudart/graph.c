@@ -270,6 +270,25 @@ uint32_t sc_rt_graph_capture(cudaGraph_t g)
     return g->capture;
 }
 
+void sc_rt_graph_truncate(cudaGraph_t g, size_t n)
+{
+    if (n >= g->n)
+        n = g->n;
+    size_t k = 0;
+    for (size_t e = 0; e < g->ne; e++) {
+        if (g->from[e] >= n || g->to[e] >= n)
+            continue;
+        g->from[k] = g->from[e];
+        g->to[k] = g->to[e];
+        k++;
+    }
+    g->ne = k;
+    for (size_t i = n; i < g->n; i++)
+        node_free(g->nodes[i]);
+    g->n = n;
+    state_replace(g, false);
+}
+
 cudaError_t sc_g_clone(cudaGraph_t g, cudaGraph_t *out)
 {
     cudaGraph_t c;

@@ -145,5 +145,9 @@ cudaError_t sc_rt_graph_run(cudaGraph_t g);
 void sc_rt_graph_set_capture(cudaGraph_t g, uint32_t capture);
 /** The capture g belongs to while it is being captured, else 0. */
 uint32_t sc_rt_graph_capture(cudaGraph_t g);
+/** Drop the nodes at index n and above with every edge touching them (a
+ *  capture into an existing graph that failed); g's contents then count as
+ *  edited (stored again at its next instantiation). */
+void sc_rt_graph_truncate(cudaGraph_t g, size_t n);
 
 #endif

@@ -2,7 +2,9 @@
  * rt_capture.c - stream work and the stream-capture calls, answered by the
  * in-process cuda-mode model (core/sc_cuda.h, docs/cuda-semantics.md) and
  * mirrored to the daemon.  Each capture owns a graph of the graph half
- * whose node indexes are the model's node ids.
+ * whose node indexes are the model's node ids, or, begun by
+ * cudaStreamBeginCaptureToGraph, fills the program's graph (see the
+ * section on it below).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -151,6 +153,228 @@ cudaError_t sc_rt_issue(cudaStream_t s, const sc_rt_node_desc *d, cudaGraphNode_
     return e;
 }
 
+/* --------------------------------------- capturing into an existing graph
+ *
+ * cudaStreamBeginCaptureToGraph: the capture's graph is the program's.
+ * Its nodes become the model capture's first nodes (capture.add_node,
+ * which never count as unjoined, with their edges), the given dependencies
+ * the origin's set (capture.update_dependencies, set), so the model, the
+ * daemon's mirror and the stored graph see existing and captured nodes
+ * alike.  Model ids are graph indexes except for existing nodes whose
+ * index order was not topological (to_model / to_index).
+ */
+
+/** What cudaStreamBeginCaptureToGraph adds to a begin. */
+typedef struct sc_rt_target {
+    cudaGraph_t graph;
+    const cudaGraphNode_t *deps;
+    size_t ndeps;
+} sc_rt_target;
+
+/** The target graph's nodes, worked out before the model is touched. */
+typedef struct seed_plan {
+    uint32_t base;                 /* nodes in the graph */
+    uint32_t *to_model, *to_index; /* NULL: index order is topological */
+    uint32_t *in_start, *in_from;  /* incoming edges by index, `from` as model ids */
+    uint32_t *dep_ids;             /* the given dependencies as model ids */
+    size_t ndeps;
+} seed_plan;
+
+static uint32_t model_of(const sc_rt_capture *cap, uint32_t index)
+{
+    return cap && cap->to_model && index < cap->base ? cap->to_model[index] : index;
+}
+
+static uint32_t index_of(const sc_rt_capture *cap, uint32_t id)
+{
+    return cap && cap->to_index && id < cap->base ? cap->to_index[id] : id;
+}
+
+static void plan_free(seed_plan *p)
+{
+    free(p->to_model);
+    free(p->to_index);
+    free(p->in_start);
+    free(p->in_from);
+    free(p->dep_ids);
+    memset(p, 0, sizeof *p);
+}
+
+/* A topological order of n nodes (Kahn's, index order among the ready),
+ * only when some edge goes from a higher to a lower index: a graph built
+ * in order keeps its numbering. */
+static cudaError_t plan_order(seed_plan *p, size_t n, const uint32_t *from, const uint32_t *to,
+                              size_t m)
+{
+    size_t back = 0;
+    while (back < m && from[back] < to[back])
+        back++;
+    if (back == m)
+        return cudaSuccess;
+    uint32_t *start = calloc(n + 1, sizeof *start);
+    uint32_t *cur = malloc((n ? n : 1) * sizeof *cur);
+    uint32_t *adj = malloc((m ? m : 1) * sizeof *adj);
+    uint32_t *indeg = calloc(n ? n : 1, sizeof *indeg);
+    p->to_index = malloc((n ? n : 1) * sizeof *p->to_index);
+    p->to_model = malloc((n ? n : 1) * sizeof *p->to_model);
+    cudaError_t e = start && cur && adj && indeg && p->to_index && p->to_model
+                        ? cudaSuccess
+                        : cudaErrorMemoryAllocation;
+    size_t tail = 0;
+    if (e == cudaSuccess) {
+        for (size_t i = 0; i < m; i++) {
+            start[from[i] + 1]++;
+            indeg[to[i]]++;
+        }
+        for (size_t i = 0; i < n; i++) {
+            start[i + 1] += start[i];
+            cur[i] = start[i];
+        }
+        for (size_t i = 0; i < m; i++)
+            adj[cur[from[i]]++] = to[i];
+        uint32_t *q = p->to_index; /* the queue is the order */
+        for (uint32_t i = 0; i < n; i++)
+            if (!indeg[i])
+                q[tail++] = i;
+        for (size_t head = 0; head < tail; head++)
+            for (uint32_t k = start[q[head]]; k < start[q[head] + 1]; k++)
+                if (--indeg[adj[k]] == 0)
+                    q[tail++] = adj[k];
+        if (tail != n)
+            e = cudaErrorInvalidValue; /* a cycle: no capture can extend it */
+        for (size_t id = 0; e == cudaSuccess && id < n; id++)
+            p->to_model[q[id]] = (uint32_t)id;
+    }
+    free(start);
+    free(cur);
+    free(adj);
+    free(indeg);
+    return e;
+}
+
+static cudaError_t plan_target(const sc_rt_target *tg, seed_plan *p)
+{
+    cudaGraph_t g = tg->graph;
+    if (sc_rt_graph_capture(g))
+        return cudaErrorIllegalState; /* a capture is filling it already */
+    size_t n = sc_rt_graph_node_count(g);
+    const uint32_t *from, *to;
+    size_t m;
+    sc_rt_graph_edges(g, &from, &to, &m);
+    if (n >= UINT32_MAX)
+        return cudaErrorMemoryAllocation;
+    p->base = (uint32_t)n;
+    cudaError_t e = plan_order(p, n, from, to, m);
+    sc_rt_capture view = {.base = p->base, .to_model = p->to_model, .to_index = p->to_index};
+    if (e == cudaSuccess) {
+        p->dep_ids = malloc((tg->ndeps ? tg->ndeps : 1) * sizeof *p->dep_ids);
+        p->in_start = calloc(n + 1, sizeof *p->in_start);
+        p->in_from = malloc((m ? m : 1) * sizeof *p->in_from);
+        if (!p->dep_ids || !p->in_start || !p->in_from)
+            e = cudaErrorMemoryAllocation;
+    }
+    for (size_t i = 0; e == cudaSuccess && i < tg->ndeps; i++) {
+        if (!tg->deps[i] || sc_rt_node_graph(tg->deps[i]) != g)
+            e = cudaErrorInvalidValue;
+        else
+            p->dep_ids[i] = model_of(&view, sc_rt_node_index(tg->deps[i]));
+    }
+    p->ndeps = tg->ndeps;
+    uint32_t *cur = e == cudaSuccess ? calloc(n ? n : 1, sizeof *cur) : NULL;
+    if (e == cudaSuccess && !cur)
+        e = cudaErrorMemoryAllocation;
+    if (e == cudaSuccess) {
+        for (size_t i = 0; i < m; i++)
+            p->in_start[to[i] + 1]++;
+        for (size_t i = 0; i < n; i++)
+            p->in_start[i + 1] += p->in_start[i];
+        for (size_t i = 0; i < m; i++)
+            p->in_from[p->in_start[to[i]] + cur[to[i]]++] = model_of(&view, from[i]);
+    }
+    free(cur);
+    if (e != cudaSuccess)
+        plan_free(p);
+    return e;
+}
+
+/* The name an existing node has in the model and the stored graph: the
+ * call that adds such a node by hand, as graph.submit names it. */
+static const char *added_name(enum cudaGraphNodeType t)
+{
+    static const char *const names[] = {
+        [cudaGraphNodeTypeKernel] = "cudaGraphAddKernelNode",
+        [cudaGraphNodeTypeMemcpy] = "cudaGraphAddMemcpyNode",
+        [cudaGraphNodeTypeMemset] = "cudaGraphAddMemsetNode",
+        [cudaGraphNodeTypeHost] = "cudaGraphAddHostNode",
+        [cudaGraphNodeTypeGraph] = "cudaGraphAddChildGraphNode",
+        [cudaGraphNodeTypeEmpty] = "cudaGraphAddEmptyNode",
+        [cudaGraphNodeTypeWaitEvent] = "cudaGraphAddEventWaitNode",
+        [cudaGraphNodeTypeEventRecord] = "cudaGraphAddEventRecordNode",
+        [cudaGraphNodeTypeMemAlloc] = "cudaGraphAddMemAllocNode",
+        [cudaGraphNodeTypeMemFree] = "cudaGraphAddMemFreeNode",
+    };
+    return (unsigned)t < sizeof names / sizeof *names && names[t] ? names[t] : "cudaGraphAddNode";
+}
+
+static void capture_ended(sc_rt_state *st, uint32_t capture);
+
+/* The model ran out of memory half-way through the seeding: end the
+ * capture on both sides (failed) and give the program its graph back. */
+static void abandon(sc_rt_state *st, sc_rt_capture *cap, uint32_t capture, uint32_t stream,
+                    uint32_t thread)
+{
+    (void)sc_cuda_update_dependencies(st->cu, stream, thread, NULL, 0, SC_CUDA_DEPS_SET);
+    sc_rt_feed_update_deps(st, stream, thread, NULL, 0, true);
+    sc_cuda_end_result res;
+    (void)sc_cuda_end(st->cu, stream, thread, &res);
+    sc_cuda_end_free(&res);
+    sc_rt_feed_end(st, stream, thread, capture);
+    cap->outcome = SC_RT_OUT_FAILED;
+    cap->error = cudaErrorMemoryAllocation;
+    sc_rt_graph_set_capture(cap->graph, 0);
+    sc_rt_graph_truncate(cap->graph, cap->base);
+    cap->graph = NULL;
+    capture_ended(st, capture);
+}
+
+static cudaError_t seed(sc_rt_state *st, sc_rt_capture *cap, uint32_t capture, uint32_t stream,
+                        uint32_t thread, cudaGraph_t g, seed_plan *p)
+{
+    cap->to_graph = true;
+    cap->base = p->base;
+    int rc = 0;
+    for (uint32_t id = 0; rc == 0 && id < p->base; id++) {
+        uint32_t at = p->to_index ? p->to_index[id] : id;
+        const sc_rt_node_desc *d = sc_rt_node_desc_of(sc_rt_graph_node_at(g, at));
+        sc_node n;
+        sc_rt_desc_to_node(d, stream, &n);
+        if (d->type != cudaGraphNodeTypeKernel) {
+            n.name = added_name(d->type);
+            n.name_len = strlen(n.name);
+        }
+        const uint32_t *deps = p->in_from + p->in_start[at];
+        size_t ndeps = p->in_start[at + 1] - p->in_start[at];
+        uint32_t node = SC_CUDA_NO_NODE;
+        rc = sc_cuda_add_node(st->cu, stream, thread, &n, deps, ndeps, &node);
+        if (rc == 0)
+            sc_rt_feed_add_node(st, stream, thread, d, deps, ndeps);
+    }
+    if (rc == 0 && p->ndeps) {
+        rc = sc_cuda_update_dependencies(st->cu, stream, thread, p->dep_ids, p->ndeps,
+                                         SC_CUDA_DEPS_SET);
+        if (rc == 0)
+            sc_rt_feed_update_deps(st, stream, thread, p->dep_ids, p->ndeps, true);
+    }
+    if (rc != 0) {
+        abandon(st, cap, capture, stream, thread);
+        return cudaErrorMemoryAllocation; /* the only way the model refuses these */
+    }
+    cap->to_model = p->to_model;
+    cap->to_index = p->to_index;
+    p->to_model = p->to_index = NULL;
+    return cudaSuccess;
+}
+
 /* ----------------------------------------------------------- begin / end */
 
 static cudaError_t caps_reserve(sc_rt_state *st, uint32_t capture)
@@ -169,7 +393,8 @@ static cudaError_t caps_reserve(sc_rt_state *st, uint32_t capture)
     return cudaSuccess;
 }
 
-static cudaError_t begin(cudaStream_t s, enum cudaStreamCaptureMode mode, bool ptsz)
+static cudaError_t begin(cudaStream_t s, enum cudaStreamCaptureMode mode, bool ptsz,
+                         const sc_rt_target *tg)
 {
     if ((unsigned)mode > cudaStreamCaptureModeRelaxed)
         return sc_rt_error(cudaErrorInvalidValue);
@@ -177,10 +402,11 @@ static cudaError_t begin(cudaStream_t s, enum cudaStreamCaptureMode mode, bool p
     sc_rt_lock();
     sc_rt_thread *t = sc_rt_thread_get(st);
     uint32_t stream = sc_rt_stream_id(st, s, ptsz);
-    cudaGraph_t g = NULL;
+    cudaGraph_t g = tg ? tg->graph : NULL;
+    seed_plan plan = {0};
     cudaError_t e = caps_reserve(st, st->ncaps + 1);
     if (e == cudaSuccess)
-        e = sc_rt_graph_new(&g);
+        e = tg ? plan_target(tg, &plan) : sc_rt_graph_new(&g);
     uint32_t capture = 0;
     if (e == cudaSuccess) {
         int rc = sc_cuda_begin(st->cu, stream, (sc_cuda_mode)mode, t->id, &capture);
@@ -189,8 +415,9 @@ static cudaError_t begin(cudaStream_t s, enum cudaStreamCaptureMode mode, bool p
             e = sc_rt_stream_set_capture(st, stream, capture);
     }
     if (e != cudaSuccess) {
-        if (g)
+        if (g && !tg)
             sc_rt_graph_free(g);
+        plan_free(&plan);
         sc_rt_unlock();
         return sc_rt_error(e);
     }
@@ -202,20 +429,55 @@ static cudaError_t begin(cudaStream_t s, enum cudaStreamCaptureMode mode, bool p
     cap->graph = g;
     cap->mode = (sc_cuda_mode)mode;
     sc_rt_graph_set_capture(g, capture);
+    if (tg)
+        e = seed(st, cap, capture, stream, t->id, g, &plan);
+    plan_free(&plan);
     sc_rt_unlock();
-    return cudaSuccess;
+    return sc_rt_error(e);
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t stream,
                                                 enum cudaStreamCaptureMode mode)
 {
-    return begin(stream, mode, false);
+    return begin(stream, mode, false, NULL);
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream,
                                                      enum cudaStreamCaptureMode mode)
 {
-    return begin(stream, mode, true);
+    return begin(stream, mode, true, NULL);
+}
+
+static cudaError_t begin_to_graph(cudaStream_t s, cudaGraph_t graph, const cudaGraphNode_t *deps,
+                                  const cudaGraphEdgeData *data, size_t ndeps,
+                                  enum cudaStreamCaptureMode mode, bool ptsz)
+{
+    if (!graph || (ndeps && !deps))
+        return sc_rt_error(cudaErrorInvalidValue);
+    for (size_t i = 0; data && i < ndeps; i++)
+        if (data[i].from_port || data[i].to_port || data[i].type)
+            return sc_rt_error(cudaErrorNotSupported);
+    sc_rt_target tg = {graph, deps, ndeps};
+    return begin(s, mode, ptsz, &tg);
+}
+
+SC_RT_EXPORT cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph,
+                                                       const cudaGraphNode_t *dependencies,
+                                                       const cudaGraphEdgeData *dependencyData,
+                                                       size_t numDependencies,
+                                                       enum cudaStreamCaptureMode mode)
+{
+    return begin_to_graph(stream, graph, dependencies, dependencyData, numDependencies, mode,
+                          false);
+}
+
+SC_RT_EXPORT cudaError_t cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream, cudaGraph_t graph,
+                                                            const cudaGraphNode_t *dependencies,
+                                                            const cudaGraphEdgeData *dependencyData,
+                                                            size_t numDependencies,
+                                                            enum cudaStreamCaptureMode mode)
+{
+    return begin_to_graph(stream, graph, dependencies, dependencyData, numDependencies, mode, true);
 }
 
 /* The capture has ended (completed or failed): its streams leave it. */
@@ -233,9 +495,12 @@ static cudaError_t hand_over(sc_rt_state *st, sc_rt_capture *cap, const sc_graph
     uint32_t *from = malloc((m ? m : 1) * sizeof *from);
     uint32_t *to = malloc((m ? m : 1) * sizeof *to);
     cudaError_t e = from && to ? cudaSuccess : cudaErrorMemoryAllocation;
-    for (uint64_t i = 0; e == cudaSuccess && i < m; i++)
+    for (uint64_t i = 0; e == cudaSuccess && i < m; i++) {
         if (sc_graph_edge(sg, i, &from[i], &to[i]) != 0)
             e = cudaErrorUnknown;
+        from[i] = index_of(cap, from[i]);
+        to[i] = index_of(cap, to[i]);
+    }
     if (e == cudaSuccess)
         e = sc_rt_graph_set_edges(cap->graph, from, to, (size_t)m);
     free(from);
@@ -303,13 +568,24 @@ static cudaError_t end(cudaStream_t s, cudaGraph_t *pGraph, bool ptsz)
         cap->error = e;
         cap->nodes = info.node_count;
         cap->unjoined = unjoined_json(&res);
-        sc_rt_graph_free(cap->graph);
+        if (cap->to_graph) {
+            /* The program's graph goes back to what it had. */
+            sc_rt_graph_set_capture(cap->graph, 0);
+            sc_rt_graph_truncate(cap->graph, cap->base);
+        } else {
+            sc_rt_graph_free(cap->graph);
+        }
         cap->graph = NULL;
     } else if (rc != 0) {
         sc_rt_note_invalidations(st, "cudaStreamEndCapture");
     }
     if (ended)
         capture_ended(st, res.capture);
+    if (ended && cap) {
+        free(cap->to_model);
+        free(cap->to_index);
+        cap->to_model = cap->to_index = NULL;
+    }
     sc_cuda_end_free(&res);
     sc_rt_unlock();
     return sc_rt_error(e);
@@ -402,8 +678,9 @@ static cudaError_t capture_info(cudaStream_t s, enum cudaStreamCaptureStatus *st
         if (n)
             e = info_arrays(t, n);
         for (size_t i = 0; e == cudaSuccess && i < n; i++)
-            t->info_nodes[i] =
-                cap && cap->graph ? sc_rt_graph_node_at(cap->graph, info.deps[i]) : NULL;
+            t->info_nodes[i] = cap && cap->graph
+                                   ? sc_rt_graph_node_at(cap->graph, index_of(cap, info.deps[i]))
+                                   : NULL;
         if (id && active)
             *id = info.capture;
         if (graph && active)
@@ -446,7 +723,7 @@ static bool node_ids(sc_rt_state *st, uint32_t capture, cudaGraphNode_t *nodes, 
     for (size_t i = 0; i < n; i++) {
         if (!nodes[i] || !cap || sc_rt_node_graph(nodes[i]) != cap->graph)
             return false;
-        ids[i] = sc_rt_node_index(nodes[i]);
+        ids[i] = model_of(cap, sc_rt_node_index(nodes[i]));
     }
     return true;
 }
@@ -534,8 +811,11 @@ cudaError_t sc_rt_capture_add_node(cudaGraph_t g, const sc_rt_node_desc *d,
         sc_rt_desc_to_node(d, info.origin, &n);
         uint32_t node = SC_CUDA_NO_NODE;
         int rc = sc_cuda_add_node(st->cu, info.origin, t->id, &n, ids, ndeps, &node);
-        sc_rt_feed_add_node(st, info.origin, t->id, &n, ids, ndeps);
+        sc_rt_feed_add_node(st, info.origin, t->id, d, ids, ndeps);
         e = sc_rt_from_model(rc);
+        sc_rt_capture *cap = sc_rt_capture_slot(st, capture);
+        for (size_t i = 0; i < ndeps; i++)
+            ids[i] = index_of(cap, ids[i]);
         if (rc == 0)
             e = sc_rt_graph_append(g, d, ids, ndeps, out);
     }

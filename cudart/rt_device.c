@@ -377,27 +377,6 @@ SC_RT_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, in
     return cudaSuccess;
 }
 
-/* One pool per device; the handle is only ever compared, never read. */
-static struct CUmemPoolHandle_st *default_pool(void)
-{
-    return (struct CUmemPoolHandle_st *)(void *)sc_rt_state_get();
-}
-
-SC_RT_EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
-{
-    if (!memPool)
-        return sc_rt_error(cudaErrorInvalidValue);
-    if (device != 0)
-        return sc_rt_error(cudaErrorInvalidDevice);
-    *memPool = default_pool();
-    return cudaSuccess;
-}
-
-SC_RT_EXPORT cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
-{
-    return cudaDeviceGetDefaultMemPool(memPool, device);
-}
-
 SC_RT_EXPORT cudaError_t cudaDeviceReset(void)
 {
     /* The device context's streams and events go with it, as in CUDA; a

@@ -90,6 +90,14 @@ typedef struct sc_rt_expect {
     uint32_t index;
 } sc_rt_expect;
 
+/* A node added by hand to a capture's graph, described as graph.submit
+ * would describe it, and its dependencies. */
+typedef struct sc_rt_add_payload {
+    sc_client_node node;
+    size_t ndeps;
+    uint32_t deps[];
+} sc_rt_add_payload;
+
 typedef struct sc_rt_submit_payload {
     sc_client_node *nodes;
     size_t n;
@@ -310,10 +318,12 @@ static int send_op(sc_rt_feed *f, const sc_rt_op *o)
     case SC_RT_OP_EXCHANGE_MODE:
         rc = sc_client_exchange_mode(c, s, o->thread, (sc_client_capture_mode)o->sub, NULL);
         break;
-    case SC_RT_OP_ADD_NODE:
-        rc = sc_client_cuda_add_node(c, s, o->stream, o->thread, client_kind(o->sub), o->ext,
-                                     o->size, o->name, NULL);
+    case SC_RT_OP_ADD_NODE: {
+        const sc_rt_add_payload *p = o->ext;
+        rc = sc_client_cuda_add_node_ex(c, s, o->stream, o->thread, &p->node, p->deps, p->ndeps,
+                                        NULL);
         break;
+    }
     case SC_RT_OP_END:
         if ((rc = expect(f, false, o->aux)) != 0)
             return rc;
@@ -693,23 +703,35 @@ void sc_rt_feed_exchange_mode(sc_rt_state *st, uint32_t thread, sc_cuda_mode mod
     push_done(f);
 }
 
-void sc_rt_feed_add_node(sc_rt_state *st, uint32_t stream, uint32_t thread, const sc_node *n,
-                         const uint32_t *deps, size_t ndeps)
+static void node_of(const sc_rt_node_desc *d, sc_client_node *out);
+
+void sc_rt_feed_add_node(sc_rt_state *st, uint32_t stream, uint32_t thread,
+                         const sc_rt_node_desc *d, const uint32_t *deps, size_t ndeps)
 {
     sc_rt_feed *f = live(st);
-    uint32_t *ids = f ? ids_copy(f, deps, ndeps) : NULL;
-    sc_rt_op *o = ids ? push_slot(f) : NULL;
+    if (!f)
+        return;
+    sc_rt_add_payload *p = malloc(sizeof *p + (ndeps ? ndeps : 1) * sizeof *p->deps);
+    if (!p) {
+        lost(f, -ENOMEM);
+        return;
+    }
+    /* The daemon's node gets what the local graph has: a kernel's
+     * function and shape, a memcpy's resolved direction and size. */
+    node_of(d, &p->node);
+    p->ndeps = ndeps;
+    if (ndeps)
+        memcpy(p->deps, deps, ndeps * sizeof *deps);
+    sc_rt_op *o = push_slot(f);
     if (!o) {
-        free(ids);
+        free(p);
         return;
     }
     o->op = SC_RT_OP_ADD_NODE;
-    o->sub = (uint8_t)n->kind;
+    o->sub = (uint8_t)p->node.kind;
     o->stream = stream;
     o->thread = thread;
-    o->name = n->name;
-    o->size = ndeps;
-    o->ext = ids;
+    o->ext = p;
     push_done(f);
 }
 

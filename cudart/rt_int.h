@@ -84,6 +84,14 @@ typedef struct sc_rt_capture {
     const char *broken_call;  /* the CUDA function that invalidated it, static */
     cudaError_t broken_error; /* and what it returned */
     char *unjoined;           /* failed with 904: [{"stream":S,"nodes":[...]},...], malloc'd */
+    /* cudaStreamBeginCaptureToGraph: `graph` is the program's, which had
+     * `base` nodes at the begin.  Those are the model's first `base`
+     * nodes; when their index order was not topological their model ids
+     * and indexes differ: to_model[index], to_index[id] (NULL: equal).
+     * Nodes from `base` on have equal ids and indexes. */
+    bool to_graph;
+    uint32_t base;
+    uint32_t *to_model, *to_index;
 } sc_rt_capture;
 
 /** A hand-built graph sent at instantiation, for the report. */
@@ -95,6 +103,8 @@ typedef struct sc_rt_submit {
 typedef struct sc_rt_feed sc_rt_feed;
 /** What rt_extra.c keeps (limits, caches, function and stream attributes). */
 typedef struct sc_rt_extra sc_rt_extra;
+/** The memory pools (rt_pool.c). */
+typedef struct sc_rt_pools sc_rt_pools;
 
 /** The per-thread record (thread-local). */
 typedef struct sc_rt_thread {
@@ -146,6 +156,7 @@ typedef struct sc_rt_state {
     char label[320];
     sc_rt_feed *feed;
     sc_rt_extra *extra; /* rt_extra.c, created on first use */
+    sc_rt_pools *pools; /* rt_pool.c, created on first use */
     /* Every stream and event created and not destroyed: the device context
      * owns them, as in CUDA, so cudaDeviceReset can destroy what is left
      * and a program that never destroys them leaks nothing. */
@@ -204,6 +215,17 @@ cudaError_t sc_rt_copy_sync(void *dst, const void *src, size_t count, enum cudaM
                             bool ptds, const char *call);
 cudaError_t sc_rt_copy_async(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                              cudaStream_t s, bool ptsz, const char *call);
+/** cudaMallocAsync and cudaMallocFromPoolAsync: stream work (a mem_alloc
+ *  node named `call` in capture); outside capture the bytes count as used
+ *  memory of `pool` (NULL: the device's current pool).  Lock not held. */
+cudaError_t sc_rt_malloc_async(void **out, size_t size, cudaMemPool_t pool, cudaStream_t s,
+                               bool ptsz, const char *call);
+
+/* Memory pools (rt_pool.c): account an allocation made outside capture
+ * from `pool` (NULL: the current one), and its free. */
+void sc_rt_pool_note_alloc(sc_rt_state *st, cudaMemPool_t pool, void *p, size_t size);
+void sc_rt_pool_note_free(sc_rt_state *st, void *p);
+
 /** Perform a memcpy / memset described by a node (outside capture). */
 void sc_rt_perform(const sc_rt_node_desc *d);
 
@@ -224,8 +246,9 @@ void sc_rt_feed_update_deps(sc_rt_state *st, uint32_t stream, uint32_t thread,
 void sc_rt_feed_host_call(sc_rt_state *st, sc_cuda_host kind, uint32_t stream, uint32_t event,
                           uint32_t thread, const char *call);
 void sc_rt_feed_exchange_mode(sc_rt_state *st, uint32_t thread, sc_cuda_mode mode);
-void sc_rt_feed_add_node(sc_rt_state *st, uint32_t stream, uint32_t thread, const sc_node *n,
-                         const uint32_t *deps, size_t ndeps);
+/* `d` is the node as the program described it: it is sent whole. */
+void sc_rt_feed_add_node(sc_rt_state *st, uint32_t stream, uint32_t thread,
+                         const sc_rt_node_desc *d, const uint32_t *deps, size_t ndeps);
 void sc_rt_feed_end(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t capture);
 void sc_rt_feed_submit(sc_rt_state *st, cudaGraph_t g, size_t submit);
 /** At exit: send what is queued, wait (bounded) for the replies, close.

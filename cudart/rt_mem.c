@@ -125,10 +125,12 @@ static cudaError_t mem_free(void *p, bool host, const char *call)
     if (e == cudaSuccess && p) {
         ptrdiff_t i = alloc_exact(st, p);
         bool pinned = i >= 0 && st->allocs[i].kind == SC_RT_MEM_PINNED;
-        if (i < 0 || !st->allocs[i].owned || pinned != host)
+        if (i < 0 || !st->allocs[i].owned || pinned != host) {
             e = sc_rt_error(host ? cudaErrorInvalidHostPointer : cudaErrorInvalidDevicePointer);
-        else
+        } else {
+            sc_rt_pool_note_free(st, p); /* cudaFree of a cudaMallocAsync block */
             alloc_remove(st, (size_t)i);
+        }
     }
     sc_rt_unlock();
     return e;
@@ -475,7 +477,8 @@ SC_RT_EXPORT cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t co
 
 /* Stream-ordered allocation: stream work (a mem_alloc node in capture),
  * never an unsafe host call. */
-static cudaError_t malloc_async(void **out, size_t size, cudaStream_t s, bool ptsz)
+cudaError_t sc_rt_malloc_async(void **out, size_t size, cudaMemPool_t pool, cudaStream_t s,
+                               bool ptsz, const char *call)
 {
     if (!out)
         return sc_rt_error(cudaErrorInvalidValue);
@@ -490,13 +493,18 @@ static cudaError_t malloc_async(void **out, size_t size, cudaStream_t s, bool pt
         d.type = cudaGraphNodeTypeMemAlloc;
         d.dst = p;
         d.size = size;
-        e = sc_rt_issue_id(st, sc_rt_stream_id(st, s, ptsz), &d, "cudaMallocAsync", NULL);
+        uint32_t stream = sc_rt_stream_id(st, s, ptsz);
+        bool captured = sc_rt_stream_capture(st, stream) != 0;
+        e = sc_rt_issue_id(st, stream, &d, call, NULL);
         if (e != cudaSuccess) {
             ptrdiff_t i = alloc_exact(st, p);
             if (i >= 0)
                 alloc_remove(st, (size_t)i);
         } else {
             *out = p;
+            /* A captured allocation is the graph's, not the pool's. */
+            if (!captured)
+                sc_rt_pool_note_alloc(st, pool, p, size);
         }
     }
     sc_rt_unlock();
@@ -519,8 +527,10 @@ static cudaError_t free_async(void *p, cudaStream_t s, bool ptsz)
         d.dst = p;
         e = sc_rt_issue_id(st, stream, &d, "cudaFreeAsync", NULL);
         /* In capture the free belongs to the graph; the memory stays. */
-        if (e == cudaSuccess && !captured && i >= 0)
+        if (e == cudaSuccess && !captured && i >= 0) {
+            sc_rt_pool_note_free(st, p);
             alloc_remove(st, (size_t)i);
+        }
     }
     sc_rt_unlock();
     return e;
@@ -528,12 +538,12 @@ static cudaError_t free_async(void *p, cudaStream_t s, bool ptsz)
 
 SC_RT_EXPORT cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 {
-    return malloc_async(devPtr, size, hStream, false);
+    return sc_rt_malloc_async(devPtr, size, NULL, hStream, false, "cudaMallocAsync");
 }
 
 SC_RT_EXPORT cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream)
 {
-    return malloc_async(devPtr, size, hStream, true);
+    return sc_rt_malloc_async(devPtr, size, NULL, hStream, true, "cudaMallocAsync");
 }
 
 SC_RT_EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)

@@ -10,6 +10,7 @@
  * session itself lives on.  Ending the session discards the captures still
  * running and writes their rows too (docs/cuda-semantics.md §4.10).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,11 +106,7 @@ static int reply_node(sc_req *r, uint32_t node)
 
 static int check_node_limit(sc_req *r, const sc_session *s)
 {
-    if (s->cuda_nodes < r->d->cfg.max_session_nodes)
-        return 0;
-    sc_rpc_fail(&r->err, SC_RPC_LIMIT, "session node limit reached (%u nodes)",
-                (unsigned)r->d->cfg.max_session_nodes);
-    return -1;
+    return sc_req_node_room(r, s, s->cuda_nodes);
 }
 
 /* The reply of a call that may have made a node. */
@@ -117,8 +114,10 @@ static int node_done(sc_req *r, sc_session *s, int rc, uint32_t node)
 {
     if (rc != 0)
         return cuda_fail(r, rc);
-    if (node != SC_CUDA_NO_NODE)
+    if (node != SC_CUDA_NO_NODE) {
         s->cuda_nodes++;
+        sc_sessions_set_nodes(&r->d->sessions, s, s->cuda_nodes);
+    }
     return reply_node(r, node);
 }
 
@@ -614,6 +613,7 @@ int sc_cuda_h_capture_end(sc_req *r, sc_session *s)
         return rc ? cuda_fail(r, rc) : sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "internal error");
     }
     s->cuda_nodes -= ci.node_count <= s->cuda_nodes ? ci.node_count : s->cuda_nodes;
+    sc_sessions_set_nodes(&r->d->sessions, s, s->cuda_nodes);
     e->uid = s->uid;
     e->pid = s->pid;
     e->session = s->id;
@@ -795,31 +795,74 @@ int sc_h_capture_exchange_mode(sc_req *r)
     return sc_req_result_end(r, b);
 }
 
-int sc_h_capture_add_node(sc_req *r)
+/* The kind and name of a node given bare, as capture.add_node always took them. */
+static int read_bare_node(sc_req *r, sc_node *x)
 {
-    uint32_t stream, thread, node = SC_CUDA_NO_NODE;
     const char *kind = NULL;
-    size_t kind_len = 0, n;
-    uint32_t *deps;
-    sc_node x;
-    memset(&x, 0, sizeof x);
-    x.kind = (sc_node_kind)SC_KIND_EMPTY;
-    x.name = "";
-    sc_session *s = cuda_session(r, "capture.add_node");
-    if (!s || get_stream_thread(r, &stream, &thread) != 0 ||
-        sc_param_opt_string(r->params, "kind", &kind, &kind_len, &r->err) != 0 ||
-        sc_param_opt_string(r->params, "name", &x.name, &x.name_len, &r->err) != 0)
-        return H_ERROR;
-    if (kind && sc_cuda_kind_parse(kind, kind_len, &x.kind) != 0) {
+    size_t kind_len = 0;
+    x->kind = (sc_node_kind)SC_KIND_EMPTY;
+    x->name = "";
+    if (sc_param_opt_string(r->params, "kind", &kind, &kind_len, &r->err) != 0 ||
+        sc_param_opt_string(r->params, "name", &x->name, &x->name_len, &r->err) != 0)
+        return -1;
+    if (kind && sc_cuda_kind_parse(kind, kind_len, &x->kind) != 0) {
         sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
                     "invalid params: 'kind' must be one of kernel, memcpy, memset, "
                     "host_callback, mem_alloc, mem_free, event_record, event_wait, empty");
         r->err.field = "kind";
-        return H_ERROR;
+        return -1;
     }
-    if (check_node_limit(r, s) != 0 || get_ids(r, "deps", false, &deps, &n) != 0)
+    return 0;
+}
+
+/* -32602 about capture.add_node's `node`, naming `field`. */
+static int bad_node(sc_req *r, const char *field, const char *why)
+{
+    sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS, "invalid params: %s", why);
+    r->err.field = field;
+    return -1;
+}
+
+/* `node`: the members of a graph.submit node.  kind and name beside it
+ * would say the node twice, and its own stream could only disagree with
+ * the call's, the one a capture puts it on: each is refused. */
+static int read_full_node(sc_req *r, sc_jval v, sc_node *x)
+{
+    if (!sc_jval_is(v, SC_JOBJECT))
+        return bad_node(r, "node", "'node' must be an object");
+    if (sc_param_get(r->params, "kind").doc)
+        return bad_node(r, "kind", "'kind' conflicts with 'node': give the kind inside 'node'");
+    if (sc_param_get(r->params, "name").doc)
+        return bad_node(r, "name", "'name' conflicts with 'node': give the name inside 'node'");
+    if (sc_param_get(v, "stream").doc)
+        return bad_node(r, "node",
+                        "'node.stream' is not taken: the node is on the call's 'stream'");
+    if (sc_cuda_read_node(r, v, x) != 0) {
+        char msg[sizeof r->err.message];
+        snprintf(msg, sizeof msg, "%s", r->err.message);
+        sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS, "node: %s", msg);
+        r->err.field = "node";
+        return -1;
+    }
+    return 0;
+}
+
+int sc_h_capture_add_node(sc_req *r)
+{
+    uint32_t stream, thread, node = SC_CUDA_NO_NODE;
+    size_t n;
+    uint32_t *deps;
+    sc_node x;
+    memset(&x, 0, sizeof x);
+    sc_session *s = cuda_session(r, "capture.add_node");
+    if (!s || get_stream_thread(r, &stream, &thread) != 0)
         return H_ERROR;
-    int rc = sc_cuda_add_node(s->cu, stream, thread, &x, deps, n, &node);
+    sc_jval full = sc_param_get(r->params, "node");
+    int rc = full.doc && !sc_jval_is(full, SC_JNULL) ? read_full_node(r, full, &x)
+                                                     : read_bare_node(r, &x);
+    if (rc != 0 || check_node_limit(r, s) != 0 || get_ids(r, "deps", false, &deps, &n) != 0)
+        return H_ERROR;
+    rc = sc_cuda_add_node(s->cu, stream, thread, &x, deps, n, &node);
     free(deps);
     return node_done(r, s, rc, node);
 }

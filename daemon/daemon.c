@@ -23,6 +23,11 @@ void sc_config_defaults(sc_config *cfg)
     cfg->max_session_nodes = 50000000;
     cfg->session_idle_timeout_s = 600;
     cfg->write_timeout_s = 30;
+    cfg->max_live_nodes = 100000000;
+    cfg->line_timeout_s = 30;
+    cfg->conn_idle_timeout_s = 300;
+    cfg->max_conn_output = (size_t)256 << 20;
+    cfg->reply_budget = (size_t)512 << 20;
     cfg->graph_cache_bytes = (size_t)512 << 20;
     cfg->sync_full = true;
     cfg->busy_timeout_ms = 5000;
@@ -118,10 +123,17 @@ int sc_daemon_init(sc_daemon *d, uv_loop_t *loop, const sc_config *cfg, char *er
     d->log_journal = sc_log_to_journal();
     d->loop = loop;
     d->start_hr = uv_hrtime();
+    d->cfg.max_uid_connections = sc_uid_quota(cfg->max_connections, cfg->max_uid_connections);
+    d->cfg.max_uid_sessions = sc_uid_quota(cfg->max_sessions, cfg->max_uid_sessions);
+    if (!cfg->max_uid_nodes) {
+        uint64_t q = cfg->max_live_nodes / 4u * 3u;
+        d->cfg.max_uid_nodes = q > 0 ? q : 1;
+    }
     if (sc_sessions_init(&d->sessions) != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    d->sessions.uids = &d->uids;
     char why[400] = "";
     sc_store_config sc = {.path = cfg->db_path,
                           .sync_full = cfg->sync_full,
@@ -154,6 +166,7 @@ void sc_daemon_destroy(sc_daemon *d)
     /* Connections first: their requests may still hold sessions or graphs. */
     sc_server_close_all(d);
     sc_sessions_free(&d->sessions);
+    sc_uids_free(&d->uids);
     if (!d->store_closed) {
         sc_store_close(d->store);
         d->store_closed = true;

@@ -84,9 +84,60 @@ static void reply_error(sc_conn *c, sc_jval id, bool notification, const sc_rpc_
     reply_end(c, notification);
 }
 
+/* Replies smaller than this are never refused: the bounds are about the
+ * big ones, and summing every connection's output costs a walk. */
+#define SC_REPLY_CHECKED_MIN (64u << 10)
+
+/*
+ * A result of `len` bytes just written at `mark` in `b` is queued only
+ * while it keeps the connection within --max-conn-output and every
+ * connection together within --reply-budget; otherwise it becomes a 1006
+ * error with the same id, and its storage goes back at once, so clients
+ * that ask for big replies and never read hold at most the budget.
+ */
+static void reply_check_bounds(sc_conn *c, sc_buf *b, size_t mark, sc_jval id)
+{
+    sc_daemon *d = c->d;
+    size_t len = b->len - mark;
+    if (len < SC_REPLY_CHECKED_MIN || b == &c->x.scratch || sc_buf_failed(b))
+        return;
+    /* What was pending before this reply (c->out and held replies count it). */
+    bool counted = b == &c->out || (c->x.held_tail && b == &c->x.held_tail->after);
+    size_t conn_before = sc_conn_pending(c) - (counted ? len : 0) + (counted ? 0 : mark);
+    size_t total_before = sc_server_pending_total(d) - (counted ? len : 0);
+    sc_rpc_error err = {0};
+    if (conn_before + len > d->cfg.max_conn_output) {
+        sc_rpc_fail(&err, SC_RPC_LIMIT,
+                    "reply of %zu bytes refused: the connection would have more than %zu reply "
+                    "bytes pending (--max-conn-output)",
+                    len, d->cfg.max_conn_output);
+    } else if (total_before + len > d->cfg.reply_budget) {
+        sc_rpc_fail(&err, SC_RPC_LIMIT,
+                    "reply of %zu bytes refused for now: %zu reply bytes wait for clients to "
+                    "read them, the daemon's budget is %zu (--reply-budget); retry later",
+                    len, total_before, d->cfg.reply_budget);
+    } else {
+        return;
+    }
+    sc_log(d, SC_LOG_WARN, "connection %llu (uid %u pid %d): %s", (unsigned long long)c->serial,
+           (unsigned)c->uid, (int)c->pid, err.message);
+    b->len = mark;
+    /* Give back what the refused reply grew the buffer to. */
+    size_t keep = mark + (64u << 10);
+    if (b->cap > 2 * keep) {
+        char *p = realloc(b->data, keep);
+        if (p) {
+            b->data = p;
+            b->cap = keep;
+        }
+    }
+    sc_rpc_write_error(b, id, &err);
+}
+
 sc_buf *sc_req_result_begin(sc_req *r)
 {
     sc_buf *b = reply_begin(r->c, r->notification);
+    r->reply_mark = b->len;
     sc_rpc_result_begin(b, r->id);
     return b;
 }
@@ -94,6 +145,7 @@ sc_buf *sc_req_result_begin(sc_req *r)
 int sc_req_result_end(sc_req *r, sc_buf *b)
 {
     sc_rpc_result_end(b);
+    reply_check_bounds(r->c, b, r->reply_mark, r->id);
     reply_end(r->c, r->notification);
     return H_DONE;
 }
@@ -177,6 +229,7 @@ sc_buf *sc_async_result_begin(sc_async *a)
         return &a->held->reply;
     }
     sc_buf *b = reply_begin(a->c, a->notification);
+    a->reply_mark = b->len;
     sc_rpc_result_begin(b, a->id);
     return b;
 }
@@ -184,10 +237,13 @@ sc_buf *sc_async_result_begin(sc_async *a)
 void sc_async_result_end(sc_async *a, sc_buf *b)
 {
     sc_rpc_result_end(b);
-    if (a->held)
+    if (a->held) {
+        /* Held replies are store writes' short results. */
         sc_buf_putc(b, '\n');
-    else
+    } else {
+        reply_check_bounds(a->c, b, a->reply_mark, a->id);
         reply_end(a->c, a->notification);
+    }
 }
 
 void sc_async_error(sc_async *a, const sc_rpc_error *err)

@@ -37,6 +37,7 @@ sc_session *sc_req_session(sc_req *r)
         return NULL;
     }
     sc_sessions_touch(&r->d->sessions, s, uv_now(r->d->loop));
+    sc_sessions_bind(s, r->c);
     return s;
 }
 
@@ -50,13 +51,35 @@ static int get_stream(sc_req *r, uint32_t *stream)
     return sc_param_u32(r->params, "stream", stream, &r->err) == 0 ? 0 : -1;
 }
 
+int sc_req_node_room(sc_req *r, const sc_session *s, uint64_t live)
+{
+    const sc_daemon *d = r->d;
+    const sc_uid_use *u = sc_uids_find(&d->uids, s->uid);
+    if (live >= d->cfg.max_session_nodes) {
+        sc_rpc_fail(&r->err, SC_RPC_LIMIT, "session node limit reached (%u nodes)",
+                    (unsigned)d->cfg.max_session_nodes);
+        return -1;
+    }
+    if (u && u->nodes >= d->cfg.max_uid_nodes) {
+        sc_rpc_fail(&r->err, SC_RPC_LIMIT,
+                    "live node quota of uid %u reached (%llu nodes in its sessions, "
+                    "--max-uid-nodes)",
+                    (unsigned)s->uid, (unsigned long long)d->cfg.max_uid_nodes);
+        return -1;
+    }
+    if (d->sessions.live_nodes >= d->cfg.max_live_nodes) {
+        sc_rpc_fail(&r->err, SC_RPC_LIMIT,
+                    "live node limit of the daemon reached (%llu nodes in all sessions, "
+                    "--max-live-nodes)",
+                    (unsigned long long)d->cfg.max_live_nodes);
+        return -1;
+    }
+    return 0;
+}
+
 static int check_node_limit(sc_req *r, const sc_session *s)
 {
-    if (sc_capture_node_count(s->cap) < r->d->cfg.max_session_nodes)
-        return 0;
-    sc_rpc_fail(&r->err, SC_RPC_LIMIT, "session node limit reached (%u nodes)",
-                (unsigned)r->d->cfg.max_session_nodes);
-    return -1;
+    return sc_req_node_room(r, s, sc_capture_node_count(s->cap));
 }
 
 /* Nodes a session holds: the default mode's capture, or cuda mode's
@@ -84,6 +107,12 @@ static void session_opened(void *arg, const sc_store_result *res)
     sc_daemon *d = o->a.d;
     sc_rpc_error err = {0};
     d->opening_sessions--;
+    sc_uid_use *u = sc_uids_find(&d->uids, o->uid);
+    if (u) {
+        /* Inserting the session counts it again, as a live one. */
+        u->opening--;
+        sc_uids_put(&d->uids, u);
+    }
     if (res->rc != SC_STORE_OK) {
         sc_log_store_error(d, res->rc, res->errmsg, o->uid, o->pid,
                            "opening a session's capture-log row");
@@ -126,6 +155,8 @@ static void session_opened(void *arg, const sc_store_result *res)
         goto out;
     }
     sc_sessions_touch(&d->sessions, s, uv_now(d->loop));
+    if (o->a.c && !o->a.c->closing)
+        sc_sessions_bind(s, o->a.c);
     sc_buf *b = sc_async_result_begin(&o->a);
     sc_json_obj_u64(b, "session", s->id);
     sc_async_result_end(&o->a, b);
@@ -157,11 +188,24 @@ int sc_h_session_open(sc_req *r)
                     d->cfg.max_sessions);
         return H_ERROR;
     }
-    open_ctx *o = calloc(1, sizeof(*o));
-    if (!o)
+    sc_uid_use *u = sc_uids_get(&d->uids, (uint32_t)r->c->uid);
+    if (!u)
         return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
+    if (u->sessions + u->opening >= d->cfg.max_uid_sessions) {
+        sc_uids_put(&d->uids, u);
+        sc_rpc_fail(&r->err, SC_RPC_LIMIT,
+                    "session quota of uid %u reached (%u sessions, --max-uid-sessions)",
+                    (unsigned)r->c->uid, d->cfg.max_uid_sessions);
+        return H_ERROR;
+    }
+    open_ctx *o = calloc(1, sizeof(*o));
+    if (!o) {
+        sc_uids_put(&d->uids, u);
+        return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
+    }
     if (sc_req_copy_string(r, label, label_len, &o->label) != 0) {
         free(o);
+        sc_uids_put(&d->uids, u);
         return H_ERROR;
     }
     o->label_len = label_len;
@@ -173,10 +217,12 @@ int sc_h_session_open(sc_req *r)
                              o->label_len, o->opened_ms, session_opened, o) != 0) {
         free(o->label);
         free(o);
+        sc_uids_put(&d->uids, u);
         return sc_req_store_unavailable(r);
     }
     sc_async_start(&o->a, r);
     d->opening_sessions++;
+    u->opening++;
     return H_ASYNC;
 }
 
@@ -344,6 +390,15 @@ static int reply_node(sc_req *r, uint32_t node)
     return sc_req_result_end(r, b);
 }
 
+/* The reply of a record op; a new node counts against the quotas at once. */
+static int recorded(sc_req *r, sc_session *s, int rc, uint32_t stream, uint32_t node)
+{
+    if (rc)
+        return capture_fail(r, rc, stream);
+    sc_sessions_set_nodes(&r->d->sessions, s, sc_capture_node_count(s->cap));
+    return reply_node(r, node);
+}
+
 int sc_h_capture_begin(sc_req *r)
 {
     uint32_t stream;
@@ -372,7 +427,7 @@ int sc_h_capture_record_kernel(sc_req *r)
         check_node_limit(r, s) != 0)
         return H_ERROR;
     int rc = sc_capture_record_kernel(s->cap, stream, name, len, blocks, threads, shared, &node);
-    return rc ? capture_fail(r, rc, stream) : reply_node(r, node);
+    return recorded(r, s, rc, stream, node);
 }
 
 static int get_dir(sc_req *r, sc_memcpy_dir *dir)
@@ -418,7 +473,7 @@ int sc_h_capture_record_memcpy(sc_req *r)
     if (!p2p)
         src = dst = 0;
     int rc = sc_capture_record_memcpy(s->cap, stream, name, len, dir, size, src, dst, &node);
-    return rc ? capture_fail(r, rc, stream) : reply_node(r, node);
+    return recorded(r, s, rc, stream, node);
 }
 
 int sc_h_capture_record_memset(sc_req *r)
@@ -436,7 +491,7 @@ int sc_h_capture_record_memset(sc_req *r)
         sc_param_u64(r->params, "value", 255, &value, &r->err) != 0 || check_node_limit(r, s) != 0)
         return H_ERROR;
     int rc = sc_capture_record_memset(s->cap, stream, name, len, size, (uint8_t)value, &node);
-    return rc ? capture_fail(r, rc, stream) : reply_node(r, node);
+    return recorded(r, s, rc, stream, node);
 }
 
 int sc_h_capture_record_host_callback(sc_req *r)
@@ -452,7 +507,7 @@ int sc_h_capture_record_host_callback(sc_req *r)
         check_node_limit(r, s) != 0)
         return H_ERROR;
     int rc = sc_capture_record_host_callback(s->cap, stream, label, len, &node);
-    return rc ? capture_fail(r, rc, stream) : reply_node(r, node);
+    return recorded(r, s, rc, stream, node);
 }
 
 static int event_op(sc_req *r, int (*op)(sc_capture *, uint32_t, uint32_t))

@@ -29,10 +29,30 @@ static void usage(FILE *out)
             "  --max-connections N        connections served at once (default 1024)\n"
             "  --max-sessions N           live capture sessions (default 10000)\n"
             "  --max-session-nodes N      nodes one session may record (default 50000000)\n"
+            "  --max-live-nodes N         nodes all live sessions together may hold before\n"
+            "                             they end (default 100000000)\n"
+            "  --max-uid-connections N    connections one uid may hold at once\n"
+            "                             (default 3/4 of --max-connections)\n"
+            "  --max-uid-sessions N       live sessions of one uid\n"
+            "                             (default 3/4 of --max-sessions)\n"
+            "  --max-uid-nodes N          live nodes of one uid's sessions together\n"
+            "                             (default 3/4 of --max-live-nodes); root's\n"
+            "                             quotas are the same as any uid's\n"
             "  --session-idle-timeout S   drop a session no request used for S seconds,\n"
             "                             logged as abandoned (default 600)\n"
             "  --write-timeout S          disconnect a client that takes no reply bytes\n"
             "                             for S seconds while replies wait (default 30)\n"
+            "  --max-conn-output BYTES    reply bytes one connection may have waiting to be\n"
+            "                             read; a bigger reply answers 1006 (default 256M)\n"
+            "  --reply-budget BYTES       reply bytes all connections together may have\n"
+            "                             waiting; a reply past it answers 1006, retry\n"
+            "                             later (default 512M); K, M, G suffixes allowed\n"
+            "  --line-timeout S           disconnect a client that leaves a request line\n"
+            "                             unfinished (no newline) for S seconds (default 30)\n"
+            "  --connection-idle-timeout S\n"
+            "                             disconnect a client that sent nothing for S\n"
+            "                             seconds and has no request, reply or live session\n"
+            "                             on its connection (default 300)\n"
             "  --sync full|normal         full: an acknowledged graph survives power loss;\n"
             "                             normal: faster, survives a daemon crash only\n"
             "                             (default full)\n"
@@ -118,6 +138,14 @@ static bool known_option(const char *a)
                                         "--max-connections",
                                         "--max-sessions",
                                         "--max-session-nodes",
+                                        "--max-live-nodes",
+                                        "--max-uid-connections",
+                                        "--max-uid-sessions",
+                                        "--max-uid-nodes",
+                                        "--line-timeout",
+                                        "--max-conn-output",
+                                        "--reply-budget",
+                                        "--connection-idle-timeout",
                                         "--session-idle-timeout",
                                         "--graph-cache",
                                         "--write-timeout",
@@ -203,6 +231,39 @@ static int parse_args(int argc, char **argv, sc_config *cfg)
             if (parse_ull(a, v, 10, 1, UINT32_MAX - 1u, &n))
                 return -1;
             cfg->max_session_nodes = (uint32_t)n;
+        } else if (!strcmp(a, "--max-live-nodes")) {
+            if (parse_ull(a, v, 10, 1, 1ull << 40, &n))
+                return -1;
+            cfg->max_live_nodes = n;
+        } else if (!strcmp(a, "--max-uid-connections")) {
+            if (parse_ull(a, v, 10, 1, 1000000, &n))
+                return -1;
+            cfg->max_uid_connections = (unsigned)n;
+        } else if (!strcmp(a, "--max-uid-sessions")) {
+            if (parse_ull(a, v, 10, 1, 10000000, &n))
+                return -1;
+            cfg->max_uid_sessions = (unsigned)n;
+        } else if (!strcmp(a, "--max-uid-nodes")) {
+            if (parse_ull(a, v, 10, 1, 1ull << 40, &n))
+                return -1;
+            cfg->max_uid_nodes = n;
+        } else if (!strcmp(a, "--max-conn-output") || !strcmp(a, "--reply-budget")) {
+            if (parse_size(a, v, &n))
+                return -1;
+            if (n < (64u << 10)) {
+                fprintf(stderr, "streamcapd: %s: at least 64K\n", a);
+                return -1;
+            }
+            *(!strcmp(a, "--reply-budget") ? &cfg->reply_budget : &cfg->max_conn_output) =
+                (size_t)n;
+        } else if (!strcmp(a, "--line-timeout")) {
+            if (parse_ull(a, v, 10, 1, 86400, &n))
+                return -1;
+            cfg->line_timeout_s = (unsigned)n;
+        } else if (!strcmp(a, "--connection-idle-timeout")) {
+            if (parse_ull(a, v, 10, 1, 31536000, &n))
+                return -1;
+            cfg->conn_idle_timeout_s = (unsigned)n;
         } else if (!strcmp(a, "--session-idle-timeout")) {
             if (parse_ull(a, v, 10, 1, 31536000, &n))
                 return -1;

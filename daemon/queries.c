@@ -889,12 +889,39 @@ static uint64_t db_bytes(const char *path)
     return n;
 }
 
+/* What server.info counts: everything for root, else only what the
+ * caller's uid owns, so that one user learns nothing of another's work. */
+typedef struct info_counts {
+    uint64_t connections, sessions;
+    int64_t graphs;
+} info_counts;
+
+/* The per-uid counts the quotas keep, and the store's per-owner graph count:
+ * lookups, no walk. */
+static void count_own(sc_daemon *d, uint32_t uid, info_counts *n)
+{
+    const sc_uid_use *u = sc_uids_find(&d->uids, uid);
+    if (u) {
+        n->connections = u->conns;
+        n->sessions = u->sessions;
+    }
+    if (d->store)
+        sc_store_graph_count_of(d->store, uid, &n->graphs);
+}
+
 int sc_h_server_info(sc_req *r)
 {
     sc_daemon *d = r->d;
-    int64_t graphs = 0;
-    if (d->store)
-        sc_store_graph_count(d->store, &graphs);
+    bool all = sc_may_access_all(r->c);
+    info_counts n = {0};
+    if (all) {
+        n.connections = d->nconns;
+        n.sessions = d->sessions.count;
+        if (d->store)
+            sc_store_graph_count(d->store, &n.graphs);
+    } else {
+        count_own(d, (uint32_t)r->c->uid, &n);
+    }
     sc_cache_stat cs = {0};
     if (d->cache)
         sc_cache_stats(d->cache, &cs);
@@ -903,10 +930,12 @@ int sc_h_server_info(sc_req *r)
     sc_json_obj_begin(b, &first);
     sc_json_member_cstr(b, &first, "version", SC_VERSION);
     sc_json_member_u64(b, &first, "uptime_s", (uv_hrtime() - d->start_hr) / 1000000000u);
-    sc_json_member_u64(b, &first, "connections", d->nconns);
-    sc_json_member_u64(b, &first, "sessions", d->sessions.count);
-    sc_json_member_i64(b, &first, "graphs", graphs);
-    sc_json_member_cstr(b, &first, "db_path", d->cfg.db_path);
+    sc_json_member_u64(b, &first, "connections", n.connections);
+    sc_json_member_u64(b, &first, "sessions", n.sessions);
+    sc_json_member_i64(b, &first, "graphs", n.graphs);
+    /* Where the database lives is the administrator's business. */
+    if (all)
+        sc_json_member_cstr(b, &first, "db_path", d->cfg.db_path);
     sc_json_member_u64(b, &first, "db_bytes", db_bytes(d->cfg.db_path));
     sc_json_member_i64(b, &first, "pid", (int64_t)getpid());
     sc_json_member_cstr(b, &first, "sync", d->cfg.sync_full ? "full" : "normal");

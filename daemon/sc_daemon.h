@@ -39,6 +39,15 @@ typedef struct sc_config {
     uint32_t max_session_nodes;
     unsigned session_idle_timeout_s;
     unsigned write_timeout_s;
+    /* Per-uid quotas; 0: three quarters of the global limit (sc_uid_quota). */
+    unsigned max_uid_connections;
+    unsigned max_uid_sessions;
+    uint64_t max_uid_nodes;
+    uint64_t max_live_nodes;      /* uncommitted nodes of all sessions together */
+    unsigned line_timeout_s;      /* a partial request line older than this closes */
+    unsigned conn_idle_timeout_s; /* a connection with nothing going on closes */
+    size_t max_conn_output;       /* reply bytes one connection may have pending */
+    size_t reply_budget;          /* reply bytes all connections together may have pending */
     bool sync_full;
     int busy_timeout_ms;
     size_t graph_cache_bytes;
@@ -79,27 +88,72 @@ struct sc_session {
     sc_call_note *calls;
     int64_t opened_ms;     /* Unix time of session.open, as its log row has it */
     uint64_t last_used_ms; /* loop time of the last request that named it */
+    uint64_t quota_nodes;  /* live nodes counted against its uid (sc_sessions_set_nodes) */
+    sc_conn *conn;         /* the connection that used it last; NULL once that closed */
     sc_session *hash_next;
     sc_session *lru_prev, *lru_next; /* least recently used first */
 };
+
+/* ---- per-uid usage (uids.c) ---- */
+
+#define SC_UID_BUCKETS 64
+
+/** What one uid holds now.  An entry lives while any count is non-zero. */
+typedef struct sc_uid_use sc_uid_use;
+struct sc_uid_use {
+    sc_uid_use *next;
+    uint32_t uid;
+    unsigned conns;    /* admitted connections */
+    unsigned sessions; /* live sessions */
+    unsigned opening;  /* session.open calls waiting for their log row */
+    uint64_t nodes;    /* live (uncommitted) nodes of its sessions */
+    size_t out_bytes;  /* reply bytes its connections have pending */
+};
+
+typedef struct sc_uid_table {
+    sc_uid_use *buckets[SC_UID_BUCKETS];
+} sc_uid_table;
+
+/** The entry of `uid`, or NULL when it holds nothing. */
+sc_uid_use *sc_uids_find(const sc_uid_table *t, uint32_t uid);
+/** The entry of `uid`, created empty when missing; NULL: out of memory. */
+sc_uid_use *sc_uids_get(sc_uid_table *t, uint32_t uid);
+/** Call after lowering a count: frees the entry once it holds nothing. */
+void sc_uids_put(sc_uid_table *t, sc_uid_use *u);
+void sc_uids_free(sc_uid_table *t);
+/** A per-uid quota: `set` when non-zero, else 3/4 of `global` (at least 1). */
+unsigned sc_uid_quota(unsigned global, unsigned set);
 
 typedef struct sc_session_table {
     sc_session **buckets;
     size_t nbuckets;
     size_t count;
     sc_session *lru_head, *lru_tail;
+    /* Sessions and live nodes per uid are counted here when set (the
+     * daemon's table); live_nodes is the sum over every session. */
+    sc_uid_table *uids;
+    uint64_t live_nodes;
 } sc_session_table;
 
 int sc_sessions_init(sc_session_table *t);
 /** Destroys every session still in the table (captures included). */
 void sc_sessions_free(sc_session_table *t);
-/** Takes ownership of `s` (its id must be unique). 0 or -1 (no memory). */
+/** Takes ownership of `s` (its id must be unique) and counts it against its
+ *  uid.  0 or -1 (no memory). */
 int sc_sessions_insert(sc_session_table *t, sc_session *s);
 sc_session *sc_sessions_find(sc_session_table *t, uint64_t id);
-/** Unlinks `s` from the table; the caller owns it afterwards. */
+/** Unlinks `s` from the table and its uid's counts (sessions, live nodes,
+ *  connection); the caller owns it afterwards. */
 void sc_sessions_remove(sc_session_table *t, sc_session *s);
 /** Mark `s` used now (moves it to the LRU tail). */
 void sc_sessions_touch(sc_session_table *t, sc_session *s, uint64_t now_ms);
+/** Count `live` nodes of `s` against its uid and the table (after a record
+ *  or an end that changed them). */
+void sc_sessions_set_nodes(sc_session_table *t, sc_session *s, uint64_t live);
+/** `s` was used through `c`: it keeps `c` from being closed as idle. */
+void sc_sessions_bind(sc_session *s, sc_conn *c);
+/** `c` is closing: no session refers to it any more. */
+void sc_sessions_forget_conn(sc_session_table *t, sc_conn *c);
 /** The least recently used session, or NULL. */
 sc_session *sc_sessions_oldest(sc_session_table *t);
 /** Free a session unlinked from the table. */
@@ -160,12 +214,16 @@ struct sc_conn {
     bool write_busy;
     uint64_t last_active; /* loop time of the last read or completed write */
     size_t stall_queue;   /* write queue size when last seen moving */
+    int stall_outq;       /* bytes unread by the peer then (SIOCOUTQ), -1 unknown */
     uint64_t stall_since; /* loop time it was last seen moving */
     bool reading;
     bool closing; /* uv_close called or pending */
     bool close_after_flush;
-    bool peer_eof; /* the peer shut down its side: reply, then close */
-    int refs;      /* the handle plus in-flight async requests */
+    bool peer_eof;          /* the peer shut down its side: reply, then close */
+    bool uid_counted;       /* counted in its uid's conns */
+    unsigned nsessions;     /* live sessions last used through it */
+    uint64_t partial_since; /* loop time a partial line began waiting; 0: none */
+    int refs;               /* the handle plus in-flight async requests */
     sc_conn *prev, *next;
 
     sc_exec x; /* the line being executed: dispatch.c's alone */
@@ -179,6 +237,10 @@ void sc_conn_close_after_flush(sc_conn *c);
 void sc_conn_recycle_input(sc_conn *c);
 /** True when no request of the connection is in flight or held. */
 bool sc_conn_idle(const sc_conn *c);
+/** Reply bytes `c` has buffered: unsent, being written, kept behind held writes. */
+size_t sc_conn_pending(const sc_conn *c);
+/** sc_conn_pending summed over every connection. */
+size_t sc_server_pending_total(const sc_daemon *d);
 /** True while unsent output is above the high-water mark. */
 bool sc_conn_congested(const sc_conn *c);
 /** Start or stop reading, honouring backpressure and pending work. */
@@ -208,6 +270,7 @@ struct sc_daemon {
     unsigned nconns;
     uint64_t next_conn_serial;
     sc_session_table sessions;
+    sc_uid_table uids;
     /* Input buffers of idle connections, reused by the next active one. */
     char *buf_pool[32];
     size_t buf_pool_cap[32];
@@ -283,8 +346,9 @@ void sc_server_free_pool(sc_daemon *d);
 /** Close every connection now (tear-down). */
 void sc_server_close_all(sc_daemon *d);
 /**
- * Housekeeping, about once a second: drop connections whose pending reply
- * has not moved for --write-timeout, and release the buffers of
+ * Housekeeping, about once a second: drop connections whose peer took no
+ * reply byte for --write-timeout (neither libuv's queue nor the bytes the
+ * kernel holds unread for the peer moved), and release the buffers of
  * connections idle since the last sweep.
  */
 void sc_server_sweep(sc_daemon *d);

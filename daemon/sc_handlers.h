@@ -34,6 +34,7 @@ typedef struct sc_req {
     bool held;     /* set by sc_async_start when it did not make them wait */
     sc_rpc_error err;
     sc_trace trace;
+    size_t reply_mark; /* where its reply starts in the buffer result_begin gave */
 } sc_req;
 
 /**
@@ -47,8 +48,9 @@ typedef struct sc_async {
     sc_jval id;
     bool notification;
     sc_held *held;
-    sc_trace trace; /* reported by sc_async_done */
-    int code;       /* the error code replied, 0 for a result */
+    sc_trace trace;    /* reported by sc_async_done */
+    int code;          /* the error code replied, 0 for a result */
+    size_t reply_mark; /* where its reply starts in the buffer result_begin gave */
 } sc_async;
 
 /**
@@ -68,6 +70,10 @@ SC_METHODS(SC_X_HANDLER_DECL)
 /** The session named by params.session, checked against the caller and
  *  marked used; NULL with r->err set (-32602, 1001, 1005). */
 sc_session *sc_req_session(sc_req *r);
+/** Room for one more node in `s`, which holds `live`: checks the session's
+ *  node limit, its uid's live-node quota and the daemon's live-node limit.
+ *  0, or -1 with r->err set (1006 naming the limit). */
+int sc_req_node_room(sc_req *r, const sc_session *s, uint64_t live);
 
 /* cuda_methods.c: the cuda-mode forms of the methods both modes have, for a
  * session `s` found by sc_req_session() with s->cu set. */
@@ -87,7 +93,10 @@ void sc_cuda_session_end_detached(sc_daemon *d, sc_session *s);
  *  semantics S".  Returns H_ERROR. */
 int sc_req_wrong_semantics(sc_req *r, const char *method, const char *semantics);
 
-/* Synchronous replies: begin, write the result value, end (returns H_DONE). */
+/* Synchronous replies: begin, write the result value, end (returns H_DONE).
+ * A result too big for the connection's output bound or the daemon's reply
+ * budget (--max-conn-output, --reply-budget) is replaced at the end by a
+ * 1006 error naming the bound; async results alike. */
 sc_buf *sc_req_result_begin(sc_req *r);
 int sc_req_result_end(sc_req *r, sc_buf *b);
 /** Reply `{}`. */

@@ -383,6 +383,12 @@ const char *sc_store_path(const sc_store *st);
  * and deletions complete on the loop thread (no query).
  */
 int sc_store_graph_count(sc_store *st, int64_t *out);
+/**
+ * Number of stored graphs owned by `uid`: counted per owner at open, then
+ * maintained like sc_store_graph_count() (a lookup, no query, so a status
+ * request never waits for the reader pool or the database).
+ */
+int sc_store_graph_count_of(sc_store *st, uint32_t uid, int64_t *out);
 
 /** Writer counters, for tests and benchmarks (group commit at work). */
 typedef struct sc_store_stats {

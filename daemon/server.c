@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -31,6 +33,19 @@ static void on_conn_closed(uv_handle_t *h);
 static size_t out_pending(const sc_conn *c)
 {
     return c->out.len + c->writing.len + sc_dispatch_held_bytes(c);
+}
+
+size_t sc_conn_pending(const sc_conn *c)
+{
+    return out_pending(c);
+}
+
+size_t sc_server_pending_total(const sc_daemon *d)
+{
+    size_t n = 0;
+    for (const sc_conn *c = d->conns; c; c = c->next)
+        n += out_pending(c);
+    return n;
 }
 
 bool sc_conn_idle(const sc_conn *c)
@@ -65,6 +80,18 @@ void sc_conn_unref(sc_conn *c)
         conn_free(c);
 }
 
+static void uid_release(sc_conn *c)
+{
+    if (!c->uid_counted)
+        return;
+    c->uid_counted = false;
+    sc_uid_use *u = sc_uids_find(&c->d->uids, (uint32_t)c->uid);
+    if (u) {
+        u->conns--;
+        sc_uids_put(&c->d->uids, u);
+    }
+}
+
 static void conn_close(sc_conn *c)
 {
     if (c->closing)
@@ -80,6 +107,9 @@ static void conn_close(sc_conn *c)
         c->next->prev = c->prev;
     c->prev = c->next = NULL;
     d->nconns--;
+    uid_release(c);
+    if (c->nsessions)
+        sc_sessions_forget_conn(&d->sessions, c);
     uv_close((uv_handle_t *)&c->pipe, on_conn_closed);
 }
 
@@ -176,6 +206,7 @@ void sc_conn_flush(sc_conn *c)
     }
     c->write_busy = true;
     c->stall_queue = 0;
+    c->stall_outq = -1;
     c->stall_since = uv_now(c->d->loop);
     sc_conn_ref(c);
 }
@@ -235,6 +266,19 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     *buf = uv_buf_init(p, (unsigned)(avail > UINT32_MAX ? UINT32_MAX : avail));
 }
 
+/*
+ * While the connection reads, whatever the framer still holds is the start
+ * of a line the client has not finished: its age is what --line-timeout
+ * bounds, however slowly the bytes trickle in.
+ */
+static void note_partial_line(sc_conn *c)
+{
+    if (!c->reading || sc_framer_pending(&c->in) == 0)
+        c->partial_since = 0;
+    else if (c->partial_since == 0)
+        c->partial_since = uv_now(c->d->loop);
+}
+
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
     sc_conn *c = (sc_conn *)s;
@@ -270,6 +314,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     sc_dispatch_process(c);
     sc_conn_flush(c);
     sc_conn_update_reading(c);
+    note_partial_line(c);
     sc_conn_recycle_input(c);
     sc_conn_unref(c);
 }
@@ -287,17 +332,19 @@ void sc_conn_update_reading(sc_conn *c)
     if (want) {
         if (uv_read_start((uv_stream_t *)&c->pipe, on_alloc, on_read) == 0)
             c->reading = true;
+        /* Time the daemon spent busy is not the client's. */
+        c->partial_since = 0;
+        note_partial_line(c);
     } else {
         uv_read_stop((uv_stream_t *)&c->pipe);
         c->reading = false;
     }
 }
 
-static void refuse_connection(sc_conn *c)
+/* One 1006 line with id null the client can read, then EOF. */
+static void refuse_connection(sc_conn *c, const sc_rpc_error *err)
 {
-    sc_rpc_error err = {0};
-    sc_rpc_fail(&err, SC_RPC_LIMIT, "too many connections (limit %u)", c->d->cfg.max_connections);
-    sc_rpc_write_error(&c->out, SC_JVAL_NONE, &err);
+    sc_rpc_write_error(&c->out, SC_JVAL_NONE, err);
     sc_buf_putc(&c->out, '\n');
     sc_conn_close_after_flush(c);
 }
@@ -326,10 +373,31 @@ static sc_conn *conn_new(sc_daemon *d)
 static void conn_start(sc_conn *c)
 {
     sc_daemon *d = c->d;
+    sc_rpc_error err = {0};
     if (d->nconns > d->cfg.max_connections) {
-        refuse_connection(c);
+        sc_rpc_fail(&err, SC_RPC_LIMIT, "too many connections (limit %u)", d->cfg.max_connections);
+        refuse_connection(c, &err);
         return;
     }
+    sc_uid_use *u = sc_uids_get(&d->uids, (uint32_t)c->uid);
+    if (!u) {
+        sc_rpc_fail(&err, SC_RPC_INTERNAL_ERROR, "out of memory");
+        refuse_connection(c, &err);
+        return;
+    }
+    if (u->conns >= d->cfg.max_uid_connections) {
+        sc_rpc_fail(&err, SC_RPC_LIMIT,
+                    "too many connections for uid %u (per-uid quota %u, --max-uid-connections)",
+                    (unsigned)c->uid, d->cfg.max_uid_connections);
+        sc_uids_put(&d->uids, u);
+        sc_log(d, SC_LOG_WARN, "connection %llu from uid %u pid %d refused: per-uid quota of %u",
+               (unsigned long long)c->serial, (unsigned)c->uid, (int)c->pid,
+               d->cfg.max_uid_connections);
+        refuse_connection(c, &err);
+        return;
+    }
+    u->conns++;
+    c->uid_counted = true;
     sc_log(d, SC_LOG_DEBUG, "connection %llu from uid %u pid %d", (unsigned long long)c->serial,
            (unsigned)c->uid, (int)c->pid);
     sc_conn_update_reading(c);
@@ -510,6 +578,55 @@ int sc_server_start(sc_daemon *d, int listen_fd)
     return 0;
 }
 
+/*
+ * Bytes the kernel holds for the peer and it has not read yet (SIOCOUTQ),
+ * or -1 when unknown.  libuv's queue only shrinks once the socket takes
+ * more, which for AF_UNIX is when a quarter of its send buffer is left in
+ * flight: a peer reading 4 KiB/s takes a minute to get there while it
+ * reads all along.  This figure moves with every read of the peer.
+ */
+static int kernel_unread(sc_conn *c)
+{
+    uv_os_fd_t fd;
+    int n;
+    if (uv_fileno((uv_handle_t *)&c->pipe, &fd) != 0 || ioctl(fd, SIOCOUTQ, &n) != 0)
+        return -1;
+    return n;
+}
+
+/*
+ * A connection that holds a partial line for --line-timeout seconds, or
+ * sits with nothing going on (no request, no reply, no live session used
+ * through it) for --connection-idle-timeout seconds, gives its slot back.
+ * True when it was closed.
+ */
+static bool conn_timed_out(sc_conn *c, uint64_t now)
+{
+    sc_daemon *d = c->d;
+    uint64_t line_ms = (uint64_t)d->cfg.line_timeout_s * 1000u;
+    uint64_t idle_ms = (uint64_t)d->cfg.conn_idle_timeout_s * 1000u;
+    if (c->reading && c->partial_since && now - c->partial_since >= line_ms) {
+        sc_log(d, SC_LOG_WARN,
+               "connection %llu (uid %u pid %d): %zu bytes of a line without its end for %us, "
+               "closing",
+               (unsigned long long)c->serial, (unsigned)c->uid, (int)c->pid,
+               sc_framer_pending(&c->in), d->cfg.line_timeout_s);
+        conn_close(c);
+        return true;
+    }
+    if (c->reading && c->nsessions == 0 && !c->write_busy && c->out.len == 0 &&
+        sc_framer_pending(&c->in) == 0 && sc_conn_idle(c) && now - c->last_active >= idle_ms) {
+        sc_log(d, SC_LOG_INFO,
+               "connection %llu (uid %u pid %d): idle for %us without a session, "
+               "closing",
+               (unsigned long long)c->serial, (unsigned)c->uid, (int)c->pid,
+               d->cfg.conn_idle_timeout_s);
+        conn_close(c);
+        return true;
+    }
+    return false;
+}
+
 void sc_server_sweep(sc_daemon *d)
 {
     uint64_t now = uv_now(d->loop);
@@ -517,7 +634,7 @@ void sc_server_sweep(sc_daemon *d)
     sc_conn *c = d->conns;
     while (c) {
         sc_conn *next = c->next;
-        if (c->closing) {
+        if (c->closing || conn_timed_out(c, now)) {
             c = next;
             continue;
         }
@@ -528,8 +645,10 @@ void sc_server_sweep(sc_daemon *d)
             continue;
         }
         size_t q = uv_stream_get_write_queue_size((uv_stream_t *)&c->pipe);
-        if (q != c->stall_queue) {
+        int outq = kernel_unread(c);
+        if (q != c->stall_queue || outq != c->stall_outq) {
             c->stall_queue = q;
+            c->stall_outq = outq;
             c->stall_since = now;
         } else if (now - c->stall_since >= limit) {
             /* It stopped reading with replies pending: cut it loose. */

@@ -105,6 +105,12 @@ int sc_sessions_insert(sc_session_table *t, sc_session *s)
 {
     if (t->count + 1 > t->nbuckets && grow(t) != 0)
         return -1;
+    if (t->uids) {
+        sc_uid_use *u = sc_uids_get(t->uids, s->uid);
+        if (!u)
+            return -1;
+        u->sessions++;
+    }
     size_t k = bucket_of(t, s->id);
     s->hash_next = t->buckets[k];
     t->buckets[k] = s;
@@ -132,6 +138,43 @@ void sc_sessions_remove(sc_session_table *t, sc_session *s)
     s->hash_next = NULL;
     lru_unlink(t, s);
     t->count--;
+    sc_sessions_set_nodes(t, s, 0);
+    if (t->uids) {
+        sc_uid_use *u = sc_uids_find(t->uids, s->uid);
+        if (u) {
+            u->sessions--;
+            sc_uids_put(t->uids, u);
+        }
+    }
+    sc_sessions_bind(s, NULL);
+}
+
+void sc_sessions_set_nodes(sc_session_table *t, sc_session *s, uint64_t live)
+{
+    t->live_nodes = t->live_nodes - s->quota_nodes + live;
+    sc_uid_use *u = t->uids ? sc_uids_find(t->uids, s->uid) : NULL;
+    if (u)
+        u->nodes = u->nodes - s->quota_nodes + live;
+    s->quota_nodes = live;
+}
+
+void sc_sessions_bind(sc_session *s, sc_conn *c)
+{
+    if (s->conn == c)
+        return;
+    if (s->conn)
+        s->conn->nsessions--;
+    s->conn = c;
+    if (c)
+        c->nsessions++;
+}
+
+void sc_sessions_forget_conn(sc_session_table *t, sc_conn *c)
+{
+    /* Only connections that still hold sessions pay for the walk. */
+    for (sc_session *s = t->lru_head; s && c->nsessions > 0; s = s->lru_next)
+        if (s->conn == c)
+            sc_sessions_bind(s, NULL);
 }
 
 void sc_sessions_touch(sc_session_table *t, sc_session *s, uint64_t now_ms)

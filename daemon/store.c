@@ -95,6 +95,46 @@ static void job_free(store_job *j)
     free(j);
 }
 
+/* The entry of `uid` in the sorted per-owner counts, or where it goes. */
+static size_t uid_count_slot(const sc_store *st, uint32_t uid)
+{
+    size_t lo = 0, hi = st->n_uid_counts;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (st->uid_counts[mid].uid < uid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Adjust the graph count of `uid`.  An owner the array has no room for
+ * when memory runs out is simply not counted: server.info under-reports,
+ * nothing else reads it. */
+static void uid_count_add(sc_store *st, uint32_t uid, int64_t delta)
+{
+    size_t i = uid_count_slot(st, uid);
+    if (i < st->n_uid_counts && st->uid_counts[i].uid == uid) {
+        st->uid_counts[i].graphs += delta;
+        return;
+    }
+    if (delta <= 0)
+        return;
+    if (st->n_uid_counts == st->cap_uid_counts) {
+        size_t cap = st->cap_uid_counts ? st->cap_uid_counts * 2 : 8;
+        store_uid_count *p = realloc(st->uid_counts, cap * sizeof *p);
+        if (!p)
+            return;
+        st->uid_counts = p;
+        st->cap_uid_counts = cap;
+    }
+    memmove(st->uid_counts + i + 1, st->uid_counts + i,
+            (st->n_uid_counts - i) * sizeof *st->uid_counts);
+    st->uid_counts[i] = (store_uid_count){.uid = uid, .graphs = delta};
+    st->n_uid_counts++;
+}
+
 /* Run the callbacks of every completed job, on the calling (loop) thread. */
 static void deliver(sc_store *st)
 {
@@ -106,10 +146,14 @@ static void deliver(sc_store *st)
     while (j) {
         store_job *next = j->next;
         if ((j->type == JOB_COMMIT_GRAPH || (j->type == JOB_COMMIT_CAPTURE && j->u.commit.g)) &&
-            j->rc == 0)
+            j->rc == 0) {
             st->graph_count++;
-        if (j->type == JOB_DELETE_GRAPH && j->rc == 0)
+            uid_count_add(st, j->u.commit.uid, 1);
+        }
+        if (j->type == JOB_DELETE_GRAPH && j->rc == 0) {
             st->graph_count--;
+            uid_count_add(st, j->u.del.uid, -1);
+        }
         sc_store_result res = {.rc = j->rc, .id = j->id, .errmsg = NULL};
         if (j->rc == SC_STORE_EIO)
             res.errmsg = j->errmsg ? j->errmsg : "storage error";
@@ -404,6 +448,15 @@ int sc_store_graph_count(sc_store *st, int64_t *out)
     return 0;
 }
 
+int sc_store_graph_count_of(sc_store *st, uint32_t uid, int64_t *out)
+{
+    if (!st || !out)
+        return SC_STORE_EINVAL;
+    size_t i = uid_count_slot(st, uid);
+    *out = i < st->n_uid_counts && st->uid_counts[i].uid == uid ? st->uid_counts[i].graphs : 0;
+    return 0;
+}
+
 int sc_store_get_stats(sc_store *st, sc_store_stats *out)
 {
     if (!st || !out)
@@ -440,6 +493,21 @@ static int query_int(sqlite3 *db, const char *sql, int64_t *out, char *errbuf, s
         *out = sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
     return rc == SQLITE_ROW ? 0 : fail(db, sql, errbuf, errlen);
+}
+
+/* The per-owner graph counts, once at open: graphs_by_owner serves the
+ * GROUP BY without sorting. */
+static int count_owners(sc_store *st, sqlite3 *db, char *errbuf, size_t errlen)
+{
+    static const char sql[] = "SELECT owner_uid, count(*) FROM graphs GROUP BY owner_uid";
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return fail(db, sql, errbuf, errlen);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        uid_count_add(st, (uint32_t)sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1));
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : fail(db, sql, errbuf, errlen);
 }
 
 static int set_wal(sqlite3 *db, char *errbuf, size_t errlen)
@@ -572,6 +640,8 @@ static int setup_writer(sc_store *st, const sc_store_config *cfg, char *errbuf, 
         return SC_STORE_EIO;
     if (query_int(db, "SELECT count(*) FROM graphs", &st->graph_count, errbuf, errlen))
         return SC_STORE_EIO;
+    if (count_owners(st, db, errbuf, errlen))
+        return SC_STORE_EIO;
     return store_writer_prepare(&st->w, errbuf, errlen);
 }
 
@@ -685,6 +755,7 @@ static void destroy(sc_store *st)
     pthread_mutex_destroy(&st->rmu);
     pthread_cond_destroy(&st->cv);
     pthread_mutex_destroy(&st->mu);
+    free(st->uid_counts);
     free(st->path);
     free(st);
 }

@@ -75,6 +75,7 @@ typedef struct store_job {
         struct {
             int64_t graph;
             int64_t deleted_ms;
+            uint32_t uid; /* the deleted graph's owner, set by the writer */
         } del;
     } u;
 } store_job;
@@ -104,10 +105,24 @@ typedef struct store_writer {
     sqlite3_stmt *capture_graph_deleted;
     const char *why; /* set when a job fails for a reason SQLite does not know */
     bool nomem;      /* the failure was memory running out (SQLite's or ours) */
+    bool full;       /* the failure was SQLITE_FULL (the disk or max_page_count) */
+    /* Space kept next to the database for deletes on a full disk
+     * (store_write.c): "<db>.reserve", STORE_RESERVE_BYTES when present. */
+    char *reserve_path;
+    bool have_reserve;
+    uint64_t reserve_retry_ms; /* monotonic time of the next attempt to make it */
 } store_writer;
+
+#define STORE_RESERVE_BYTES (1u << 20)
 
 typedef struct store_reader store_reader;
 typedef struct store_read_req store_read_req;
+
+/* Stored graphs of one owner (server.info for a non-root caller). */
+typedef struct store_uid_count {
+    uint32_t uid;
+    int64_t graphs;
+} store_uid_count;
 
 struct sc_store {
     uv_loop_t *loop;
@@ -119,6 +134,9 @@ struct sc_store {
     /* Loop thread only. */
     bool closing;
     int64_t graph_count;
+    /* Per owner, sorted by uid: few entries (one per user who stored). */
+    store_uid_count *uid_counts;
+    size_t n_uid_counts, cap_uid_counts;
     uint64_t pending; /* write jobs queued and not yet delivered */
 
     /* Writer side: the queue, the completions and the counters, under mu. */

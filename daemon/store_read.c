@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_json.h"
 #include "store_int.h"
 
 #define STORE_MAX_READERS 4
@@ -234,16 +235,23 @@ static const char *errmsg_of(const store_read_req *q)
     return q->rc == SC_STORE_EIO ? q->errmsg : NULL;
 }
 
-/* A heap copy of text column i (NUL-terminated; '' for NULL), or NULL when
- * out of memory. */
+/*
+ * A heap copy of text column i (NUL-terminated; '' for NULL), or NULL when
+ * out of memory.  Replies must be valid UTF-8 whatever the file holds (it
+ * may have been written by another program or damaged): ill-formed bytes
+ * become U+FFFD here, where text leaves the database.
+ */
 static char *dup_column(sqlite3_stmt *s, int i, size_t *len)
 {
     const char *t = (const char *)sqlite3_column_text(s, i);
     size_t n = t ? (size_t)sqlite3_column_bytes(s, i) : 0;
-    char *copy = malloc(n + 1);
+    bool valid = sc_utf8_valid(t, n);
+    char *copy = malloc((valid ? n : 3 * n) + 1);
     if (!copy)
         return NULL;
-    if (n)
+    if (!valid)
+        n = sc_utf8_scrub(t, n, copy);
+    else if (n)
         memcpy(copy, t, n);
     copy[n] = '\0';
     *len = n;
@@ -307,6 +315,30 @@ static int read_meta(store_reader *r, store_read_req *q, int64_t graph, sc_graph
 }
 
 /* ---- whole graphs ---- */
+
+/* Room for a node name made valid UTF-8 (row_to_node). */
+typedef struct name_buf {
+    char *p;
+    size_t cap;
+} name_buf;
+
+/* n->name made valid UTF-8 (dup_column says why), through `nb` when it
+ * needs replacing.  False when out of memory. */
+static bool valid_name(sc_node *n, name_buf *nb)
+{
+    if (sc_utf8_valid(n->name, n->name_len))
+        return true;
+    if (nb->cap < 3 * n->name_len) {
+        char *p = realloc(nb->p, 3 * n->name_len);
+        if (!p)
+            return false;
+        nb->p = p;
+        nb->cap = 3 * n->name_len;
+    }
+    n->name_len = sc_utf8_scrub(n->name, n->name_len, nb->p);
+    n->name = nb->p;
+    return true;
+}
 
 /* One nodes row into *n; the name points into the statement's row.
  * False when the row holds no valid node. */
@@ -380,15 +412,19 @@ static int read_nodes(store_reader *r, load_req *q, sc_graph *g)
     sqlite3_bind_int64(s, 1, q->graph);
     int sqlrc, core_rc, ret = 0;
     uint32_t expect = 0;
+    name_buf nb = {0};
     while (ret == 0 && (sqlrc = sql_next_row(r, &q->base, s)) == SQLITE_ROW) {
         sc_node n;
         uint32_t id;
         if (sqlite3_column_int64(s, 0) != expect || !row_to_node(s, &n))
             ret = corrupt(q, "bad node row");
+        else if (!valid_name(&n, &nb))
+            ret = fail_nomem(&q->base);
         else if ((core_rc = sc_graph_add_node(g, &n, &id)) != 0)
             ret = graph_rc(q, core_rc, "rejected by the graph model");
         expect++;
     }
+    free(nb.p);
     /* A step error: sql_next_row recorded it. */
     if (ret == 0 && sqlrc != SQLITE_DONE)
         ret = q->base.rc;
@@ -745,6 +781,29 @@ static int bad_log_row(store_read_req *q, int64_t session)
     return set_err(q, SC_STORE_EIO, msg);
 }
 
+/* Copy a text column into a fixed buffer, made valid UTF-8 like
+ * dup_column's; false when absent or too long. */
+static bool text_into(sqlite3_stmt *s, int col, char *buf, size_t cap)
+{
+    const char *t = (const char *)sqlite3_column_text(s, col);
+    size_t n = (size_t)sqlite3_column_bytes(s, col);
+    if (!t || n >= cap)
+        return false;
+    if (sc_utf8_valid(t, n)) {
+        memcpy(buf, t, n + 1);
+        return true;
+    }
+    char tmp[3 * 64];
+    if (3 * n > sizeof tmp)
+        return false;
+    n = sc_utf8_scrub(t, n, tmp);
+    if (n >= cap)
+        return false;
+    memcpy(buf, tmp, n);
+    buf[n] = '\0';
+    return true;
+}
+
 static int take_log(store_read_req *base, sqlite3_stmt *s)
 {
     log_req *q = (log_req *)base;
@@ -758,33 +817,19 @@ static int take_log(store_read_req *base, sqlite3_stmt *s)
     e->owner_pid = sqlite3_column_int64(s, 3);
     e->node_count = col_u32(s, 7);
     e->graph = sqlite3_column_int64(s, 8); /* NULL reads as 0 */
-    const char *outcome = (const char *)sqlite3_column_text(s, 6);
-    size_t outcome_len = (size_t)sqlite3_column_bytes(s, 6);
+    bool outcome = text_into(s, 6, e->outcome, sizeof e->outcome);
     int ended = time_column(s, 5, true, &e->ended_ms);
     int deleted = time_column(s, 9, true, &e->graph_deleted_ms);
-    if (time_column(s, 4, false, &e->opened_ms) != 0 || ended < 0 || deleted < 0 || !outcome ||
-        outcome_len >= sizeof e->outcome)
+    if (time_column(s, 4, false, &e->opened_ms) != 0 || ended < 0 || deleted < 0 || !outcome)
         return bad_log_row(base, e->session);
     e->has_ended = ended == 0;
     e->graph_deleted = deleted == 0;
     const char *sem = (const char *)sqlite3_column_text(s, 10);
     e->cuda = sem && strcmp(sem, "cuda") == 0;
-    memcpy(e->outcome, outcome, outcome_len + 1);
     if (!(e->label = dup_column(s, 1, &e->label_len)))
         return fail_nomem(base);
     p->count++;
     return 0;
-}
-
-/* Copy a text column into a fixed buffer; false when absent or too long. */
-static bool text_into(sqlite3_stmt *s, int col, char *buf, size_t cap)
-{
-    const char *t = (const char *)sqlite3_column_text(s, col);
-    size_t n = (size_t)sqlite3_column_bytes(s, col);
-    if (!t || n >= cap)
-        return false;
-    memcpy(buf, t, n + 1);
-    return true;
 }
 
 /* One captures row into *c: 0 or the store code set in q. */

@@ -15,9 +15,15 @@
  * message is then read from the connection (or w->why, for failures that
  * are not SQLite's).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "store_int.h"
 
@@ -63,7 +69,8 @@ static const struct {
     {offsetof(store_writer, index_insert),
      "INSERT INTO graph_index (graph, node_count, edge_count, streams, edges)"
      " VALUES (?1, ?2, ?3, ?4, ?5)"},
-    {offsetof(store_writer, graph_session), "SELECT session FROM graphs WHERE graph = ?1"},
+    {offsetof(store_writer, graph_session),
+     "SELECT session, owner_uid FROM graphs WHERE graph = ?1"},
     {offsetof(store_writer, index_delete), "DELETE FROM graph_index WHERE graph = ?1"},
     /* Both keys start with the graph id: each delete is one key range. */
     {offsetof(store_writer, edges_delete), "DELETE FROM edges WHERE graph = ?1"},
@@ -90,8 +97,90 @@ static sqlite3_stmt **stmt_slot(store_writer *w, size_t i)
     return (sqlite3_stmt **)((char *)w + writer_sql[i].offset);
 }
 
+/*
+ * The reserve: on a full filesystem even a delete fails, since SQLite must
+ * append the changed pages to the write-ahead log first, and deleting is
+ * how space comes back.  So the writer keeps STORE_RESERVE_BYTES allocated
+ * in a file next to the database; a delete that fails with SQLITE_FULL
+ * frees it and runs again.  Stores never use it.  It is made again once
+ * the filesystem has twice its size free (checked at most once a second,
+ * before a batch), so making it never takes the last free space.
+ */
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void reserve_make(store_writer *w)
+{
+    struct stat st;
+    if (!w->reserve_path)
+        return;
+    if (stat(w->reserve_path, &st) == 0 && st.st_size >= (off_t)STORE_RESERVE_BYTES &&
+        st.st_blocks * 512 >= (blkcnt_t)STORE_RESERVE_BYTES) {
+        w->have_reserve = true;
+        return;
+    }
+    struct statvfs vfs;
+    if (statvfs(w->reserve_path, &vfs) != 0 && errno == ENOENT) {
+        /* The file is not there yet: ask about its directory. */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", w->reserve_path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *(slash == dir ? slash + 1 : slash) = '\0';
+        if (statvfs(slash ? dir : ".", &vfs) != 0)
+            return;
+    }
+    if ((uint64_t)vfs.f_bavail * vfs.f_frsize < 2u * (uint64_t)STORE_RESERVE_BYTES)
+        return;
+    int fd = open(w->reserve_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    int rc = posix_fallocate(fd, 0, STORE_RESERVE_BYTES);
+    close(fd);
+    if (rc == 0)
+        w->have_reserve = true;
+    else
+        unlink(w->reserve_path);
+}
+
+/* Before a batch: make the reserve if it is missing and it is time to try. */
+static void reserve_check(store_writer *w)
+{
+    if (w->have_reserve || !w->reserve_path)
+        return;
+    uint64_t now = mono_ms();
+    if (now < w->reserve_retry_ms)
+        return;
+    w->reserve_retry_ms = now + 1000;
+    reserve_make(w);
+}
+
+/* Give the reserve's space back to the filesystem: true when there was one. */
+static bool reserve_release(store_writer *w)
+{
+    if (!w->have_reserve)
+        return false;
+    w->have_reserve = false;
+    w->reserve_retry_ms = mono_ms() + 1000;
+    return unlink(w->reserve_path) == 0;
+}
+
 int store_writer_prepare(store_writer *w, char *errbuf, size_t errlen)
 {
+    const char *db = sqlite3_db_filename(w->db, "main");
+    if (db && db[0]) {
+        size_t n = strlen(db);
+        w->reserve_path = malloc(n + sizeof ".reserve");
+        if (w->reserve_path) {
+            memcpy(w->reserve_path, db, n);
+            memcpy(w->reserve_path + n, ".reserve", sizeof ".reserve");
+            reserve_make(w);
+        }
+    }
     for (size_t i = 0; i < N_WRITER_SQL; i++) {
         if (sqlite3_prepare_v3(w->db, writer_sql[i].sql, -1, SQLITE_PREPARE_PERSISTENT,
                                stmt_slot(w, i), NULL) != SQLITE_OK) {
@@ -105,6 +194,8 @@ int store_writer_prepare(store_writer *w, char *errbuf, size_t errlen)
 
 void store_writer_finalize(store_writer *w)
 {
+    free(w->reserve_path);
+    w->reserve_path = NULL;
     for (size_t i = 0; i < N_WRITER_SQL; i++) {
         sqlite3_finalize(*stmt_slot(w, i));
         *stmt_slot(w, i) = NULL;
@@ -420,14 +511,16 @@ static int run_commit_capture(store_writer *w, store_job *j)
     return 0;
 }
 
-/* The session that produced `graph`: 0, ENOTFOUND or EIO. */
-static int graph_session(store_writer *w, int64_t graph, int64_t *session)
+/* The session that produced `graph` and its owner: 0, ENOTFOUND or EIO. */
+static int graph_session(store_writer *w, int64_t graph, int64_t *session, uint32_t *uid)
 {
     sqlite3_stmt *s = w->graph_session;
     sqlite3_bind_int64(s, 1, graph);
     int sqlrc = sqlite3_step(s);
-    if (sqlrc == SQLITE_ROW)
+    if (sqlrc == SQLITE_ROW) {
         *session = sqlite3_column_int64(s, 0);
+        *uid = (uint32_t)sqlite3_column_int64(s, 1);
+    }
     sqlite3_reset(s);
     if (sqlrc == SQLITE_ROW)
         return 0;
@@ -445,7 +538,7 @@ static int run_delete_graph(store_writer *w, store_job *j)
 {
     int64_t graph = j->u.del.graph, session;
     /* Looked up before any write, so a missing graph leaves the batch intact. */
-    int rc = graph_session(w, graph, &session);
+    int rc = graph_session(w, graph, &session, &j->u.del.uid);
     if (rc)
         return rc;
     if (sql_delete_rows(w->index_delete, graph) != SQLITE_OK ||
@@ -501,6 +594,8 @@ static void copy_errmsg(store_writer *w, char *buf, size_t len)
     snprintf(buf, len, "%s", w->why ? w->why : sqlite3_errmsg(w->db));
     if (!w->why && (sqlite3_errcode(w->db) & 0xff) == SQLITE_NOMEM)
         w->nomem = true;
+    if (!w->why && (sqlite3_errcode(w->db) & 0xff) == SQLITE_FULL)
+        w->full = true;
 }
 
 /* run_txn's outcome: neither a SQLite nor a store code, the jobs hold those. */
@@ -516,6 +611,7 @@ static int run_txn(store_writer *w, store_job *first, store_job *end, char *errb
     }
     w->why = NULL;
     w->nomem = false;
+    w->full = false;
     if (sql_step_done(w->begin) != SQLITE_OK) {
         copy_errmsg(w, errbuf, len);
         return TXN_BEGIN_FAILED;
@@ -547,10 +643,26 @@ static void fail_job(store_job *j, const char *msg, bool nomem, sc_store_stats *
     delta->jobs_failed++;
 }
 
+/* One job in a transaction of its own.  A delete the full disk refused
+ * runs once more on the reserve's space (see reserve_make). */
+static int run_alone(store_writer *w, store_job *j, char *err, size_t len)
+{
+    int r = run_txn(w, j, j->next, err, len);
+    if (r == TXN_OK || j->type != JOB_DELETE_GRAPH || !w->full || !reserve_release(w))
+        return r;
+    r = run_txn(w, j, j->next, err, len);
+    /* Move the log into the database file now, so later writes can reuse
+     * the log's space instead of growing it again. */
+    if (r == TXN_OK)
+        sqlite3_wal_checkpoint_v2(w->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    return r;
+}
+
 void store_writer_run_batch(store_writer *w, store_job *batch, sc_store_stats *delta)
 {
     char err[512];
     size_t n = 0;
+    reserve_check(w);
     for (store_job *j = batch; j; j = j->next)
         n++;
     delta->jobs_done += n;
@@ -566,14 +678,14 @@ void store_writer_run_batch(store_writer *w, store_job *batch, sc_store_stats *d
      * per job.  Otherwise one job may have caused the failure (a huge graph
      * on a nearly full disk): re-run each alone so the others still land.
      */
-    if (r == TXN_BEGIN_FAILED || n == 1) {
+    if (r == TXN_BEGIN_FAILED || (n == 1 && batch->type != JOB_DELETE_GRAPH)) {
         for (store_job *j = batch; j; j = j->next)
             fail_job(j, err, w->nomem, delta);
         return;
     }
     for (store_job *j = batch; j; j = j->next) {
         delta->jobs_retried++;
-        if (run_txn(w, j, j->next, err, sizeof err) == TXN_OK)
+        if (run_alone(w, j, err, sizeof err) == TXN_OK)
             delta->transactions++;
         else
             fail_job(j, err, w->nomem, delta);

@@ -246,6 +246,71 @@ static size_t utf8_seq(const unsigned char *p, size_t avail, const char **why)
     return len;
 }
 
+/* Bytes of the ill-formed part at p, which utf8_seq refused: the lead
+ * byte and the continuation bytes that still made a valid prefix. */
+static size_t utf8_bad_prefix(const unsigned char *p, size_t avail)
+{
+    unsigned char c = p[0];
+    unsigned char lo = 0x80, hi = 0xBF;
+    size_t len;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        lo = c == 0xE0 ? 0xA0 : 0x80;
+        hi = c == 0xED ? 0x9F : 0xBF;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        lo = c == 0xF0 ? 0x90 : 0x80;
+        hi = c == 0xF4 ? 0x8F : 0xBF;
+    } else {
+        return 1;
+    }
+    if (avail < 2 || p[1] < lo || p[1] > hi)
+        return 1;
+    size_t k = 2;
+    while (k < len && k < avail && (p[k] & 0xC0) == 0x80)
+        k++;
+    return k;
+}
+
+bool sc_utf8_valid(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    const char *why;
+    for (size_t i = 0; i < len;) {
+        if (p[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t n = utf8_seq(p + i, len - i, &why);
+        if (!n)
+            return false;
+        i += n;
+    }
+    return true;
+}
+
+size_t sc_utf8_scrub(const char *s, size_t len, char *out)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    const char *why;
+    size_t w = 0;
+    for (size_t i = 0; i < len;) {
+        size_t n = p[i] < 0x80 ? 1 : utf8_seq(p + i, len - i, &why);
+        if (n) {
+            memcpy(out + w, p + i, n);
+            w += n;
+            i += n;
+            continue;
+        }
+        memcpy(out + w, "\xEF\xBF\xBD", 3);
+        w += 3;
+        i += utf8_bad_prefix(p + i, len - i);
+    }
+    return w;
+}
+
 static size_t put_utf8(unsigned char *p, uint32_t cp)
 {
     if (cp < 0x80) {

@@ -88,6 +88,18 @@ typedef struct sc_jval {
 #define SC_JVAL_NONE ((sc_jval){NULL, 0})
 /* clang-format on */
 
+/** True when s[0..len) is valid UTF-8 by the rules the parser applies. */
+bool sc_utf8_valid(const char *s, size_t len);
+/**
+ * Valid UTF-8 from any bytes (text read back from a file the daemon does
+ * not fully control): a copy of s[0..len) into `out`, which needs room for
+ * 3 * len bytes, with each ill-formed part replaced by U+FFFD (EF BF BD),
+ * one per maximal subpart as Unicode recommends (a truncated sequence is
+ * one U+FFFD, a stray byte another).  Returns the bytes written; valid
+ * input is copied unchanged.
+ */
+size_t sc_utf8_scrub(const char *s, size_t len, char *out);
+
 void sc_jdoc_init(sc_jdoc *d);
 /** Free the storage and return to the empty state (reusable). */
 void sc_jdoc_free(sc_jdoc *d);

@@ -154,7 +154,7 @@ enum sc_method_flag {
       "Cuda mode: set a thread's capture mode; returns the previous one.")                         \
     X(CAPTURE_ADD_NODE, capture_add_node, "capture.add_node",                                      \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, kind?, deps?, name?, thread?}",                                           \
+      "{session, stream, kind?, deps?, name?, node?, thread?}",                                    \
       "{node}",                                                                                    \
       "Cuda mode: add a node to a capture's graph by hand.")                                       \
     X(CAPTURE_END, capture_end, "capture.end",                                                     \
@@ -200,7 +200,7 @@ enum sc_method_flag {
     X(SERVER_INFO, server_info, "server.info",                                                     \
       SC_MF_READS_STORE,                                                                           \
       "{}",                                                                                        \
-      "{version, uptime_s, connections, sessions, graphs, db_path, db_bytes, pid, sync, "          \
+      "{version, uptime_s, connections, sessions, graphs, db_path?, db_bytes, pid, sync, "          \
       "cache_max_bytes, cache_bytes, cache_entries, cache_hits, cache_misses}",                    \
       "Daemon status.")
 /* clang-format on */

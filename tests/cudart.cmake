@@ -45,5 +45,13 @@ endif()
 sc_add_test(test_cudart_extra SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_extra.c
             LIBS sc_cudart_obj)
 
+# cudaStreamBeginCaptureToGraph: white-box, like test_cudart_rt.
+sc_add_test(test_cudart_to_graph SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_to_graph.c
+            LIBS sc_cudart_obj)
+
+# Memory pools (rt_pool.c).
+sc_add_test(test_cudart_pool SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_pool.c
+            LIBS sc_cudart_obj)
+
 # The end-to-end scenario suite (tests/cudart/suite.cmake).
 include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/suite.cmake)

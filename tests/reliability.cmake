@@ -17,6 +17,7 @@ sc_add_daemon_test(test_rel_storage reliability 60 ${SC_REL_TEST_ARGS})
 sc_add_daemon_test(test_rel_input reliability 60 ${SC_REL_TEST_ARGS})
 sc_add_daemon_test(test_rel_clients reliability 90 ${SC_REL_TEST_ARGS})
 sc_add_daemon_test(test_rel_owner reliability 60 ${SC_REL_TEST_ARGS})
+sc_add_daemon_test(test_rel_quota reliability 60 ${SC_REL_TEST_ARGS})
 sc_add_daemon_test(test_rel_valgrind reliability 120 ${SC_REL_TEST_ARGS})
 
 # The full-disk check needs a filesystem of its own: tests/soak/fullfs.sh.
@@ -24,3 +25,7 @@ add_executable(rel_fullfs ${CMAKE_CURRENT_SOURCE_DIR}/reliability/rel_fullfs.c)
 target_link_libraries(rel_fullfs PRIVATE sc_rel_util PkgConfig::CMOCKA)
 set_target_properties(rel_fullfs PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
 add_dependencies(rel_fullfs streamcapd)
+# Run where the machine allows a tmpfs mount (root); skipped (77) otherwise.
+add_test(NAME test_rel_fullfs COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/soak/fullfs.sh)
+set_tests_properties(test_rel_fullfs PROPERTIES ENVIRONMENT "BUILD=${CMAKE_BINARY_DIR}"
+                     LABELS reliability SKIP_RETURN_CODE 77 TIMEOUT 120)

@@ -181,6 +181,54 @@ static void test_async_capture_in_order(void **state)
     stop(d);
 }
 
+/* sc_client_cuda_add_node_ex queues in asynchronous mode: the reply
+ * carries the node id, the out-parameter is left alone, and the stored
+ * node has its attributes. */
+static void test_async_add_node_ex(void **state)
+{
+    (void)state;
+    sc_it_daemon *d = start();
+    sc_client *c;
+    assert_int_equal(sc_client_connect(sc_it_daemon_socket(d), 10000, &c), 0);
+    uint64_t s = 0;
+    assert_int_equal(sc_client_open_session_ex(c, "ex", SC_CLIENT_SEMANTICS_CUDA, &s), 0);
+    seen sn;
+    seen_init(&sn);
+    assert_int_equal(sc_client_async_begin(c, on_reply, &sn), 0);
+    assert_int_equal(sc_client_cuda_begin(c, s, 1, 0, SC_CLIENT_MODE_GLOBAL, NULL), 0);
+    assert_int_equal(sc_client_cuda_record_kernel(c, s, 1, 0, "k0", grid, block, 0, NULL), 0);
+    sc_client_node k = {.kind = SC_CLIENT_KERNEL,
+                        .function_name = "side",
+                        .dim3 = true,
+                        .grid = {3, 2, 1},
+                        .block = {64, 1, 1}};
+    const uint32_t deps[1] = {0};
+    int64_t node = 77;
+    assert_int_equal(sc_client_cuda_add_node_ex(c, s, 1, 0, &k, deps, 1, &node), 0); /* 3 */
+    assert_int_equal(node, 77);
+    assert_int_equal(sc_client_cuda_end(c, s, 1, 0, NULL), 0); /* 4 */
+    assert_int_equal(sc_client_async_drain(c, 10000), 0);
+    assert_int_equal(sn.n, 4);
+    assert_false(sn.out_of_order);
+    assert_int_equal(sn.rc[2], 0);
+    assert_int_equal(sn.id[2], 1);
+    assert_int_equal(sn.rc[3], 0);
+    sc_client_close(c);
+
+    assert_int_equal(sc_client_connect(sc_it_daemon_socket(d), 10000, &c), 0);
+    sc_client_graph g;
+    assert_int_equal(sc_client_graph_get(c, sn.id[3], &g), 0);
+    assert_int_equal(g.node_count, 2);
+    assert_string_equal(g.nodes[1].function_name, "side");
+    assert_int_equal(g.nodes[1].grid[0], 3);
+    assert_int_equal(g.nodes[1].grid[1], 2);
+    assert_int_equal(g.nodes[1].block[0], 64);
+    sc_client_graph_free(&g);
+    sc_client_close(c);
+    seen_free(&sn);
+    stop(d);
+}
+
 /* The 900 of the host call itself comes with its number and data too. */
 static void test_async_cuda_error_decoded(void **state)
 {
@@ -488,6 +536,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_async_capture_in_order),
         cmocka_unit_test(test_async_cuda_error_decoded),
+        cmocka_unit_test(test_async_add_node_ex),
         cmocka_unit_test(test_async_threads),
         cmocka_unit_test(test_async_daemon_killed),
         cmocka_unit_test(test_async_peer_stops_reading),

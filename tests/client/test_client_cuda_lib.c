@@ -155,6 +155,70 @@ static void test_update_dependencies(void **state)
     assert_int_equal(sc_client_close_session(c, s), 0);
 }
 
+/* sc_client_cuda_add_node_ex: the node added by hand is stored with what
+ * it was given (a kernel's function and 3-D shape, a memcpy's direction
+ * and size), on the call's stream whatever node->stream says. */
+static void test_add_node_ex(void **state)
+{
+    fixture *f = *state;
+    sc_client *c = f->c;
+    uint64_t s = open_cuda(c);
+    assert_int_equal(sc_client_cuda_begin(c, s, 3, 0, SC_CLIENT_MODE_GLOBAL, NULL), 0);
+    assert_int_equal(kernel(c, s, 3, "head"), 0);
+    sc_client_node k = {.kind = SC_CLIENT_KERNEL,
+                        .stream = 9,
+                        .function_name = "side(float*, int)",
+                        .dim3 = true,
+                        .grid = {8, 2, 1},
+                        .block = {256, 1, 4},
+                        .shared_mem = 128};
+    const uint32_t dep0[] = {0};
+    int64_t id = -2;
+    assert_int_equal(sc_client_cuda_add_node_ex(c, s, 3, 0, &k, dep0, 1, &id), 0);
+    assert_int_equal(id, 1);
+    sc_client_node m = {.kind = SC_CLIENT_MEMCPY,
+                        .name = "cudaGraphAddMemcpyNode",
+                        .dir = SC_CLIENT_DEVICE_TO_HOST,
+                        .size_bytes = 4096};
+    const uint32_t dep1[] = {1};
+    assert_int_equal(sc_client_cuda_add_node_ex(c, s, 3, 0, &m, dep1, 1, NULL), 0);
+    sc_client_node h = {.kind = SC_CLIENT_HOST_CALLBACK, .label = "cb"};
+    assert_int_equal(sc_client_cuda_add_node_ex(c, s, 3, 0, &h, NULL, 0, &id), 0);
+    assert_int_equal(id, 3);
+    assert_int_equal(sc_client_cuda_add_node_ex(c, s, 3, 0, NULL, NULL, 0, &id), -EINVAL);
+    assert_int_equal(sc_client_cuda_add_node_ex(c, s, 3, 0, &h, NULL, 1, &id), -EINVAL);
+    sc_client_node bad = {.kind = (sc_client_kind)99};
+    assert_int_equal(sc_client_cuda_add_node_ex(c, s, 3, 0, &bad, NULL, 0, &id), -EINVAL);
+    /* CUDA's own refusal: an id that is no node of the capture */
+    const uint32_t nine[] = {9};
+    assert_int_equal(sc_client_cuda_add_node_ex(c, s, 3, 0, &h, nine, 1, &id), SC_CLIENT_ECUDA);
+    assert_int_equal(sc_client_cuda_error(c), 1);
+    sc_client_cuda_captured got = {0};
+    assert_int_equal(sc_client_cuda_end(c, s, 3, 0, &got), 0);
+    sc_client_graph g;
+    assert_int_equal(sc_client_graph_get(c, got.graph, &g), 0);
+    assert_int_equal(g.node_count, 4);
+    const sc_client_node *n = &g.nodes[1];
+    assert_int_equal(n->kind, SC_CLIENT_KERNEL);
+    assert_int_equal(n->stream, 3);
+    assert_string_equal(n->function_name, "side(float*, int)");
+    assert_true(n->dim3);
+    assert_int_equal(n->grid[1], 2);
+    assert_int_equal(n->block[2], 4);
+    assert_int_equal(n->num_blocks, 8);
+    assert_int_equal(n->shared_mem, 128);
+    n = &g.nodes[2];
+    assert_int_equal(n->kind, SC_CLIENT_MEMCPY);
+    assert_string_equal(n->name, "cudaGraphAddMemcpyNode");
+    assert_int_equal(n->dir, SC_CLIENT_DEVICE_TO_HOST);
+    assert_int_equal(n->size_bytes, 4096);
+    assert_int_equal(g.nodes[3].kind, SC_CLIENT_HOST_CALLBACK);
+    assert_string_equal(g.nodes[3].label, "cb");
+    assert_int_equal(g.edge_count, 2);
+    sc_client_graph_free(&g);
+    assert_int_equal(sc_client_close_session(c, s), 0);
+}
+
 /* A forgotten join: 904 with the unjoined stream and node in the data. */
 static void test_unjoined_end(void **state)
 {
@@ -285,9 +349,13 @@ static void test_library_refusals(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fork_join_the_cuda_way), cmocka_unit_test(test_update_dependencies),
-        cmocka_unit_test(test_unjoined_end),           cmocka_unit_test(test_host_calls_and_modes),
-        cmocka_unit_test(test_library_refusals),       cmocka_unit_test(test_external_events),
+        cmocka_unit_test(test_fork_join_the_cuda_way),
+        cmocka_unit_test(test_update_dependencies),
+        cmocka_unit_test(test_add_node_ex),
+        cmocka_unit_test(test_unjoined_end),
+        cmocka_unit_test(test_host_calls_and_modes),
+        cmocka_unit_test(test_library_refusals),
+        cmocka_unit_test(test_external_events),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -12,6 +12,8 @@
  *                            daemon whether it has the graph yet
  *   cudart_feed_prog kill    one capture, "ready" on stdout, waits for a line
  *                            on stdin, then captures on
+ *   cudart_feed_prog to_graph a graph built by hand out of order, captured
+ *                            into (cudaStreamBeginCaptureToGraph), instantiated
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -152,6 +154,36 @@ static void by_hand(void)
     cudaGraphDestroy(g);
 }
 
+/* The graph of by_hand, then a capture into it hanging on its kernel. */
+static void to_graph(cudaStream_t s1)
+{
+    cudaGraph_t g;
+    ok(cudaGraphCreate(&g, 0), "cudaGraphCreate");
+    struct cudaKernelNodeParams kp;
+    memset(&kp, 0, sizeof kp);
+    kp.func = (void *)gamma_;
+    kp.gridDim = (dim3){8, 1, 1};
+    kp.blockDim = (dim3){64, 1, 1};
+    cudaGraphNode_t k, e;
+    ok(cudaGraphAddKernelNode(&k, g, NULL, 0, &kp), "cudaGraphAddKernelNode");
+    ok(cudaGraphAddEmptyNode(&e, g, NULL, 0), "cudaGraphAddEmptyNode");
+    ok(cudaGraphAddDependencies(g, &e, &k, NULL, 1), "cudaGraphAddDependencies");
+    ok(cudaStreamBeginCaptureToGraph(s1, g, &k, NULL, 1, cudaStreamCaptureModeGlobal),
+       "cudaStreamBeginCaptureToGraph");
+    launch((const void *)alpha, (dim3){4, 1, 1}, (dim3){128, 1, 1}, s1);
+    cudaGraph_t out;
+    ok(cudaStreamEndCapture(s1, &out), "end");
+    if (out != g) {
+        fprintf(stderr, "cudart_feed_prog: the end gave another graph\n");
+        exit(1);
+    }
+    print_graph("to_graph", g);
+    cudaGraphExec_t x;
+    ok(cudaGraphInstantiate(&x, g, 0), "cudaGraphInstantiate");
+    cudaGraphExecDestroy(x);
+    cudaGraphDestroy(g);
+}
+
 /* Does the daemon have a graph labelled as this process's session yet? */
 static int stored_now(const char *label)
 {
@@ -202,6 +234,8 @@ int main(int argc, char **argv)
         stream_ordered(s1);
         external_record(s1, e3);
         by_hand();
+    } else if (strcmp(what, "to_graph") == 0) {
+        to_graph(s1);
     } else if (strcmp(what, "sync") == 0) {
         /* Big enough that the daemon is still storing it when the end
          * returns unless the end waited. */

@@ -323,6 +323,56 @@ static void test_captures_stored_exactly(void **state)
     sc_it_daemon_destroy(d);
 }
 
+/* cudaStreamBeginCaptureToGraph: the daemon stores the program's nodes
+ * and the captured ones as the capture's graph, in a topological order
+ * (the empty node added second, which runs first, is node 0), and the
+ * graph is not submitted again when instantiated. */
+static void test_capture_to_graph_stored(void **state)
+{
+    (void)state;
+    sc_it_daemon *d = sc_it_must_start(NULL);
+    prog p;
+    prog_start(&p, sc_it_daemon_dir(d), sc_it_daemon_socket(d), "to_graph", NULL);
+    cJSON *out = read_lines(p.out);
+    assert_int_equal(prog_wait(&p, 30000), 0);
+    assert_int_equal(warnings(p.err, NULL), 0);
+    cJSON *report = read_report(p.report);
+    assert_int_equal(num(find(report, "event", "process", 0), "captures_begun"), 1);
+    assert_null(find(report, "event", "graph", 0));
+
+    /* in the process: kernel 0, empty 1 -> 0, the captured kernel 2 after 0 */
+    const cJSON *printed = find(out, "graph", "to_graph", 0);
+    assert_non_null(printed);
+    const cJSON *edges = cJSON_GetObjectItemCaseSensitive(printed, "edges");
+    assert_int_equal(cJSON_GetArraySize(edges), 2);
+
+    cJSON *cap = capture_line(report, 1);
+    assert_non_null(cap);
+    assert_string_equal(sc_it_str(cap, "outcome"), "stored");
+    assert_int_equal(num(cap, "node_count"), 3);
+    assert_int_equal(num(cap, "edge_count"), 2);
+    sc_client *c;
+    assert_int_equal(sc_client_connect(sc_it_daemon_socket(d), 10000, &c), 0);
+    sc_client_graph g;
+    assert_int_equal(sc_client_graph_get(c, (uint64_t)num(cap, "graph"), &g), 0);
+    assert_int_equal(g.node_count, 3);
+    assert_int_equal(g.nodes[0].kind, SC_CLIENT_EMPTY);
+    /* the graph's own kernel, with its name and shape as the program gave them */
+    kernel_is(&g.nodes[1], "gamma", 8, 1, 64, 1);
+    kernel_is(&g.nodes[2], "alpha", 4, 1, 128, 1);
+    assert_int_equal(g.edge_count, 2);
+    assert_int_equal(g.edges[0].src, 0);
+    assert_int_equal(g.edges[0].dst, 1);
+    assert_int_equal(g.edges[1].src, 1);
+    assert_int_equal(g.edges[1].dst, 2);
+    sc_client_graph_free(&g);
+    sc_client_close(c);
+    cJSON_Delete(out);
+    cJSON_Delete(report);
+    sc_it_must_stop(d);
+    sc_it_daemon_destroy(d);
+}
+
 /* STREAMCAP_SYNC_END=1: the graph is in the daemon when the end returns. */
 static void test_sync_end_commits_first(void **state)
 {
@@ -410,6 +460,7 @@ int main(void)
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_captures_stored_exactly),
+        cmocka_unit_test(test_capture_to_graph_stored),
         cmocka_unit_test(test_sync_end_commits_first),
         cmocka_unit_test(test_no_daemon),
         cmocka_unit_test(test_daemon_killed),

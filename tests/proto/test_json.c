@@ -446,13 +446,42 @@ static void test_reuse_without_growth(void **state)
     sc_jdoc_free(&z);
 }
 
+/* Text from outside (the database) made valid: one U+FFFD per ill-formed
+ * part, valid text untouched, and the result passes the parser's check. */
+static void test_utf8_scrub(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"plain \xe2\x9c\x93", "plain \xe2\x9c\x93"},
+        {"a\x80z", "a\xef\xbf\xbdz"},                             /* stray continuation */
+        {"a\xe2\x82z", "a\xef\xbf\xbdz"},                         /* truncated: one U+FFFD */
+        {"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},                 /* overlong: two bad bytes */
+        {"\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"}, /* surrogate */
+        {"\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},
+        {"\xf0\x9f\x98", "\xef\xbf\xbd"}, /* truncated at the end */
+        {"\xff", "\xef\xbf\xbd"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t n = strlen(cases[i].in);
+        char out[64];
+        assert_int_equal(sc_utf8_valid(cases[i].in, n), strcmp(cases[i].in, cases[i].out) == 0);
+        size_t w = sc_utf8_scrub(cases[i].in, n, out);
+        assert_true(w <= 3 * n);
+        out[w] = '\0';
+        assert_string_equal(out, cases[i].out);
+        assert_true(sc_utf8_valid(out, w));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tokens_and_skips),     cmocka_unit_test(test_strings_unescaped),
         cmocka_unit_test(test_number_classes),       cmocka_unit_test(test_member_lookup),
         cmocka_unit_test(test_duplicates),           cmocka_unit_test(test_write_values),
-        cmocka_unit_test(test_reuse_without_growth),
+        cmocka_unit_test(test_reuse_without_growth), cmocka_unit_test(test_utf8_scrub),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -170,15 +170,90 @@ static void test_full_filesystem(void **state)
         fail_msg("database after the restart: %s", why);
 }
 
+/*
+ * rel_fullfs DIR delete: on a full filesystem (DIR on a 4 MiB tmpfs, topped
+ * up with a filler file after the daemon has made its reserve), a store
+ * fails with 1007 but graph.delete succeeds, and a store after it does too.
+ */
+static void fill_up(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0)
+        fail_msg("create %s: %s", path, strerror(errno));
+    char block[4096];
+    memset(block, 0x33, sizeof(block));
+    size_t chunk = sizeof(block);
+    /* Down to single bytes, so not even a small append finds room. */
+    while (chunk > 0) {
+        if (write(fd, block, chunk) != (ssize_t)chunk)
+            chunk /= 2;
+    }
+    close(fd);
+}
+
+static void test_delete_on_full_filesystem(void **state)
+{
+    const char *dir = ((sc_rel_fixture *)*state)->arg;
+    char db[512], filler[512], reserve[600];
+    snprintf(db, sizeof(db), "%s/streamcap.db", dir);
+    snprintf(filler, sizeof(filler), "%s/filler", dir);
+    snprintf(reserve, sizeof(reserve), "%s.reserve", db);
+    const char *const args[] = {"--db", db, NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    sc_it_conn *c = sc_it_must_connect(d);
+    acked g[4];
+    for (int i = 0; i < 4; i++) {
+        long long s = open_capturing(c);
+        assert_true(s > 0);
+        cJSON *reply = fill_and_end(c, s, i);
+        const cJSON *res = sc_it_ok(c, reply);
+        g[i] = (acked){sc_it_int(res, "graph"), sc_it_int(res, "node_count"),
+                       sc_it_int(res, "edge_count")};
+        cJSON_Delete(reply);
+    }
+    if (access(reserve, F_OK) != 0)
+        fail_msg("no reserve file %s next to the database", reserve);
+    long long late = open_capturing(c);
+    assert_true(late > 0);
+    fill_up(filler);
+
+    cJSON *reply = fill_and_end(c, late, 99);
+    sc_it_err(c, reply, 1007, "storage");
+    cJSON_Delete(reply);
+    /* Deleting is how space comes back: it must work on the full disk. */
+    sc_it_must_ok(c, "graph.delete", "{\"graph\":%lld}", (long long)g[0].graph);
+    sc_it_must_error(c, 1001, NULL, "graph.get", "{\"graph\":%lld}", (long long)g[0].graph);
+    /* And what it freed is used again: a store succeeds. */
+    long long s = open_capturing(c);
+    if (!s)
+        fail_msg("session.open fails after a delete on the full filesystem");
+    reply = fill_and_end(c, s, 100);
+    const cJSON *res = sc_it_ok(c, reply);
+    g[0] = (acked){sc_it_int(res, "graph"), sc_it_int(res, "node_count"),
+                   sc_it_int(res, "edge_count")};
+    cJSON_Delete(reply);
+    expect_all_whole(c, g, 4);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    unlink(filler);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: rel_fullfs DIR  (an empty directory on a small filesystem)\n");
+    if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "delete") != 0)) {
+        fprintf(stderr, "usage: rel_fullfs DIR [delete]  (an empty directory on a small "
+                        "filesystem)\n");
         return 2;
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_prestate_setup_teardown(test_full_filesystem, sc_rel_setup,
                                                  sc_rel_teardown, argv[1]),
     };
+    const struct CMUnitTest delete_tests[] = {
+        cmocka_unit_test_prestate_setup_teardown(test_delete_on_full_filesystem, sc_rel_setup,
+                                                 sc_rel_teardown, argv[1]),
+    };
+    if (argc == 3)
+        return cmocka_run_group_tests(delete_tests, NULL, NULL);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

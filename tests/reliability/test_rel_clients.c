@@ -2,7 +2,8 @@
  * Slow and many clients: a client that pipelines without reading (alone,
  * and through one batch whose replies would be huge) neither grows the
  * daemon's memory without bound nor delays other clients, and is cut off
- * after --write-timeout seconds without taking a byte; connections over
+ * after --write-timeout seconds without taking a byte, while one that reads
+ * slowly keeps its connection as long as it reads; connections over
  * --max-connections get one 1006 line and a close; a daemon out of file
  * descriptors survives and accepts again once clients leave; idle
  * connections cost little memory each.
@@ -155,6 +156,108 @@ static void test_pipelining_client_that_never_reads(void **state)
 }
 
 /*
+ * A client that reads its replies slowly is not a client that stopped
+ * reading: one taking 4 KiB every 200 ms (20 KiB/s) keeps its connection
+ * for as long as it reads, far beyond --write-timeout, and gets every byte;
+ * one that sent the same requests and never reads is cut off after the
+ * timeout.  The daemon's socket send buffer holds far more than 2 s of
+ * such a reader, so progress must be judged by what the peer takes, not
+ * by libuv's queue, which only moves when the buffer has drained.
+ */
+#define SLOW_GETS     6
+#define SLOW_CHUNK    4096
+#define SLOW_PAUSE_MS 200
+#define SLOW_READ_MS  9000
+
+/* Read what is there (non-blocking) into a counter: bytes, 0 at EOF, -1 none now. */
+static ssize_t drain_some(int fd, size_t max, size_t *total, size_t *newlines)
+{
+    char buf[SLOW_CHUNK];
+    ssize_t n = recv(fd, buf, max < sizeof(buf) ? max : sizeof(buf), MSG_DONTWAIT);
+    if (n < 0)
+        return errno == EAGAIN || errno == EINTR ? -1 : 0;
+    for (ssize_t i = 0; i < n; i++)
+        *newlines += buf[i] == '\n';
+    *total += (size_t)n;
+    return n;
+}
+
+/* Read until EOF or `lines` complete lines, for at most `ms`: true at EOF. */
+static bool drain_until(int fd, size_t lines, int ms, size_t *total, size_t *newlines)
+{
+    int64_t end = sc_it_now_ms() + ms;
+    while (sc_it_now_ms() < end && *newlines < lines) {
+        ssize_t n = drain_some(fd, SLOW_CHUNK, total, newlines);
+        if (n == 0)
+            return true;
+        if (n < 0)
+            sc_it_sleep_ms(5);
+    }
+    return false;
+}
+
+static void test_slow_reader_is_not_cut_off(void **state)
+{
+    static const char *const args[] = {"--write-timeout", "2", NULL}; /* WRITE_TIMEOUT_S */
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    sc_it_conn *c = sc_it_must_connect(d);
+    int64_t big = sc_rel_must_graph(c, "slow", FLOOD_GRAPH_KERNELS, NULL, NULL);
+    char req[160];
+    snprintf(
+        req, sizeof(req),
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"graph.get\",\"params\":{\"graph\":%lld}}\n",
+        (long long)big);
+    size_t len;
+    char *gets = repeat_line(req, SLOW_GETS, &len);
+    int slow = raw_connect(sc_it_daemon_socket(d));
+    int never = raw_connect(sc_it_daemon_socket(d));
+    assert_true(slow >= 0 && never >= 0);
+    assert_int_equal(raw_write_some(slow, gets, len), (ssize_t)len);
+    assert_int_equal(raw_write_some(never, gets, len), (ssize_t)len);
+
+    size_t slow_bytes = 0, slow_lines = 0;
+    int64_t start = sc_it_now_ms();
+    while (sc_it_now_ms() - start < SLOW_READ_MS) {
+        if (drain_some(slow, SLOW_CHUNK, &slow_bytes, &slow_lines) == 0)
+            fail_msg("a client reading %d bytes every %d ms was disconnected after %lld ms "
+                     "(%zu bytes taken, --write-timeout %d)",
+                     SLOW_CHUNK, SLOW_PAUSE_MS, (long long)(sc_it_now_ms() - start), slow_bytes,
+                     WRITE_TIMEOUT_S);
+        if (slow_lines == SLOW_GETS)
+            fail_msg("the replies (%zu bytes) are too small to outlast the send buffer",
+                     slow_bytes);
+        sc_it_sleep_ms(SLOW_PAUSE_MS);
+    }
+    /* The one that never read was cut off: its socket ends before the replies do. */
+    size_t never_bytes = 0, never_lines = 0;
+    if (!drain_until(never, SLOW_GETS, 5000, &never_bytes, &never_lines))
+        fail_msg("a client that never read was not disconnected after %d ms (--write-timeout %d)",
+                 SLOW_READ_MS, WRITE_TIMEOUT_S);
+    assert_true(never_lines < SLOW_GETS);
+    /* The slow one gets everything, and its connection still serves. */
+    if (drain_until(slow, SLOW_GETS, 10000, &slow_bytes, &slow_lines))
+        fail_msg("a client reading %d bytes every %d ms was disconnected: EOF after %zu bytes, "
+                 "%zu of %d replies (--write-timeout %d)",
+                 SLOW_CHUNK, SLOW_PAUSE_MS, slow_bytes, slow_lines, SLOW_GETS, WRITE_TIMEOUT_S);
+    if (slow_lines != SLOW_GETS)
+        fail_msg("the slow reader got %zu of %d replies (%zu bytes)", slow_lines, SLOW_GETS,
+                 slow_bytes);
+    print_message("slow reader: %zu bytes in %d replies; never-reading client cut off after "
+                  "%zu bytes\n",
+                  slow_bytes, SLOW_GETS, never_bytes);
+    static const char info[] = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"server.info\"}\n";
+    assert_int_equal(raw_write_some(slow, info, strlen(info)), (ssize_t)strlen(info));
+    if (drain_until(slow, SLOW_GETS + 1, 5000, &slow_bytes, &slow_lines) ||
+        slow_lines != SLOW_GETS + 1)
+        fail_msg("the slow reader's connection does not answer after its replies");
+    close(slow);
+    close(never);
+    free(gets);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+}
+
+/*
  * SIGTERM while a client holds replies it never reads: the daemon finishes
  * what is in flight, then closes that connection within its stop grace
  * (5 s) and exits 0, instead of waiting on the client for good.
@@ -283,7 +386,9 @@ static void test_batch_amplification(void **state)
 
 static void test_max_connections(void **state)
 {
-    static const char *const args[] = {"--max-connections", "20", NULL};
+    /* The global limit, not the per-uid quota (test_rel_quota): one uid may take it all. */
+    static const char *const args[] = {"--max-connections", "20", "--max-uid-connections", "20",
+                                       NULL};
     sc_it_daemon *d = sc_rel_must_start(state, args);
     sc_it_conn *in[MAX_CONN];
     for (int i = 0; i < MAX_CONN; i++) {
@@ -454,7 +559,9 @@ static void test_idle_connections_are_cheap(void **state)
         print_message("skipped: RLIMIT_NOFILE cannot be raised to %d\n", IDLE_CONNS + 128);
         skip();
     }
-    sc_it_daemon *d = sc_rel_must_start(state, NULL); /* --max-connections 1024 by default */
+    /* --max-connections 1024 by default; all of them this test's uid's */
+    static const char *const args[] = {"--max-uid-connections", "1024", NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
     pid_t pid = sc_it_daemon_pid(d);
     sc_it_conn *probe = sc_it_must_connect(d);
     cJSON *r = sc_it_must_result(probe, "server.info", NULL);
@@ -488,6 +595,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         SC_REL_TEST(test_pipelining_client_that_never_reads),
+        SC_REL_TEST(test_slow_reader_is_not_cut_off),
         SC_REL_TEST(test_stop_with_unread_replies),
         SC_REL_TEST(test_batch_amplification),
         SC_REL_TEST(test_max_connections),

@@ -5,7 +5,8 @@
  * in graph.list or log.list, and its denied calls change nothing: root's
  * session keeps its state and root can still end it.  The socket file is
  * created with --socket-mode, and with the default 0600 the other uid
- * cannot connect at all.
+ * cannot connect at all.  server.info shows that uid only its own
+ * connections, sessions and graphs, and not where the database is.
  *
  * Exit status 77 (skipped) when not run as root.
  */
@@ -326,6 +327,126 @@ static void test_other_uid_is_denied(void **state)
     sc_it_must_stop(d);
 }
 
+/* ------------------------------------------------------ server.info */
+
+/* server.info as OTHER_UID must count only its own connections, live
+ * sessions and stored graphs, and never say where the database is. */
+static void expect_own_info(report *r, sc_it_conn *c, int64_t conns, int64_t sessions,
+                            int64_t graphs, const char *when)
+{
+    cJSON *res = expect_result(r, c, "server.info", "{}");
+    if (!res)
+        return;
+    int64_t n[3] = {-1, -1, -1};
+    sc_it_json_int(res, "connections", &n[0]);
+    sc_it_json_int(res, "sessions", &n[1]);
+    sc_it_json_int(res, "graphs", &n[2]);
+    if (n[0] != conns || n[1] != sessions || n[2] != graphs) {
+        char *text = sc_it_json_text(res);
+        problem(r,
+                "uid %u %s: server.info should count connections %lld, sessions %lld, "
+                "graphs %lld (its own), got %s",
+                OTHER_UID, when, (long long)conns, (long long)sessions, (long long)graphs, text);
+        free(text);
+    }
+    if (cJSON_GetObjectItemCaseSensitive(res, "db_path"))
+        problem(r, "uid %u %s: server.info shows db_path", OTHER_UID, when);
+    cJSON_Delete(res);
+}
+
+/* Root holds 2 connections, 1 live session and `g` graphs meanwhile. */
+static void child_info(report *r, const char *socket, int64_t s, int64_t g)
+{
+    (void)s;
+    (void)g;
+    sc_it_conn *c, *c2;
+    if (sc_it_connect(socket, &c) != 0) {
+        problem(r, "uid %u cannot connect to %s", OTHER_UID, socket);
+        return;
+    }
+    expect_own_info(r, c, 1, 0, 0, "before any work");
+    cJSON *res = expect_result(r, c, "session.open", "{\"label\":\"mine\"}");
+    int64_t own = 0;
+    if (!res || !sc_it_json_int(res, "session", &own))
+        problem(r, "uid %u: session.open gave no session", OTHER_UID);
+    cJSON_Delete(res);
+    if (sc_it_connect(socket, &c2) != 0) {
+        problem(r, "uid %u cannot connect twice", OTHER_UID);
+        sc_it_conn_close(c);
+        return;
+    }
+    expect_own_info(r, c2, 2, 1, 0, "with a session open");
+    char p[256];
+    snprintf(p, sizeof(p), "{\"session\":%lld,\"stream\":0}", (long long)own);
+    cJSON_Delete(expect_result(r, c, "capture.begin", p));
+    snprintf(p, sizeof(p),
+             "{\"session\":%lld,\"stream\":0,\"function_name\":\"k\",\"num_blocks\":1,"
+             "\"threads_per_block\":1}",
+             (long long)own);
+    cJSON_Delete(expect_result(r, c, "capture.record_kernel", p));
+    snprintf(p, sizeof(p), "{\"session\":%lld,\"stream\":0}", (long long)own);
+    cJSON_Delete(expect_result(r, c, "capture.end", p));
+    expect_own_info(r, c2, 2, 0, 1, "after storing a graph");
+    sc_it_conn_close(c2);
+    sc_it_conn_close(c);
+}
+
+/* After a restart the per-uid count is read back from the database. */
+static void child_info_after_restart(report *r, const char *socket, int64_t s, int64_t g)
+{
+    (void)s;
+    (void)g;
+    sc_it_conn *c;
+    if (sc_it_connect(socket, &c) != 0) {
+        problem(r, "uid %u cannot connect to %s", OTHER_UID, socket);
+        return;
+    }
+    expect_own_info(r, c, 1, 0, 1, "after a restart");
+    sc_it_conn_close(c);
+}
+
+static void test_server_info_shows_own_share(void **state)
+{
+    static const char *const args[] = {"--socket-mode", "0666", NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    assert_int_equal(chmod(sc_it_daemon_dir(d), 0711), 0);
+    sc_it_conn *c = sc_it_must_connect(d);
+    sc_it_conn *c2 = sc_it_must_connect(d);
+    sc_rel_must_graph(c, ROOT_LABEL, 4, NULL, NULL);
+    int64_t g = sc_rel_must_graph(c, ROOT_LABEL, 4, NULL, NULL);
+    sc_it_open_session(c, ROOT_LABEL);
+
+    char *problems = as_other_uid(child_info, sc_it_daemon_socket(d), 0, 0);
+    if (problems[0])
+        fail_msg("%s", problems);
+    free(problems);
+
+    /* Root still sees the whole daemon, database path included. */
+    cJSON *info = sc_it_must_result(c, "server.info", NULL);
+    assert_int_equal(sc_it_int(info, "graphs"), 3);
+    assert_int_equal(sc_it_int(info, "sessions"), 1);
+    assert_true(sc_it_int(info, "connections") >= 2);
+    assert_string_equal(sc_it_str(info, "db_path"), sc_it_daemon_db(d));
+    cJSON_Delete(info);
+    /* A delete is counted against its owner only. */
+    sc_it_must_ok(c, "graph.delete", "{\"graph\":%lld}", (long long)g);
+    sc_it_conn_close(c2);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+
+    sc_it_must_restart(d, args);
+    problems = as_other_uid(child_info_after_restart, sc_it_daemon_socket(d), 0, 0);
+    if (problems[0])
+        fail_msg("%s", problems);
+    free(problems);
+    c = sc_it_must_connect(d);
+    info = sc_it_must_result(c, "server.info", NULL);
+    assert_int_equal(sc_it_int(info, "graphs"), 2);
+    cJSON_Delete(info);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+}
+
 static void child_connect_refused(report *r, const char *socket, int64_t s, int64_t g)
 {
     (void)s;
@@ -365,6 +486,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         SC_REL_TEST(test_other_uid_is_denied),
+        SC_REL_TEST(test_server_info_shows_own_share),
         SC_REL_TEST(test_default_socket_mode_keeps_others_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,12 +295,125 @@ static void test_log_rows_end_once_storage_recovers(void **state)
     sc_it_must_stop(d);
 }
 
+/* ------------------------------------------------ text read back */
+
+/* Strict UTF-8 (RFC 3629): no overlongs, surrogates or code points above
+ * U+10FFFF.  Written here, apart from the daemon's own check. */
+static bool utf8_ok(const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = p[i];
+        size_t len;
+        unsigned cp;
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            len = 2;
+            cp = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            len = 3;
+            cp = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            len = 4;
+            cp = c & 0x07;
+        } else {
+            return false;
+        }
+        if (i + len > n)
+            return false;
+        for (size_t k = 1; k < len; k++) {
+            if ((p[i + k] & 0xC0) != 0x80)
+                return false;
+            cp = (cp << 6) | (p[i + k] & 0x3F);
+        }
+        static const unsigned min[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < min[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+/* One request by hand: its raw reply line must be valid UTF-8 and hold
+ * U+FFFD where the database held bad bytes. */
+static void expect_clean_reply(sc_it_conn *c, const char *method, const char *params)
+{
+    char *req = sc_it_format_request(sc_it_next_id(c), method, params);
+    assert_non_null(req);
+    sc_it_must_send_line(c, req);
+    char *line = NULL;
+    size_t len = 0;
+    assert_int_equal(sc_it_recv_line(c, &line, &len), 0);
+    if (!utf8_ok((const unsigned char *)line, len))
+        fail_msg("%s %s: the reply is not valid UTF-8: %s", method, params, line);
+    if (!strstr(line, "\xEF\xBF\xBD"))
+        fail_msg("%s %s: the reply shows no U+FFFD for the bad bytes: %s", method, params, line);
+    if (strstr(line, "\"error\""))
+        fail_msg("%s %s: expected a result, got %s", method, params, line);
+    free(line);
+    free(req);
+}
+
+/*
+ * The database is a file: another program, a bad disk or a bug of an older
+ * version may leave bytes in it that are not UTF-8.  Every reply must still
+ * be valid UTF-8 (JSON text is), so text read back is re-validated and
+ * ill-formed bytes become U+FFFD.
+ */
+static void test_invalid_utf8_read_back(void **state)
+{
+    sc_it_daemon *d = sc_rel_must_start(state, NULL);
+    sc_it_conn *c = sc_it_must_connect(d);
+    long long g = (long long)sc_rel_must_graph(c, "label", 4, NULL, NULL);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open_v2(sc_it_daemon_db(d), &db, SQLITE_OPEN_READWRITE, NULL),
+                     SQLITE_OK);
+    /* A stray continuation byte, a truncated sequence, an overlong '/',
+     * an encoded surrogate, a byte that is never UTF-8. */
+    char *sql =
+        sqlite3_mprintf("UPDATE graphs SET label = CAST(X'62616480' || X'E282' || X'C0AF' AS TEXT) "
+                        "WHERE graph = %lld;"
+                        "UPDATE nodes SET name = CAST(X'6BEDA080' || X'FF' || X'6B' AS TEXT) "
+                        "WHERE graph = %lld AND id = 0;"
+                        "UPDATE capture_log SET label = CAST(X'F4908080' || X'6C6F67' AS TEXT) "
+                        "WHERE graph = %lld;",
+                        g, g, g);
+    char *err = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+        fail_msg("writing bad bytes into the database: %s", err ? err : "?");
+    sqlite3_free(sql);
+    sqlite3_close(db);
+
+    sc_it_must_restart(d, NULL);
+    c = sc_it_must_connect(d);
+    char p[128];
+    snprintf(p, sizeof(p), "{\"graph\":%lld}", g);
+    expect_clean_reply(c, "graph.get", p);
+    expect_clean_reply(c, "graph.list", "{}");
+    expect_clean_reply(c, "log.list", "{}");
+    snprintf(p, sizeof(p), "{\"graph\":%lld,\"format\":\"dot\"}", g);
+    expect_clean_reply(c, "graph.export", p);
+    /* The replacement is exactly one U+FFFD per ill-formed part. */
+    cJSON *res = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", g);
+    assert_string_equal(sc_it_str(res, "label"),
+                        "bad\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+    cJSON_Delete(res);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         SC_REL_TEST(test_full_database),
         SC_REL_TEST(test_write_lock_held_elsewhere),
         SC_REL_TEST(test_log_rows_end_once_storage_recovers),
+        SC_REL_TEST(test_invalid_utf8_read_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

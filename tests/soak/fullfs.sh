@@ -2,7 +2,9 @@
 # Full filesystem: the daemon's database on a 2 MiB tmpfs of its own, filled
 # by captures until capture.end answers 1007; then reads must still work,
 # nothing partial may be listed, and ends must succeed again once room is
-# made (tests/reliability/rel_fullfs.c).
+# made (tests/reliability/rel_fullfs.c); then, on a 4 MiB tmpfs filled to
+# the last byte, graph.delete must succeed where a store fails, and a store
+# must succeed after it.  `make test` runs this as test_rel_fullfs.
 #
 #   tests/soak/fullfs.sh [SIZE]            default 2m (a tmpfs size= value)
 #
@@ -23,12 +25,23 @@ if [ "$(id -u)" -ne 0 ]; then
     echo "fullfs.sh: SKIPPED: mounting a small filesystem needs root"
     exit 77
 fi
-mnt=$(mktemp -d /tmp/sc-fullfs-XXXXXX)
-if ! err=$(mount -t tmpfs -o "size=$size,mode=0700" streamcap-fullfs "$mnt" 2>&1); then
-    rmdir "$mnt"
-    echo "fullfs.sh: SKIPPED: cannot mount a $size tmpfs on this machine: $err"
-    exit 77
-fi
-trap 'umount "$mnt" && rmdir "$mnt"' EXIT
-echo "fullfs.sh: database on a $size tmpfs at $mnt"
-"$bin" "$mnt"
+# run_on SIZE [ARGS]: rel_fullfs on a fresh tmpfs of SIZE, removed afterwards.
+run_on() {
+    sz=$1
+    shift
+    mnt=$(mktemp -d /tmp/sc-fullfs-XXXXXX)
+    if ! err=$(mount -t tmpfs -o "size=$sz,mode=0700" streamcap-fullfs "$mnt" 2>&1); then
+        rmdir "$mnt"
+        echo "fullfs.sh: SKIPPED: cannot mount a $sz tmpfs on this machine: $err"
+        exit 77
+    fi
+    echo "fullfs.sh: database on a $sz tmpfs at $mnt $*"
+    rc=0
+    "$bin" "$mnt" "$@" || rc=$?
+    umount "$mnt" && rmdir "$mnt"
+    return $rc
+}
+run_on "$size"
+# graph.delete on a full disk: 4 MiB leave room for the daemon's 1 MiB
+# reserve before a filler file takes the rest.
+run_on 4m delete

@@ -208,7 +208,7 @@ static sc_graph *mixed_graph(void)
         {.kind = SC_KIND_HOST_CALLBACK,
          .stream = 4294967295u,
          .name = "\xce\xbb callback \xe2\x9c\x93",
-         .name_len = 14},
+         .name_len = 15},
         {.kind = SC_KIND_KERNEL,
          .stream = 3,
          .name = nul_name,

@@ -1,7 +1,8 @@
 /* capture_edit, the plain C twin of capture_edit.cu: a program edits its capture's graph by hand.
- * It reads the stream's dependencies with cudaStreamGetCaptureInfo, adds a kernel node and an empty
- * node to the capture's graph behind them, and makes those the stream's dependencies with
- * cudaStreamUpdateCaptureDependencies, so the next captured kernel runs after both. */
+ * It reads the stream's dependencies with cudaStreamGetCaptureInfo, adds a kernel node, an empty
+ * node and a memcpy node to the capture's graph behind them, and makes those the stream's
+ * dependencies with cudaStreamUpdateCaptureDependencies, so the next captured kernel runs after
+ * all three. */
 #include "sc_cudart.h"
 
 #include "kernels_c.h"
@@ -43,7 +44,7 @@ int main(void)
     kp.gridDim = sc_dim3(8, 1, 1);
     kp.blockDim = sc_dim3(256, 1, 1);
     kp.kernelParams = args;
-    cudaGraphNode_t added[2];
+    cudaGraphNode_t added[3];
     SC_OK(cudaGraphAddKernelNode(&added[0], cg, &n0, 1, &kp)); /* node 1 <- 0 */
     /* calloc: the C++ struct has members without default constructors. */
     struct cudaGraphNodeParams *np =
@@ -51,12 +52,17 @@ int main(void)
     np->type = cudaGraphNodeTypeEmpty;
     SC_OK(cudaGraphAddNode(&added[1], cg, &n0, NULL, 1, np)); /* node 2 <- 0 */
     free(np);
-    SC_OK(cudaStreamUpdateCaptureDependencies(s, added, NULL, 2, cudaStreamSetCaptureDependencies));
+    /* cudaMemcpyDefault: stored as the direction the pointers say. */
+    float *h = (float *)calloc((size_t)n, sizeof(float));
+    SC_CHECK(h != NULL);
+    SC_OK(cudaGraphAddMemcpyNode1D(&added[2], cg, &n0, 1, h, d, n * sizeof(float),
+                                   cudaMemcpyDefault)); /* node 3 <- 0 */
+    SC_OK(cudaStreamUpdateCaptureDependencies(s, added, NULL, 3, cudaStreamSetCaptureDependencies));
     SC_OK(cudaStreamGetCaptureInfo(s, &st, &id2, NULL, &deps, NULL, &ndeps));
-    SC_CHECK(id2 == id && ndeps == 2);
+    SC_CHECK(id2 == id && ndeps == 3);
 
     (void)sc_launch(tail, sc_dim3(1, 1, 1), sc_dim3(32, 1, 1), 0, s,
-                    (void *[]){(void *)&d, (void *)&n}); /* node 3 <- 1, 2 */
+                    (void *[]){(void *)&d, (void *)&n}); /* node 4 <- 1, 2, 3 */
     SC_OK(cudaGetLastError());
     SC_OK(cudaStreamGetCaptureInfo(s, &st, NULL, NULL, &deps, NULL, &ndeps));
     SC_CHECK(ndeps == 1);
@@ -68,12 +74,13 @@ int main(void)
     SC_CHECK(g == cg);
     size_t edges = 0;
     SC_OK(cudaGraphGetEdges(g, NULL, NULL, NULL, &edges));
-    SC_CHECK(edges == 4);
+    SC_CHECK(edges == 6);
     SC_OK(cudaGraphDestroy(g));
 
     SC_OK(cudaStreamGetCaptureInfo(s, &st, NULL, NULL, NULL, NULL, NULL));
     SC_CHECK(st == cudaStreamCaptureStatusNone);
     SC_OK(cudaStreamDestroy(s));
     SC_OK(cudaFree(d));
+    free(h);
     return 0;
 }

@@ -1,8 +1,9 @@
 // capture_edit: a program edits its capture's graph by hand.  It reads
 // the stream's dependencies with cudaStreamGetCaptureInfo, adds a kernel
-// node and an empty node to the capture's graph behind them, and makes
-// those the stream's dependencies with cudaStreamUpdateCaptureDependencies,
-// so the next captured kernel runs after both.
+// node, an empty node and a memcpy node to the capture's graph behind
+// them, and makes those the stream's dependencies with
+// cudaStreamUpdateCaptureDependencies, so the next captured kernel runs
+// after all three.
 #include <cuda_runtime.h>
 
 #include "prog.h"
@@ -55,7 +56,7 @@ int main()
     kp.gridDim = dim3(8, 1, 1);
     kp.blockDim = dim3(256, 1, 1);
     kp.kernelParams = args;
-    cudaGraphNode_t added[2];
+    cudaGraphNode_t added[3];
     SC_OK(cudaGraphAddKernelNode(&added[0], cg, &n0, 1, &kp)); /* node 1 <- 0 */
     /* calloc: the C++ struct has members without default constructors. */
     struct cudaGraphNodeParams *np =
@@ -63,11 +64,16 @@ int main()
     np->type = cudaGraphNodeTypeEmpty;
     SC_OK(cudaGraphAddNode(&added[1], cg, &n0, NULL, 1, np)); /* node 2 <- 0 */
     free(np);
-    SC_OK(cudaStreamUpdateCaptureDependencies(s, added, NULL, 2, cudaStreamSetCaptureDependencies));
+    /* cudaMemcpyDefault: stored as the direction the pointers say. */
+    float *h = (float *)calloc((size_t)n, sizeof(float));
+    SC_CHECK(h != NULL);
+    SC_OK(cudaGraphAddMemcpyNode1D(&added[2], cg, &n0, 1, h, d, n * sizeof(float),
+                                   cudaMemcpyDefault)); /* node 3 <- 0 */
+    SC_OK(cudaStreamUpdateCaptureDependencies(s, added, NULL, 3, cudaStreamSetCaptureDependencies));
     SC_OK(cudaStreamGetCaptureInfo(s, &st, &id2, NULL, &deps, NULL, &ndeps));
-    SC_CHECK(id2 == id && ndeps == 2);
+    SC_CHECK(id2 == id && ndeps == 3);
 
-    tail<<<1, 32, 0, s>>>(d, n); /* node 3 <- 1, 2 */
+    tail<<<1, 32, 0, s>>>(d, n); /* node 4 <- 1, 2, 3 */
     SC_OK(cudaGetLastError());
     SC_OK(cudaStreamGetCaptureInfo(s, &st, NULL, NULL, &deps, NULL, &ndeps));
     SC_CHECK(ndeps == 1);
@@ -79,12 +85,13 @@ int main()
     SC_CHECK(g == cg);
     size_t edges = 0;
     SC_OK(cudaGraphGetEdges(g, NULL, NULL, NULL, &edges));
-    SC_CHECK(edges == 4);
+    SC_CHECK(edges == 6);
     SC_OK(cudaGraphDestroy(g));
 
     SC_OK(cudaStreamGetCaptureInfo(s, &st, NULL, NULL, NULL, NULL, NULL));
     SC_CHECK(st == cudaStreamCaptureStatusNone);
     SC_OK(cudaStreamDestroy(s));
     SC_OK(cudaFree(d));
+    free(h);
     return 0;
 }
