@@ -360,6 +360,8 @@ static sc_conn *conn_new(sc_daemon *d)
     c->d = d;
     c->refs = 1;
     c->serial = ++d->next_conn_serial;
+    /* Idle from now on, not from the epoch: the idle sweep measures from here. */
+    c->last_active = uv_now(d->loop);
     uv_pipe_init(d->loop, &c->pipe, 0);
     c->next = d->conns;
     if (d->conns)

@@ -366,6 +366,21 @@ static void test_idle_connection_timeout(void **state)
     sc_it_must_stop(d);
 }
 
+/* A connection that has said nothing yet is idle from when it was accepted:
+ * it is kept until the idle timeout, not cut at the first sweep. */
+static void test_new_silent_connection_is_kept(void **state)
+{
+    static const char *const args[] = {"--connection-idle-timeout", "5", NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    sc_it_conn *quiet = sc_it_must_connect(d);
+    struct timespec ts = {.tv_sec = 2, .tv_nsec = 500 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    cJSON_Delete(sc_it_must_result(quiet, "server.info", NULL));
+    assert_false(log_has(d, "without a session"));
+    sc_it_conn_close(quiet);
+    sc_it_must_stop(d);
+}
+
 /* ------------------------------------------------------- big replies */
 
 #define BIG_KERNELS     20000
@@ -473,6 +488,7 @@ int main(void)
         SC_REL_TEST(test_explicit_quotas),
         SC_REL_TEST(test_partial_line_timeout),
         SC_REL_TEST(test_idle_connection_timeout),
+        SC_REL_TEST(test_new_silent_connection_is_kept),
         SC_REL_TEST(test_big_replies_within_budget),
         SC_REL_TEST(test_reply_over_connection_bound),
     };
