@@ -13,10 +13,17 @@
  * successors.  If b lies on indexed chain c at position p, a reaches b iff
  * low[a][c] <= p: reaching an earlier node of the chain means reaching b.
  *
- * Only the SC_INDEX_MAX_CHAINS largest chains are indexed.  For a target b
- * on a small chain we walk predecessors back from b.  A predecessor on an
- * indexed chain is settled by one comparison; only unindexed nodes with ids
- * in (a, b] are expanded, since nothing below a is reachable from a.
+ * Only SC_INDEX_MAX_CHAINS chains are indexed.  With more chains than that,
+ * a chain's claim to a slot is its size plus the edges between it and other
+ * chains: a stream that many others fork from or join into is where paths
+ * between streams meet, and a walk (below) that reaches it stops there.
+ * For a target b on an unindexed chain we walk predecessors back from b.  A
+ * predecessor on an indexed chain is settled by one comparison; only
+ * unindexed nodes with ids in (a, b] are expanded, since nothing below a is
+ * reachable from a.  No bounded index answers every DAG in O(1) (a wide
+ * bipartite graph has no small chain cover), so the walk can be given a
+ * step budget: callers on a latency-critical thread stop there and finish
+ * the query elsewhere.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -147,19 +154,19 @@ static int assign_chains(const sc_graph *g, uint32_t *where, chain_state *cs)
     return rc;
 }
 
-/* Does chain x beat chain y for an index slot?  Bigger first, then older. */
-static bool better(const uint32_t *size, uint32_t x, uint32_t y)
+/* Does chain x beat chain y for an index slot?  Heavier first, then older. */
+static bool better(const uint64_t *weight, uint32_t x, uint32_t y)
 {
-    return size[x] > size[y] || (size[x] == size[y] && x < y);
+    return weight[x] > weight[y] || (weight[x] == weight[y] && x < y);
 }
 
-static void heap_sift_down(uint32_t *heap, uint32_t n, uint32_t i, const uint32_t *size)
+static void heap_sift_down(uint32_t *heap, uint32_t n, uint32_t i, const uint64_t *weight)
 {
     for (;;) {
         uint32_t w = i, l = 2 * i + 1, r = l + 1;
-        if (l < n && better(size, heap[w], heap[l]))
+        if (l < n && better(weight, heap[w], heap[l]))
             w = l;
-        if (r < n && better(size, heap[w], heap[r]))
+        if (r < n && better(weight, heap[w], heap[r]))
             w = r;
         if (w == i)
             return;
@@ -170,10 +177,10 @@ static void heap_sift_down(uint32_t *heap, uint32_t n, uint32_t i, const uint32_
     }
 }
 
-/* Turn chain sizes into chain -> slot (or UNINDEXED), keeping the
- * SC_INDEX_MAX_CHAINS biggest chains.  The heap's root is the weakest of the
- * chains kept so far.  Returns the number of slots. */
-static uint32_t choose_chains(uint32_t *size, uint32_t m)
+/* Fill slot[c] (chain -> slot, or UNINDEXED), keeping the
+ * SC_INDEX_MAX_CHAINS heaviest of the m chains.  The heap's root is the
+ * weakest of the chains kept so far.  Returns the number of slots. */
+static uint32_t choose_chains(const uint64_t *weight, uint32_t m, uint32_t *slot)
 {
     uint32_t heap[SC_INDEX_MAX_CHAINS];
     uint32_t k = 0;
@@ -182,14 +189,14 @@ static uint32_t choose_chains(uint32_t *size, uint32_t m)
             heap[k++] = c;
             if (k == SC_INDEX_MAX_CHAINS)
                 for (uint32_t i = k / 2; i-- > 0;)
-                    heap_sift_down(heap, k, i, size);
-        } else if (better(size, c, heap[0])) {
+                    heap_sift_down(heap, k, i, weight);
+        } else if (better(weight, c, heap[0])) {
             heap[0] = c;
-            heap_sift_down(heap, k, 0, size);
+            heap_sift_down(heap, k, 0, weight);
         }
     }
     for (uint32_t c = 0; c < m; c++)
-        size[c] = UNINDEXED;
+        slot[c] = UNINDEXED;
     /* Slots in chain order, so the layout does not depend on heap order. */
     uint32_t chosen[SC_INDEX_MAX_CHAINS];
     memcpy(chosen, heap, k * sizeof *chosen);
@@ -200,8 +207,33 @@ static uint32_t choose_chains(uint32_t *size, uint32_t m)
         chosen[j] = x;
     }
     for (uint32_t i = 0; i < k; i++)
-        size[chosen[i]] = i;
+        slot[chosen[i]] = i;
     return k;
+}
+
+/* Each chain's claim to a slot: its size, plus, when not every chain can
+ * be indexed, the edges it shares with other chains (where[2i] still holds
+ * chain ids).  Only graphs with more chains than slots pay for that pass. */
+static uint64_t *chain_weights(const sc_graph *g, const uint32_t *where, const chain_state *cs)
+{
+    uint64_t *w = malloc(((size_t)cs->count + 1) * sizeof *w);
+    if (!w)
+        return NULL;
+    for (uint32_t c = 0; c < cs->count; c++)
+        w[c] = cs->size[c];
+    if (cs->count <= SC_INDEX_MAX_CHAINS)
+        return w;
+    for (uint32_t v = 0; v < g->node_count; v++) {
+        uint32_t cv = where[2 * (size_t)v];
+        for (uint32_t j = g->succ_off[v]; j < g->succ_off[v + 1]; j++) {
+            uint32_t cs_ = where[2 * (size_t)g->succ[j]];
+            if (cs_ != cv) {
+                w[cv]++;
+                w[cs_]++;
+            }
+        }
+    }
+    return w;
 }
 
 /* Rows are padded to a multiple of four entries so that the min runs in
@@ -248,7 +280,15 @@ int sc_graph_build_index(sc_graph *g)
         free(where);
         return rc;
     }
-    uint32_t k = choose_chains(cs.size, cs.count);
+    uint64_t *weight = chain_weights(g, where, &cs);
+    if (!weight) {
+        free(cs.size);
+        free(where);
+        return SC_ENOMEM;
+    }
+    /* cs.size becomes chain -> slot. */
+    uint32_t k = choose_chains(weight, cs.count, cs.size);
+    free(weight);
     uint32_t rank = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t slot = cs.size[where[2 * (size_t)i]];
@@ -300,9 +340,26 @@ static int walk_push(walk_stack *st, uint32_t x)
     return 0;
 }
 
+/* A step budget: NULL is unbounded.  Taking n steps fails, leaving 0, when
+ * fewer than n are left. */
+static bool take_steps(uint64_t *steps, uint64_t n)
+{
+    if (!steps)
+        return true;
+    if (*steps < n) {
+        *steps = 0;
+        return false;
+    }
+    *steps -= n;
+    return true;
+}
+
 /* b is on an unindexed chain and a < b.  Visited unindexed nodes are keyed
- * by rank(b) - rank(u), which is below both b - a and rank(b) + 1. */
-static int walk_back(const sc_graph *g, uint32_t a, uint32_t b, bool *out)
+ * by rank(b) - rank(u), which is below both b - a and rank(b) + 1.  Every
+ * predecessor looked at is one step; clearing the visited bits one per 64
+ * words.  *settled is false when the steps ran out first. */
+static int walk_back(const sc_graph *g, uint32_t a, uint32_t b, uint64_t *steps, bool *out,
+                     bool *settled)
 {
     const uint32_t *where = g->where;
     const uint32_t *low_a = g->low + (size_t)a * g->index_width;
@@ -310,6 +367,9 @@ static int walk_back(const sc_graph *g, uint32_t a, uint32_t b, bool *out)
     const uint32_t bound = b - a < rank_b + 1 ? b - a : rank_b + 1;
     const size_t words = ((size_t)bound + 63) / 64;
 
+    *settled = false;
+    if (!take_steps(steps, 1 + words / 64))
+        return 0;
     uint64_t bits_local[WALK_BITS / 64];
     uint64_t *bits = bits_local;
     if (bound > WALK_BITS) {
@@ -325,13 +385,17 @@ static int walk_back(const sc_graph *g, uint32_t a, uint32_t b, bool *out)
     st.cap = WALK_STACK;
 
     int rc = 0;
-    bool found = false;
+    bool found = false, spent = false;
     st.v[st.n++] = b;
     bits[0] |= 1;
-    while (st.n > 0 && !found && rc == 0) {
+    while (st.n > 0 && !found && !spent && rc == 0) {
         uint32_t u = st.v[--st.n];
-        uint32_t end = sc_pred_end(g, u);
-        for (uint32_t k = sc_rec_at(g, u)->pred_start; k < end; k++) {
+        uint32_t k = sc_rec_at(g, u)->pred_start, end = sc_pred_end(g, u);
+        if (!take_steps(steps, end - k)) {
+            spent = true;
+            break;
+        }
+        for (; k < end; k++) {
             uint32_t p = *sc_pred_at(g, k);
             if (p <= a) {
                 if (p == a) {
@@ -360,9 +424,10 @@ static int walk_back(const sc_graph *g, uint32_t a, uint32_t b, bool *out)
         free(bits);
     if (st.v != st.local)
         free(st.v);
-    if (rc != 0)
+    if (rc != 0 || spent)
         return rc;
     *out = found;
+    *settled = true;
     return 0;
 }
 
@@ -386,42 +451,77 @@ static int check_query(const sc_graph *g, uint32_t a, uint32_t b, bool *out, boo
     return 0;
 }
 
-int sc_graph_reachable(const sc_graph *g, uint32_t a, uint32_t b, bool *out)
+static int bfs(const sc_graph *g, uint32_t a, uint32_t b, uint64_t *steps, bool *out,
+               bool *settled);
+
+static int reachable(const sc_graph *g, uint32_t a, uint32_t b, uint64_t *steps, bool *out,
+                     bool *settled)
 {
     bool answered;
+    *settled = false;
     int rc = check_query(g, a, b, out, &answered);
-    if (rc != 0 || answered)
+    if (rc != 0)
         return rc;
+    if (answered) {
+        *settled = true;
+        return 0;
+    }
     if (!g->indexed)
-        return sc_graph_reachable_bfs(g, a, b, out);
+        return bfs(g, a, b, steps, out, settled);
     const uint32_t *row = g->low + (size_t)a * g->index_width;
     PREFETCH(row);
     uint32_t slot = g->where[2 * (size_t)b];
     if (slot != UNINDEXED) {
         *out = row[slot] <= g->where[2 * (size_t)b + 1];
+        *settled = true;
         return 0;
     }
-    return walk_back(g, a, b, out);
+    return walk_back(g, a, b, steps, out, settled);
+}
+
+int sc_graph_reachable(const sc_graph *g, uint32_t a, uint32_t b, bool *out)
+{
+    bool settled;
+    return reachable(g, a, b, NULL, out, &settled);
+}
+
+int sc_graph_reachable_bounded(const sc_graph *g, uint32_t a, uint32_t b, uint64_t *steps,
+                               bool *out, bool *settled)
+{
+    if (!steps || !out || !settled)
+        return SC_EINVAL;
+    /* *out stays untouched unless the query settles. */
+    bool yes = false;
+    int rc = reachable(g, a, b, steps, &yes, settled);
+    if (rc == 0 && *settled)
+        *out = yes;
+    return rc;
 }
 
 /* Breadth-first search from a along successors.  Successors above b are
- * skipped: ids are a topological order, so they cannot lead to b. */
-int sc_graph_reachable_bfs(const sc_graph *g, uint32_t a, uint32_t b, bool *out)
+ * skipped: ids are a topological order, so they cannot lead to b.  Steps
+ * as in walk_back, one per successor looked at. */
+static int bfs(const sc_graph *g, uint32_t a, uint32_t b, uint64_t *steps, bool *out, bool *settled)
 {
-    bool answered;
-    int rc = check_query(g, a, b, out, &answered);
-    if (rc != 0 || answered)
-        return rc;
     const uint32_t span = b - a + 1;
-    uint64_t *seen = calloc(((size_t)span + 63) / 64, sizeof *seen);
+    const size_t words = ((size_t)span + 63) / 64;
+    *settled = false;
+    if (!take_steps(steps, 1 + words / 64))
+        return 0;
+    uint64_t *seen = calloc(words, sizeof *seen);
     uint32_t local[256];
     uint32_t *queue = local, cap = 256, head = 0, tail = 0;
     if (!seen)
         return SC_ENOMEM;
-    bool found = false;
+    int rc = 0;
+    bool found = false, spent = false;
     queue[tail++] = a;
     while (head < tail && !found) {
         uint32_t u = queue[head++];
+        if (!take_steps(steps, g->succ_off[u + 1] - g->succ_off[u])) {
+            spent = true;
+            break;
+        }
         for (uint32_t j = g->succ_off[u]; j < g->succ_off[u + 1]; j++) {
             uint32_t s = g->succ[j];
             if (s == b) {
@@ -455,8 +555,18 @@ int sc_graph_reachable_bfs(const sc_graph *g, uint32_t a, uint32_t b, bool *out)
     if (queue != local)
         free(queue);
     free(seen);
-    if (rc != 0)
+    if (rc != 0 || spent)
         return rc;
     *out = found;
+    *settled = true;
     return 0;
+}
+
+int sc_graph_reachable_bfs(const sc_graph *g, uint32_t a, uint32_t b, bool *out)
+{
+    bool answered, settled;
+    int rc = check_query(g, a, b, out, &answered);
+    if (rc != 0 || answered)
+        return rc;
+    return bfs(g, a, b, NULL, out, &settled);
 }

@@ -201,12 +201,14 @@ uint32_t sc_graph_stream_count(const sc_graph *g);
  * and each indexed chain it stores the lowest chain position reachable from
  * the node, so reachable(a, b) is one comparison when b's stream is indexed.
  *
- * Bounded memory: at most SC_INDEX_MAX_CHAINS chains are indexed, chosen as
- * the streams with the most nodes, so the index costs at most
- * 4 * SC_INDEX_MAX_CHAINS + 8 bytes per node.  A query whose target lies on
- * an unindexed (small) stream walks predecessors backwards from the target,
- * visiting only unindexed nodes with ids between the two endpoints, and
- * answers each indexed predecessor with one comparison.
+ * Bounded memory: at most SC_INDEX_MAX_CHAINS chains are indexed, so the
+ * index costs at most 4 * SC_INDEX_MAX_CHAINS + 8 bytes per node.  With more
+ * chains than that, the chains chosen are those with the largest size plus
+ * edges to and from other chains (the streams others fork from and join
+ * into).  A query whose target lies on an unindexed stream walks
+ * predecessors backwards from the target, visiting only unindexed nodes
+ * with ids between the two endpoints, and answers each indexed predecessor
+ * with one comparison; sc_graph_reachable_bounded() caps that walk.
  *
  * A hand-built graph whose stream is not a chain (a node lacks the edge
  * from the stream's previous node) is split into several chains there, so
@@ -228,6 +230,18 @@ bool sc_graph_has_index(const sc_graph *g);
  * its scratch memory.
  */
 int sc_graph_reachable(const sc_graph *g, uint32_t a, uint32_t b, bool *out);
+/**
+ * sc_graph_reachable() with a cap on its work, for a caller that must not
+ * block for long (the daemon's event loop).  *steps is how many
+ * predecessors (successors, without an index) the query may look at; it is
+ * decreased by those it looked at, and an answer from the index costs
+ * none.  On 0 with *settled true the answer is in *out; with *settled false
+ * the cap was reached first: *steps is 0, *out untouched, and the query
+ * must be asked again without a cap where it may take long.  Errors as
+ * sc_graph_reachable(), and SC_EINVAL for NULL steps, out or settled.
+ */
+int sc_graph_reachable_bounded(const sc_graph *g, uint32_t a, uint32_t b, uint64_t *steps,
+                               bool *out, bool *settled);
 /** Same question answered by breadth-first search, never by the index. */
 int sc_graph_reachable_bfs(const sc_graph *g, uint32_t a, uint32_t b, bool *out);
 

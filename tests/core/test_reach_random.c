@@ -3,7 +3,9 @@
  * capture-like graphs, recorded through the session API with random
  * fork/join via events.  Shapes range from one stream to 2000 streams, so
  * both the indexed path and the backward walk over unindexed streams run.
- * Seeds are fixed; a failure names the seed and the pair.
+ * Skeletons (sc_graph_create_skeleton) add DAGs no capture would make:
+ * random edges whatever the streams, wide fan-in and fan-out, one long
+ * chain.  Seeds are fixed; a failure names the seed and the pair.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -238,6 +240,262 @@ static void t_medium_mixed(void **state)
     }
 }
 
+/* ---- skeletons: any DAG, and the shapes that defeat a chain cover ------ */
+
+typedef struct edge_list {
+    uint32_t *v; /* src, dst pairs */
+    uint64_t n, cap;
+} edge_list;
+
+static void edge_add(edge_list *e, uint32_t src, uint32_t dst)
+{
+    if (e->n == e->cap) {
+        e->cap = e->cap ? e->cap * 2 : 1024;
+        e->v = realloc(e->v, (size_t)e->cap * 2 * sizeof *e->v);
+        assert_non_null(e->v);
+    }
+    e->v[2 * e->n] = src;
+    e->v[2 * e->n + 1] = dst;
+    e->n++;
+}
+
+static int cmp_edge(const void *x, const void *y)
+{
+    const uint32_t *p = x, *q = y;
+    if (p[0] != q[0])
+        return p[0] < q[0] ? -1 : 1;
+    return (p[1] > q[1]) - (p[1] < q[1]);
+}
+
+/* Sort and deduplicate the edges, build the skeleton, index it. */
+static sc_graph *skeleton(uint32_t n, const uint32_t *streams, edge_list *e)
+{
+    qsort(e->v, (size_t)e->n, 2 * sizeof *e->v, cmp_edge);
+    uint64_t m = 0;
+    for (uint64_t i = 0; i < e->n; i++)
+        if (m == 0 || cmp_edge(e->v + 2 * i, e->v + 2 * (m - 1)) != 0) {
+            e->v[2 * m] = e->v[2 * i];
+            e->v[2 * m + 1] = e->v[2 * i + 1];
+            m++;
+        }
+    sc_graph *g = NULL;
+    assert_int_equal(sc_graph_create_skeleton(n, streams, m, e->v, &g), 0);
+    assert_int_equal(sc_graph_build_index(g), 0);
+    free(e->v);
+    *e = (edge_list){0};
+    return g;
+}
+
+enum shape { SHAPE_RANDOM, SHAPE_SHORT_CHAINS, SHAPE_LONG_CHAIN, SHAPE_FAN_IN, SHAPE_FAN_OUT };
+
+/* A random DAG of `shape` with about n nodes: edges always go up in id. */
+static sc_graph *random_dag(uint64_t *seed, enum shape shape, uint32_t n)
+{
+    uint32_t *streams = malloc(n * sizeof *streams);
+    assert_non_null(streams);
+    edge_list e = {0};
+    uint32_t nstreams = shape == SHAPE_LONG_CHAIN ? 1 + below(seed, 3) : 1 + below(seed, n);
+    for (uint32_t i = 0; i < n; i++) {
+        streams[i] = below(seed, nstreams);
+        if (shape == SHAPE_SHORT_CHAINS || shape == SHAPE_LONG_CHAIN) {
+            /* The stream's previous node, when there is one close by. */
+            for (uint32_t j = i; j-- > 0 && i - j < 64;)
+                if (streams[j] == streams[i]) {
+                    edge_add(&e, j, i);
+                    break;
+                }
+        }
+        uint32_t extra = shape == SHAPE_RANDOM ? below(seed, 4) : below(seed, 2);
+        for (uint32_t k = 0; k < extra && i > 0; k++)
+            edge_add(&e, below(seed, i), i);
+    }
+    /* Hubs: a few nodes that many others join into or fork from. */
+    if (shape == SHAPE_FAN_IN || shape == SHAPE_FAN_OUT) {
+        for (uint32_t h = 0; h < 3; h++) {
+            uint32_t hub = shape == SHAPE_FAN_IN ? n - 1 - below(seed, n / 4) : below(seed, n / 4);
+            for (uint32_t i = 0; i < n; i++)
+                if (below(seed, 3) == 0 && i != hub)
+                    edge_add(&e, i < hub ? i : hub, i < hub ? hub : i);
+        }
+    }
+    sc_graph *g = skeleton(n, streams, &e);
+    free(streams);
+    return g;
+}
+
+static void t_random_dags_all_pairs(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 100; seed++) {
+        uint64_t s = seed * 0xD1B54A32D192ED03ULL;
+        enum shape shape = (enum shape)(seed % 5);
+        sc_graph *g = random_dag(&s, shape, 20 + below(&s, 180));
+        check_all_pairs(g, seed);
+        sc_graph_destroy(g);
+    }
+}
+
+static void t_random_dags_large(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 500; seed < 510; seed++) {
+        uint64_t s = seed * 0xD1B54A32D192ED03ULL;
+        sc_graph *g = random_dag(&s, (enum shape)(seed % 5), 5000 + below(&s, 5000));
+        uint32_t yes = check_random_pairs(g, seed, 4000, 200);
+        assert_true(yes > 0);
+        sc_graph_destroy(g);
+    }
+}
+
+/* `streams` streams of `len` nodes each, then one node on a stream of its
+ * own that every stream's last node joins into (the join comes last). */
+static sc_graph *fan_in(uint32_t streams, uint32_t len)
+{
+    uint32_t n = streams * len + 1;
+    uint32_t *st = malloc(n * sizeof *st);
+    assert_non_null(st);
+    edge_list e = {0};
+    for (uint32_t s = 0; s < streams; s++)
+        for (uint32_t i = 0; i < len; i++) {
+            uint32_t v = s * len + i;
+            st[v] = s;
+            if (i > 0)
+                edge_add(&e, v - 1, v);
+            if (i == len - 1)
+                edge_add(&e, v, n - 1);
+        }
+    st[n - 1] = streams;
+    sc_graph *g = skeleton(n, st, &e);
+    free(st);
+    return g;
+}
+
+/* One root on a stream of its own that `streams` streams of `len` fork from. */
+static sc_graph *fan_out(uint32_t streams, uint32_t len)
+{
+    uint32_t n = streams * len + 1;
+    uint32_t *st = malloc(n * sizeof *st);
+    assert_non_null(st);
+    edge_list e = {0};
+    st[0] = streams;
+    for (uint32_t s = 0; s < streams; s++)
+        for (uint32_t i = 0; i < len; i++) {
+            uint32_t v = 1 + s * len + i;
+            st[v] = s;
+            edge_add(&e, i > 0 ? v - 1 : 0, v);
+        }
+    sc_graph *g = skeleton(n, st, &e);
+    free(st);
+    return g;
+}
+
+/* 10,000 short streams joined into one node: every query on the join is
+ * answered by the index (the join's stream, though the smallest, is where
+ * 10,000 edges meet), with no step of walking, and the rest stay cheap. */
+static void t_wide_fan_in_is_indexed(void **state)
+{
+    (void)state;
+    sc_graph *g = fan_in(10000, 2);
+    uint32_t n = sc_graph_node_count(g), join = n - 1;
+    for (uint32_t a = 0; a < n; a++) {
+        uint64_t steps = 0;
+        bool yes = false, settled = false;
+        assert_int_equal(sc_graph_reachable_bounded(g, a, join, &steps, &yes, &settled), 0);
+        assert_true(settled);
+        assert_true(yes);
+    }
+    uint64_t s = 0xFA41;
+    for (uint32_t i = 0; i < 20000; i++) {
+        uint32_t a = below(&s, n), b = below(&s, n);
+        uint64_t steps = 64;
+        bool yes = false, settled = false, want = false;
+        assert_int_equal(sc_graph_reachable_bounded(g, a, b, &steps, &yes, &settled), 0);
+        assert_true(settled);
+        assert_int_equal(sc_graph_reachable_bfs(g, a, b, &want), 0);
+        assert_int_equal(yes, want);
+    }
+    sc_graph_destroy(g);
+}
+
+static void t_wide_fan_out_is_cheap(void **state)
+{
+    (void)state;
+    sc_graph *g = fan_out(10000, 3);
+    uint32_t n = sc_graph_node_count(g);
+    uint64_t s = 0xFA40;
+    for (uint32_t i = 0; i < 20000; i++) {
+        uint32_t a = i % 4 == 0 ? 0 : below(&s, n), b = below(&s, n);
+        uint64_t steps = 64;
+        bool yes = false, settled = false, want = false;
+        assert_int_equal(sc_graph_reachable_bounded(g, a, b, &steps, &yes, &settled), 0);
+        assert_true(settled);
+        assert_int_equal(sc_graph_reachable_bfs(g, a, b, &want), 0);
+        assert_int_equal(yes, want);
+    }
+    sc_graph_destroy(g);
+}
+
+/* A capped query either settles with the right answer or stops with its
+ * steps spent and the answer untouched; doubling the cap settles it. */
+static void t_bounded_walk(void **state)
+{
+    (void)state;
+    sc_graph *g = many_small_streams(9, 2000, 300, false);
+    assert_int_equal(sc_graph_build_index(g), 0);
+    uint32_t n = sc_graph_node_count(g), stopped = 0;
+    uint64_t s = 0xB0B;
+    for (uint32_t i = 0; i < 3000; i++) {
+        uint32_t a = below(&s, n), b = below(&s, n);
+        bool want = false;
+        assert_int_equal(sc_graph_reachable_bfs(g, a, b, &want), 0);
+        for (uint64_t cap = 0;; cap = cap ? cap * 2 : 1) {
+            uint64_t steps = cap;
+            bool yes = !want, settled = true;
+            assert_int_equal(sc_graph_reachable_bounded(g, a, b, &steps, &yes, &settled), 0);
+            if (settled) {
+                assert_int_equal(yes, want);
+                assert_true(steps <= cap);
+                break;
+            }
+            assert_int_equal(steps, 0);
+            assert_int_equal(yes, !want);
+            stopped++;
+        }
+    }
+    assert_true(stopped > 0);
+    uint64_t steps = 1;
+    bool yes, settled;
+    assert_int_equal(sc_graph_reachable_bounded(g, 0, 1, NULL, &yes, &settled), SC_EINVAL);
+    assert_int_equal(sc_graph_reachable_bounded(g, 0, 1, &steps, NULL, &settled), SC_EINVAL);
+    assert_int_equal(sc_graph_reachable_bounded(g, 0, 1, &steps, &yes, NULL), SC_EINVAL);
+    assert_int_equal(sc_graph_reachable_bounded(g, 0, n, &steps, &yes, &settled), SC_ENOTFOUND);
+    sc_graph_destroy(g);
+}
+
+/* Without an index the capped query is a capped breadth-first search. */
+static void t_bounded_bfs(void **state)
+{
+    (void)state;
+    uint64_t s = 77;
+    sc_graph *g = random_capture(s, 4, 3000, 8);
+    uint32_t n = sc_graph_node_count(g), stopped = 0;
+    for (uint32_t i = 0; i < 500; i++) {
+        uint32_t a = below(&s, n), b = below(&s, n);
+        bool want = false;
+        assert_int_equal(sc_graph_reachable_bfs(g, a, b, &want), 0);
+        uint64_t steps = 4;
+        bool yes = !want, settled = false;
+        assert_int_equal(sc_graph_reachable_bounded(g, a, b, &steps, &yes, &settled), 0);
+        if (settled)
+            assert_int_equal(yes, want);
+        else
+            stopped++;
+    }
+    assert_true(stopped > 0);
+    assert_false(sc_graph_has_index(g));
+    sc_graph_destroy(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -247,6 +505,12 @@ int main(void)
         cmocka_unit_test(t_small_many_streams_all_pairs),
         cmocka_unit_test(t_few_streams_many_ops),
         cmocka_unit_test(t_medium_mixed),
+        cmocka_unit_test(t_random_dags_all_pairs),
+        cmocka_unit_test(t_random_dags_large),
+        cmocka_unit_test(t_wide_fan_in_is_indexed),
+        cmocka_unit_test(t_wide_fan_out_is_cheap),
+        cmocka_unit_test(t_bounded_walk),
+        cmocka_unit_test(t_bounded_bfs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
