@@ -706,6 +706,7 @@ static int setup_writer(sc_store *st, const sc_store_config *cfg, char *errbuf, 
         return SC_STORE_EIO;
     if (set_wal(db, errbuf, errlen))
         return SC_STORE_EIO;
+    st->w.full_sync = cfg->sync_full;
     if (exec(db, cfg->sync_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
              "setting synchronous", errbuf, errlen))
         return SC_STORE_EIO;

@@ -117,6 +117,9 @@ typedef struct store_writer {
     sqlite3_stmt *pending_seq_update;
     sqlite3_stmt *pending_seq_insert;
     sqlite3_stmt *pending_delete;
+    sqlite3_stmt *sync_normal;
+    sqlite3_stmt *sync_full;
+    bool full_sync;  /* the store's setting: synchronous=FULL */
     const char *why; /* set when a job fails for a reason SQLite does not know */
     bool nomem;      /* the failure was memory running out (SQLite's or ours) */
     bool full;       /* the failure was SQLITE_FULL (the disk or max_page_count) */

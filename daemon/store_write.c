@@ -102,6 +102,8 @@ static const struct {
      "INSERT INTO sqlite_sequence (name, seq) SELECT 'graphs', ?1"
      " WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'graphs')"},
     {offsetof(store_writer, pending_delete), "DELETE FROM pending_graphs WHERE graph = ?1"},
+    {offsetof(store_writer, sync_normal), "PRAGMA synchronous = NORMAL"},
+    {offsetof(store_writer, sync_full), "PRAGMA synchronous = FULL"},
 };
 
 #define N_WRITER_SQL (sizeof writer_sql / sizeof writer_sql[0])
@@ -878,7 +880,17 @@ bool store_writer_step(store_writer *w, store_job *j, sc_store_stats *delta)
     if (j->u.commit.next_node < sc_graph_node_count(g) || !j->u.commit.pending_gid) {
         j->rc = 0;
         uint64_t t0 = mono_us();
+        /*
+         * No chunk is acknowledged, so none needs its own sync: the last
+         * transaction's sync (FULL) makes every earlier frame of the log
+         * durable with it.  A power loss before that keeps a prefix of
+         * the chunks, which start-up deletes like any pending graph.
+         */
+        if (w->full_sync)
+            sql_step_done(w->sync_normal);
         r = chunk_txn(w, j, err, sizeof err);
+        if (w->full_sync)
+            sql_step_done(w->sync_full);
         adapt_chunk(j, mono_us() - t0);
         if (r == TXN_OK && j->rc == 0) {
             delta->transactions++;
