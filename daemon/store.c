@@ -720,9 +720,9 @@ static int setup_writer(sc_store *st, const sc_store_config *cfg, char *errbuf, 
             return SC_STORE_EIO;
     }
     /* Graphs a dead daemon was committing in chunks were never
-     * acknowledged: their rows go before anything reads the file. */
-    if (store_writer_recover(db) != SQLITE_OK)
-        return fail(db, "deleting unfinished graphs", errbuf, errlen);
+     * acknowledged: their rows go before anything reads the file.  Should
+     * that fail (a full disk), they stay invisible until the next start. */
+    store_writer_recover(db);
     /* Rows still open belong to a daemon that died; their end time is
      * unknown, so ended_at stays NULL. */
     if (exec(db, "UPDATE capture_log SET outcome = 'lost' WHERE outcome = 'open'",

@@ -737,6 +737,15 @@ bool store_writer_chunked(const store_job *j)
 
 int store_writer_recover(sqlite3 *db)
 {
+    /* Nothing to write in the usual case: a full disk must not stop the start. */
+    sqlite3_stmt *probe = NULL;
+    int rc =
+        sqlite3_prepare_v2(db, "SELECT EXISTS (SELECT 1 FROM pending_graphs)", -1, &probe, NULL);
+    bool any =
+        rc == SQLITE_OK && sqlite3_step(probe) == SQLITE_ROW && sqlite3_column_int(probe, 0) != 0;
+    sqlite3_finalize(probe);
+    if (rc != SQLITE_OK || !any)
+        return rc;
     /* Each delete is one key range per pending graph. */
     static const char sql[] =
         "BEGIN IMMEDIATE;"
@@ -745,7 +754,7 @@ int store_writer_recover(sqlite3 *db)
         "DELETE FROM graph_index WHERE graph IN (SELECT graph FROM pending_graphs);"
         "DELETE FROM pending_graphs;"
         "COMMIT";
-    int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+    rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
     if (rc != SQLITE_OK && !sqlite3_get_autocommit(db))
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     return rc;
