@@ -49,40 +49,125 @@ _Static_assert(SQLITE_OK == 0 && SQLITE_ROW > 0 && SQLITE_DONE > 0 && SQLITE_IOE
 
 /* ---- writer thread ---- */
 
+/* The session whose log row a job reads or writes, or 0. */
+static int64_t job_session(const store_job *j)
+{
+    switch (j->type) {
+    case JOB_LOG_END:
+        return j->u.end.session;
+    case JOB_COMMIT_GRAPH:
+        return j->u.commit.submitted ? 0 : j->u.commit.session;
+    case JOB_COMMIT_CAPTURE:
+        return j->u.commit.session;
+    case JOB_LOG_OPEN:
+    case JOB_DELETE_GRAPH:
+        break;
+    }
+    return 0;
+}
+
+static void append(store_job **head, store_job *j)
+{
+    while (*head)
+        head = &(*head)->next;
+    *head = j;
+}
+
+/*
+ * Split a batch: jobs of a session with a chunked commit in progress wait
+ * behind it (a session.close must not overtake its capture's commit),
+ * new chunked commits join `chunked`, and the rest is returned, in order,
+ * to share one transaction.
+ */
+static store_job *sort_batch(store_job *batch, store_job **chunked)
+{
+    store_job *small = NULL, **tail = &small;
+    while (batch) {
+        store_job *j = batch, *b = *chunked;
+        batch = j->next;
+        j->next = NULL;
+        int64_t session = job_session(j);
+        while (session && b && job_session(b) != session)
+            b = b->next;
+        if (session && b)
+            append(&b->waiting, j);
+        else if (store_writer_chunked(j))
+            append(chunked, j);
+        else {
+            *tail = j;
+            tail = &j->next;
+        }
+    }
+    return small;
+}
+
+/* Hand finished jobs (a list, or NULL) and the counters to the loop. */
+static void hand_back(sc_store *st, store_job *done, const sc_store_stats *delta)
+{
+    store_job *last = done;
+    while (last && last->next)
+        last = last->next;
+    pthread_mutex_lock(&st->mu);
+    if (done && st->done_tail)
+        st->done_tail->next = done;
+    else if (done)
+        st->done_head = done;
+    if (done)
+        st->done_tail = last;
+    st->stats.transactions += delta->transactions;
+    st->stats.jobs_done += delta->jobs_done;
+    st->stats.jobs_retried += delta->jobs_retried;
+    st->stats.jobs_failed += delta->jobs_failed;
+    pthread_mutex_unlock(&st->mu);
+    if (done)
+        uv_async_send(st->async);
+}
+
+/*
+ * Each round runs what was queued as one transaction, then one chunk of
+ * the oldest chunked commit, so a write queued behind a huge graph waits
+ * for one chunk (about STORE_CHUNK_MS), not for the whole graph.
+ */
 static void *writer_main(void *p)
 {
     sc_store *st = p;
     /* Named so that top -H and /proc/PID/task tell it from the event loop. */
     prctl(PR_SET_NAME, "sc-writer", 0, 0, 0);
+    store_job *chunked = NULL, *released = NULL;
     for (;;) {
         pthread_mutex_lock(&st->mu);
-        while (!st->queue_head && !st->stop)
+        while (!st->queue_head && !chunked && !released && !st->stop)
             pthread_cond_wait(&st->cv, &st->mu);
         store_job *batch = st->queue_head;
         st->queue_head = st->queue_tail = NULL;
         pthread_mutex_unlock(&st->mu);
-        /* `stop` only ends the thread once the queue is empty. */
-        if (!batch)
+        /* Jobs that waited behind a finished chunked commit came first. */
+        append(&released, batch);
+        batch = released;
+        released = NULL;
+        /* `stop` only ends the thread once everything queued is done. */
+        if (!batch && !chunked)
             break;
 
         sc_store_stats delta = {0};
-        store_writer_run_batch(&st->w, batch, &delta);
-
-        store_job *last = batch;
-        while (last->next)
-            last = last->next;
-        pthread_mutex_lock(&st->mu);
-        if (st->done_tail)
-            st->done_tail->next = batch;
-        else
-            st->done_head = batch;
-        st->done_tail = last;
-        st->stats.transactions += delta.transactions;
-        st->stats.jobs_done += delta.jobs_done;
-        st->stats.jobs_retried += delta.jobs_retried;
-        st->stats.jobs_failed += delta.jobs_failed;
-        pthread_mutex_unlock(&st->mu);
-        uv_async_send(st->async);
+        store_job *small = sort_batch(batch, &chunked);
+        if (small) {
+            store_writer_run_batch(&st->w, small, &delta);
+            hand_back(st, small, &delta);
+            delta = (sc_store_stats){0};
+        }
+        if (!chunked)
+            continue;
+        store_job *j = chunked;
+        if (!store_writer_step(&st->w, j, &delta)) {
+            hand_back(st, NULL, &delta);
+            continue;
+        }
+        chunked = j->next;
+        j->next = NULL;
+        released = j->waiting;
+        j->waiting = NULL;
+        hand_back(st, j, &delta);
     }
     return NULL;
 }
@@ -621,6 +706,7 @@ static int setup_writer(sc_store *st, const sc_store_config *cfg, char *errbuf, 
         return SC_STORE_EIO;
     if (set_wal(db, errbuf, errlen))
         return SC_STORE_EIO;
+    st->w.full_sync = cfg->sync_full;
     if (exec(db, cfg->sync_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
              "setting synchronous", errbuf, errlen))
         return SC_STORE_EIO;
@@ -633,6 +719,10 @@ static int setup_writer(sc_store *st, const sc_store_config *cfg, char *errbuf, 
         if (exec(db, pragma, "setting max_page_count", errbuf, errlen))
             return SC_STORE_EIO;
     }
+    /* Graphs a dead daemon was committing in chunks were never
+     * acknowledged: their rows go before anything reads the file.  Should
+     * that fail (a full disk), they stay invisible until the next start. */
+    store_writer_recover(db);
     /* Rows still open belong to a daemon that died; their end time is
      * unknown, so ended_at stays NULL. */
     if (exec(db, "UPDATE capture_log SET outcome = 'lost' WHERE outcome = 'open'",

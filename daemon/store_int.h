@@ -37,6 +37,9 @@ enum store_job_type {
  * the loop thread after the hand-over under sc_store.mu. */
 typedef struct store_job {
     struct store_job *next;
+    /* Writer thread only: jobs of the same session queued behind this
+     * chunked commit, run once it has finished (in their order). */
+    struct store_job *waiting;
     enum store_job_type type;
     sc_store_done_fn done;
     void *arg;
@@ -71,6 +74,12 @@ typedef struct store_job {
             /* JOB_COMMIT_GRAPH from graph.submit: no session row to check
              * or complete (session 0), stored as a cuda-mode graph */
             bool submitted;
+            /* A chunked commit (store_writer_chunked): the reserved id
+             * (0 before the first chunk), the first node of the next
+             * chunk and the nodes per chunk, adapted to STORE_CHUNK_MS. */
+            int64_t pending_gid;
+            uint32_t next_node;
+            uint32_t chunk_nodes;
         } commit;
         struct {
             int64_t graph;
@@ -103,6 +112,14 @@ typedef struct store_writer {
     sqlite3_stmt *graph_insert_cuda;
     sqlite3_stmt *capture_insert;
     sqlite3_stmt *capture_graph_deleted;
+    sqlite3_stmt *pending_reserve;
+    sqlite3_stmt *pending_insert;
+    sqlite3_stmt *pending_seq_update;
+    sqlite3_stmt *pending_seq_insert;
+    sqlite3_stmt *pending_delete;
+    sqlite3_stmt *sync_normal;
+    sqlite3_stmt *sync_full;
+    bool full_sync;  /* the store's setting: synchronous=FULL */
     const char *why; /* set when a job fails for a reason SQLite does not know */
     bool nomem;      /* the failure was memory running out (SQLite's or ours) */
     bool full;       /* the failure was SQLITE_FULL (the disk or max_page_count) */
@@ -162,6 +179,13 @@ struct sc_store {
  * sqlite3_bind_pointer(stmt, i, g, STORE_GRAPH_PTR, NULL).  SQLITE_OK or
  * SQLite's error. */
 #define STORE_GRAPH_PTR "streamcap.sc_graph"
+/* Or a part of one, bound with STORE_RANGE_PTR: the nodes lo .. hi-1 and
+ * the edges leaving them (a chunk of a chunked commit). */
+#define STORE_RANGE_PTR "streamcap.sc_graph_range"
+typedef struct store_rows_range {
+    const sc_graph *g;
+    uint32_t lo, hi;
+} store_rows_range;
 int store_rows_register(sqlite3 *db);
 
 /* store_write.c: 0 or SC_STORE_EIO (errbuf says why). */
@@ -170,6 +194,28 @@ void store_writer_finalize(store_writer *w);
 /* Run a batch (linked through ->next) and fill each job's result;
  * `delta` gets the counters to add to sc_store.stats. */
 void store_writer_run_batch(store_writer *w, store_job *batch, sc_store_stats *delta);
+
+/*
+ * Chunked commits.  A graph with more than STORE_CHUNK_ROWS nodes plus
+ * edges is not stored in one transaction, which would hold the only write
+ * lock for seconds: each store_writer_step() runs one short transaction of
+ * it (about STORE_CHUNK_MS), and the writer runs the other queued jobs
+ * between two steps.  The first step reserves the graph id in
+ * pending_graphs, the last inserts the graphs and graph_index rows,
+ * completes the log or captures row and drops the pending row, so the
+ * graph is invisible until it is whole (schema/003_pending.sql).
+ */
+#define STORE_CHUNK_ROWS        65536u
+#define STORE_CHUNK_MS          25u
+#define STORE_CHUNK_FIRST_NODES 16384u
+/* True for a job that store_writer_step() must run instead of a batch. */
+bool store_writer_chunked(const store_job *j);
+/* Run the next transaction of a chunked job; true once the job has its
+ * result (then delta counts it done, and failed when it failed). */
+bool store_writer_step(store_writer *w, store_job *j, sc_store_stats *delta);
+/* At open, before the writer runs: delete the rows of graphs a dead
+ * daemon left pending.  SQLite's result code. */
+int store_writer_recover(sqlite3 *db);
 
 /* store_read.c: each submits one job to the thread pool; arguments are
  * checked by the caller.  0, SC_STORE_ENOMEM or SC_STORE_EIO.  A load

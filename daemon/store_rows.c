@@ -46,11 +46,12 @@ typedef struct rows_vtab {
 typedef struct rows_cursor {
     sqlite3_vtab_cursor base;
     const sc_graph *g;
-    uint64_t i, n;
-    sc_node node; /* row i of sc_node_rows */
+    uint64_t i, n; /* sc_node_rows: row i is node i, up to n */
+    sc_node node;
     /* Row i of sc_edge_rows is edge k of node src, whose successors are
-     * succ[0 .. nsucc). */
-    uint32_t src, k, nsucc;
+     * succ[0 .. nsucc); the rows end at the edges of node hi. */
+    uint32_t src, k, nsucc, hi;
+    bool done;
     const uint32_t *succ;
 } rows_cursor;
 
@@ -127,28 +128,39 @@ static bool is_edges(const rows_cursor *c)
     return ((const rows_vtab *)c->base.pVtab)->edges;
 }
 
-/* Step to the next node with successors; edges are enumerated per node
- * because sc_graph_edge() would search for the source of every edge.
- * 0 or the graph model's SC_E* code (load_row turns it into SQLite's). */
+/* Step to the next node with successors below hi; edges are enumerated
+ * per node because sc_graph_edge() would search for the source of every
+ * edge.  0 or the graph model's SC_E* code (load_row turns it into
+ * SQLite's). */
 static int next_edge(rows_cursor *c)
 {
     if (++c->k < c->nsucc)
         return 0;
     c->k = 0;
     c->nsucc = 0;
-    int rc = 0;
-    while (rc == 0 && c->nsucc == 0)
-        rc = sc_graph_successors(c->g, ++c->src, &c->succ, &c->nsucc);
-    return rc;
+    while (c->nsucc == 0) {
+        uint32_t src = c->src + 1u;
+        if (src >= c->hi) {
+            c->done = true;
+            return 0;
+        }
+        c->src = src;
+        int rc = sc_graph_successors(c->g, src, &c->succ, &c->nsucc);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 /* Make row c->i current: SQLITE_OK, or SQLITE_INTERNAL (which stops the
  * statement) when the graph model fails. */
 static int load_row(rows_cursor *c)
 {
-    if (c->i >= c->n)
-        return SQLITE_OK;
-    int core_rc = is_edges(c) ? next_edge(c) : sc_graph_node(c->g, (uint32_t)c->i, &c->node);
+    int core_rc;
+    if (is_edges(c))
+        core_rc = c->done ? 0 : next_edge(c);
+    else
+        core_rc = c->i >= c->n ? 0 : sc_graph_node(c->g, (uint32_t)c->i, &c->node);
     if (core_rc == 0)
         return SQLITE_OK;
     sqlite3_free(c->base.pVtab->zErrMsg);
@@ -157,19 +169,40 @@ static int load_row(rows_cursor *c)
     return SQLITE_INTERNAL;
 }
 
+/* The whole graph (STORE_GRAPH_PTR) or a range of it (STORE_RANGE_PTR). */
+static void filter_range(sqlite3_value *v, store_rows_range *r)
+{
+    r->g = sqlite3_value_pointer(v, STORE_GRAPH_PTR);
+    if (r->g) {
+        r->lo = 0;
+        r->hi = sc_graph_node_count(r->g);
+        return;
+    }
+    const store_rows_range *part = sqlite3_value_pointer(v, STORE_RANGE_PTR);
+    if (part && part->g && part->lo <= part->hi && part->hi <= sc_graph_node_count(part->g))
+        *r = *part;
+    else
+        *r = (store_rows_range){0};
+}
+
 static int rows_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str, int argc,
                        sqlite3_value **argv)
 {
     (void)idx_str;
     rows_cursor *c = (rows_cursor *)cur;
-    c->g = idx_num == 1 && argc == 1 ? sqlite3_value_pointer(argv[0], STORE_GRAPH_PTR) : NULL;
-    c->i = 0;
-    c->n = 0;
-    /* next_edge() starts at node 0. */
-    c->src = UINT32_MAX;
+    store_rows_range r = {0};
+    if (idx_num == 1 && argc == 1)
+        filter_range(argv[0], &r);
+    c->g = r.g;
+    c->i = r.lo;
+    c->n = r.hi;
+    /* next_edge() starts at node lo. */
+    c->src = r.lo - 1u;
+    c->hi = r.hi;
     c->k = c->nsucc = 0;
-    if (c->g)
-        c->n = is_edges(c) ? sc_graph_edge_count(c->g) : sc_graph_node_count(c->g);
+    c->done = !r.g;
+    if (is_edges(c))
+        c->i = 0;
     return load_row(c);
 }
 
@@ -183,7 +216,7 @@ static int rows_next(sqlite3_vtab_cursor *cur)
 static int rows_eof(sqlite3_vtab_cursor *cur)
 {
     const rows_cursor *c = (const rows_cursor *)cur;
-    return c->i >= c->n;
+    return is_edges(c) ? c->done : c->i >= c->n;
 }
 
 static int rows_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)

@@ -56,7 +56,7 @@ static const struct {
      " WHERE session = ?1"},
     {offsetof(store_writer, graph_insert),
      "INSERT INTO graphs (session, label, created_at, owner_uid, owner_pid, node_count,"
-     " edge_count, stream_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"},
+     " edge_count, stream_count, graph) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10)"},
     {offsetof(store_writer, node_insert),
      "INSERT INTO nodes (graph, id, kind, stream, name, num_blocks, threads_per_block,"
      " shared_mem, dir, size_bytes, src_device, dst_device, value, grid_y, grid_z, block_y,"
@@ -80,14 +80,30 @@ static const struct {
      "UPDATE capture_log SET graph_deleted_at = ?3 WHERE session = ?1 AND graph = ?2"},
     {offsetof(store_writer, graph_insert_cuda),
      "INSERT INTO graphs (session, label, created_at, owner_uid, owner_pid, node_count,"
-     " edge_count, stream_count, semantics, capture)"
-     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'cuda', ?9)"},
+     " edge_count, stream_count, semantics, capture, graph)"
+     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'cuda', ?9, ?10)"},
     {offsetof(store_writer, capture_insert),
      "INSERT INTO captures (session, capture, origin, mode, thread, outcome, cuda_error,"
      " node_count, ended_at, graph, inv_method, inv_stream, inv_event, inv_thread, inv_call,"
      " inv_error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"},
     {offsetof(store_writer, capture_graph_deleted),
      "UPDATE captures SET graph_deleted_at = ?3 WHERE session = ?1 AND graph = ?2"},
+    /* A chunked commit takes the id AUTOINCREMENT would hand out next and
+     * moves the sequence past it, so graphs committed meanwhile get later
+     * ids and the id is never handed out again, even if the daemon dies. */
+    {offsetof(store_writer, pending_reserve),
+     "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'graphs'), 0),"
+     " coalesce((SELECT max(graph) FROM pending_graphs), 0)) + 1"},
+    {offsetof(store_writer, pending_insert),
+     "INSERT INTO pending_graphs (graph, session, started_at) VALUES (?1, ?2, ?3)"},
+    {offsetof(store_writer, pending_seq_update),
+     "UPDATE sqlite_sequence SET seq = ?1 WHERE name = 'graphs'"},
+    {offsetof(store_writer, pending_seq_insert),
+     "INSERT INTO sqlite_sequence (name, seq) SELECT 'graphs', ?1"
+     " WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'graphs')"},
+    {offsetof(store_writer, pending_delete), "DELETE FROM pending_graphs WHERE graph = ?1"},
+    {offsetof(store_writer, sync_normal), "PRAGMA synchronous = NORMAL"},
+    {offsetof(store_writer, sync_full), "PRAGMA synchronous = FULL"},
 };
 
 #define N_WRITER_SQL (sizeof writer_sql / sizeof writer_sql[0])
@@ -283,6 +299,9 @@ static int insert_graph_row(store_writer *w, store_job *j, int64_t *gid)
     sqlite3_bind_int64(s, 6, sc_graph_node_count(g));
     sqlite3_bind_int64(s, 7, (sqlite3_int64)sc_graph_edge_count(g));
     sqlite3_bind_int64(s, 8, sc_graph_stream_count(g));
+    /* Unbound (NULL) unless the id was reserved by a chunked commit. */
+    if (j->u.commit.pending_gid)
+        sqlite3_bind_int64(s, 10, j->u.commit.pending_gid);
     int sqlrc = sql_step_done(s);
     sqlite3_clear_bindings(s);
     if (sqlrc != SQLITE_OK)
@@ -413,6 +432,36 @@ static int insert_contents(store_writer *w, const sc_graph *g, int64_t gid, inde
     return sql_insert_index(w, g, gid, ix) == SQLITE_OK ? 0 : SC_STORE_EIO;
 }
 
+/* SQLITE_OK or SQLite's error. */
+static int sql_drop_pending(store_writer *w, int64_t gid)
+{
+    sqlite3_bind_int64(w->pending_delete, 1, gid);
+    return sql_step_done(w->pending_delete);
+}
+
+/* The graph's rows: all of them, or for a chunked commit, whose chunks
+ * stored the nodes and edges already, the graphs and graph_index rows,
+ * dropping its pending row in the same transaction.  0 or SC_STORE_EIO. */
+static int store_graph(store_writer *w, store_job *j, int64_t *gid)
+{
+    const sc_graph *g = j->u.commit.g;
+    index_blobs ix;
+    int rc = index_blobs_alloc(w, g, &ix);
+    if (rc)
+        return rc;
+    rc = insert_graph_row(w, j, gid);
+    if (rc == 0 && !j->u.commit.pending_gid)
+        rc = insert_contents(w, g, *gid, &ix);
+    else if (rc == 0) {
+        rc = fill_index(w, g, &ix);
+        if (rc == 0 && (sql_insert_index(w, g, *gid, &ix) != SQLITE_OK ||
+                        sql_drop_pending(w, *gid) != SQLITE_OK))
+            rc = SC_STORE_EIO;
+    }
+    index_blobs_free(&ix);
+    return rc;
+}
+
 static int run_commit_graph(store_writer *w, store_job *j)
 {
     const sc_graph *g = j->u.commit.g;
@@ -421,15 +470,8 @@ static int run_commit_graph(store_writer *w, store_job *j)
     int rc = submitted ? 0 : check_open(w, j->u.commit.session);
     if (rc)
         return rc;
-    index_blobs ix;
-    if ((rc = index_blobs_alloc(w, g, &ix)) != 0)
-        return rc;
     int64_t gid;
-    rc = insert_graph_row(w, j, &gid);
-    if (rc == 0)
-        rc = insert_contents(w, g, gid, &ix);
-    index_blobs_free(&ix);
-    if (rc)
+    if ((rc = store_graph(w, j, &gid)) != 0)
         return rc;
     if (submitted) {
         j->id = gid;
@@ -494,17 +536,8 @@ static int run_commit_capture(store_writer *w, store_job *j)
     if (rc)
         return rc;
     int64_t gid = 0;
-    if (g) {
-        index_blobs ix;
-        if ((rc = index_blobs_alloc(w, g, &ix)) != 0)
-            return rc;
-        rc = insert_graph_row(w, j, &gid);
-        if (rc == 0)
-            rc = insert_contents(w, g, gid, &ix);
-        index_blobs_free(&ix);
-        if (rc)
-            return rc;
-    }
+    if (g && (rc = store_graph(w, j, &gid)) != 0)
+        return rc;
     if (sql_insert_capture(w, j, gid) != SQLITE_OK)
         return SC_STORE_EIO;
     j->id = gid;
@@ -690,4 +723,199 @@ void store_writer_run_batch(store_writer *w, store_job *batch, sc_store_stats *d
         else
             fail_job(j, err, w->nomem, delta);
     }
+}
+
+/* ---- chunked commits ---- */
+
+bool store_writer_chunked(const store_job *j)
+{
+    if ((j->type != JOB_COMMIT_GRAPH && j->type != JOB_COMMIT_CAPTURE) || !j->u.commit.g)
+        return false;
+    const sc_graph *g = j->u.commit.g;
+    return (uint64_t)sc_graph_node_count(g) + sc_graph_edge_count(g) > STORE_CHUNK_ROWS;
+}
+
+int store_writer_recover(sqlite3 *db)
+{
+    /* Nothing to write in the usual case: a full disk must not stop the start. */
+    sqlite3_stmt *probe = NULL;
+    int rc =
+        sqlite3_prepare_v2(db, "SELECT EXISTS (SELECT 1 FROM pending_graphs)", -1, &probe, NULL);
+    bool any =
+        rc == SQLITE_OK && sqlite3_step(probe) == SQLITE_ROW && sqlite3_column_int(probe, 0) != 0;
+    sqlite3_finalize(probe);
+    if (rc != SQLITE_OK || !any)
+        return rc;
+    /* Each delete is one key range per pending graph. */
+    static const char sql[] =
+        "BEGIN IMMEDIATE;"
+        "DELETE FROM edges WHERE graph IN (SELECT graph FROM pending_graphs);"
+        "DELETE FROM nodes WHERE graph IN (SELECT graph FROM pending_graphs);"
+        "DELETE FROM graph_index WHERE graph IN (SELECT graph FROM pending_graphs);"
+        "DELETE FROM pending_graphs;"
+        "COMMIT";
+    rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+    if (rc != SQLITE_OK && !sqlite3_get_autocommit(db))
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+static uint64_t mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* Take the next graph id and list it as pending: SQLITE_OK or SQLite's error. */
+static int sql_reserve(store_writer *w, const store_job *j, int64_t *gid)
+{
+    sqlite3_stmt *s = w->pending_reserve;
+    int rc = sqlite3_step(s);
+    *gid = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW)
+        return rc == SQLITE_DONE ? SQLITE_ERROR : rc;
+    s = w->pending_insert;
+    sqlite3_bind_int64(s, 1, *gid);
+    sqlite3_bind_int64(s, 2, j->u.commit.session);
+    bind_time(s, 3, j->u.commit.created_ms);
+    rc = sql_step_done(s);
+    sqlite3_clear_bindings(s);
+    sqlite3_stmt *seq[] = {w->pending_seq_update, w->pending_seq_insert};
+    for (size_t i = 0; rc == SQLITE_OK && i < 2; i++) {
+        sqlite3_bind_int64(seq[i], 1, *gid);
+        rc = sql_step_done(seq[i]);
+    }
+    return rc;
+}
+
+/* One INSERT ... SELECT over a range of the graph: SQLITE_OK or SQLite's error. */
+static int sql_insert_range(sqlite3_stmt *s, const store_rows_range *r, int64_t gid)
+{
+    sqlite3_bind_int64(s, 1, gid);
+    sqlite3_bind_pointer(s, 2, (void *)r, STORE_RANGE_PTR, NULL);
+    int rc = sql_step_done(s);
+    sqlite3_clear_bindings(s);
+    return rc;
+}
+
+/*
+ * One chunk: the next nodes and the edges leaving them, the first chunk
+ * with the reservation (after the session check, which refuses before
+ * anything is written).  TXN_OK, with j->rc set when the check refused;
+ * otherwise nothing of this chunk is stored and err says why.
+ */
+static int chunk_txn(store_writer *w, store_job *j, char *err, size_t len)
+{
+    const sc_graph *g = j->u.commit.g;
+    w->why = NULL;
+    w->nomem = false;
+    w->full = false;
+    if (sql_step_done(w->begin) != SQLITE_OK) {
+        copy_errmsg(w, err, len);
+        return TXN_BEGIN_FAILED;
+    }
+    int64_t gid = j->u.commit.pending_gid;
+    int rc = 0;
+    if (!gid) {
+        rc = j->u.commit.submitted ? 0 : check_open(w, j->u.commit.session);
+        if (rc == SC_STORE_ENOTFOUND) {
+            rollback(w);
+            j->rc = rc;
+            return TXN_OK;
+        }
+        if (rc == 0 && sql_reserve(w, j, &gid) != SQLITE_OK)
+            rc = SC_STORE_EIO;
+    }
+    uint32_t n = sc_graph_node_count(g), lo = j->u.commit.next_node;
+    uint32_t hi = n - lo > j->u.commit.chunk_nodes ? lo + j->u.commit.chunk_nodes : n;
+    store_rows_range r = {.g = g, .lo = lo, .hi = hi};
+    if (rc == 0 && (sql_insert_range(w->node_insert, &r, gid) != SQLITE_OK ||
+                    sql_insert_range(w->edge_insert, &r, gid) != SQLITE_OK ||
+                    sql_step_done(w->commit) != SQLITE_OK))
+        rc = SC_STORE_EIO;
+    if (rc) {
+        copy_errmsg(w, err, len);
+        rollback(w);
+        return TXN_FAILED;
+    }
+    j->u.commit.pending_gid = gid;
+    j->u.commit.next_node = hi;
+    return TXN_OK;
+}
+
+/*
+ * Remove what the chunks of a commit that failed stored.  On a full disk
+ * the reserve makes room for the delete; should even that fail, the rows
+ * stay invisible (no graphs row) until start-up deletes them.
+ */
+static void drop_chunks(store_writer *w, int64_t gid)
+{
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (sql_step_done(w->begin) == SQLITE_OK &&
+            sql_delete_rows(w->edges_delete, gid) == SQLITE_OK &&
+            sql_delete_rows(w->nodes_delete, gid) == SQLITE_OK &&
+            sql_drop_pending(w, gid) == SQLITE_OK && sql_step_done(w->commit) == SQLITE_OK)
+            return;
+        bool full = (sqlite3_errcode(w->db) & 0xff) == SQLITE_FULL;
+        rollback(w);
+        if (!full || !reserve_release(w))
+            return;
+    }
+}
+
+/* Size the next chunk so that it takes about STORE_CHUNK_MS. */
+static void adapt_chunk(store_job *j, uint64_t took_us)
+{
+    const uint64_t target = STORE_CHUNK_MS * 1000u, most = 1u << 22, least = 1024;
+    uint64_t c = j->u.commit.chunk_nodes;
+    if (took_us < target / 2)
+        c *= 2;
+    else if (took_us > target)
+        c = c * target / took_us;
+    j->u.commit.chunk_nodes = (uint32_t)(c < least ? least : c > most ? most : c);
+}
+
+bool store_writer_step(store_writer *w, store_job *j, sc_store_stats *delta)
+{
+    char err[512];
+    const sc_graph *g = j->u.commit.g;
+    if (j->u.commit.chunk_nodes == 0) {
+        j->u.commit.chunk_nodes = STORE_CHUNK_FIRST_NODES;
+        reserve_check(w);
+    }
+    int r;
+    if (j->u.commit.next_node < sc_graph_node_count(g) || !j->u.commit.pending_gid) {
+        j->rc = 0;
+        uint64_t t0 = mono_us();
+        /*
+         * No chunk is acknowledged, so none needs its own sync: the last
+         * transaction's sync (FULL) makes every earlier frame of the log
+         * durable with it.  A power loss before that keeps a prefix of
+         * the chunks, which start-up deletes like any pending graph.
+         */
+        if (w->full_sync)
+            sql_step_done(w->sync_normal);
+        r = chunk_txn(w, j, err, sizeof err);
+        if (w->full_sync)
+            sql_step_done(w->sync_full);
+        adapt_chunk(j, mono_us() - t0);
+        if (r == TXN_OK && j->rc == 0) {
+            delta->transactions++;
+            return false;
+        }
+    } else {
+        /* The last transaction: the graph row, its index, the log. */
+        r = run_txn(w, j, NULL, err, sizeof err);
+        if (r == TXN_OK)
+            delta->transactions++;
+    }
+    delta->jobs_done++;
+    bool nomem = w->nomem;
+    if (j->u.commit.pending_gid && (r != TXN_OK || j->rc != 0))
+        drop_chunks(w, j->u.commit.pending_gid);
+    if (r != TXN_OK)
+        fail_job(j, err, nomem, delta);
+    return true;
 }

@@ -19,6 +19,7 @@ sc_add_daemon_test(test_rel_clients reliability 90 ${SC_REL_TEST_ARGS})
 sc_add_daemon_test(test_rel_owner reliability 60 ${SC_REL_TEST_ARGS})
 sc_add_daemon_test(test_rel_quota reliability 60 ${SC_REL_TEST_ARGS})
 sc_add_daemon_test(test_rel_stall reliability 120 ${SC_REL_TEST_ARGS})
+sc_add_daemon_test(test_rel_commit reliability 180 ${SC_REL_TEST_ARGS})
 sc_add_daemon_test(test_rel_valgrind reliability 120 ${SC_REL_TEST_ARGS})
 
 # The full-disk check needs a filesystem of its own: tests/soak/fullfs.sh.
