@@ -8,6 +8,7 @@
  * against the reply bounds, then rendered, a few at a time (see "renders"
  * below).  Lists come straight from SQLite on the thread pool.
  */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -704,6 +705,8 @@ static void rendered(uv_work_t *w, int status)
         render_fail(g, "out of memory rendering");
         return;
     }
+    /* Measured and rendered by the same writers: exactly the size reserved. */
+    assert(g->text.len == g->head_len + g->body_len);
     /* The bytes are there now: they count as output, not as a reservation. */
     sc_async_unreserve(&g->a, g->reserved);
     g->reserved = 0;
