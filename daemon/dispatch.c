@@ -85,8 +85,8 @@ static void reply_error(sc_conn *c, sc_jval id, bool notification, const sc_rpc_
 }
 
 /* Replies smaller than this are never refused: the bounds are about the
- * big ones, and summing every connection's output costs a walk.  A batch's
- * replies are checked each time they grow past another multiple of it. */
+ * big ones, and summing every connection's output costs a walk.  A batch
+ * is checked before each request once its replies reach it. */
 #define SC_REPLY_CHECKED_MIN (64u << 10)
 
 /* Reply bytes a connection holds or will hold: queued, being written,
@@ -142,10 +142,7 @@ static bool over_bounds(const sc_conn *c, size_t len, size_t conn_after, size_t 
 static void reply_check_bounds(sc_conn *c, sc_buf *b, size_t mark, sc_jval id)
 {
     size_t len = b->len - mark;
-    if (b == &c->x.scratch || sc_buf_failed(b))
-        return;
-    bool crossed = b == &c->x.batch && b->len / SC_REPLY_CHECKED_MIN != mark / SC_REPLY_CHECKED_MIN;
-    if (len < SC_REPLY_CHECKED_MIN && !crossed)
+    if (len < SC_REPLY_CHECKED_MIN || b == &c->x.scratch || sc_buf_failed(b))
         return;
     /* `b` is the output, a held write's or the batch: its bytes are counted. */
     sc_rpc_error err = {0};
@@ -516,6 +513,40 @@ static int reject(sc_conn *c, const sc_rpc_request *req, const sc_rpc_error *err
     return H_DONE;
 }
 
+/*
+ * A batch whose replies so far hold the connection at --max-conn-output, or
+ * the daemon at --reply-budget, runs no more of its requests: they answer
+ * 1006 without running, so none of them has an effect its reply denies.
+ * The connection's share is checked before every request; the daemon's
+ * total, a walk over every connection, each time the batch has grown by
+ * another SC_REPLY_CHECKED_MIN.
+ */
+static bool batch_over_bounds(sc_conn *c, sc_rpc_error *err)
+{
+    sc_exec *x = &c->x;
+    const sc_daemon *d = c->d;
+    if (x->batch.len < SC_REPLY_CHECKED_MIN)
+        return false;
+    if (conn_reply_bytes(c) >= d->cfg.max_conn_output) {
+        sc_rpc_fail(err, SC_RPC_LIMIT,
+                    "batch replies reached %zu bytes pending for the connection "
+                    "(--max-conn-output); request not run",
+                    d->cfg.max_conn_output);
+        return true;
+    }
+    if (!x->batch_over && x->batch.len - x->batch_checked >= SC_REPLY_CHECKED_MIN) {
+        x->batch_checked = x->batch.len;
+        x->batch_over = all_reply_bytes(d) >= d->cfg.reply_budget;
+    }
+    if (!x->batch_over)
+        return false;
+    sc_rpc_fail(err, SC_RPC_LIMIT,
+                "batch replies reached the daemon's budget of %zu reply bytes pending "
+                "(--reply-budget); request not run, retry later",
+                d->cfg.reply_budget);
+    return true;
+}
+
 static int run_one(sc_conn *c, sc_jval item)
 {
     sc_rpc_request req;
@@ -533,6 +564,8 @@ static int run_one(sc_conn *c, sc_jval item)
                     SC_BATCH_REPLY_MAX >> 20);
         return reject(c, &req, &err, t0);
     }
+    if (c->x.cur_batch && batch_over_bounds(c, &err))
+        return reject(c, &req, &err, t0);
     if (c->d->stopping) {
         sc_rpc_fail(&err, SC_RPC_SHUTTING_DOWN, "daemon is shutting down");
         return reject(c, &req, &err, t0);
@@ -581,6 +614,8 @@ static void finish_line(sc_conn *c)
     c->x.cur_item = c->x.cur_end = 0;
     c->x.cur_batch = false;
     c->x.batch_replies = 0;
+    c->x.batch_checked = 0;
+    c->x.batch_over = false;
 }
 
 /* Run the current line's requests until one goes async or all are done. */
@@ -668,6 +703,8 @@ void sc_dispatch_discard(sc_conn *c)
     c->x.cur_line = c->x.cur_batch = c->x.waiting = c->x.quiet_wait = false;
     c->x.cur_item = c->x.cur_end = 0;
     c->x.batch_replies = 0;
+    c->x.batch_checked = 0;
+    c->x.batch_over = false;
     exec_check(c);
 }
 

@@ -197,8 +197,10 @@ typedef struct sc_exec {
     sc_held *held_head, *held_tail;
     unsigned nheld;
     size_t batch_replies;
-    sc_buf batch;   /* replies of the line's batch so far */
-    sc_buf scratch; /* where notifications' replies go to be dropped */
+    size_t batch_checked; /* batch.len at its last check against --reply-budget */
+    bool batch_over;      /* that check failed: the rest of the batch is not run */
+    sc_buf batch;         /* replies of the line's batch so far */
+    sc_buf scratch;       /* where notifications' replies go to be dropped */
 } sc_exec;
 
 struct sc_conn {

@@ -239,11 +239,74 @@ static void test_big_export_whole(void **state)
     sc_it_must_stop(d);
 }
 
+/*
+ * A batch of small requests cannot queue past the bounds either: once its
+ * replies pass --max-conn-output, the rest of its elements answer 1006
+ * (before, every one was answered up to the 64 MiB cap of a batch).
+ */
+static void batch_bounded_by(void **state, const char *flag)
+{
+    const char *const args[] = {flag, "1M", NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    sc_it_conn *c = sc_it_must_connect(d);
+    enum { N = 6000 };
+    size_t cap = (size_t)N * 64 + 16, len = 0;
+    char *batch = malloc(cap);
+    assert_non_null(batch);
+    batch[len++] = '[';
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(batch + len, cap - len,
+                                "%s{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"server.info\"}",
+                                i ? "," : "", i);
+    batch[len++] = ']';
+    batch[len++] = '\n';
+    assert_int_equal(sc_it_send(c, batch, len), 0);
+    char *line = NULL;
+    size_t reply_len = 0;
+    assert_int_equal(sc_it_recv_line(c, &line, &reply_len), 0);
+    cJSON *replies = cJSON_Parse(line);
+    assert_int_equal(cJSON_GetArraySize(replies), N);
+    int ok = 0, refused = 0;
+    const cJSON *r;
+    cJSON_ArrayForEach(r, replies)
+    {
+        if (cJSON_GetObjectItemCaseSensitive(r, "result"))
+            ok++;
+        else if (strstr(error_message(r), flag) && strstr(error_message(r), "not run"))
+            refused++;
+    }
+    print_message("%s 1M, %d server.info replies in a batch: %d answered, %d refused (%zu bytes)\n",
+                  flag, N, ok, refused, reply_len);
+    assert_true(ok > 0 && refused > 0 && ok + refused == N);
+    /* The answers stop at the bound (give or take the last 64 KiB for the
+     * daemon's total); each refusal is a short error. */
+    assert_true(reply_len <= (1u << 20) + (64u << 10) + (size_t)refused * 512);
+    cJSON_Delete(replies);
+    free(line);
+    free(batch);
+    /* The connection goes on. */
+    cJSON_Delete(sc_it_must_result(c, "server.info", NULL));
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+}
+
+static void test_batch_of_small_replies_is_bounded(void **state)
+{
+    batch_bounded_by(state, "--max-conn-output");
+}
+
+static void test_batch_within_reply_budget(void **state)
+{
+    batch_bounded_by(state, "--reply-budget");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         SC_REL_TEST(test_non_readers_stay_within_budget),
         SC_REL_TEST(test_big_export_whole),
+        SC_REL_TEST(test_batch_of_small_replies_is_bounded),
+        SC_REL_TEST(test_batch_within_reply_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
