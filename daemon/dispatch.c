@@ -85,8 +85,52 @@ static void reply_error(sc_conn *c, sc_jval id, bool notification, const sc_rpc_
 }
 
 /* Replies smaller than this are never refused: the bounds are about the
- * big ones, and summing every connection's output costs a walk. */
+ * big ones, and summing every connection's output costs a walk.  A batch
+ * is checked before each request once its replies reach it. */
 #define SC_REPLY_CHECKED_MIN (64u << 10)
+
+/* Reply bytes a connection holds or will hold: queued, being written,
+ * behind held writes, in its batch so far, and reserved for renders. */
+static size_t conn_reply_bytes(const sc_conn *c)
+{
+    return sc_conn_pending(c) + c->x.batch.len + c->reply_reserved;
+}
+
+/* The same over every connection, and renders whose connection is gone. */
+static size_t all_reply_bytes(const sc_daemon *d)
+{
+    size_t n = d->reply_reserved;
+    for (const sc_conn *c = d->conns; c; c = c->next)
+        n += conn_reply_bytes(c) - c->reply_reserved;
+    return n;
+}
+
+/*
+ * A reply of `len` bytes that brings the connection to `conn_after` and the
+ * daemon to `total_after` reply bytes: true (err set, logged) when that
+ * is past --max-conn-output or --reply-budget.
+ */
+static bool over_bounds(const sc_conn *c, size_t len, size_t conn_after, size_t total_after,
+                        sc_rpc_error *err)
+{
+    const sc_daemon *d = c->d;
+    if (conn_after > d->cfg.max_conn_output) {
+        sc_rpc_fail(err, SC_RPC_LIMIT,
+                    "reply of %zu bytes refused: the connection would have more than %zu reply "
+                    "bytes pending (--max-conn-output)",
+                    len, d->cfg.max_conn_output);
+    } else if (total_after > d->cfg.reply_budget) {
+        sc_rpc_fail(err, SC_RPC_LIMIT,
+                    "reply of %zu bytes refused for now: %zu reply bytes wait for clients to "
+                    "read them, the daemon's budget is %zu (--reply-budget); retry later",
+                    len, total_after - len, d->cfg.reply_budget);
+    } else {
+        return false;
+    }
+    sc_log(d, SC_LOG_WARN, "connection %llu (uid %u pid %d): %s", (unsigned long long)c->serial,
+           (unsigned)c->uid, (int)c->pid, err->message);
+    return true;
+}
 
 /*
  * A result of `len` bytes just written at `mark` in `b` is queued only
@@ -97,30 +141,13 @@ static void reply_error(sc_conn *c, sc_jval id, bool notification, const sc_rpc_
  */
 static void reply_check_bounds(sc_conn *c, sc_buf *b, size_t mark, sc_jval id)
 {
-    sc_daemon *d = c->d;
     size_t len = b->len - mark;
     if (len < SC_REPLY_CHECKED_MIN || b == &c->x.scratch || sc_buf_failed(b))
         return;
-    /* What was pending before this reply (c->out and held replies count it). */
-    bool counted = b == &c->out || (c->x.held_tail && b == &c->x.held_tail->after);
-    size_t conn_before = sc_conn_pending(c) - (counted ? len : 0) + (counted ? 0 : mark);
-    size_t total_before = sc_server_pending_total(d) - (counted ? len : 0);
+    /* `b` is the output, a held write's or the batch: its bytes are counted. */
     sc_rpc_error err = {0};
-    if (conn_before + len > d->cfg.max_conn_output) {
-        sc_rpc_fail(&err, SC_RPC_LIMIT,
-                    "reply of %zu bytes refused: the connection would have more than %zu reply "
-                    "bytes pending (--max-conn-output)",
-                    len, d->cfg.max_conn_output);
-    } else if (total_before + len > d->cfg.reply_budget) {
-        sc_rpc_fail(&err, SC_RPC_LIMIT,
-                    "reply of %zu bytes refused for now: %zu reply bytes wait for clients to "
-                    "read them, the daemon's budget is %zu (--reply-budget); retry later",
-                    len, total_before, d->cfg.reply_budget);
-    } else {
+    if (!over_bounds(c, len, conn_reply_bytes(c), all_reply_bytes(c->d), &err))
         return;
-    }
-    sc_log(d, SC_LOG_WARN, "connection %llu (uid %u pid %d): %s", (unsigned long long)c->serial,
-           (unsigned)c->uid, (int)c->pid, err.message);
     b->len = mark;
     /* Give back what the refused reply grew the buffer to. */
     size_t keep = mark + (64u << 10);
@@ -244,6 +271,51 @@ void sc_async_result_end(sc_async *a, sc_buf *b)
         reply_check_bounds(a->c, b, a->reply_mark, a->id);
         reply_end(a->c, a->notification);
     }
+}
+
+int sc_async_reserve(sc_async *a, size_t len, sc_rpc_error *err)
+{
+    sc_conn *c = a->c;
+    if (len >= SC_REPLY_CHECKED_MIN &&
+        over_bounds(c, len, conn_reply_bytes(c) + len, all_reply_bytes(a->d) + len, err))
+        return err->code;
+    c->reply_reserved += len;
+    a->d->reply_reserved += len;
+    return 0;
+}
+
+void sc_async_unreserve(sc_async *a, size_t len)
+{
+    assert(a->c->reply_reserved >= len && a->d->reply_reserved >= len);
+    a->c->reply_reserved -= len;
+    a->d->reply_reserved -= len;
+}
+
+size_t sc_async_result_head(sc_async *a, sc_buf *b)
+{
+    size_t mark = b->len;
+    sc_rpc_result_begin(b, a->id);
+    return b->len - mark;
+}
+
+void sc_async_result_take(sc_async *a, sc_buf *whole, size_t head_len)
+{
+    sc_conn *c = a->c;
+    /* Nothing queued before it: the rendered bytes become the output as
+     * they are, so a big reply never exists twice. */
+    if (!a->held && !a->notification && !in_batch(c) && out_buf(c) == &c->out && c->out.len == 0 &&
+        !sc_buf_failed(whole)) {
+        sc_rpc_result_end(whole);
+        sc_buf old = c->out;
+        c->out = *whole;
+        *whole = old;
+        reply_check_bounds(c, &c->out, 0, a->id);
+        reply_end(c, false);
+        return;
+    }
+    sc_buf *b = sc_async_result_begin(a);
+    sc_buf_append(b, whole->data + head_len, whole->len - head_len);
+    sc_async_result_end(a, b);
 }
 
 void sc_async_error(sc_async *a, const sc_rpc_error *err)
@@ -441,6 +513,40 @@ static int reject(sc_conn *c, const sc_rpc_request *req, const sc_rpc_error *err
     return H_DONE;
 }
 
+/*
+ * A batch whose replies so far hold the connection at --max-conn-output, or
+ * the daemon at --reply-budget, runs no more of its requests: they answer
+ * 1006 without running, so none of them has an effect its reply denies.
+ * The connection's share is checked before every request; the daemon's
+ * total, a walk over every connection, each time the batch has grown by
+ * another SC_REPLY_CHECKED_MIN.
+ */
+static bool batch_over_bounds(sc_conn *c, sc_rpc_error *err)
+{
+    sc_exec *x = &c->x;
+    const sc_daemon *d = c->d;
+    if (x->batch.len < SC_REPLY_CHECKED_MIN)
+        return false;
+    if (conn_reply_bytes(c) >= d->cfg.max_conn_output) {
+        sc_rpc_fail(err, SC_RPC_LIMIT,
+                    "batch replies reached %zu bytes pending for the connection "
+                    "(--max-conn-output); request not run",
+                    d->cfg.max_conn_output);
+        return true;
+    }
+    if (!x->batch_over && x->batch.len - x->batch_checked >= SC_REPLY_CHECKED_MIN) {
+        x->batch_checked = x->batch.len;
+        x->batch_over = all_reply_bytes(d) >= d->cfg.reply_budget;
+    }
+    if (!x->batch_over)
+        return false;
+    sc_rpc_fail(err, SC_RPC_LIMIT,
+                "batch replies reached the daemon's budget of %zu reply bytes pending "
+                "(--reply-budget); request not run, retry later",
+                d->cfg.reply_budget);
+    return true;
+}
+
 static int run_one(sc_conn *c, sc_jval item)
 {
     sc_rpc_request req;
@@ -458,6 +564,8 @@ static int run_one(sc_conn *c, sc_jval item)
                     SC_BATCH_REPLY_MAX >> 20);
         return reject(c, &req, &err, t0);
     }
+    if (c->x.cur_batch && batch_over_bounds(c, &err))
+        return reject(c, &req, &err, t0);
     if (c->d->stopping) {
         sc_rpc_fail(&err, SC_RPC_SHUTTING_DOWN, "daemon is shutting down");
         return reject(c, &req, &err, t0);
@@ -506,6 +614,8 @@ static void finish_line(sc_conn *c)
     c->x.cur_item = c->x.cur_end = 0;
     c->x.cur_batch = false;
     c->x.batch_replies = 0;
+    c->x.batch_checked = 0;
+    c->x.batch_over = false;
 }
 
 /* Run the current line's requests until one goes async or all are done. */
@@ -593,6 +703,8 @@ void sc_dispatch_discard(sc_conn *c)
     c->x.cur_line = c->x.cur_batch = c->x.waiting = c->x.quiet_wait = false;
     c->x.cur_item = c->x.cur_end = 0;
     c->x.batch_replies = 0;
+    c->x.batch_checked = 0;
+    c->x.batch_over = false;
     exec_check(c);
 }
 

@@ -109,7 +109,20 @@ static int cmp_by_stream(const void *pa, const void *pb)
     return a->id < b->id ? -1 : a->id > b->id;
 }
 
+/* Hand `out` to `flush` once it holds `chunk` bytes (every time with `last`). */
+static void maybe_flush(sc_buf *out, size_t chunk, bool last, sc_dot_flush_fn flush, void *ctx)
+{
+    if (flush && !sc_buf_failed(out) && (out->len >= chunk || (last && out->len > 0)))
+        flush(ctx, out);
+}
+
 int sc_dot_render(const sc_graph *g, int64_t graph_id, sc_buf *out)
+{
+    return sc_dot_render_chunks(g, graph_id, out, 0, NULL, NULL);
+}
+
+int sc_dot_render_chunks(const sc_graph *g, int64_t graph_id, sc_buf *out, size_t chunk,
+                         sc_dot_flush_fn flush, void *ctx)
 {
     uint32_t n = sc_graph_node_count(g);
     by_stream *order = malloc((n ? n : 1) * sizeof(*order));
@@ -141,6 +154,7 @@ int sc_dot_render(const sc_graph *g, int64_t graph_id, sc_buf *out)
         sc_buf_printf(out, "    \"n%u\" [label=\"", (unsigned)order[i].id);
         node_label(out, order[i].id, &node);
         sc_buf_puts(out, "\"];\n");
+        maybe_flush(out, chunk, false, flush, ctx);
     }
     if (n)
         sc_buf_puts(out, "  }\n");
@@ -150,7 +164,9 @@ int sc_dot_render(const sc_graph *g, int64_t graph_id, sc_buf *out)
         uint32_t src, dst;
         sc_graph_edge(g, i, &src, &dst);
         sc_buf_printf(out, "  \"n%u\" -> \"n%u\";\n", (unsigned)src, (unsigned)dst);
+        maybe_flush(out, chunk, false, flush, ctx);
     }
     sc_buf_puts(out, "}\n");
+    maybe_flush(out, chunk, true, flush, ctx);
     return sc_buf_failed(out) ? -1 : 0;
 }

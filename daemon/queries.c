@@ -4,9 +4,11 @@
  *
  * Graph contents come from the cache (loaded and indexed off the loop on a
  * miss); large replies (graph.get, graph.export) are rendered on the thread
- * pool while the cache entry is pinned.  Lists come straight from SQLite
- * on the thread pool.
+ * pool while the cache entry is pinned: first measured, then reserved
+ * against the reply bounds, then rendered, a few at a time (see "renders"
+ * below).  Lists come straight from SQLite on the thread pool.
  */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +80,7 @@ static int get_limit(sc_req *r, uint32_t *limit)
 
 /* A request that needs a graph from the cache. */
 typedef struct graph_ctx graph_ctx;
+struct body_out;
 typedef void (*graph_fn)(graph_ctx *g);
 /* A request's own parameters, checked once access is granted: 0 or -1 with r->err set. */
 typedef int (*graph_check_fn)(sc_req *r);
@@ -93,6 +96,11 @@ struct graph_ctx {
     uv_work_t work;
     sc_buf text;
     const char *format;
+    /* graph.get / graph.export: the body's writer, its measured size, the
+     * bytes reserved for the reply and the head's length in `text`. */
+    void (*body)(graph_ctx *g, struct body_out *o);
+    size_t body_len, reserved, head_len;
+    graph_ctx *next_wait; /* in the daemon's queue of renders waiting for a slot */
 };
 
 static void graph_ctx_free(graph_ctx *g)
@@ -532,12 +540,43 @@ static void write_meta_fields(sc_buf *b, bool *first, const sc_graph_meta *m)
     }
 }
 
-static void render_get(uv_work_t *w)
+/* ------------------------------------------------------- renders */
+
+/*
+ * A graph.get or graph.export result can be tens of megabytes.  It is
+ * measured first (rendered through a 64 KiB window whose bytes are only
+ * counted), then its bytes are reserved against --max-conn-output and
+ * --reply-budget on the loop, and only then rendered, into a buffer of
+ * exactly its size that becomes the connection's output.  So a result the
+ * bounds refuse never exists, one they admit exists once, and at most
+ * RENDERS_MAX renders run at a time (each holding at most its reservation
+ * and a window); the others wait in line holding only their context.
+ */
+#define RENDER_WINDOW (64u << 10)
+#define RENDERS_MAX   2
+
+/* Where a body is written: whole into `b`, or when measuring through `b`
+ * as a window whose bytes are counted into `total` and dropped. */
+typedef struct body_out {
+    sc_buf *b;
+    bool measure;
+    size_t total;
+    sc_buf dot; /* graph.export: the DOT text's own window */
+} body_out;
+
+static void body_flush(body_out *o, bool last)
 {
-    graph_ctx *g = w->data;
+    if (!o->measure || sc_buf_failed(o->b) || (!last && o->b->len < RENDER_WINDOW))
+        return;
+    o->total += o->b->len;
+    sc_buf_reset(o->b);
+}
+
+static void body_get(graph_ctx *g, body_out *o)
+{
     const sc_stored_graph *sg = sc_cache_graph(g->entry);
     const sc_graph *gr = sg->graph;
-    sc_buf *b = &g->text;
+    sc_buf *b = o->b;
     bool first;
     sc_json_obj_begin(b, &first);
     write_meta_fields(b, &first, &sg->meta);
@@ -554,6 +593,7 @@ static void render_get(uv_work_t *w)
             write_cuda_node(b, i, &node);
         else
             write_node(b, i, &node);
+        body_flush(o, false);
     }
     sc_buf_putc(b, ']');
     sc_json_key(b, &first, "edges");
@@ -563,34 +603,187 @@ static void render_get(uv_work_t *w)
         uint32_t src, dst;
         sc_graph_edge(gr, i, &src, &dst);
         sc_buf_printf(b, i ? ",[%u,%u]" : "[%u,%u]", (unsigned)src, (unsigned)dst);
+        body_flush(o, false);
     }
     sc_buf_putc(b, ']');
     sc_json_obj_end(b);
+    body_flush(o, true);
 }
 
-static void render_export(uv_work_t *w)
+/* A piece of DOT text, escaped into the JSON string being written: the
+ * escapes of sc_json_string work byte by byte, so pieces escape alike. */
+static void dot_piece(void *ctx, sc_buf *dot)
+{
+    body_out *o = ctx;
+    sc_buf *b = o->b;
+    size_t at = b->len;
+    sc_json_string(b, dot->data, dot->len);
+    if (!sc_buf_failed(b)) {
+        /* Keep the escaped bytes, not the quotes around them. */
+        memmove(b->data + at, b->data + at + 1, b->len - at - 2);
+        b->len -= 2;
+    }
+    sc_buf_reset(dot);
+    body_flush(o, false);
+}
+
+static void body_export(graph_ctx *g, body_out *o)
+{
+    const sc_stored_graph *sg = sc_cache_graph(g->entry);
+    sc_buf *b = o->b;
+    bool first;
+    sc_json_obj_begin(b, &first);
+    sc_json_member_cstr(b, &first, "format", "dot");
+    sc_json_key(b, &first, "text");
+    sc_buf_putc(b, '"');
+    if (sc_dot_render_chunks(sg->graph, sg->meta.graph, &o->dot, RENDER_WINDOW, dot_piece, o) != 0)
+        b->oom = true;
+    sc_buf_putc(b, '"');
+    sc_json_obj_end(b);
+    body_flush(o, true);
+}
+
+/* On the thread pool: the body's exact size, nothing kept. */
+static void measure_work(uv_work_t *w)
 {
     graph_ctx *g = w->data;
-    const sc_stored_graph *sg = sc_cache_graph(g->entry);
-    sc_buf dot = SC_BUF_INIT;
-    if (sc_dot_render(sg->graph, sg->meta.graph, &dot) != 0) {
+    sc_buf window = SC_BUF_INIT;
+    body_out o = {.b = &window, .measure = true};
+    sc_buf_reserve(&window, 2 * RENDER_WINDOW);
+    g->body(g, &o);
+    g->body_len = o.total;
+    if (sc_buf_failed(&window) || sc_buf_failed(&o.dot))
         g->text.oom = true;
-    } else {
-        bool first;
-        sc_json_obj_begin(&g->text, &first);
-        sc_json_member_cstr(&g->text, &first, "format", "dot");
-        sc_json_member_str(&g->text, &first, "text", dot.data, dot.len);
-        sc_json_obj_end(&g->text);
+    sc_buf_free(&window);
+    sc_buf_free(&o.dot);
+}
+
+/* On the thread pool: the body after the head already in g->text. */
+static void render_work(uv_work_t *w)
+{
+    graph_ctx *g = w->data;
+    body_out o = {.b = &g->text};
+    g->body(g, &o);
+    if (sc_buf_failed(&o.dot))
+        g->text.oom = true;
+    sc_buf_free(&o.dot);
+}
+
+static void render_start(graph_ctx *g);
+
+/* A render is over (answered or refused): its slot goes to the next in line. */
+static void render_finish(graph_ctx *g)
+{
+    sc_daemon *d = g->a.d;
+    if (g->reserved)
+        sc_async_unreserve(&g->a, g->reserved);
+    g->reserved = 0;
+    sc_async_done(&g->a);
+    graph_ctx_free(g);
+    d->renders--;
+    while (d->render_head && d->renders < RENDERS_MAX) {
+        graph_ctx *next = d->render_head;
+        d->render_head = next->next_wait;
+        if (!d->render_head)
+            d->render_tail = NULL;
+        render_start(next);
     }
-    sc_buf_free(&dot);
+}
+
+static void render_fail(graph_ctx *g, const char *what)
+{
+    sc_rpc_error err = {0};
+    sc_rpc_fail(&err, SC_RPC_INTERNAL_ERROR, "%s graph %" PRId64, what, g->id);
+    sc_async_error(&g->a, &err);
+    render_finish(g);
 }
 
 static void rendered(uv_work_t *w, int status)
 {
     graph_ctx *g = w->data;
     if (status < 0 || sc_buf_failed(&g->text)) {
+        render_fail(g, "out of memory rendering");
+        return;
+    }
+    /* Measured and rendered by the same writers: exactly the size reserved. */
+    assert(g->text.len == g->head_len + g->body_len);
+    /* The bytes are there now: they count as output, not as a reservation. */
+    sc_async_unreserve(&g->a, g->reserved);
+    g->reserved = 0;
+    sc_async_result_take(&g->a, &g->text, g->head_len);
+    render_finish(g);
+}
+
+/* Back on the loop with the size: reserve it, or refuse before rendering. */
+static void measured(uv_work_t *w, int status)
+{
+    graph_ctx *g = w->data;
+    if (status < 0 || sc_buf_failed(&g->text)) {
+        render_fail(g, "out of memory measuring");
+        return;
+    }
+    sc_rpc_error err = {0};
+    size_t head = sc_async_result_head(&g->a, &g->text);
+    size_t total = head + g->body_len + 2; /* the result's '}' and the '\n' */
+    if (g->a.c->closing) {
+        render_finish(g); /* nobody is left to read it */
+        return;
+    }
+    if (sc_async_reserve(&g->a, total, &err) != 0) {
+        sc_buf_free(&g->text);
+        sc_async_error(&g->a, &err);
+        render_finish(g);
+        return;
+    }
+    g->reserved = total;
+    g->head_len = head;
+    if (sc_buf_reserve(&g->text, total - head) != 0) {
+        render_fail(g, "out of memory rendering");
+        return;
+    }
+    if (uv_queue_work(g->a.d->loop, &g->work, render_work, rendered) != 0)
+        render_fail(g, "cannot schedule rendering");
+}
+
+static void render_start(graph_ctx *g)
+{
+    sc_daemon *d = g->a.d;
+    d->renders++;
+    g->work.data = g;
+    /* Nobody reads a notification's result, nor one whose client left. */
+    if (g->a.notification || g->a.c->closing) {
+        render_finish(g);
+        return;
+    }
+    if (uv_queue_work(d->loop, &g->work, measure_work, measured) != 0)
+        render_fail(g, "cannot schedule rendering");
+}
+
+/* Run now if a slot is free, else wait in line. */
+static void render_queue(graph_ctx *g, void (*body)(graph_ctx *, body_out *))
+{
+    sc_daemon *d = g->a.d;
+    g->body = body;
+    if (d->renders < RENDERS_MAX) {
+        render_start(g);
+        return;
+    }
+    g->next_wait = NULL;
+    if (d->render_tail)
+        d->render_tail->next_wait = g;
+    else
+        d->render_head = g;
+    d->render_tail = g;
+}
+
+/* ------------------------------------------------------- graph.reachable's work */
+
+static void reach_done(uv_work_t *w, int status)
+{
+    graph_ctx *g = w->data;
+    if (status < 0 || sc_buf_failed(&g->text)) {
         sc_rpc_error err = {0};
-        sc_rpc_fail(&err, SC_RPC_INTERNAL_ERROR, "out of memory rendering graph %" PRId64, g->id);
+        sc_rpc_fail(&err, SC_RPC_INTERNAL_ERROR, "out of memory answering graph %" PRId64, g->id);
         sc_async_error(&g->a, &err);
     } else {
         sc_buf *b = sc_async_result_begin(&g->a);
@@ -604,7 +797,7 @@ static void rendered(uv_work_t *w, int status)
 static void queue_render(graph_ctx *g, uv_work_cb render)
 {
     g->work.data = g;
-    if (uv_queue_work(g->a.d->loop, &g->work, render, rendered) == 0)
+    if (uv_queue_work(g->a.d->loop, &g->work, render, reach_done) == 0)
         return;
     sc_rpc_error err = {0};
     sc_rpc_fail(&err, SC_RPC_INTERNAL_ERROR, "cannot schedule rendering");
@@ -615,12 +808,12 @@ static void queue_render(graph_ctx *g, uv_work_cb render)
 
 static void get_ready(graph_ctx *g)
 {
-    queue_render(g, render_get);
+    render_queue(g, body_get);
 }
 
 static void export_ready(graph_ctx *g)
 {
-    queue_render(g, render_export);
+    render_queue(g, body_export);
 }
 
 int sc_h_graph_get(sc_req *r)

@@ -197,8 +197,10 @@ typedef struct sc_exec {
     sc_held *held_head, *held_tail;
     unsigned nheld;
     size_t batch_replies;
-    sc_buf batch;   /* replies of the line's batch so far */
-    sc_buf scratch; /* where notifications' replies go to be dropped */
+    size_t batch_checked; /* batch.len at its last check against --reply-budget */
+    bool batch_over;      /* that check failed: the rest of the batch is not run */
+    sc_buf batch;         /* replies of the line's batch so far */
+    sc_buf scratch;       /* where notifications' replies go to be dropped */
 } sc_exec;
 
 struct sc_conn {
@@ -224,6 +226,7 @@ struct sc_conn {
     unsigned nsessions;     /* live sessions last used through it */
     uint64_t partial_since; /* loop time a partial line began waiting; 0: none */
     int refs;               /* the handle plus in-flight async requests */
+    size_t reply_reserved;  /* bytes of results being rendered for it (dispatch.c) */
     sc_conn *prev, *next;
 
     sc_exec x; /* the line being executed: dispatch.c's alone */
@@ -239,8 +242,6 @@ void sc_conn_recycle_input(sc_conn *c);
 bool sc_conn_idle(const sc_conn *c);
 /** Reply bytes `c` has buffered: unsent, being written, kept behind held writes. */
 size_t sc_conn_pending(const sc_conn *c);
-/** sc_conn_pending summed over every connection. */
-size_t sc_server_pending_total(const sc_daemon *d);
 /** True while unsent output is above the high-water mark. */
 bool sc_conn_congested(const sc_conn *c);
 /** Start or stop reading, honouring backpressure and pending work. */
@@ -279,6 +280,13 @@ struct sc_daemon {
     struct sc_log_retry *log_retries;
     unsigned opening_sessions; /* session.open calls waiting for their log row */
     unsigned inflight;         /* async requests of all connections */
+    /* Reply bytes reserved by results being rendered (dispatch.c): they count
+     * against --reply-budget before a byte is rendered. */
+    size_t reply_reserved;
+    /* graph.get and graph.export renders (queries.c): how many run now, and
+     * those waiting for one of the few slots, first come first served. */
+    unsigned renders;
+    struct graph_ctx *render_head, *render_tail;
     bool stopping;
     bool store_closed;
     bool timers_open;

@@ -15,4 +15,16 @@
 /** Append the DOT text of `g` (named `graph_<id>`) to `out`.  0 or -1 (no memory). */
 int sc_dot_render(const sc_graph *g, int64_t graph_id, sc_buf *out);
 
+/** Called with the text so far; it consumes `out` (resets it) to keep it small. */
+typedef void (*sc_dot_flush_fn)(void *ctx, sc_buf *out);
+
+/**
+ * The same text in pieces: after a line that leaves `out` holding `chunk`
+ * bytes or more, and once at the end with the rest, `flush` gets `out`.
+ * The concatenated pieces are exactly what sc_dot_render appends.  0 or -1
+ * (no memory in `out`; what `flush` writes elsewhere it checks itself).
+ */
+int sc_dot_render_chunks(const sc_graph *g, int64_t graph_id, sc_buf *out, size_t chunk,
+                         sc_dot_flush_fn flush, void *ctx);
+
 #endif

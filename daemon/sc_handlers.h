@@ -134,6 +134,24 @@ void sc_async_start(sc_async *a, sc_req *r);
 sc_buf *sc_async_result_begin(sc_async *a);
 void sc_async_result_end(sc_async *a, sc_buf *b);
 void sc_async_error(sc_async *a, const sc_rpc_error *err);
+/**
+ * Reserve `len` reply bytes for a result about to be rendered off the loop,
+ * before a byte of it exists: 0, or 1006 (err set, logged) when they would
+ * take the connection past --max-conn-output or all replies past
+ * --reply-budget (results under 64 KiB are never refused).  Reserved bytes
+ * count as pending until sc_async_unreserve gives back the same amount.
+ */
+int sc_async_reserve(sc_async *a, size_t len, sc_rpc_error *err);
+void sc_async_unreserve(sc_async *a, size_t len);
+/** Write the reply's head (up to `"result":`) into `b`; returns its length. */
+size_t sc_async_result_head(sc_async *a, sc_buf *b);
+/**
+ * Reply with a result rendered whole into `whole` after the head that
+ * sc_async_result_head wrote there (`head_len` bytes).  When nothing is
+ * queued before it, the buffer itself becomes the connection's output and
+ * `whole` gets an empty one to free; otherwise its result is copied.
+ */
+void sc_async_result_take(sc_async *a, sc_buf *whole, size_t head_len);
 /** The reply is written: the connection resumes.  Call exactly once. */
 void sc_async_done(sc_async *a);
 

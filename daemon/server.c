@@ -40,14 +40,6 @@ size_t sc_conn_pending(const sc_conn *c)
     return out_pending(c);
 }
 
-size_t sc_server_pending_total(const sc_daemon *d)
-{
-    size_t n = 0;
-    for (const sc_conn *c = d->conns; c; c = c->next)
-        n += out_pending(c);
-    return n;
-}
-
 bool sc_conn_idle(const sc_conn *c)
 {
     return !sc_dispatch_waiting(c) && !sc_dispatch_has_held(c);

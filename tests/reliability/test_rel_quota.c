@@ -427,9 +427,8 @@ static void test_big_replies_within_budget(void **state)
         peak = rss > peak ? rss : peak;
         sc_it_sleep_ms(100);
     }
-    /* Measured, not asserted: replies are rendered whole on the thread pool
-     * before the budget is checked, and that transient memory is not yet
-     * bounded by it (docs/reliability.md). */
+    /* Printed here; test_rel_replies bounds it with replies big enough
+     * that the bound means something (docs/reliability.md). */
     print_message("%d clients not reading %zu-byte replies: daemon RSS %ld KiB -> peak %ld KiB\n",
                   NON_READERS, reply_len, base, peak);
 
