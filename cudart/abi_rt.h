@@ -612,6 +612,7 @@ SC_RT_EXPORT cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBus
 SC_RT_EXPORT cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop);
 SC_RT_EXPORT cudaError_t cudaProfilerStart(void);
 SC_RT_EXPORT cudaError_t cudaProfilerStop(void);
+SC_RT_EXPORT cudaError_t cudaCtxResetPersistingL2Cache(void);
 
 /* Managed memory advice (rt_extra.c) */
 SC_RT_EXPORT cudaError_t cudaMemAdvise(const void *devPtr, size_t count,

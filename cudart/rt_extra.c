@@ -510,6 +510,12 @@ SC_RT_EXPORT cudaError_t cudaProfilerStop(void)
     return cudaSuccess;
 }
 
+/* No cache is emulated, so no line is persisting: nothing to reset. */
+SC_RT_EXPORT cudaError_t cudaCtxResetPersistingL2Cache(void)
+{
+    return cudaSuccess;
+}
+
 /* -------------------------------------------------------- managed memory */
 
 static bool managed_range(const void *p, size_t count)

@@ -185,6 +185,7 @@ static void t_devices(void **state)
     assert_int_equal(cudaChooseDevice(&dev, NULL), cudaErrorInvalidValue);
     assert_int_equal(cudaProfilerStart(), cudaSuccess);
     assert_int_equal(cudaProfilerStop(), cudaSuccess);
+    assert_int_equal(cudaCtxResetPersistingL2Cache(), cudaSuccess);
     (void)cudaGetLastError();
 }
 
