@@ -1,5 +1,6 @@
 /*
- * sc_store.h - the daemon's SQLite storage.
+ * sc_store.h - the daemon's storage, on one of the backends of
+ * store_backend.h (SQLite, or PostgreSQL when built with it).
  *
  * Writes: one writer thread with its own connection drains a job queue;
  * every job that is queued when the thread wakes shares one transaction
@@ -38,7 +39,8 @@ extern "C" {
 typedef struct sc_store sc_store;
 
 typedef struct sc_store_config {
-    const char *path;       /* database file */
+    const char *path;       /* --db: an SQLite file, or a PostgreSQL URI */
+    const char *host;       /* stored on every row written; NULL means "" */
     bool sync_full;         /* synchronous=FULL (true) or NORMAL */
     int busy_timeout_ms;    /* 0 means the default, 5000 */
     int64_t max_page_count; /* > 0: PRAGMA max_page_count (tests only) */
@@ -202,6 +204,7 @@ typedef struct sc_graph_meta {
     uint32_t stream_count;
     bool cuda;        /* made by a cuda-mode session ... */
     uint32_t capture; /* ... in this capture of it (0 otherwise) */
+    char *host;       /* the daemon's --host-name that stored it, owned */
 } sc_graph_meta;
 
 typedef struct sc_stored_graph {
@@ -278,6 +281,8 @@ typedef struct sc_graph_query {
     uint32_t uid;         /* ... else only this owner's */
     const char *label;    /* NULL: any label; else exact match, copied at the call */
     size_t label_len;
+    const char *host; /* NULL: any host; else exact match, copied at the call */
+    size_t host_len;
 } sc_graph_query;
 
 typedef struct sc_graph_page {
@@ -309,6 +314,8 @@ typedef struct sc_log_query {
     uint32_t uid;             /* ... else only this owner's */
     const char *outcome;      /* NULL: any; else open, completed, failed, closed,
                                  abandoned, shutdown or lost */
+    const char *host;         /* NULL: any host; else exact match, copied */
+    size_t host_len;
 } sc_log_query;
 
 /** One row of the captures table: an ended capture of a cuda-mode session. */
@@ -353,6 +360,7 @@ typedef struct sc_log_entry {
     bool cuda;                /* a cuda-mode session: its ended captures follow */
     sc_log_capture *captures; /* ncaptures rows by capture id, owned by the page */
     size_t ncaptures;
+    char *host; /* the daemon's --host-name that wrote the row, owned by the page */
 } sc_log_entry;
 
 typedef struct sc_log_page {
@@ -376,8 +384,12 @@ int sc_store_list_log(sc_store *st, const sc_log_query *q, sc_store_log_page_fn 
 /** Free a page and every label in it.  NULL is a no-op. */
 void sc_log_page_free(sc_log_page *page);
 
-/** The file the store was opened on. */
+/** The file the store was opened on (the --db text). */
 const char *sc_store_path(const sc_store *st);
+/** The backend's name: "sqlite" or "postgresql". */
+const char *sc_store_backend_name(const sc_store *st);
+/** The host name the store writes on its rows (never NULL). */
+const char *sc_store_host(const sc_store *st);
 /**
  * Number of stored graphs: counted once at open, then maintained as commits
  * and deletions complete on the loop thread (no query).

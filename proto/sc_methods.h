@@ -164,13 +164,13 @@ enum sc_method_flag {
       "End capture; replies after the graph is committed (default mode: consumes the session).")                  \
     X(GRAPH_LIST, graph_list, "graph.list",                                                        \
       SC_MF_READS_STORE,                                                                           \
-      "{limit?, before?, label?}",                                                                 \
+      "{limit?, before?, label?, host?}",                                                           \
       "{graphs, next?}",                                                                           \
       "Stored graphs the caller may read, newest first.")                                          \
     X(GRAPH_GET, graph_get, "graph.get",                                                           \
       SC_MF_READS_STORE,                                                                           \
       "{graph}",                                                                                   \
-      "{graph, label, created_at, owner_uid, owner_pid, semantics?, capture?, nodes, edges}",                            \
+      "{graph, label, created_at, owner_uid, owner_pid, host, semantics?, capture?, nodes, edges}",                            \
       "A stored graph.")                                                                           \
     X(GRAPH_REACHABLE, graph_reachable, "graph.reachable",                                         \
       SC_MF_READS_STORE,                                                                           \
@@ -194,13 +194,13 @@ enum sc_method_flag {
       "Store a graph built outside any capture; replies after it is committed.")                   \
     X(LOG_LIST, log_list, "log.list",                                                              \
       SC_MF_READS_STORE,                                                                           \
-      "{limit?, before?, outcome?}",                                                               \
+      "{limit?, before?, outcome?, host?}",                                                         \
       "{entries, next?}",                                                                          \
       "The capture log, newest first.")                                                            \
     X(SERVER_INFO, server_info, "server.info",                                                     \
       SC_MF_READS_STORE,                                                                           \
       "{}",                                                                                        \
-      "{version, uptime_s, connections, sessions, graphs, db_path?, db_bytes, pid, sync, "          \
+      "{version, uptime_s, connections, sessions, graphs, db_path?, db_bytes, pid, sync, backend, host, "\
       "cache_max_bytes, cache_bytes, cache_entries, cache_hits, cache_misses}",                    \
       "Daemon status.")
 /* clang-format on */
