@@ -276,8 +276,9 @@ static cudaError_t symbol_at(const void *symbol, size_t count, size_t offset, vo
     return e;
 }
 
-SC_RT_EXPORT cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
-                                            size_t offset, enum cudaMemcpyKind kind)
+/* The symbol copies and their per-thread-stream flavours (_ptds, _ptsz). */
+static cudaError_t to_symbol(const void *symbol, const void *src, size_t count, size_t offset,
+                             enum cudaMemcpyKind kind, bool ptsz)
 {
     void *at = NULL;
     cudaError_t e = symbol_at(symbol, count, offset, &at);
@@ -286,11 +287,11 @@ SC_RT_EXPORT cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src,
         e = cudaErrorInvalidMemcpyDirection;
     if (e != cudaSuccess)
         return sc_rt_error(e);
-    return sc_rt_copy_sync(at, src, count, kind, false, "cudaMemcpyToSymbol");
+    return sc_rt_copy_sync(at, src, count, kind, ptsz, "cudaMemcpyToSymbol");
 }
 
-SC_RT_EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
-                                              size_t offset, enum cudaMemcpyKind kind)
+static cudaError_t from_symbol(void *dst, const void *symbol, size_t count, size_t offset,
+                               enum cudaMemcpyKind kind, bool ptsz)
 {
     void *at = NULL;
     cudaError_t e = symbol_at(symbol, count, offset, &at);
@@ -299,29 +300,79 @@ SC_RT_EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, siz
         e = cudaErrorInvalidMemcpyDirection;
     if (e != cudaSuccess)
         return sc_rt_error(e);
-    return sc_rt_copy_sync(dst, at, count, kind, false, "cudaMemcpyFromSymbol");
+    return sc_rt_copy_sync(dst, at, count, kind, ptsz, "cudaMemcpyFromSymbol");
+}
+
+static cudaError_t to_symbol_async(const void *symbol, const void *src, size_t count, size_t offset,
+                                   enum cudaMemcpyKind kind, cudaStream_t stream, bool ptsz)
+{
+    void *at = NULL;
+    cudaError_t e = symbol_at(symbol, count, offset, &at);
+    if (e != cudaSuccess)
+        return sc_rt_error(e);
+    return sc_rt_copy_async(at, src, count, kind, stream, ptsz, "cudaMemcpyToSymbolAsync");
+}
+
+static cudaError_t from_symbol_async(void *dst, const void *symbol, size_t count, size_t offset,
+                                     enum cudaMemcpyKind kind, cudaStream_t stream, bool ptsz)
+{
+    void *at = NULL;
+    cudaError_t e = symbol_at(symbol, count, offset, &at);
+    if (e != cudaSuccess)
+        return sc_rt_error(e);
+    return sc_rt_copy_async(dst, at, count, kind, stream, ptsz, "cudaMemcpyFromSymbolAsync");
+}
+
+SC_RT_EXPORT cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
+                                            size_t offset, enum cudaMemcpyKind kind)
+{
+    return to_symbol(symbol, src, count, offset, kind, false);
+}
+
+SC_RT_EXPORT cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src, size_t count,
+                                                 size_t offset, enum cudaMemcpyKind kind)
+{
+    return to_symbol(symbol, src, count, offset, kind, true);
+}
+
+SC_RT_EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
+                                              size_t offset, enum cudaMemcpyKind kind)
+{
+    return from_symbol(dst, symbol, count, offset, kind, false);
+}
+
+SC_RT_EXPORT cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t count,
+                                                   size_t offset, enum cudaMemcpyKind kind)
+{
+    return from_symbol(dst, symbol, count, offset, kind, true);
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
                                                  size_t offset, enum cudaMemcpyKind kind,
                                                  cudaStream_t stream)
 {
-    void *at = NULL;
-    cudaError_t e = symbol_at(symbol, count, offset, &at);
-    if (e != cudaSuccess)
-        return sc_rt_error(e);
-    return sc_rt_copy_async(at, src, count, kind, stream, false, "cudaMemcpyToSymbolAsync");
+    return to_symbol_async(symbol, src, count, offset, kind, stream, false);
+}
+
+SC_RT_EXPORT cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src,
+                                                      size_t count, size_t offset,
+                                                      enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    return to_symbol_async(symbol, src, count, offset, kind, stream, true);
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count,
                                                    size_t offset, enum cudaMemcpyKind kind,
                                                    cudaStream_t stream)
 {
-    void *at = NULL;
-    cudaError_t e = symbol_at(symbol, count, offset, &at);
-    if (e != cudaSuccess)
-        return sc_rt_error(e);
-    return sc_rt_copy_async(dst, at, count, kind, stream, false, "cudaMemcpyFromSymbolAsync");
+    return from_symbol_async(dst, symbol, count, offset, kind, stream, false);
+}
+
+SC_RT_EXPORT cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t count,
+                                                        size_t offset, enum cudaMemcpyKind kind,
+                                                        cudaStream_t stream)
+{
+    return from_symbol_async(dst, symbol, count, offset, kind, stream, true);
 }
 
 SC_RT_EXPORT cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)

@@ -761,6 +761,50 @@ static void t_user_objects(void **state)
     (void)cudaGetLastError();
 }
 
+/* A __device__ variable as nvcc registers it: every symbol copy, plain and
+ * per-thread-stream, reads and writes its host shadow, with CUDA's checks. */
+static void t_symbol_copies(void **state)
+{
+    (void)state;
+    static char fatbin[16];
+    static int shadow[4];
+    void **h = __cudaRegisterFatBinary(fatbin);
+    __cudaRegisterVar(h, (char *)shadow, (char *)"table", "table", 0, sizeof shadow, 0, 0);
+    __cudaRegisterFatBinaryEnd(h);
+    const int in[2] = {7, 9};
+    int out[2] = {0, 0};
+    assert_int_equal(cudaMemcpyToSymbol(shadow, in, sizeof in, 0, cudaMemcpyHostToDevice),
+                     cudaSuccess);
+    assert_int_equal(shadow[0], 7);
+    assert_int_equal(
+        cudaMemcpyToSymbol_ptds(shadow, in, sizeof in, 2 * sizeof(int), cudaMemcpyHostToDevice),
+        cudaSuccess);
+    assert_int_equal(shadow[3], 9);
+    assert_int_equal(
+        cudaMemcpyFromSymbol_ptds(out, shadow, sizeof out, 2 * sizeof(int), cudaMemcpyDeviceToHost),
+        cudaSuccess);
+    assert_int_equal(out[0], 7);
+    assert_int_equal(out[1], 9);
+    assert_int_equal(cudaMemcpyToSymbolAsync_ptsz(shadow, in + 1, sizeof(int), sizeof(int),
+                                                  cudaMemcpyHostToDevice, 0),
+                     cudaSuccess);
+    assert_int_equal(cudaMemcpyFromSymbolAsync_ptsz(out, shadow, sizeof(int), sizeof(int),
+                                                    cudaMemcpyDeviceToHost, 0),
+                     cudaSuccess);
+    assert_int_equal(cudaStreamSynchronize(0), cudaSuccess);
+    assert_int_equal(out[0], 9);
+    /* the checks: direction, range, a symbol nobody registered */
+    assert_int_equal(cudaMemcpyToSymbol_ptds(shadow, in, sizeof in, 0, cudaMemcpyDeviceToHost),
+                     cudaErrorInvalidMemcpyDirection);
+    assert_int_equal(
+        cudaMemcpyFromSymbol_ptds(out, shadow, sizeof out, 3 * sizeof(int), cudaMemcpyDeviceToHost),
+        cudaErrorInvalidValue);
+    assert_int_equal(
+        cudaMemcpyToSymbolAsync_ptsz(out, in, sizeof(int), 0, cudaMemcpyHostToDevice, 0),
+        cudaErrorInvalidSymbol);
+    (void)cudaGetLastError();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -780,6 +824,7 @@ int main(void)
         cmocka_unit_test(t_exec_child_graph),
         cmocka_unit_test(t_kernel_node_attributes),
         cmocka_unit_test(t_user_objects),
+        cmocka_unit_test(t_symbol_copies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
