@@ -517,6 +517,7 @@ void sc_stored_graph_free(sc_stored_graph *sg)
         return;
     sc_graph_destroy(sg->graph);
     free(sg->meta.label);
+    free(sg->meta.host);
     free(sg);
 }
 

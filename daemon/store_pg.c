@@ -277,7 +277,8 @@ static int pg_open(const sc_store_config *cfg, sc_store_be **out, char *err, siz
         return SC_STORE_EINVAL;
     }
     sc_store_be *be = calloc(1, sizeof *be);
-    if (!be || !(be->uri = dup_str(cfg->path)) || !(be->host = dup_str(cfg->host ? cfg->host : ""))) {
+    if (!be || !(be->uri = dup_str(cfg->path)) ||
+        !(be->host = dup_str(cfg->host ? cfg->host : ""))) {
         pg_close(be);
         set_err(err, len, "out of memory", NULL);
         return SC_STORE_ENOMEM;
@@ -315,8 +316,12 @@ static int db_version(PGconn *c, int *version, char *err, size_t len)
 {
     int rc = 0;
     PGresult *r = run(c,
-                      "SELECT to_regclass('schema_migrations') IS NOT NULL,"
-                      " to_regclass('graphs') IS NOT NULL",
+                      /* pg_tables, not to_regclass: a plain scan sees what a daemon
+                       * that held the lock before us committed; the relation cache
+                       * may not yet. */
+                      "SELECT count(*) FILTER (WHERE tablename = 'schema_migrations') > 0,"
+                      " count(*) FILTER (WHERE tablename = 'graphs') > 0 FROM pg_tables"
+                      " WHERE schemaname = current_schema()",
                       NULL, PGRES_TUPLES_OK, "cannot read the schema version", &rc, err, len);
     if (!r)
         return rc;
@@ -351,8 +356,8 @@ static int apply_one(PGconn *c, const sc_migration *m, char *err, size_t len)
     if (rc == 0)
         rc = db_version(c, &version, err, len);
     if (rc == 0 && version < 0) {
-        set_err(err, len, "the database is not a streamcap database (tables but no schema_migrations)",
-                NULL);
+        set_err(err, len,
+                "the database is not a streamcap database (tables but no schema_migrations)", NULL);
         rc = SC_STORE_EIO;
     }
     if (rc == 0 && version < m->version) {
@@ -364,10 +369,11 @@ static int apply_one(PGconn *c, const sc_migration *m, char *err, size_t len)
         }
         PQclear(r);
         if (rc == 0) {
-            rc = exec_cmd(c,
-                          "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY,"
-                          " name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
-                          NULL, "cannot record the migration", err, len, NULL);
+            rc = exec_cmd(
+                c,
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY,"
+                " name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+                NULL, "cannot record the migration", err, len, NULL);
         }
         if (rc == 0) {
             params p = {0};
@@ -436,15 +442,14 @@ static int pg_migrate(sc_store_be *be, char *err, size_t len)
     return rc ? rc : recover_host(be, err, len);
 }
 
-static int pg_count_graphs(sc_store_be *be, sc_store_owner_fn add, void *ctx, char *err,
-                           size_t len)
+static int pg_count_graphs(sc_store_be *be, sc_store_owner_fn add, void *ctx, char *err, size_t len)
 {
     params p = {0};
     p_word(&p, be->host);
     int rc = 0;
-    PGresult *r = run(be->conn,
-                      "SELECT owner_uid, count(*) FROM graphs WHERE host = $1 GROUP BY owner_uid",
-                      &p, PGRES_TUPLES_OK, "cannot count the stored graphs", &rc, err, len);
+    PGresult *r =
+        run(be->conn, "SELECT owner_uid, count(*) FROM graphs WHERE host = $1 GROUP BY owner_uid",
+            &p, PGRES_TUPLES_OK, "cannot count the stored graphs", &rc, err, len);
     if (!r)
         return rc;
     for (int i = 0; i < PQntuples(r); i++)
@@ -464,8 +469,8 @@ static int pg_begin(sc_store_be *be, unsigned flags, char *err, size_t len)
     /* A chunk is acknowledged by the last transaction of its commit only,
      * whose flush covers it: it need not wait for its own. */
     if (rc == 0 && (flags & SC_STORE_TXN_UNACKED))
-        rc = exec_cmd(be->conn, "SET LOCAL synchronous_commit = off", NULL,
-                      "cannot begin a write", err, len, NULL);
+        rc = exec_cmd(be->conn, "SET LOCAL synchronous_commit = off", NULL, "cannot begin a write",
+                      err, len, NULL);
     return rc;
 }
 
@@ -778,7 +783,9 @@ static int copy_rows(sc_store_be *be, const sc_graph *g, int64_t gid, uint32_t l
     if (rc == 0 && !co_flush(&co, true))
         rc = SC_STORE_EIO;
     free(co.buf.p);
-    const char *why = rc == SC_STORE_ENOMEM ? "out of memory" : rc ? "graph could not be read" : NULL;
+    const char *why = rc == SC_STORE_ENOMEM ? "out of memory"
+                      : rc                  ? "graph could not be read"
+                                            : NULL;
     if (PQputCopyEnd(c, why) != 1 && rc == 0)
         rc = SC_STORE_EIO;
     int frc = 0;
@@ -845,8 +852,8 @@ static int log_end(sc_store_be *be, sc_store_job *j, char *err, size_t len)
     p_i64(&p, j->u.end.ended_ms);
     int64_t changed = 0;
     int rc = exec_cmd(be->conn,
-                      "UPDATE capture_log SET outcome = $2, node_count = $3, ended_at = " TS_IN(4)
-                      " WHERE session = $1 AND outcome = 'open'",
+                      "UPDATE capture_log SET outcome = $2, node_count = $3, ended_at = " TS_IN(
+                          4) " WHERE session = $1 AND outcome = 'open'",
                       &p, "cannot end the log row", err, len, &changed);
     if (rc)
         return rc;
@@ -864,9 +871,9 @@ static int check_open(sc_store_be *be, int64_t session, char *err, size_t len)
     params p = {0};
     p_i64(&p, session);
     int rc = 0;
-    PGresult *r = run(be->conn,
-                      "SELECT 1 FROM capture_log WHERE session = $1 AND outcome = 'open' FOR UPDATE",
-                      &p, PGRES_TUPLES_OK, "cannot read the log row", &rc, err, len);
+    PGresult *r = run(
+        be->conn, "SELECT 1 FROM capture_log WHERE session = $1 AND outcome = 'open' FOR UPDATE",
+        &p, PGRES_TUPLES_OK, "cannot read the log row", &rc, err, len);
     if (!r)
         return rc;
     rc = PQntuples(r) == 1 ? 0 : SC_STORE_ENOTFOUND;
@@ -908,8 +915,8 @@ static int insert_graph_row(sc_store_be *be, sc_store_job *j, int64_t *gid, char
     PGresult *r = run(be->conn,
                       "INSERT INTO graphs (graph, host, session, label, created_at, owner_uid,"
                       " owner_pid, node_count, edge_count, stream_count, semantics, capture)"
-                      " VALUES (coalesce($12::bigint, nextval('graph_ids')), $1, $2, $3, " TS_IN(4)
-                      ", $5, $6, $7, $8, $9, $10, $11) RETURNING graph",
+                      " VALUES (coalesce($12::bigint, nextval('graph_ids')), $1, $2, $3, " TS_IN(
+                          4) ", $5, $6, $7, $8, $9, $10, $11) RETURNING graph",
                       &p, PGRES_TUPLES_OK, "cannot store the graph", &rc, err, len);
     p_free(&p);
     if (!r)
@@ -958,10 +965,11 @@ static int insert_index(sc_store_be *be, const sc_graph *g, int64_t gid, char *e
         const char *v[5] = {sgid, sn, sm, (const char *)streams, (const char *)pairs};
         int lens[5] = {0, 0, 0, (int)(4 * n), (int)(8 * m)};
         int fmts[5] = {0, 0, 0, 1, 1};
-        PGresult *r = PQexecParams(be->conn,
-                                   "INSERT INTO graph_index (graph, node_count, edge_count, streams,"
-                                   " edges) VALUES ($1, $2, $3, $4, $5)",
-                                   5, NULL, v, lens, fmts, 0);
+        PGresult *r =
+            PQexecParams(be->conn,
+                         "INSERT INTO graph_index (graph, node_count, edge_count, streams,"
+                         " edges) VALUES ($1, $2, $3, $4, $5)",
+                         5, NULL, v, lens, fmts, 0);
         if (!r || PQresultStatus(r) != PGRES_COMMAND_OK)
             rc = pg_fail(be->conn, r, "cannot store the graph index", err, len);
         PQclear(r);
@@ -1072,12 +1080,13 @@ static int commit_capture(sc_store_be *be, sc_store_job *j, char *err, size_t le
         set_err(err, len, "out of memory", NULL);
         return SC_STORE_ENOMEM;
     }
-    rc = exec_cmd(be->conn,
-                  "INSERT INTO captures (session, capture, origin, mode, thread, outcome,"
-                  " cuda_error, node_count, ended_at, graph, inv_method, inv_stream, inv_event,"
-                  " inv_thread, inv_call, inv_error) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, "
-                  TS_IN(9) ", $10, $11, $12, $13, $14, $15, $16)",
-                  &p, "cannot store the capture", err, len, NULL);
+    rc =
+        exec_cmd(be->conn,
+                 "INSERT INTO captures (session, capture, origin, mode, thread, outcome,"
+                 " cuda_error, node_count, ended_at, graph, inv_method, inv_stream, inv_event,"
+                 " inv_thread, inv_call, inv_error) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, " TS_IN(
+                     9) ", $10, $11, $12, $13, $14, $15, $16)",
+                 &p, "cannot store the capture", err, len, NULL);
     p_free(&p);
     j->id = gid;
     return rc;
@@ -1113,14 +1122,14 @@ static int delete_graph(sc_store_be *be, sc_store_job *j, char *err, size_t len)
     p_i64(&q, j->u.del.deleted_ms);
     if (rc == 0)
         rc = exec_cmd(be->conn,
-                      "UPDATE capture_log SET graph_deleted_at = " TS_IN(3)
-                      " WHERE session = $1 AND graph = $2",
+                      "UPDATE capture_log SET graph_deleted_at = " TS_IN(
+                          3) " WHERE session = $1 AND graph = $2",
                       &q, "cannot delete the graph", err, len, NULL);
     if (rc == 0)
-        rc = exec_cmd(be->conn,
-                      "UPDATE captures SET graph_deleted_at = " TS_IN(3)
-                      " WHERE session = $1 AND graph = $2",
-                      &q, "cannot delete the graph", err, len, NULL);
+        rc = exec_cmd(
+            be->conn,
+            "UPDATE captures SET graph_deleted_at = " TS_IN(3) " WHERE session = $1 AND graph = $2",
+            &q, "cannot delete the graph", err, len, NULL);
     if (rc == 0)
         j->id = j->u.del.graph;
     return rc;
@@ -1254,8 +1263,9 @@ static char *dup_col(const PGresult *r, int row, int col, size_t *len)
 }
 
 #define GRAPH_COLS                                                                                 \
-    "graph, session, label, " TS_OUT("created_at") ", owner_uid, owner_pid, node_count,"          \
-    " edge_count, stream_count, semantics, capture, host"
+    "graph, session, label, " TS_OUT(                                                              \
+        "created_at") ", owner_uid, owner_pid, node_count,"                                        \
+                      " edge_count, stream_count, semantics, capture, host"
 
 static int row_to_meta(const PGresult *r, int i, sc_graph_meta *m)
 {
@@ -1279,8 +1289,7 @@ static int row_to_meta(const PGresult *r, int i, sc_graph_meta *m)
     return 0;
 }
 
-static int rd_exec(PGconn *c, sc_store_read *rq, const char *sql, const params *p,
-                   PGresult **out)
+static int rd_exec(PGconn *c, sc_store_read *rq, const char *sql, const params *p, PGresult **out)
 {
     int rc = 0;
     *out = run(c, sql, p, PGRES_TUPLES_OK, "read failed", &rc, rq->errmsg, sizeof rq->errmsg);
@@ -1415,8 +1424,8 @@ static int load_rows(PGconn *c, sc_store_read *rq, sc_stored_graph *sg)
     if (rc == 0 && lc.expect != sg->meta.node_count)
         rc = rd_fail(rq, SC_STORE_EIO, "stored graph is missing node rows");
     if (rc == 0)
-        rc = stream_rows(c, rq, "SELECT src, dst FROM edges WHERE graph = $1 ORDER BY src, dst",
-                         &p, take_edge, &lc);
+        rc = stream_rows(c, rq, "SELECT src, dst FROM edges WHERE graph = $1 ORDER BY src, dst", &p,
+                         take_edge, &lc);
     if (rc == 0 && sc_graph_seal(lc.g) != 0)
         rc = rd_fail(rq, SC_STORE_EIO, "stored graph could not be sealed");
     if (rc == 0 && sc_graph_edge_count(lc.g) != sg->meta.edge_count)
@@ -1594,12 +1603,15 @@ static int read_captures(PGconn *c, sc_store_read *rq, sc_log_entry *e)
     params p = {0};
     p_i64(&p, e->session);
     PGresult *r;
-    if (rd_exec(c, rq,
-                "SELECT capture, origin, mode, thread, outcome, cuda_error, node_count, "
-                TS_OUT("ended_at") ", graph, " TS_OUT("graph_deleted_at") ", inv_method,"
-                " inv_stream, inv_event, inv_thread, inv_call, inv_error"
-                " FROM captures WHERE session = $1 ORDER BY capture",
-                &p, &r))
+    if (rd_exec(
+            c, rq,
+            "SELECT capture, origin, mode, thread, outcome, cuda_error, node_count, " TS_OUT(
+                "ended_at") ", graph, " TS_OUT("graph_deleted_at") ", inv_method,"
+                                                                   " inv_stream, inv_event, "
+                                                                   "inv_thread, inv_call, inv_error"
+                                                                   " FROM captures WHERE session = "
+                                                                   "$1 ORDER BY capture",
+            &p, &r))
         return rq->rc;
     int n = PQntuples(r), rc = 0;
     e->captures = n ? calloc((size_t)n, sizeof *e->captures) : NULL;
@@ -1638,9 +1650,10 @@ static int read_captures(PGconn *c, sc_store_read *rq, sc_log_entry *e)
 static void read_log(const pg_reader *pr, sc_store_read *rq)
 {
     const sc_log_query *q = &rq->log;
-    char sql[900] = "SELECT session, label, owner_uid, owner_pid, " TS_OUT("opened_at") ", "
-                    TS_OUT("ended_at") ", outcome, node_count, graph, " TS_OUT("graph_deleted_at")
-                    ", semantics, host FROM capture_log WHERE true";
+    char sql[900] = "SELECT session, label, owner_uid, owner_pid, " TS_OUT("opened_at") ", " TS_OUT(
+        "ended_at") ", outcome, node_count, graph, " TS_OUT("graph_deleted_at") ", semantics, host "
+                                                                                "FROM capture_log "
+                                                                                "WHERE true";
     params p = {0};
     bool ok = true;
     if (q->has_before) {

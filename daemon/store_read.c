@@ -947,6 +947,7 @@ void sc_graph_meta_free(sc_graph_meta *meta)
     if (!meta)
         return;
     free(meta->label);
+    free(meta->host);
     free(meta);
 }
 
@@ -954,8 +955,10 @@ void sc_graph_page_free(sc_graph_page *page)
 {
     if (!page)
         return;
-    for (size_t i = 0; i < page->count; i++)
+    for (size_t i = 0; i < page->count; i++) {
         free(page->graphs[i].label);
+        free(page->graphs[i].host);
+    }
     free(page->graphs);
     free(page);
 }
@@ -967,6 +970,7 @@ void sc_log_page_free(sc_log_page *page)
     for (size_t i = 0; i < page->count; i++) {
         sc_log_entry *e = &page->entries[i];
         free(e->label);
+        free(e->host);
         for (size_t k = 0; k < e->ncaptures; k++)
             free(e->captures[k].inv_call);
         free(e->captures);

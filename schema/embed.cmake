@@ -1,11 +1,11 @@
-# cmake -DOUT=file.c -DSQL_FILES="a.sql,b.sql" [-DVAR=name] -P embed.cmake
-# Writes a C file defining VAR[] (default sc_migrations) and VAR's count
-# (sc_migration_count, or VAR_count) from the given .sql files.
+# cmake -DOUT=file.c -DSQL_FILES="a.sql,b.sql" [-DVAR=name -DCOUNT_VAR=name] -P embed.cmake
+# Writes a C file defining VAR[] (default sc_migrations) and its length
+# COUNT_VAR (default sc_migration_count) from the given .sql files.
 if(NOT VAR)
     set(VAR sc_migrations)
+endif()
+if(NOT COUNT_VAR)
     set(COUNT_VAR sc_migration_count)
-else()
-    set(COUNT_VAR ${VAR}_count)
 endif()
 set(body "/* Generated from schema/NNN_name.sql by schema/embed.cmake; do not edit. */\n#include \"sc_schema.h\"\n\nconst sc_migration ${VAR}[] = {\n")
 set(count 0)
