@@ -6,28 +6,17 @@
  * thread takes the whole queue at once, runs it as one transaction (group
  * commit, store_write.c), appends the finished jobs to the completion list
  * under `mu` and wakes the loop with uv_async_send().  Callbacks therefore
- * only ever see results of transactions whose COMMIT returned SQLITE_OK.
+ * only ever see results of transactions whose COMMIT succeeded.  The
+ * database work itself is the backend's (store_backend.h), chosen at open
+ * from the --db text.
  */
-/* flock() is not POSIX. */
-#define _DEFAULT_SOURCE
-
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "sc_schema.h"
 #include "store_int.h"
-
-#define DEFAULT_BUSY_TIMEOUT_MS 5000
 
 /* The store's range (sc_store.h) holds every SC_STORE_E* code and stays
  * clear of the core's, whose codes the store converts. */
@@ -42,10 +31,6 @@ _Static_assert(SC_STORE_E__MIN <= SC_STORE_E__MAX && SC_STORE_E__MAX < SC_STORE_
                "store range must be negative");
 _Static_assert(SC_RANGES_DISJOINT(SC_STORE_E__MIN, SC_STORE_E__MAX, SC_E__MIN, SC_E__MAX),
                "store and core error ranges overlap");
-/* SQLite result codes (SQLITE_OK, SQLITE_ROW, SQLITE_DONE, extended codes)
- * are never negative, so none of them can pass for a store code. */
-_Static_assert(SQLITE_OK == 0 && SQLITE_ROW > 0 && SQLITE_DONE > 0 && SQLITE_IOERR_NOMEM > 0,
-               "SQLite codes are expected to be non-negative");
 
 /* ---- writer thread ---- */
 
@@ -53,14 +38,14 @@ _Static_assert(SQLITE_OK == 0 && SQLITE_ROW > 0 && SQLITE_DONE > 0 && SQLITE_IOE
 static int64_t job_session(const store_job *j)
 {
     switch (j->type) {
-    case JOB_LOG_END:
+    case SC_STORE_JOB_LOG_END:
         return j->u.end.session;
-    case JOB_COMMIT_GRAPH:
+    case SC_STORE_JOB_COMMIT_GRAPH:
         return j->u.commit.submitted ? 0 : j->u.commit.session;
-    case JOB_COMMIT_CAPTURE:
+    case SC_STORE_JOB_COMMIT_CAPTURE:
         return j->u.commit.session;
-    case JOB_LOG_OPEN:
-    case JOB_DELETE_GRAPH:
+    case SC_STORE_JOB_LOG_OPEN:
+    case SC_STORE_JOB_DELETE_GRAPH:
         break;
     }
     return 0;
@@ -91,7 +76,7 @@ static store_job *sort_batch(store_job *batch, store_job **chunked)
             b = b->next;
         if (session && b)
             append(&b->waiting, j);
-        else if (store_writer_chunked(j))
+        else if (store_txn_chunked(j))
             append(chunked, j);
         else {
             *tail = j;
@@ -152,14 +137,14 @@ static void *writer_main(void *p)
         sc_store_stats delta = {0};
         store_job *small = sort_batch(batch, &chunked);
         if (small) {
-            store_writer_run_batch(&st->w, small, &delta);
+            store_txn_run_batch(st, small, &delta);
             hand_back(st, small, &delta);
             delta = (sc_store_stats){0};
         }
         if (!chunked)
             continue;
         store_job *j = chunked;
-        if (!store_writer_step(&st->w, j, &delta)) {
+        if (!store_txn_step(st, j, &delta)) {
             hand_back(st, NULL, &delta);
             continue;
         }
@@ -230,12 +215,13 @@ static void deliver(sc_store *st)
 
     while (j) {
         store_job *next = j->next;
-        if ((j->type == JOB_COMMIT_GRAPH || (j->type == JOB_COMMIT_CAPTURE && j->u.commit.g)) &&
+        if ((j->type == SC_STORE_JOB_COMMIT_GRAPH ||
+             (j->type == SC_STORE_JOB_COMMIT_CAPTURE && j->u.commit.g)) &&
             j->rc == 0) {
             st->graph_count++;
             uid_count_add(st, j->u.commit.uid, 1);
         }
-        if (j->type == JOB_DELETE_GRAPH && j->rc == 0) {
+        if (j->type == SC_STORE_JOB_DELETE_GRAPH && j->rc == 0) {
             st->graph_count--;
             uid_count_add(st, j->u.del.uid, -1);
         }
@@ -277,7 +263,7 @@ static int submit(sc_store *st, store_job *j)
     return 0;
 }
 
-static store_job *job_new(sc_store *st, enum store_job_type type, size_t extra,
+static store_job *job_new(sc_store *st, enum sc_store_job_type type, size_t extra,
                           sc_store_done_fn done, void *arg, int *rc)
 {
     if (!st) {
@@ -321,7 +307,7 @@ int sc_store_log_open_as(sc_store *st, const char *semantics, uint32_t uid, int6
         label_len = 0;
     if (label_len > SIZE_MAX / 2)
         return SC_STORE_EINVAL;
-    store_job *j = job_new(st, JOB_LOG_OPEN, label_len + 1, done, arg, &rc);
+    store_job *j = job_new(st, SC_STORE_JOB_LOG_OPEN, label_len + 1, done, arg, &rc);
     if (!j)
         return rc;
     char *copy = (char *)(j + 1);
@@ -354,7 +340,7 @@ int sc_store_log_end(sc_store *st, int64_t session, const char *outcome, uint32_
     if (!word)
         return SC_STORE_EINVAL;
     int rc;
-    store_job *j = job_new(st, JOB_LOG_END, 0, done, arg, &rc);
+    store_job *j = job_new(st, SC_STORE_JOB_LOG_END, 0, done, arg, &rc);
     if (!j)
         return rc;
     j->u.end.session = session;
@@ -371,7 +357,7 @@ int sc_store_commit_graph(sc_store *st, int64_t session, const sc_graph *g, uint
     if (!g || !sc_graph_is_sealed(g))
         return SC_STORE_EINVAL;
     int rc;
-    store_job *j = job_new(st, JOB_COMMIT_GRAPH, 0, done, arg, &rc);
+    store_job *j = job_new(st, SC_STORE_JOB_COMMIT_GRAPH, 0, done, arg, &rc);
     if (!j)
         return rc;
     j->u.commit.session = session;
@@ -391,7 +377,7 @@ int sc_store_submit_graph(sc_store *st, const sc_graph *g, uint32_t uid, int64_t
     if (!g || !sc_graph_is_sealed(g))
         return SC_STORE_EINVAL;
     int rc;
-    store_job *j = job_new(st, JOB_COMMIT_GRAPH, 0, done, arg, &rc);
+    store_job *j = job_new(st, SC_STORE_JOB_COMMIT_GRAPH, 0, done, arg, &rc);
     if (!j)
         return rc;
     j->u.commit.session = 0;
@@ -417,7 +403,7 @@ int sc_store_commit_capture(sc_store *st, int64_t session, const sc_store_captur
          strcmp(cap->outcome, "discarded") != 0))
         return SC_STORE_EINVAL;
     int rc;
-    store_job *j = job_new(st, JOB_COMMIT_CAPTURE, 0, done, arg, &rc);
+    store_job *j = job_new(st, SC_STORE_JOB_COMMIT_CAPTURE, 0, done, arg, &rc);
     if (!j)
         return rc;
     j->u.commit.session = session;
@@ -453,7 +439,7 @@ int sc_store_delete_graph(sc_store *st, int64_t graph, int64_t deleted_ms, sc_st
                           void *arg)
 {
     int rc;
-    store_job *j = job_new(st, JOB_DELETE_GRAPH, 0, done, arg, &rc);
+    store_job *j = job_new(st, SC_STORE_JOB_DELETE_GRAPH, 0, done, arg, &rc);
     if (!j)
         return rc;
     j->u.del.graph = graph;
@@ -526,6 +512,46 @@ const char *sc_store_path(const sc_store *st)
     return st ? st->path : NULL;
 }
 
+const char *sc_store_backend_name(const sc_store *st)
+{
+    return st ? st->ops->name : NULL;
+}
+
+const char *sc_store_host(const sc_store *st)
+{
+    return st ? st->host : "";
+}
+
+char *store_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+bool sc_store_db_is_postgresql(const char *db)
+{
+    return db && (strncmp(db, "postgresql://", 13) == 0 || strncmp(db, "postgres:", 9) == 0);
+}
+
+int sc_store_backend_for(const char *db, const sc_store_backend **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!sc_store_db_is_postgresql(db)) {
+        *out = &sc_store_sqlite_backend;
+        return 0;
+    }
+#ifdef SC_HAVE_POSTGRESQL
+    *out = &sc_store_pg_backend;
+    return 0;
+#else
+    snprintf(err, errlen, "this streamcapd was built without PostgreSQL support");
+    return SC_STORE_EINVAL;
+#endif
+}
+
 int sc_store_graph_count(sc_store *st, int64_t *out)
 {
     if (!st || !out)
@@ -555,300 +581,40 @@ int sc_store_get_stats(sc_store *st, sc_store_stats *out)
 
 /* ---- open ---- */
 
-static int fail(sqlite3 *db, const char *what, char *errbuf, size_t errlen)
+static void count_owner(void *ctx, uint32_t uid, int64_t graphs)
 {
-    snprintf(errbuf, errlen, "%s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
-    return SC_STORE_EIO;
-}
-
-static int exec(sqlite3 *db, const char *sql, const char *what, char *errbuf, size_t errlen)
-{
-    if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
-        return fail(db, what, errbuf, errlen);
-    return 0;
-}
-
-/* A one-row, one-column query. */
-static int query_int(sqlite3 *db, const char *sql, int64_t *out, char *errbuf, size_t errlen)
-{
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        return fail(db, sql, errbuf, errlen);
-    int rc = sqlite3_step(s);
-    if (rc == SQLITE_ROW)
-        *out = sqlite3_column_int64(s, 0);
-    sqlite3_finalize(s);
-    return rc == SQLITE_ROW ? 0 : fail(db, sql, errbuf, errlen);
-}
-
-/* The per-owner graph counts, once at open: graphs_by_owner serves the
- * GROUP BY without sorting. */
-static int count_owners(sc_store *st, sqlite3 *db, char *errbuf, size_t errlen)
-{
-    static const char sql[] = "SELECT owner_uid, count(*) FROM graphs GROUP BY owner_uid";
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        return fail(db, sql, errbuf, errlen);
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-        uid_count_add(st, (uint32_t)sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1));
-    sqlite3_finalize(s);
-    return rc == SQLITE_DONE ? 0 : fail(db, sql, errbuf, errlen);
-}
-
-static int set_wal(sqlite3 *db, char *errbuf, size_t errlen)
-{
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &s, NULL) != SQLITE_OK)
-        return fail(db, "setting WAL", errbuf, errlen);
-    int ok = sqlite3_step(s) == SQLITE_ROW &&
-             sqlite3_stricmp((const char *)sqlite3_column_text(s, 0), "wal") == 0;
-    sqlite3_finalize(s);
-    if (!ok) {
-        snprintf(errbuf, errlen, "setting WAL: the database refused journal_mode=WAL");
-        return SC_STORE_EIO;
-    }
-    return 0;
-}
-
-static int latest_version(void)
-{
-    return sc_migration_count ? sc_migrations[sc_migration_count - 1].version : 0;
-}
-
-/* The tables of every schema version, so a database that only shares a
- * user_version with ours is still recognised as another program's. */
-#define OUR_TABLES                                                                                 \
-    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "                         \
-    "('capture_log', 'graphs', 'nodes', 'edges', 'graph_index')"
-#define OUR_TABLE_COUNT 5
-
-/*
- * Before anything writes to it (not even journal_mode): a database of
- * another program is refused rather than extended with our tables, and
- * one of a newer streamcapd rather than misread.
- */
-static int check_schema(sqlite3 *db, char *errbuf, size_t errlen)
-{
-    int64_t version, objects, ours;
-    if (query_int(db, "PRAGMA user_version", &version, errbuf, errlen)) {
-        if (sqlite3_errcode(db) == SQLITE_NOTADB)
-            snprintf(errbuf, errlen, "it is not an SQLite database");
-        return SC_STORE_EIO;
-    }
-    if (version > latest_version()) {
-        snprintf(errbuf, errlen,
-                 "its schema version %lld is newer than this streamcapd knows (%d): "
-                 "run a newer streamcapd",
-                 (long long)version, latest_version());
-        return SC_STORE_EIO;
-    }
-    if (query_int(db,
-                  "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
-                  &objects, errbuf, errlen) ||
-        query_int(db, OUR_TABLES, &ours, errbuf, errlen))
-        return SC_STORE_EIO;
-    if (version == 0 && objects > 0) {
-        snprintf(errbuf, errlen,
-                 "it holds another program's tables (no streamcap schema version); "
-                 "not adding ours: choose another file with --db");
-        return SC_STORE_EIO;
-    }
-    if (version > 0 && ours != OUR_TABLE_COUNT) {
-        snprintf(errbuf, errlen,
-                 "it has schema version %lld but not streamcap's tables: it belongs to another "
-                 "program; choose another file with --db",
-                 (long long)version);
-        return SC_STORE_EIO;
-    }
-    return 0;
-}
-
-static int apply_migrations(sqlite3 *db, char *errbuf, size_t errlen)
-{
-    int64_t version;
-    if (query_int(db, "PRAGMA user_version", &version, errbuf, errlen))
-        return SC_STORE_EIO;
-    for (size_t i = 0; i < sc_migration_count; i++) {
-        const sc_migration *m = &sc_migrations[i];
-        if (m->version <= version)
-            continue;
-        char pragma[64];
-        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", m->version);
-        if (exec(db, "BEGIN IMMEDIATE", m->name, errbuf, errlen))
-            return SC_STORE_EIO;
-        if (exec(db, m->sql, m->name, errbuf, errlen) ||
-            exec(db, pragma, m->name, errbuf, errlen) ||
-            exec(db, "COMMIT", m->name, errbuf, errlen)) {
-            sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-            return SC_STORE_EIO;
-        }
-    }
-    return 0;
-}
-
-static int setup_writer(sc_store *st, const sc_store_config *cfg, char *errbuf, size_t errlen)
-{
-    sqlite3 *db = NULL;
-    int rc = sqlite3_open_v2(
-        cfg->path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
-    st->w.db = db;
-    if (rc != SQLITE_OK) {
-        /* The system's reason (a directory, no permission) says more than
-         * SQLite's "unable to open database file"; the caller names the path. */
-        int e = db ? sqlite3_system_errno(db) : 0;
-        snprintf(errbuf, errlen, "%s", e ? strerror(e) : db ? sqlite3_errmsg(db) : "out of memory");
-        return SC_STORE_EIO;
-    }
-    sqlite3_busy_timeout(db, st->busy_timeout_ms);
-    if (store_rows_register(db) != SQLITE_OK)
-        return fail(db, "registering the row functions", errbuf, errlen);
-    if (check_schema(db, errbuf, errlen))
-        return SC_STORE_EIO;
-    if (set_wal(db, errbuf, errlen))
-        return SC_STORE_EIO;
-    st->w.full_sync = cfg->sync_full;
-    if (exec(db, cfg->sync_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
-             "setting synchronous", errbuf, errlen))
-        return SC_STORE_EIO;
-    if (apply_migrations(db, errbuf, errlen))
-        return SC_STORE_EIO;
-    if (cfg->max_page_count > 0) {
-        char pragma[64];
-        snprintf(pragma, sizeof pragma, "PRAGMA max_page_count = %lld",
-                 (long long)cfg->max_page_count);
-        if (exec(db, pragma, "setting max_page_count", errbuf, errlen))
-            return SC_STORE_EIO;
-    }
-    /* Graphs a dead daemon was committing in chunks were never
-     * acknowledged: their rows go before anything reads the file.  Should
-     * that fail (a full disk), they stay invisible until the next start. */
-    store_writer_recover(db);
-    /* Rows still open belong to a daemon that died; their end time is
-     * unknown, so ended_at stays NULL. */
-    if (exec(db, "UPDATE capture_log SET outcome = 'lost' WHERE outcome = 'open'",
-             "marking lost sessions", errbuf, errlen))
-        return SC_STORE_EIO;
-    if (query_int(db, "SELECT count(*) FROM graphs", &st->graph_count, errbuf, errlen))
-        return SC_STORE_EIO;
-    if (count_owners(st, db, errbuf, errlen))
-        return SC_STORE_EIO;
-    return store_writer_prepare(&st->w, errbuf, errlen);
-}
-
-/* ---- one daemon per database ---- */
-
-/* The pid a lock holder wrote into the lock file, or 0. */
-static long lock_holder(int fd)
-{
-    char text[32];
-    ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
-    if (n <= 0)
-        return 0;
-    text[n] = '\0';
-    char *end;
-    long pid = strtol(text, &end, 10);
-    return pid > 0 && (*end == '\n' || *end == '\0') ? pid : 0;
-}
-
-static int lock_path(const char *path, char *out, size_t len)
-{
-    return snprintf(out, len, "%s.lock", path) < (int)len ? 0 : -1;
-}
-
-/* True when `fd` is still the file at `path`: a holder that was closing
- * may have unlinked it after we opened it. */
-static bool still_linked(int fd, const char *path)
-{
-    struct stat a, b;
-    return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
-           a.st_ino == b.st_ino;
-}
-
-static int lock_busy(int fd, int e, const char *lock, char *errbuf, size_t errlen)
-{
-    long pid = e == EWOULDBLOCK ? lock_holder(fd) : 0;
-    if (pid > 0)
-        snprintf(errbuf, errlen, "in use by streamcapd pid %ld (one daemon per database)", pid);
-    else if (e == EWOULDBLOCK)
-        snprintf(errbuf, errlen, "in use by another streamcapd (one daemon per database)");
-    else
-        snprintf(errbuf, errlen, "cannot lock %s: %s", lock, strerror(e));
-    close(fd);
-    return SC_STORE_EIO;
-}
-
-/*
- * Two daemons on one database would each serve their own cached graphs
- * and session state, and the second would mark the first's open sessions
- * lost.  So the store holds an exclusive lock on <db>.lock for its life.
- * flock, not fcntl: the lock belongs to the open file, so it also keeps
- * out a second store of the same process, and closing some other
- * descriptor of the file does not drop it.  The kernel releases it when
- * the process dies, however it dies, so a crash leaves nothing to clean;
- * a clean close removes the file while still holding the lock, which is
- * why a new holder checks that the file it locked is still linked.
- */
-static int take_lock(sc_store *st, const char *path, char *errbuf, size_t errlen)
-{
-    char lock[PATH_MAX];
-    if (lock_path(path, lock, sizeof(lock)) != 0) {
-        snprintf(errbuf, errlen, "path too long");
-        return SC_STORE_EINVAL;
-    }
-    for (int attempt = 0; attempt < 100; attempt++) {
-        int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0) {
-            snprintf(errbuf, errlen, "cannot open its lock file %s: %s", lock, strerror(errno));
-            return SC_STORE_EIO;
-        }
-        if (flock(fd, LOCK_EX | LOCK_NB) != 0)
-            return lock_busy(fd, errno, lock, errbuf, errlen);
-        if (!still_linked(fd, lock)) {
-            close(fd);
-            continue;
-        }
-        char pid[32];
-        int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-        if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
-            snprintf(errbuf, errlen, "cannot write %s: %s", lock, strerror(errno));
-            close(fd);
-            return SC_STORE_EIO;
-        }
-        st->lock_fd = fd;
-        return 0;
-    }
-    snprintf(errbuf, errlen, "cannot lock %s: it keeps being replaced", lock);
-    return SC_STORE_EIO;
-}
-
-/* After the database is closed, so that the next daemon finds it
- * complete; unlinked before the close, while the lock still holds. */
-static void release_lock(sc_store *st)
-{
-    if (st->lock_fd < 0)
-        return;
-    char lock[PATH_MAX];
-    if (lock_path(st->path, lock, sizeof(lock)) == 0)
-        unlink(lock);
-    close(st->lock_fd);
-    st->lock_fd = -1;
+    sc_store *st = ctx;
+    st->graph_count += graphs;
+    uid_count_add(st, uid, graphs);
 }
 
 /* Free what setup left behind; the thread and the handle are not running. */
 static void destroy(sc_store *st)
 {
     store_readers_shutdown(st);
-    store_writer_finalize(&st->w);
-    sqlite3_close(st->w.db);
-    release_lock(st);
+    if (st->ops)
+        st->ops->close(st->be);
     pthread_cond_destroy(&st->rcv);
     pthread_mutex_destroy(&st->rmu);
     pthread_cond_destroy(&st->cv);
     pthread_mutex_destroy(&st->mu);
     free(st->uid_counts);
+    free(st->host);
     free(st->path);
     free(st);
+}
+
+/* The backend's part of opening: connect, migrate, count. */
+static int open_backend(sc_store *st, const sc_store_config *cfg, char *errbuf, size_t errlen)
+{
+    int rc = sc_store_backend_for(cfg->path, &st->ops, errbuf, errlen);
+    if (rc == 0)
+        rc = st->ops->open(cfg, &st->be, errbuf, errlen);
+    if (rc == 0)
+        rc = st->ops->migrate(st->be, errbuf, errlen);
+    if (rc == 0)
+        rc = st->ops->count_graphs(st->be, count_owner, st, errbuf, errlen);
+    return rc;
 }
 
 int sc_store_open(uv_loop_t *loop, const sc_store_config *cfg, sc_store **out, char *errbuf,
@@ -865,27 +631,22 @@ int sc_store_open(uv_loop_t *loop, const sc_store_config *cfg, sc_store **out, c
         return SC_STORE_EINVAL;
     }
     *out = NULL;
-    if (!sqlite3_threadsafe()) {
-        snprintf(errbuf, errlen, "SQLite was built without thread support");
-        return SC_STORE_EIO;
-    }
     sc_store *st = calloc(1, sizeof *st);
-    if (!st || !(st->path = store_strdup(cfg->path))) {
+    if (!st || !(st->path = store_strdup(cfg->path)) ||
+        !(st->host = store_strdup(cfg->host ? cfg->host : ""))) {
+        if (st)
+            free(st->path);
         free(st);
         snprintf(errbuf, errlen, "out of memory");
         return SC_STORE_ENOMEM;
     }
     st->loop = loop;
-    st->busy_timeout_ms = cfg->busy_timeout_ms > 0 ? cfg->busy_timeout_ms : DEFAULT_BUSY_TIMEOUT_MS;
     pthread_mutex_init(&st->mu, NULL);
     pthread_cond_init(&st->cv, NULL);
     pthread_mutex_init(&st->rmu, NULL);
     pthread_cond_init(&st->rcv, NULL);
-    st->lock_fd = -1;
 
-    int rc = take_lock(st, cfg->path, errbuf, errlen);
-    if (rc == 0)
-        rc = setup_writer(st, cfg, errbuf, errlen);
+    int rc = open_backend(st, cfg, errbuf, errlen);
     if (rc == 0 && !(st->async = malloc(sizeof *st->async))) {
         snprintf(errbuf, errlen, "out of memory");
         rc = SC_STORE_ENOMEM;

@@ -192,8 +192,8 @@ typedef struct sc_store_backend {
      * statements.  0, EIO or ENOMEM.
      */
     int (*migrate)(sc_store_be *be, char *err, size_t errlen);
-    /* Report the stored graphs per owner of this daemon's host (each owner
-     * once) through `add`.  0, EIO or ENOMEM. */
+    /* Report the number of stored graphs of each owner uid (every host's
+     * rows; each uid once) through `add`.  0, EIO or ENOMEM. */
     int (*count_graphs)(sc_store_be *be, sc_store_owner_fn add, void *ctx, char *err,
                         size_t errlen);
     /* Close every connection of the backend and free it; readers are

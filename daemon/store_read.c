@@ -1,176 +1,65 @@
 /*
- * store_read.c - read jobs on libuv's thread pool: graph loads, graph
- * metadata and the pages of graph.list and log.list.
+ * store_read.c - read jobs on libuv's thread pool, over any backend:
+ * graph loads, graph metadata and the pages of graph.list and log.list.
  *
- * Each job borrows a read-only connection from a pool (opened on demand,
- * at most STORE_MAX_READERS, kept until close).  A load reads the graph
- * row, its nodes and its edges inside one read transaction, so it sees one
- * snapshot even while the writer commits; a skeleton load reads the graph
- * row and the two graph_index blobs the same way.  The other jobs are one
- * statement each, which is a snapshot by itself.  WAL lets these run
- * beside the writer without blocking it.
+ * Each job borrows a reader connection of the backend from a pool (opened
+ * on demand, at most STORE_MAX_READERS, kept until close) and runs the
+ * backend's read on it (store_backend.h).
  *
  * Every submitted job sits on sc_store.reads until its database work is
  * done; sc_store_close() cancels the ones libuv has not started and waits
  * for the rest.  The after-work callback never touches the store, so it
  * may run after the store is gone.
- *
- * Result codes: a job's result is q->rc, 0 or an SC_STORE_E* code.  The
- * helpers that can fail set it (set_err and friends) and return that same
- * code, so a chain of them stops at the first failure; helpers named sql_*
- * return SQLite's result codes instead, and graph_rc() turns the graph
- * model's SC_E* codes into store codes.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sc_json.h"
 #include "store_int.h"
 
 #define STORE_MAX_READERS 4
 
 struct store_reader {
     store_reader *next;
-    sqlite3 *db;
-    sqlite3_stmt *begin;
-    sqlite3_stmt *end;
-    sqlite3_stmt *meta;
-    sqlite3_stmt *nodes;
-    sqlite3_stmt *edges;
-    sqlite3_stmt *index_row;
-    sqlite3_stmt *captures;
-    /* Prepared on first use: most connections never list. */
-    sqlite3_stmt *graphs[STORE_GRAPHS_VARIANTS];
-    sqlite3_stmt *log[STORE_LOG_VARIANTS];
+    void *conn; /* the backend's */
 };
 
-typedef void (*read_run_fn)(store_reader *r, store_read_req *q);
-typedef void (*read_deliver_fn)(store_read_req *q);
-
-/* The part every read job shares; each kind embeds it as its first member,
- * so the job is freed through it. */
+/* One read job: the backend's request and the callback it ends in. */
 struct store_read_req {
     uv_work_t work;
     store_read_req *prev, *next; /* on sc_store.reads */
     sc_store *st;                /* only until the database work is done */
-    read_run_fn run;             /* pool thread, with a reader */
-    read_deliver_fn deliver;     /* loop thread: the callback; frees results when rc != 0 */
+    sc_store_read rq;
     void *arg;
-    int rc;
-    char errmsg[256];
+    union {
+        sc_store_graph_fn graph;
+        sc_store_meta_fn meta;
+        sc_store_graph_page_fn graphs;
+        sc_store_log_page_fn log;
+    } done;
+    char strings[]; /* the query's label and host */
 };
-
-typedef struct load_req {
-    store_read_req base;
-    int64_t graph;
-    bool skeleton;
-    sc_store_graph_fn done;
-    sc_stored_graph *sg;
-} load_req;
-
-typedef struct meta_req {
-    store_read_req base;
-    int64_t graph;
-    sc_store_meta_fn done;
-    sc_graph_meta *meta;
-} meta_req;
-
-typedef struct graphs_req {
-    store_read_req base;
-    sc_graph_query q; /* label points at `label_copy` */
-    sc_store_graph_page_fn done;
-    sc_graph_page *page;
-    size_t cap; /* entries allocated in page->graphs */
-    char label_copy[];
-} graphs_req;
-
-typedef struct log_req {
-    store_read_req base;
-    sc_log_query q; /* outcome is a static word */
-    sc_store_log_page_fn done;
-    sc_log_page *page;
-    size_t cap; /* entries allocated in page->entries */
-} log_req;
-
-#define GRAPH_COLUMNS                                                                              \
-    "graph, session, label, created_at, owner_uid, owner_pid, node_count, edge_count,"             \
-    " stream_count, semantics, capture"
-
-static void reader_close(store_reader *r)
-{
-    if (!r)
-        return;
-    sqlite3_finalize(r->begin);
-    sqlite3_finalize(r->end);
-    sqlite3_finalize(r->meta);
-    sqlite3_finalize(r->nodes);
-    sqlite3_finalize(r->edges);
-    sqlite3_finalize(r->index_row);
-    sqlite3_finalize(r->captures);
-    for (int i = 0; i < STORE_GRAPHS_VARIANTS; i++)
-        sqlite3_finalize(r->graphs[i]);
-    for (int i = 0; i < STORE_LOG_VARIANTS; i++)
-        sqlite3_finalize(r->log[i]);
-    sqlite3_close(r->db);
-    free(r);
-}
-
-/* SQLITE_OK or SQLite's error. */
-static int sql_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **out)
-{
-    return sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL);
-}
 
 /* A new reader, or NULL with *fail set to SC_STORE_ENOMEM or SC_STORE_EIO. */
 static store_reader *reader_open(const sc_store *st, int *fail, char *errbuf, size_t len)
 {
     store_reader *r = calloc(1, sizeof *r);
-    *fail = SC_STORE_ENOMEM;
     if (!r) {
+        *fail = SC_STORE_ENOMEM;
         snprintf(errbuf, len, "out of memory");
         return NULL;
     }
-    int rc = sqlite3_open_v2(st->path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_busy_timeout(r->db, st->busy_timeout_ms);
-    if (rc == SQLITE_OK)
-        rc = sql_prepare(r->db, "BEGIN", &r->begin);
-    if (rc == SQLITE_OK)
-        rc = sql_prepare(r->db, "COMMIT", &r->end);
-    if (rc == SQLITE_OK)
-        rc = sql_prepare(r->db, "SELECT " GRAPH_COLUMNS " FROM graphs WHERE graph = ?1", &r->meta);
-    if (rc == SQLITE_OK)
-        rc = sql_prepare(r->db,
-                         "SELECT id, kind, stream, name, num_blocks, threads_per_block, shared_mem,"
-                         " dir, size_bytes, src_device, dst_device, value, grid_y, grid_z,"
-                         " block_y, block_z, event FROM nodes WHERE graph = ?1 ORDER BY id",
-                         &r->nodes);
-    if (rc == SQLITE_OK)
-        rc = sql_prepare(r->db, "SELECT src, dst FROM edges WHERE graph = ?1 ORDER BY src, dst",
-                         &r->edges);
-    /* length() of a column reads no overflow page: the blobs stay unread. */
-    if (rc == SQLITE_OK)
-        rc = sql_prepare(r->db,
-                         "SELECT node_count, edge_count, length(streams), length(edges)"
-                         " FROM graph_index WHERE graph = ?1",
-                         &r->index_row);
-    if (rc == SQLITE_OK)
-        rc = sql_prepare(r->db,
-                         "SELECT capture, origin, mode, thread, outcome, cuda_error, node_count,"
-                         " ended_at, graph, graph_deleted_at, inv_method, inv_stream, inv_event,"
-                         " inv_thread, inv_call, inv_error FROM captures WHERE session = ?1"
-                         " ORDER BY capture",
-                         &r->captures);
-    if (rc != SQLITE_OK) {
-        snprintf(errbuf, len, "opening reader: %s",
-                 r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc));
-        if ((rc & 0xff) != SQLITE_NOMEM)
-            *fail = SC_STORE_EIO;
-        reader_close(r);
+    if ((*fail = st->ops->reader_open(st->be, &r->conn, errbuf, len)) != 0) {
+        free(r);
         return NULL;
     }
     return r;
+}
+
+static void reader_close(const sc_store *st, store_reader *r)
+{
+    st->ops->reader_close(r->conn);
+    free(r);
 }
 
 /* Take a free reader, open one if the pool is not full, else wait. */
@@ -207,745 +96,48 @@ static void reader_release(sc_store *st, store_reader *r)
     pthread_mutex_unlock(&st->rmu);
 }
 
-/* Record the job's result, an SC_STORE_E* code, and return it. */
-static int set_err(store_read_req *q, int rc, const char *msg)
-{
-    q->rc = rc;
-    snprintf(q->errmsg, sizeof q->errmsg, "%s", msg);
-    return rc;
-}
-
-/* SC_STORE_EIO with the connection's message; SQLite running out of memory
- * is the daemon's failure, not the database's, so it is SC_STORE_ENOMEM. */
-static int fail_db(store_reader *r, store_read_req *q)
-{
-    if ((sqlite3_errcode(r->db) & 0xff) == SQLITE_NOMEM)
-        return set_err(q, SC_STORE_ENOMEM, "out of memory");
-    return set_err(q, SC_STORE_EIO, sqlite3_errmsg(r->db));
-}
-
-static int fail_nomem(store_read_req *q)
-{
-    return set_err(q, SC_STORE_ENOMEM, "out of memory");
-}
-
-/* The message the callback gets: SQLite's on EIO, none otherwise. */
-static const char *errmsg_of(const store_read_req *q)
+/* The message the callback gets: the backend's on EIO, none otherwise. */
+static const char *errmsg_of(const sc_store_read *q)
 {
     return q->rc == SC_STORE_EIO ? q->errmsg : NULL;
 }
 
-/*
- * A heap copy of text column i (NUL-terminated; '' for NULL), or NULL when
- * out of memory.  Replies must be valid UTF-8 whatever the file holds (it
- * may have been written by another program or damaged): ill-formed bytes
- * become U+FFFD here, where text leaves the database.
- */
-static char *dup_column(sqlite3_stmt *s, int i, size_t *len)
+/* Free the result a failed read left, then run the callback. */
+static void deliver(store_read_req *q)
 {
-    const char *t = (const char *)sqlite3_column_text(s, i);
-    size_t n = t ? (size_t)sqlite3_column_bytes(s, i) : 0;
-    bool valid = sc_utf8_valid(t, n);
-    char *copy = malloc((valid ? n : 3 * n) + 1);
-    if (!copy)
-        return NULL;
-    if (!valid)
-        n = sc_utf8_scrub(t, n, copy);
-    else if (n)
-        memcpy(copy, t, n);
-    copy[n] = '\0';
-    *len = n;
-    return copy;
-}
-
-/* Time column i into *ms: 0, 1 when it is NULL and `nullable`, -1 when it
- * is missing or malformed. */
-static int time_column(sqlite3_stmt *s, int i, bool nullable, int64_t *ms)
-{
-    const char *t = (const char *)sqlite3_column_text(s, i);
-    *ms = 0;
-    if (!t)
-        return nullable && sqlite3_column_type(s, i) == SQLITE_NULL ? 1 : -1;
-    return store_time_parse(t, (size_t)sqlite3_column_bytes(s, i), ms) ? 0 : -1;
-}
-
-static uint32_t col_u32(sqlite3_stmt *s, int i)
-{
-    return (uint32_t)sqlite3_column_int64(s, i);
-}
-
-/* A row of GRAPH_COLUMNS into *m, which then owns its label.  0 or the
- * store code set in q. */
-static int row_to_meta(store_read_req *q, sqlite3_stmt *s, sc_graph_meta *m)
-{
-    memset(m, 0, sizeof *m);
-    m->graph = sqlite3_column_int64(s, 0);
-    m->session = sqlite3_column_int64(s, 1);
-    m->owner_uid = col_u32(s, 4);
-    m->owner_pid = sqlite3_column_int64(s, 5);
-    m->node_count = col_u32(s, 6);
-    m->edge_count = (uint64_t)sqlite3_column_int64(s, 7);
-    m->stream_count = col_u32(s, 8);
-    const char *sem = (const char *)sqlite3_column_text(s, 9);
-    m->cuda = sem && strcmp(sem, "cuda") == 0;
-    m->capture = col_u32(s, 10);
-    if (time_column(s, 3, false, &m->created_ms) != 0)
-        return set_err(q, SC_STORE_EIO, "stored graph has a malformed created_at");
-    if (!(m->label = dup_column(s, 2, &m->label_len)))
-        return fail_nomem(q);
-    return 0;
-}
-
-/* The graph row into *m: 0 or the store code set in q (ENOTFOUND when
- * absent). */
-static int read_meta(store_reader *r, store_read_req *q, int64_t graph, sc_graph_meta *m)
-{
-    sqlite3_stmt *s = r->meta;
-    sqlite3_bind_int64(s, 1, graph);
-    int sqlrc = sqlite3_step(s);
-    int ret;
-    if (sqlrc == SQLITE_ROW)
-        ret = row_to_meta(q, s, m);
-    else if (sqlrc == SQLITE_DONE)
-        ret = q->rc = SC_STORE_ENOTFOUND;
-    else
-        ret = fail_db(r, q);
-    sqlite3_reset(s);
-    return ret;
-}
-
-/* ---- whole graphs ---- */
-
-/* Room for a node name made valid UTF-8 (row_to_node). */
-typedef struct name_buf {
-    char *p;
-    size_t cap;
-} name_buf;
-
-/* n->name made valid UTF-8 (dup_column says why), through `nb` when it
- * needs replacing.  False when out of memory. */
-static bool valid_name(sc_node *n, name_buf *nb)
-{
-    if (sc_utf8_valid(n->name, n->name_len))
-        return true;
-    if (nb->cap < 3 * n->name_len) {
-        char *p = realloc(nb->p, 3 * n->name_len);
-        if (!p)
-            return false;
-        nb->p = p;
-        nb->cap = 3 * n->name_len;
+    sc_store_read *r = &q->rq;
+    if (r->rc != 0) {
+        sc_stored_graph_free(r->sg);
+        sc_graph_meta_free(r->meta);
+        sc_graph_page_free(r->graph_page);
+        sc_log_page_free(r->log_page);
+        r->sg = NULL;
+        r->meta = NULL;
+        r->graph_page = NULL;
+        r->log_page = NULL;
     }
-    n->name_len = sc_utf8_scrub(n->name, n->name_len, nb->p);
-    n->name = nb->p;
-    return true;
-}
-
-/* One nodes row into *n; the name points into the statement's row.
- * False when the row holds no valid node. */
-static bool row_to_node(sqlite3_stmt *s, sc_node *n)
-{
-    memset(n, 0, sizeof *n);
-    const char *kind = (const char *)sqlite3_column_text(s, 1);
-    if (!kind || sc_cuda_kind_parse(kind, (size_t)sqlite3_column_bytes(s, 1), &n->kind) != 0)
-        return false;
-    n->stream = col_u32(s, 2);
-    n->name = (const char *)sqlite3_column_text(s, 3);
-    n->name_len = (size_t)sqlite3_column_bytes(s, 3);
-    if (!n->name)
-        n->name = "";
-    n->num_blocks = col_u32(s, 4);
-    n->threads_per_block = col_u32(s, 5);
-    n->shared_mem = col_u32(s, 6);
-    const char *dir = (const char *)sqlite3_column_text(s, 7);
-    if (dir && sc_cuda_dir_parse(dir, (size_t)sqlite3_column_bytes(s, 7), &n->dir) != 0)
-        return false;
-    n->size_bytes = (uint64_t)sqlite3_column_int64(s, 8);
-    n->src_device = col_u32(s, 9);
-    n->dst_device = col_u32(s, 10);
-    n->value = (uint8_t)sqlite3_column_int64(s, 11);
-    /* NULL extents (1-D launches, version-1 rows) read as 0, which the
-     * graph reads as 1. */
-    n->grid_y = col_u32(s, 12);
-    n->grid_z = col_u32(s, 13);
-    n->block_y = col_u32(s, 14);
-    n->block_z = col_u32(s, 15);
-    n->event = col_u32(s, 16);
-    return true;
-}
-
-/* Step through the rows of `s`; a step error is recorded in q as EIO.
- * Returns SQLite's step result (SQLITE_ROW, SQLITE_DONE or the error). */
-static int sql_next_row(store_reader *r, store_read_req *q, sqlite3_stmt *s)
-{
-    int rc = sqlite3_step(s);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-        fail_db(r, q);
-    return rc;
-}
-
-/* SC_STORE_EIO: the stored rows do not make a graph. */
-static int corrupt(load_req *q, const char *what)
-{
-    char msg[128];
-    snprintf(msg, sizeof msg, "stored graph %lld is inconsistent: %s", (long long)q->graph, what);
-    return set_err(&q->base, SC_STORE_EIO, msg);
-}
-
-/* graph_rc() turns the graph model's codes into store codes: the two
- * ranges must not meet. */
-_Static_assert(SC_RANGES_DISJOINT(SC_E__MIN, SC_E__MAX, SC_STORE_E__MIN, SC_STORE_E__MAX),
-               "core codes could pass for store codes");
-
-/* A failed graph call (core_rc, an SC_E* code) as the job's store code:
- * SC_ENOMEM is SC_STORE_ENOMEM; anything else means the rows were
- * rejected, SC_STORE_EIO with `what`. */
-static int graph_rc(load_req *q, int core_rc, const char *what)
-{
-    if (core_rc == SC_ENOMEM)
-        return fail_nomem(&q->base);
-    return corrupt(q, what);
-}
-
-static int read_nodes(store_reader *r, load_req *q, sc_graph *g)
-{
-    sqlite3_stmt *s = r->nodes;
-    sqlite3_bind_int64(s, 1, q->graph);
-    int sqlrc, core_rc, ret = 0;
-    uint32_t expect = 0;
-    name_buf nb = {0};
-    while (ret == 0 && (sqlrc = sql_next_row(r, &q->base, s)) == SQLITE_ROW) {
-        sc_node n;
-        uint32_t id;
-        if (sqlite3_column_int64(s, 0) != expect || !row_to_node(s, &n))
-            ret = corrupt(q, "bad node row");
-        else if (!valid_name(&n, &nb))
-            ret = fail_nomem(&q->base);
-        else if ((core_rc = sc_graph_add_node(g, &n, &id)) != 0)
-            ret = graph_rc(q, core_rc, "rejected by the graph model");
-        expect++;
+    switch (r->kind) {
+    case SC_STORE_READ_LOAD:
+    case SC_STORE_READ_SKELETON:
+        q->done.graph(q->arg, r->rc, r->sg, errmsg_of(r));
+        break;
+    case SC_STORE_READ_META:
+        q->done.meta(q->arg, r->rc, r->meta, errmsg_of(r));
+        break;
+    case SC_STORE_READ_GRAPHS:
+        q->done.graphs(q->arg, r->rc, r->graph_page, errmsg_of(r));
+        break;
+    case SC_STORE_READ_LOG:
+        q->done.log(q->arg, r->rc, r->log_page, errmsg_of(r));
+        break;
     }
-    free(nb.p);
-    /* A step error: sql_next_row recorded it. */
-    if (ret == 0 && sqlrc != SQLITE_DONE)
-        ret = q->base.rc;
-    sqlite3_reset(s);
-    return ret;
-}
-
-static int read_edges(store_reader *r, load_req *q, sc_graph *g)
-{
-    sqlite3_stmt *s = r->edges;
-    sqlite3_bind_int64(s, 1, q->graph);
-    int sqlrc, core_rc, ret = 0;
-    while (ret == 0 && (sqlrc = sql_next_row(r, &q->base, s)) == SQLITE_ROW) {
-        sqlite3_int64 src = sqlite3_column_int64(s, 0), dst = sqlite3_column_int64(s, 1);
-        if (src < 0 || dst < 0 || src > UINT32_MAX || dst > UINT32_MAX)
-            ret = corrupt(q, "bad edge row");
-        else if ((core_rc = sc_graph_add_edge(g, (uint32_t)src, (uint32_t)dst)) != 0)
-            ret = graph_rc(q, core_rc, "rejected by the graph model");
-    }
-    if (ret == 0 && sqlrc != SQLITE_DONE)
-        ret = q->base.rc;
-    sqlite3_reset(s);
-    return ret;
-}
-
-/* Fill q->sg, or set the error.  Runs inside a read transaction. */
-static void load_graph(store_reader *r, load_req *q)
-{
-    sc_stored_graph *sg = calloc(1, sizeof *sg);
-    if (!sg) {
-        fail_nomem(&q->base);
-        return;
-    }
-    int core_rc;
-    int rc = read_meta(r, &q->base, q->graph, &sg->meta);
-    if (rc == 0 && (core_rc = sc_graph_create(&sg->graph)) != 0)
-        rc = graph_rc(q, core_rc, "rejected by the graph model");
-    if (rc == 0)
-        rc = read_nodes(r, q, sg->graph);
-    if (rc == 0 && sc_graph_node_count(sg->graph) != sg->meta.node_count)
-        rc = corrupt(q, "node count differs from the graph row");
-    if (rc == 0)
-        rc = read_edges(r, q, sg->graph);
-    if (rc == 0 && (core_rc = sc_graph_seal(sg->graph)) != 0)
-        rc = graph_rc(q, core_rc, "rejected by the graph model");
-    if (rc == 0 && sc_graph_edge_count(sg->graph) != sg->meta.edge_count)
-        rc = corrupt(q, "edge count differs from the graph row");
-    if (rc != 0) {
-        sc_stored_graph_free(sg);
-        return;
-    }
-    q->sg = sg;
-}
-
-/* ---- skeletons (graph_index) ---- */
-
-/* The graph_index row's counts, checked against the graph row: 0 (with
- * *found false when the graph has no such row) or the store code set in q. */
-static int read_index_row(store_reader *r, load_req *q, const sc_graph_meta *m, bool *found)
-{
-    sqlite3_stmt *s = r->index_row;
-    sqlite3_bind_int64(s, 1, q->graph);
-    int sqlrc = sql_next_row(r, &q->base, s);
-    int ret = sqlrc == SQLITE_ROW || sqlrc == SQLITE_DONE ? 0 : q->base.rc;
-    *found = sqlrc == SQLITE_ROW;
-    if (sqlrc == SQLITE_ROW) {
-        sqlite3_int64 n = sqlite3_column_int64(s, 0), e = sqlite3_column_int64(s, 1);
-        if (n != m->node_count || (uint64_t)e != m->edge_count ||
-            sqlite3_column_int64(s, 2) != 4 * n || sqlite3_column_int64(s, 3) != 8 * e)
-            ret = corrupt(q, "graph_index row differs from the graph row");
-    }
-    sqlite3_reset(s);
-    return ret;
-}
-
-/* Read `bytes` of column `column` of graph_index into buf.  0 or the store
- * code set in q. */
-static int read_blob(store_reader *r, load_req *q, const char *column, void *buf, uint64_t bytes)
-{
-    if (bytes == 0)
-        return 0;
-    if (bytes > INT32_MAX)
-        return corrupt(q, "graph_index blob too large");
-    sqlite3_blob *b = NULL;
-    int sqlrc = sqlite3_blob_open(r->db, "main", "graph_index", column, q->graph, 0, &b);
-    if (sqlrc == SQLITE_OK && (uint64_t)sqlite3_blob_bytes(b) != bytes) {
-        sqlite3_blob_close(b);
-        return corrupt(q, "graph_index blob has the wrong size");
-    }
-    if (sqlrc == SQLITE_OK)
-        sqlrc = sqlite3_blob_read(b, buf, (int)bytes, 0);
-    int ret = sqlrc == SQLITE_OK ? 0 : fail_db(r, &q->base);
-    sqlite3_blob_close(b);
-    return ret;
-}
-
-/* The skeleton from the blobs; sg->meta holds the graph row already.  0 or
- * the store code set in q. */
-static int build_skeleton(store_reader *r, load_req *q, sc_stored_graph *sg)
-{
-    uint32_t n = sg->meta.node_count;
-    uint64_t e = sg->meta.edge_count;
-    uint32_t *streams = malloc(n ? (size_t)n * 4 : 1);
-    uint32_t *pairs = malloc(e ? (size_t)e * 8 : 1);
-    int rc = streams && pairs ? 0 : fail_nomem(&q->base);
-    if (rc == 0)
-        rc = read_blob(r, q, "streams", streams, (uint64_t)n * 4);
-    if (rc == 0)
-        rc = read_blob(r, q, "edges", pairs, e * 8);
-    if (rc == 0) {
-        store_le32_swap(streams, n);
-        store_le32_swap(pairs, 2 * e);
-        int core_rc = sc_graph_create_skeleton(n, streams, e, pairs, &sg->graph);
-        if (core_rc != 0)
-            rc = graph_rc(q, core_rc, "graph_index rejected by the graph model");
-    }
-    if (rc == 0 && sc_graph_stream_count(sg->graph) != sg->meta.stream_count)
-        rc = corrupt(q, "stream count differs from the graph row");
-    free(streams);
-    free(pairs);
-    return rc;
-}
-
-/* Fill q->sg with a skeleton, or set the error.  A graph stored without a
- * graph_index row (too large for one SQLite value) loads in full. */
-static void load_skeleton(store_reader *r, load_req *q)
-{
-    sc_stored_graph *sg = calloc(1, sizeof *sg);
-    if (!sg) {
-        fail_nomem(&q->base);
-        return;
-    }
-    bool indexed = false;
-    int rc = read_meta(r, &q->base, q->graph, &sg->meta);
-    if (rc == 0)
-        rc = read_index_row(r, q, &sg->meta, &indexed);
-    if (rc == 0 && !indexed) {
-        sc_stored_graph_free(sg);
-        load_graph(r, q);
-        return;
-    }
-    if (rc == 0)
-        rc = build_skeleton(r, q, sg);
-    if (rc != 0) {
-        sc_stored_graph_free(sg);
-        return;
-    }
-    q->sg = sg;
-}
-
-static void load_run(store_reader *r, store_read_req *base)
-{
-    load_req *q = (load_req *)base;
-    if (sqlite3_step(r->begin) != SQLITE_DONE) {
-        fail_db(r, base);
-    } else {
-        if (q->skeleton)
-            load_skeleton(r, q);
-        else
-            load_graph(r, q);
-        sqlite3_step(r->end);
-        sqlite3_reset(r->end);
-    }
-    sqlite3_reset(r->begin);
-}
-
-static void load_deliver(store_read_req *base)
-{
-    load_req *q = (load_req *)base;
-    if (base->rc != 0 && q->sg) {
-        sc_stored_graph_free(q->sg);
-        q->sg = NULL;
-    }
-    q->done(base->arg, base->rc, q->sg, errmsg_of(base));
-}
-
-/* ---- metadata ---- */
-
-static void meta_run(store_reader *r, store_read_req *base)
-{
-    meta_req *q = (meta_req *)base;
-    sc_graph_meta *m = calloc(1, sizeof *m);
-    if (!m) {
-        fail_nomem(base);
-        return;
-    }
-    if (read_meta(r, base, q->graph, m) != 0) {
-        sc_graph_meta_free(m);
-        return;
-    }
-    q->meta = m;
-}
-
-static void meta_deliver(store_read_req *base)
-{
-    meta_req *q = (meta_req *)base;
-    if (base->rc != 0 && q->meta) {
-        sc_graph_meta_free(q->meta);
-        q->meta = NULL;
-    }
-    q->done(base->arg, base->rc, q->meta, errmsg_of(base));
-}
-
-/* ---- list pages ---- */
-
-/*
- * Each filter combination has its own statement so that the planner picks
- * the index that serves both the filter and the order (schema/README.md):
- * a generic "(?1 IS NULL OR label = ?1)" would make it scan.  Unused
- * parameter numbers in a variant are left unbound.
- */
-void store_graphs_sql(int variant, char *buf, size_t len)
-{
-    snprintf(buf, len,
-             "SELECT " GRAPH_COLUMNS " FROM graphs WHERE graph < ?1%s%s"
-             " ORDER BY graph DESC LIMIT ?4",
-             variant & STORE_GRAPHS_BY_OWNER ? " AND owner_uid = ?2" : "",
-             variant & STORE_GRAPHS_BY_LABEL ? " AND label = ?3" : "");
-}
-
-void store_log_sql(int variant, char *buf, size_t len)
-{
-    const char *cond[3];
-    int n = 0;
-    if (variant & STORE_LOG_CURSOR)
-        cond[n++] = "(opened_at, session) < (?1, ?2)";
-    if (variant & STORE_LOG_BY_OWNER)
-        cond[n++] = "owner_uid = ?3";
-    if (variant & STORE_LOG_BY_OUTCOME)
-        cond[n++] = "outcome = ?4";
-    snprintf(buf, len,
-             "SELECT session, label, owner_uid, owner_pid, opened_at, ended_at, outcome,"
-             " node_count, graph, graph_deleted_at, semantics FROM capture_log%s%s%s%s%s%s"
-             " ORDER BY opened_at DESC, session DESC LIMIT ?5",
-             n > 0 ? " WHERE " : "", n > 0 ? cond[0] : "", n > 1 ? " AND " : "",
-             n > 1 ? cond[1] : "", n > 2 ? " AND " : "", n > 2 ? cond[2] : "");
-}
-
-static sqlite3_stmt *list_stmt(store_reader *r, store_read_req *q, sqlite3_stmt **slot,
-                               void (*build)(int, char *, size_t), int variant)
-{
-    if (*slot)
-        return *slot;
-    char sql[STORE_LIST_SQL_MAX];
-    build(variant, sql, sizeof sql);
-    if (sql_prepare(r->db, sql, slot) != SQLITE_OK) {
-        fail_db(r, q);
-        sqlite3_finalize(*slot);
-        *slot = NULL;
-    }
-    return *slot;
-}
-
-/* Make room for one more element of `size` bytes in *arr (`count` used,
- * *cap allocated; never more than `max`).  False when out of memory. */
-static bool grow(void **arr, size_t count, size_t *cap, size_t max, size_t size)
-{
-    if (count < *cap)
-        return true;
-    size_t want = *cap ? *cap * 2 : 64;
-    if (want > max)
-        want = max;
-    void *p = realloc(*arr, want * size);
-    if (!p)
-        return false;
-    *arr = p;
-    *cap = want;
-    return true;
-}
-
-/*
- * Step through up to limit + 1 rows: the extra one only tells that more
- * exist.  `take` appends the current row to the job's page (0 or the store
- * code it set).  Returns 0 with *more set, or the store code set in q.
- */
-static int read_page(store_reader *r, store_read_req *q, sqlite3_stmt *s, uint32_t limit,
-                     int (*take)(store_read_req *q, sqlite3_stmt *s), bool *more)
-{
-    int sqlrc, ret = 0;
-    uint32_t taken = 0;
-    *more = false;
-    while (ret == 0 && (sqlrc = sql_next_row(r, q, s)) == SQLITE_ROW) {
-        if (taken == limit) {
-            *more = true;
-            break;
-        }
-        ret = take(q, s);
-        taken++;
-    }
-    if (ret == 0 && !*more && sqlrc != SQLITE_DONE)
-        ret = q->rc;
-    sqlite3_reset(s);
-    return ret;
-}
-
-static int take_graph(store_read_req *base, sqlite3_stmt *s)
-{
-    graphs_req *q = (graphs_req *)base;
-    sc_graph_page *p = q->page;
-    if (!grow((void **)&p->graphs, p->count, &q->cap, q->q.limit, sizeof *p->graphs))
-        return fail_nomem(base);
-    int rc = row_to_meta(base, s, &p->graphs[p->count]);
-    if (rc != 0)
-        return rc;
-    p->count++;
-    return 0;
-}
-
-static void graphs_run(store_reader *r, store_read_req *base)
-{
-    graphs_req *q = (graphs_req *)base;
-    const sc_graph_query *gq = &q->q;
-    int variant =
-        (gq->any_owner ? 0 : STORE_GRAPHS_BY_OWNER) | (gq->label ? STORE_GRAPHS_BY_LABEL : 0);
-    sqlite3_stmt *s = list_stmt(r, base, &r->graphs[variant], store_graphs_sql, variant);
-    if (!s)
-        return;
-    if (!(q->page = calloc(1, sizeof *q->page))) {
-        fail_nomem(base);
-        return;
-    }
-    sqlite3_bind_int64(s, 1, gq->before_graph > 0 ? gq->before_graph : INT64_MAX);
-    if (variant & STORE_GRAPHS_BY_OWNER)
-        sqlite3_bind_int64(s, 2, gq->uid);
-    if (variant & STORE_GRAPHS_BY_LABEL)
-        sqlite3_bind_text64(s, 3, gq->label, gq->label_len, SQLITE_STATIC, SQLITE_UTF8);
-    /* One more than asked, to learn whether another page exists. */
-    sqlite3_bind_int64(s, 4, (sqlite3_int64)gq->limit + 1);
-    bool more;
-    int rc = read_page(r, base, s, gq->limit, take_graph, &more);
-    sqlite3_clear_bindings(s);
-    if (rc != 0)
-        return;
-    sc_graph_page *p = q->page;
-    p->has_more = more && p->count > 0;
-    if (p->has_more)
-        p->next_before = p->graphs[p->count - 1].graph;
-}
-
-static void graphs_deliver(store_read_req *base)
-{
-    graphs_req *q = (graphs_req *)base;
-    if (base->rc != 0 && q->page) {
-        sc_graph_page_free(q->page);
-        q->page = NULL;
-    }
-    q->done(base->arg, base->rc, q->page, errmsg_of(base));
-}
-
-static int bad_log_row(store_read_req *q, int64_t session)
-{
-    char msg[96];
-    snprintf(msg, sizeof msg, "capture log row %lld is malformed", (long long)session);
-    return set_err(q, SC_STORE_EIO, msg);
-}
-
-/* Copy a text column into a fixed buffer, made valid UTF-8 like
- * dup_column's; false when absent or too long. */
-static bool text_into(sqlite3_stmt *s, int col, char *buf, size_t cap)
-{
-    const char *t = (const char *)sqlite3_column_text(s, col);
-    size_t n = (size_t)sqlite3_column_bytes(s, col);
-    if (!t || n >= cap)
-        return false;
-    if (sc_utf8_valid(t, n)) {
-        memcpy(buf, t, n + 1);
-        return true;
-    }
-    char tmp[3 * 64];
-    if (3 * n > sizeof tmp)
-        return false;
-    n = sc_utf8_scrub(t, n, tmp);
-    if (n >= cap)
-        return false;
-    memcpy(buf, tmp, n);
-    buf[n] = '\0';
-    return true;
-}
-
-static int take_log(store_read_req *base, sqlite3_stmt *s)
-{
-    log_req *q = (log_req *)base;
-    sc_log_page *p = q->page;
-    if (!grow((void **)&p->entries, p->count, &q->cap, q->q.limit, sizeof *p->entries))
-        return fail_nomem(base);
-    sc_log_entry *e = &p->entries[p->count];
-    memset(e, 0, sizeof *e);
-    e->session = sqlite3_column_int64(s, 0);
-    e->owner_uid = col_u32(s, 2);
-    e->owner_pid = sqlite3_column_int64(s, 3);
-    e->node_count = col_u32(s, 7);
-    e->graph = sqlite3_column_int64(s, 8); /* NULL reads as 0 */
-    bool outcome = text_into(s, 6, e->outcome, sizeof e->outcome);
-    int ended = time_column(s, 5, true, &e->ended_ms);
-    int deleted = time_column(s, 9, true, &e->graph_deleted_ms);
-    if (time_column(s, 4, false, &e->opened_ms) != 0 || ended < 0 || deleted < 0 || !outcome)
-        return bad_log_row(base, e->session);
-    e->has_ended = ended == 0;
-    e->graph_deleted = deleted == 0;
-    const char *sem = (const char *)sqlite3_column_text(s, 10);
-    e->cuda = sem && strcmp(sem, "cuda") == 0;
-    if (!(e->label = dup_column(s, 1, &e->label_len)))
-        return fail_nomem(base);
-    p->count++;
-    return 0;
-}
-
-/* One captures row into *c: 0 or the store code set in q. */
-static int row_to_capture(store_read_req *q, sqlite3_stmt *s, int64_t session, sc_log_capture *c)
-{
-    memset(c, 0, sizeof *c);
-    c->capture = col_u32(s, 0);
-    c->origin = col_u32(s, 1);
-    c->thread = col_u32(s, 3);
-    c->cuda_error = (int)sqlite3_column_int64(s, 5);
-    c->node_count = col_u32(s, 6);
-    c->graph = sqlite3_column_int64(s, 8);
-    int deleted = time_column(s, 9, true, &c->graph_deleted_ms);
-    if (!text_into(s, 2, c->mode, sizeof c->mode) ||
-        !text_into(s, 4, c->outcome, sizeof c->outcome) ||
-        time_column(s, 7, false, &c->ended_ms) != 0 || deleted < 0)
-        return bad_log_row(q, session);
-    c->graph_deleted = deleted == 0;
-    c->invalidated = sqlite3_column_type(s, 10) != SQLITE_NULL;
-    if (!c->invalidated)
-        return 0;
-    if (!text_into(s, 10, c->inv_method, sizeof c->inv_method))
-        return bad_log_row(q, session);
-    c->inv_stream = col_u32(s, 11);
-    c->inv_has_event = sqlite3_column_type(s, 12) != SQLITE_NULL;
-    c->inv_event = col_u32(s, 12);
-    c->inv_thread = col_u32(s, 13);
-    c->inv_error = (int)sqlite3_column_int64(s, 15);
-    if (sqlite3_column_type(s, 14) != SQLITE_NULL) {
-        size_t len;
-        if (!(c->inv_call = dup_column(s, 14, &len)))
-            return fail_nomem(q);
-    }
-    return 0;
-}
-
-/* The captures rows of every cuda-mode session of the page. */
-static int read_captures(store_reader *r, store_read_req *base, sc_log_page *p)
-{
-    sqlite3_stmt *s = r->captures;
-    for (size_t i = 0; i < p->count; i++) {
-        sc_log_entry *e = &p->entries[i];
-        if (!e->cuda)
-            continue;
-        sqlite3_bind_int64(s, 1, e->session);
-        size_t cap = 0;
-        int sqlrc, rc = 0;
-        while (rc == 0 && (sqlrc = sqlite3_step(s)) == SQLITE_ROW) {
-            if (!grow((void **)&e->captures, e->ncaptures, &cap, UINT32_MAX, sizeof *e->captures))
-                rc = fail_nomem(base);
-            else if ((rc = row_to_capture(base, s, e->session, &e->captures[e->ncaptures])) == 0)
-                e->ncaptures++;
-            else
-                free(e->captures[e->ncaptures].inv_call);
-        }
-        if (rc == 0 && sqlrc != SQLITE_DONE)
-            rc = fail_db(r, base);
-        sqlite3_reset(s);
-        if (rc != 0)
-            return rc;
-    }
-    return 0;
-}
-
-static void log_run(store_reader *r, store_read_req *base)
-{
-    log_req *q = (log_req *)base;
-    const sc_log_query *lq = &q->q;
-    int variant = (lq->has_before ? STORE_LOG_CURSOR : 0) |
-                  (lq->any_owner ? 0 : STORE_LOG_BY_OWNER) |
-                  (lq->outcome ? STORE_LOG_BY_OUTCOME : 0);
-    sqlite3_stmt *s = list_stmt(r, base, &r->log[variant], store_log_sql, variant);
-    if (!s)
-        return;
-    if (!(q->page = calloc(1, sizeof *q->page))) {
-        fail_nomem(base);
-        return;
-    }
-    if (variant & STORE_LOG_CURSOR) {
-        char t[STORE_TIME_BUF];
-        store_time_format(lq->before_opened_ms, t);
-        sqlite3_bind_text(s, 1, t, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(s, 2, lq->before_session);
-    }
-    if (variant & STORE_LOG_BY_OWNER)
-        sqlite3_bind_int64(s, 3, lq->uid);
-    if (variant & STORE_LOG_BY_OUTCOME)
-        sqlite3_bind_text(s, 4, lq->outcome, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(s, 5, (sqlite3_int64)lq->limit + 1);
-    bool more;
-    int rc = read_page(r, base, s, lq->limit, take_log, &more);
-    sqlite3_clear_bindings(s);
-    if (rc != 0 || read_captures(r, base, q->page) != 0)
-        return;
-    sc_log_page *p = q->page;
-    p->has_more = more && p->count > 0;
-    if (p->has_more) {
-        p->next_opened_ms = p->entries[p->count - 1].opened_ms;
-        p->next_session = p->entries[p->count - 1].session;
-    }
-}
-
-static void log_deliver(store_read_req *base)
-{
-    log_req *q = (log_req *)base;
-    if (base->rc != 0 && q->page) {
-        sc_log_page_free(q->page);
-        q->page = NULL;
-    }
-    q->done(base->arg, base->rc, q->page, errmsg_of(base));
 }
 
 void sc_graph_meta_free(sc_graph_meta *meta)
 {
     if (!meta)
         return;
+    free(meta->host);
     free(meta->label);
     free(meta->host);
     free(meta);
@@ -998,11 +190,11 @@ static void read_work(uv_work_t *work)
     store_read_req *q = work->data;
     sc_store *st = q->st;
     int fail = SC_STORE_EIO;
-    store_reader *r = reader_acquire(st, &fail, q->errmsg, sizeof q->errmsg);
+    store_reader *r = reader_acquire(st, &fail, q->rq.errmsg, sizeof q->rq.errmsg);
     if (!r) {
-        q->rc = fail;
+        q->rq.rc = fail;
     } else {
-        q->run(r, q);
+        st->ops->read(r->conn, &q->rq);
         reader_release(st, r);
     }
 
@@ -1015,20 +207,19 @@ static void read_work(uv_work_t *work)
 static void read_after(uv_work_t *work, int status)
 {
     store_read_req *q = work->data;
-    if (status == UV_ECANCELED)
-        set_err(q, SC_STORE_ECLOSED, "store closed");
-    q->deliver(q);
+    if (status == UV_ECANCELED) {
+        q->rq.rc = SC_STORE_ECLOSED;
+        snprintf(q->rq.errmsg, sizeof q->rq.errmsg, "store closed");
+    }
+    deliver(q);
     free(q);
 }
 
 /* Queue a job allocated by the caller (freed here when queueing fails). */
-static int read_submit(sc_store *st, store_read_req *q, read_run_fn run, read_deliver_fn deliver,
-                       void *arg)
+static int read_submit(sc_store *st, store_read_req *q, void *arg)
 {
     q->work.data = q;
     q->st = st;
-    q->run = run;
-    q->deliver = deliver;
     q->arg = arg;
 
     pthread_mutex_lock(&st->rmu);
@@ -1049,53 +240,77 @@ static int read_submit(sc_store *st, store_read_req *q, read_run_fn run, read_de
     return 0;
 }
 
+/* A job of `kind` with room for `strings` bytes of copied query text. */
+static store_read_req *req_new(enum sc_store_read_kind kind, size_t strings)
+{
+    store_read_req *q = calloc(1, sizeof *q + strings);
+    if (q)
+        q->rq.kind = kind;
+    return q;
+}
+
+/* Copy n bytes of s into the job's strings at *at, NUL-terminated. */
+static const char *keep(store_read_req *q, size_t *at, const char *s, size_t n)
+{
+    char *copy = q->strings + *at;
+    if (n)
+        memcpy(copy, s, n);
+    copy[n] = '\0';
+    *at += n + 1;
+    return copy;
+}
+
 int store_load_submit(sc_store *st, int64_t graph, bool skeleton, sc_store_graph_fn done, void *arg)
 {
-    load_req *q = calloc(1, sizeof *q);
+    store_read_req *q = req_new(skeleton ? SC_STORE_READ_SKELETON : SC_STORE_READ_LOAD, 0);
     if (!q)
         return SC_STORE_ENOMEM;
-    q->graph = graph;
-    q->skeleton = skeleton;
-    q->done = done;
-    return read_submit(st, &q->base, load_run, load_deliver, arg);
+    q->rq.graph = graph;
+    q->done.graph = done;
+    return read_submit(st, q, arg);
 }
 
 int store_meta_submit(sc_store *st, int64_t graph, sc_store_meta_fn done, void *arg)
 {
-    meta_req *q = calloc(1, sizeof *q);
+    store_read_req *q = req_new(SC_STORE_READ_META, 0);
     if (!q)
         return SC_STORE_ENOMEM;
-    q->graph = graph;
-    q->done = done;
-    return read_submit(st, &q->base, meta_run, meta_deliver, arg);
+    q->rq.graph = graph;
+    q->done.meta = done;
+    return read_submit(st, q, arg);
 }
 
 int store_graphs_submit(sc_store *st, const sc_graph_query *gq, sc_store_graph_page_fn done,
                         void *arg)
 {
-    size_t label_len = gq->label ? gq->label_len : 0;
-    graphs_req *q = calloc(1, sizeof *q + label_len + 1);
+    size_t label_len = gq->label ? gq->label_len : 0, host_len = gq->host ? gq->host_len : 0;
+    store_read_req *q = req_new(SC_STORE_READ_GRAPHS, label_len + host_len + 2);
     if (!q)
         return SC_STORE_ENOMEM;
-    q->q = *gq;
-    if (gq->label) {
-        memcpy(q->label_copy, gq->label, label_len);
-        q->q.label = q->label_copy;
-    }
-    q->done = done;
-    return read_submit(st, &q->base, graphs_run, graphs_deliver, arg);
+    size_t at = 0;
+    q->rq.graphs = *gq;
+    if (gq->label)
+        q->rq.graphs.label = keep(q, &at, gq->label, label_len);
+    if (gq->host)
+        q->rq.graphs.host = keep(q, &at, gq->host, host_len);
+    q->done.graphs = done;
+    return read_submit(st, q, arg);
 }
 
 int store_log_submit(sc_store *st, const sc_log_query *lq, const char *outcome,
                      sc_store_log_page_fn done, void *arg)
 {
-    log_req *q = calloc(1, sizeof *q);
+    size_t host_len = lq->host ? lq->host_len : 0;
+    store_read_req *q = req_new(SC_STORE_READ_LOG, host_len + 1);
     if (!q)
         return SC_STORE_ENOMEM;
-    q->q = *lq;
-    q->q.outcome = outcome;
-    q->done = done;
-    return read_submit(st, &q->base, log_run, log_deliver, arg);
+    size_t at = 0;
+    q->rq.log = *lq;
+    q->rq.log.outcome = outcome;
+    if (lq->host)
+        q->rq.log.host = keep(q, &at, lq->host, host_len);
+    q->done.log = done;
+    return read_submit(st, q, arg);
 }
 
 void store_readers_shutdown(sc_store *st)
@@ -1118,7 +333,7 @@ void store_readers_shutdown(sc_store *st)
 
     while (r) {
         store_reader *next = r->next;
-        reader_close(r);
+        reader_close(st, r);
         r = next;
     }
 }

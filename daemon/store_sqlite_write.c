@@ -1,10 +1,12 @@
 /*
- * store_write.c - the writer connection's statements and the jobs it runs.
- * Only the writer thread calls these once the store is open.
+ * store_sqlite_write.c - the SQLite backend's writer connection: its
+ * statements, the transactions the generic writer (store_txn.c) opens and
+ * ends through the vtable, and the jobs it runs in them.  Only the writer
+ * thread calls these once the store is open.
  *
  * Statements are prepared once with SQLITE_PREPARE_PERSISTENT and reset
  * after every step.  A graph's node and edge rows are each stored by one
- * INSERT ... SELECT from the table-valued functions of store_rows.c, which
+ * INSERT ... SELECT from the table-valued functions of store_sqlite_rows.c, which
  * read the sealed graph in key order; the graph_index blobs are filled from
  * the graph's successor lists.
  *
@@ -25,16 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store_int.h"
-
-char *store_strdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-    if (p)
-        memcpy(p, s, n);
-    return p;
-}
+#include "store_sqlite.h"
 
 static const struct {
     size_t offset;
@@ -286,10 +279,10 @@ static int check_open(store_writer *w, int64_t session)
 static int insert_graph_row(store_writer *w, store_job *j, int64_t *gid)
 {
     const sc_graph *g = j->u.commit.g;
-    bool cuda = j->type == JOB_COMMIT_CAPTURE || j->u.commit.submitted;
+    bool cuda = j->type == SC_STORE_JOB_COMMIT_CAPTURE || j->u.commit.submitted;
     sqlite3_stmt *s = cuda ? w->graph_insert_cuda : w->graph_insert;
     /* A submitted graph belongs to no capture: its capture stays NULL. */
-    if (j->type == JOB_COMMIT_CAPTURE)
+    if (j->type == SC_STORE_JOB_COMMIT_CAPTURE)
         sqlite3_bind_int64(s, 9, j->u.commit.cap.capture);
     sqlite3_bind_int64(s, 1, j->u.commit.session);
     bind_label(s, 2, j->u.commit.label, j->u.commit.label_len);
@@ -377,7 +370,7 @@ static int sql_insert_index(store_writer *w, const sc_graph *g, int64_t gid, ind
     return rc;
 }
 
-/* One INSERT ... SELECT from the graph's rows (store_rows.c): SQLITE_OK or
+/* One INSERT ... SELECT from the graph's rows (store_sqlite_rows.c): SQLITE_OK or
  * SQLite's error. */
 static int sql_insert_rows(sqlite3_stmt *s, const sc_graph *g, int64_t gid)
 {
@@ -600,15 +593,15 @@ static int run_delete_graph(store_writer *w, store_job *j)
 static int run_job(store_writer *w, store_job *j)
 {
     switch (j->type) {
-    case JOB_LOG_OPEN:
+    case SC_STORE_JOB_LOG_OPEN:
         return run_log_open(w, j);
-    case JOB_LOG_END:
+    case SC_STORE_JOB_LOG_END:
         return run_log_end(w, j);
-    case JOB_COMMIT_GRAPH:
+    case SC_STORE_JOB_COMMIT_GRAPH:
         return run_commit_graph(w, j);
-    case JOB_DELETE_GRAPH:
+    case SC_STORE_JOB_DELETE_GRAPH:
         return run_delete_graph(w, j);
-    case JOB_COMMIT_CAPTURE:
+    case SC_STORE_JOB_COMMIT_CAPTURE:
         return run_commit_capture(w, j);
     }
     return SC_STORE_EIO;
@@ -631,109 +624,86 @@ static void copy_errmsg(store_writer *w, char *buf, size_t len)
         w->full = true;
 }
 
-/* run_txn's outcome: neither a SQLite nor a store code, the jobs hold those. */
-enum { TXN_OK = 0, TXN_BEGIN_FAILED, TXN_FAILED };
-
-/* Jobs [first, end) in one transaction.  On failure nothing is stored and
- * errbuf holds SQLite's message. */
-static int run_txn(store_writer *w, store_job *first, store_job *end, char *errbuf, size_t len)
+/* 0, or the failure's code with its message copied into err. */
+static int fail_code(store_writer *w, char *err, size_t len)
 {
-    for (store_job *j = first; j != end; j = j->next) {
-        j->rc = 0;
-        j->id = 0;
-    }
+    copy_errmsg(w, err, len);
+    return w->nomem ? SC_STORE_ENOMEM : SC_STORE_EIO;
+}
+
+static void clear_failure(store_writer *w)
+{
     w->why = NULL;
     w->nomem = false;
     w->full = false;
+}
+
+/* Back to the store's setting once a relaxed transaction has ended. */
+static void restore_sync(store_writer *w)
+{
+    if (w->relaxed)
+        sql_step_done(w->sync_full);
+    w->relaxed = false;
+}
+
+int store_sqlite_begin(sc_store_be *w, unsigned flags, char *err, size_t len)
+{
+    clear_failure(w);
+    reserve_check(w);
+    /*
+     * No chunk is acknowledged, so none needs its own sync: the last
+     * transaction's sync (FULL) makes every earlier frame of the log
+     * durable with it.  A power loss before that keeps a prefix of the
+     * chunks, which start-up deletes like any pending graph.
+     */
+    if ((flags & SC_STORE_TXN_UNACKED) && w->full_sync) {
+        sql_step_done(w->sync_normal);
+        w->relaxed = true;
+    }
     if (sql_step_done(w->begin) != SQLITE_OK) {
-        copy_errmsg(w, errbuf, len);
-        return TXN_BEGIN_FAILED;
+        int rc = fail_code(w, err, len);
+        restore_sync(w);
+        return rc;
     }
-    for (store_job *j = first; j != end; j = j->next) {
-        j->rc = run_job(w, j);
-        if (j->rc == SC_STORE_EIO) {
-            copy_errmsg(w, errbuf, len);
-            rollback(w);
-            return TXN_FAILED;
-        }
-    }
-    if (sql_step_done(w->commit) != SQLITE_OK) {
-        copy_errmsg(w, errbuf, len);
-        rollback(w);
-        return TXN_FAILED;
-    }
-    return TXN_OK;
+    return 0;
 }
 
-/* Memory running out is the daemon's failure, not the database's: the job
- * fails with SC_STORE_ENOMEM so that it is never reported as storage. */
-static void fail_job(store_job *j, const char *msg, bool nomem, sc_store_stats *delta)
+int store_sqlite_commit(sc_store_be *w, char *err, size_t len)
 {
-    j->rc = nomem ? SC_STORE_ENOMEM : SC_STORE_EIO;
-    j->id = 0;
-    free(j->errmsg);
-    j->errmsg = store_strdup(msg);
-    delta->jobs_failed++;
-}
-
-/* One job in a transaction of its own.  A delete the full disk refused
- * runs once more on the reserve's space (see reserve_make). */
-static int run_alone(store_writer *w, store_job *j, char *err, size_t len)
-{
-    int r = run_txn(w, j, j->next, err, len);
-    if (r == TXN_OK || j->type != JOB_DELETE_GRAPH || !w->full || !reserve_release(w))
-        return r;
-    r = run_txn(w, j, j->next, err, len);
+    if (sql_step_done(w->commit) != SQLITE_OK)
+        return fail_code(w, err, len);
+    restore_sync(w);
     /* Move the log into the database file now, so later writes can reuse
      * the log's space instead of growing it again. */
-    if (r == TXN_OK)
+    if (w->checkpoint_due)
         sqlite3_wal_checkpoint_v2(w->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-    return r;
+    w->checkpoint_due = false;
+    return 0;
 }
 
-void store_writer_run_batch(store_writer *w, store_job *batch, sc_store_stats *delta)
+void store_sqlite_rollback(sc_store_be *w)
 {
-    char err[512];
-    size_t n = 0;
-    reserve_check(w);
-    for (store_job *j = batch; j; j = j->next)
-        n++;
-    delta->jobs_done += n;
+    rollback(w);
+    restore_sync(w);
+}
 
-    int r = run_txn(w, batch, NULL, err, sizeof err);
-    if (r == TXN_OK) {
-        delta->transactions++;
-        return;
-    }
-    /*
-     * A failed BEGIN ran none of the jobs, so none of them is to blame and
-     * retrying them one by one would only wait out the busy timeout again
-     * per job.  Otherwise one job may have caused the failure (a huge graph
-     * on a nearly full disk): re-run each alone so the others still land.
-     */
-    if (r == TXN_BEGIN_FAILED || (n == 1 && batch->type != JOB_DELETE_GRAPH)) {
-        for (store_job *j = batch; j; j = j->next)
-            fail_job(j, err, w->nomem, delta);
-        return;
-    }
-    for (store_job *j = batch; j; j = j->next) {
-        delta->jobs_retried++;
-        if (run_alone(w, j, err, sizeof err) == TXN_OK)
-            delta->transactions++;
-        else
-            fail_job(j, err, w->nomem, delta);
-    }
+int store_sqlite_write(sc_store_be *w, sc_store_job *j, char *err, size_t len)
+{
+    int rc = run_job(w, j);
+    return rc == SC_STORE_EIO ? fail_code(w, err, len) : rc;
+}
+
+/* A delete the full disk refused runs once more on the reserve's space
+ * (see reserve_make). */
+bool store_sqlite_make_room(sc_store_be *w)
+{
+    if (!w->full || !reserve_release(w))
+        return false;
+    w->checkpoint_due = true;
+    return true;
 }
 
 /* ---- chunked commits ---- */
-
-bool store_writer_chunked(const store_job *j)
-{
-    if ((j->type != JOB_COMMIT_GRAPH && j->type != JOB_COMMIT_CAPTURE) || !j->u.commit.g)
-        return false;
-    const sc_graph *g = j->u.commit.g;
-    return (uint64_t)sc_graph_node_count(g) + sc_graph_edge_count(g) > STORE_CHUNK_ROWS;
-}
 
 int store_writer_recover(sqlite3 *db)
 {
@@ -758,13 +728,6 @@ int store_writer_recover(sqlite3 *db)
     if (rc != SQLITE_OK && !sqlite3_get_autocommit(db))
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     return rc;
-}
-
-static uint64_t mono_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
 /* Take the next graph id and list it as pending: SQLITE_OK or SQLite's error. */
@@ -800,49 +763,24 @@ static int sql_insert_range(sqlite3_stmt *s, const store_rows_range *r, int64_t 
     return rc;
 }
 
-/*
- * One chunk: the next nodes and the edges leaving them, the first chunk
- * with the reservation (after the session check, which refuses before
- * anything is written).  TXN_OK, with j->rc set when the check refused;
- * otherwise nothing of this chunk is stored and err says why.
- */
-static int chunk_txn(store_writer *w, store_job *j, char *err, size_t len)
+int store_sqlite_write_chunk(sc_store_be *w, sc_store_job *j, uint32_t lo, uint32_t hi, char *err,
+                             size_t len)
 {
-    const sc_graph *g = j->u.commit.g;
-    w->why = NULL;
-    w->nomem = false;
-    w->full = false;
-    if (sql_step_done(w->begin) != SQLITE_OK) {
-        copy_errmsg(w, err, len);
-        return TXN_BEGIN_FAILED;
-    }
     int64_t gid = j->u.commit.pending_gid;
-    int rc = 0;
     if (!gid) {
-        rc = j->u.commit.submitted ? 0 : check_open(w, j->u.commit.session);
-        if (rc == SC_STORE_ENOTFOUND) {
-            rollback(w);
-            j->rc = rc;
-            return TXN_OK;
-        }
-        if (rc == 0 && sql_reserve(w, j, &gid) != SQLITE_OK)
-            rc = SC_STORE_EIO;
+        /* The session check refuses before anything is written. */
+        int rc = j->u.commit.submitted ? 0 : check_open(w, j->u.commit.session);
+        if (rc == SC_STORE_ENOTFOUND)
+            return rc;
+        if (rc != 0 || sql_reserve(w, j, &gid) != SQLITE_OK)
+            return fail_code(w, err, len);
+        j->u.commit.pending_gid = gid;
     }
-    uint32_t n = sc_graph_node_count(g), lo = j->u.commit.next_node;
-    uint32_t hi = n - lo > j->u.commit.chunk_nodes ? lo + j->u.commit.chunk_nodes : n;
-    store_rows_range r = {.g = g, .lo = lo, .hi = hi};
-    if (rc == 0 && (sql_insert_range(w->node_insert, &r, gid) != SQLITE_OK ||
-                    sql_insert_range(w->edge_insert, &r, gid) != SQLITE_OK ||
-                    sql_step_done(w->commit) != SQLITE_OK))
-        rc = SC_STORE_EIO;
-    if (rc) {
-        copy_errmsg(w, err, len);
-        rollback(w);
-        return TXN_FAILED;
-    }
-    j->u.commit.pending_gid = gid;
-    j->u.commit.next_node = hi;
-    return TXN_OK;
+    store_rows_range r = {.g = j->u.commit.g, .lo = lo, .hi = hi};
+    if (sql_insert_range(w->node_insert, &r, gid) != SQLITE_OK ||
+        sql_insert_range(w->edge_insert, &r, gid) != SQLITE_OK)
+        return fail_code(w, err, len);
+    return 0;
 }
 
 /*
@@ -850,7 +788,7 @@ static int chunk_txn(store_writer *w, store_job *j, char *err, size_t len)
  * the reserve makes room for the delete; should even that fail, the rows
  * stay invisible (no graphs row) until start-up deletes them.
  */
-static void drop_chunks(store_writer *w, int64_t gid)
+void store_sqlite_drop_chunks(sc_store_be *w, int64_t gid)
 {
     for (int attempt = 0; attempt < 2; attempt++) {
         if (sql_step_done(w->begin) == SQLITE_OK &&
@@ -863,59 +801,4 @@ static void drop_chunks(store_writer *w, int64_t gid)
         if (!full || !reserve_release(w))
             return;
     }
-}
-
-/* Size the next chunk so that it takes about STORE_CHUNK_MS. */
-static void adapt_chunk(store_job *j, uint64_t took_us)
-{
-    const uint64_t target = STORE_CHUNK_MS * 1000u, most = 1u << 22, least = 1024;
-    uint64_t c = j->u.commit.chunk_nodes;
-    if (took_us < target / 2)
-        c *= 2;
-    else if (took_us > target)
-        c = c * target / took_us;
-    j->u.commit.chunk_nodes = (uint32_t)(c < least ? least : c > most ? most : c);
-}
-
-bool store_writer_step(store_writer *w, store_job *j, sc_store_stats *delta)
-{
-    char err[512];
-    const sc_graph *g = j->u.commit.g;
-    if (j->u.commit.chunk_nodes == 0) {
-        j->u.commit.chunk_nodes = STORE_CHUNK_FIRST_NODES;
-        reserve_check(w);
-    }
-    int r;
-    if (j->u.commit.next_node < sc_graph_node_count(g) || !j->u.commit.pending_gid) {
-        j->rc = 0;
-        uint64_t t0 = mono_us();
-        /*
-         * No chunk is acknowledged, so none needs its own sync: the last
-         * transaction's sync (FULL) makes every earlier frame of the log
-         * durable with it.  A power loss before that keeps a prefix of
-         * the chunks, which start-up deletes like any pending graph.
-         */
-        if (w->full_sync)
-            sql_step_done(w->sync_normal);
-        r = chunk_txn(w, j, err, sizeof err);
-        if (w->full_sync)
-            sql_step_done(w->sync_full);
-        adapt_chunk(j, mono_us() - t0);
-        if (r == TXN_OK && j->rc == 0) {
-            delta->transactions++;
-            return false;
-        }
-    } else {
-        /* The last transaction: the graph row, its index, the log. */
-        r = run_txn(w, j, NULL, err, sizeof err);
-        if (r == TXN_OK)
-            delta->transactions++;
-    }
-    delta->jobs_done++;
-    bool nomem = w->nomem;
-    if (j->u.commit.pending_gid && (r != TXN_OK || j->rc != 0))
-        drop_chunks(w, j->u.commit.pending_gid);
-    if (r != TXN_OK)
-        fail_job(j, err, nomem, delta);
-    return true;
 }

@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "store_int.h"
+#include "store_sqlite.h"
 
 enum {
     NODE_ID,

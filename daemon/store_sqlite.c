@@ -1,0 +1,378 @@
+/*
+ * store_sqlite.c - the SQLite backend (store_backend.h): opening the
+ * database with its lock file, the schema check, migrations and start-up
+ * clean-up, and the vtable.  The writer's jobs are in store_sqlite_write.c,
+ * the reads in store_sqlite_read.c.
+ */
+/* flock() is not POSIX. */
+#define _DEFAULT_SOURCE
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sc_schema.h"
+#include "store_sqlite.h"
+
+#define DEFAULT_BUSY_TIMEOUT_MS 5000
+
+/* SQLite result codes (SQLITE_OK, SQLITE_ROW, SQLITE_DONE, extended codes)
+ * are never negative, so none of them can pass for a store code. */
+_Static_assert(SQLITE_OK == 0 && SQLITE_ROW > 0 && SQLITE_DONE > 0 && SQLITE_IOERR_NOMEM > 0,
+               "SQLite codes are expected to be non-negative");
+
+/* ---- open ---- */
+
+static int fail(sqlite3 *db, const char *what, char *errbuf, size_t errlen)
+{
+    snprintf(errbuf, errlen, "%s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
+    return SC_STORE_EIO;
+}
+
+static int exec(sqlite3 *db, const char *sql, const char *what, char *errbuf, size_t errlen)
+{
+    if (sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        return fail(db, what, errbuf, errlen);
+    return 0;
+}
+
+/* A one-row, one-column query. */
+static int query_int(sqlite3 *db, const char *sql, int64_t *out, char *errbuf, size_t errlen)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        return fail(db, sql, errbuf, errlen);
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *out = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW ? 0 : fail(db, sql, errbuf, errlen);
+}
+
+/* The per-owner graph counts, once at open: graphs_by_owner serves the
+ * GROUP BY without sorting. */
+static int sqlite_count_graphs(sc_store_be *be, sc_store_owner_fn add, void *ctx, char *errbuf,
+                               size_t errlen)
+{
+    static const char sql[] = "SELECT owner_uid, count(*) FROM graphs GROUP BY owner_uid";
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(be->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return fail(be->db, sql, errbuf, errlen);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+        add(ctx, (uint32_t)sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1));
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : fail(be->db, sql, errbuf, errlen);
+}
+
+static int set_wal(sqlite3 *db, char *errbuf, size_t errlen)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &s, NULL) != SQLITE_OK)
+        return fail(db, "setting WAL", errbuf, errlen);
+    int ok = sqlite3_step(s) == SQLITE_ROW &&
+             sqlite3_stricmp((const char *)sqlite3_column_text(s, 0), "wal") == 0;
+    sqlite3_finalize(s);
+    if (!ok) {
+        snprintf(errbuf, errlen, "setting WAL: the database refused journal_mode=WAL");
+        return SC_STORE_EIO;
+    }
+    return 0;
+}
+
+static int latest_version(void)
+{
+    return sc_migration_count ? sc_migrations[sc_migration_count - 1].version : 0;
+}
+
+/* The tables of every schema version, so a database that only shares a
+ * user_version with ours is still recognised as another program's. */
+#define OUR_TABLES                                                                                 \
+    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "                         \
+    "('capture_log', 'graphs', 'nodes', 'edges', 'graph_index')"
+#define OUR_TABLE_COUNT 5
+
+/*
+ * Before anything writes to it (not even journal_mode): a database of
+ * another program is refused rather than extended with our tables, and
+ * one of a newer streamcapd rather than misread.
+ */
+static int check_schema(sqlite3 *db, char *errbuf, size_t errlen)
+{
+    int64_t version, objects, ours;
+    if (query_int(db, "PRAGMA user_version", &version, errbuf, errlen)) {
+        if (sqlite3_errcode(db) == SQLITE_NOTADB)
+            snprintf(errbuf, errlen, "it is not an SQLite database");
+        return SC_STORE_EIO;
+    }
+    if (version > latest_version()) {
+        snprintf(errbuf, errlen,
+                 "its schema version %lld is newer than this streamcapd knows (%d): "
+                 "run a newer streamcapd",
+                 (long long)version, latest_version());
+        return SC_STORE_EIO;
+    }
+    if (query_int(db,
+                  "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+                  &objects, errbuf, errlen) ||
+        query_int(db, OUR_TABLES, &ours, errbuf, errlen))
+        return SC_STORE_EIO;
+    if (version == 0 && objects > 0) {
+        snprintf(errbuf, errlen,
+                 "it holds another program's tables (no streamcap schema version); "
+                 "not adding ours: choose another file with --db");
+        return SC_STORE_EIO;
+    }
+    if (version > 0 && ours != OUR_TABLE_COUNT) {
+        snprintf(errbuf, errlen,
+                 "it has schema version %lld but not streamcap's tables: it belongs to another "
+                 "program; choose another file with --db",
+                 (long long)version);
+        return SC_STORE_EIO;
+    }
+    return 0;
+}
+
+static int apply_migrations(sc_store_be *be, char *errbuf, size_t errlen)
+{
+    sqlite3 *db = be->db;
+    int64_t version;
+    if (query_int(db, "PRAGMA user_version", &version, errbuf, errlen))
+        return SC_STORE_EIO;
+    for (size_t i = 0; i < sc_migration_count; i++) {
+        const sc_migration *m = &sc_migrations[i];
+        if (m->version <= version)
+            continue;
+        char pragma[64];
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", m->version);
+        if (exec(db, "BEGIN IMMEDIATE", m->name, errbuf, errlen))
+            return SC_STORE_EIO;
+        if (exec(db, m->sql, m->name, errbuf, errlen) ||
+            exec(db, pragma, m->name, errbuf, errlen) ||
+            exec(db, "COMMIT", m->name, errbuf, errlen)) {
+            sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+            return SC_STORE_EIO;
+        }
+    }
+    return 0;
+}
+
+/* The writer's connection, checked and set up but not yet migrated. */
+static int setup_writer(sc_store_be *be, const sc_store_config *cfg, char *errbuf, size_t errlen)
+{
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(
+        cfg->path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+    be->db = db;
+    if (rc != SQLITE_OK) {
+        /* The system's reason (a directory, no permission) says more than
+         * SQLite's "unable to open database file"; the caller names the path. */
+        int e = db ? sqlite3_system_errno(db) : 0;
+        snprintf(errbuf, errlen, "%s", e ? strerror(e) : db ? sqlite3_errmsg(db) : "out of memory");
+        return SC_STORE_EIO;
+    }
+    sqlite3_busy_timeout(db, be->busy_timeout_ms);
+    if (store_rows_register(db) != SQLITE_OK)
+        return fail(db, "registering the row functions", errbuf, errlen);
+    if (check_schema(db, errbuf, errlen))
+        return SC_STORE_EIO;
+    if (set_wal(db, errbuf, errlen))
+        return SC_STORE_EIO;
+    be->full_sync = cfg->sync_full;
+    return exec(db, cfg->sync_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
+                "setting synchronous", errbuf, errlen);
+}
+
+/* One daemon per database holds the lock file, so migrations need no lock
+ * of their own: BEGIN IMMEDIATE keeps out any other writer of the file. */
+static int sqlite_migrate(sc_store_be *be, char *errbuf, size_t errlen)
+{
+    sqlite3 *db = be->db;
+    if (apply_migrations(be, errbuf, errlen))
+        return SC_STORE_EIO;
+    if (be->max_page_count > 0) {
+        char pragma[64];
+        snprintf(pragma, sizeof pragma, "PRAGMA max_page_count = %lld",
+                 (long long)be->max_page_count);
+        if (exec(db, pragma, "setting max_page_count", errbuf, errlen))
+            return SC_STORE_EIO;
+    }
+    /* Graphs a dead daemon was committing in chunks were never
+     * acknowledged: their rows go before anything reads the file.  Should
+     * that fail (a full disk), they stay invisible until the next start. */
+    store_writer_recover(db);
+    /* Rows still open belong to a daemon that died; their end time is
+     * unknown, so ended_at stays NULL. */
+    if (exec(db, "UPDATE capture_log SET outcome = 'lost' WHERE outcome = 'open'",
+             "marking lost sessions", errbuf, errlen))
+        return SC_STORE_EIO;
+    return store_writer_prepare(be, errbuf, errlen);
+}
+
+/* ---- one daemon per database ---- */
+
+/* The pid a lock holder wrote into the lock file, or 0. */
+static long lock_holder(int fd)
+{
+    char text[32];
+    ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+    if (n <= 0)
+        return 0;
+    text[n] = '\0';
+    char *end;
+    long pid = strtol(text, &end, 10);
+    return pid > 0 && (*end == '\n' || *end == '\0') ? pid : 0;
+}
+
+static int lock_path(const char *path, char *out, size_t len)
+{
+    return snprintf(out, len, "%s.lock", path) < (int)len ? 0 : -1;
+}
+
+/* True when `fd` is still the file at `path`: a holder that was closing
+ * may have unlinked it after we opened it. */
+static bool still_linked(int fd, const char *path)
+{
+    struct stat a, b;
+    return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
+static int lock_busy(int fd, int e, const char *lock, char *errbuf, size_t errlen)
+{
+    long pid = e == EWOULDBLOCK ? lock_holder(fd) : 0;
+    if (pid > 0)
+        snprintf(errbuf, errlen, "in use by streamcapd pid %ld (one daemon per database)", pid);
+    else if (e == EWOULDBLOCK)
+        snprintf(errbuf, errlen, "in use by another streamcapd (one daemon per database)");
+    else
+        snprintf(errbuf, errlen, "cannot lock %s: %s", lock, strerror(e));
+    close(fd);
+    return SC_STORE_EIO;
+}
+
+/*
+ * Two daemons on one database would each serve their own cached graphs
+ * and session state, and the second would mark the first's open sessions
+ * lost.  So the store holds an exclusive lock on <db>.lock for its life.
+ * flock, not fcntl: the lock belongs to the open file, so it also keeps
+ * out a second store of the same process, and closing some other
+ * descriptor of the file does not drop it.  The kernel releases it when
+ * the process dies, however it dies, so a crash leaves nothing to clean;
+ * a clean close removes the file while still holding the lock, which is
+ * why a new holder checks that the file it locked is still linked.
+ */
+static int take_lock(sc_store_be *st, const char *path, char *errbuf, size_t errlen)
+{
+    char lock[PATH_MAX];
+    if (lock_path(path, lock, sizeof(lock)) != 0) {
+        snprintf(errbuf, errlen, "path too long");
+        return SC_STORE_EINVAL;
+    }
+    for (int attempt = 0; attempt < 100; attempt++) {
+        int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0) {
+            snprintf(errbuf, errlen, "cannot open its lock file %s: %s", lock, strerror(errno));
+            return SC_STORE_EIO;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+            return lock_busy(fd, errno, lock, errbuf, errlen);
+        if (!still_linked(fd, lock)) {
+            close(fd);
+            continue;
+        }
+        char pid[32];
+        int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+        if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+            snprintf(errbuf, errlen, "cannot write %s: %s", lock, strerror(errno));
+            close(fd);
+            return SC_STORE_EIO;
+        }
+        st->lock_fd = fd;
+        return 0;
+    }
+    snprintf(errbuf, errlen, "cannot lock %s: it keeps being replaced", lock);
+    return SC_STORE_EIO;
+}
+
+/* After the database is closed, so that the next daemon finds it
+ * complete; unlinked before the close, while the lock still holds. */
+static void release_lock(sc_store_be *st)
+{
+    if (st->lock_fd < 0)
+        return;
+    char lock[PATH_MAX];
+    if (lock_path(st->path, lock, sizeof(lock)) == 0)
+        unlink(lock);
+    close(st->lock_fd);
+    st->lock_fd = -1;
+}
+
+/* Free what setup left behind; the thread and the handle are not running. */
+
+static void sqlite_close(sc_store_be *be)
+{
+    if (!be)
+        return;
+    store_writer_finalize(be);
+    sqlite3_close(be->db);
+    release_lock(be);
+    free(be->host);
+    free(be->path);
+    free(be);
+}
+
+static int sqlite_open(const sc_store_config *cfg, sc_store_be **out, char *errbuf, size_t errlen)
+{
+    *out = NULL;
+    if (!sqlite3_threadsafe()) {
+        snprintf(errbuf, errlen, "SQLite was built without thread support");
+        return SC_STORE_EIO;
+    }
+    sc_store_be *be = calloc(1, sizeof *be);
+    if (!be || !(be->path = store_strdup(cfg->path)) ||
+        !(be->host = store_strdup(cfg->host ? cfg->host : ""))) {
+        if (be)
+            free(be->path);
+        free(be);
+        snprintf(errbuf, errlen, "out of memory");
+        return SC_STORE_ENOMEM;
+    }
+    be->lock_fd = -1;
+    be->busy_timeout_ms = cfg->busy_timeout_ms > 0 ? cfg->busy_timeout_ms : DEFAULT_BUSY_TIMEOUT_MS;
+    be->max_page_count = cfg->max_page_count;
+    int rc = take_lock(be, cfg->path, errbuf, errlen);
+    if (rc == 0)
+        rc = setup_writer(be, cfg, errbuf, errlen);
+    if (rc != 0) {
+        sqlite_close(be);
+        return rc;
+    }
+    *out = be;
+    return 0;
+}
+
+const sc_store_backend sc_store_sqlite_backend = {
+    .name = "sqlite",
+    .open = sqlite_open,
+    .migrate = sqlite_migrate,
+    .count_graphs = sqlite_count_graphs,
+    .close = sqlite_close,
+    .begin = store_sqlite_begin,
+    .commit = store_sqlite_commit,
+    .rollback = store_sqlite_rollback,
+    .write = store_sqlite_write,
+    .write_chunk = store_sqlite_write_chunk,
+    .drop_chunks = store_sqlite_drop_chunks,
+    .make_room = store_sqlite_make_room,
+    .reader_open = store_sqlite_reader_open,
+    .reader_close = store_sqlite_reader_close,
+    .read = store_sqlite_read,
+};

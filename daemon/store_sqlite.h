@@ -1,0 +1,107 @@
+/*
+ * store_sqlite.h - internals of the SQLite backend (store_backend.h),
+ * shared by store_sqlite.c (open, lock, schema, migrations, readers),
+ * store_sqlite_write.c (the writer connection and its jobs),
+ * store_sqlite_read.c (read requests) and store_sqlite_rows.c.
+ *
+ * Result codes: functions named sql_* (and store_rows_register) return
+ * SQLite's result codes, every other one 0 or an SC_STORE_E* code; a
+ * SQLite failure becomes SC_STORE_EIO (or SC_STORE_ENOMEM) where a store
+ * function makes the SQLite call.  SQLite codes never leave the backend.
+ */
+#ifndef SC_STORE_SQLITE_H
+#define SC_STORE_SQLITE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "store_int.h"
+
+/* The backend's state: the writer connection and its statements, prepared
+ * once in migrate, and what opening readers needs. */
+typedef struct sc_store_be {
+    char *path; /* the database file */
+    char *host; /* written on every row */
+    int busy_timeout_ms;
+    int lock_fd; /* <path>.lock, flock'ed for the backend's life; -1 before */
+    int64_t max_page_count;
+    sqlite3 *db;
+    sqlite3_stmt *begin;
+    sqlite3_stmt *commit;
+    sqlite3_stmt *rollback;
+    sqlite3_stmt *log_insert;
+    sqlite3_stmt *log_end;
+    sqlite3_stmt *log_check;
+    sqlite3_stmt *log_complete;
+    sqlite3_stmt *graph_insert;
+    sqlite3_stmt *node_insert;
+    sqlite3_stmt *edge_insert;
+    sqlite3_stmt *index_insert;
+    sqlite3_stmt *graph_session;
+    sqlite3_stmt *index_delete;
+    sqlite3_stmt *edges_delete;
+    sqlite3_stmt *nodes_delete;
+    sqlite3_stmt *graph_delete;
+    sqlite3_stmt *log_graph_deleted;
+    sqlite3_stmt *graph_insert_cuda;
+    sqlite3_stmt *capture_insert;
+    sqlite3_stmt *capture_graph_deleted;
+    sqlite3_stmt *pending_reserve;
+    sqlite3_stmt *pending_insert;
+    sqlite3_stmt *pending_seq_update;
+    sqlite3_stmt *pending_seq_insert;
+    sqlite3_stmt *pending_delete;
+    sqlite3_stmt *sync_normal;
+    sqlite3_stmt *sync_full;
+    bool full_sync;  /* the store's setting: synchronous=FULL */
+    bool relaxed;    /* the open transaction runs with synchronous=NORMAL */
+    const char *why; /* set when a job fails for a reason SQLite does not know */
+    bool nomem;      /* the failure was memory running out (SQLite's or ours) */
+    bool full;       /* the failure was SQLITE_FULL (the disk or max_page_count) */
+    /* Space kept next to the database for deletes on a full disk
+     * (store_sqlite_write.c): "<db>.reserve", STORE_RESERVE_BYTES when present. */
+    char *reserve_path;
+    bool have_reserve;
+    bool checkpoint_due;       /* the reserve was spent: checkpoint after the next commit */
+    uint64_t reserve_retry_ms; /* monotonic time of the next attempt to make it */
+} store_writer;
+
+#define STORE_RESERVE_BYTES (1u << 20)
+
+/* store_sqlite_rows.c: the table-valued functions sc_node_rows(G) and
+ * sc_edge_rows(G) over a sealed graph G bound with
+ * sqlite3_bind_pointer(stmt, i, g, STORE_GRAPH_PTR, NULL).  SQLITE_OK or
+ * SQLite's error. */
+#define STORE_GRAPH_PTR "streamcap.sc_graph"
+/* Or a part of one, bound with STORE_RANGE_PTR: the nodes lo .. hi-1 and
+ * the edges leaving them (a chunk of a chunked commit). */
+#define STORE_RANGE_PTR "streamcap.sc_graph_range"
+typedef struct store_rows_range {
+    const sc_graph *g;
+    uint32_t lo, hi;
+} store_rows_range;
+int store_rows_register(sqlite3 *db);
+
+/* store_sqlite_write.c: the writer's operations of the vtable. */
+int store_writer_prepare(store_writer *w, char *errbuf, size_t errlen);
+void store_writer_finalize(store_writer *w);
+int store_sqlite_begin(sc_store_be *be, unsigned flags, char *err, size_t errlen);
+int store_sqlite_commit(sc_store_be *be, char *err, size_t errlen);
+void store_sqlite_rollback(sc_store_be *be);
+int store_sqlite_write(sc_store_be *be, sc_store_job *j, char *err, size_t errlen);
+int store_sqlite_write_chunk(sc_store_be *be, sc_store_job *j, uint32_t lo, uint32_t hi, char *err,
+                             size_t errlen);
+void store_sqlite_drop_chunks(sc_store_be *be, int64_t gid);
+bool store_sqlite_make_room(sc_store_be *be);
+/* At migrate, before the writer runs: delete the rows of graphs a dead
+ * daemon left pending.  SQLite's result code. */
+int store_writer_recover(sqlite3 *db);
+
+/* store_sqlite_read.c: the readers' operations of the vtable. */
+int store_sqlite_reader_open(sc_store_be *be, void **reader, char *err, size_t errlen);
+void store_sqlite_reader_close(void *reader);
+void store_sqlite_read(void *reader, sc_store_read *rq);
+
+#endif

@@ -1,0 +1,189 @@
+/*
+ * store_txn.c - the writer thread's transactions, over any backend: group
+ * commit with the retry of a failed batch job by job, and the steps of a
+ * chunked commit.  The backend runs the SQL (store_backend.h); what is
+ * retried, when a chunk ends and how large the next one is is decided
+ * here, the same for every backend.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "store_int.h"
+
+/* run_txn's outcome: not a store code, the jobs hold those. */
+enum { TXN_OK = 0, TXN_BEGIN_FAILED, TXN_FAILED };
+
+/* Jobs [first, end) in one transaction.  On failure nothing is stored,
+ * errbuf holds the backend's message and *fail its code (EIO or ENOMEM). */
+static int run_txn(sc_store *st, store_job *first, store_job *end, unsigned flags, char *errbuf,
+                   size_t len, int *fail)
+{
+    const sc_store_backend *ops = st->ops;
+    for (store_job *j = first; j != end; j = j->next) {
+        j->rc = 0;
+        j->id = 0;
+    }
+    if ((*fail = ops->begin(st->be, flags, errbuf, len)) != 0)
+        return TXN_BEGIN_FAILED;
+    for (store_job *j = first; j != end; j = j->next) {
+        j->rc = ops->write(st->be, j, errbuf, len);
+        if (j->rc == SC_STORE_EIO || j->rc == SC_STORE_ENOMEM) {
+            *fail = j->rc;
+            ops->rollback(st->be);
+            return TXN_FAILED;
+        }
+    }
+    if ((*fail = ops->commit(st->be, errbuf, len)) != 0) {
+        ops->rollback(st->be);
+        return TXN_FAILED;
+    }
+    return TXN_OK;
+}
+
+/* Memory running out is the daemon's failure, not the database's: the job
+ * fails with SC_STORE_ENOMEM so that it is never reported as storage. */
+static void fail_job(store_job *j, const char *msg, int code, sc_store_stats *delta)
+{
+    j->rc = code == SC_STORE_ENOMEM ? SC_STORE_ENOMEM : SC_STORE_EIO;
+    j->id = 0;
+    free(j->errmsg);
+    j->errmsg = store_strdup(msg);
+    delta->jobs_failed++;
+}
+
+/* One job in a transaction of its own.  A delete that failed runs once
+ * more when the backend could make room for it (a full disk). */
+static int run_alone(sc_store *st, store_job *j, char *err, size_t len, int *fail)
+{
+    int r = run_txn(st, j, j->next, 0, err, len, fail);
+    if (r == TXN_OK || j->type != SC_STORE_JOB_DELETE_GRAPH || !st->ops->make_room(st->be))
+        return r;
+    return run_txn(st, j, j->next, 0, err, len, fail);
+}
+
+void store_txn_run_batch(sc_store *st, store_job *batch, sc_store_stats *delta)
+{
+    char err[512];
+    size_t n = 0;
+    int fail;
+    for (store_job *j = batch; j; j = j->next)
+        n++;
+    delta->jobs_done += n;
+
+    int r = run_txn(st, batch, NULL, 0, err, sizeof err, &fail);
+    if (r == TXN_OK) {
+        delta->transactions++;
+        return;
+    }
+    /*
+     * A failed BEGIN ran none of the jobs, so none of them is to blame and
+     * retrying them one by one would only wait out the busy timeout again
+     * per job.  Otherwise one job may have caused the failure (a huge graph
+     * on a nearly full disk): re-run each alone so the others still land.
+     */
+    if (r == TXN_BEGIN_FAILED || (n == 1 && batch->type != SC_STORE_JOB_DELETE_GRAPH)) {
+        for (store_job *j = batch; j; j = j->next)
+            fail_job(j, err, fail, delta);
+        return;
+    }
+    for (store_job *j = batch; j; j = j->next) {
+        delta->jobs_retried++;
+        if (run_alone(st, j, err, sizeof err, &fail) == TXN_OK)
+            delta->transactions++;
+        else
+            fail_job(j, err, fail, delta);
+    }
+}
+
+/* ---- chunked commits ---- */
+
+bool store_txn_chunked(const store_job *j)
+{
+    if ((j->type != SC_STORE_JOB_COMMIT_GRAPH && j->type != SC_STORE_JOB_COMMIT_CAPTURE) ||
+        !j->u.commit.g)
+        return false;
+    const sc_graph *g = j->u.commit.g;
+    return (uint64_t)sc_graph_node_count(g) + sc_graph_edge_count(g) > STORE_CHUNK_ROWS;
+}
+
+static uint64_t mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/*
+ * One chunk: the next nodes and the edges leaving them, the first chunk
+ * with the reservation.  TXN_OK, with j->rc set when the session check
+ * refused; otherwise nothing of this chunk is stored and err says why.
+ */
+static int chunk_txn(sc_store *st, store_job *j, char *err, size_t len, int *fail)
+{
+    const sc_store_backend *ops = st->ops;
+    if ((*fail = ops->begin(st->be, SC_STORE_TXN_UNACKED, err, len)) != 0)
+        return TXN_BEGIN_FAILED;
+    int64_t reserved = j->u.commit.pending_gid;
+    uint32_t n = sc_graph_node_count(j->u.commit.g), lo = j->u.commit.next_node;
+    uint32_t hi = n - lo > j->u.commit.chunk_nodes ? lo + j->u.commit.chunk_nodes : n;
+    int rc = ops->write_chunk(st->be, j, lo, hi, err, len);
+    if (rc == SC_STORE_ENOTFOUND) {
+        ops->rollback(st->be);
+        j->rc = rc;
+        return TXN_OK;
+    }
+    if (rc == 0)
+        rc = ops->commit(st->be, err, len);
+    if (rc) {
+        /* The reservation, if this chunk made it, went with the rollback. */
+        j->u.commit.pending_gid = reserved;
+        ops->rollback(st->be);
+        *fail = rc;
+        return TXN_FAILED;
+    }
+    j->u.commit.next_node = hi;
+    return TXN_OK;
+}
+
+/* Size the next chunk so that it takes about STORE_CHUNK_MS. */
+static void adapt_chunk(store_job *j, uint64_t took_us)
+{
+    const uint64_t target = STORE_CHUNK_MS * 1000u, most = 1u << 22, least = 1024;
+    uint64_t c = j->u.commit.chunk_nodes;
+    if (took_us < target / 2)
+        c *= 2;
+    else if (took_us > target)
+        c = c * target / took_us;
+    j->u.commit.chunk_nodes = (uint32_t)(c < least ? least : c > most ? most : c);
+}
+
+bool store_txn_step(sc_store *st, store_job *j, sc_store_stats *delta)
+{
+    char err[512];
+    const sc_graph *g = j->u.commit.g;
+    int r, fail = 0;
+    if (j->u.commit.chunk_nodes == 0)
+        j->u.commit.chunk_nodes = STORE_CHUNK_FIRST_NODES;
+    if (j->u.commit.next_node < sc_graph_node_count(g) || !j->u.commit.pending_gid) {
+        j->rc = 0;
+        uint64_t t0 = mono_us();
+        r = chunk_txn(st, j, err, sizeof err, &fail);
+        adapt_chunk(j, mono_us() - t0);
+        if (r == TXN_OK && j->rc == 0) {
+            delta->transactions++;
+            return false;
+        }
+    } else {
+        /* The last transaction: the graph row, its index, the log. */
+        r = run_txn(st, j, NULL, 0, err, sizeof err, &fail);
+        if (r == TXN_OK)
+            delta->transactions++;
+    }
+    delta->jobs_done++;
+    if (j->u.commit.pending_gid && (r != TXN_OK || j->rc != 0))
+        st->ops->drop_chunks(st->be, j->u.commit.pending_gid);
+    if (r != TXN_OK)
+        fail_job(j, err, fail, delta);
+    return true;
+}
