@@ -139,7 +139,6 @@ void sc_graph_meta_free(sc_graph_meta *meta)
         return;
     free(meta->host);
     free(meta->label);
-    free(meta->host);
     free(meta);
 }
 
