@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sc_daemon.h"
+#include "store_backend.h"
 
 void sc_config_defaults(sc_config *cfg)
 {
@@ -134,13 +135,25 @@ int sc_daemon_init(sc_daemon *d, uv_loop_t *loop, const sc_config *cfg, char *er
         return -1;
     }
     d->sessions.uids = &d->uids;
+    /* A host name longer than the buffer is cut (POSIX allows that);
+     * --host-name is checked to fit. */
+    if (cfg->host_name)
+        snprintf(d->host_name, sizeof d->host_name, "%s", cfg->host_name);
+    else if (gethostname(d->host_name, sizeof d->host_name - 1) != 0)
+        d->host_name[0] = '\0';
+    d->cfg.host_name = d->host_name;
     char why[400] = "";
     sc_store_config sc = {.path = cfg->db_path,
+                          .host = d->host_name,
                           .sync_full = cfg->sync_full,
                           .busy_timeout_ms = cfg->busy_timeout_ms,
                           .max_page_count = cfg->test_max_page_count};
     if (sc_store_open(loop, &sc, &d->store, why, sizeof(why)) != 0) {
-        snprintf(err, errlen, "cannot open database %s: %s", cfg->db_path, why);
+        /* A connection string may hold a password: never repeated. */
+        if (sc_store_db_is_postgresql(cfg->db_path))
+            snprintf(err, errlen, "cannot open the PostgreSQL database: %s", why);
+        else
+            snprintf(err, errlen, "cannot open database %s: %s", cfg->db_path, why);
         d->store_closed = true;
         return -1;
     }

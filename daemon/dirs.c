@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "sc_daemon.h"
+#include "store_backend.h"
 
 /* An option's path is used as given; no option means the shared rule. */
 static int resolve(const char *given, bool db, const sc_path_env *env, char *out,
@@ -44,7 +45,9 @@ int sc_daemon_resolve_paths(sc_config *cfg, sc_daemon_paths *p, char *err, size_
         snprintf(err, errlen, "cannot listen on %s: %s", p->socket, why);
         return -1;
     }
-    if (sc_path_prepare_dir(p->db, dbo, env.uid, why, sizeof(why)) != 0) {
+    /* A PostgreSQL URI names a server, no file of ours. */
+    if (!sc_store_db_is_postgresql(p->db) &&
+        sc_path_prepare_dir(p->db, dbo, env.uid, why, sizeof(why)) != 0) {
         snprintf(err, errlen, "cannot open database %s: %s", p->db, why);
         return -1;
     }

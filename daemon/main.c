@@ -23,7 +23,11 @@ static void usage(FILE *out)
             "\n"
             "options:\n"
             "  --socket PATH              Unix socket to listen on (default: see Paths below)\n"
-            "  --db PATH                  SQLite database file (default: see Paths below)\n"
+            "  --db PATH|URI              SQLite database file (default: see Paths below),\n"
+            "                             or a PostgreSQL server: postgresql://... or\n"
+            "                             postgres:... (when built with PostgreSQL)\n"
+            "  --host-name NAME           host name stored on every row this daemon writes\n"
+            "                             (default: the machine's host name)\n"
             "  --socket-mode OCTAL        permissions of the socket file (default 0600)\n"
             "  --max-message BYTES        longest request line accepted (default 1048576)\n"
             "  --max-connections N        connections served at once (default 1024)\n"
@@ -133,6 +137,7 @@ static bool known_option(const char *a)
 {
     static const char *const names[] = {"--socket",
                                         "--db",
+                                        "--host-name",
                                         "--socket-mode",
                                         "--max-message",
                                         "--max-connections",
@@ -212,6 +217,12 @@ static int parse_args(int argc, char **argv, sc_config *cfg)
             cfg->socket_path = v;
         } else if (!strcmp(a, "--db")) {
             cfg->db_path = v;
+        } else if (!strcmp(a, "--host-name")) {
+            if (!v[0] || strlen(v) > 255) {
+                fprintf(stderr, "streamcapd: --host-name takes 1 to 255 bytes\n");
+                return -1;
+            }
+            cfg->host_name = v;
         } else if (!strcmp(a, "--socket-mode")) {
             if (parse_mode(v, &cfg->socket_mode))
                 return -1;

@@ -102,9 +102,32 @@ static void graph_ctx_free(graph_ctx *g)
     free(g);
 }
 
+/* Root sees every row; anyone else the rows of their uid written by this
+ * daemon's host (uids of two hosts are not the same users). */
+static bool may_access_meta(const sc_conn *c, const sc_daemon *d, const sc_graph_meta *m)
+{
+    if (sc_may_access_all(c))
+        return true;
+    return sc_may_access(c, m->owner_uid) && strcmp(m->host ? m->host : "", d->host_name) == 0;
+}
+
+/* A non-root caller's host filter: its own host, and only that.  False
+ * when the caller asked for another host (the answer is then empty). */
+static bool own_host_filter(sc_req *r, const char **host, size_t *host_len)
+{
+    if (sc_may_access_all(r->c))
+        return true;
+    const char *own = r->d->host_name;
+    if (*host && (*host_len != strlen(own) || memcmp(*host, own, *host_len) != 0))
+        return false;
+    *host = own;
+    *host_len = strlen(own);
+    return true;
+}
+
 static int check_access(sc_req *r, const sc_stored_graph *sg)
 {
-    if (sc_may_access(r->c, sg->meta.owner_uid))
+    if (may_access_meta(r->c, r->d, &sg->meta))
         return 0;
     sc_req_denied(r, "graph", (uint64_t)sg->meta.graph);
     return -1;
@@ -523,6 +546,7 @@ static void write_meta_fields(sc_buf *b, bool *first, const sc_graph_meta *m)
     sc_json_member_time_ms(b, first, "created_at", m->created_ms);
     sc_json_member_u64(b, first, "owner_uid", m->owner_uid);
     sc_json_member_i64(b, first, "owner_pid", m->owner_pid);
+    sc_json_member_cstr(b, first, "host", m->host ? m->host : "");
     /* Default-mode graphs read exactly as before the cuda mode existed. */
     if (m->cuda) {
         sc_json_member_cstr(b, first, "semantics", "cuda");
@@ -689,7 +713,7 @@ static void delete_meta_loaded(void *arg, int rc, sc_graph_meta *meta, const cha
         sc_log_store_error(x->a.d, rc, errmsg, (uint32_t)x->a.c->uid, x->a.c->pid,
                            "reading graph %" PRId64 " to delete it", x->id);
         sc_store_rpc_error(&err, rc, errmsg);
-    } else if (!sc_may_access(x->a.c, meta->owner_uid)) {
+    } else if (!may_access_meta(x->a.c, x->a.d, meta)) {
         sc_rpc_fail(&err, SC_RPC_PERMISSION_DENIED, "graph %" PRId64 " belongs to another user",
                     x->id);
     } else if ((rc = sc_store_delete_graph(x->a.d->store, x->id, sc_now_ms(), graph_deleted, x)) ==
@@ -726,9 +750,22 @@ int sc_h_graph_delete(sc_req *r)
 
 /* ------------------------------------------------------- graph.list */
 
+/* The reply to a list that cannot match a row: `key` is an empty array. */
+static int empty_page(sc_req *r, const char *key)
+{
+    sc_buf *b = sc_req_result_begin(r);
+    bool first;
+    sc_json_obj_begin(b, &first);
+    sc_json_key(b, &first, key);
+    sc_buf_puts(b, "[]");
+    sc_json_obj_end(b);
+    return sc_req_result_end(r, b);
+}
+
 typedef struct list_ctx {
     sc_async a;
     char *label; /* the store reads the query on a worker thread */
+    char *host;
 } list_ctx;
 
 static void graphs_listed(void *arg, int rc, sc_graph_page *page, const char *errmsg)
@@ -768,18 +805,22 @@ static void graphs_listed(void *arg, int rc, sc_graph_page *page, const char *er
     sc_graph_page_free(page);
     sc_async_done(&l->a);
     free(l->label);
+    free(l->host);
     free(l);
 }
 
 int sc_h_graph_list(sc_req *r)
 {
     sc_graph_query q = {0};
-    const char *before = NULL, *label = NULL;
-    size_t before_len = 0, label_len = 0;
+    const char *before = NULL, *label = NULL, *host = NULL;
+    size_t before_len = 0, label_len = 0, host_len = 0;
     if (get_limit(r, &q.limit) != 0 ||
         sc_param_opt_string(r->params, "before", &before, &before_len, &r->err) != 0 ||
-        sc_param_opt_string(r->params, "label", &label, &label_len, &r->err) != 0)
+        sc_param_opt_string(r->params, "label", &label, &label_len, &r->err) != 0 ||
+        sc_param_opt_string(r->params, "host", &host, &host_len, &r->err) != 0)
         return H_ERROR;
+    if (!own_host_filter(r, &host, &host_len))
+        return empty_page(r, "graphs");
     if (before) {
         const char *end;
         if (before[0] != 'g' || !parse_i64(before + 1, &end, &q.before_graph) || *end ||
@@ -791,16 +832,21 @@ int sc_h_graph_list(sc_req *r)
     list_ctx *l = calloc(1, sizeof(*l));
     if (!l)
         return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
-    if (sc_req_copy_string(r, label, label_len, &l->label) != 0) {
+    if (sc_req_copy_string(r, label, label_len, &l->label) != 0 ||
+        sc_req_copy_string(r, host, host_len, &l->host) != 0) {
+        free(l->label);
         free(l);
         return H_ERROR;
     }
     q.label = l->label;
     q.label_len = label_len;
+    q.host = l->host;
+    q.host_len = host_len;
     q.any_owner = sc_may_access_all(r->c);
     q.uid = (uint32_t)r->c->uid;
     if (sc_store_list_graphs(r->d->store, &q, graphs_listed, l) != 0) {
         free(l->label);
+        free(l->host);
         free(l);
         return sc_req_store_unavailable(r);
     }
@@ -865,6 +911,7 @@ static void write_log_entry(sc_buf *b, bool *first, const sc_log_entry *e)
     sc_json_member_str(b, first, "label", e->label ? e->label : "", e->label_len);
     sc_json_member_u64(b, first, "owner_uid", e->owner_uid);
     sc_json_member_i64(b, first, "owner_pid", e->owner_pid);
+    sc_json_member_cstr(b, first, "host", e->host ? e->host : "");
     sc_json_member_time_ms(b, first, "opened_at", e->opened_ms);
     sc_json_key(b, first, "ended_at");
     if (e->has_ended)
@@ -940,12 +987,18 @@ static int parse_log_cursor(sc_req *r, const char *s, sc_log_query *q)
 int sc_h_log_list(sc_req *r)
 {
     sc_log_query q = {0};
-    const char *before = NULL, *outcome = NULL;
-    size_t before_len = 0, outcome_len = 0;
+    const char *before = NULL, *outcome = NULL, *host = NULL;
+    size_t before_len = 0, outcome_len = 0, host_len = 0;
     if (get_limit(r, &q.limit) != 0 ||
         sc_param_opt_string(r->params, "before", &before, &before_len, &r->err) != 0 ||
-        sc_param_opt_string(r->params, "outcome", &outcome, &outcome_len, &r->err) != 0)
+        sc_param_opt_string(r->params, "outcome", &outcome, &outcome_len, &r->err) != 0 ||
+        sc_param_opt_string(r->params, "host", &host, &host_len, &r->err) != 0)
         return H_ERROR;
+    if (!own_host_filter(r, &host, &host_len))
+        return empty_page(r, "entries");
+    /* The store copies the host at the call. */
+    q.host = host;
+    q.host_len = host_len;
     if (before && parse_log_cursor(r, before, &q) != 0)
         return H_ERROR;
     if (outcome) {
@@ -1040,6 +1093,8 @@ int sc_h_server_info(sc_req *r)
     sc_json_member_u64(b, &first, "db_bytes", db_bytes(d->cfg.db_path));
     sc_json_member_i64(b, &first, "pid", (int64_t)getpid());
     sc_json_member_cstr(b, &first, "sync", d->cfg.sync_full ? "full" : "normal");
+    sc_json_member_cstr(b, &first, "backend", d->store ? sc_store_backend_name(d->store) : "");
+    sc_json_member_cstr(b, &first, "host", d->host_name);
     sc_json_member_u64(b, &first, "cache_max_bytes", cs.max_bytes);
     sc_json_member_u64(b, &first, "cache_bytes", cs.bytes);
     sc_json_member_u64(b, &first, "cache_entries", cs.entries);

@@ -31,7 +31,8 @@ enum sc_log_level { SC_LOG_ERROR = 0, SC_LOG_WARN, SC_LOG_INFO, SC_LOG_DEBUG };
 /** Command-line configuration; defaults are in sc_config_defaults(). */
 typedef struct sc_config {
     const char *socket_path; /* NULL: the default of sc_paths.h (sc_daemon_resolve_paths) */
-    const char *db_path;     /* NULL: likewise */
+    const char *db_path;     /* NULL: likewise; postgresql://... or postgres:... a server */
+    const char *host_name;   /* --host-name; NULL: the machine's (gethostname) */
     unsigned socket_mode;
     size_t max_message;
     unsigned max_connections;
@@ -253,6 +254,7 @@ void sc_conn_unref(sc_conn *c);
 
 struct sc_daemon {
     sc_config cfg;
+    char host_name[256]; /* cfg.host_name, or the machine's host name */
     uv_loop_t *loop;
     sc_store *store;
     sc_cache *cache;

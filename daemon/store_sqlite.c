@@ -140,6 +140,29 @@ static int check_schema(sqlite3 *db, char *errbuf, size_t errlen)
     return 0;
 }
 
+/* The migration that added the host columns (schema/004_host.sql). */
+#define HOST_VERSION 4
+
+/* The rows from before hosts were stored are this daemon's: one daemon per
+ * file wrote them all. */
+static int adopt_rows(sc_store_be *be, const char *what, char *errbuf, size_t errlen)
+{
+    static const char *const sql[] = {"UPDATE capture_log SET host = ?1",
+                                      "UPDATE graphs SET host = ?1",
+                                      "UPDATE captures SET host = ?1"};
+    for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
+        sqlite3_stmt *s;
+        if (sqlite3_prepare_v2(be->db, sql[i], -1, &s, NULL) != SQLITE_OK)
+            return fail(be->db, what, errbuf, errlen);
+        sqlite3_bind_text(s, 1, be->host, -1, SQLITE_STATIC);
+        int rc = sqlite3_step(s);
+        sqlite3_finalize(s);
+        if (rc != SQLITE_DONE)
+            return fail(be->db, what, errbuf, errlen);
+    }
+    return 0;
+}
+
 static int apply_migrations(sc_store_be *be, char *errbuf, size_t errlen)
 {
     sqlite3 *db = be->db;
@@ -155,6 +178,7 @@ static int apply_migrations(sc_store_be *be, char *errbuf, size_t errlen)
         if (exec(db, "BEGIN IMMEDIATE", m->name, errbuf, errlen))
             return SC_STORE_EIO;
         if (exec(db, m->sql, m->name, errbuf, errlen) ||
+            (m->version == HOST_VERSION && adopt_rows(be, m->name, errbuf, errlen)) ||
             exec(db, pragma, m->name, errbuf, errlen) ||
             exec(db, "COMMIT", m->name, errbuf, errlen)) {
             sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);

@@ -38,7 +38,7 @@ typedef struct sqlite_reader {
 
 #define GRAPH_COLUMNS                                                                              \
     "graph, session, label, created_at, owner_uid, owner_pid, node_count, edge_count,"             \
-    " stream_count, semantics, capture"
+    " stream_count, semantics, capture, host"
 
 static void reader_close(sqlite_reader *r)
 {
@@ -177,7 +177,7 @@ static uint32_t col_u32(sqlite3_stmt *s, int i)
     return (uint32_t)sqlite3_column_int64(s, i);
 }
 
-/* A row of GRAPH_COLUMNS into *m, which then owns its label.  0 or the
+/* A row of GRAPH_COLUMNS into *m, which then owns its label and host.  0 or the
  * store code set in q. */
 static int row_to_meta(sc_store_read *q, sqlite3_stmt *s, sc_graph_meta *m)
 {
@@ -194,8 +194,14 @@ static int row_to_meta(sc_store_read *q, sqlite3_stmt *s, sc_graph_meta *m)
     m->capture = col_u32(s, 10);
     if (time_column(s, 3, false, &m->created_ms) != 0)
         return set_err(q, SC_STORE_EIO, "stored graph has a malformed created_at");
+    size_t host_len;
     if (!(m->label = dup_column(s, 2, &m->label_len)))
         return fail_nomem(q);
+    if (!(m->host = dup_column(s, 11, &host_len))) {
+        free(m->label);
+        m->label = NULL;
+        return fail_nomem(q);
+    }
     return 0;
 }
 
@@ -524,7 +530,7 @@ void store_graphs_sql(int variant, char *buf, size_t len)
 {
     snprintf(buf, len,
              "SELECT " GRAPH_COLUMNS " FROM graphs WHERE graph < ?1%s%s"
-             " ORDER BY graph DESC LIMIT ?4",
+             " AND (?5 IS NULL OR host = ?5) ORDER BY graph DESC LIMIT ?4",
              variant & STORE_GRAPHS_BY_OWNER ? " AND owner_uid = ?2" : "",
              variant & STORE_GRAPHS_BY_LABEL ? " AND label = ?3" : "");
 }
@@ -541,10 +547,11 @@ void store_log_sql(int variant, char *buf, size_t len)
         cond[n++] = "outcome = ?4";
     snprintf(buf, len,
              "SELECT session, label, owner_uid, owner_pid, opened_at, ended_at, outcome,"
-             " node_count, graph, graph_deleted_at, semantics FROM capture_log%s%s%s%s%s%s"
+             " node_count, graph, graph_deleted_at, semantics, host"
+             " FROM capture_log WHERE (?6 IS NULL OR host = ?6)%s%s%s%s%s%s"
              " ORDER BY opened_at DESC, session DESC LIMIT ?5",
-             n > 0 ? " WHERE " : "", n > 0 ? cond[0] : "", n > 1 ? " AND " : "",
-             n > 1 ? cond[1] : "", n > 2 ? " AND " : "", n > 2 ? cond[2] : "");
+             n > 0 ? " AND " : "", n > 0 ? cond[0] : "", n > 1 ? " AND " : "", n > 1 ? cond[1] : "",
+             n > 2 ? " AND " : "", n > 2 ? cond[2] : "");
 }
 
 static sqlite3_stmt *list_stmt(sqlite_reader *r, sc_store_read *q, sqlite3_stmt **slot,
@@ -637,6 +644,8 @@ static void graphs_run(sqlite_reader *r, sc_store_read *base)
         sqlite3_bind_text64(s, 3, gq->label, gq->label_len, SQLITE_STATIC, SQLITE_UTF8);
     /* One more than asked, to learn whether another page exists. */
     sqlite3_bind_int64(s, 4, (sqlite3_int64)gq->limit + 1);
+    if (gq->host)
+        sqlite3_bind_text64(s, 5, gq->host, gq->host_len, SQLITE_STATIC, SQLITE_UTF8);
     bool more;
     int rc = read_page(r, base, s, gq->limit, take_graph, &more);
     sqlite3_clear_bindings(s);
@@ -700,8 +709,13 @@ static int take_log(sc_store_read *base, sqlite3_stmt *s)
     e->graph_deleted = deleted == 0;
     const char *sem = (const char *)sqlite3_column_text(s, 10);
     e->cuda = sem && strcmp(sem, "cuda") == 0;
+    size_t host_len;
     if (!(e->label = dup_column(s, 1, &e->label_len)))
         return fail_nomem(base);
+    if (!(e->host = dup_column(s, 11, &host_len))) {
+        free(e->label);
+        return fail_nomem(base);
+    }
     p->count++;
     return 0;
 }
@@ -793,6 +807,8 @@ static void log_run(sqlite_reader *r, sc_store_read *base)
     if (variant & STORE_LOG_BY_OUTCOME)
         sqlite3_bind_text(s, 4, lq->outcome, -1, SQLITE_STATIC);
     sqlite3_bind_int64(s, 5, (sqlite3_int64)lq->limit + 1);
+    if (lq->host)
+        sqlite3_bind_text64(s, 6, lq->host, lq->host_len, SQLITE_STATIC, SQLITE_UTF8);
     bool more;
     int rc = read_page(r, base, s, lq->limit, take_log, &more);
     sqlite3_clear_bindings(s);

@@ -37,8 +37,8 @@ static const struct {
     {offsetof(store_writer, commit), "COMMIT"},
     {offsetof(store_writer, rollback), "ROLLBACK"},
     {offsetof(store_writer, log_insert),
-     "INSERT INTO capture_log (label, owner_uid, owner_pid, opened_at, semantics)"
-     " VALUES (?1, ?2, ?3, ?4, ?5)"},
+     "INSERT INTO capture_log (label, owner_uid, owner_pid, opened_at, semantics, host)"
+     " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"},
     {offsetof(store_writer, log_end),
      "UPDATE capture_log SET outcome = ?2, node_count = ?3, ended_at = ?4"
      " WHERE session = ?1 AND outcome = 'open'"},
@@ -49,7 +49,7 @@ static const struct {
      " WHERE session = ?1"},
     {offsetof(store_writer, graph_insert),
      "INSERT INTO graphs (session, label, created_at, owner_uid, owner_pid, node_count,"
-     " edge_count, stream_count, graph) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10)"},
+     " edge_count, stream_count, graph, host) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11)"},
     {offsetof(store_writer, node_insert),
      "INSERT INTO nodes (graph, id, kind, stream, name, num_blocks, threads_per_block,"
      " shared_mem, dir, size_bytes, src_device, dst_device, value, grid_y, grid_z, block_y,"
@@ -73,12 +73,13 @@ static const struct {
      "UPDATE capture_log SET graph_deleted_at = ?3 WHERE session = ?1 AND graph = ?2"},
     {offsetof(store_writer, graph_insert_cuda),
      "INSERT INTO graphs (session, label, created_at, owner_uid, owner_pid, node_count,"
-     " edge_count, stream_count, semantics, capture, graph)"
-     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'cuda', ?9, ?10)"},
+     " edge_count, stream_count, semantics, capture, graph, host)"
+     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'cuda', ?9, ?10, ?11)"},
     {offsetof(store_writer, capture_insert),
      "INSERT INTO captures (session, capture, origin, mode, thread, outcome, cuda_error,"
      " node_count, ended_at, graph, inv_method, inv_stream, inv_event, inv_thread, inv_call,"
-     " inv_error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"},
+     " inv_error, host)"
+     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"},
     {offsetof(store_writer, capture_graph_deleted),
      "UPDATE captures SET graph_deleted_at = ?3 WHERE session = ?1 AND graph = ?2"},
     /* A chunked commit takes the id AUTOINCREMENT would hand out next and
@@ -240,6 +241,7 @@ static int run_log_open(store_writer *w, store_job *j)
     sqlite3_bind_int64(s, 3, j->u.open.pid);
     bind_time(s, 4, j->u.open.opened_ms);
     sqlite3_bind_text(s, 5, j->u.open.semantics, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 6, w->host, -1, SQLITE_STATIC);
     int sqlrc = sql_step_done(s);
     sqlite3_clear_bindings(s);
     if (sqlrc != SQLITE_OK)
@@ -295,6 +297,7 @@ static int insert_graph_row(store_writer *w, store_job *j, int64_t *gid)
     /* Unbound (NULL) unless the id was reserved by a chunked commit. */
     if (j->u.commit.pending_gid)
         sqlite3_bind_int64(s, 10, j->u.commit.pending_gid);
+    sqlite3_bind_text(s, 11, w->host, -1, SQLITE_STATIC);
     int sqlrc = sql_step_done(s);
     sqlite3_clear_bindings(s);
     if (sqlrc != SQLITE_OK)
@@ -515,6 +518,7 @@ static int sql_insert_capture(store_writer *w, const store_job *j, int64_t gid)
             sqlite3_bind_text64(s, 15, c->inv_call, c->inv_call_len, SQLITE_STATIC, SQLITE_UTF8);
         sqlite3_bind_int64(s, 16, c->inv_error);
     }
+    sqlite3_bind_text(s, 17, w->host, -1, SQLITE_STATIC);
     int rc = sql_step_done(s);
     sqlite3_clear_bindings(s);
     return rc;

@@ -595,7 +595,9 @@ static void test_upgrade_from_version_1(void **state)
     sqlite3_close(db);
     free(v1);
 
-    assert_int_equal(sc_it_daemon_start(d, NULL), 0);
+    /* Rows from before hosts were stored become the upgrading daemon's. */
+    const char *host[] = {"--host-name", "upgrader", NULL};
+    assert_int_equal(sc_it_daemon_start(d, host), 0);
     sc_it_conn *c = sc_it_must_connect(d);
     cJSON *g = sc_it_must_result(c, "graph.get", "{\"graph\":1}");
     assert_json(member(g, "nodes"),
@@ -614,7 +616,7 @@ static void test_upgrade_from_version_1(void **state)
     assert_int_equal(cJSON_GetArraySize(entries), 2);
     assert_json(cJSON_GetArrayItem(entries, 1),
                 "{\"session\":1,\"label\":\"old\",\"owner_uid\":0,\"owner_pid\":10,"
-                "\"opened_at\":\"2026-11-29T19:44:21.123Z\",\"ended_at\":"
+                "\"host\":\"upgrader\",\"opened_at\":\"2026-11-29T19:44:21.123Z\",\"ended_at\":"
                 "\"2026-11-29T19:44:22.000Z\",\"outcome\":\"completed\",\"node_count\":2,"
                 "\"graph\":1}");
     cJSON_Delete(log);
@@ -639,8 +641,8 @@ static void test_upgrade_from_version_1(void **state)
                                         -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    /* Upgraded to the latest version (3: schema/003_pending.sql). */
-    assert_int_equal(sqlite3_column_int(st, 0), 3);
+    /* Upgraded to the latest version (4: schema/004_host.sql). */
+    assert_int_equal(sqlite3_column_int(st, 0), 4);
     assert_int_equal(sqlite3_column_int(st, 1), 1);
     assert_string_equal((const char *)sqlite3_column_text(st, 2), "empty");
     assert_string_equal((const char *)sqlite3_column_text(st, 3), "oxicuda");

@@ -1,0 +1,204 @@
+/*
+ * Hosts (docs/design.md, "Storage backends"): --host-name stored on every
+ * row and returned by graph.get, graph.list and log.list, the host filter
+ * of the lists, server.info's backend and host, the default host name and
+ * the refusal of a PostgreSQL URI by a build without that backend.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <sqlite3.h>
+
+#include "harness.h"
+
+static int64_t stored_graph(sc_it_conn *c, const char *label)
+{
+    int64_t s = sc_it_open_session(c, label);
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", (long long)s);
+    sc_it_must_ok(c, "capture.record_kernel",
+                  "{\"session\":%lld,\"stream\":0,\"function_name\":\"k\",\"num_blocks\":1,"
+                  "\"threads_per_block\":32}",
+                  (long long)s);
+    cJSON *end =
+        sc_it_must_result(c, "capture.end", "{\"session\":%lld,\"stream\":0}", (long long)s);
+    int64_t g = sc_it_int(end, "graph");
+    cJSON_Delete(end);
+    return g;
+}
+
+static int count(const cJSON *result, const char *key)
+{
+    return cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(result, key));
+}
+
+/* The host is stored on the rows, returned everywhere, and filters. */
+static void test_host_stored_returned_filtered(void **state)
+{
+    (void)state;
+    const char *extra[] = {"--host-name", "gpu-17", NULL};
+    sc_it_daemon *d = sc_it_must_start(extra);
+    sc_it_conn *c = sc_it_must_connect(d);
+    int64_t g = stored_graph(c, "h");
+
+    cJSON *info = sc_it_must_result(c, "server.info", "{}");
+    assert_string_equal(sc_it_str(info, "backend"), "sqlite");
+    assert_string_equal(sc_it_str(info, "host"), "gpu-17");
+    cJSON_Delete(info);
+
+    cJSON *get = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)g);
+    assert_string_equal(sc_it_str(get, "host"), "gpu-17");
+    cJSON_Delete(get);
+
+    cJSON *list = sc_it_must_result(c, "graph.list", "{}");
+    assert_int_equal(count(list, "graphs"), 1);
+    const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(list, "graphs"), 0);
+    assert_string_equal(sc_it_str(first, "host"), "gpu-17");
+    cJSON_Delete(list);
+    list = sc_it_must_result(c, "graph.list", "{\"host\":\"gpu-17\"}");
+    assert_int_equal(count(list, "graphs"), 1);
+    cJSON_Delete(list);
+    list = sc_it_must_result(c, "graph.list", "{\"host\":\"gpu-18\"}");
+    assert_int_equal(count(list, "graphs"), 0);
+    cJSON_Delete(list);
+
+    cJSON *log = sc_it_must_result(c, "log.list", "{}");
+    assert_int_equal(count(log, "entries"), 1);
+    first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(log, "entries"), 0);
+    assert_string_equal(sc_it_str(first, "host"), "gpu-17");
+    cJSON_Delete(log);
+    log = sc_it_must_result(c, "log.list", "{\"host\":\"gpu-18\"}");
+    assert_int_equal(count(log, "entries"), 0);
+    cJSON_Delete(log);
+    log = sc_it_must_result(c, "log.list", "{\"host\":\"gpu-17\"}");
+    assert_int_equal(count(log, "entries"), 1);
+    cJSON_Delete(log);
+    sc_it_must_error(c, -32602, NULL, "graph.list", "{\"host\":7}");
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+
+    /* In the file, on the session, capture and graph rows alike. */
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(sc_it_daemon_db(d), &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT (SELECT group_concat(host) FROM capture_log),"
+                                        " (SELECT group_concat(host) FROM graphs)",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_string_equal((const char *)sqlite3_column_text(st, 0), "gpu-17");
+    assert_string_equal((const char *)sqlite3_column_text(st, 1), "gpu-17");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    sc_it_daemon_destroy(d);
+}
+
+/* Without --host-name the host is the machine's (gethostname). */
+static void test_default_host_name(void **state)
+{
+    (void)state;
+    char want[256] = "";
+    assert_int_equal(gethostname(want, sizeof want - 1), 0);
+    sc_it_daemon *d = sc_it_must_start(NULL);
+    sc_it_conn *c = sc_it_must_connect(d);
+    stored_graph(c, "d");
+    cJSON *info = sc_it_must_result(c, "server.info", "{}");
+    assert_string_equal(sc_it_str(info, "host"), want);
+    cJSON_Delete(info);
+    cJSON *log = sc_it_must_result(c, "log.list", "{}");
+    const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(log, "entries"), 0);
+    assert_string_equal(sc_it_str(e, "host"), want);
+    cJSON_Delete(log);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    sc_it_daemon_destroy(d);
+}
+
+/* A version-3 database gets the host columns in place; its rows become
+ * the upgrading daemon's. */
+static void test_upgrade_from_version_3(void **state)
+{
+    (void)state;
+    /* A version-3 file: a daemon's database with the host columns and the
+     * version taken back, as a version-3 daemon left it. */
+    const char *first[] = {"--host-name", "old", NULL};
+    sc_it_daemon *d = sc_it_must_start(first);
+    sc_it_conn *c = sc_it_must_connect(d);
+    int64_t g = stored_graph(c, "v3");
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(sc_it_daemon_db(d), &db), SQLITE_OK);
+    char *err = NULL;
+    if (sqlite3_exec(db,
+                     "ALTER TABLE capture_log DROP COLUMN host;"
+                     "ALTER TABLE graphs DROP COLUMN host;"
+                     "ALTER TABLE captures DROP COLUMN host;"
+                     "PRAGMA user_version = 3;",
+                     NULL, NULL, &err) != SQLITE_OK)
+        fail_msg("making a version-3 database: %s", err ? err : "?");
+    sqlite3_close(db);
+
+    const char *second[] = {"--host-name", "new", NULL};
+    sc_it_must_restart(d, second);
+    c = sc_it_must_connect(d);
+    cJSON *get = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)g);
+    assert_string_equal(sc_it_str(get, "host"), "new");
+    assert_string_equal(sc_it_str(get, "label"), "v3");
+    cJSON_Delete(get);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    assert_int_equal(sqlite3_open(sc_it_daemon_db(d), &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT (SELECT user_version FROM pragma_user_version),"
+                                        " (SELECT host FROM capture_log)",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 4);
+    assert_string_equal((const char *)sqlite3_column_text(st, 1), "new");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    sc_it_daemon_destroy(d);
+}
+
+/* Without PostgreSQL built in, a PostgreSQL URI stops the start clearly. */
+static void test_postgresql_uri_without_support(void **state)
+{
+    (void)state;
+    sc_it_daemon *d;
+    assert_int_equal(sc_it_daemon_create(&d), 0);
+    const char *extra[] = {"--db", "postgresql://u:secret@db.example/streamcap", NULL};
+    assert_int_equal(sc_it_daemon_start(d, extra), -ECHILD);
+    char *text = sc_it_read_file(sc_it_daemon_stderr_path(d));
+    assert_non_null(text);
+    if (!strstr(text, "this streamcapd was built without PostgreSQL support") ||
+        strstr(text, "secret"))
+        fail_msg("stderr: %s", text);
+    free(text);
+    sc_it_daemon_destroy(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_host_stored_returned_filtered),
+        cmocka_unit_test(test_default_host_name),
+        cmocka_unit_test(test_upgrade_from_version_3),
+#ifndef SC_HAVE_POSTGRESQL
+        cmocka_unit_test(test_postgresql_uri_without_support),
+#endif
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
