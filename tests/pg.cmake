@@ -12,3 +12,11 @@ if(LIBPQ_FOUND)
         COMMAND ${SC_PG_CLUSTER} $<TARGET_FILE:test_pg_backend>
         TIMEOUT 180 SKIP_RETURN_CODE 77 LABELS pg)
 endif()
+# Two daemons, two hosts, one cluster: concurrent captures, kill -9 during
+# commits, and the server stopped mid-run (1007) and back.
+if(LIBPQ_FOUND)
+    sc_add_command_test(test_pg_fleet
+        COMMAND ${SC_PG_CLUSTER} ${CMAKE_CURRENT_SOURCE_DIR}/pg/fleet.sh
+                ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
+        TIMEOUT 240 SKIP_RETURN_CODE 77 LABELS pg)
+endif()
