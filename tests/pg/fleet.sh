@@ -114,5 +114,12 @@ while [ ! -s "$work/acked_up" ]; do
 done
 g=$(cat "$work/acked_up")
 [ "$(q "SELECT host FROM graphs WHERE graph = $g")" = beta ] || fail "graph $g after recovery is not stored"
+# 4. docs/fleet.md's queries run on this fleet's database.
+doc=$(dirname "$0")/../../docs/fleet.md
+awk '/^```sql$/ {on = 1; next} /^```$/ {on = 0} on' "$doc" >"$work/doc.sql"
+[ -s "$work/doc.sql" ] || fail "no queries found in docs/fleet.md"
+psql -X -q -v ON_ERROR_STOP=1 -f "$work/doc.sql" >"$work/doc.out" 2>&1 || fail "docs/fleet.md: $(cat "$work/doc.out")"
+grep -q beta "$work/doc.out" || fail "docs/fleet.md's queries do not show the fleet"
+
 echo "fleet.sh: 48 concurrent graphs from two hosts, kill -9 and a server restart: all good"
 echo "1 passed, 0 failed"
