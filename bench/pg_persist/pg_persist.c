@@ -28,8 +28,12 @@ static sc_graph *make(uint32_t n)
     if (sc_graph_create(&g))
         exit(1);
     for (uint32_t i = 0; i < n; i++) {
-        sc_node node = {.kind = SC_KIND_KERNEL, .stream = i % 8, .name = "gemm_kernel",
-                        .name_len = 11, .num_blocks = 128, .threads_per_block = 256};
+        sc_node node = {.kind = SC_KIND_KERNEL,
+                        .stream = i % 8,
+                        .name = "gemm_kernel",
+                        .name_len = 11,
+                        .num_blocks = 128,
+                        .threads_per_block = 256};
         uint32_t id;
         if (sc_graph_add_node(g, &node, &id) || (i >= 8 && sc_graph_add_edge(g, i - 8, i)) ||
             (i >= 1 && i % 64 == 0 && sc_graph_add_edge(g, i - 1, i)))
