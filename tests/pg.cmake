@@ -20,3 +20,7 @@ if(LIBPQ_FOUND)
                 ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
         TIMEOUT 240 SKIP_RETURN_CODE 77 LABELS pg)
 endif()
+# test_hosts expects the start-up message of the build it runs against.
+if(LIBPQ_FOUND AND TARGET test_hosts)
+    target_compile_definitions(test_hosts PRIVATE SC_HAVE_POSTGRESQL)
+endif()
