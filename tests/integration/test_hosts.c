@@ -202,9 +202,7 @@ int main(void)
         cmocka_unit_test(test_host_stored_returned_filtered),
         cmocka_unit_test(test_default_host_name),
         cmocka_unit_test(test_upgrade_from_version_3),
-#ifndef SC_HAVE_POSTGRESQL
         cmocka_unit_test(test_postgresql_uri_without_support),
-#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
