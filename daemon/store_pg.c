@@ -401,8 +401,8 @@ static int recover_host(sc_store_be *be, char *err, size_t len)
     p_word(&p, be->host);
     static const char *const steps[] = {
         "BEGIN",
-        "INSERT INTO hosts (host) VALUES ($1)"
-        " ON CONFLICT (host) DO UPDATE SET last_start = now()",
+        ("INSERT INTO hosts (host) VALUES ($1)"
+         " ON CONFLICT (host) DO UPDATE SET last_start = now()"),
         "UPDATE capture_log SET outcome = 'lost' WHERE host = $1 AND outcome = 'open'",
         "DELETE FROM edges WHERE graph IN (SELECT graph FROM pending_graphs WHERE host = $1)",
         "DELETE FROM nodes WHERE graph IN (SELECT graph FROM pending_graphs WHERE host = $1)",
