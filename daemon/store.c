@@ -544,6 +544,8 @@ int sc_store_backend_for(const char *db, const sc_store_backend **out, char *err
         return 0;
     }
 #ifdef SC_HAVE_POSTGRESQL
+    (void)err;
+    (void)errlen;
     *out = &sc_store_pg_backend;
     return 0;
 #else

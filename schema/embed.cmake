@@ -1,6 +1,13 @@
-# cmake -DOUT=file.c -DSQL_FILES="a.sql,b.sql" -P embed.cmake
-# Writes a C file defining sc_migrations[] from the given .sql files.
-set(body "/* Generated from schema/NNN_name.sql by schema/embed.cmake; do not edit. */\n#include \"sc_schema.h\"\n\nconst sc_migration sc_migrations[] = {\n")
+# cmake -DOUT=file.c -DSQL_FILES="a.sql,b.sql" [-DVAR=name -DCOUNT_VAR=name] -P embed.cmake
+# Writes a C file defining VAR[] (default sc_migrations) and its length
+# COUNT_VAR (default sc_migration_count) from the given .sql files.
+if(NOT VAR)
+    set(VAR sc_migrations)
+endif()
+if(NOT COUNT_VAR)
+    set(COUNT_VAR sc_migration_count)
+endif()
+set(body "/* Generated from schema/NNN_name.sql by schema/embed.cmake; do not edit. */\n#include \"sc_schema.h\"\n\nconst sc_migration ${VAR}[] = {\n")
 set(count 0)
 string(REPLACE "," ";" SQL_FILES "${SQL_FILES}")
 list(SORT SQL_FILES)
@@ -18,5 +25,5 @@ foreach(f IN LISTS SQL_FILES)
     string(APPEND body "    {${version}, \"${name}\",\n    \"${sql}\"},\n")
     math(EXPR count "${count} + 1")
 endforeach()
-string(APPEND body "};\n\nconst size_t sc_migration_count = ${count};\n")
+string(APPEND body "};\n\nconst size_t ${COUNT_VAR} = ${count};\n")
 file(WRITE ${OUT} "${body}")

@@ -19,4 +19,9 @@ typedef struct sc_migration {
 extern const sc_migration sc_migrations[];
 extern const size_t sc_migration_count;
 
+/* The PostgreSQL backend's own migrations, schema/pg/NNN_name.sql, applied
+ * above the highest version in its schema_migrations table. */
+extern const sc_migration sc_pg_migrations[];
+extern const size_t sc_pg_migration_count;
+
 #endif

@@ -1,0 +1,26 @@
+# The PostgreSQL backend against a real server: each test runs under
+# tests/pg/cluster.sh, which starts a private cluster for it and removes it
+# afterwards (77, skipped, without PostgreSQL's server binaries).
+if(LIBPQ_FOUND)
+    set(SC_PG_CLUSTER ${CMAKE_CURRENT_SOURCE_DIR}/pg/cluster.sh)
+    add_executable(test_pg_backend ${CMAKE_CURRENT_SOURCE_DIR}/pg/test_pg_backend.c)
+    target_link_libraries(test_pg_backend PRIVATE sc_store sc_core PkgConfig::CMOCKA
+                          Threads::Threads)
+    set_target_properties(test_pg_backend PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                          ${CMAKE_BINARY_DIR}/tests)
+    sc_add_command_test(test_pg_backend
+        COMMAND ${SC_PG_CLUSTER} $<TARGET_FILE:test_pg_backend>
+        TIMEOUT 180 SKIP_RETURN_CODE 77 LABELS pg)
+endif()
+# Two daemons, two hosts, one cluster: concurrent captures, kill -9 during
+# commits, and the server stopped mid-run (1007) and back.
+if(LIBPQ_FOUND)
+    sc_add_command_test(test_pg_fleet
+        COMMAND ${SC_PG_CLUSTER} ${CMAKE_CURRENT_SOURCE_DIR}/pg/fleet.sh
+                ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
+        TIMEOUT 240 SKIP_RETURN_CODE 77 LABELS pg)
+endif()
+# test_hosts expects the start-up message of the build it runs against.
+if(LIBPQ_FOUND AND TARGET test_hosts)
+    target_compile_definitions(test_hosts PRIVATE SC_HAVE_POSTGRESQL)
+endif()

@@ -1,0 +1,125 @@
+#!/bin/sh
+# tests/pg/fleet.sh BINDIR: two streamcapd on two sockets with two host
+# names sharing one PostgreSQL database (run under tests/pg/cluster.sh,
+# which provides STREAMCAP_TEST_PG and the server's stop and start).
+#   1. concurrent captures through both: every acknowledged graph is
+#      stored exactly once, under its daemon's host, and the log shows both;
+#   2. kill -9 of one daemon while it commits: nothing acknowledged is lost,
+#      and its restart marks its own unfinished sessions lost, not the other's;
+#   3. the server stopped mid-run: requests fail with 1007 (nothing is
+#      acknowledged), and the same daemon serves again once it is back.
+set -eu
+bin=$1
+[ -n "${STREAMCAP_TEST_PG:-}" ] || { echo "fleet.sh: skipped: run under tests/pg/cluster.sh" >&2; exit 77; }
+work=$(mktemp -d)
+pids=""
+cleanup() {
+    for p in $pids; do kill -9 "$p" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "fleet.sh: FAIL: $*" >&2; for f in "$work"/*.log; do echo "== $f" >&2; tail -n 20 "$f" >&2; done; exit 1; }
+
+start() { # start NAME: a daemon for host NAME on $work/NAME.sock
+    "$bin/streamcapd" --socket "$work/$1.sock" --db "$STREAMCAP_TEST_PG" --host-name "$1" \
+        >>"$work/$1.log" 2>&1 &
+    eval "pid_$1=$!"
+    pids="$pids $!"
+    i=0
+    until "$bin/streamcap" --socket "$work/$1.sock" ping >/dev/null 2>&1; do
+        i=$((i + 1))
+        [ "$i" -lt 100 ] || fail "streamcapd $1 did not start"
+        sleep 0.1
+    done
+}
+demo() { # demo NAME OUT: one capture through NAME; the graph id, if acknowledged, into OUT
+    out=$("$bin/streamcap" --socket "$work/$1.sock" --json demo 2>/dev/null) || true
+    g=$(printf '%s' "$out" | jq -r 'select(.graph != null) | .graph' 2>/dev/null) || true
+    [ -z "$g" ] || echo "$g" >>"$2"
+    printf '%s\n' "$out" >>"$2.replies"
+}
+q() { psql -X -A -t -q -c "$1"; }
+
+# 1. both daemons at once
+start alpha
+start beta
+: >"$work/acked"
+workers=""
+for n in 1 2 3 4 5 6; do
+    (for k in 1 2 3 4; do demo alpha "$work/acked.a$n"; done) &
+    workers="$workers $!"
+    (for k in 1 2 3 4; do demo beta "$work/acked.b$n"; done) &
+    workers="$workers $!"
+done
+for w in $workers; do wait "$w"; done
+cat "$work"/acked.a? >"$work/acked_alpha"
+cat "$work"/acked.b? >"$work/acked_beta"
+[ "$(wc -l <"$work/acked_alpha")" -eq 24 ] || fail "alpha acknowledged $(wc -l <"$work/acked_alpha") of 24"
+[ "$(wc -l <"$work/acked_beta")" -eq 24 ] || fail "beta acknowledged $(wc -l <"$work/acked_beta") of 24"
+for h in alpha beta; do
+    for g in $(cat "$work/acked_$h"); do
+        [ "$(q "SELECT count(*) FROM graphs WHERE graph = $g AND host = '$h'")" = 1 ] ||
+            fail "graph $g of $h is not stored exactly once under its host"
+    done
+done
+[ "$(sort -n "$work"/acked_alpha "$work"/acked_beta | uniq -d | wc -l)" -eq 0 ] ||
+    fail "two daemons were given the same graph id"
+[ "$(q "SELECT count(*) FROM graphs")" = 48 ] || fail "stored graphs: $(q 'SELECT count(*) FROM graphs')"
+log=$("$bin/streamcap" --socket "$work/alpha.sock" call log.list '{"limit":1000}')
+for h in alpha beta; do
+    printf '%s' "$log" | grep -q "\"host\":\"$h\"" || fail "alpha's log.list does not show host $h"
+done
+[ "$(q "SELECT count(DISTINCT host) FROM capture_log WHERE outcome = 'completed'")" = 2 ] ||
+    fail "the log does not show both hosts"
+
+# 2. kill -9 of alpha while it commits
+: >"$work/acked_kill"
+(while :; do demo alpha "$work/acked_kill"; done) &
+loop=$!
+sleep 2
+kill -9 "$pid_alpha"
+sleep 0.3
+kill "$loop" 2>/dev/null || true
+wait "$loop" 2>/dev/null || true
+n=$(wc -l <"$work/acked_kill")
+[ "$n" -gt 0 ] || fail "no capture was acknowledged before the kill"
+for g in $(cat "$work/acked_kill"); do
+    [ "$(q "SELECT count(*) FROM graphs WHERE graph = $g AND host = 'alpha'")" = 1 ] ||
+        fail "acknowledged graph $g lost by kill -9"
+    [ "$(q "SELECT count(*) FROM nodes WHERE graph = $g")" = 3 ] || fail "graph $g is not whole"
+done
+# beta kept a session open meanwhile; alpha's restart leaves it alone.
+"$bin/streamcap" --socket "$work/beta.sock" call session.open '{"label":"kept"}' >/dev/null
+start alpha
+[ "$(q "SELECT count(*) FROM capture_log WHERE host = 'alpha' AND outcome = 'open'")" = 0 ] ||
+    fail "alpha's restart left its dead sessions open"
+[ "$(q "SELECT count(*) FROM capture_log WHERE label = 'kept' AND outcome = 'open'")" = 1 ] ||
+    fail "alpha's restart touched beta's open session"
+echo "fleet.sh: kill -9: $n acknowledged graphs all stored"
+
+# 3. the server stops mid-run and comes back
+eval "$STREAMCAP_TEST_PG_STOP"
+: >"$work/acked_down"
+demo beta "$work/acked_down"
+[ ! -s "$work/acked_down" ] || fail "a capture was acknowledged while the server was down"
+grep -q '1007' "$work/acked_down.replies" || fail "no 1007 while the server was down: $(cat "$work/acked_down.replies")"
+eval "$STREAMCAP_TEST_PG_START"
+: >"$work/acked_up"
+i=0
+while [ ! -s "$work/acked_up" ]; do
+    i=$((i + 1))
+    [ "$i" -le 20 ] || fail "beta did not recover after the server came back"
+    demo beta "$work/acked_up"
+    [ -s "$work/acked_up" ] || sleep 0.5
+done
+g=$(cat "$work/acked_up")
+[ "$(q "SELECT host FROM graphs WHERE graph = $g")" = beta ] || fail "graph $g after recovery is not stored"
+# 4. docs/fleet.md's queries run on this fleet's database.
+doc=$(dirname "$0")/../../docs/fleet.md
+awk '/^```sql$/ {on = 1; next} /^```$/ {on = 0} on' "$doc" >"$work/doc.sql"
+[ -s "$work/doc.sql" ] || fail "no queries found in docs/fleet.md"
+psql -X -q -v ON_ERROR_STOP=1 -f "$work/doc.sql" >"$work/doc.out" 2>&1 || fail "docs/fleet.md: $(cat "$work/doc.out")"
+grep -q beta "$work/doc.out" || fail "docs/fleet.md's queries do not show the fleet"
+
+echo "fleet.sh: 48 concurrent graphs from two hosts, kill -9 and a server restart: all good"
+echo "1 passed, 0 failed"

@@ -1,0 +1,576 @@
+/*
+ * test_pg_backend.c - the PostgreSQL backend (daemon/store_pg.c) against a
+ * real server: run under tests/pg/cluster.sh, which exports
+ * STREAMCAP_TEST_PG; skipped (77) without it.
+ *
+ * Drives the backend's operations as the generic store does (begin, write,
+ * commit on a writer; read on readers), so each promise of
+ * store_backend.h is checked on PostgreSQL itself: migrations once under
+ * concurrent starts, ids unique across daemons, this host's recovery only,
+ * every row round trip (text and binary COPY), lists filtered by host and
+ * by (host, uid), deletes, and a server that stops and comes back.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <libpq-fe.h>
+
+#include "sc_graph.h"
+#include "store_backend.h"
+#include "store_pg.h"
+
+static const sc_store_backend *B = &sc_store_pg_backend;
+
+static const char *uri(void)
+{
+    return getenv("STREAMCAP_TEST_PG");
+}
+
+static void sql(const char *q)
+{
+    PGconn *c = PQconnectdb(uri());
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    PGresult *r = PQexec(c, q);
+    ExecStatusType st = PQresultStatus(r);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+        fail_msg("%s: %s", q, PQerrorMessage(c));
+    PQclear(r);
+    PQfinish(c);
+}
+
+static int64_t sql_int(const char *q)
+{
+    PGconn *c = PQconnectdb(uri());
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    PGresult *r = PQexec(c, q);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1)
+        fail_msg("%s: %s", q, PQerrorMessage(c));
+    int64_t v = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    PQfinish(c);
+    return v;
+}
+
+/* A fresh schema for each test: drop everything of ours. */
+static int reset_db(void **state)
+{
+    (void)state;
+    sql("DROP TABLE IF EXISTS schema_migrations, hosts, capture_log, graphs, nodes, edges,"
+        " graph_index, captures, pending_graphs CASCADE;"
+        " DROP SEQUENCE IF EXISTS session_ids, graph_ids");
+    return 0;
+}
+
+static sc_store_be *open_be(const char *host)
+{
+    sc_store_config cfg = {.path = uri(), .host = host};
+    sc_store_be *be = NULL;
+    char err[256] = "";
+    int rc = B->open(&cfg, &be, err, sizeof err);
+    if (rc)
+        fail_msg("open: %s", err);
+    rc = B->migrate(be, err, sizeof err);
+    if (rc)
+        fail_msg("migrate: %s", err);
+    return be;
+}
+
+/* Run one job in its own transaction, as the generic writer does. */
+static int run_job(sc_store_be *be, sc_store_job *j, char *err, size_t len)
+{
+    int rc = B->begin(be, 0, err, len);
+    if (rc)
+        return rc;
+    rc = B->write(be, j, err, len);
+    if (rc == 0 || rc == SC_STORE_ENOTFOUND) {
+        int crc = B->commit(be, err, len);
+        if (crc) {
+            B->rollback(be);
+            return crc;
+        }
+        return rc;
+    }
+    B->rollback(be);
+    return rc;
+}
+
+static int64_t log_open(sc_store_be *be, uint32_t uid, const char *label, int64_t ms)
+{
+    sc_store_job j = {.type = SC_STORE_JOB_LOG_OPEN};
+    j.u.open.uid = uid;
+    j.u.open.pid = 4242;
+    j.u.open.label = label;
+    j.u.open.label_len = strlen(label);
+    j.u.open.opened_ms = ms;
+    j.u.open.semantics = "oxicuda";
+    char err[256];
+    int rc = run_job(be, &j, err, sizeof err);
+    if (rc)
+        fail_msg("log_open: %s", err);
+    return j.id;
+}
+
+/* Every kind of node, odd names included, on three streams. */
+static sc_graph *make_graph(uint32_t n)
+{
+    sc_graph *g;
+    assert_int_equal(sc_graph_create(&g), 0);
+    for (uint32_t i = 0; i < n; i++) {
+        sc_node node;
+        memset(&node, 0, sizeof node);
+        node.stream = i % 3;
+        static const char *const names[] = {"k\tab\\x\ny", "copy", "set", "cb"};
+        node.name = names[i % 4];
+        node.name_len = strlen(node.name);
+        switch (i % 6) {
+        case 0:
+            node.kind = SC_KIND_KERNEL;
+            node.num_blocks = i + 1;
+            node.threads_per_block = 256;
+            node.shared_mem = 64;
+            node.grid_y = i % 12 == 0 ? 2 : 1;
+            break;
+        case 1:
+            node.kind = SC_KIND_MEMCPY;
+            node.dir = SC_DIR_PEER_TO_PEER;
+            node.size_bytes = 1ull << 40;
+            node.src_device = 1;
+            node.dst_device = 2;
+            break;
+        case 2:
+            node.kind = SC_KIND_MEMSET;
+            node.size_bytes = 4096;
+            node.value = 0xab;
+            break;
+        case 3:
+            node.kind = SC_KIND_HOST_CALLBACK;
+            break;
+        case 4:
+            node.kind = (sc_node_kind)SC_KIND_EVENT_RECORD;
+            node.event = 7;
+            break;
+        default:
+            node.kind = (sc_node_kind)SC_KIND_EMPTY;
+            break;
+        }
+        uint32_t id;
+        assert_int_equal(sc_graph_add_node(g, &node, &id), 0);
+        if (i >= 3)
+            assert_int_equal(sc_graph_add_edge(g, i - 3, i), 0);
+        if (i >= 1 && i % 5 == 0)
+            assert_int_equal(sc_graph_add_edge(g, i - 1, i), 0);
+    }
+    assert_int_equal(sc_graph_seal(g), 0);
+    return g;
+}
+
+static int64_t commit(sc_store_be *be, int64_t session, const sc_graph *g, uint32_t uid)
+{
+    sc_store_job j = {.type = SC_STORE_JOB_COMMIT_GRAPH};
+    j.u.commit.session = session;
+    j.u.commit.g = g;
+    j.u.commit.uid = uid;
+    j.u.commit.pid = 4242;
+    j.u.commit.label = "train";
+    j.u.commit.label_len = 5;
+    j.u.commit.created_ms = 1796000000123;
+    char err[256];
+    int rc = run_job(be, &j, err, sizeof err);
+    if (rc)
+        fail_msg("commit: %d %s", rc, err);
+    return j.id;
+}
+
+static void assert_same_graph(const sc_graph *a, const sc_graph *b, bool skeleton)
+{
+    assert_int_equal(sc_graph_node_count(a), sc_graph_node_count(b));
+    assert_int_equal(sc_graph_edge_count(a), sc_graph_edge_count(b));
+    for (uint32_t i = 0; i < sc_graph_node_count(a); i++) {
+        sc_node x, y;
+        assert_int_equal(sc_graph_node(a, i, &x), 0);
+        assert_int_equal(sc_graph_node(b, i, &y), 0);
+        assert_int_equal(x.stream, y.stream);
+        if (skeleton)
+            continue;
+        assert_int_equal(x.kind, y.kind);
+        assert_int_equal(x.name_len, y.name_len);
+        assert_memory_equal(x.name, y.name, x.name_len);
+        assert_int_equal(x.num_blocks, y.num_blocks);
+        assert_int_equal(x.grid_y, y.grid_y);
+        assert_int_equal(x.size_bytes, y.size_bytes);
+        assert_int_equal(x.src_device, y.src_device);
+        assert_int_equal(x.value, y.value);
+        assert_int_equal(x.event, y.event);
+    }
+    for (uint64_t k = 0; k < sc_graph_edge_count(a); k++) {
+        uint32_t s1, d1, s2, d2;
+        assert_int_equal(sc_graph_edge(a, k, &s1, &d1), 0);
+        assert_int_equal(sc_graph_edge(b, k, &s2, &d2), 0);
+        assert_int_equal(s1, s2);
+        assert_int_equal(d1, d2);
+    }
+}
+
+static sc_store_read *do_read(sc_store_be *be, sc_store_read *rq)
+{
+    void *reader;
+    char err[256];
+    if (B->reader_open(be, &reader, err, sizeof err) != 0)
+        fail_msg("reader_open: %s", err);
+    B->read(reader, rq);
+    B->reader_close(reader);
+    return rq;
+}
+
+static void roundtrip(bool binary)
+{
+    sc_store_be *be = open_be("alpha");
+    store_pg_set_copy_binary(be, binary);
+    int64_t s = log_open(be, 1000, "lbl", 1796000000000);
+    sc_graph *g = make_graph(5000);
+    int64_t gid = commit(be, s, g, 1000);
+    assert_true(gid > 0);
+    for (int skeleton = 0; skeleton < 2; skeleton++) {
+        sc_store_read rq = {.kind = skeleton ? SC_STORE_READ_SKELETON : SC_STORE_READ_LOAD,
+                            .graph = gid};
+        do_read(be, &rq);
+        if (rq.rc)
+            fail_msg("load: %s", rq.errmsg);
+        assert_int_equal(rq.sg->meta.graph, gid);
+        assert_int_equal(rq.sg->meta.session, s);
+        assert_int_equal(rq.sg->meta.created_ms, 1796000000123);
+        assert_string_equal(rq.sg->meta.host, "alpha");
+        assert_string_equal(rq.sg->meta.label, "train");
+        assert_int_equal(rq.sg->meta.stream_count, 3);
+        assert_same_graph(g, rq.sg->graph, skeleton);
+        sc_stored_graph_free(rq.sg);
+    }
+    /* The log row is completed with the graph. */
+    char q[160];
+    snprintf(q, sizeof q,
+             "SELECT graph FROM capture_log WHERE session = %lld AND outcome ="
+             " 'completed' AND host = 'alpha'",
+             (long long)s);
+    assert_int_equal(sql_int(q), gid);
+    sc_graph_destroy(g);
+    B->close(be);
+}
+
+static void test_roundtrip_text(void **state)
+{
+    (void)state;
+    roundtrip(false);
+}
+
+static void test_roundtrip_binary(void **state)
+{
+    (void)state;
+    roundtrip(true);
+}
+
+/* Names PostgreSQL text cannot hold keep their bytes, read back as the
+ * SQLite store reads its own (valid UTF-8). */
+static void test_odd_names(void **state)
+{
+    (void)state;
+    for (int binary = 0; binary < 2; binary++) {
+        sc_store_be *be = open_be("alpha");
+        store_pg_set_copy_binary(be, binary);
+        sc_graph *g;
+        assert_int_equal(sc_graph_create(&g), 0);
+        sc_node n = {.kind = SC_KIND_HOST_CALLBACK, .name = "a\0b", .name_len = 3};
+        uint32_t id;
+        assert_int_equal(sc_graph_add_node(g, &n, &id), 0);
+        assert_int_equal(sc_graph_seal(g), 0);
+        int64_t gid = commit(be, log_open(be, 1, "x", 1), g, 1);
+        sc_store_read rq = {.kind = SC_STORE_READ_LOAD, .graph = gid};
+        do_read(be, &rq);
+        assert_int_equal(rq.rc, 0);
+        sc_node back;
+        assert_int_equal(sc_graph_node(rq.sg->graph, 0, &back), 0);
+        assert_int_equal(back.name_len, 3);
+        assert_memory_equal(back.name, "a\0b", 3);
+        sc_stored_graph_free(rq.sg);
+        sc_graph_destroy(g);
+        B->close(be);
+    }
+}
+
+typedef struct starter {
+    const char *host;
+    int rc;
+    char err[256];
+} starter;
+
+static void *start_one(void *p)
+{
+    starter *s = p;
+    sc_store_config cfg = {.path = uri(), .host = s->host};
+    sc_store_be *be = NULL;
+    s->rc = B->open(&cfg, &be, s->err, sizeof s->err);
+    if (s->rc == 0)
+        s->rc = B->migrate(be, s->err, sizeof s->err);
+    B->close(be);
+    return NULL;
+}
+
+/* Daemons starting at once apply each migration exactly once. */
+static void test_concurrent_migrate(void **state)
+{
+    (void)state;
+    enum { N = 6 };
+    pthread_t t[N];
+    starter s[N];
+    char names[N][16];
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "host%d", i);
+        s[i] = (starter){.host = names[i]};
+        assert_int_equal(pthread_create(&t[i], NULL, start_one, &s[i]), 0);
+    }
+    for (int i = 0; i < N; i++) {
+        pthread_join(t[i], NULL);
+        if (s[i].rc)
+            fail_msg("%s: %s", s[i].host, s[i].err);
+    }
+    assert_int_equal(sql_int("SELECT count(*) FROM schema_migrations"), 1);
+    assert_int_equal(sql_int("SELECT count(*) FROM hosts"), N);
+}
+
+/* A database of a newer build is refused before anything is written. */
+static void test_newer_schema_refused(void **state)
+{
+    (void)state;
+    B->close(open_be("alpha"));
+    sql("INSERT INTO schema_migrations (version, name) VALUES (999, '999_future.sql')");
+    sc_store_config cfg = {.path = uri(), .host = "alpha"};
+    sc_store_be *be = NULL;
+    char err[256] = "";
+    assert_int_equal(B->open(&cfg, &be, err, sizeof err), 0);
+    assert_int_equal(B->migrate(be, err, sizeof err), SC_STORE_EIO);
+    assert_non_null(strstr(err, "999"));
+    B->close(be);
+}
+
+/* Two daemons interleaving: ids never collide, a start recovers only its
+ * own host's open rows, and lists filter by host and by (host, uid). */
+static void test_two_hosts(void **state)
+{
+    (void)state;
+    sc_store_be *a = open_be("alpha"), *b = open_be("beta");
+    int64_t ids[8];
+    for (int i = 0; i < 8; i++)
+        ids[i] = log_open(i % 2 ? b : a, 1000, "s", 1796000000000 + i);
+    for (int i = 0; i < 8; i++)
+        for (int k = 0; k < i; k++)
+            assert_int_not_equal(ids[i], ids[k]);
+    sc_graph *g = make_graph(10);
+    int64_t ga = commit(a, ids[0], g, 1000), gb = commit(b, ids[1], g, 1000);
+    assert_int_not_equal(ga, gb);
+
+    /* alpha restarts: its open rows are lost, beta's stay open. */
+    B->close(a);
+    a = open_be("alpha");
+    assert_int_equal(sql_int("SELECT count(*) FROM capture_log WHERE host = 'alpha' AND"
+                             " outcome = 'lost'"),
+                     3);
+    assert_int_equal(sql_int("SELECT count(*) FROM capture_log WHERE host = 'beta' AND"
+                             " outcome = 'open'"),
+                     3);
+
+    /* uid 1000 on alpha sees alpha's graph only; root sees both; a host
+     * filter narrows root's list. */
+    sc_store_read rq = {.kind = SC_STORE_READ_GRAPHS};
+    rq.graphs.limit = 10;
+    rq.graphs.uid = 1000;
+    do_read(a, &rq);
+    assert_int_equal(rq.rc, 0);
+    assert_int_equal(rq.graph_page->count, 1);
+    assert_int_equal(rq.graph_page->graphs[0].graph, ga);
+    sc_graph_page_free(rq.graph_page);
+
+    sc_store_read all = {.kind = SC_STORE_READ_GRAPHS};
+    all.graphs.limit = 1;
+    all.graphs.any_owner = true;
+    do_read(a, &all);
+    assert_int_equal(all.graph_page->count, 1);
+    assert_true(all.graph_page->has_more);
+    assert_int_equal(all.graph_page->graphs[0].graph, gb > ga ? gb : ga);
+    sc_graph_page_free(all.graph_page);
+
+    sc_store_read lg = {.kind = SC_STORE_READ_LOG};
+    lg.log.limit = 100;
+    lg.log.any_owner = true;
+    lg.log.host = "beta";
+    lg.log.host_len = 4;
+    do_read(a, &lg);
+    assert_int_equal(lg.rc, 0);
+    assert_int_equal(lg.log_page->count, 4);
+    for (size_t i = 0; i < lg.log_page->count; i++) {
+        assert_string_equal(lg.log_page->entries[i].host, "beta");
+        if (i)
+            assert_true(lg.log_page->entries[i].opened_ms < lg.log_page->entries[i - 1].opened_ms);
+    }
+    sc_log_page_free(lg.log_page);
+
+    /* Counts are per host: alpha's owner 1000 has one graph. */
+    sc_graph_destroy(g);
+    B->close(a);
+    B->close(b);
+}
+
+static void test_delete_and_notfound(void **state)
+{
+    (void)state;
+    sc_store_be *be = open_be("alpha");
+    sc_graph *g = make_graph(50);
+    int64_t s = log_open(be, 7, "d", 5);
+    int64_t gid = commit(be, s, g, 7);
+    /* A second commit into a completed session is refused, nothing written. */
+    sc_store_job again = {.type = SC_STORE_JOB_COMMIT_GRAPH};
+    again.u.commit.session = s;
+    again.u.commit.g = g;
+    char err[256];
+    assert_int_equal(run_job(be, &again, err, sizeof err), SC_STORE_ENOTFOUND);
+    sc_store_job d = {.type = SC_STORE_JOB_DELETE_GRAPH};
+    d.u.del.graph = gid;
+    d.u.del.deleted_ms = 99;
+    assert_int_equal(run_job(be, &d, err, sizeof err), 0);
+    assert_int_equal(d.u.del.uid, 7);
+    assert_int_equal(run_job(be, &d, err, sizeof err), SC_STORE_ENOTFOUND);
+    assert_int_equal(sql_int("SELECT count(*) FROM nodes"), 0);
+    char q[128];
+    snprintf(q, sizeof q,
+             "SELECT (extract(epoch from graph_deleted_at) * 1000)::bigint FROM capture_log"
+             " WHERE session = %lld",
+             (long long)s);
+    assert_int_equal(sql_int(q), 99);
+    sc_store_read rq = {.kind = SC_STORE_READ_META, .graph = gid};
+    do_read(be, &rq);
+    assert_int_equal(rq.rc, SC_STORE_ENOTFOUND);
+    /* Ending a row that is not open changes nothing. */
+    sc_store_job e = {.type = SC_STORE_JOB_LOG_END};
+    e.u.end.session = s;
+    e.u.end.outcome = "closed";
+    assert_int_equal(run_job(be, &e, err, sizeof err), SC_STORE_ENOTFOUND);
+    sc_graph_destroy(g);
+    B->close(be);
+}
+
+/* A chunked commit is invisible until its last transaction, and a dead
+ * daemon's pending rows go when its host starts again. */
+static void test_chunks(void **state)
+{
+    (void)state;
+    sc_store_be *be = open_be("alpha");
+    sc_graph *g = make_graph(1000);
+    int64_t s = log_open(be, 1, "c", 1);
+    sc_store_job j = {.type = SC_STORE_JOB_COMMIT_GRAPH};
+    j.u.commit.session = s;
+    j.u.commit.g = g;
+    j.u.commit.label = "";
+    char err[256];
+    for (uint32_t lo = 0; lo < 1000; lo += 300) {
+        assert_int_equal(B->begin(be, SC_STORE_TXN_UNACKED, err, sizeof err), 0);
+        assert_int_equal(
+            B->write_chunk(be, &j, lo, lo + 300 > 1000 ? 1000 : lo + 300, err, sizeof err), 0);
+        assert_int_equal(B->commit(be, err, sizeof err), 0);
+    }
+    assert_true(j.u.commit.pending_gid > 0);
+    assert_int_equal(sql_int("SELECT count(*) FROM graphs"), 0);
+    assert_int_equal(sql_int("SELECT count(*) FROM nodes"), 1000);
+    assert_int_equal(run_job(be, &j, err, sizeof err), 0);
+    assert_int_equal(j.id, j.u.commit.pending_gid);
+    assert_int_equal(sql_int("SELECT count(*) FROM pending_graphs"), 0);
+    sc_store_read rq = {.kind = SC_STORE_READ_LOAD, .graph = j.id};
+    do_read(be, &rq);
+    assert_int_equal(rq.rc, 0);
+    assert_same_graph(g, rq.sg->graph, false);
+    sc_stored_graph_free(rq.sg);
+
+    /* Half a commit, then the daemon "dies": its next start cleans up. */
+    sc_store_job k = {.type = SC_STORE_JOB_COMMIT_GRAPH};
+    k.u.commit.session = log_open(be, 1, "c", 2);
+    k.u.commit.g = g;
+    assert_int_equal(B->begin(be, 0, err, sizeof err), 0);
+    assert_int_equal(B->write_chunk(be, &k, 0, 500, err, sizeof err), 0);
+    assert_int_equal(B->commit(be, err, sizeof err), 0);
+    B->close(be);
+    B->close(open_be("beta"));
+    assert_int_equal(sql_int("SELECT count(*) FROM pending_graphs"), 1);
+    B->close(open_be("alpha"));
+    assert_int_equal(sql_int("SELECT count(*) FROM pending_graphs"), 0);
+    assert_int_equal(sql_int("SELECT count(*) FROM nodes"), 1000);
+    sc_graph_destroy(g);
+}
+
+/* The server stops: writes and reads fail with EIO (so clients get 1007
+ * and nothing is acknowledged); it comes back: the same backend works
+ * again without being reopened. */
+static void test_server_restart(void **state)
+{
+    (void)state;
+    const char *stop = getenv("STREAMCAP_TEST_PG_STOP"), *start = getenv("STREAMCAP_TEST_PG_START");
+    if (!stop || !start)
+        skip();
+    sc_store_be *be = open_be("alpha");
+    void *reader;
+    char err[256];
+    assert_int_equal(B->reader_open(be, &reader, err, sizeof err), 0);
+    int64_t s = log_open(be, 1, "r", 1);
+    assert_int_equal(system(stop), 0);
+
+    sc_store_job j = {.type = SC_STORE_JOB_LOG_OPEN};
+    j.u.open.label = "";
+    j.u.open.semantics = "oxicuda";
+    assert_int_equal(run_job(be, &j, err, sizeof err), SC_STORE_EIO);
+    assert_int_equal(run_job(be, &j, err, sizeof err), SC_STORE_EIO);
+    assert_non_null(strstr(err, "database"));
+    sc_store_read rq = {.kind = SC_STORE_READ_LOG};
+    rq.log.limit = 5;
+    rq.log.any_owner = true;
+    B->read(reader, &rq);
+    assert_int_equal(rq.rc, SC_STORE_EIO);
+    sc_log_page_free(rq.log_page);
+
+    assert_int_equal(system(start), 0);
+    j.id = 0;
+    assert_int_equal(run_job(be, &j, err, sizeof err), 0);
+    assert_true(j.id > s);
+    sc_store_read again = {.kind = SC_STORE_READ_LOG};
+    again.log.limit = 5;
+    again.log.any_owner = true;
+    B->read(reader, &again);
+    assert_int_equal(again.rc, 0);
+    assert_int_equal(again.log_page->count, 2);
+    sc_log_page_free(again.log_page);
+    B->reader_close(reader);
+    B->close(be);
+}
+
+int main(void)
+{
+    if (!uri()) {
+        fprintf(stderr, "test_pg_backend: skipped: STREAMCAP_TEST_PG is not set"
+                        " (run it under tests/pg/cluster.sh)\n");
+        return 77;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_roundtrip_text, reset_db),
+        cmocka_unit_test_setup(test_roundtrip_binary, reset_db),
+        cmocka_unit_test_setup(test_odd_names, reset_db),
+        cmocka_unit_test_setup(test_concurrent_migrate, reset_db),
+        cmocka_unit_test_setup(test_newer_schema_refused, reset_db),
+        cmocka_unit_test_setup(test_two_hosts, reset_db),
+        cmocka_unit_test_setup(test_delete_and_notfound, reset_db),
+        cmocka_unit_test_setup(test_chunks, reset_db),
+        cmocka_unit_test_setup(test_server_restart, reset_db),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
