@@ -3,7 +3,10 @@
  *
  * A session that ends without a reply to give (idle timeout, shutdown, a
  * failed end) still owes its log row a final outcome.  When the database
- * refuses the update, it is kept and queued again by the daemon's sweep.
+ * refuses the update, it is kept and queued again by the daemon's sweep,
+ * or during a stop by the stop's timer (server.c) until its grace period
+ * ends; a row still refused then is recorded by the store for the next
+ * start, so that a clean stop never leaves a row to be called `lost`.
  */
 #include <stdlib.h>
 
@@ -28,11 +31,39 @@ typedef struct sc_log_retry {
     struct sc_log_retry *next;
 } sc_log_retry;
 
+/*
+ * Past the stop's grace period a refused row is not retried: the store
+ * records it for the next start, which ends it before calling open rows
+ * lost.  Frees `r`.
+ */
+static void log_update_keep(sc_log_retry *r)
+{
+    sc_daemon *d = r->d;
+    int rc = sc_store_defer_log_end(d->store, r->session, r->outcome, r->node_count, r->ended_ms);
+    if (rc == 0)
+        sc_log(d, SC_LOG_WARN,
+               "session %lld: outcome %s kept for the next start to log (the database refused it "
+               "until the stop's grace period ended)",
+               (long long)r->session, r->outcome);
+    else
+        sc_log(d, SC_LOG_ERROR,
+               "session %lld: outcome %s not logged: the database refused it and %s; the next "
+               "start will call the session lost",
+               (long long)r->session, r->outcome,
+               rc == SC_STORE_ENOMEM ? "there is no memory to keep it"
+                                     : "this backend cannot keep it for the next start");
+    free(r);
+}
+
 static void log_update_done(void *arg, const sc_store_result *res)
 {
     sc_log_retry *r = arg;
     sc_daemon *d = r->d;
-    bool retry = res->rc == SC_STORE_EIO && !d->stopping;
+    d->log_updates--;
+    bool refused = res->rc == SC_STORE_EIO;
+    /* During a stop too, until its grace period ends: the lock may be
+     * released, room may be made. */
+    bool retry = refused && !d->log_final;
     if (r->first) {
         r->first(r->first_arg, res);
         r->first = NULL;
@@ -45,20 +76,32 @@ static void log_update_done(void *arg, const sc_store_result *res)
         d->log_retries = r;
         return;
     }
-    if (res->rc == SC_STORE_ECLOSED)
-        sc_log(d, SC_LOG_WARN, "session %lld: outcome %s not logged: the store closed first",
-               (long long)r->session, r->outcome);
-    free(r);
+    if (refused) {
+        log_update_keep(r);
+    } else {
+        if (res->rc == SC_STORE_ECLOSED)
+            sc_log(d, SC_LOG_WARN, "session %lld: outcome %s not logged: the store closed first",
+                   (long long)r->session, r->outcome);
+        free(r);
+    }
+    /* The stop may have been waiting for this row. */
+    if (d->stopping)
+        sc_server_check_stopped(d);
 }
 
-/* 0, or the store's refusal (then `r` is freed and its `first` never runs). */
+/* 0, or the store's refusal (then `r` is freed and its `first` never runs).
+ * A stopping daemon's rows may use the room kept for deletes: the next
+ * start makes it again. */
 static int log_update_queue(sc_log_retry *r)
 {
-    int rc = sc_store_log_end(r->d->store, r->session, r->outcome, r->node_count, r->ended_ms,
-                              log_update_done, r);
-    if (rc == 0)
+    sc_daemon *d = r->d;
+    int rc = (d->stopping ? sc_store_log_end_final : sc_store_log_end)(
+        d->store, r->session, r->outcome, r->node_count, r->ended_ms, log_update_done, r);
+    if (rc == 0) {
+        d->log_updates++;
         return 0;
-    sc_log(r->d, SC_LOG_ERROR, "session %lld: could not log outcome %s", (long long)r->session,
+    }
+    sc_log(d, SC_LOG_ERROR, "session %lld: could not log outcome %s", (long long)r->session,
            r->outcome);
     free(r);
     return rc;
@@ -101,6 +144,21 @@ void sc_log_retry_all(sc_daemon *d)
         log_update_queue(r);
         r = next;
     }
+}
+
+void sc_log_retry_give_up(sc_daemon *d)
+{
+    d->log_final = true;
+    while (d->log_retries) {
+        sc_log_retry *r = d->log_retries;
+        d->log_retries = r->next;
+        log_update_keep(r);
+    }
+}
+
+bool sc_log_retry_pending(const sc_daemon *d)
+{
+    return d->log_retries != NULL || d->log_updates > 0;
 }
 
 void sc_log_retry_free(sc_daemon *d)

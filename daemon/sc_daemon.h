@@ -280,6 +280,11 @@ struct sc_daemon {
     unsigned buf_pool_len;
     /* Log rows whose final update failed (storage error): retried by the sweep. */
     struct sc_log_retry *log_retries;
+    unsigned log_updates; /* final log updates queued in the store, not yet done */
+    /* The stop's grace period is over (or the store is closing): a refused
+     * final row is kept for the next start (sc_store_defer_log_end), not retried. */
+    bool log_final;
+    uint64_t stop_deadline;    /* loop time the stop's grace period ends */
     unsigned opening_sessions; /* session.open calls waiting for their log row */
     unsigned inflight;         /* async requests of all connections */
     /* Reply bytes reserved by results being rendered (dispatch.c): they count
@@ -410,6 +415,14 @@ int sc_log_end_then(sc_daemon *d, const sc_session *s, const char *outcome, uint
                     sc_store_done_fn first, void *arg);
 /** Queue again the log updates the database refused earlier. */
 void sc_log_retry_all(sc_daemon *d);
+/**
+ * The stop's grace period is over: every refused log update still waiting
+ * is handed to the store to be kept for the next start, and so is any
+ * refused from now on (d->log_final).
+ */
+void sc_log_retry_give_up(sc_daemon *d);
+/** True while a stop still waits for final log rows to be written. */
+bool sc_log_retry_pending(const sc_daemon *d);
 /** Free log updates still waiting for a retry (tear-down). */
 void sc_log_retry_free(sc_daemon *d);
 

@@ -111,6 +111,14 @@ int sc_store_open(uv_loop_t *loop, const sc_store_config *cfg, sc_store **out, c
  * cancelled get SC_STORE_ECLOSED).  Those callbacks no longer touch the store.
  */
 void sc_store_close(sc_store *st);
+/**
+ * sc_store_close() that says what became of the rows kept by
+ * sc_store_defer_log_end(): *saved (optional) gets how many were recorded
+ * for the next start; returns 0, or the code of the failure to record
+ * them (SC_STORE_EIO, SC_STORE_ENOMEM) with `err` saying why (then those
+ * rows will read `lost`).  The store is closed either way.
+ */
+int sc_store_close_report(sc_store *st, size_t *saved, char *err, size_t errlen);
 
 /**
  * Log row for a new session, outcome `open`.  res->id is the session id.
@@ -132,6 +140,24 @@ int sc_store_log_open_as(sc_store *st, const char *semantics, uint32_t uid, int6
  */
 int sc_store_log_end(sc_store *st, int64_t session, const char *outcome, uint32_t node_count,
                      int64_t ended_ms, sc_store_done_fn done, void *arg);
+/**
+ * sc_store_log_end for a daemon that is stopping: refused for want of room
+ * (a full disk), the update runs once more on the space the backend keeps
+ * for deletes (SQLite's "<db>.reserve"), which the next start makes again.
+ */
+int sc_store_log_end_final(sc_store *st, int64_t session, const char *outcome, uint32_t node_count,
+                           int64_t ended_ms, sc_store_done_fn done, void *arg);
+/**
+ * Keep a final log row the database refused during a stop: sc_store_close()
+ * records it, before it lets another daemon open the database, where the
+ * next sc_store_open() of the same database ends the row (outcome,
+ * node_count, ended_ms) before it marks open rows `lost`.  Allowed while
+ * the store closes (from the callbacks sc_store_close() runs).  Returns 0,
+ * SC_STORE_EINVAL (bad outcome, or a backend that keeps no such record:
+ * the row will read `lost`) or SC_STORE_ENOMEM.
+ */
+int sc_store_defer_log_end(sc_store *st, int64_t session, const char *outcome, uint32_t node_count,
+                           int64_t ended_ms);
 /**
  * Store a sealed graph (its graphs, nodes, edges and graph_index rows)
  * and mark the session `completed` with its graph id, in one transaction.

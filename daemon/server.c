@@ -659,8 +659,21 @@ static void close_store(uv_timer_t *t)
 {
     sc_daemon *d = t->data;
     uv_close((uv_handle_t *)t, NULL);
+    /* From here a refused log row is kept for the next start, not retried. */
+    d->log_final = true;
+    if (!uv_is_closing((uv_handle_t *)&d->idle_timer))
+        uv_unref((uv_handle_t *)&d->idle_timer);
     /* Every acknowledged write is in; queued log rows are drained here. */
-    sc_store_close(d->store);
+    char err[512];
+    size_t saved = 0;
+    if (sc_store_close_report(d->store, &saved, err, sizeof err) != 0)
+        sc_log(d, SC_LOG_ERROR,
+               "could not record the final log rows the database refused for the next start: "
+               "%s; the next start will call those sessions lost",
+               err);
+    else if (saved > 0)
+        sc_log(d, SC_LOG_WARN, "recorded %zu final log row%s for the next start to write", saved,
+               saved == 1 ? "" : "s");
     d->store = NULL;
     d->store_closed = true;
     sc_log(d, SC_LOG_INFO, "stopped");
@@ -672,20 +685,31 @@ void sc_server_check_stopped(sc_daemon *d)
         return;
     if (d->inflight > 0 || d->opening_sessions > 0)
         return;
+    /* Refused final log rows are retried until the grace period ends. */
+    if (!d->log_final && sc_log_retry_pending(d))
+        return;
     /* We may be inside a store callback here: close on the next loop turn. */
     uv_timer_start(&d->close_timer, close_store, 0, 0);
 }
 
 /*
- * How long a stop waits for clients to take their last replies.  The
- * write-timeout sweep stops with the daemon, so without this bound a client
- * that never reads would keep the process alive for good.
+ * How long a stop waits for clients to take their last replies, and for
+ * the database to take final log rows it refused (a write lock held
+ * elsewhere, a full disk).  The write-timeout sweep stops with the daemon,
+ * so without this bound a client that never reads would keep the process
+ * alive for good.
  */
 #define SC_STOP_GRACE_MS 5000
+/* How often a stop retries the final log rows the database refused. */
+#define SC_STOP_RETRY_MS 200
 
-static void on_stop_grace(uv_timer_t *t)
+/* The grace period is over: clients that did not take their replies are
+ * closed, and refused log rows are kept for the next start. */
+static void stop_grace_over(sc_daemon *d)
 {
-    sc_daemon *d = t->data;
+    uv_timer_stop(&d->idle_timer);
+    uv_unref((uv_handle_t *)&d->idle_timer);
+    sc_log_retry_give_up(d);
     unsigned n = 0;
     for (sc_conn *c = d->conns, *next; c; c = next) {
         next = c->next;
@@ -697,6 +721,18 @@ static void on_stop_grace(uv_timer_t *t)
     if (n)
         sc_log(d, SC_LOG_WARN, "stopping: closed %u connection%s that had not taken %s replies", n,
                n == 1 ? "" : "s", n == 1 ? "its" : "their");
+    sc_server_check_stopped(d);
+}
+
+static void on_stop_tick(uv_timer_t *t)
+{
+    sc_daemon *d = t->data;
+    if (uv_now(d->loop) >= d->stop_deadline) {
+        stop_grace_over(d);
+        return;
+    }
+    if (!d->store_closed)
+        sc_log_retry_all(d);
 }
 
 void sc_server_stop(sc_daemon *d)
@@ -711,12 +747,17 @@ void sc_server_stop(sc_daemon *d)
         if (!d->socket_inherited)
             unlink(d->cfg.socket_path);
     }
-    /* The housekeeping timer becomes the stop's deadline; unreferenced, it
-     * does not keep the loop alive once every connection has closed. */
+    /*
+     * The housekeeping timer becomes the stop's: it retries refused log
+     * rows and ends the grace period.  It keeps the loop alive only until
+     * the store has closed, so once every connection has closed too the
+     * process exits.
+     */
     uv_timer_stop(&d->idle_timer);
-    uv_timer_start(&d->idle_timer, on_stop_grace, SC_STOP_GRACE_MS, 0);
-    uv_unref((uv_handle_t *)&d->idle_timer);
-    /* Refused log updates get one last try before the store closes. */
+    d->stop_deadline = uv_now(d->loop) + SC_STOP_GRACE_MS;
+    uv_timer_start(&d->idle_timer, on_stop_tick, SC_STOP_RETRY_MS, SC_STOP_RETRY_MS);
+    uv_ref((uv_handle_t *)&d->idle_timer);
+    /* Refused log updates are tried again, now allowed the reserve's room. */
     sc_log_retry_all(d);
     sc_sessions_shutdown(d);
     /* Connections with a request in flight close once it has replied. */

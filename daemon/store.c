@@ -333,8 +333,8 @@ static const char *end_outcome(const char *outcome)
     return NULL;
 }
 
-int sc_store_log_end(sc_store *st, int64_t session, const char *outcome, uint32_t node_count,
-                     int64_t ended_ms, sc_store_done_fn done, void *arg)
+static int log_end(sc_store *st, int64_t session, const char *outcome, uint32_t node_count,
+                   int64_t ended_ms, bool final, sc_store_done_fn done, void *arg)
 {
     const char *word = end_outcome(outcome);
     if (!word)
@@ -347,7 +347,39 @@ int sc_store_log_end(sc_store *st, int64_t session, const char *outcome, uint32_
     j->u.end.outcome = word;
     j->u.end.node_count = node_count;
     j->u.end.ended_ms = ended_ms;
+    j->u.end.final = final;
     return submit(st, j);
+}
+
+int sc_store_log_end(sc_store *st, int64_t session, const char *outcome, uint32_t node_count,
+                     int64_t ended_ms, sc_store_done_fn done, void *arg)
+{
+    return log_end(st, session, outcome, node_count, ended_ms, false, done, arg);
+}
+
+int sc_store_log_end_final(sc_store *st, int64_t session, const char *outcome, uint32_t node_count,
+                           int64_t ended_ms, sc_store_done_fn done, void *arg)
+{
+    return log_end(st, session, outcome, node_count, ended_ms, true, done, arg);
+}
+
+int sc_store_defer_log_end(sc_store *st, int64_t session, const char *outcome, uint32_t node_count,
+                           int64_t ended_ms)
+{
+    const char *word = end_outcome(outcome);
+    if (!st || !word || !st->ops->defer_log_ends)
+        return SC_STORE_EINVAL;
+    if (st->n_deferred == st->cap_deferred) {
+        size_t cap = st->cap_deferred ? st->cap_deferred * 2 : 16;
+        sc_store_log_row *rows = realloc(st->deferred, cap * sizeof *rows);
+        if (!rows)
+            return SC_STORE_ENOMEM;
+        st->deferred = rows;
+        st->cap_deferred = cap;
+    }
+    st->deferred[st->n_deferred++] = (sc_store_log_row){
+        .session = session, .outcome = word, .node_count = node_count, .ended_ms = ended_ms};
+    return 0;
 }
 
 int sc_store_commit_graph(sc_store *st, int64_t session, const sc_graph *g, uint32_t uid,
@@ -601,6 +633,7 @@ static void destroy(sc_store *st)
     pthread_cond_destroy(&st->cv);
     pthread_mutex_destroy(&st->mu);
     free(st->uid_counts);
+    free(st->deferred);
     free(st->host);
     free(st->path);
     free(st);
@@ -680,10 +713,18 @@ int sc_store_open(uv_loop_t *loop, const sc_store_config *cfg, sc_store **out, c
 
 /* ---- close ---- */
 
-void sc_store_close(sc_store *st)
+int sc_store_close_report(sc_store *st, size_t *saved, char *err, size_t errlen)
 {
+    char dummy[1];
+    if (!err || errlen == 0) {
+        err = dummy;
+        errlen = sizeof dummy;
+    }
+    err[0] = '\0';
+    if (saved)
+        *saved = 0;
     if (!st)
-        return;
+        return 0;
     st->closing = true;
     pthread_mutex_lock(&st->mu);
     st->stop = true;
@@ -691,8 +732,23 @@ void sc_store_close(sc_store *st)
     pthread_mutex_unlock(&st->mu);
     pthread_join(st->thread, NULL);
 
+    /* Callbacks run here may still keep rows the database refused. */
     deliver(st);
+    /* The writer has stopped and the lock still holds: no other daemon can
+     * mark these rows lost before they are recorded. */
+    int rc = 0;
+    if (st->n_deferred > 0) {
+        rc = st->ops->defer_log_ends(st->be, st->deferred, st->n_deferred, err, errlen);
+        if (rc == 0 && saved)
+            *saved = st->n_deferred;
+    }
     st->async->data = NULL;
     uv_close((uv_handle_t *)st->async, free_handle);
     destroy(st);
+    return rc;
+}
+
+void sc_store_close(sc_store *st)
+{
+    sc_store_close_report(st, NULL, NULL, 0);
 }

@@ -92,6 +92,9 @@ typedef struct sc_store_job {
             const char *outcome; /* static wire word: failed, closed, ... */
             uint32_t node_count;
             int64_t ended_ms;
+            /* The daemon is stopping: the job may spend the room make_room
+             * frees, as a delete does (sc_store_log_end_final). */
+            bool final;
         } end;
         struct {
             int64_t session;
@@ -158,6 +161,14 @@ typedef struct sc_store_read {
 
 /* ---- the backend ---- */
 
+/* A final log row the database refused during a stop (defer_log_ends). */
+typedef struct sc_store_log_row {
+    int64_t session;
+    const char *outcome; /* static wire word: failed, closed, abandoned, shutdown */
+    uint32_t node_count;
+    int64_t ended_ms;
+} sc_store_log_row;
+
 typedef struct sc_store_be sc_store_be; /* a backend's state, its own type */
 
 /* count_graphs reports each owner's number of stored graphs through this. */
@@ -188,8 +199,10 @@ typedef struct sc_store_backend {
      * Apply the migrations this database lacks, each at most once even
      * when several daemons start at once (under the backend's own lock),
      * then: delete the rows of chunked commits a dead daemon left pending,
-     * mark this host's `open` log rows `lost`, and prepare the writer's
-     * statements.  0, EIO or ENOMEM.
+     * end the rows the last stop kept with defer_log_ends (if the backend
+     * has it; refusing to start, EIO, when they cannot be applied, so they
+     * are never taken for lost), mark this host's `open` log rows `lost`,
+     * and prepare the writer's statements.  0, EIO or ENOMEM.
      */
     int (*migrate)(sc_store_be *be, char *err, size_t errlen);
     /* Report the number of stored graphs of each owner uid (every host's
@@ -199,6 +212,18 @@ typedef struct sc_store_backend {
     /* Close every connection of the backend and free it; readers are
      * closed before.  NULL is a no-op. */
     void (*close)(sc_store_be *be);
+    /*
+     * Optional (NULL: such rows read `lost` after the next start).  Loop
+     * thread, inside sc_store_close() after the writer thread stopped and
+     * before close, so the backend's lock still keeps the next daemon out:
+     * keep `n` final log rows the database refused where the next migrate
+     * of the same database finds them and ends them before it marks open
+     * rows lost.  Durable when it returns 0; else EIO or ENOMEM, err set.
+     * SQLite: appended to "<db>.shutdown", the reserve freed first when
+     * the disk is full.
+     */
+    int (*defer_log_ends)(sc_store_be *be, const sc_store_log_row *rows, size_t n, char *err,
+                          size_t errlen);
 
     /* Writer thread.  Open a write transaction (flags: SC_STORE_TXN_*).
      * 0, EIO (e.g. busy) or ENOMEM with err set. */
@@ -234,8 +259,9 @@ typedef struct sc_store_backend {
      * reserved id of a chunked commit that failed.  Best effort: rows it
      * cannot remove stay invisible and go at the next start (migrate). */
     void (*drop_chunks)(sc_store_be *be, int64_t gid);
-    /* After a delete job failed alone: true when the backend made room for
-     * a second attempt (SQLite: a full disk and its reserve file freed). */
+    /* After a delete job (or a final log end) failed alone: true when the
+     * backend made room for a second attempt (SQLite: a full disk and its
+     * reserve file freed). */
     bool (*make_room)(sc_store_be *be);
 
     /* Pool threads.  A new reader connection: 0, EIO or ENOMEM (err set). */

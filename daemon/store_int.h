@@ -51,6 +51,9 @@ struct sc_store {
     store_uid_count *uid_counts;
     size_t n_uid_counts, cap_uid_counts;
     uint64_t pending; /* write jobs queued and not yet delivered */
+    /* Final log rows refused during a stop (sc_store_defer_log_end). */
+    sc_store_log_row *deferred;
+    size_t n_deferred, cap_deferred;
 
     /* Writer side: the queue, the completions and the counters, under mu. */
     pthread_t thread;

@@ -232,6 +232,10 @@ static int sqlite_migrate(sc_store_be *be, char *errbuf, size_t errlen)
      * acknowledged: their rows go before anything reads the file.  Should
      * that fail (a full disk), they stay invisible until the next start. */
     store_writer_recover(db);
+    /* Rows the last stop could not end are ended first: that daemon did
+     * not die.  Should that fail, nothing is marked lost either. */
+    if (store_sqlite_apply_deferred(db, errbuf, errlen))
+        return SC_STORE_EIO;
     /* Rows still open belong to a daemon that died; their end time is
      * unknown, so ended_at stays NULL. */
     if (exec(db, "UPDATE capture_log SET outcome = 'lost' WHERE outcome = 'open'",
@@ -396,6 +400,7 @@ const sc_store_backend sc_store_sqlite_backend = {
     .write_chunk = store_sqlite_write_chunk,
     .drop_chunks = store_sqlite_drop_chunks,
     .make_room = store_sqlite_make_room,
+    .defer_log_ends = store_sqlite_defer_log_ends,
     .reader_open = store_sqlite_reader_open,
     .reader_close = store_sqlite_reader_close,
     .read = store_sqlite_read,

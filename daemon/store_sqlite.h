@@ -95,9 +95,19 @@ int store_sqlite_write_chunk(sc_store_be *be, sc_store_job *j, uint32_t lo, uint
                              size_t errlen);
 void store_sqlite_drop_chunks(sc_store_be *be, int64_t gid);
 bool store_sqlite_make_room(sc_store_be *be);
+/* Give the reserve's space back to the filesystem: true when there was one. */
+bool store_writer_release_reserve(store_writer *w);
 /* At migrate, before the writer runs: delete the rows of graphs a dead
  * daemon left pending.  SQLite's result code. */
 int store_writer_recover(sqlite3 *db);
+
+/* store_sqlite_stop.c: final log rows a stop could not write, kept in
+ * "<db>.shutdown".  defer_log_ends of the vtable; and at migrate, before
+ * open rows are marked lost: end the rows the file names, in one
+ * transaction, then remove it (0, or EIO with err set). */
+int store_sqlite_defer_log_ends(sc_store_be *be, const sc_store_log_row *rows, size_t n, char *err,
+                                size_t errlen);
+int store_sqlite_apply_deferred(sqlite3 *db, char *err, size_t errlen);
 
 /* store_sqlite_read.c: the readers' operations of the vtable. */
 int store_sqlite_reader_open(sc_store_be *be, void **reader, char *err, size_t errlen);

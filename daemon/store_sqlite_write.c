@@ -697,8 +697,13 @@ int store_sqlite_write(sc_store_be *w, sc_store_job *j, char *err, size_t len)
     return rc == SC_STORE_EIO ? fail_code(w, err, len) : rc;
 }
 
-/* A delete the full disk refused runs once more on the reserve's space
- * (see reserve_make). */
+bool store_writer_release_reserve(store_writer *w)
+{
+    return reserve_release(w);
+}
+
+/* A delete (or a stopping daemon's last log row) the full disk refused
+ * runs once more on the reserve's space (see reserve_make). */
 bool store_sqlite_make_room(sc_store_be *w)
 {
     if (!w->full || !reserve_release(w))

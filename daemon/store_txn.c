@@ -52,12 +52,21 @@ static void fail_job(store_job *j, const char *msg, int code, sc_store_stats *de
     delta->jobs_failed++;
 }
 
-/* One job in a transaction of its own.  A delete that failed runs once
- * more when the backend could make room for it (a full disk). */
+/* Jobs that may spend the room make_room frees: deleting is how space
+ * comes back, and a stopping daemon's last log rows must not read `lost`. */
+static bool may_make_room(const store_job *j)
+{
+    return j->type == SC_STORE_JOB_DELETE_GRAPH ||
+           (j->type == SC_STORE_JOB_LOG_END && j->u.end.final);
+}
+
+/* One job in a transaction of its own.  A delete (or a final log end) that
+ * failed runs once more when the backend could make room for it (a full
+ * disk). */
 static int run_alone(sc_store *st, store_job *j, char *err, size_t len, int *fail)
 {
     int r = run_txn(st, j, j->next, 0, err, len, fail);
-    if (r == TXN_OK || j->type != SC_STORE_JOB_DELETE_GRAPH || !st->ops->make_room(st->be))
+    if (r == TXN_OK || !may_make_room(j) || !st->ops->make_room || !st->ops->make_room(st->be))
         return r;
     return run_txn(st, j, j->next, 0, err, len, fail);
 }
@@ -82,7 +91,7 @@ void store_txn_run_batch(sc_store *st, store_job *batch, sc_store_stats *delta)
      * per job.  Otherwise one job may have caused the failure (a huge graph
      * on a nearly full disk): re-run each alone so the others still land.
      */
-    if (r == TXN_BEGIN_FAILED || (n == 1 && batch->type != SC_STORE_JOB_DELETE_GRAPH)) {
+    if (r == TXN_BEGIN_FAILED || (n == 1 && !may_make_room(batch))) {
         for (store_job *j = batch; j; j = j->next)
             fail_job(j, err, fail, delta);
         return;

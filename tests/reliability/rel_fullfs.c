@@ -238,10 +238,45 @@ static void test_delete_on_full_filesystem(void **state)
     unlink(filler);
 }
 
+/*
+ * rel_fullfs DIR stop: a session open at SIGTERM on a full filesystem (DIR
+ * on a 4 MiB tmpfs, filled after the daemon made its reserve).  The stop's
+ * `shutdown` row is written on the reserve's room, so the row reads
+ * `shutdown`, never `lost`, before and after a restart.
+ */
+static void test_stop_on_full_filesystem(void **state)
+{
+    const char *dir = ((sc_rel_fixture *)*state)->arg;
+    char db[512], filler[512], reserve[600];
+    snprintf(db, sizeof(db), "%s/streamcap.db", dir);
+    snprintf(filler, sizeof(filler), "%s/filler", dir);
+    snprintf(reserve, sizeof(reserve), "%s.reserve", db);
+    const char *const args[] = {"--db", db, NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    sc_it_conn *c = sc_it_must_connect(d);
+    if (access(reserve, F_OK) != 0)
+        fail_msg("no reserve file %s next to the database", reserve);
+    long long s = open_capturing(c);
+    assert_true(s > 0);
+    fill_up(filler);
+    /* The disk refuses writes now: a new session's row does not fit. */
+    if (open_capturing(c) != 0)
+        fail_msg("session.open succeeded on the full filesystem");
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    sc_it_must_see_outcome(db, s, "shutdown", 0);
+
+    assert_int_equal(unlink(filler), 0);
+    sc_it_must_restart(d, args);
+    sc_it_must_see_outcome(db, s, "shutdown", 0);
+    sc_it_must_stop(d);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "delete") != 0)) {
-        fprintf(stderr, "usage: rel_fullfs DIR [delete]  (an empty directory on a small "
+    if (argc < 2 || argc > 3 ||
+        (argc == 3 && strcmp(argv[2], "delete") != 0 && strcmp(argv[2], "stop") != 0)) {
+        fprintf(stderr, "usage: rel_fullfs DIR [delete|stop]  (an empty directory on a small "
                         "filesystem)\n");
         return 2;
     }
@@ -253,6 +288,12 @@ int main(int argc, char **argv)
         cmocka_unit_test_prestate_setup_teardown(test_delete_on_full_filesystem, sc_rel_setup,
                                                  sc_rel_teardown, argv[1]),
     };
+    const struct CMUnitTest stop_tests[] = {
+        cmocka_unit_test_prestate_setup_teardown(test_stop_on_full_filesystem, sc_rel_setup,
+                                                 sc_rel_teardown, argv[1]),
+    };
+    if (argc == 3 && strcmp(argv[2], "stop") == 0)
+        return cmocka_run_group_tests(stop_tests, NULL, NULL);
     if (argc == 3)
         return cmocka_run_group_tests(delete_tests, NULL, NULL);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,10 +7,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <setjmp.h>
@@ -295,6 +297,101 @@ static void test_log_rows_end_once_storage_recovers(void **state)
     sc_it_must_stop(d);
 }
 
+/* Wait up to `ms` for a daemon signalled by the test itself to exit; its
+ * exit status, or -1 when it is still running (or did not exit). */
+static int wait_daemon_exit(sc_it_daemon *d, int ms)
+{
+    int64_t deadline = sc_it_now_ms() + ms;
+    while (sc_it_daemon_running(d)) {
+        if (sc_it_now_ms() >= deadline)
+            return -1;
+        sc_it_sleep_ms(10);
+    }
+    int st = sc_it_daemon_status(d);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The stop's grace period (SC_STOP_GRACE_MS of daemon/server.c). */
+#define STOP_GRACE_MS 5000
+
+/*
+ * A session open at SIGTERM while another process holds the database's
+ * write lock: the stop keeps retrying its `shutdown` row within its grace
+ * period, so once the lock is released (here after 1.5 s) the row is
+ * written and the daemon exits 0.  The row reads `shutdown`, never `lost`,
+ * after a restart: `lost` means the daemon died.
+ */
+static void test_stop_retries_refused_log_rows(void **state)
+{
+    static const char *const args[] = {"--busy-timeout", "200", NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    const char *db_path = sc_it_daemon_db(d);
+    sc_it_conn *c = sc_it_must_connect(d);
+    long long s = (long long)sc_it_open_session(c, "open at SIGTERM");
+
+    sqlite3 *lock = take_write_lock(db_path);
+    assert_int_equal(kill(sc_it_daemon_pid(d), SIGTERM), 0);
+    sc_it_sleep_ms(LOCK_HOLD_MS);
+    /* It waits for the row rather than leaving it open. */
+    if (!sc_it_daemon_running(d))
+        fail_msg("the daemon exited while its last log row was refused");
+    release_write_lock(lock);
+    int status = wait_daemon_exit(d, 2 * STOP_GRACE_MS);
+    if (status != 0)
+        fail_msg("SIGTERM: the daemon did not exit 0 (status %d)", status);
+    sc_it_must_see_outcome(db_path, s, "shutdown", 0);
+    sc_it_conn_close(c);
+
+    sc_it_must_restart(d, args);
+    sc_it_must_see_outcome(db_path, s, "shutdown", 0);
+    sc_it_must_stop(d);
+}
+
+/*
+ * The lock is held past the grace period: the daemon still exits 0 in
+ * bounded time, records the refused row in "<db>.shutdown", and the next
+ * start writes it before it marks open rows lost (then removes the file).
+ */
+static void test_stop_keeps_refused_rows_for_next_start(void **state)
+{
+    static const char *const args[] = {"--busy-timeout", "200", NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    const char *db_path = sc_it_daemon_db(d);
+    char *side = sc_it_fmt("%s.shutdown", db_path);
+    sc_it_conn *c = sc_it_must_connect(d);
+    long long s = (long long)sc_it_open_session(c, "locked through the stop");
+
+    sqlite3 *lock = take_write_lock(db_path);
+    int64_t t0 = sc_it_now_ms();
+    assert_int_equal(kill(sc_it_daemon_pid(d), SIGTERM), 0);
+    int status = wait_daemon_exit(d, 3 * STOP_GRACE_MS);
+    int64_t took = sc_it_now_ms() - t0;
+    if (status != 0)
+        fail_msg("SIGTERM with the lock held: the daemon did not exit 0 (status %d)", status);
+    /* It retried for the grace period, and not much longer. */
+    if (took < STOP_GRACE_MS - 500 || took > 2 * STOP_GRACE_MS)
+        fail_msg("the stop took %lld ms; expected about the %d ms grace period", (long long)took,
+                 STOP_GRACE_MS);
+    if (access(side, F_OK) != 0)
+        fail_msg("no %s after a stop that could not write its last log row", side);
+    char outcome[64];
+    assert_int_equal(sc_it_log_outcome(db_path, s, outcome, sizeof outcome), 0);
+    assert_string_equal(outcome, "open");
+    release_write_lock(lock);
+    sc_it_conn_close(c);
+
+    sc_it_must_restart(d, args);
+    sc_it_must_see_outcome(db_path, s, "shutdown", 0);
+    if (access(side, F_OK) == 0)
+        fail_msg("%s is still there after the start applied it", side);
+    sc_it_must_stop(d);
+    /* A second clean stop leaves nothing behind either. */
+    sc_it_must_restart(d, args);
+    sc_it_must_see_outcome(db_path, s, "shutdown", 0);
+    sc_it_must_stop(d);
+    free(side);
+}
+
 /* ------------------------------------------------ text read back */
 
 /* Strict UTF-8 (RFC 3629): no overlongs, surrogates or code points above
@@ -413,6 +510,8 @@ int main(void)
         SC_REL_TEST(test_full_database),
         SC_REL_TEST(test_write_lock_held_elsewhere),
         SC_REL_TEST(test_log_rows_end_once_storage_recovers),
+        SC_REL_TEST(test_stop_retries_refused_log_rows),
+        SC_REL_TEST(test_stop_keeps_refused_rows_for_next_start),
         SC_REL_TEST(test_invalid_utf8_read_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,9 @@
 # nothing partial may be listed, and ends must succeed again once room is
 # made (tests/reliability/rel_fullfs.c); then, on a 4 MiB tmpfs filled to
 # the last byte, graph.delete must succeed where a store fails, and a store
-# must succeed after it.  `make test` runs this as test_rel_fullfs.
+# must succeed after it; then a session open at SIGTERM on a full 4 MiB
+# tmpfs must end `shutdown`, not `lost`, after a restart (the stop writes
+# its row on the reserve's room).  `make test` runs this as test_rel_fullfs.
 #
 #   tests/soak/fullfs.sh [SIZE]            default 2m (a tmpfs size= value)
 #
@@ -45,3 +47,5 @@ run_on "$size"
 # graph.delete on a full disk: 4 MiB leave room for the daemon's 1 MiB
 # reserve before a filler file takes the rest.
 run_on 4m delete
+# SIGTERM on a full disk: the session's last row still ends `shutdown`.
+run_on 4m stop

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "store_fixture.h"
 
@@ -303,6 +304,56 @@ static void test_bad_arguments(void **state)
     sc_store_close(NULL);
 }
 
+/*
+ * Final log rows refused during a stop are kept by the store and recorded
+ * at close in "<db>.shutdown"; the next open ends them (only rows still
+ * open) before it marks the rest lost, and removes the file.  A line cut
+ * short (a crash while appending) is skipped.
+ */
+static void test_deferred_log_ends_applied_at_open(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 0, 0);
+    int64_t kept = fx_open_session(f, "kept", T0);
+    int64_t torn = fx_open_session(f, "torn", T0);
+    int64_t ended = fx_open_session(f, "ended", T0);
+    fx_log_end(f, ended, "closed", 1, T0 + 1);
+    assert_int_equal(sc_store_defer_log_end(f->st, kept, "shutdown", 7, T0 + 5), 0);
+    assert_int_equal(sc_store_defer_log_end(f->st, ended, "shutdown", 9, T0 + 5), 0);
+    assert_int_equal(sc_store_defer_log_end(f->st, kept, "lost", 0, T0), SC_STORE_EINVAL);
+    size_t saved = 0;
+    char err[256];
+    assert_int_equal(sc_store_close_report(f->st, &saved, err, sizeof err), 0);
+    f->st = NULL;
+    fx_drain(f);
+    assert_int_equal(saved, 2);
+
+    char side[200];
+    snprintf(side, sizeof side, "%s.shutdown", f->path);
+    FILE *fp = fopen(side, "a");
+    assert_non_null(fp);
+    fprintf(fp, "%lld shutdown 3", (long long)torn);
+    fclose(fp);
+
+    fx_open(f, 0, 0);
+    sqlite3 *db = fx_db(f);
+    char *o = q_text(db, "SELECT outcome FROM capture_log WHERE session = %lld", kept);
+    assert_string_equal(o, "shutdown");
+    sqlite3_free(o);
+    assert_int_equal(q_int(db, "SELECT node_count FROM capture_log WHERE session = %lld", kept), 7);
+    assert_int_equal(
+        q_int(db, "SELECT ended_at IS NOT NULL FROM capture_log WHERE session = %lld", kept), 1);
+    o = q_text(db, "SELECT outcome FROM capture_log WHERE session = %lld", torn);
+    assert_string_equal(o, "lost");
+    sqlite3_free(o);
+    o = q_text(db, "SELECT outcome FROM capture_log WHERE session = %lld", ended);
+    assert_string_equal(o, "closed");
+    sqlite3_free(o);
+    sqlite3_close(db);
+    assert_int_equal(access(side, F_OK), -1);
+    fx_close(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -313,6 +364,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_out_of_memory_is_not_storage, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_open_failure, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_bad_arguments, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_deferred_log_ends_applied_at_open, fx_setup,
+                                        fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
