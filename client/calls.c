@@ -505,6 +505,18 @@ int sc_client_end_capture(sc_client *c, uint64_t session, uint32_t stream, sc_cl
 
 /* ------------------------------------------------------------- graphs */
 
+/* A string member a daemon from before hosts and storage backends does not
+ * send (host, backend): absent or null reads as "", so that callers never
+ * meet NULL there. */
+static int get_new_str(sc_client *c, sc_method_id m, const cJSON *o, const char *key, char **out)
+{
+    if (sc_cl_get_str(c, m, o, key, true, out) != 0)
+        return -EPROTO;
+    if (!*out && !(*out = strdup("")))
+        return sc_cl_fail(c, -ENOMEM, "out of memory");
+    return 0;
+}
+
 static void node_free(sc_client_node *n)
 {
     free(n->name);
@@ -522,6 +534,7 @@ void sc_client_graph_free(sc_client_graph *g)
     free(g->edges);
     free(g->label);
     free(g->created_at);
+    free(g->host);
     memset(g, 0, sizeof(*g));
 }
 
@@ -651,7 +664,8 @@ static int decode_graph(sc_client *c, const cJSON *res, sc_client_graph *g)
         sc_cl_get_str(c, m, res, "label", true, &g->label) != 0 ||
         sc_cl_get_str(c, m, res, "created_at", false, &g->created_at) != 0 ||
         sc_cl_get_u64(c, m, res, "owner_uid", UINT32_MAX, &uid) != 0 ||
-        sc_cl_get_i64(c, m, res, "owner_pid", &g->owner_pid) != 0)
+        sc_cl_get_i64(c, m, res, "owner_pid", &g->owner_pid) != 0 ||
+        get_new_str(c, m, res, "host", &g->host) != 0)
         return -EPROTO;
     g->owner_uid = (uint32_t)uid;
     const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(res, "nodes");
@@ -840,6 +854,8 @@ static int write_list_opts(sc_client *c, const sc_client_list_opts *o, const cha
     }
     if (o->filter)
         sc_cl_str(c, filter_key, o->filter);
+    if (o->host)
+        sc_cl_str(c, "host", o->host);
     return 0;
 }
 
@@ -860,6 +876,7 @@ void sc_client_graph_page_free(sc_client_graph_page *p)
     for (size_t i = 0; p->graphs && i < p->count; i++) {
         free(p->graphs[i].label);
         free(p->graphs[i].created_at);
+        free(p->graphs[i].host);
     }
     free(p->graphs);
     free(p->next);
@@ -877,7 +894,8 @@ static int decode_summary(sc_client *c, const cJSON *o, sc_client_graph_summary 
         sc_cl_get_u64(c, m, o, "edge_count", UINT64_MAX, &s->edge_count) != 0 ||
         sc_cl_get_u64(c, m, o, "stream_count", UINT64_MAX, &s->stream_count) != 0 ||
         sc_cl_get_u64(c, m, o, "owner_uid", UINT32_MAX, &uid) != 0 ||
-        sc_cl_get_i64(c, m, o, "owner_pid", &s->owner_pid) != 0)
+        sc_cl_get_i64(c, m, o, "owner_pid", &s->owner_pid) != 0 ||
+        get_new_str(c, m, o, "host", &s->host) != 0)
         return -EPROTO;
     s->owner_uid = (uint32_t)uid;
     return 0;
@@ -1061,6 +1079,7 @@ void sc_client_log_page_free(sc_client_log_page *p)
         free(e->opened_at);
         free(e->ended_at);
         free(e->outcome);
+        free(e->host);
         sc_cl_free_captures(e);
     }
     free(p->entries);
@@ -1079,7 +1098,8 @@ static int decode_entry(sc_client *c, const cJSON *o, sc_client_log_entry *e)
         sc_cl_get_str(c, m, o, "opened_at", false, &e->opened_at) != 0 ||
         sc_cl_get_str(c, m, o, "ended_at", true, &e->ended_at) != 0 ||
         sc_cl_get_str(c, m, o, "outcome", false, &e->outcome) != 0 ||
-        sc_cl_get_u64(c, m, o, "node_count", UINT64_MAX, &e->node_count) != 0)
+        sc_cl_get_u64(c, m, o, "node_count", UINT64_MAX, &e->node_count) != 0 ||
+        get_new_str(c, m, o, "host", &e->host) != 0)
         return -EPROTO;
     e->owner_uid = (uint32_t)uid;
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, "graph");
@@ -1141,6 +1161,8 @@ void sc_client_server_desc_free(sc_client_server_desc *d)
     free(d->version);
     free(d->db_path);
     free(d->sync);
+    free(d->backend);
+    free(d->host);
     memset(d, 0, sizeof(*d));
 }
 
@@ -1171,7 +1193,9 @@ int sc_client_server_info(sc_client *c, sc_client_server_desc *out)
         sc_cl_get_u64(c, m, res, "cache_bytes", UINT64_MAX, &d.cache_bytes) != 0 ||
         sc_cl_get_u64(c, m, res, "cache_entries", UINT64_MAX, &d.cache_entries) != 0 ||
         sc_cl_get_u64(c, m, res, "cache_hits", UINT64_MAX, &d.cache_hits) != 0 ||
-        sc_cl_get_u64(c, m, res, "cache_misses", UINT64_MAX, &d.cache_misses) != 0)
+        sc_cl_get_u64(c, m, res, "cache_misses", UINT64_MAX, &d.cache_misses) != 0 ||
+        get_new_str(c, m, res, "backend", &d.backend) != 0 ||
+        get_new_str(c, m, res, "host", &d.host) != 0)
         rc = -EPROTO;
     cJSON_Delete(root);
     if (rc != 0) {

@@ -28,12 +28,13 @@
 static const cli_cmd commands[] = {
     {"ping", "", "check that the daemon answers",
      "Send one request and report the round-trip time.\n", cli_ping},
-    {"info", "", "daemon version, pid, paths, sessions, graphs, cache",
+    {"info", "", "daemon version, pid, paths, host, sessions, graphs, cache",
      "Show the socket this tool resolved and what server.info reports: the\n"
      "daemon's version and pid, the database path and size (file plus\n"
-     "write-ahead log), the sync mode, uptime, open connections, live\n"
-     "sessions, stored graphs, and the graph cache's use of its budget and hit\n"
-     "rate since the daemon started.\n", cli_info},
+     "write-ahead log), the sync mode, the storage backend (sqlite or\n"
+     "postgresql), the host name it stores on every row (--host-name), uptime,\n"
+     "open connections, live sessions, stored graphs, and the graph cache's use\n"
+     "of its budget and hit rate since the daemon started.\n", cli_info},
     {"demo", "[--semantics MODEL]", "capture the fork/join example and show its graph",
      "Run the seed fork/join capture against the daemon: upload 4096 B host to\n"
      "device on stream 0, fork to stream 1 with event 0, run relu (4 blocks x\n"
@@ -81,13 +82,20 @@ static const cli_cmd commands[] = {
      "                     graph exactly with a file in the format of\n"
      "                     cuda_conformance_expected.jsonl\n", cli_replay},
     {"graphs", "", "list stored graphs, newest first",
+     "One row per graph: its id, when it was created, its node, edge and\n"
+     "stream counts, the host whose daemon stored it (its --host-name), its\n"
+     "owner and its label.\n"
+     "\n"
      "Options:\n"
      "  --limit N        at most N graphs (daemon default 100, at most 10000)\n"
      "  --label TEXT     only graphs with this label\n"
+     "  --host NAME      only graphs stored by the daemon with this --host-name\n"
+     "                   (a user other than root sees only the graphs of the\n"
+     "                   daemon it talks to: another host lists nothing)\n"
      "  --before CURSOR  the next page, as printed (on standard error) after a\n"
      "                   full page\n", cli_graphs},
     {"graph show", "ID", "nodes and edges of a stored graph",
-     "Print the graph's owner, nodes (one row each) and edges.  A cuda-mode\n"
+     "Print the graph's owner and host, nodes (one row each) and edges.  A cuda-mode\n"
      "graph's kernels show their 3-D launch shape (\"relu grid 4x2x1 block\n"
      "256x1x1 shared 0 B\"), its mem_alloc nodes their size and its\n"
      "event_record and event_wait nodes their event.\n", cli_graph_show},
@@ -179,7 +187,8 @@ static const cli_cmd commands[] = {
     {"log", "", "the capture log, newest first",
      "One row per capture session: when it opened and ended, its outcome\n"
      "(open, completed, failed, closed, abandoned, shutdown, lost), its node\n"
-     "count and the graph it produced.  Under the table, one line for each\n"
+     "count, the graph it produced, its host (the --host-name of the daemon\n"
+     "that ran it), owner and label.  Under the table, one line for each\n"
      "failed capture of a cuda-mode session: the call that invalidated it,\n"
      "with its stream, thread and the capture's mode, and CUDA's message\n"
      "(\"session 4: capture 3 on stream 7 invalidated by cudaMalloc from\n"
@@ -190,6 +199,9 @@ static const cli_cmd commands[] = {
      "Options:\n"
      "  --limit N        at most N entries (daemon default 100, at most 10000)\n"
      "  --outcome NAME   only sessions with this outcome\n"
+     "  --host NAME      only sessions of the daemon with this --host-name (a\n"
+     "                   user other than root sees only the sessions of the\n"
+     "                   daemon it talks to: another host lists nothing)\n"
      "  --before CURSOR  the next page, as printed (on standard error) after a\n"
      "                   full page\n", cli_log},
 };
@@ -610,6 +622,8 @@ static void info_json(cli *x, sc_buf *b, const sc_client_server_desc *d)
     }
     sc_json_member_u64(b, &first, "db_bytes", d->db_bytes);
     sc_json_member_cstr(b, &first, "sync", d->sync);
+    sc_json_member_cstr(b, &first, "backend", d->backend ? d->backend : "");
+    sc_json_member_cstr(b, &first, "host", d->host ? d->host : "");
     sc_json_member_u64(b, &first, "cache_max_bytes", d->cache_max_bytes);
     sc_json_member_u64(b, &first, "cache_bytes", d->cache_bytes);
     sc_json_member_u64(b, &first, "cache_entries", d->cache_entries);
@@ -629,6 +643,8 @@ static void info_text(cli *x, const sc_client_server_desc *d)
     char *v = cli_printable(d->version);
     char *db = cli_printable(d->db_path);
     char *sync = cli_printable(d->sync);
+    char *backend = cli_printable(d->backend);
+    char *host = cli_printable(d->host);
     char *sock = cli_printable(sc_client_socket_path(x->c));
     char size[32], used[32], max[32];
     human_bytes(d->db_bytes, size, sizeof(size));
@@ -647,6 +663,8 @@ static void info_text(cli *x, const sc_client_server_desc *d)
     printf("pid          %lld\n", (long long)d->pid);
     printf("db size      %s (%llu bytes)\n", size, (unsigned long long)d->db_bytes);
     printf("sync         %s\n", sync ? sync : "");
+    printf("backend      %s\n", backend && *backend ? backend : "-");
+    printf("host         %s\n", host && *host ? host : "-");
     printf("cache        %s of %s, %llu graph%s\n", used, max, (unsigned long long)d->cache_entries,
            d->cache_entries == 1 ? "" : "s");
     uint64_t lookups = d->cache_hits + d->cache_misses;
@@ -659,6 +677,8 @@ static void info_text(cli *x, const sc_client_server_desc *d)
     free(v);
     free(db);
     free(sync);
+    free(backend);
+    free(host);
     free(sock);
 }
 
@@ -682,7 +702,7 @@ int cli_info(cli *x, int argc, char **argv)
     return out;
 }
 
-/* --limit, --before and a filter option shared by graphs and log. */
+/* --limit, --before, --host and a filter option shared by graphs and log. */
 static int list_opts(cli *x, int argc, char **argv, const char *filter_name, sc_client_list_opts *o)
 {
     for (int i = 0; i < argc;) {
@@ -701,6 +721,10 @@ static int list_opts(cli *x, int argc, char **argv, const char *filter_name, sc_
             if (r < 0)
                 return cli_usage_fail(x, "%s takes a value", filter_name);
             o->filter = v;
+        } else if ((r = cli_take_opt(argc, argv, &i, "--host", &v)) != 0) {
+            if (r < 0 || !*v)
+                return cli_usage_fail(x, "--host takes a host name");
+            o->host = v;
         } else {
             return cli_usage_fail(x, "unexpected argument '%s'", argv[i]);
         }
@@ -775,6 +799,12 @@ static void print_next(const char *next, const char *cmd, const char *filter_nam
         put_shell_word(stderr, v ? v : "", v ? strlen(v) : 0);
         free(v);
     }
+    if (o->host) {
+        fputs(" --host ", stderr);
+        char *v = cli_printable(o->host);
+        put_shell_word(stderr, v ? v : "", v ? strlen(v) : 0);
+        free(v);
+    }
     if (o->limit)
         fprintf(stderr, " --limit %u", (unsigned)o->limit);
     fputs(" --before ", stderr);
@@ -788,22 +818,29 @@ static void print_next(const char *next, const char *cmd, const char *filter_nam
 /* What an empty page means, in the words of the options that made it. */
 static void print_empty(const char *what, const char *filter_name, const sc_client_list_opts *o)
 {
+    char *h = o->host ? cli_printable(o->host) : NULL;
+    /* " from host H": every case below may be narrowed to one host. */
+    const char *from = h ? " from host " : "";
+    const char *host = h ? h : "";
     if (o->filter) {
         char *v = cli_printable(o->filter);
         if (strcmp(filter_name, "--outcome") == 0)
-            printf("no %s with outcome %s%s\n", what, v ? v : "",
+            printf("no %s with outcome %s%s%s%s\n", what, v ? v : "", from, host,
                    o->before ? " before that cursor" : "");
         else
-            printf("no %s match %s %s%s\n", what, filter_name, v ? v : "",
+            printf("no %s match %s %s%s%s%s\n", what, filter_name, v ? v : "", from, host,
                    o->before ? " before that cursor" : "");
         free(v);
     } else if (o->before) {
-        printf("no more %s before that cursor\n", what);
+        printf("no more %s%s%s before that cursor\n", what, from, host);
+    } else if (h) {
+        printf("no %s from host %s\n", what, h);
     } else if (strcmp(what, "log entries") == 0) {
         printf("the capture log is empty\n");
     } else {
         printf("no %s stored\n", what);
     }
+    free(h);
 }
 
 static void graphs_json(sc_buf *b, const sc_client_graph_page *p)
@@ -826,6 +863,7 @@ static void graphs_json(sc_buf *b, const sc_client_graph_page *p)
         sc_json_member_u64(b, &gf, "stream_count", g->stream_count);
         sc_json_member_u64(b, &gf, "owner_uid", g->owner_uid);
         sc_json_member_i64(b, &gf, "owner_pid", g->owner_pid);
+        sc_json_member_cstr(b, &gf, "host", g->host ? g->host : "");
         sc_json_obj_end(b);
     }
     sc_buf_putc(b, ']');
@@ -857,9 +895,9 @@ int cli_graphs(cli *x, int argc, char **argv)
         print_empty("graphs", "--label", &o);
     } else {
         static const char *const head[] = {"GRAPH",   "CREATED", "NODES", "EDGES",
-                                           "STREAMS", "OWNER",   "LABEL"};
+                                           "STREAMS", "HOST",    "OWNER", "LABEL"};
         cli_table t;
-        cli_table_init(&t, 7, head);
+        cli_table_init(&t, 8, head);
         for (size_t i = 0; i < p.count; i++) {
             const sc_client_graph_summary *g = &p.graphs[i];
             cli_table_cell(&t, "%llu", (unsigned long long)g->graph);
@@ -867,6 +905,7 @@ int cli_graphs(cli *x, int argc, char **argv)
             cli_table_cell(&t, "%llu", (unsigned long long)g->node_count);
             cli_table_cell(&t, "%llu", (unsigned long long)g->edge_count);
             cli_table_cell(&t, "%llu", (unsigned long long)g->stream_count);
+            cli_table_cell(&t, "%s", g->host && *g->host ? g->host : "-");
             cli_table_cell(&t, "uid %u pid %lld", (unsigned)g->owner_uid, (long long)g->owner_pid);
             cli_table_cell(&t, "%s", g->label ? g->label : "-");
         }
@@ -894,6 +933,7 @@ static void log_json(sc_buf *b, const sc_client_log_page *p)
         cli_json_member_str_or_null(b, &ef, "label", e->label);
         sc_json_member_u64(b, &ef, "owner_uid", e->owner_uid);
         sc_json_member_i64(b, &ef, "owner_pid", e->owner_pid);
+        sc_json_member_cstr(b, &ef, "host", e->host ? e->host : "");
         sc_json_member_cstr(b, &ef, "opened_at", e->opened_at);
         cli_json_member_str_or_null(b, &ef, "ended_at", e->ended_at);
         sc_json_member_cstr(b, &ef, "outcome", e->outcome);
@@ -935,10 +975,10 @@ int cli_log(cli *x, int argc, char **argv)
     } else if (p.count == 0) {
         print_empty("log entries", "--outcome", &o);
     } else {
-        static const char *const head[] = {"SESSION", "OPENED", "ENDED", "OUTCOME",
-                                           "NODES",   "GRAPH",  "OWNER", "LABEL"};
+        static const char *const head[] = {"SESSION", "OPENED", "ENDED", "OUTCOME", "NODES",
+                                           "GRAPH",   "HOST",   "OWNER", "LABEL"};
         cli_table t;
-        cli_table_init(&t, 8, head);
+        cli_table_init(&t, 9, head);
         for (size_t i = 0; i < p.count; i++) {
             const sc_client_log_entry *e = &p.entries[i];
             cli_table_cell(&t, "%llu", (unsigned long long)e->session);
@@ -950,6 +990,7 @@ int cli_log(cli *x, int argc, char **argv)
                 cli_table_cell(&t, "%llu", (unsigned long long)e->graph);
             else
                 cli_table_cell(&t, "-");
+            cli_table_cell(&t, "%s", e->host && *e->host ? e->host : "-");
             cli_table_cell(&t, "uid %u pid %lld", (unsigned)e->owner_uid, (long long)e->owner_pid);
             cli_table_cell(&t, "%s", e->label ? e->label : "-");
         }

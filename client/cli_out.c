@@ -177,6 +177,7 @@ void cli_json_graph_members(sc_buf *b, bool *first, const sc_client_graph *g)
     sc_json_member_cstr(b, first, "created_at", g->created_at ? g->created_at : "");
     sc_json_member_u64(b, first, "owner_uid", g->owner_uid);
     sc_json_member_i64(b, first, "owner_pid", g->owner_pid);
+    sc_json_member_cstr(b, first, "host", g->host ? g->host : "");
     sc_json_member_u64(b, first, "node_count", g->node_count);
     sc_json_member_u64(b, first, "edge_count", g->edge_count);
     sc_json_key(b, first, "nodes");
@@ -261,8 +262,12 @@ void cli_print_graph(const sc_client_graph *g, FILE *f)
     fprintf(f, "graph %llu%s%s%s: %zu node%s, %zu edge%s\n", (unsigned long long)g->graph,
             label ? " \"" : "", label ? label : "", label ? "\"" : "", g->node_count,
             g->node_count == 1 ? "" : "s", g->edge_count, g->edge_count == 1 ? "" : "s");
-    fprintf(f, "created %s by uid %u pid %lld\n", g->created_at ? g->created_at : "?",
-            (unsigned)g->owner_uid, (long long)g->owner_pid);
+    char *host = cli_printable(g->host);
+    /* A daemon from before hosts names none. */
+    fprintf(f, "created %s by uid %u pid %lld%s%s\n", g->created_at ? g->created_at : "?",
+            (unsigned)g->owner_uid, (long long)g->owner_pid, host && *host ? " on host " : "",
+            host && *host ? host : "");
+    free(host);
     free(label);
 
     static const char *const node_head[] = {"NODE", "STREAM", "KIND", "NAME", "DETAILS"};

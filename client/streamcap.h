@@ -558,6 +558,10 @@ typedef struct sc_client_graph {
     sc_client_node *nodes; /* in id order */
     size_t edge_count;
     sc_client_edge *edges; /* ascending */
+    /* Added with hosts: a program built against the older header passes
+     * storage too small for it (rebuild it). */
+    char *host; /* the --host-name of the daemon that stored it ("" from a
+                 * daemon older than hosts; never NULL) */
 } sc_client_graph;
 
 /**
@@ -583,6 +587,10 @@ typedef struct sc_client_list_opts {
     uint32_t limit;     /* 0: the daemon's default (100) */
     const char *before; /* a `next` cursor from an earlier page, or NULL */
     const char *filter; /* graph.list: label; log.list: outcome; NULL for all */
+    /* Only rows stored by the daemon with this --host-name; NULL for all.
+     * A caller other than root sees only its own daemon's host: another
+     * host gives an empty page. */
+    const char *host;
 } sc_client_list_opts;
 
 typedef struct sc_client_graph_summary {
@@ -594,6 +602,9 @@ typedef struct sc_client_graph_summary {
     uint64_t stream_count;
     uint32_t owner_uid;
     int64_t owner_pid;
+    /* Added with hosts: a program built against the older header indexes
+     * the page with the older size (rebuild it). */
+    char *host; /* as sc_client_graph's host */
 } sc_client_graph_summary;
 
 typedef struct sc_client_graph_page {
@@ -669,6 +680,9 @@ typedef struct sc_client_log_entry {
     char *semantics; /* "cuda" for a cuda-mode session, else NULL */
     size_t capture_count;
     sc_client_capture_record *captures; /* by id; NULL when none */
+    /* Added with hosts (rebuild as above). */
+    char *host; /* the --host-name of the daemon that wrote the row ("" from
+                 * a daemon older than hosts; never NULL) */
 } sc_client_log_entry;
 
 typedef struct sc_client_log_page {
@@ -707,6 +721,9 @@ typedef struct sc_client_server_desc {
     uint64_t cache_entries;
     uint64_t cache_hits;   /* graph look-ups answered from memory since the start */
     uint64_t cache_misses; /* look-ups that waited for a load */
+    /* Added with storage backends (rebuild as above). */
+    char *backend; /* "sqlite" or "postgresql"; "" from an older daemon */
+    char *host;    /* the daemon's --host-name; "" from an older daemon */
 } sc_client_server_desc;
 
 /** server.info.  Free with sc_client_server_desc_free. */

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "sc_daemon.h"
+#include "sc_redact.h"
 
 static void usage(FILE *out)
 {
@@ -201,7 +202,19 @@ static int parse_args(int argc, char **argv, sc_config *cfg)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         unsigned long long n;
         if (strncmp(a, "--", 2) != 0) {
-            fprintf(stderr, "streamcapd: unexpected argument '%s' (see --help)\n", a);
+            /* A --db value given without --db is shown without its password. */
+            char shown[SC_PATH_MAX + 64];
+            fprintf(stderr, "streamcapd: unexpected argument '%s' (see --help)\n",
+                    sc_redact_db(a, shown, sizeof shown));
+            return -1;
+        }
+        const char *eq = strchr(a, '=');
+        if (eq) {
+            /* --db=URI: the value is never repeated, it may hold a password. */
+            fprintf(stderr,
+                    "streamcapd: unknown option '%.*s=...': give the value as the next "
+                    "argument (%.*s VALUE, see --help)\n",
+                    (int)(eq - a), a, (int)(eq - a), a);
             return -1;
         }
         if (!known_option(a)) {
@@ -384,7 +397,10 @@ int main(int argc, char **argv)
     uv_signal_start(&d.sigterm, on_signal, SIGTERM);
     uv_signal_start(&d.sigint, on_signal, SIGINT);
 
-    printf("streamcapd: listening on %s (database %s)\n", d.cfg.socket_path, cfg.db_path);
+    /* A PostgreSQL connection string may hold a password. */
+    char shown[SC_PATH_MAX + 64];
+    printf("streamcapd: listening on %s (database %s)\n", d.cfg.socket_path,
+           sc_redact_db(cfg.db_path, shown, sizeof shown));
     fflush(stdout);
     sc_log(&d, SC_LOG_INFO, "version %s ready", SC_VERSION);
 

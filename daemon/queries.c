@@ -18,6 +18,7 @@
 
 #include "sc_dot.h"
 #include "sc_handlers.h"
+#include "sc_redact.h"
 
 /* ------------------------------------------------------------ cursors */
 
@@ -1281,8 +1282,12 @@ int sc_h_server_info(sc_req *r)
     sc_json_member_u64(b, &first, "sessions", n.sessions);
     sc_json_member_i64(b, &first, "graphs", n.graphs);
     /* Where the database lives is the administrator's business. */
-    if (all)
-        sc_json_member_cstr(b, &first, "db_path", d->cfg.db_path);
+    if (all) {
+        /* Not even root is shown a connection string's password. */
+        char shown[SC_PATH_MAX + 64];
+        sc_json_member_cstr(b, &first, "db_path",
+                            sc_redact_db(d->cfg.db_path, shown, sizeof shown));
+    }
     sc_json_member_u64(b, &first, "db_bytes", db_bytes(d->cfg.db_path));
     sc_json_member_i64(b, &first, "pid", (int64_t)getpid());
     sc_json_member_cstr(b, &first, "sync", d->cfg.sync_full ? "full" : "normal");

@@ -8,6 +8,8 @@ sc_add_daemon_test(test_cuda_daemon integration 120 LIBS sc_cuda_ops)
 sc_add_daemon_test(test_add_node integration 60)
 # --host-name on the rows, the host filter, server.info backend and host.
 sc_add_daemon_test(test_hosts integration 60)
+# A PostgreSQL --db's password in none of streamcapd's output.
+sc_add_daemon_test(test_db_secrets integration 120)
 sc_add_daemon_test(test_jsonrpc integration 60)
 sc_add_daemon_test(test_sessions integration 60)
 sc_add_daemon_test(test_concurrent integration 180)

@@ -31,3 +31,5 @@ sc_add_test(test_cache_kinds
 # The daemon's mapping of core and store codes onto JSON-RPC (daemon/errors.c).
 sc_add_test(test_rpc_errors SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_rpc_errors.c
             LIBS sc_daemon)
+# What the daemon shows of --db: never a PostgreSQL password (daemon/redact.c).
+sc_add_test(test_redact SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_redact.c LIBS sc_daemon)

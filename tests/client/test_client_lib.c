@@ -979,6 +979,139 @@ static void test_strerror(void **state)
     assert_string_equal(sc_client_kind_name(SC_CLIENT_HOST_CALLBACK), "host_callback");
 }
 
+/* -------------------------------------------------------------- hosts */
+
+static uint64_t host_graph(sc_client *c, const char *label)
+{
+    uint64_t s;
+    uint32_t node;
+    sc_client_captured g;
+    CHECK(c, sc_client_open_session(c, label, &s));
+    CHECK(c, sc_client_begin_capture(c, s, 0));
+    CHECK(c, sc_client_record_kernel(c, s, 0, "k", 1, 32, 0, &node));
+    CHECK(c, sc_client_end_capture(c, s, 0, &g));
+    return g.graph;
+}
+
+/* graph.list with opts, each summary's host in order, comma-separated. */
+static char *listed_hosts(sc_client *c, const char *host)
+{
+    sc_client_list_opts o = {.host = host};
+    sc_client_graph_page p;
+    CHECK(c, sc_client_graph_list(c, &o, &p));
+    char *out = strdup("");
+    for (size_t i = 0; i < p.count; i++) {
+        assert_non_null(p.graphs[i].host);
+        char *next = sc_it_fmt("%s%s%s", out, i ? "," : "", p.graphs[i].host);
+        free(out);
+        out = next;
+    }
+    sc_client_graph_page_free(&p);
+    return out;
+}
+
+static char *logged_hosts(sc_client *c, const char *host)
+{
+    sc_client_list_opts o = {.host = host};
+    sc_client_log_page p;
+    CHECK(c, sc_client_log_list(c, &o, &p));
+    char *out = strdup("");
+    for (size_t i = 0; i < p.count; i++) {
+        assert_non_null(p.entries[i].host);
+        char *next = sc_it_fmt("%s%s%s", out, i ? "," : "", p.entries[i].host);
+        free(out);
+        out = next;
+    }
+    sc_client_log_page_free(&p);
+    return out;
+}
+
+static void expect_hosts(char *got, const char *want)
+{
+    if (strcmp(got, want) != 0)
+        fail_msg("hosts '%s', expected '%s'", got, want);
+    free(got);
+}
+
+/* Rows of two host names in one database (one daemon restarted under
+ * another --host-name): every row says its host, and the lists filter on
+ * it.  The tests run as root, who sees every host's rows. */
+static void test_hosts(void **state)
+{
+    (void)state;
+    const char *a[] = {"--host-name", "gpu-a", NULL};
+    sc_it_daemon *d = sc_it_must_start(a);
+    sc_client *c;
+    assert_int_equal(sc_client_connect(sc_it_daemon_socket(d), IO_TIMEOUT_MS, &c), 0);
+    uint64_t ga = host_graph(c, "on a");
+    sc_client_close(c);
+    sc_it_must_stop(d);
+    const char *b[] = {"--host-name", "gpu-b", NULL};
+    sc_it_must_restart(d, b);
+    assert_int_equal(sc_client_connect(sc_it_daemon_socket(d), IO_TIMEOUT_MS, &c), 0);
+    uint64_t gb = host_graph(c, "on b");
+
+    sc_client_server_desc info;
+    CHECK(c, sc_client_server_info(c, &info));
+    assert_string_equal(info.backend, "sqlite");
+    assert_string_equal(info.host, "gpu-b");
+    sc_client_server_desc_free(&info);
+    assert_null(info.host);
+
+    sc_client_graph g;
+    CHECK(c, sc_client_graph_get(c, ga, &g));
+    assert_string_equal(g.host, "gpu-a");
+    sc_client_graph_free(&g);
+    assert_null(g.host);
+    CHECK(c, sc_client_graph_get(c, gb, &g));
+    assert_string_equal(g.host, "gpu-b");
+    sc_client_graph_free(&g);
+
+    if (geteuid() == 0) {
+        expect_hosts(listed_hosts(c, NULL), "gpu-b,gpu-a");
+        expect_hosts(listed_hosts(c, "gpu-a"), "gpu-a");
+        expect_hosts(logged_hosts(c, NULL), "gpu-b,gpu-a");
+        expect_hosts(logged_hosts(c, "gpu-a"), "gpu-a");
+    } else {
+        /* Another host's rows are not for a non-root caller. */
+        expect_hosts(listed_hosts(c, NULL), "gpu-b");
+        expect_hosts(listed_hosts(c, "gpu-a"), "");
+        expect_hosts(logged_hosts(c, NULL), "gpu-b");
+    }
+    expect_hosts(listed_hosts(c, "gpu-b"), "gpu-b");
+    expect_hosts(logged_hosts(c, "gpu-b"), "gpu-b");
+    expect_hosts(listed_hosts(c, "gpu-c"), "");
+    expect_hosts(logged_hosts(c, "gpu-c"), "");
+    sc_client_close(c);
+    sc_it_must_stop(d);
+    sc_it_daemon_destroy(d);
+}
+
+/* The host filter is one more string member of the request, and a reply
+ * from a daemon older than hosts reads as host "". */
+static void test_host_request_and_old_reply(void **state)
+{
+    (void)state;
+    fake f;
+    fake_start(&f,
+               "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"entries\":[{\"session\":4,\"label\":"
+               "\"\",\"owner_uid\":0,\"owner_pid\":9,\"opened_at\":\"t\",\"ended_at\":null,"
+               "\"outcome\":\"open\",\"node_count\":0}]}}\n",
+               false);
+    sc_client *c;
+    assert_int_equal(sc_client_connect(f.path, IO_TIMEOUT_MS, &c), 0);
+    sc_client_list_opts o = {.limit = 2, .filter = "open", .host = "gpu \"7\""};
+    sc_client_log_page p;
+    CHECK(c, sc_client_log_list(c, &o, &p));
+    assert_int_equal(p.count, 1);
+    assert_string_equal(p.entries[0].host, "");
+    sc_client_log_page_free(&p);
+    sc_client_close(c);
+    fake_stop(&f);
+    assert_string_equal(f.got, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"log.list\",\"params\":"
+                               "{\"limit\":2,\"outcome\":\"open\",\"host\":\"gpu \\\"7\\\"\"}}");
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, test_setup, test_teardown)
@@ -1005,6 +1138,8 @@ int main(void)
         cmocka_unit_test(test_broken_after_bad_reply),
         cmocka_unit_test(test_hang_up),
         cmocka_unit_test(test_strerror),
+        cmocka_unit_test(test_hosts),
+        cmocka_unit_test(test_host_request_and_old_reply),
     };
 #undef T
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -49,6 +49,9 @@ expect --limit graphs --l
 expect --label graphs --la
 expect --outcome log --o
 expect abandoned log --outcome ab
+expect --host graphs --h
+expect --host log --h
+expect "$(uname -n)" graphs --host ""
 expect --json graph show --j
 expect --verbose replay --v
 [ "$(complete_line graph show 1)" = "  " ] || { echo "a graph id has no completion" >&2; fail=1; }

@@ -47,6 +47,7 @@ int fx_teardown(void **state)
 void fx_open(fx *f, int busy_timeout_ms, int64_t max_page_count)
 {
     sc_store_config cfg = {.path = f->path,
+                           .host = f->host,
                            .sync_full = true,
                            .busy_timeout_ms = busy_timeout_ms,
                            .max_page_count = max_page_count};

@@ -23,6 +23,7 @@ typedef struct fx {
     char path[128];
     uv_loop_t loop;
     sc_store *st;
+    const char *host; /* the --host-name fx_open gives the store; NULL: "" */
 } fx;
 
 /* cmocka setup/teardown: *state becomes a fx with no store open. */

@@ -23,7 +23,7 @@
 
 #define DOC_PATH SC_DOCS_DIR "/sql.md"
 
-enum { Q_GRAPHS = 1, Q_KINDS, Q_EDGES, Q_FAILED, Q_REACH, N_BLOCKS };
+enum { Q_GRAPHS = 1, Q_KINDS, Q_EDGES, Q_FAILED, Q_REACH, Q_HOSTS, N_BLOCKS };
 
 /* ---- the document ---- */
 
@@ -147,6 +147,9 @@ static void doc_load(doc *d)
     assert_non_null(strstr(doc_sql(d, Q_REACH), "WITH RECURSIVE"));
     assert_non_null(strstr(doc_sql(d, Q_REACH), ":from"));
     assert_non_null(strstr(doc_sql(d, Q_REACH), ":to"));
+    assert_non_null(strstr(doc_sql(d, Q_GRAPHS), "host"));
+    assert_non_null(strstr(doc_sql(d, Q_FAILED), "host"));
+    assert_non_null(strstr(doc_sql(d, Q_HOSTS), "GROUP BY host"));
 }
 
 /* ---- the shell ---- */
@@ -292,6 +295,14 @@ static int64_t commit_as(fx *f, int64_t session, const sc_graph *g, uint32_t uid
 
 #define T0 1795981461123LL /* 2026-11-29T19:44:21.123Z */
 
+/* Close the store and open it again as the daemon of another host. */
+static void reopen_as(fx *f, const char *host)
+{
+    fx_close(f);
+    f->host = host;
+    fx_open(f, 1000, 0);
+}
+
 /* The database the document's outputs come from (see its Parameters
  * section). */
 static void fill_example(fx *f, sc_graph **g1, sc_graph **g2)
@@ -316,10 +327,12 @@ static void fill_example(fx *f, sc_graph **g1, sc_graph **g2)
     int64_t s2 = fx_log_open(f, 1000, 4243, "resnet50 fwd", T0 + 40884);
     fx_log_end(f, s2, "failed", 3, T0 + 41188);
     assert_int_equal(commit_as(f, s1, *g1, 1000, 4242, "resnet50 fwd", T0 + 357), 1);
+    reopen_as(f, "gpu-b");
     int64_t s3 = fx_log_open(f, 1001, 5120, "bert step", T0 + 108877);
     assert_int_equal(commit_as(f, s3, *g2, 1001, 5120, "bert step", T0 + 111127), 2);
     int64_t s4 = fx_log_open(f, 1001, 5121, "bert step", T0 + 159377);
     fx_log_end(f, s4, "failed", 0, T0 + 159379);
+    reopen_as(f, "gpu-a");
     int64_t s5 = fx_log_open(f, 1000, 4300, "scratch", T0 + 200000);
     fx_log_end(f, s5, "closed", 2, T0 + 201500);
     assert_int_equal(fx_log_open(f, 1002, 6001, "live", T0 + 300000), 6);
@@ -346,6 +359,7 @@ static void test_doc_outputs(void **state)
     fx *f = *state;
     doc d;
     doc_load(&d);
+    f->host = "gpu-a";
     fx_open(f, 1000, 0);
     sc_graph *g1, *g2;
     fill_example(f, &g1, &g2);
@@ -416,6 +430,7 @@ typedef struct stored {
     sc_graph *g;
     const char *label;
     uint32_t uid;
+    const char *host;
 } stored;
 
 static void check_graph_list(fx *f, const doc *d, const stored *gs, size_t n)
@@ -433,6 +448,9 @@ static void check_graph_list(fx *f, const doc *d, const stored *gs, size_t n)
         assert_int_equal(field_int(lines[i], 3), s->uid);
         assert_int_equal(field_int(lines[i], 4), sc_graph_node_count(s->g));
         assert_int_equal(field_int(lines[i], 5), (int64_t)sc_graph_edge_count(s->g));
+        char host[64];
+        field_text(lines[i], 6, host, sizeof host);
+        assert_string_equal(host, s->host);
     }
     free(out);
     free(script);
@@ -529,14 +547,15 @@ static void test_doc_queries_against_graphs(void **state)
     fx *f = *state;
     doc d;
     doc_load(&d);
+    f->host = "ci-1";
     fx_open(f, 1000, 0);
 
     /* Three graphs share the tables, so a query that forgot its graph
      * filter would count or reach through the others. */
     stored gs[3] = {
-        {.g = random_dag(400, 5, 7), .label = "random a", .uid = 1000},
-        {.g = random_dag(120, 3, 99), .label = "random b", .uid = 1001},
-        {.g = random_dag(400, 4, 12345), .label = "random c", .uid = 1000},
+        {.g = random_dag(400, 5, 7), .label = "random a", .uid = 1000, .host = "ci-1"},
+        {.g = random_dag(120, 3, 99), .label = "random b", .uid = 1001, .host = "ci-1"},
+        {.g = random_dag(400, 4, 12345), .label = "random c", .uid = 1000, .host = "ci-1"},
     };
     int64_t failed[6];
     size_t nfailed = 0;
@@ -550,6 +569,10 @@ static void test_doc_queries_against_graphs(void **state)
         int64_t c = fx_log_open(f, 2000, 30 + i, "ok", T0 + 600);
         fx_log_end(f, c, i == 1 ? "abandoned" : "closed", 0, T0 + 9000);
     }
+    /* A second host's sessions, one of them still open. */
+    reopen_as(f, "ci-2");
+    int64_t other = fx_log_open(f, 2002, 50, "other host", T0 + 650);
+    fx_log_end(f, other, "closed", 0, T0 + 9000);
     fx_log_open(f, 2001, 40, "still open", T0 + 700);
 
     check_graph_list(f, &d, gs, 3);
@@ -567,7 +590,22 @@ static void test_doc_queries_against_graphs(void **state)
     for (size_t i = 0; i < nfailed; i++) {
         assert_int_equal(field_int(lines[i], 0), failed[order[i]]);
         assert_int_equal(field_int(lines[i], 6), order[i]);
+        char host[16];
+        field_text(lines[i], 7, host, sizeof host);
+        assert_string_equal(host, "ci-1");
     }
+    free(out);
+    free(script);
+
+    /* Sessions by host and outcome. */
+    script = fmt(LIST_MODE "%s", doc_sql(&d, Q_HOSTS));
+    out = run_shell(f, script);
+    assert_string_equal(out, "ci-1|abandoned|1\n"
+                             "ci-1|closed|2\n"
+                             "ci-1|completed|3\n"
+                             "ci-1|failed|3\n"
+                             "ci-2|closed|1\n"
+                             "ci-2|open|1\n");
     free(out);
     free(script);
 
