@@ -40,6 +40,29 @@ demo() { # demo NAME OUT: one capture through NAME; the graph id, if acknowledge
 }
 q() { psql -X -A -t -q -c "$1"; }
 
+# 0. a password in the connection string never shows: not in the startup
+#    line, not in server.info (the cluster trusts local users, so libpq
+#    never needs to send it)
+secret=fleet-secret-42
+"$bin/streamcapd" --socket "$work/gamma.sock" --db "$STREAMCAP_TEST_PG&password=$secret" \
+    --host-name gamma >>"$work/gamma.log" 2>&1 &
+gpid=$!
+pids="$pids $gpid"
+i=0
+until "$bin/streamcap" --socket "$work/gamma.sock" ping >/dev/null 2>&1; do
+    i=$((i + 1))
+    [ "$i" -lt 100 ] || fail "streamcapd gamma did not start"
+    sleep 0.1
+done
+"$bin/streamcap" --socket "$work/gamma.sock" --json info >"$work/gamma.info"
+kill -TERM "$gpid"
+wait "$gpid" || fail "streamcapd gamma did not stop cleanly"
+grep -q "listening on" "$work/gamma.log" || fail "gamma printed no startup line"
+grep -q "password=\*\*\*" "$work/gamma.log" || fail "the startup line does not show the masked password"
+if grep -q "$secret" "$work/gamma.log" "$work/gamma.info"; then
+    fail "the password appears in the daemon's output or server.info"
+fi
+
 # 1. both daemons at once
 start alpha
 start beta
