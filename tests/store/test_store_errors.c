@@ -13,12 +13,12 @@
 
 static void assert_nothing_stored(fx *f, int64_t session)
 {
-    sqlite3 *db = fx_db(f);
+    fx_sql *db = fx_db(f);
     assert_int_equal(q_int(db, "SELECT count(*) FROM graphs WHERE session = %lld", session), 0);
     char *o = q_text(db, "SELECT outcome FROM capture_log WHERE session = %lld", session);
     assert_string_equal(o, "open");
-    sqlite3_free(o);
-    sqlite3_close(db);
+    free(o);
+    fx_db_close(db);
 }
 
 static void test_full_database_fails_one_commit(void **state)
@@ -37,10 +37,10 @@ static void test_full_database_fails_one_commit(void **state)
     assert_int_equal(w.rc, SC_STORE_EIO);
     assert_non_null(strstr(w.msg, "full"));
     assert_nothing_stored(f, big_s);
-    sqlite3 *db = fx_db(f);
+    fx_sql *db = fx_db(f);
     assert_int_equal(q_int(db, "SELECT count(*) FROM nodes"), 0);
     assert_int_equal(q_int(db, "SELECT count(*) FROM edges"), 0);
-    sqlite3_close(db);
+    fx_db_close(db);
     int64_t count = -1;
     assert_int_equal(sc_store_graph_count(f->st, &count), 0);
     assert_int_equal(count, 0);
@@ -108,19 +108,19 @@ static void test_out_of_memory_is_not_storage(void **state)
 
 /* Park the writer on a job while the test holds the write lock, so what is
  * queued next forms one batch once the lock is released. */
-static sqlite3 *park_writer(fx *f, wres *first)
+static fx_sql *park_writer(fx *f, wres *first)
 {
-    sqlite3 *lock = fx_db(f);
-    q_exec(lock, "BEGIN IMMEDIATE");
+    fx_sql *lock = fx_db(f);
+    q_lock_writes(lock);
     assert_int_equal(sc_store_log_open(f->st, 7, 7, "first", 5, T0, wres_cb, first), 0);
     sleep_ms(100);
     return lock;
 }
 
-static void release(sqlite3 *lock)
+static void release(fx_sql *lock)
 {
-    q_exec(lock, "COMMIT");
-    sqlite3_close(lock);
+    q_unlock_writes(lock);
+    fx_db_close(lock);
 }
 
 static void test_full_database_in_a_batch(void **state)
@@ -139,7 +139,7 @@ static void test_full_database_in_a_batch(void **state)
 
     wres first = {0}, bw = {0}, sw[N], ow = {0};
     memset(sw, 0, sizeof sw);
-    sqlite3 *lock = park_writer(f, &first);
+    fx_sql *lock = park_writer(f, &first);
     assert_int_equal(
         sc_store_commit_graph(f->st, small_s[0], small, 1, 1, "s", 1, T0, wres_cb, &sw[0]), 0);
     assert_int_equal(sc_store_commit_graph(f->st, big_s, big, 1, 1, "b", 1, T0, wres_cb, &bw), 0);
@@ -166,11 +166,11 @@ static void test_full_database_in_a_batch(void **state)
     assert_int_equal(after.jobs_failed - before.jobs_failed, 1);
 
     assert_nothing_stored(f, big_s);
-    sqlite3 *db = fx_db(f);
+    fx_sql *db = fx_db(f);
     assert_int_equal(q_int(db, "SELECT count(*) FROM graphs"), N);
     assert_int_equal(q_int(db, "SELECT count(*) FROM nodes"), 5 * N);
     assert_int_equal(q_int(db, "SELECT count(*) FROM capture_log WHERE outcome = 'completed'"), N);
-    sqlite3_close(db);
+    fx_db_close(db);
     int64_t count;
     assert_int_equal(sc_store_graph_count(f->st, &count), 0);
     assert_int_equal(count, N);
@@ -189,7 +189,7 @@ static void test_refusal_keeps_batch(void **state)
     assert_int_equal(sc_store_get_stats(f->st, &before), 0);
 
     wres first = {0}, bad_commit = {0}, bad_end = {0}, good = {0};
-    sqlite3 *lock = park_writer(f, &first);
+    fx_sql *lock = park_writer(f, &first);
     assert_int_equal(sc_store_commit_graph(f->st, 99999, g, 1, 1, "x", 1, T0, wres_cb, &bad_commit),
                      0);
     assert_int_equal(sc_store_log_end(f->st, 88888, "failed", 0, T0, wres_cb, &bad_end), 0);
@@ -204,10 +204,10 @@ static void test_refusal_keeps_batch(void **state)
     assert_int_equal(sc_store_get_stats(f->st, &after), 0);
     assert_int_equal(after.jobs_retried, before.jobs_retried);
     assert_int_equal(after.jobs_failed, before.jobs_failed);
-    sqlite3 *db = fx_db(f);
+    fx_sql *db = fx_db(f);
     assert_int_equal(q_int(db, "SELECT count(*) FROM graphs"), 1);
     assert_int_equal(q_int(db, "SELECT session FROM graphs"), s);
-    sqlite3_close(db);
+    fx_db_close(db);
     sc_graph_destroy(g);
 }
 
@@ -220,8 +220,8 @@ static void test_write_lock_held_elsewhere(void **state)
     int64_t s = fx_open_session(f, "x", T0);
     sc_graph *g = chain_graph(10, 4);
 
-    sqlite3 *lock = fx_db(f);
-    q_exec(lock, "BEGIN IMMEDIATE");
+    fx_sql *lock = fx_db(f);
+    q_lock_writes(lock);
     wres w = {0};
     int64_t t = now_ms();
     assert_int_equal(sc_store_log_open(f->st, 1, 1, "x", 1, T0, wres_cb, &w), 0);
@@ -254,8 +254,8 @@ static void test_write_lock_held_elsewhere(void **state)
     }
     assert_true(waited < N * BUSY_MS / 2);
 
-    q_exec(lock, "COMMIT");
-    sqlite3_close(lock);
+    q_unlock_writes(lock);
+    fx_db_close(lock);
     assert_nothing_stored(f, s);
 
     memset(&w, 0, sizeof w);
@@ -265,10 +265,10 @@ static void test_write_lock_held_elsewhere(void **state)
     fx_drain(f);
     assert_int_equal(w.rc, 0);
     assert_int_equal(c.rc, 0);
-    sqlite3 *db = fx_db(f);
+    fx_sql *db = fx_db(f);
     assert_int_equal(q_int(db, "SELECT count(*) FROM capture_log"), 2);
     assert_int_equal(q_int(db, "SELECT count(*) FROM nodes"), 10);
-    sqlite3_close(db);
+    fx_db_close(db);
     sc_graph_destroy(g);
 }
 
