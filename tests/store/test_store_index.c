@@ -348,13 +348,15 @@ static void test_missing_row_loads_full(void **state)
     sc_graph_destroy(g);
 }
 
-/* Damage the row with `sql` (%lld is the graph id; `||` yields text, so
- * results are cast back to BLOB); the load must fail with SC_STORE_EIO and
- * a message containing `what`. */
-static void assert_damage_refused(fx *f, const sc_graph *g, const char *sql, const char *what)
+/* Damage the row with `lite` on SQLite, `pg` on PostgreSQL (%lld is the
+ * graph id; SQLite's `||` yields text, so results are cast back to BLOB);
+ * the load must fail with SC_STORE_EIO and a message containing `what`. */
+static void assert_damage_refused(fx *f, const sc_graph *g, const char *lite, const char *pg,
+                                  const char *what)
 {
     int64_t gid = commit(f, g, "x");
     fx_sql *db = fx_db(f);
+    const char *sql = fx_pick(db, lite, pg);
     char *stmt = sqlite3_mprintf(sql, gid);
     q_exec(db, stmt);
     sqlite3_free(stmt);
@@ -376,21 +378,30 @@ static void test_damaged_row_refused(void **state)
     assert_damage_refused(f, g,
                           "UPDATE graph_index SET node_count = node_count + 1,"
                           " streams = CAST(streams || x'01000000' AS BLOB) WHERE graph = %lld",
+                          "UPDATE graph_index SET node_count = node_count + 1,"
+                          " streams = streams || '\\x01000000'::bytea WHERE graph = %lld",
                           "differs from the graph row");
     /* The first two edges swapped: out of order. */
     assert_damage_refused(f, g,
                           "UPDATE graph_index SET edges = CAST(substr(edges, 9, 8) ||"
                           " substr(edges, 1, 8) || substr(edges, 17) AS BLOB) WHERE graph = %lld",
+                          "UPDATE graph_index SET edges = substring(edges from 9 for 8) ||"
+                          " substring(edges from 1 for 8) || substring(edges from 17)"
+                          " WHERE graph = %lld",
                           "rejected by the graph model");
     /* An edge whose target is not a node. */
     assert_damage_refused(f, g,
                           "UPDATE graph_index SET edges = CAST(substr(edges, 1, 4) ||"
                           " x'07000000' || substr(edges, 9) AS BLOB) WHERE graph = %lld",
+                          "UPDATE graph_index SET edges = substring(edges from 1 for 4) ||"
+                          " '\\x07000000'::bytea || substring(edges from 9) WHERE graph = %lld",
                           "rejected by the graph model");
     /* Node 0 moved to a second stream, where the graph row counts one. */
     assert_damage_refused(f, g,
                           "UPDATE graph_index SET streams ="
                           " CAST(x'02000000' || substr(streams, 5) AS BLOB) WHERE graph = %lld",
+                          "UPDATE graph_index SET streams ="
+                          " '\\x02000000'::bytea || substring(streams from 5) WHERE graph = %lld",
                           "stream count differs");
     sc_graph_destroy(g);
 }
