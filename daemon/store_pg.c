@@ -37,6 +37,7 @@ struct sc_store_be {
     char *uri;
     char *host;
     bool binary;
+    int busy_timeout_ms; /* lock_timeout of write transactions */
 };
 
 typedef struct pg_reader {
@@ -285,6 +286,7 @@ static int pg_open(const sc_store_config *cfg, sc_store_be **out, char *err, siz
     }
     const char *copy = getenv("STREAMCAP_PG_COPY");
     be->binary = copy && strcmp(copy, "binary") == 0;
+    be->busy_timeout_ms = cfg->busy_timeout_ms > 0 ? cfg->busy_timeout_ms : 5000;
     int rc = 0;
     if (!(be->conn = pg_connect(be->uri, err, len, &rc))) {
         pg_close(be);
@@ -465,12 +467,31 @@ static int pg_begin(sc_store_be *be, unsigned flags, char *err, size_t len)
     int rc = pg_ready(be->conn, err, len);
     if (rc)
         return rc;
-    rc = exec_cmd(be->conn, "BEGIN", NULL, "cannot begin a write", err, len, NULL);
+    /*
+     * As SQLite's BEGIN IMMEDIATE: the locks every write takes anyway are
+     * taken up front, so that a lock held elsewhere (LOCK TABLE, DDL, a
+     * VACUUM FULL) fails the begin, after the busy timeout, and not
+     * forever or job by job.  ROW EXCLUSIVE does not conflict with itself:
+     * the other daemons of the fleet keep writing at the same time.
+     */
     /* A chunk is acknowledged by the last transaction of its commit only,
      * whose flush covers it: it need not wait for its own. */
-    if (rc == 0 && (flags & SC_STORE_TXN_UNACKED))
-        rc = exec_cmd(be->conn, "SET LOCAL synchronous_commit = off", NULL, "cannot begin a write",
-                      err, len, NULL);
+    char begin[360];
+    snprintf(begin, sizeof begin,
+             "BEGIN; SET LOCAL lock_timeout = %d;%s"
+             " LOCK TABLE capture_log, graphs, nodes, edges, graph_index, captures,"
+             " pending_graphs IN ROW EXCLUSIVE MODE",
+             be->busy_timeout_ms,
+             (flags & SC_STORE_TXN_UNACKED) ? " SET LOCAL synchronous_commit = off;" : "");
+    PGresult *res = PQexec(be->conn, begin);
+    if (!res || PQresultStatus(res) != PGRES_COMMAND_OK) {
+        rc = pg_fail(be->conn, res, "cannot begin a write", err, len);
+        PQclear(res);
+        /* A failed statement after BEGIN leaves the transaction open. */
+        PQclear(PQexec(be->conn, "ROLLBACK"));
+        return rc;
+    }
+    PQclear(res);
     return rc;
 }
 
@@ -1241,6 +1262,16 @@ static int rd_fail(sc_store_read *rq, int rc, const char *msg)
     return rc;
 }
 
+/* Rows that contradict each other: EIO in the SQLite backend's words, so a
+ * damaged graph reads the same whichever database holds it. */
+static int rd_corrupt(sc_store_read *rq, const char *what)
+{
+    rq->rc = SC_STORE_EIO;
+    snprintf(rq->errmsg, sizeof rq->errmsg, "stored graph %lld is inconsistent: %s",
+             (long long)rq->graph, what);
+    return rq->rc;
+}
+
 static int rd_nomem(sc_store_read *rq)
 {
     return rd_fail(rq, SC_STORE_ENOMEM, "out of memory");
@@ -1467,7 +1498,7 @@ static int load_index(PGconn *c, sc_store_read *rq, sc_stored_graph *sg, bool *f
     int rc = 0;
     if (n != sg->meta.node_count || m != sg->meta.edge_count ||
         (uint64_t)PQgetlength(r, 0, 2) != 4 * n || (uint64_t)PQgetlength(r, 0, 3) != 8 * m)
-        rc = rd_fail(rq, SC_STORE_EIO, "graph_index row disagrees with the graph row");
+        rc = rd_corrupt(rq, "graph_index row differs from the graph row");
     uint32_t *streams = NULL, *pairs = NULL;
     if (rc == 0) {
         streams = malloc(4 * n + 4);
@@ -1484,8 +1515,12 @@ static int load_index(PGconn *c, sc_store_read *rq, sc_stored_graph *sg, bool *f
         if (core == SC_ENOMEM)
             rc = rd_nomem(rq);
         else if (core)
-            rc = rd_fail(rq, SC_STORE_EIO, "graph_index row is malformed");
+            rc = rd_corrupt(rq, "graph_index rejected by the graph model");
     }
+    /* The counts agree but a stream may not: the graph row's stream count
+     * is what graph.get reports and the reachability relies on. */
+    if (rc == 0 && sc_graph_stream_count(sg->graph) != sg->meta.stream_count)
+        rc = rd_corrupt(rq, "stream count differs from the graph row");
     free(streams);
     free(pairs);
     PQclear(r);
@@ -1572,8 +1607,8 @@ static void read_graphs(const pg_reader *pr, sc_store_read *rq)
         rd_nomem(rq);
     else if (rd_exec(pr->conn, rq, sql, &p, &r) == 0) {
         size_t rows = (size_t)PQntuples(r), take = rows > q->limit ? q->limit : rows;
-        page->graphs = calloc(take ? take : 1, sizeof *page->graphs);
-        if (!page->graphs)
+        /* An empty page has no array, as on SQLite (sc_graph_page). */
+        if (take && !(page->graphs = calloc(take, sizeof *page->graphs)))
             rd_nomem(rq);
         for (size_t i = 0; page->graphs && i < take; i++, page->count++)
             if (row_to_meta(r, (int)i, &page->graphs[i]) != 0) {
@@ -1686,8 +1721,7 @@ static void read_log(const pg_reader *pr, sc_store_read *rq)
         rd_nomem(rq);
     else if (rd_exec(pr->conn, rq, sql, &p, &r) == 0) {
         size_t rows = (size_t)PQntuples(r), take = rows > q->limit ? q->limit : rows;
-        page->entries = calloc(take ? take : 1, sizeof *page->entries);
-        if (!page->entries)
+        if (take && !(page->entries = calloc(take, sizeof *page->entries)))
             rd_nomem(rq);
         for (size_t i = 0; page->entries && i < take && rq->rc == 0; i++) {
             sc_log_entry *e = &page->entries[i];

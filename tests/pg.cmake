@@ -12,6 +12,17 @@ if(LIBPQ_FOUND)
         COMMAND ${SC_PG_CLUSTER} $<TARGET_FILE:test_pg_backend>
         TIMEOUT 180 SKIP_RETURN_CODE 77 LABELS pg)
 endif()
+# The store suite (tests/store.cmake) again on PostgreSQL: one cluster per
+# binary, one fresh database per test (tests/store/store_fixture.c), the
+# tests of SQLite's own mechanisms skipped there.  test_sql_doc is not
+# here: it runs docs/sql.md, which is written for the sqlite3 shell.
+if(LIBPQ_FOUND)
+    foreach(t test_store test_store_errors test_store_list test_store_index test_cache_kinds)
+        sc_add_command_test(${t}_pg
+            COMMAND ${SC_PG_CLUSTER} $<TARGET_FILE:${t}>
+            TIMEOUT 240 SKIP_RETURN_CODE 77 LABELS pg)
+    endforeach()
+endif()
 # Two daemons, two hosts, one cluster: concurrent captures, kill -9 during
 # commits, and the server stopped mid-run (1007) and back.
 if(LIBPQ_FOUND)

@@ -33,13 +33,20 @@ if [ "$(id -u)" -eq 0 ]; then
     as="runuser -u nobody --"
 fi
 
+# CMD runs in the background (see below) so that a signal reaches these
+# traps at once; each ends CMD too, and the EXIT trap removes the cluster.
+# PIPE included: a reader of our output that went away (| head) must not
+# kill this script before it has stopped the server.
+child=""
 cleanup() {
+    [ -n "$child" ] && kill "$child" 2>/dev/null
     $as "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
     rm -rf "$dir"
 }
 trap cleanup EXIT
 trap 'exit 129' HUP
 trap 'exit 130' INT
+trap 'exit 141' PIPE
 trap 'exit 143' TERM
 
 $as "$bindir/initdb" -D "$dir/data" -U streamcap -A trust -E UTF8 --no-locale --no-sync \
@@ -61,11 +68,14 @@ export PGHOST="$dir" PGUSER=streamcap PGDATABASE=streamcap
 $as "$bindir/createdb" -h "$dir" -U streamcap streamcap
 
 set +e
-"$@"
+"$@" <&0 &
+child=$!
+wait "$child"
 rc=$?
+child=""
 set -e
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then
-    echo "tests/pg/cluster.sh: $1 exited $rc; server log:" >&2
-    tail -n 30 "$dir/server.log" >&2 || true
+    { echo "tests/pg/cluster.sh: $1 exited $rc; server log:" >&2
+      tail -n 30 "$dir/server.log" >&2; } 2>/dev/null || true
 fi
 exit "$rc"

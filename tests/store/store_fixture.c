@@ -7,7 +7,84 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef SC_HAVE_POSTGRESQL
+#include <libpq-fe.h>
+#endif
+
 #include "store_fixture.h"
+
+/* PostgreSQL's type oid of timestamptz (catalog/pg_type.dat). */
+#define TIMESTAMPTZ_OID 1184
+
+static const char *pg_server(void)
+{
+    const char *uri = getenv("STREAMCAP_TEST_PG");
+    return uri && *uri ? uri : NULL;
+}
+
+#ifdef SC_HAVE_POSTGRESQL
+/* Run one statement on the server's own database (the one
+ * STREAMCAP_TEST_PG names): CREATE / DROP DATABASE cannot run inside the
+ * database they are about. */
+static void pg_admin(const char *sql)
+{
+    PGconn *c = PQconnectdb(pg_server());
+    if (PQstatus(c) != CONNECTION_OK)
+        fail_msg("STREAMCAP_TEST_PG: %s", PQerrorMessage(c));
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        fail_msg("%s: %s", sql, PQerrorMessage(c));
+    PQclear(r);
+    PQfinish(c);
+}
+
+/* The server's URI with the database replaced by f->pg_db. */
+static void pg_uri(fx *f)
+{
+    char *msg = NULL;
+    PQconninfoOption *opts = PQconninfoParse(pg_server(), &msg);
+    if (!opts)
+        fail_msg("STREAMCAP_TEST_PG: %s", msg ? msg : "out of memory");
+    int n = snprintf(f->path, sizeof f->path, "postgresql:///%s?", f->pg_db);
+    for (PQconninfoOption *o = opts; o->keyword; o++) {
+        if (!o->val || strcmp(o->keyword, "dbname") == 0)
+            continue;
+        n += snprintf(f->path + n, sizeof f->path - (size_t)n, "%s%s=%s",
+                      f->path[n - 1] == '?' ? "" : "&", o->keyword, o->val);
+        assert_true((size_t)n < sizeof f->path);
+    }
+    PQconninfoFree(opts);
+}
+
+static void pg_create(fx *f)
+{
+    static unsigned seq;
+    snprintf(f->pg_db, sizeof f->pg_db, "sc_store_test_%ld_%u", (long)getpid(), seq++);
+    char sql[128];
+    snprintf(sql, sizeof sql, "CREATE DATABASE %s", f->pg_db);
+    pg_admin(sql);
+    pg_uri(f);
+}
+
+static void pg_drop(const fx *f)
+{
+    /* FORCE: a connection a failed test left open must not keep it. */
+    char sql[128];
+    snprintf(sql, sizeof sql, "DROP DATABASE %s WITH (FORCE)", f->pg_db);
+    pg_admin(sql);
+}
+#else
+static void pg_create(fx *f)
+{
+    (void)f;
+    fail_msg("STREAMCAP_TEST_PG is set but this build has no PostgreSQL backend (libpq)");
+}
+
+static void pg_drop(const fx *f)
+{
+    (void)f;
+}
+#endif
 
 int fx_setup(void **state)
 {
@@ -15,15 +92,31 @@ int fx_setup(void **state)
     assert_non_null(f);
     snprintf(f->dir, sizeof f->dir, "/tmp/sc-store-test-XXXXXX");
     assert_non_null(mkdtemp(f->dir));
-    snprintf(f->path, sizeof f->path, "%s/streamcap.db", f->dir);
+    if (pg_server())
+        pg_create(f);
+    else
+        snprintf(f->path, sizeof f->path, "%s/streamcap.db", f->dir);
     assert_int_equal(uv_loop_init(&f->loop), 0);
     *state = f;
     return 0;
 }
 
+bool fx_is_pg(const fx *f)
+{
+    return f->pg_db[0] != '\0';
+}
+
+void fx_sqlite_only(const fx *f, const char *why)
+{
+    if (fx_is_pg(f)) {
+        print_message("SQLite only (%s): skipped on PostgreSQL\n", why);
+        skip();
+    }
+}
+
 static void remove_file(const fx *f, const char *suffix)
 {
-    char p[160];
+    char p[sizeof f->path + 16];
     snprintf(p, sizeof p, "%s%s", f->path, suffix);
     unlink(p);
 }
@@ -35,10 +128,14 @@ int fx_teardown(void **state)
         fx_close(f);
     uv_run(&f->loop, UV_RUN_DEFAULT);
     assert_int_equal(uv_loop_close(&f->loop), 0);
-    remove_file(f, "");
-    remove_file(f, "-wal");
-    remove_file(f, "-shm");
-    remove_file(f, ".reserve"); /* the store keeps it on purpose */
+    if (fx_is_pg(f)) {
+        pg_drop(f);
+    } else {
+        remove_file(f, "");
+        remove_file(f, "-wal");
+        remove_file(f, "-shm");
+        remove_file(f, ".reserve"); /* the store keeps it on purpose */
+    }
     assert_int_equal(rmdir(f->dir), 0);
     free(f);
     return 0;
@@ -127,57 +224,172 @@ void fx_load(fx *f, int64_t graph, lres *r)
     assert_int_equal(r->calls, 1);
 }
 
-sqlite3 *fx_db(const fx *f)
+fx_sql *fx_db(const fx *f)
 {
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
-    sqlite3_busy_timeout(db, 5000);
+    fx_sql *db = calloc(1, sizeof *db);
+    assert_non_null(db);
+#ifdef SC_HAVE_POSTGRESQL
+    if (fx_is_pg(f)) {
+        PGconn *c = PQconnectdb(f->path);
+        if (PQstatus(c) != CONNECTION_OK)
+            fail_msg("connect: %s", PQerrorMessage(c));
+        /* Times as the SQLite store writes them, see q_text. */
+        PQclear(PQexec(c, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO'"));
+        db->pg = c;
+        return db;
+    }
+#endif
+    assert_int_equal(sqlite3_open_v2(f->path, &db->lite, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+    sqlite3_busy_timeout(db->lite, 5000);
     return db;
 }
 
-static sqlite3_stmt *query(sqlite3 *db, const char *fmt, va_list ap)
+void fx_db_close(fx_sql *db)
 {
-    char *sql = sqlite3_vmprintf(fmt, ap);
-    assert_non_null(sql);
+#ifdef SC_HAVE_POSTGRESQL
+    if (db->pg)
+        PQfinish(db->pg);
+#endif
+    if (db->lite)
+        sqlite3_close(db->lite);
+    free(db);
+}
+
+const char *fx_pick(const fx_sql *db, const char *lite, const char *pg)
+{
+    return db->pg ? pg : lite;
+}
+
+static sqlite3_stmt *query(sqlite3 *db, const char *sql)
+{
     sqlite3_stmt *s = NULL;
     int rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
     if (rc != SQLITE_OK)
         fail_msg("%s: %s", sql, sqlite3_errmsg(db));
-    sqlite3_free(sql);
     rc = sqlite3_step(s);
     if (rc != SQLITE_ROW)
         fail_msg("%s: no row (%s)", sqlite3_sql(s), sqlite3_errmsg(db));
     return s;
 }
 
-int64_t q_int(sqlite3 *db, const char *fmt, ...)
+#ifdef SC_HAVE_POSTGRESQL
+static PGresult *pg_query(PGconn *c, const char *sql)
+{
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        fail_msg("%s: %s", sql, PQerrorMessage(c));
+    if (PQntuples(r) < 1)
+        fail_msg("%s: no row", sql);
+    return r;
+}
+
+/* "2026-11-29 19:44:21.12+00" (UTC, DateStyle ISO) as the SQLite store's
+ * "2026-11-29T19:44:21.120Z". */
+static char *iso_time(const char *pg)
+{
+    size_t len = strlen(pg);
+    if (len < 22 || pg[10] != ' ' || (pg[19] != '.' && pg[19] != '+'))
+        fail_msg("timestamptz %s: not ISO UTC text", pg);
+    char ms[4] = "000";
+    for (size_t i = 0; i < 3 && pg[19] == '.' && pg[20 + i] >= '0' && pg[20 + i] <= '9'; i++)
+        ms[i] = pg[20 + i];
+    char *out = malloc(32);
+    assert_non_null(out);
+    snprintf(out, 32, "%.10sT%.8s.%sZ", pg, pg + 11, ms);
+    return out;
+}
+#endif
+
+static char *vformat(const char *fmt, va_list ap)
+{
+    char *sql = sqlite3_vmprintf(fmt, ap);
+    assert_non_null(sql);
+    return sql;
+}
+
+int64_t q_int(fx_sql *db, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    sqlite3_stmt *s = query(db, fmt, ap);
+    char *sql = vformat(fmt, ap);
     va_end(ap);
-    int64_t v = sqlite3_column_int64(s, 0);
+    int64_t v = 0;
+#ifdef SC_HAVE_POSTGRESQL
+    if (db->pg) {
+        PGresult *r = pg_query(db->pg, sql);
+        const char *t = PQgetvalue(r, 0, 0);
+        v = strcmp(t, "t") == 0 ? 1 : strcmp(t, "f") == 0 ? 0 : strtoll(t, NULL, 10);
+        PQclear(r);
+        sqlite3_free(sql);
+        return v;
+    }
+#endif
+    sqlite3_stmt *s = query(db->lite, sql);
+    v = sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
+    sqlite3_free(sql);
     return v;
 }
 
-char *q_text(sqlite3 *db, const char *fmt, ...)
+char *q_text(fx_sql *db, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    sqlite3_stmt *s = query(db, fmt, ap);
+    char *sql = vformat(fmt, ap);
     va_end(ap);
+    char *v = NULL;
+#ifdef SC_HAVE_POSTGRESQL
+    if (db->pg) {
+        PGresult *r = pg_query(db->pg, sql);
+        if (PQgetisnull(r, 0, 0))
+            v = NULL;
+        else if (PQftype(r, 0) == TIMESTAMPTZ_OID)
+            v = iso_time(PQgetvalue(r, 0, 0));
+        else
+            assert_non_null(v = strdup(PQgetvalue(r, 0, 0)));
+        PQclear(r);
+        sqlite3_free(sql);
+        return v;
+    }
+#endif
+    sqlite3_stmt *s = query(db->lite, sql);
     const unsigned char *t = sqlite3_column_text(s, 0);
-    char *v = t ? sqlite3_mprintf("%s", t) : NULL;
+    if (t)
+        assert_non_null(v = strdup((const char *)t));
     sqlite3_finalize(s);
+    sqlite3_free(sql);
     return v;
 }
 
-void q_exec(sqlite3 *db, const char *sql)
+void q_exec(fx_sql *db, const char *sql)
 {
+#ifdef SC_HAVE_POSTGRESQL
+    if (db->pg) {
+        PGresult *r = PQexec(db->pg, sql);
+        ExecStatusType st = PQresultStatus(r);
+        if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+            fail_msg("%s: %s", sql, PQerrorMessage(db->pg));
+        PQclear(r);
+        return;
+    }
+#endif
     char *err = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+    if (sqlite3_exec(db->lite, sql, NULL, NULL, &err) != SQLITE_OK)
         fail_msg("%s: %s", sql, err ? err : "?");
+}
+
+void q_lock_writes(fx_sql *db)
+{
+    /* EXCLUSIVE conflicts with the ROW EXCLUSIVE every INSERT, UPDATE and
+     * DELETE takes, and lets readers through, as BEGIN IMMEDIATE does. */
+    q_exec(db, fx_pick(db, "BEGIN IMMEDIATE",
+                       "BEGIN; LOCK TABLE capture_log, graphs, nodes, edges, graph_index"
+                       " IN EXCLUSIVE MODE"));
+}
+
+void q_unlock_writes(fx_sql *db)
+{
+    q_exec(db, "COMMIT");
 }
 
 sc_graph *chain_graph(uint32_t n, size_t name_len)

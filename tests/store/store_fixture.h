@@ -1,12 +1,18 @@
 /*
- * store_fixture.h - a store on a fresh temporary directory, plus helpers to
- * wait for completions and to inspect the database with a separate
- * connection (as a user of the sqlite3 shell would).
+ * store_fixture.h - a store on a fresh database of either backend, plus
+ * helpers to wait for completions and to inspect the database with a
+ * separate connection (as a user of the sqlite3 shell or psql would).
+ *
+ * Backend: SQLite (a file in a fresh temporary directory), or, when the
+ * environment has STREAMCAP_TEST_PG (a connection URI to a server's
+ * database, as tests/pg/cluster.sh sets), PostgreSQL: every test gets a
+ * database of its own, created in fx_setup and dropped in fx_teardown.
  */
 #ifndef STORE_FIXTURE_H
 #define STORE_FIXTURE_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
@@ -20,7 +26,8 @@
 
 typedef struct fx {
     char dir[64];
-    char path[128];
+    char path[512]; /* the --db text: the SQLite file or a PostgreSQL URI */
+    char pg_db[64]; /* PostgreSQL: this test's database; "" on SQLite */
     uv_loop_t loop;
     sc_store *st;
     const char *host; /* the --host-name fx_open gives the store; NULL: "" */
@@ -64,14 +71,42 @@ void fx_log_end(fx *f, int64_t session, const char *outcome, uint32_t nodes, int
 /* load_graph and wait; the caller frees r->sg. */
 void fx_load(fx *f, int64_t graph, lres *r);
 
-/* A separate read-write connection to the test database. */
-sqlite3 *fx_db(const fx *f);
-/* One integer / text value of a query formatted with sqlite3_mprintf rules;
- * q_text's result is freed with sqlite3_free (NULL for SQL NULL). */
-int64_t q_int(sqlite3 *db, const char *fmt, ...);
-char *q_text(sqlite3 *db, const char *fmt, ...);
+/* True when the fixture runs on PostgreSQL. */
+bool fx_is_pg(const fx *f);
+/* Skip the calling test (cmocka skip()) on PostgreSQL: it checks something
+ * only SQLite has (why says what, for the test log). */
+void fx_sqlite_only(const fx *f, const char *why);
+
+/*
+ * A separate read-write connection to the test database: `lite` on
+ * SQLite, `pg` (a PGconn) on PostgreSQL, the other NULL.  Close it with
+ * fx_db_close.
+ */
+typedef struct fx_sql {
+    sqlite3 *lite;
+    void *pg;
+} fx_sql;
+fx_sql *fx_db(const fx *f);
+void fx_db_close(fx_sql *db);
+/* `lite` on SQLite, `pg` on PostgreSQL: for the few queries the two
+ * dialects spell differently. */
+const char *fx_pick(const fx_sql *db, const char *lite, const char *pg);
+/*
+ * One integer / text value of the first row of a query formatted with
+ * sqlite3_mprintf rules (%lld, %q, %%), on either backend.  On PostgreSQL
+ * a boolean reads as 1 / 0 and a timestamptz as the ISO 8601 UTC text the
+ * SQLite store keeps ("2026-11-29T19:44:21.123Z"), so one check reads
+ * both.  q_text's result is freed with free() (NULL for SQL NULL).
+ */
+int64_t q_int(fx_sql *db, const char *fmt, ...);
+char *q_text(fx_sql *db, const char *fmt, ...);
 /* Run SQL that returns no rows, asserting success. */
-void q_exec(sqlite3 *db, const char *sql);
+void q_exec(fx_sql *db, const char *sql);
+/* Hold (and release) a lock on another connection that makes the store's
+ * writer wait at its next write: BEGIN IMMEDIATE on SQLite, a transaction
+ * holding EXCLUSIVE locks on the store's tables on PostgreSQL. */
+void q_lock_writes(fx_sql *db);
+void q_unlock_writes(fx_sql *db);
 
 /* A chain of n kernels on one stream with names of name_len bytes. */
 sc_graph *chain_graph(uint32_t n, size_t name_len);

@@ -630,7 +630,8 @@ static void test_doc_queries_against_graphs(void **state)
     }
 
     /* The walks are index lookups, not scans. */
-    sqlite3 *db = fx_db(f);
+    fx_sql *conn = fx_db(f);
+    sqlite3 *db = conn->lite;
     static const struct {
         int q;
         const char *step;
@@ -654,7 +655,7 @@ static void test_doc_queries_against_graphs(void **state)
             fail_msg("query %d does not use \"%s\"", plans[i].q, plans[i].step);
         free(explain);
     }
-    sqlite3_close(db);
+    fx_db_close(conn);
 
     for (int i = 0; i < 3; i++)
         sc_graph_destroy(gs[i].g);

@@ -15,6 +15,21 @@
 
 /* ---- migrations ---- */
 
+/* The schema version as each backend records it: PRAGMA user_version on
+ * SQLite, the newest row of schema_migrations on PostgreSQL. */
+static int64_t schema_version(fx_sql *db)
+{
+    return q_int(db,
+                 fx_pick(db, "PRAGMA user_version", "SELECT max(version) FROM schema_migrations"));
+}
+
+static int latest_version(const fx *f)
+{
+    const sc_migration *m = fx_is_pg(f) ? sc_pg_migrations : sc_migrations;
+    size_t n = fx_is_pg(f) ? sc_pg_migration_count : sc_migration_count;
+    return m[n - 1].version;
+}
+
 static void test_migrations_applied_once(void **state)
 {
     fx *f = *state;
@@ -22,25 +37,34 @@ static void test_migrations_applied_once(void **state)
     int64_t s = fx_open_session(f, "kept", T0);
     fx_close(f);
 
-    sqlite3 *db = fx_db(f);
-    int latest = sc_migrations[sc_migration_count - 1].version;
-    assert_int_equal(q_int(db, "PRAGMA user_version"), latest);
-    assert_int_equal(q_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name"
-                               " IN ('capture_log', 'graphs', 'nodes', 'edges')"),
+    fx_sql *db = fx_db(f);
+    int latest = latest_version(f);
+    assert_int_equal(schema_version(db), latest);
+    assert_int_equal(q_int(db, fx_pick(db,
+                                       "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+                                       " AND name IN ('capture_log', 'graphs', 'nodes', 'edges')",
+                                       "SELECT count(*) FROM pg_tables WHERE tablename"
+                                       " IN ('capture_log', 'graphs', 'nodes', 'edges')")),
                      4);
-    char *mode = q_text(db, "PRAGMA journal_mode");
-    assert_string_equal(mode, "wal");
-    sqlite3_free(mode);
-    sqlite3_close(db);
+    if (!fx_is_pg(f)) {
+        char *mode = q_text(db, "PRAGMA journal_mode");
+        assert_string_equal(mode, "wal");
+        free(mode);
+    } else {
+        /* Each migration is recorded once. */
+        assert_int_equal(q_int(db, "SELECT count(*) FROM schema_migrations"),
+                         sc_pg_migration_count);
+    }
+    fx_db_close(db);
 
     /* Reopening must not re-run 001 (its CREATE TABLEs would fail) and
      * must keep the data. */
     fx_open(f, 1000, 0);
     fx_close(f);
     db = fx_db(f);
-    assert_int_equal(q_int(db, "PRAGMA user_version"), latest);
+    assert_int_equal(schema_version(db), latest);
     assert_int_equal(q_int(db, "SELECT count(*) FROM capture_log WHERE session = %lld", s), 1);
-    sqlite3_close(db);
+    fx_db_close(db);
 }
 
 static void test_newer_schema_refused(void **state)
@@ -48,9 +72,10 @@ static void test_newer_schema_refused(void **state)
     fx *f = *state;
     fx_open(f, 1000, 0);
     fx_close(f);
-    sqlite3 *db = fx_db(f);
-    q_exec(db, "PRAGMA user_version = 999");
-    sqlite3_close(db);
+    fx_sql *db = fx_db(f);
+    q_exec(db, fx_pick(db, "PRAGMA user_version = 999",
+                       "INSERT INTO schema_migrations (version, name) VALUES (999, 'future')"));
+    fx_db_close(db);
 
     sc_store_config cfg = {.path = f->path, .sync_full = true, .busy_timeout_ms = 100};
     char err[256] = "";
@@ -78,7 +103,7 @@ static void test_log_open_rows(void **state)
                          0);
     fx_drain(f);
 
-    sqlite3 *db = fx_db(f);
+    fx_sql *db = fx_db(f);
     for (int i = 0; i < 5; i++) {
         assert_int_equal(w[i].calls, 1);
         assert_int_equal(w[i].rc, SC_STORE_OK);
@@ -87,31 +112,37 @@ static void test_log_open_rows(void **state)
             assert_true(ids[i] > ids[i - 1]);
         char *label = q_text(db, "SELECT label FROM capture_log WHERE session = %lld", ids[i]);
         assert_string_equal(label, labels[i] ? labels[i] : "");
-        sqlite3_free(label);
+        free(label);
         assert_int_equal(
             q_int(db, "SELECT owner_uid FROM capture_log WHERE session = %lld", ids[i]), 1000 + i);
         assert_int_equal(
             q_int(db, "SELECT owner_pid FROM capture_log WHERE session = %lld", ids[i]), 700 + i);
         char *outcome = q_text(db, "SELECT outcome FROM capture_log WHERE session = %lld", ids[i]);
         assert_string_equal(outcome, "open");
-        sqlite3_free(outcome);
+        free(outcome);
         assert_int_equal(q_int(db,
                                "SELECT ended_at IS NULL AND graph IS NULL AND node_count = 0"
                                " FROM capture_log WHERE session = %lld",
                                ids[i]),
                          1);
-        /* SQLite's own date functions are the reference for the format. */
-        assert_int_equal(q_int(db,
-                               "SELECT opened_at = strftime('%%Y-%%m-%%dT%%H:%%M:%%S', %lld / 1000,"
-                               " 'unixepoch') || printf('.%%03dZ', %lld %% 1000)"
-                               " FROM capture_log WHERE session = %lld",
-                               times[i], times[i], ids[i]),
-                         1);
+        /* The database's own date functions are the reference for the
+         * format (SQLite) or the time (PostgreSQL). */
+        assert_int_equal(
+            q_int(
+                db,
+                fx_pick(db,
+                        "SELECT opened_at = strftime('%%Y-%%m-%%dT%%H:%%M:%%S', %lld / 1000,"
+                        " 'unixepoch') || printf('.%%03dZ', %lld %% 1000)"
+                        " FROM capture_log WHERE session = %lld",
+                        "SELECT opened_at = 'epoch'::timestamptz + %lld / 1000 * interval '1 s'"
+                        " + %lld %% 1000 * interval '1 ms' FROM capture_log WHERE session = %lld"),
+                times[i], times[i], ids[i]),
+            1);
     }
     char *t = q_text(db, "SELECT opened_at FROM capture_log WHERE session = %lld", ids[3]);
     assert_string_equal(t, "2026-11-29T19:44:21.123Z");
-    sqlite3_free(t);
-    sqlite3_close(db);
+    free(t);
+    fx_db_close(db);
 }
 
 static void test_log_end_outcomes(void **state)
@@ -119,7 +150,7 @@ static void test_log_end_outcomes(void **state)
     fx *f = *state;
     fx_open(f, 1000, 0);
     static const char *const outcomes[] = {"failed", "closed", "abandoned", "shutdown"};
-    sqlite3 *db = fx_db(f);
+    fx_sql *db = fx_db(f);
     for (int i = 0; i < 4; i++) {
         int64_t s = fx_open_session(f, "x", T0);
         wres w = {0};
@@ -131,14 +162,14 @@ static void test_log_end_outcomes(void **state)
         assert_int_equal(w.rc, SC_STORE_OK);
         char *o = q_text(db, "SELECT outcome FROM capture_log WHERE session = %lld", s);
         assert_string_equal(o, outcomes[i]);
-        sqlite3_free(o);
+        free(o);
         assert_int_equal(q_int(db, "SELECT node_count FROM capture_log WHERE session = %lld", s),
                          10 + i);
         char *e = q_text(db, "SELECT ended_at FROM capture_log WHERE session = %lld", s);
         char want[32];
         snprintf(want, sizeof want, "2026-11-29T19:44:%02d.123Z", 22 + i);
         assert_string_equal(e, want);
-        sqlite3_free(e);
+        free(e);
 
         /* A second end finds no open row and changes nothing. */
         wres again = {0};
@@ -165,8 +196,8 @@ static void test_log_end_outcomes(void **state)
     assert_int_equal(bad.calls, 0);
     char *o = q_text(db, "SELECT outcome FROM capture_log WHERE session = %lld", s);
     assert_string_equal(o, "open");
-    sqlite3_free(o);
-    sqlite3_close(db);
+    free(o);
+    fx_db_close(db);
 }
 
 /* ---- graphs ---- */
@@ -328,26 +359,29 @@ static void test_commit_and_load_roundtrip(void **state)
     sc_stored_graph_free(r.sg);
 
     /* What a shell user sees: wire words, NULL for foreign attributes. */
-    sqlite3 *db = fx_db(f);
+    fx_sql *db = fx_db(f);
     char *o = q_text(db, "SELECT outcome FROM capture_log WHERE session = %lld", s);
     assert_string_equal(o, "completed");
-    sqlite3_free(o);
+    free(o);
     assert_int_equal(q_int(db, "SELECT graph FROM capture_log WHERE session = %lld", s), gid);
     assert_int_equal(q_int(db, "SELECT node_count FROM capture_log WHERE session = %lld", s), 8);
     char *e = q_text(db, "SELECT ended_at FROM capture_log WHERE session = %lld", s);
     assert_string_equal(e, "2026-11-29T19:44:26.123Z");
-    sqlite3_free(e);
+    free(e);
     char *c = q_text(db, "SELECT created_at FROM graphs WHERE graph = %lld", gid);
     assert_string_equal(c, "2026-11-29T19:44:26.123Z");
-    sqlite3_free(c);
+    free(c);
     char *k = q_text(db,
-                     "SELECT group_concat(kind || ':' || coalesce(dir, '-'), ',') FROM"
-                     " (SELECT kind, dir FROM nodes WHERE graph = %lld ORDER BY id)",
+                     fx_pick(db,
+                             "SELECT group_concat(kind || ':' || coalesce(dir, '-'), ',') FROM"
+                             " (SELECT kind, dir FROM nodes WHERE graph = %lld ORDER BY id)",
+                             "SELECT string_agg(kind || ':' || coalesce(dir, '-'), ',' ORDER BY id)"
+                             " FROM nodes WHERE graph = %lld"),
                      gid);
     assert_string_equal(k, "kernel:-,memcpy:host_to_device,memcpy:peer_to_peer,memset:-,"
                            "host_callback:-,kernel:-,memcpy:device_to_device,"
                            "memcpy:device_to_host");
-    sqlite3_free(k);
+    free(k);
     assert_int_equal(q_int(db,
                            "SELECT count(*) FROM nodes WHERE graph = %lld AND id IN (0, 3, 4)"
                            " AND size_bytes IS NULL = (kind = 'kernel' OR kind = 'host_callback')"
@@ -358,12 +392,17 @@ static void test_commit_and_load_roundtrip(void **state)
                      1LL << 40);
     assert_int_equal(q_int(db, "SELECT dst_device FROM nodes WHERE graph = %lld AND id = 2", gid),
                      4000000000LL);
+    /* The NUL byte kept: PostgreSQL text cannot hold one, name_bytes does. */
     assert_int_equal(
-        q_int(db, "SELECT length(CAST(name AS BLOB)) FROM nodes WHERE graph = %lld AND id = 5",
+        q_int(db,
+              fx_pick(db,
+                      "SELECT length(CAST(name AS BLOB)) FROM nodes"
+                      " WHERE graph = %lld AND id = 5",
+                      "SELECT length(name_bytes) FROM nodes WHERE graph = %lld AND id = 5"),
               gid),
         3);
     assert_int_equal(q_int(db, "SELECT count(*) FROM edges WHERE graph = %lld", gid), 10);
-    sqlite3_close(db);
+    fx_db_close(db);
     sc_graph_destroy(g);
 }
 
@@ -402,16 +441,23 @@ static void test_commit_sparse_successors(void **state)
     int64_t lid = commit(f, fx_open_session(f, "lone", T0), lone, "lone", T0, &w);
     assert_int_equal(w.rc, SC_STORE_OK);
 
-    sqlite3 *db = fx_db(f);
+    fx_sql *db = fx_db(f);
     char *e = q_text(db,
-                     "SELECT group_concat(src || '>' || dst, ' ') FROM"
-                     " (SELECT src, dst FROM edges WHERE graph = %lld ORDER BY src, dst)",
+                     fx_pick(db,
+                             "SELECT group_concat(src || '>' || dst, ' ') FROM"
+                             " (SELECT src, dst FROM edges WHERE graph = %lld ORDER BY src, dst)",
+                             "SELECT string_agg(src || '>' || dst, ' ' ORDER BY src, dst)"
+                             " FROM edges WHERE graph = %lld"),
                      gid);
     assert_string_equal(e, "2>3 2>8 5>6 5>7 5>8");
-    sqlite3_free(e);
+    free(e);
     assert_int_equal(q_int(db, "SELECT count(*) FROM nodes WHERE graph = %lld", gid), 9);
     /* graph_index.edges: the same pairs as little-endian u32. */
-    char *hex = q_text(db, "SELECT hex(edges) FROM graph_index WHERE graph = %lld", gid);
+    char *hex = q_text(db,
+                       fx_pick(db, "SELECT hex(edges) FROM graph_index WHERE graph = %lld",
+                               "SELECT upper(encode(edges, 'hex')) FROM graph_index"
+                               " WHERE graph = %lld"),
+                       gid);
     assert_string_equal(hex, "02000000"
                              "03000000"
                              "02000000"
@@ -422,7 +468,7 @@ static void test_commit_sparse_successors(void **state)
                              "07000000"
                              "05000000"
                              "08000000");
-    sqlite3_free(hex);
+    free(hex);
     assert_int_equal(q_int(db, "SELECT count(*) FROM edges WHERE graph = %lld", lid), 0);
     assert_int_equal(q_int(db,
                            "SELECT count(*) FROM nodes WHERE graph = %lld AND value = 3"
@@ -430,7 +476,7 @@ static void test_commit_sparse_successors(void **state)
                            lid),
                      1);
     assert_int_equal(q_int(db, "SELECT length(edges) FROM graph_index WHERE graph = %lld", lid), 0);
-    sqlite3_close(db);
+    fx_db_close(db);
 
     lres r;
     fx_load(f, gid, &r);
@@ -462,10 +508,10 @@ static void test_commit_refused_without_open_session(void **state)
     int64_t count = -1;
     assert_int_equal(sc_store_graph_count(f->st, &count), 0);
     assert_int_equal(count, 0);
-    sqlite3 *db = fx_db(f);
+    fx_sql *db = fx_db(f);
     assert_int_equal(q_int(db, "SELECT count(*) FROM graphs"), 0);
     assert_int_equal(q_int(db, "SELECT count(*) FROM nodes"), 0);
-    sqlite3_close(db);
+    fx_db_close(db);
 
     /* An unsealed graph is refused at the call. */
     sc_graph *raw = NULL;
@@ -539,8 +585,8 @@ static void test_group_commit(void **state)
 
     /* Hold the write lock so the writer parks on its first job while the
      * rest pile up behind it; they must then share one transaction. */
-    sqlite3 *lock = fx_db(f);
-    q_exec(lock, "BEGIN IMMEDIATE");
+    fx_sql *lock = fx_db(f);
+    q_lock_writes(lock);
     wres first = {0};
     assert_int_equal(sc_store_log_open(f->st, 7, 7, "first", 5, T0, wres_cb, &first), 0);
     sleep_ms(100);
@@ -559,8 +605,8 @@ static void test_group_commit(void **state)
         assert_int_equal(sc_store_log_open(f->st, 8, 8, "more", 4, T0, wres_cb, &opened[i]), 0);
     }
     assert_int_equal(first.calls, 0);
-    q_exec(lock, "COMMIT");
-    sqlite3_close(lock);
+    q_unlock_writes(lock);
+    fx_db_close(lock);
     fx_drain(f);
 
     assert_int_equal(first.calls, 1);
@@ -584,14 +630,14 @@ static void test_group_commit(void **state)
     int64_t count;
     assert_int_equal(sc_store_graph_count(f->st, &count), 0);
     assert_int_equal(count, N / 2);
-    sqlite3 *db = fx_db(f);
+    fx_sql *db = fx_db(f);
     assert_int_equal(q_int(db, "SELECT count(*) FROM graphs"), N / 2);
     assert_int_equal(q_int(db, "SELECT count(*) FROM nodes"), 50 * N / 2);
     assert_int_equal(q_int(db, "SELECT count(*) FROM capture_log WHERE outcome = 'completed'"),
                      N / 2);
     assert_int_equal(q_int(db, "SELECT count(*) FROM capture_log WHERE outcome = 'closed'"), N / 2);
     assert_int_equal(q_int(db, "SELECT count(*) FROM capture_log WHERE outcome = 'open'"), 1 + N);
-    sqlite3_close(db);
+    fx_db_close(db);
     sc_graph_destroy(g);
 }
 
@@ -617,19 +663,19 @@ static void test_reopen_marks_open_rows_lost(void **state)
     int64_t count;
     assert_int_equal(sc_store_graph_count(f->st, &count), 0);
     assert_int_equal(count, 1);
-    sqlite3 *db = fx_db(f);
+    fx_sql *db = fx_db(f);
     char *o = q_text(db, "SELECT outcome FROM capture_log WHERE session = %lld", a);
     assert_string_equal(o, "lost");
-    sqlite3_free(o);
+    free(o);
     assert_int_equal(q_int(db, "SELECT ended_at IS NULL FROM capture_log WHERE session = %lld", a),
                      1);
     o = q_text(db, "SELECT outcome FROM capture_log WHERE session = %lld", b);
     assert_string_equal(o, "closed");
-    sqlite3_free(o);
+    free(o);
     o = q_text(db, "SELECT outcome FROM capture_log WHERE session = %lld", c);
     assert_string_equal(o, "completed");
-    sqlite3_free(o);
-    sqlite3_close(db);
+    free(o);
+    fx_db_close(db);
 
     /* A lost session cannot be ended or completed any more. */
     wres late = {0};
@@ -694,11 +740,11 @@ static void test_close_runs_queued_callbacks(void **state)
             assert_null(loads[i].sg);
         }
     }
-    sqlite3 *db = fx_db(f);
+    fx_sql *db = fx_db(f);
     assert_int_equal(q_int(db, "SELECT count(*) FROM capture_log"), 2 + N);
     assert_int_equal(q_int(db, "SELECT count(*) FROM capture_log WHERE outcome = 'shutdown'"), 1);
     assert_int_equal(q_int(db, "SELECT count(*) FROM nodes"), 300);
-    sqlite3_close(db);
+    fx_db_close(db);
     sc_graph_destroy(g);
 }
 

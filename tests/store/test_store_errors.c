@@ -14,17 +14,18 @@
 
 static void assert_nothing_stored(fx *f, int64_t session)
 {
-    sqlite3 *db = fx_db(f);
+    fx_sql *db = fx_db(f);
     assert_int_equal(q_int(db, "SELECT count(*) FROM graphs WHERE session = %lld", session), 0);
     char *o = q_text(db, "SELECT outcome FROM capture_log WHERE session = %lld", session);
     assert_string_equal(o, "open");
-    sqlite3_free(o);
-    sqlite3_close(db);
+    free(o);
+    fx_db_close(db);
 }
 
 static void test_full_database_fails_one_commit(void **state)
 {
     fx *f = *state;
+    fx_sqlite_only(f, "PRAGMA max_page_count stands in for a full disk");
     fx_open(f, 1000, MAX_PAGES);
     int64_t big_s = fx_open_session(f, "big", T0);
     int64_t small_s = fx_open_session(f, "small", T0);
@@ -38,10 +39,10 @@ static void test_full_database_fails_one_commit(void **state)
     assert_int_equal(w.rc, SC_STORE_EIO);
     assert_non_null(strstr(w.msg, "full"));
     assert_nothing_stored(f, big_s);
-    sqlite3 *db = fx_db(f);
+    fx_sql *db = fx_db(f);
     assert_int_equal(q_int(db, "SELECT count(*) FROM nodes"), 0);
     assert_int_equal(q_int(db, "SELECT count(*) FROM edges"), 0);
-    sqlite3_close(db);
+    fx_db_close(db);
     int64_t count = -1;
     assert_int_equal(sc_store_graph_count(f->st, &count), 0);
     assert_int_equal(count, 0);
@@ -78,6 +79,7 @@ static void test_full_database_fails_one_commit(void **state)
 static void test_out_of_memory_is_not_storage(void **state)
 {
     fx *f = *state;
+    fx_sqlite_only(f, "sqlite3_hard_heap_limit64 limits SQLite's memory only");
     fx_open(f, 1000, 0);
     int64_t s = fx_open_session(f, "nomem", T0);
     sc_graph *g = chain_graph(20000, 40);
@@ -109,24 +111,25 @@ static void test_out_of_memory_is_not_storage(void **state)
 
 /* Park the writer on a job while the test holds the write lock, so what is
  * queued next forms one batch once the lock is released. */
-static sqlite3 *park_writer(fx *f, wres *first)
+static fx_sql *park_writer(fx *f, wres *first)
 {
-    sqlite3 *lock = fx_db(f);
-    q_exec(lock, "BEGIN IMMEDIATE");
+    fx_sql *lock = fx_db(f);
+    q_lock_writes(lock);
     assert_int_equal(sc_store_log_open(f->st, 7, 7, "first", 5, T0, wres_cb, first), 0);
     sleep_ms(100);
     return lock;
 }
 
-static void release(sqlite3 *lock)
+static void release(fx_sql *lock)
 {
-    q_exec(lock, "COMMIT");
-    sqlite3_close(lock);
+    q_unlock_writes(lock);
+    fx_db_close(lock);
 }
 
 static void test_full_database_in_a_batch(void **state)
 {
     fx *f = *state;
+    fx_sqlite_only(f, "PRAGMA max_page_count stands in for a full disk");
     fx_open(f, 5000, MAX_PAGES);
     enum { N = 4 };
     int64_t big_s = fx_open_session(f, "big", T0);
@@ -140,7 +143,7 @@ static void test_full_database_in_a_batch(void **state)
 
     wres first = {0}, bw = {0}, sw[N], ow = {0};
     memset(sw, 0, sizeof sw);
-    sqlite3 *lock = park_writer(f, &first);
+    fx_sql *lock = park_writer(f, &first);
     assert_int_equal(
         sc_store_commit_graph(f->st, small_s[0], small, 1, 1, "s", 1, T0, wres_cb, &sw[0]), 0);
     assert_int_equal(sc_store_commit_graph(f->st, big_s, big, 1, 1, "b", 1, T0, wres_cb, &bw), 0);
@@ -167,11 +170,11 @@ static void test_full_database_in_a_batch(void **state)
     assert_int_equal(after.jobs_failed - before.jobs_failed, 1);
 
     assert_nothing_stored(f, big_s);
-    sqlite3 *db = fx_db(f);
+    fx_sql *db = fx_db(f);
     assert_int_equal(q_int(db, "SELECT count(*) FROM graphs"), N);
     assert_int_equal(q_int(db, "SELECT count(*) FROM nodes"), 5 * N);
     assert_int_equal(q_int(db, "SELECT count(*) FROM capture_log WHERE outcome = 'completed'"), N);
-    sqlite3_close(db);
+    fx_db_close(db);
     int64_t count;
     assert_int_equal(sc_store_graph_count(f->st, &count), 0);
     assert_int_equal(count, N);
@@ -190,7 +193,7 @@ static void test_refusal_keeps_batch(void **state)
     assert_int_equal(sc_store_get_stats(f->st, &before), 0);
 
     wres first = {0}, bad_commit = {0}, bad_end = {0}, good = {0};
-    sqlite3 *lock = park_writer(f, &first);
+    fx_sql *lock = park_writer(f, &first);
     assert_int_equal(sc_store_commit_graph(f->st, 99999, g, 1, 1, "x", 1, T0, wres_cb, &bad_commit),
                      0);
     assert_int_equal(sc_store_log_end(f->st, 88888, "failed", 0, T0, wres_cb, &bad_end), 0);
@@ -205,10 +208,10 @@ static void test_refusal_keeps_batch(void **state)
     assert_int_equal(sc_store_get_stats(f->st, &after), 0);
     assert_int_equal(after.jobs_retried, before.jobs_retried);
     assert_int_equal(after.jobs_failed, before.jobs_failed);
-    sqlite3 *db = fx_db(f);
+    fx_sql *db = fx_db(f);
     assert_int_equal(q_int(db, "SELECT count(*) FROM graphs"), 1);
     assert_int_equal(q_int(db, "SELECT session FROM graphs"), s);
-    sqlite3_close(db);
+    fx_db_close(db);
     sc_graph_destroy(g);
 }
 
@@ -221,8 +224,8 @@ static void test_write_lock_held_elsewhere(void **state)
     int64_t s = fx_open_session(f, "x", T0);
     sc_graph *g = chain_graph(10, 4);
 
-    sqlite3 *lock = fx_db(f);
-    q_exec(lock, "BEGIN IMMEDIATE");
+    fx_sql *lock = fx_db(f);
+    q_lock_writes(lock);
     wres w = {0};
     int64_t t = now_ms();
     assert_int_equal(sc_store_log_open(f->st, 1, 1, "x", 1, T0, wres_cb, &w), 0);
@@ -230,7 +233,9 @@ static void test_write_lock_held_elsewhere(void **state)
     int64_t waited = now_ms() - t;
     assert_int_equal(w.calls, 1);
     assert_int_equal(w.rc, SC_STORE_EIO);
-    assert_non_null(strstr(w.msg, "locked"));
+    /* The engine's words: SQLite's "database is locked", PostgreSQL's
+     * "canceling statement due to lock timeout". */
+    assert_non_null(strstr(w.msg, fx_is_pg(f) ? "lock timeout" : "locked"));
     assert_true(waited >= BUSY_MS - 20);
     assert_true(waited < 20 * BUSY_MS);
 
@@ -255,8 +260,8 @@ static void test_write_lock_held_elsewhere(void **state)
     }
     assert_true(waited < N * BUSY_MS / 2);
 
-    q_exec(lock, "COMMIT");
-    sqlite3_close(lock);
+    q_unlock_writes(lock);
+    fx_db_close(lock);
     assert_nothing_stored(f, s);
 
     memset(&w, 0, sizeof w);
@@ -266,16 +271,17 @@ static void test_write_lock_held_elsewhere(void **state)
     fx_drain(f);
     assert_int_equal(w.rc, 0);
     assert_int_equal(c.rc, 0);
-    sqlite3 *db = fx_db(f);
+    fx_sql *db = fx_db(f);
     assert_int_equal(q_int(db, "SELECT count(*) FROM capture_log"), 2);
     assert_int_equal(q_int(db, "SELECT count(*) FROM nodes"), 10);
-    sqlite3_close(db);
+    fx_db_close(db);
     sc_graph_destroy(g);
 }
 
 static void test_open_failure(void **state)
 {
     fx *f = *state;
+    fx_sqlite_only(f, "a database file in a missing directory");
     char path[200];
     snprintf(path, sizeof path, "%s/missing/dir/x.db", f->dir);
     sc_store_config cfg = {.path = path, .busy_timeout_ms = 100};
