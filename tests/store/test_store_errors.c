@@ -319,6 +319,7 @@ static void test_bad_arguments(void **state)
 static void test_deferred_log_ends_applied_at_open(void **state)
 {
     fx *f = *state;
+    fx_sqlite_only(f, "the rows kept for the next start go to a file beside the SQLite database");
     fx_open(f, 0, 0);
     int64_t kept = fx_open_session(f, "kept", T0);
     int64_t torn = fx_open_session(f, "torn", T0);
@@ -334,7 +335,7 @@ static void test_deferred_log_ends_applied_at_open(void **state)
     fx_drain(f);
     assert_int_equal(saved, 2);
 
-    char side[200];
+    char side[sizeof f->path + 16];
     snprintf(side, sizeof side, "%s.shutdown", f->path);
     FILE *fp = fopen(side, "a");
     assert_non_null(fp);
@@ -342,20 +343,20 @@ static void test_deferred_log_ends_applied_at_open(void **state)
     fclose(fp);
 
     fx_open(f, 0, 0);
-    sqlite3 *db = fx_db(f);
+    fx_sql *db = fx_db(f);
     char *o = q_text(db, "SELECT outcome FROM capture_log WHERE session = %lld", kept);
     assert_string_equal(o, "shutdown");
-    sqlite3_free(o);
+    free(o);
     assert_int_equal(q_int(db, "SELECT node_count FROM capture_log WHERE session = %lld", kept), 7);
     assert_int_equal(
         q_int(db, "SELECT ended_at IS NOT NULL FROM capture_log WHERE session = %lld", kept), 1);
     o = q_text(db, "SELECT outcome FROM capture_log WHERE session = %lld", torn);
     assert_string_equal(o, "lost");
-    sqlite3_free(o);
+    free(o);
     o = q_text(db, "SELECT outcome FROM capture_log WHERE session = %lld", ended);
     assert_string_equal(o, "closed");
-    sqlite3_free(o);
-    sqlite3_close(db);
+    free(o);
+    fx_db_close(db);
     assert_int_equal(access(side, F_OK), -1);
     fx_close(f);
 }
