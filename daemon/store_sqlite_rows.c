@@ -1,7 +1,8 @@
 /*
- * store_rows.c - a sealed graph's nodes and edges as table-valued
- * functions on the writer connection, so that storing a graph is one
- * INSERT ... SELECT per table instead of one statement run per row.
+ * store_rows.c - a sealed graph's node_rows (schema/005_packed_rows.sql:
+ * a node with its attributes and successors as JSON arrays) as a
+ * table-valued function on the writer connection, so that storing a
+ * graph is one INSERT ... SELECT instead of one statement run per row.
  *
  * A statement run per row pays for binding every column, opening a b-tree
  * cursor, seeking from the root and halting; one INSERT ... SELECT keeps
@@ -9,7 +10,7 @@
  * insert is an append.  The graph is passed with sqlite3_bind_pointer(),
  * so SQL text can never make the functions read arbitrary memory.
  *
- * The functions are eponymous-only: they exist on the writer connection
+ * The function is eponymous-only: it exists on the writer connection
  * alone and leave nothing in the database file.
  */
 #include <string.h>
