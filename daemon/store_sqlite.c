@@ -92,10 +92,11 @@ static int latest_version(void)
     return sc_migration_count ? sc_migrations[sc_migration_count - 1].version : 0;
 }
 
-/* The tables of every schema version, so a database that only shares a
- * user_version with ours is still recognised as another program's. */
+/* The tables of every schema version (nodes and edges are views from
+ * version 5), so a database that only shares a user_version with ours is
+ * still recognised as another program's. */
 #define OUR_TABLES                                                                                 \
-    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "                         \
+    "SELECT count(*) FROM sqlite_master WHERE type IN ('table', 'view') AND name IN "              \
     "('capture_log', 'graphs', 'nodes', 'edges', 'graph_index')"
 #define OUR_TABLE_COUNT 5
 

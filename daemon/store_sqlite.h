@@ -37,11 +37,9 @@ typedef struct sc_store_be {
     sqlite3_stmt *log_complete;
     sqlite3_stmt *graph_insert;
     sqlite3_stmt *node_insert;
-    sqlite3_stmt *edge_insert;
     sqlite3_stmt *index_insert;
     sqlite3_stmt *graph_session;
     sqlite3_stmt *index_delete;
-    sqlite3_stmt *edges_delete;
     sqlite3_stmt *nodes_delete;
     sqlite3_stmt *graph_delete;
     sqlite3_stmt *log_graph_deleted;

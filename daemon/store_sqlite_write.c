@@ -50,24 +50,18 @@ static const struct {
     {offsetof(store_writer, graph_insert),
      "INSERT INTO graphs (session, label, created_at, owner_uid, owner_pid, node_count,"
      " edge_count, stream_count, graph, host) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11)"},
+    /* A node's edges are stored in its row (schema/005_packed_rows.sql). */
     {offsetof(store_writer, node_insert),
-     "INSERT INTO nodes (graph, id, kind, stream, name, num_blocks, threads_per_block,"
-     " shared_mem, dir, size_bytes, src_device, dst_device, value, grid_y, grid_z, block_y,"
-     " block_z, event)"
-     " SELECT ?1, id, kind, stream, name, num_blocks, threads_per_block, shared_mem, dir,"
-     " size_bytes, src_device, dst_device, value, grid_y, grid_z, block_y, block_z, event"
-     " FROM sc_node_rows(?2)"},
-    {offsetof(store_writer, edge_insert),
-     "INSERT INTO edges (graph, src, dst) SELECT ?1, src, dst FROM sc_edge_rows(?2)"},
+     "INSERT INTO node_rows (graph, id, kind, stream, name, attrs, succ)"
+     " SELECT ?1, id, kind, stream, name, attrs, succ FROM sc_node_rows(?2)"},
     {offsetof(store_writer, index_insert),
      "INSERT INTO graph_index (graph, node_count, edge_count, streams, edges)"
      " VALUES (?1, ?2, ?3, ?4, ?5)"},
     {offsetof(store_writer, graph_session),
      "SELECT session, owner_uid FROM graphs WHERE graph = ?1"},
     {offsetof(store_writer, index_delete), "DELETE FROM graph_index WHERE graph = ?1"},
-    /* Both keys start with the graph id: each delete is one key range. */
-    {offsetof(store_writer, edges_delete), "DELETE FROM edges WHERE graph = ?1"},
-    {offsetof(store_writer, nodes_delete), "DELETE FROM nodes WHERE graph = ?1"},
+    /* The key starts with the graph id: the delete is one key range. */
+    {offsetof(store_writer, nodes_delete), "DELETE FROM node_rows WHERE graph = ?1"},
     {offsetof(store_writer, graph_delete), "DELETE FROM graphs WHERE graph = ?1"},
     {offsetof(store_writer, log_graph_deleted),
      "UPDATE capture_log SET graph_deleted_at = ?3 WHERE session = ?1 AND graph = ?2"},
@@ -419,8 +413,7 @@ static int fill_index(store_writer *w, const sc_graph *g, index_blobs *b)
 /* The graph's node, edge and graph_index rows: 0 or SC_STORE_EIO. */
 static int insert_contents(store_writer *w, const sc_graph *g, int64_t gid, index_blobs *ix)
 {
-    if (sql_insert_rows(w->node_insert, g, gid) != SQLITE_OK ||
-        sql_insert_rows(w->edge_insert, g, gid) != SQLITE_OK)
+    if (sql_insert_rows(w->node_insert, g, gid) != SQLITE_OK)
         return SC_STORE_EIO;
     int rc = fill_index(w, g, ix);
     if (rc)
@@ -572,7 +565,6 @@ static int run_delete_graph(store_writer *w, store_job *j)
     if (rc)
         return rc;
     if (sql_delete_rows(w->index_delete, graph) != SQLITE_OK ||
-        sql_delete_rows(w->edges_delete, graph) != SQLITE_OK ||
         sql_delete_rows(w->nodes_delete, graph) != SQLITE_OK ||
         sql_delete_rows(w->graph_delete, graph) != SQLITE_OK)
         return SC_STORE_EIO;
@@ -728,8 +720,7 @@ int store_writer_recover(sqlite3 *db)
     /* Each delete is one key range per pending graph. */
     static const char sql[] =
         "BEGIN IMMEDIATE;"
-        "DELETE FROM edges WHERE graph IN (SELECT graph FROM pending_graphs);"
-        "DELETE FROM nodes WHERE graph IN (SELECT graph FROM pending_graphs);"
+        "DELETE FROM node_rows WHERE graph IN (SELECT graph FROM pending_graphs);"
         "DELETE FROM graph_index WHERE graph IN (SELECT graph FROM pending_graphs);"
         "DELETE FROM pending_graphs;"
         "COMMIT";
@@ -786,8 +777,7 @@ int store_sqlite_write_chunk(sc_store_be *w, sc_store_job *j, uint32_t lo, uint3
         j->u.commit.pending_gid = gid;
     }
     store_rows_range r = {.g = j->u.commit.g, .lo = lo, .hi = hi};
-    if (sql_insert_range(w->node_insert, &r, gid) != SQLITE_OK ||
-        sql_insert_range(w->edge_insert, &r, gid) != SQLITE_OK)
+    if (sql_insert_range(w->node_insert, &r, gid) != SQLITE_OK)
         return fail_code(w, err, len);
     return 0;
 }
@@ -801,7 +791,6 @@ void store_sqlite_drop_chunks(sc_store_be *w, int64_t gid)
 {
     for (int attempt = 0; attempt < 2; attempt++) {
         if (sql_step_done(w->begin) == SQLITE_OK &&
-            sql_delete_rows(w->edges_delete, gid) == SQLITE_OK &&
             sql_delete_rows(w->nodes_delete, gid) == SQLITE_OK &&
             sql_drop_pending(w, gid) == SQLITE_OK && sql_step_done(w->commit) == SQLITE_OK)
             return;

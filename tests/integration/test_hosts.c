@@ -20,6 +20,7 @@
 #include <sqlite3.h>
 
 #include "harness.h"
+#include "itgraph.h"
 
 static int64_t stored_graph(sc_it_conn *c, const char *label)
 {
@@ -124,6 +125,73 @@ static void test_default_host_name(void **state)
     sc_it_daemon_destroy(d);
 }
 
+/* Takes a version-5 file back to the node and edge tables of version 4
+ * (schema/002_cuda.sql, without its CHECKs), rows included. */
+#define V5_TO_V4                                                                                   \
+    "CREATE TABLE nodes_v4 (graph INTEGER NOT NULL, id INTEGER NOT NULL, kind TEXT NOT NULL,"      \
+    " stream INTEGER NOT NULL, name TEXT NOT NULL, num_blocks INTEGER, threads_per_block INTEGER," \
+    " shared_mem INTEGER, dir TEXT, size_bytes INTEGER, src_device INTEGER, dst_device INTEGER,"   \
+    " value INTEGER, grid_y INTEGER, grid_z INTEGER, block_y INTEGER, block_z INTEGER,"            \
+    " event INTEGER, PRIMARY KEY (graph, id)) WITHOUT ROWID;"                                      \
+    "INSERT INTO nodes_v4 SELECT * FROM nodes;"                                                    \
+    "CREATE TABLE edges_v4 (graph INTEGER NOT NULL, src INTEGER NOT NULL, dst INTEGER NOT NULL,"   \
+    " PRIMARY KEY (graph, src, dst)) WITHOUT ROWID;"                                               \
+    "INSERT INTO edges_v4 SELECT * FROM edges;"                                                    \
+    "DROP VIEW nodes; DROP VIEW edges; DROP TABLE node_rows;"                                      \
+    "ALTER TABLE nodes_v4 RENAME TO nodes; ALTER TABLE edges_v4 RENAME TO edges;"
+
+/* A version-4 database gets node_rows in place (schema/005_packed_rows.sql):
+ * every graph reads back byte for byte as before. */
+static void test_upgrade_from_version_4(void **state)
+{
+    (void)state;
+    sc_it_daemon *d = sc_it_must_start(NULL);
+    sc_it_conn *c = sc_it_must_connect(d);
+    int64_t g[3];
+    char *before[3];
+    for (int i = 0; i < 3; i++) {
+        g[i] = sc_itg_capture_random(c, "v4", 200 + 100 * (uint32_t)i, 1 + 3 * (uint32_t)i,
+                                     17 + (uint64_t)i);
+        cJSON *get = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)g[i]);
+        before[i] = sc_it_json_text(get);
+        cJSON_Delete(get);
+    }
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(sc_it_daemon_db(d), &db), SQLITE_OK);
+    char *err = NULL;
+    if (sqlite3_exec(db, V5_TO_V4 "PRAGMA user_version = 4;", NULL, NULL, &err) != SQLITE_OK)
+        fail_msg("making a version-4 database: %s", err ? err : "?");
+    sqlite3_close(db);
+
+    sc_it_must_restart(d, NULL);
+    c = sc_it_must_connect(d);
+    for (int i = 0; i < 3; i++) {
+        cJSON *get = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)g[i]);
+        char *after = sc_it_json_text(get);
+        assert_string_equal(after, before[i]);
+        free(after);
+        free(before[i]);
+        cJSON_Delete(get);
+    }
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    assert_int_equal(sqlite3_open(sc_it_daemon_db(d), &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT (SELECT user_version FROM pragma_user_version),"
+                                        " (SELECT type FROM sqlite_master WHERE name = 'edges')",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 5);
+    assert_string_equal((const char *)sqlite3_column_text(st, 1), "view");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    sc_it_daemon_destroy(d);
+}
+
 /* A version-3 database gets the host columns in place; its rows become
  * the upgrading daemon's. */
 static void test_upgrade_from_version_3(void **state)
@@ -143,8 +211,7 @@ static void test_upgrade_from_version_3(void **state)
     if (sqlite3_exec(db,
                      "ALTER TABLE capture_log DROP COLUMN host;"
                      "ALTER TABLE graphs DROP COLUMN host;"
-                     "ALTER TABLE captures DROP COLUMN host;"
-                     "PRAGMA user_version = 3;",
+                     "ALTER TABLE captures DROP COLUMN host;" V5_TO_V4 "PRAGMA user_version = 3;",
                      NULL, NULL, &err) != SQLITE_OK)
         fail_msg("making a version-3 database: %s", err ? err : "?");
     sqlite3_close(db);
@@ -166,7 +233,7 @@ static void test_upgrade_from_version_3(void **state)
                                         -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 4);
+    assert_int_equal(sqlite3_column_int(st, 0), 5);
     assert_string_equal((const char *)sqlite3_column_text(st, 1), "new");
     sqlite3_finalize(st);
     sqlite3_close(db);
@@ -202,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_host_stored_returned_filtered),
         cmocka_unit_test(test_default_host_name),
         cmocka_unit_test(test_upgrade_from_version_3),
+        cmocka_unit_test(test_upgrade_from_version_4),
         cmocka_unit_test(test_postgresql_uri_without_support),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -475,7 +475,7 @@ static void test_invalid_utf8_read_back(void **state)
     char *sql =
         sqlite3_mprintf("UPDATE graphs SET label = CAST(X'62616480' || X'E282' || X'C0AF' AS TEXT) "
                         "WHERE graph = %lld;"
-                        "UPDATE nodes SET name = CAST(X'6BEDA080' || X'FF' || X'6B' AS TEXT) "
+                        "UPDATE node_rows SET name = CAST(X'6BEDA080' || X'FF' || X'6B' AS TEXT) "
                         "WHERE graph = %lld AND id = 0;"
                         "UPDATE capture_log SET label = CAST(X'F4908080' || X'6C6F67' AS TEXT) "
                         "WHERE graph = %lld;",

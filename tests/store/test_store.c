@@ -40,12 +40,13 @@ static void test_migrations_applied_once(void **state)
     fx_sql *db = fx_db(f);
     int latest = latest_version(f);
     assert_int_equal(schema_version(db), latest);
-    assert_int_equal(q_int(db, fx_pick(db,
-                                       "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-                                       " AND name IN ('capture_log', 'graphs', 'nodes', 'edges')",
-                                       "SELECT count(*) FROM pg_tables WHERE tablename"
-                                       " IN ('capture_log', 'graphs', 'nodes', 'edges')")),
-                     4);
+    assert_int_equal(
+        q_int(db, fx_pick(db,
+                          "SELECT count(*) FROM sqlite_master WHERE type IN ('table', 'view')"
+                          " AND name IN ('capture_log', 'graphs', 'nodes', 'edges')",
+                          "SELECT count(*) FROM pg_tables WHERE tablename"
+                          " IN ('capture_log', 'graphs', 'nodes', 'edges')")),
+        4);
     if (!fx_is_pg(f)) {
         char *mode = q_text(db, "PRAGMA journal_mode");
         assert_string_equal(mode, "wal");
