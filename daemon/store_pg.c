@@ -1200,7 +1200,7 @@ static int pg_write_chunk(sc_store_be *be, sc_store_job *j, uint32_t lo, uint32_
 
 static void pg_drop_chunks(sc_store_be *be, int64_t gid)
 {
-    char err[8];
+    char err[128]; /* read by nobody: a failed drop is retried at the next start */
     if (pg_ready(be->conn, err, sizeof err) != 0)
         return;
     params p = {0};
