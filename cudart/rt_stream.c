@@ -56,12 +56,17 @@ static void event_link(sc_rt_state *st, struct CUevent_st *e)
     st->nevents++;
 }
 
-static bool event_unlink(sc_rt_state *st, struct CUevent_st *e)
+static bool event_live(const sc_rt_state *st, const struct CUevent_st *e)
 {
-    struct CUevent_st *p = st->events;
+    const struct CUevent_st *p = st->events;
     while (p && p != e)
         p = p->next;
-    if (!p)
+    return p != NULL;
+}
+
+static bool event_unlink(sc_rt_state *st, struct CUevent_st *e)
+{
+    if (!event_live(st, e))
         return false;
     if (e->prev)
         e->prev->next = e->next;
@@ -337,9 +342,11 @@ SC_RT_EXPORT cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaSt
     return event_record(event, stream, flags, true);
 }
 
+/* A graph keeps the event handles its nodes were given; one destroyed since
+ * (cudaEventDestroy, cudaDeviceReset) is no longer touched. */
 void sc_rt_event_reached(cudaEvent_t e)
 {
-    if (e) {
+    if (e && event_live(sc_rt_state_get(), e)) {
         e->timed = true;
         e->ns = sc_rt_now_ns();
     }

@@ -805,6 +805,26 @@ static void t_symbol_copies(void **state)
     (void)cudaGetLastError();
 }
 
+/* An event destroyed after a graph took it: launching the graph no longer
+ * touches the freed handle (the sanitizer build sees any use after free). */
+static void t_destroyed_event_in_graph(void **state)
+{
+    (void)state;
+    cudaEvent_t ev;
+    assert_int_equal(cudaEventCreate(&ev), cudaSuccess);
+    cudaGraph_t g;
+    assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+    cudaGraphNode_t n;
+    assert_int_equal(cudaGraphAddEventRecordNode(&n, g, NULL, 0, ev), cudaSuccess);
+    cudaGraphExec_t x;
+    assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+    assert_int_equal(cudaEventDestroy(ev), cudaSuccess);
+    assert_int_equal(cudaGraphLaunch(x, 0), cudaSuccess);
+    assert_int_equal(cudaStreamSynchronize(0), cudaSuccess);
+    assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+    assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -825,6 +845,7 @@ int main(void)
         cmocka_unit_test(t_kernel_node_attributes),
         cmocka_unit_test(t_user_objects),
         cmocka_unit_test(t_symbol_copies),
+        cmocka_unit_test(t_destroyed_event_in_graph),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
