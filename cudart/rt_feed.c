@@ -838,7 +838,7 @@ static void node_of(const sc_rt_node_desc *d, sc_client_node *out)
         break;
     case SC_CLIENT_EVENT_RECORD:
     case SC_CLIENT_EVENT_WAIT:
-        out->event = d->event ? d->event->id : 0;
+        out->event = sc_rt_event_id(d->event);
         break;
     default:
         break;

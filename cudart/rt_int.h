@@ -194,6 +194,9 @@ sc_rt_capture *sc_rt_capture_slot(sc_rt_state *st, uint32_t capture);
 /** Destroy every live stream and event handle (cudaDeviceReset; lock
  *  held).  The model keeps their ids, as it does for one destroyed. */
 void sc_rt_handles_reset(sc_rt_state *st);
+/** The model's id of a live event handle, 0 for NULL or one destroyed
+ *  since a graph node took it (lock held). */
+uint32_t sc_rt_event_id(cudaEvent_t e);
 
 /** A host call through the model (§4.8) and the daemon. */
 cudaError_t sc_rt_host(sc_rt_state *st, sc_cuda_host kind, uint32_t stream, uint32_t event,

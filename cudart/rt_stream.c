@@ -342,6 +342,11 @@ SC_RT_EXPORT cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaSt
     return event_record(event, stream, flags, true);
 }
 
+uint32_t sc_rt_event_id(cudaEvent_t e)
+{
+    return e && event_live(sc_rt_state_get(), e) ? e->id : 0;
+}
+
 /* A graph keeps the event handles its nodes were given; one destroyed since
  * (cudaEventDestroy, cudaDeviceReset) is no longer touched. */
 void sc_rt_event_reached(cudaEvent_t e)
