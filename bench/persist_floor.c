@@ -6,17 +6,23 @@
  * The graph is the one `streamcap-bench --build-graph N --streams S --seed X`
  * records (same generator), its edges derived with the capture rules (each
  * op depends on its stream's previous op and on the waits parked on its
- * stream), sorted by (src, dst) as the daemon writes them.  The database
- * gets the daemon's schema (read from schema/001_init.sql), WAL and the
- * same synchronous setting.  Only BEGIN .. COMMIT is timed: the rows are
- * built in memory first.  Each run adds one more graph to the database, as
- * the daemon does.
+ * stream).  The rows are the daemon's stored form: with a schema of
+ * version 5 (schema/005_packed_rows.sql) one node_rows row per node, its
+ * attributes and successors packed as JSON arrays in the daemon's exact
+ * text; with an older schema the version-4 nodes and edges rows.  The
+ * database gets the daemon's schema (--schema: the schema directory, whose
+ * NNN_*.sql files are applied in order as the daemon's migrations are, or
+ * one file), WAL and the same synchronous setting.  Only BEGIN .. COMMIT
+ * is timed: the graph is built in memory first, the JSON texts inside the
+ * timed loop, as the daemon formats them while it inserts.  Each run adds
+ * one more graph to the database, as the daemon does.
  *
- * usage: persist_floor --db PATH --schema FILE [--nodes N] [--streams S]
+ * usage: persist_floor --db PATH --schema DIR|FILE [--nodes N] [--streams S]
  *                      [--seed X] [--sync full|normal] [--json]
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -172,7 +178,57 @@ static void step(sqlite3 *db, sqlite3_stmt *s)
     sqlite3_reset(s);
 }
 
-static sqlite3 *open_db(const char *path, const char *schema_path, bool sync_full)
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Applies one migration file as the daemon does: in its own transaction
+ * that also sets user_version. */
+static void apply_file(sqlite3 *db, const char *path, int version)
+{
+    char *schema = read_file(path);
+    char set[64];
+    snprintf(set, sizeof set, "PRAGMA user_version = %d; COMMIT", version);
+    exec(db, "BEGIN IMMEDIATE");
+    exec(db, schema);
+    exec(db, set);
+    free(schema);
+}
+
+/* Every NNN_*.sql of dir in version order, or the one file; returns the
+ * version reached. */
+static int apply_schema(sqlite3 *db, const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d) {
+        apply_file(db, path, 1);
+        return 1;
+    }
+    char *names[64];
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        if (len > 8 && e->d_name[3] == '_' && !strcmp(e->d_name + len - 4, ".sql") &&
+            strspn(e->d_name, "0123456789") == 3 && n < 64)
+            names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    if (n == 0)
+        die("no NNN_*.sql migrations in", path);
+    qsort(names, n, sizeof *names, cmp_str);
+    int version = 0;
+    for (size_t i = 0; i < n; i++) {
+        char file[4096];
+        snprintf(file, sizeof file, "%s/%s", path, names[i]);
+        version = atoi(names[i]);
+        apply_file(db, file, version);
+        free(names[i]);
+    }
+    return version;
+}
+
+static sqlite3 *open_db(const char *path, const char *schema_path, bool sync_full, int *version)
 {
     sqlite3 *db;
     /* One thread uses the connection: no per-call mutexes (as streamcapd). */
@@ -182,16 +238,66 @@ static sqlite3 *open_db(const char *path, const char *schema_path, bool sync_ful
     exec(db, "PRAGMA journal_mode = WAL");
     exec(db, sync_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
     sqlite3_stmt *s = prepare(db, "PRAGMA user_version");
-    int version = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int(s, 0) : -1;
+    *version = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int(s, 0) : -1;
     sqlite3_finalize(s);
-    if (version == 0) {
-        char *schema = read_file(schema_path);
-        exec(db, "BEGIN IMMEDIATE");
-        exec(db, schema);
-        exec(db, "PRAGMA user_version = 1; COMMIT");
-        free(schema);
-    }
+    if (*version == 0)
+        *version = apply_schema(db, schema_path);
     return db;
+}
+
+/* Appends "v," to p (no snprintf, as the daemon); returns the new end. */
+static char *put_u64(char *p, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    *p++ = ',';
+    return p;
+}
+
+/* node_rows.attrs for a generated op, the text the daemon writes: its
+ * length, 0 for NULL (host callbacks have no attributes). */
+static size_t attrs_text(const sc_wl_op *op, char *out)
+{
+    char *p = out;
+    *p++ = '[';
+    switch (op->kind) {
+    case SC_WL_KERNEL:
+        p = put_u64(p, op->num_blocks);
+        p = put_u64(p, op->threads_per_block);
+        p = put_u64(p, op->shared_mem);
+        break;
+    case SC_WL_MEMCPY: {
+        size_t len = strlen(op->dir);
+        memcpy(p, "null,null,null,\"", 16);
+        p += 16;
+        memcpy(p, op->dir, len);
+        p += len;
+        memcpy(p, "\",", 2);
+        p += 2;
+        p = put_u64(p, op->size_bytes);
+        if (op->p2p) {
+            p = put_u64(p, op->src_device);
+            p = put_u64(p, op->dst_device);
+        }
+        break;
+    }
+    case SC_WL_MEMSET:
+        memcpy(p, "null,null,null,null,", 20);
+        p = put_u64(p + 20, op->size_bytes);
+        memcpy(p, "null,null,", 10);
+        p = put_u64(p + 10, op->value);
+        break;
+    default:
+        return 0;
+    }
+    p[-1] = ']';
+    return (size_t)(p - out);
 }
 
 static void bind_node(sqlite3_stmt *s, uint32_t id, const sc_wl_op *op)
@@ -225,9 +331,83 @@ static void bind_node(sqlite3_stmt *s, uint32_t id, const sc_wl_op *op)
     }
 }
 
-/* The transaction a capture.end makes: log row, graph row, nodes, edges,
- * log row completed.  Returns the graph id. */
-static int64_t persist(sqlite3 *db, const floor_graph *g)
+/* Version 5's rows: one node_rows row per node, a run of the statement
+ * each, its successors the run of sorted edges whose source it is. */
+static void insert_node_rows(sqlite3 *db, const floor_graph *g, int64_t gid)
+{
+    sqlite3_stmt *s = prepare(db, "INSERT INTO node_rows (graph, id, kind, stream, name, attrs,"
+                                  " succ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+    char attrs[256];
+    size_t cap = 1024;
+    char *succ = malloc(cap);
+    if (!succ)
+        die("out of memory", NULL);
+    sqlite3_bind_int64(s, 1, gid);
+    size_t e = 0;
+    for (uint32_t id = 0; id < g->n_nodes; id++) {
+        const sc_wl_op *op = &g->nodes[id].op;
+        sqlite3_bind_int64(s, 2, id);
+        sqlite3_bind_text(s, 3, sc_wl_node_kind(op->kind), -1, SQLITE_STATIC);
+        sqlite3_bind_int64(s, 4, op->stream);
+        sqlite3_bind_text(s, 5, op->name, -1, SQLITE_STATIC);
+        size_t alen = attrs_text(op, attrs);
+        if (alen)
+            sqlite3_bind_text(s, 6, attrs, (int)alen, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(s, 6);
+        size_t first = e;
+        while (e < g->n_edges && g->edges[e] >> 32 == id)
+            e++;
+        if (e == first) {
+            sqlite3_bind_null(s, 7);
+        } else {
+            if (2 + (e - first) * 11 > cap) {
+                cap = 2 + (e - first) * 11;
+                succ = realloc(succ, cap);
+                if (!succ)
+                    die("out of memory", NULL);
+            }
+            char *p = succ;
+            *p++ = '[';
+            for (size_t k = first; k < e; k++)
+                p = put_u64(p, g->edges[k] & 0xffffffffu);
+            p[-1] = ']';
+            sqlite3_bind_text(s, 7, succ, (int)(p - succ), SQLITE_STATIC);
+        }
+        step(db, s);
+    }
+    free(succ);
+    sqlite3_finalize(s);
+}
+
+/* Version 1-4's rows: a nodes row per node, an edges row per edge. */
+static void insert_node_edge_rows(sqlite3 *db, const floor_graph *g, int64_t gid)
+{
+    sqlite3_stmt *node_insert =
+        prepare(db, "INSERT INTO nodes (graph, id, kind, stream, name, num_blocks,"
+                    " threads_per_block, shared_mem, dir, size_bytes, src_device, dst_device,"
+                    " value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+    sqlite3_stmt *edge_insert =
+        prepare(db, "INSERT INTO edges (graph, src, dst) VALUES (?1, ?2, ?3)");
+    sqlite3_bind_int64(node_insert, 1, gid);
+    for (uint32_t id = 0; id < g->n_nodes; id++) {
+        bind_node(node_insert, id, &g->nodes[id].op);
+        step(db, node_insert);
+    }
+    sqlite3_bind_int64(edge_insert, 1, gid);
+    for (size_t i = 0; i < g->n_edges; i++) {
+        sqlite3_bind_int64(edge_insert, 2, (sqlite3_int64)(g->edges[i] >> 32));
+        sqlite3_bind_int64(edge_insert, 3, (sqlite3_int64)(g->edges[i] & 0xffffffffu));
+        step(db, edge_insert);
+    }
+    sqlite3_finalize(node_insert);
+    sqlite3_finalize(edge_insert);
+}
+
+/* The transaction a capture.end makes: log row, graph row, the graph's
+ * rows in the stored form of the schema's version, log row completed.
+ * Returns the graph id. */
+static int64_t persist(sqlite3 *db, const floor_graph *g, int version)
 {
     static const char now[] = "2026-11-29T00:00:00.000Z";
     sqlite3_stmt *log_insert = prepare(db, "INSERT INTO capture_log (label, owner_uid, owner_pid,"
@@ -236,12 +416,6 @@ static int64_t persist(sqlite3 *db, const floor_graph *g)
         prepare(db, "INSERT INTO graphs (session, label, created_at, owner_uid, owner_pid,"
                     " node_count, edge_count, stream_count) VALUES (?1, 'floor', ?2, ?3, ?4, ?5,"
                     " ?6, ?7)");
-    sqlite3_stmt *node_insert =
-        prepare(db, "INSERT INTO nodes (graph, id, kind, stream, name, num_blocks,"
-                    " threads_per_block, shared_mem, dir, size_bytes, src_device, dst_device,"
-                    " value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
-    sqlite3_stmt *edge_insert =
-        prepare(db, "INSERT INTO edges (graph, src, dst) VALUES (?1, ?2, ?3)");
     sqlite3_stmt *log_complete =
         prepare(db, "UPDATE capture_log SET outcome = 'completed', graph = ?2, node_count = ?3,"
                     " ended_at = ?4 WHERE session = ?1");
@@ -263,17 +437,10 @@ static int64_t persist(sqlite3 *db, const floor_graph *g)
     step(db, graph_insert);
     int64_t gid = sqlite3_last_insert_rowid(db);
 
-    sqlite3_bind_int64(node_insert, 1, gid);
-    for (uint32_t id = 0; id < g->n_nodes; id++) {
-        bind_node(node_insert, id, &g->nodes[id].op);
-        step(db, node_insert);
-    }
-    sqlite3_bind_int64(edge_insert, 1, gid);
-    for (size_t i = 0; i < g->n_edges; i++) {
-        sqlite3_bind_int64(edge_insert, 2, (sqlite3_int64)(g->edges[i] >> 32));
-        sqlite3_bind_int64(edge_insert, 3, (sqlite3_int64)(g->edges[i] & 0xffffffffu));
-        step(db, edge_insert);
-    }
+    if (version >= 5)
+        insert_node_rows(db, g, gid);
+    else
+        insert_node_edge_rows(db, g, gid);
     sqlite3_bind_int64(log_complete, 1, session);
     sqlite3_bind_int64(log_complete, 2, gid);
     sqlite3_bind_int64(log_complete, 3, g->n_nodes);
@@ -283,8 +450,6 @@ static int64_t persist(sqlite3 *db, const floor_graph *g)
 
     sqlite3_finalize(log_insert);
     sqlite3_finalize(graph_insert);
-    sqlite3_finalize(node_insert);
-    sqlite3_finalize(edge_insert);
     sqlite3_finalize(log_complete);
     return gid;
 }
@@ -319,14 +484,15 @@ int main(int argc, char **argv)
             die("unknown option", a);
     }
     if (!db_path || !schema || nodes < 1 || nodes > UINT32_MAX || streams < 1 || streams > 4096)
-        die("usage: persist_floor --db PATH --schema FILE [--nodes N] [--streams S] [--seed X] "
+        die("usage: persist_floor --db PATH --schema DIR|FILE [--nodes N] [--streams S] [--seed X] "
             "[--sync full|normal] [--json]",
             NULL);
     floor_graph g;
     build_graph(&g, (uint32_t)nodes, (uint32_t)streams, seed);
-    sqlite3 *db = open_db(db_path, schema, sync_full);
+    int version;
+    sqlite3 *db = open_db(db_path, schema, sync_full, &version);
     double t0 = now_s();
-    int64_t gid = persist(db, &g);
+    int64_t gid = persist(db, &g, version);
     double ms = (now_s() - t0) * 1e3;
     if (sqlite3_close(db) != SQLITE_OK)
         die("close failed", NULL);

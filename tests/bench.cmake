@@ -6,4 +6,5 @@ sc_add_test(test_bench_util
     LIBS sc_bench_util)
 
 sc_add_command_test(bench_smoke TIMEOUT 120
-    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bench/smoke.sh ${CMAKE_RUNTIME_OUTPUT_DIRECTORY})
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/bench/smoke.sh ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
+            ${PROJECT_SOURCE_DIR}/schema)
