@@ -188,3 +188,23 @@ int sc_ct_sh(const char *script, const sc_ct_opts *opts, sc_ct_result *r)
     const char *argv[] = {"/bin/sh", "-c", script, NULL};
     return sc_ct_run(argv, opts, r);
 }
+
+int sc_ct_vrun(const char *program, const char *socket, const sc_ct_opts *opts, va_list ap,
+               sc_ct_result *r)
+{
+    const char *argv[SC_CT_MAX_ARGS + 1];
+    size_t n = 0;
+    argv[n++] = program;
+    if (socket) {
+        argv[n++] = "--socket";
+        argv[n++] = socket;
+    }
+    const char *a;
+    while ((a = va_arg(ap, const char *)) != NULL) {
+        if (n == SC_CT_MAX_ARGS)
+            return -E2BIG;
+        argv[n++] = a;
+    }
+    argv[n] = NULL;
+    return sc_ct_run(argv, opts, r);
+}

@@ -6,6 +6,7 @@
 #ifndef SC_CT_RUN_H
 #define SC_CT_RUN_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -27,6 +28,13 @@ typedef struct sc_ct_result {
 /** Run argv[0] (a path) with argv.  0, or a negative errno (could not run). */
 int sc_ct_run(const char *const *argv, const sc_ct_opts *opts, sc_ct_result *r);
 void sc_ct_result_free(sc_ct_result *r);
+
+/** Run PROGRAM, then "--socket SOCKET" unless socket is NULL, then the
+ *  NULL-terminated words of ap: at most SC_CT_MAX_ARGS words in all.
+ *  0, -E2BIG, or what sc_ct_run returns. */
+#define SC_CT_MAX_ARGS 64
+int sc_ct_vrun(const char *program, const char *socket, const sc_ct_opts *opts, va_list ap,
+               sc_ct_result *r);
 
 /** "sh -c SCRIPT" with the same options. */
 int sc_ct_sh(const char *script, const sc_ct_opts *opts, sc_ct_result *r);

@@ -64,25 +64,10 @@ static int group_teardown(void **state)
 
 /* ---------------------------------------------------------- running */
 
-#define MAX_ARGS 32
-
 /* streamcap [--socket SOCK] ARGS... (NULL-terminated). */
 static void vrun(const char *socket, const sc_ct_opts *o, sc_ct_result *r, va_list ap)
 {
-    const char *argv[MAX_ARGS];
-    int n = 0;
-    argv[n++] = STREAMCAP;
-    if (socket) {
-        argv[n++] = "--socket";
-        argv[n++] = socket;
-    }
-    const char *a;
-    while ((a = va_arg(ap, const char *)) != NULL) {
-        assert_true(n < MAX_ARGS - 1);
-        argv[n++] = a;
-    }
-    argv[n] = NULL;
-    assert_int_equal(sc_ct_run(argv, o, r), 0);
+    assert_int_equal(sc_ct_vrun(STREAMCAP, socket, o, ap, r), 0);
 }
 
 /* Against the fixture's daemon. */

@@ -78,19 +78,12 @@ static int group_teardown(void **state)
 /* streamcap --socket SOCK ARGS... (NULL-terminated). */
 static sc_ct_result run(fixture *f, ...)
 {
-    const char *argv[32] = {STREAMCAP, "--socket", sc_it_daemon_socket(f->d)};
-    int n = 3;
+    sc_ct_result r;
     va_list ap;
     va_start(ap, f);
-    const char *a;
-    while ((a = va_arg(ap, const char *)) != NULL) {
-        assert_true(n < 31);
-        argv[n++] = a;
-    }
+    int rc = sc_ct_vrun(STREAMCAP, sc_it_daemon_socket(f->d), NULL, ap, &r);
     va_end(ap);
-    argv[n] = NULL;
-    sc_ct_result r;
-    assert_int_equal(sc_ct_run(argv, NULL, &r), 0);
+    assert_int_equal(rc, 0);
     return r;
 }
 

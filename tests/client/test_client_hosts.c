@@ -73,27 +73,20 @@ static int group_teardown(void **state)
     return 0;
 }
 
-#define MAX_ARGS 16
-
 /* streamcap --socket SOCK ARGS... (NULL-terminated); fails the test on a
  * status other than `want`. */
 static void run(fixture *f, int want, sc_ct_result *r, ...)
 {
-    const char *argv[MAX_ARGS];
-    int n = 0;
-    argv[n++] = STREAMCAP;
-    argv[n++] = "--socket";
-    argv[n++] = sc_it_daemon_socket(f->d);
-    va_list ap;
+    va_list ap, first;
     va_start(ap, r);
-    const char *a;
-    while ((a = va_arg(ap, const char *)) != NULL && n < MAX_ARGS - 1)
-        argv[n++] = a;
+    va_copy(first, ap);
+    const char *command = va_arg(first, const char *);
+    va_end(first);
+    int rc = sc_ct_vrun(STREAMCAP, sc_it_daemon_socket(f->d), NULL, ap, r);
     va_end(ap);
-    argv[n] = NULL;
-    assert_int_equal(sc_ct_run(argv, NULL, r), 0);
+    assert_int_equal(rc, 0);
     if (r->status != want)
-        fail_msg("streamcap %s: status %d, want %d\nstdout: %s\nstderr: %s", argv[3], r->status,
+        fail_msg("streamcap %s: status %d, want %d\nstdout: %s\nstderr: %s", command, r->status,
                  want, r->out, r->err);
 }
 

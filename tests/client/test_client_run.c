@@ -76,29 +76,11 @@ static int teardown(void **state)
     return 0;
 }
 
-/* argv of `streamcap ARGS...` (NULL-terminated list) into out. */
-static void build_argv(const char **out, size_t cap, const char *exe, va_list ap)
-{
-    size_t n = 0;
-    out[n++] = exe;
-    const char *a;
-    while ((a = va_arg(ap, const char *)) != NULL) {
-        assert_true(n + 1 < cap);
-        out[n++] = a;
-    }
-    out[n] = NULL;
-}
-
 /* streamcap ARGS... with the environment changes of `env` (NULL or a
  * NULL-terminated "NAME=VALUE" list) and `unset`, the fake stand-in found
  * through STREAMCAP_CUDART_DIR unless env says otherwise. */
 static sc_ct_result run_env(fixture *f, const char *const *env, const char *const *unset, ...)
 {
-    const char *argv[48];
-    va_list ap;
-    va_start(ap, unset);
-    build_argv(argv, 48, STREAMCAP, ap);
-    va_end(ap);
     const char *setenv_list[16] = {f->standin_env};
     size_t n = 1;
     for (const char *const *e = env; e && *e; e++)
@@ -106,7 +88,11 @@ static sc_ct_result run_env(fixture *f, const char *const *env, const char *cons
     setenv_list[n] = NULL;
     sc_ct_opts o = {.setenv = setenv_list, .unsetenv = unset};
     sc_ct_result r;
-    assert_int_equal(sc_ct_run(argv, &o, &r), 0);
+    va_list ap;
+    va_start(ap, unset);
+    int rc = sc_ct_vrun(STREAMCAP, NULL, &o, ap, &r);
+    va_end(ap);
+    assert_int_equal(rc, 0);
     return r;
 }
 
