@@ -414,6 +414,18 @@ static void test_tmp_squatter_refused(void **state)
     const char *squat = "/tmp/streamcap-65534";
     if (getuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0 || exists("%s", squat))
         skip();
+    /* uid 65534 must be able to run the daemon: a checkout in a private
+     * directory (mktemp -d makes them 0700) gets a copy in a public one. */
+    char pub[64];
+    assert_int_equal(sc_it_tmpdir(pub, sizeof(pub)), 0);
+    assert_int_equal(chmod(pub, 0755), 0);
+    char *bin = sc_it_fmt("%s/streamcapd", pub);
+    char *copy = sc_it_fmt("cp '%s' '%s'", sc_it_daemon_binary(), bin);
+    sc_ct_result c;
+    assert_int_equal(sc_ct_sh(copy, NULL, &c), 0);
+    assert_int_equal(c.status, 0);
+    sc_ct_result_free(&c);
+    free(copy);
     assert_int_equal(mkdir(squat, 0755), 0);
     const char *const args[] = {"/usr/bin/setpriv",
                                 "--reuid=65534",
@@ -424,7 +436,7 @@ static void test_tmp_squatter_refused(void **state)
                                 "XDG_RUNTIME_DIR",
                                 "-u",
                                 "STREAMCAP_SOCKET",
-                                sc_it_daemon_binary(),
+                                bin,
                                 "--db",
                                 "/nonexistent/x.db",
                                 NULL};
@@ -432,6 +444,8 @@ static void test_tmp_squatter_refused(void **state)
     sc_ct_result r;
     int rc = sc_ct_run(args, &o, &r);
     rmdir(squat);
+    sc_it_rmtree(pub);
+    free(bin);
     assert_int_equal(rc, 0);
     if (r.status != 1 || !strstr(r.err, "/tmp/streamcap-65534 is not a private directory of uid "
                                         "65534 (a directory, owner 0, mode 0755)"))
