@@ -1,21 +1,26 @@
 /*
- * persist_floor.c - the floor for persisting a captured graph: the node and
- * edge rows that streamcapd stores for a graph, inserted by a plain C
- * program into SQLite in one transaction with prepared statements.
+ * persist_floor.c - the floor for persisting a captured graph: the rows
+ * that streamcapd stores for a graph, inserted by a plain C program into
+ * SQLite in one transaction with prepared statements.
  *
  * The graph is the one `streamcap-bench --build-graph N --streams S --seed X`
  * records (same generator), its edges derived with the capture rules (each
  * op depends on its stream's previous op and on the waits parked on its
- * stream).  The rows are the daemon's stored form: with a schema of
- * version 5 (schema/005_packed_rows.sql) one node_rows row per node, its
- * attributes and successors packed as JSON arrays in the daemon's exact
- * text; with an older schema the version-4 nodes and edges rows.  The
- * database gets the daemon's schema (--schema: the schema directory, whose
- * NNN_*.sql files are applied in order as the daemon's migrations are, or
- * one file), WAL and the same synchronous setting.  Only BEGIN .. COMMIT
- * is timed: the graph is built in memory first, the JSON texts inside the
- * timed loop, as the daemon formats them while it inserts.  Each run adds
- * one more graph to the database, as the daemon does.
+ * stream).  The rows are the daemon's stored form for the schema's version:
+ *
+ *   6 and later (schema/006_node_chunks.sql): node_chunks rows, each a run
+ *     of consecutive nodes as one JSON array text, cut where the daemon
+ *     cuts them (daemon/store_sqlite_rows.c) and in its exact bytes;
+ *   5 (schema/005_packed_rows.sql): one node_rows row per node, its
+ *     attributes and successors packed as JSON arrays in the daemon's text;
+ *   older: the version-4 nodes and edges rows.
+ *
+ * The database gets the daemon's schema (--schema: the schema directory,
+ * whose NNN_*.sql files are applied in order as the daemon's migrations
+ * are, or one file), WAL and the same synchronous setting.  Only BEGIN ..
+ * COMMIT is timed: the graph is built in memory first, the JSON texts
+ * inside the timed loop, as the daemon formats them while it inserts.
+ * Each run adds one more graph to the database, as the daemon does.
  *
  * usage: persist_floor --db PATH --schema DIR|FILE [--nodes N] [--streams S]
  *                      [--seed X] [--sync full|normal] [--json]
@@ -260,8 +265,9 @@ static char *put_u64(char *p, uint64_t v)
     return p;
 }
 
-/* node_rows.attrs for a generated op, the text the daemon writes: its
- * length, 0 for NULL (host callbacks have no attributes). */
+/* A generated op's attributes, the text the daemon writes in
+ * node_rows.attrs and as a node_chunks element's attrs: its length, 0 for
+ * NULL (host callbacks have no attributes). */
 static size_t attrs_text(const sc_wl_op *op, char *out)
 {
     char *p = out;
@@ -298,6 +304,76 @@ static size_t attrs_text(const sc_wl_op *op, char *out)
     }
     p[-1] = ']';
     return (size_t)(p - out);
+}
+
+/* The edges leaving node id, found at *e in the sorted edge list (whose
+ * position moves past them): how many. */
+static size_t out_edges(const floor_graph *g, uint32_t id, size_t *e)
+{
+    size_t first = *e;
+    while (*e < g->n_edges && g->edges[*e] >> 32 == id)
+        (*e)++;
+    return *e - first;
+}
+
+/* The destinations of edges[0 .. n-1] as a JSON array, [] for none (room:
+ * 2 + 11 * n bytes); returns the new end. */
+static char *put_succ(char *p, const uint64_t *edges, size_t n)
+{
+    *p++ = '[';
+    for (size_t k = 0; k < n; k++)
+        p = put_u64(p, edges[k] & 0xffffffffu);
+    if (n)
+        p[-1] = ']';
+    else
+        *p++ = ']';
+    return p;
+}
+
+/* A name as the daemon's chunks spell it: a JSON string escaping the quote,
+ * the backslash and the bytes below 0x20 (room: 2 + 6 * strlen(s));
+ * returns the new end. */
+static char *put_name(char *p, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    *p++ = '"';
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch >= 0x20 && ch != '"' && ch != '\\') {
+            *p++ = (char)ch;
+            continue;
+        }
+        *p++ = '\\';
+        switch (ch) {
+        case '"':
+        case '\\':
+            *p++ = (char)ch;
+            break;
+        case '\b':
+            *p++ = 'b';
+            break;
+        case '\t':
+            *p++ = 't';
+            break;
+        case '\n':
+            *p++ = 'n';
+            break;
+        case '\f':
+            *p++ = 'f';
+            break;
+        case '\r':
+            *p++ = 'r';
+            break;
+        default:
+            memcpy(p, "u00", 3);
+            p[3] = hex[ch >> 4];
+            p[4] = hex[ch & 15];
+            p += 5;
+            break;
+        }
+    }
+    *p++ = '"';
+    return p;
 }
 
 static void bind_node(sqlite3_stmt *s, uint32_t id, const sc_wl_op *op)
@@ -355,28 +431,133 @@ static void insert_node_rows(sqlite3 *db, const floor_graph *g, int64_t gid)
             sqlite3_bind_text(s, 6, attrs, (int)alen, SQLITE_STATIC);
         else
             sqlite3_bind_null(s, 6);
-        size_t first = e;
-        while (e < g->n_edges && g->edges[e] >> 32 == id)
-            e++;
-        if (e == first) {
+        size_t first = e, n = out_edges(g, id, &e);
+        if (n == 0) {
             sqlite3_bind_null(s, 7);
         } else {
-            if (2 + (e - first) * 11 > cap) {
-                cap = 2 + (e - first) * 11;
+            if (2 + n * 11 > cap) {
+                cap = 2 + n * 11;
                 succ = realloc(succ, cap);
                 if (!succ)
                     die("out of memory", NULL);
             }
-            char *p = succ;
-            *p++ = '[';
-            for (size_t k = first; k < e; k++)
-                p = put_u64(p, g->edges[k] & 0xffffffffu);
-            p[-1] = ']';
+            char *p = put_succ(succ, g->edges + first, n);
             sqlite3_bind_text(s, 7, succ, (int)(p - succ), SQLITE_STATIC);
         }
         step(db, s);
     }
     free(succ);
+    sqlite3_finalize(s);
+}
+
+/*
+ * The most bytes of a run's text, brackets included, unless its one node
+ * needs more: the daemon's CHUNK_TEXT_MAX (daemon/store_sqlite_rows.c),
+ * which the run boundaries must follow for the rows to be the daemon's.
+ */
+#define CHUNK_TEXT_MAX 960
+
+/* A run's text being built: "[" then each node's element and a comma. */
+typedef struct chunk_text {
+    char *text;
+    size_t len, cap;
+} chunk_text;
+
+/* Room for `more` bytes past t->len. */
+static void chunk_reserve(chunk_text *t, size_t more)
+{
+    if (t->cap - t->len >= more)
+        return;
+    size_t cap = t->cap ? t->cap : 2 * CHUNK_TEXT_MAX;
+    while (cap - t->len < more)
+        cap *= 2;
+    t->text = realloc(t->text, cap);
+    if (!t->text)
+        die("out of memory", NULL);
+    t->cap = cap;
+}
+
+/* Appends node id's element, ["kind",stream,"name",attrs,succ] with null
+ * for no attributes and [] for no successors, then a comma, as the
+ * daemon's put_node does; *e walks the sorted edge list. */
+static void put_node(chunk_text *t, const floor_graph *g, uint32_t id, size_t *e)
+{
+    const sc_wl_op *op = &g->nodes[id].op;
+    const char *kind = sc_wl_node_kind(op->kind);
+    const char *name = op->name ? op->name : ""; /* the daemon's text for no name */
+    size_t first = *e, nsucc = out_edges(g, id, e);
+    size_t kind_len = strlen(kind);
+    /* Punctuation, the stream, a name all escapes, attrs, the ids. */
+    chunk_reserve(t, 16 + kind_len + 11 + 6 * strlen(name) + 256 + 11 * nsucc);
+    char *p = t->text + t->len;
+    *p++ = '[';
+    *p++ = '"';
+    memcpy(p, kind, kind_len);
+    p += kind_len;
+    *p++ = '"';
+    *p++ = ',';
+    p = put_u64(p, op->stream);
+    p = put_name(p, name);
+    *p++ = ',';
+    size_t alen = attrs_text(op, p);
+    if (!alen) {
+        memcpy(p, "null", 4);
+        alen = 4;
+    }
+    p += alen;
+    *p++ = ',';
+    p = put_succ(p, g->edges + first, nsucc);
+    *p++ = ']';
+    *p++ = ',';
+    t->len = (size_t)(p - t->text);
+}
+
+/* Stores the run starting at node lo whose text (with its trailing
+ * comma) is text[0 .. len-1]; the comma becomes the closing bracket. */
+static void insert_chunk(sqlite3 *db, sqlite3_stmt *s, uint32_t lo, char *text, size_t len)
+{
+    text[len - 1] = ']';
+    sqlite3_bind_int64(s, 2, lo);
+    sqlite3_bind_text(s, 3, text, (int)len, SQLITE_STATIC);
+    step(db, s);
+}
+
+/*
+ * Version 6's rows: the nodes in runs, a node_chunks row per run.  A run
+ * takes nodes while its text, closing bracket included, stays within
+ * CHUNK_TEXT_MAX, and at least one; the node
+ * that would take it past starts the next run, moved to the front of the
+ * buffer rather than formatted twice, as the daemon does.
+ *
+ * The whole graph is one range, as the daemon cuts a graph it stores in
+ * one transaction.  One of more than 65,536 nodes plus edges the daemon
+ * stores in several (daemon/store_txn.c), each restarting the runs at its
+ * first node, with sizes that depend on timing: the floor's runs match
+ * those of a single transaction, a few more rows at most for such graphs.
+ */
+static void insert_node_chunks(sqlite3 *db, const floor_graph *g, int64_t gid)
+{
+    sqlite3_stmt *s = prepare(db, "INSERT INTO node_chunks (graph, lo, nodes) VALUES (?1, ?2, ?3)");
+    sqlite3_bind_int64(s, 1, gid);
+    chunk_text t = {0};
+    chunk_reserve(&t, 1);
+    t.text[0] = '[';
+    t.len = 1;
+    uint32_t lo = 0;
+    size_t e = 0;
+    for (uint32_t id = 0; id < g->n_nodes; id++) {
+        size_t before = t.len;
+        put_node(&t, g, id, &e);
+        if (id == lo || t.len <= CHUNK_TEXT_MAX)
+            continue;
+        insert_chunk(db, s, lo, t.text, before);
+        size_t node_len = t.len - before;
+        memmove(t.text + 1, t.text + before, node_len);
+        t.len = 1 + node_len;
+        lo = id;
+    }
+    insert_chunk(db, s, lo, t.text, t.len);
+    free(t.text);
     sqlite3_finalize(s);
 }
 
@@ -437,7 +618,9 @@ static int64_t persist(sqlite3 *db, const floor_graph *g, int version)
     step(db, graph_insert);
     int64_t gid = sqlite3_last_insert_rowid(db);
 
-    if (version >= 5)
+    if (version >= 6)
+        insert_node_chunks(db, g, gid);
+    else if (version >= 5)
         insert_node_rows(db, g, gid);
     else
         insert_node_edge_rows(db, g, gid);

@@ -68,13 +68,13 @@ typedef struct sc_store_be {
 
 #define STORE_RESERVE_BYTES (1u << 20)
 
-/* store_sqlite_rows.c: the table-valued functions sc_node_rows(G) and
- * sc_edge_rows(G) over a sealed graph G bound with
+/* store_sqlite_rows.c: the table-valued function sc_node_chunks(G), the
+ * node_chunks rows (lo, nodes) of a sealed graph G bound with
  * sqlite3_bind_pointer(stmt, i, g, STORE_GRAPH_PTR, NULL).  SQLITE_OK or
  * SQLite's error. */
 #define STORE_GRAPH_PTR "streamcap.sc_graph"
 /* Or a part of one, bound with STORE_RANGE_PTR: the nodes lo .. hi-1 and
- * the edges leaving them (a chunk of a chunked commit). */
+ * the edges leaving them (a part of a chunked commit). */
 #define STORE_RANGE_PTR "streamcap.sc_graph_range"
 typedef struct store_rows_range {
     const sc_graph *g;

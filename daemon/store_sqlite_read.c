@@ -40,6 +40,19 @@ typedef struct sqlite_reader {
     "graph, session, label, created_at, owner_uid, owner_pid, node_count, edge_count,"             \
     " stream_count, semantics, capture, host"
 
+/* A node of a node_chunks run (schema/006_node_chunks.sql) as the columns
+ * of the nodes view, id first; json_each() gives the run's elements in
+ * order, so reading the runs by lo reads the nodes by id. */
+#define CHUNK_NODE_COLUMNS                                                                         \
+    "c.lo + j.key, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'),"                  \
+    " j.value -> '$[2]', json_extract(j.value, '$[3][0]'),"                                        \
+    " json_extract(j.value, '$[3][1]'), json_extract(j.value, '$[3][2]'),"                         \
+    " json_extract(j.value, '$[3][3]'), json_extract(j.value, '$[3][4]'),"                         \
+    " json_extract(j.value, '$[3][5]'), json_extract(j.value, '$[3][6]'),"                         \
+    " json_extract(j.value, '$[3][7]'), json_extract(j.value, '$[3][8]'),"                         \
+    " json_extract(j.value, '$[3][9]'), json_extract(j.value, '$[3][10]'),"                        \
+    " json_extract(j.value, '$[3][11]'), json_extract(j.value, '$[3][12]')"
+
 static void reader_close(sqlite_reader *r)
 {
     if (!r)
@@ -85,12 +98,14 @@ static sqlite_reader *reader_open(const sc_store_be *st, int *fail, char *errbuf
         rc = sql_prepare(r->db, "SELECT " GRAPH_COLUMNS " FROM graphs WHERE graph = ?1", &r->meta);
     if (rc == SQLITE_OK)
         rc = sql_prepare(r->db,
-                         "SELECT id, kind, stream, name, num_blocks, threads_per_block, shared_mem,"
-                         " dir, size_bytes, src_device, dst_device, value, grid_y, grid_z,"
-                         " block_y, block_z, event FROM nodes WHERE graph = ?1 ORDER BY id",
+                         "SELECT " CHUNK_NODE_COLUMNS " FROM node_chunks AS c,"
+                         " json_each(c.nodes) AS j WHERE c.graph = ?1 ORDER BY c.lo",
                          &r->nodes);
     if (rc == SQLITE_OK)
-        rc = sql_prepare(r->db, "SELECT src, dst FROM edges WHERE graph = ?1 ORDER BY src, dst",
+        rc = sql_prepare(r->db,
+                         "SELECT c.lo + j.key, s.value FROM node_chunks AS c,"
+                         " json_each(c.nodes) AS j, json_each(j.value, '$[4]') AS s"
+                         " WHERE c.graph = ?1 ORDER BY c.lo",
                          &r->edges);
     /* length() of a column reads no overflow page: the blobs stay unread. */
     if (rc == SQLITE_OK)
@@ -249,8 +264,133 @@ static bool valid_name(sc_node *n, name_buf *nb)
     return true;
 }
 
-/* One nodes row into *n; the name points into the statement's row.
- * False when the row holds no valid node. */
+static unsigned hex4(const char *p)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
+                     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+                     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+                                            : 16u;
+        if (d == 16u)
+            return 0x110000u; /* not a code point: the caller rejects it */
+        v = v << 4 | d;
+    }
+    return v;
+}
+
+/* Code point cp as UTF-8 at p (surrogates too: valid_name scrubs them). */
+static char *put_utf8(char *p, unsigned cp)
+{
+    if (cp < 0x80) {
+        *p++ = (char)cp;
+    } else if (cp < 0x800) {
+        *p++ = (char)(0xc0 | cp >> 6);
+        *p++ = (char)(0x80 | (cp & 0x3f));
+    } else if (cp < 0x10000) {
+        *p++ = (char)(0xe0 | cp >> 12);
+        *p++ = (char)(0x80 | (cp >> 6 & 0x3f));
+        *p++ = (char)(0x80 | (cp & 0x3f));
+    } else {
+        *p++ = (char)(0xf0 | cp >> 18);
+        *p++ = (char)(0x80 | (cp >> 12 & 0x3f));
+        *p++ = (char)(0x80 | (cp >> 6 & 0x3f));
+        *p++ = (char)(0x80 | (cp & 0x3f));
+    }
+    return p;
+}
+
+/* Decode the JSON string t[0..n), quotes included, into out (room for n
+ * bytes): its length, or -1 when it is not a JSON string. */
+static ptrdiff_t json_unescape(const char *t, size_t n, char *out)
+{
+    if (n < 2 || t[0] != '"' || t[n - 1] != '"')
+        return -1;
+    char *p = out;
+    for (size_t i = 1; i < n - 1; i++) {
+        if (t[i] != '\\') {
+            *p++ = t[i];
+            continue;
+        }
+        if (++i >= n - 1)
+            return -1;
+        switch (t[i]) {
+        case 'b':
+            *p++ = '\b';
+            break;
+        case 'f':
+            *p++ = '\f';
+            break;
+        case 'n':
+            *p++ = '\n';
+            break;
+        case 'r':
+            *p++ = '\r';
+            break;
+        case 't':
+            *p++ = '\t';
+            break;
+        case 'u': {
+            if (i + 4 > n - 2)
+                return -1;
+            unsigned cp = hex4(t + i + 1);
+            if (cp > 0xffff)
+                return -1;
+            i += 4;
+            if (cp >= 0xd800 && cp < 0xdc00 && i + 6 <= n - 2 && t[i + 1] == '\\' &&
+                t[i + 2] == 'u') {
+                unsigned lo = hex4(t + i + 3);
+                if (lo >= 0xdc00 && lo < 0xe000) {
+                    cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                    i += 6;
+                }
+            }
+            p = put_utf8(p, cp);
+            break;
+        }
+        default:
+            *p++ = t[i];
+            break; /* \" \\ \/ */
+        }
+    }
+    return p - out;
+}
+
+/* The name column, the JSON text of the run's name string: n->name points
+ * into the row when it has no escapes, else into `dec`, decoded.  SQLite's
+ * own decoding would stop at an escaped NUL, which a name may hold.  False
+ * when it is no string, or out of memory (*nomem). */
+static bool row_name(sqlite3_stmt *s, int col, sc_node *n, name_buf *dec, bool *nomem)
+{
+    const char *t = (const char *)sqlite3_column_text(s, col);
+    size_t len = (size_t)sqlite3_column_bytes(s, col);
+    if (!t || len < 2 || t[0] != '"' || t[len - 1] != '"')
+        return false;
+    if (!memchr(t, '\\', len)) {
+        n->name = t + 1;
+        n->name_len = len - 2;
+        return true;
+    }
+    if (dec->cap < len) {
+        char *p = realloc(dec->p, len);
+        if (!p) {
+            *nomem = true;
+            return false;
+        }
+        dec->p = p;
+        dec->cap = len;
+    }
+    ptrdiff_t got = json_unescape(t, len, dec->p);
+    if (got < 0)
+        return false;
+    n->name = dec->p;
+    n->name_len = (size_t)got;
+    return true;
+}
+
+/* One nodes row into *n; the name is set by row_name().  False when the
+ * row holds no valid node. */
 static bool row_to_node(sqlite3_stmt *s, sc_node *n)
 {
     memset(n, 0, sizeof *n);
@@ -258,10 +398,6 @@ static bool row_to_node(sqlite3_stmt *s, sc_node *n)
     if (!kind || sc_cuda_kind_parse(kind, (size_t)sqlite3_column_bytes(s, 1), &n->kind) != 0)
         return false;
     n->stream = col_u32(s, 2);
-    n->name = (const char *)sqlite3_column_text(s, 3);
-    n->name_len = (size_t)sqlite3_column_bytes(s, 3);
-    if (!n->name)
-        n->name = "";
     n->num_blocks = col_u32(s, 4);
     n->threads_per_block = col_u32(s, 5);
     n->shared_mem = col_u32(s, 6);
@@ -321,12 +457,14 @@ static int read_nodes(sqlite_reader *r, sc_store_read *q, sc_graph *g)
     sqlite3_bind_int64(s, 1, q->graph);
     int sqlrc, core_rc, ret = 0;
     uint32_t expect = 0;
-    name_buf nb = {0};
+    name_buf nb = {0}, dec = {0};
+    bool nomem = false;
     while (ret == 0 && (sqlrc = sql_next_row(r, q, s)) == SQLITE_ROW) {
         sc_node n;
         uint32_t id;
-        if (sqlite3_column_int64(s, 0) != expect || !row_to_node(s, &n))
-            ret = corrupt(q, "bad node row");
+        if (sqlite3_column_int64(s, 0) != expect || !row_to_node(s, &n) ||
+            !row_name(s, 3, &n, &dec, &nomem))
+            ret = nomem ? fail_nomem(q) : corrupt(q, "bad node row");
         else if (!valid_name(&n, &nb))
             ret = fail_nomem(q);
         else if ((core_rc = sc_graph_add_node(g, &n, &id)) != 0)
@@ -334,6 +472,7 @@ static int read_nodes(sqlite_reader *r, sc_store_read *q, sc_graph *g)
         expect++;
     }
     free(nb.p);
+    free(dec.p);
     /* A step error: sql_next_row recorded it. */
     if (ret == 0 && sqlrc != SQLITE_DONE)
         ret = q->rc;

@@ -1,48 +1,57 @@
 /*
- * store_rows.c - a sealed graph's node_rows (schema/005_packed_rows.sql:
- * a node with its attributes and successors as JSON arrays) as a
- * table-valued function on the writer connection, so that storing a
- * graph is one INSERT ... SELECT instead of one statement run per row.
+ * store_sqlite_rows.c - a sealed graph's node_chunks rows
+ * (schema/006_node_chunks.sql: runs of consecutive nodes, each run one JSON
+ * text) as a table-valued function on the writer connection, so that
+ * storing a graph is one INSERT ... SELECT of a few rows per page.
  *
- * A statement run per row pays for binding every column, opening a b-tree
- * cursor, seeking from the root and halting; one INSERT ... SELECT keeps
- * its cursor on the last leaf, and as rows arrive in key order every
- * insert is an append.  The graph is passed with sqlite3_bind_pointer(),
- * so SQL text can never make the functions read arbitrary memory.
+ * SQLite's cost is per row, whatever the row holds: binding, the record,
+ * the primary-key probe of a WITHOUT ROWID insert, the b-tree append.
+ * Version 5 paid it once per node; a chunk pays it once per run of nodes
+ * that fills about a quarter of a page, the most an index b-tree keeps on
+ * its leaf without spilling to an overflow page.  What remains per node is
+ * formatting its text, which the rows needed as well.
  *
- * The function is eponymous-only: it exists on the writer connection
- * alone and leave nothing in the database file.
+ * The graph is passed with sqlite3_bind_pointer(), so SQL text can never
+ * make the function read arbitrary memory.  The function is eponymous-only:
+ * it exists on the writer connection alone and leaves nothing in the
+ * database file.
  */
 #include <string.h>
 
 #include "store_sqlite.h"
 
-enum { NODE_ID, NODE_KIND, NODE_STREAM, NODE_NAME, NODE_ATTRS, NODE_SUCC, NODE_GRAPH };
+enum { CHUNK_LO, CHUNK_NODES, CHUNK_GRAPH };
+
+/*
+ * The most bytes of a chunk's text, brackets included, unless its one node
+ * needs more.  An index b-tree leaf of a 4,096-byte page holds a payload
+ * of up to 1,002 bytes before spilling; the record adds the key and a
+ * header.
+ */
+#define CHUNK_TEXT_MAX 960
 
 /* Longest attrs text: 13 values of at most 20 digits or a direction word. */
 #define ATTRS_MAX 320
 
-typedef struct rows_cursor {
+typedef struct chunk_cursor {
     sqlite3_vtab_cursor base;
     const sc_graph *g;
-    uint64_t i, n; /* row i is node i, up to n */
-    sc_node node;
-    const uint32_t *succ; /* node i's successors, ascending */
-    uint32_t nsucc;
-    char *text; /* the succ column's text, grown as needed */
-    size_t cap;
-    char attrs[ATTRS_MAX];
-} rows_cursor;
+    uint32_t next, hi; /* the first node not yet in a chunk; the end */
+    uint32_t lo;       /* the current chunk's first node */
+    bool eof;
+    char *text; /* the current chunk, then the node that did not fit */
+    size_t len, cap;
+    size_t carry_off, carry_len; /* where that node's text is, and its length */
+} chunk_cursor;
 
-static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-                        sqlite3_vtab **out, char **err)
+static int chunks_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                          sqlite3_vtab **out, char **err)
 {
     (void)argc;
     (void)argv;
     (void)err;
     (void)aux;
-    int rc = sqlite3_declare_vtab(
-        db, "CREATE TABLE x(id, kind, stream, name, attrs, succ, graph HIDDEN)");
+    int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(lo, nodes, graph HIDDEN)");
     if (rc != SQLITE_OK)
         return rc;
     sqlite3_vtab *v = sqlite3_malloc(sizeof *v);
@@ -53,20 +62,19 @@ static int rows_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
     return SQLITE_OK;
 }
 
-static int rows_disconnect(sqlite3_vtab *v)
+static int chunks_disconnect(sqlite3_vtab *v)
 {
     sqlite3_free(v);
     return SQLITE_OK;
 }
 
 /* The hidden graph argument is required: without it there are no rows. */
-static int rows_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
+static int chunks_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 {
     (void)vt;
-    int hidden = NODE_GRAPH;
     for (int i = 0; i < info->nConstraint; i++) {
         const struct sqlite3_index_constraint *c = &info->aConstraint[i];
-        if (c->iColumn != hidden || c->op != SQLITE_INDEX_CONSTRAINT_EQ)
+        if (c->iColumn != CHUNK_GRAPH || c->op != SQLITE_INDEX_CONSTRAINT_EQ)
             continue;
         if (!c->usable)
             return SQLITE_CONSTRAINT;
@@ -74,18 +82,18 @@ static int rows_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
         info->aConstraintUsage[i].omit = 1;
         info->estimatedCost = 1;
         info->idxNum = 1;
-        /* Rows come out in key order: ids ascending. */
-        if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn == 0 && !info->aOrderBy[0].desc)
+        /* Rows come out in key order: lo ascending. */
+        if (info->nOrderBy == 1 && info->aOrderBy[0].iColumn == CHUNK_LO && !info->aOrderBy[0].desc)
             info->orderByConsumed = 1;
         return SQLITE_OK;
     }
     return SQLITE_CONSTRAINT;
 }
 
-static int rows_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
+static int chunks_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 {
     (void)vt;
-    rows_cursor *c = sqlite3_malloc(sizeof *c);
+    chunk_cursor *c = sqlite3_malloc(sizeof *c);
     if (!c)
         return SQLITE_NOMEM;
     memset(c, 0, sizeof *c);
@@ -93,74 +101,10 @@ static int rows_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
     return SQLITE_OK;
 }
 
-static int rows_close(sqlite3_vtab_cursor *cur)
+static int chunks_close(sqlite3_vtab_cursor *cur)
 {
-    sqlite3_free(((rows_cursor *)cur)->text);
+    sqlite3_free(((chunk_cursor *)cur)->text);
     sqlite3_free(cur);
-    return SQLITE_OK;
-}
-
-/* Make row c->i current: SQLITE_OK, or SQLITE_INTERNAL (which stops the
- * statement) when the graph model fails. */
-static int load_row(rows_cursor *c)
-{
-    if (c->i >= c->n)
-        return SQLITE_OK;
-    uint32_t id = (uint32_t)c->i;
-    if (sc_graph_node(c->g, id, &c->node) == 0 &&
-        sc_graph_successors(c->g, id, &c->succ, &c->nsucc) == 0)
-        return SQLITE_OK;
-    sqlite3_free(c->base.pVtab->zErrMsg);
-    c->base.pVtab->zErrMsg = sqlite3_mprintf("graph node %u could not be read", id);
-    return SQLITE_INTERNAL;
-}
-
-/* The whole graph (STORE_GRAPH_PTR) or a range of it (STORE_RANGE_PTR). */
-static void filter_range(sqlite3_value *v, store_rows_range *r)
-{
-    r->g = sqlite3_value_pointer(v, STORE_GRAPH_PTR);
-    if (r->g) {
-        r->lo = 0;
-        r->hi = sc_graph_node_count(r->g);
-        return;
-    }
-    const store_rows_range *part = sqlite3_value_pointer(v, STORE_RANGE_PTR);
-    if (part && part->g && part->lo <= part->hi && part->hi <= sc_graph_node_count(part->g))
-        *r = *part;
-    else
-        *r = (store_rows_range){0};
-}
-
-static int rows_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str, int argc,
-                       sqlite3_value **argv)
-{
-    (void)idx_str;
-    rows_cursor *c = (rows_cursor *)cur;
-    store_rows_range r = {0};
-    if (idx_num == 1 && argc == 1)
-        filter_range(argv[0], &r);
-    c->g = r.g;
-    c->i = r.lo;
-    c->n = r.g ? r.hi : 0;
-    return load_row(c);
-}
-
-static int rows_next(sqlite3_vtab_cursor *cur)
-{
-    rows_cursor *c = (rows_cursor *)cur;
-    c->i++;
-    return load_row(c);
-}
-
-static int rows_eof(sqlite3_vtab_cursor *cur)
-{
-    const rows_cursor *c = (const rows_cursor *)cur;
-    return c->i >= c->n;
-}
-
-static int rows_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
-{
-    *rowid = (sqlite3_int64)((rows_cursor *)cur)->i;
     return SQLITE_OK;
 }
 
@@ -242,76 +186,238 @@ static size_t attrs_text(const sc_node *n, char *out)
     return (size_t)(end - out);
 }
 
-/* The succ column: the node's successors as a JSON array, ascending; NULL
- * when it has none. */
-static int succ_column(rows_cursor *c, sqlite3_context *ctx)
+/* Room for `more` bytes past c->len: SQLITE_OK or SQLITE_NOMEM. */
+static int text_reserve(chunk_cursor *c, size_t more)
 {
-    if (c->nsucc == 0)
+    if (c->cap - c->len >= more)
         return SQLITE_OK;
-    size_t need = 2 + (size_t)c->nsucc * 11u;
-    if (need > c->cap) {
-        char *t = sqlite3_realloc64(c->text, need);
-        if (!t)
-            return SQLITE_NOMEM;
-        c->text = t;
-        c->cap = need;
-    }
-    char *p = c->text;
-    *p++ = '[';
-    for (uint32_t k = 0; k < c->nsucc; k++)
-        p = put_u64(p, c->succ[k]);
-    p[-1] = ']';
-    sqlite3_result_text64(ctx, c->text, (sqlite3_uint64)(p - c->text), SQLITE_STATIC, SQLITE_UTF8);
+    size_t cap = c->cap ? c->cap : 2 * CHUNK_TEXT_MAX;
+    while (cap - c->len < more)
+        cap *= 2;
+    char *t = sqlite3_realloc64(c->text, cap);
+    if (!t)
+        return SQLITE_NOMEM;
+    c->text = t;
+    c->cap = cap;
     return SQLITE_OK;
 }
 
-static int rows_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+/* The name as a JSON string: the escapes of sc_json_string, and \u0000
+ * for the NUL bytes a name may hold.  Returns the new end. */
+static char *put_name(char *p, const char *s, size_t len)
 {
-    rows_cursor *c = (rows_cursor *)cur;
-    const sc_node *n = &c->node;
-    switch (col) {
-    case NODE_ID:
-        sqlite3_result_int64(ctx, (sqlite3_int64)c->i);
-        break;
-    case NODE_KIND:
-        sqlite3_result_text(ctx, sc_cuda_kind_name((int)n->kind), -1, SQLITE_STATIC);
-        break;
-    case NODE_STREAM:
-        sqlite3_result_int64(ctx, n->stream);
-        break;
-    case NODE_NAME:
-        sqlite3_result_text64(ctx, n->name ? n->name : "", n->name ? n->name_len : 0, SQLITE_STATIC,
-                              SQLITE_UTF8);
-        break;
-    case NODE_ATTRS: {
-        size_t len = attrs_text(n, c->attrs);
-        if (len)
-            sqlite3_result_text64(ctx, c->attrs, len, SQLITE_STATIC, SQLITE_UTF8);
-        break;
+    static const char hex[] = "0123456789abcdef";
+    *p++ = '"';
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch >= 0x20 && ch != '"' && ch != '\\') {
+            *p++ = (char)ch;
+            continue;
+        }
+        *p++ = '\\';
+        switch (ch) {
+        case '"':
+        case '\\':
+            *p++ = (char)ch;
+            break;
+        case '\b':
+            *p++ = 'b';
+            break;
+        case '\t':
+            *p++ = 't';
+            break;
+        case '\n':
+            *p++ = 'n';
+            break;
+        case '\f':
+            *p++ = 'f';
+            break;
+        case '\r':
+            *p++ = 'r';
+            break;
+        default:
+            memcpy(p, "u00", 3);
+            p[3] = hex[ch >> 4];
+            p[4] = hex[ch & 15];
+            p += 5;
+            break;
+        }
     }
-    case NODE_SUCC:
-        return succ_column(c, ctx);
-    default:
-        break;
+    *p++ = '"';
+    return p;
+}
+
+/*
+ * Append node id's element, [kind,stream,name,attrs,succ] with null for
+ * no attributes and [] for no successors, then a comma: SQLITE_OK,
+ * SQLITE_NOMEM, or SQLITE_INTERNAL (which stops the statement) when the
+ * graph model fails.
+ */
+static int put_node(chunk_cursor *c, uint32_t id)
+{
+    sc_node n;
+    const uint32_t *succ;
+    uint32_t nsucc;
+    if (sc_graph_node(c->g, id, &n) != 0 || sc_graph_successors(c->g, id, &succ, &nsucc) != 0) {
+        sqlite3_free(c->base.pVtab->zErrMsg);
+        c->base.pVtab->zErrMsg = sqlite3_mprintf("graph node %u could not be read", id);
+        return SQLITE_INTERNAL;
     }
+    const char *kind = sc_cuda_kind_name((int)n.kind);
+    size_t kind_len = strlen(kind), name_len = n.name ? n.name_len : 0;
+    /* Punctuation, the stream, a name all escapes, attrs, the ids. */
+    size_t need = 16 + kind_len + 11 + 6 * name_len + ATTRS_MAX + 11 * (size_t)nsucc;
+    if (text_reserve(c, need) != SQLITE_OK)
+        return SQLITE_NOMEM;
+    char *p = c->text + c->len;
+    *p++ = '[';
+    *p++ = '"';
+    memcpy(p, kind, kind_len);
+    p += kind_len;
+    *p++ = '"';
+    *p++ = ',';
+    p = put_u64(p, n.stream);
+    p = put_name(p, n.name, name_len);
+    *p++ = ',';
+    size_t alen = attrs_text(&n, p);
+    if (!alen) {
+        memcpy(p, "null", 4);
+        alen = 4;
+    }
+    p += alen;
+    *p++ = ',';
+    *p++ = '[';
+    for (uint32_t k = 0; k < nsucc; k++)
+        p = put_u64(p, succ[k]);
+    if (nsucc)
+        p[-1] = ']';
+    else
+        *p++ = ']';
+    *p++ = ']';
+    *p++ = ',';
+    c->len = (size_t)(p - c->text);
     return SQLITE_OK;
 }
 
-static const sqlite3_module rows_module = {
+/*
+ * Make the next chunk current: the nodes from c->next on while its text
+ * (c->len: the last comma becomes the closing bracket) stays within
+ * CHUNK_TEXT_MAX, and at least one.  The node that would take
+ * it past the mark is formatted already: it waits after the chunk and is
+ * moved to the front of the next one.
+ */
+static int load_chunk(chunk_cursor *c)
+{
+    uint32_t count = 0;
+    if (c->carry_len) {
+        memmove(c->text + 1, c->text + c->carry_off, c->carry_len);
+        c->len = 1 + c->carry_len;
+        c->carry_len = 0;
+        c->lo = c->next - 1;
+        count = 1;
+    } else {
+        c->len = 0;
+        if (text_reserve(c, 1) != SQLITE_OK)
+            return SQLITE_NOMEM;
+        c->len = 1;
+        c->lo = c->next;
+    }
+    c->text[0] = '[';
+    while (c->len <= CHUNK_TEXT_MAX && c->next < c->hi) {
+        size_t before = c->len;
+        int rc = put_node(c, c->next);
+        if (rc != SQLITE_OK)
+            return rc;
+        c->next++;
+        if (count > 0 && c->len > CHUNK_TEXT_MAX) {
+            c->carry_off = before;
+            c->carry_len = c->len - before;
+            c->len = before;
+            break;
+        }
+        count++;
+    }
+    if (count == 0) {
+        c->eof = true;
+        return SQLITE_OK;
+    }
+    c->text[c->len - 1] = ']'; /* over the last comma */
+    return SQLITE_OK;
+}
+
+/* The whole graph (STORE_GRAPH_PTR) or a range of it (STORE_RANGE_PTR). */
+static void filter_range(sqlite3_value *v, store_rows_range *r)
+{
+    r->g = sqlite3_value_pointer(v, STORE_GRAPH_PTR);
+    if (r->g) {
+        r->lo = 0;
+        r->hi = sc_graph_node_count(r->g);
+        return;
+    }
+    const store_rows_range *part = sqlite3_value_pointer(v, STORE_RANGE_PTR);
+    if (part && part->g && part->lo <= part->hi && part->hi <= sc_graph_node_count(part->g))
+        *r = *part;
+    else
+        *r = (store_rows_range){0};
+}
+
+static int chunks_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str, int argc,
+                         sqlite3_value **argv)
+{
+    (void)idx_str;
+    chunk_cursor *c = (chunk_cursor *)cur;
+    store_rows_range r = {0};
+    if (idx_num == 1 && argc == 1)
+        filter_range(argv[0], &r);
+    c->g = r.g;
+    c->next = r.lo;
+    c->hi = r.g ? r.hi : r.lo;
+    c->carry_len = 0;
+    c->eof = false;
+    return load_chunk(c);
+}
+
+static int chunks_next(sqlite3_vtab_cursor *cur)
+{
+    return load_chunk((chunk_cursor *)cur);
+}
+
+static int chunks_eof(sqlite3_vtab_cursor *cur)
+{
+    return ((const chunk_cursor *)cur)->eof;
+}
+
+static int chunks_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+    *rowid = ((const chunk_cursor *)cur)->lo;
+    return SQLITE_OK;
+}
+
+static int chunks_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+    const chunk_cursor *c = (const chunk_cursor *)cur;
+    if (col == CHUNK_LO)
+        sqlite3_result_int64(ctx, c->lo);
+    else if (col == CHUNK_NODES)
+        sqlite3_result_text64(ctx, c->text, c->len, SQLITE_STATIC, SQLITE_UTF8);
+    return SQLITE_OK;
+}
+
+static const sqlite3_module chunks_module = {
     .iVersion = 0,
-    .xConnect = rows_connect,
-    .xBestIndex = rows_best_index,
-    .xDisconnect = rows_disconnect,
-    .xOpen = rows_open,
-    .xClose = rows_close,
-    .xFilter = rows_filter,
-    .xNext = rows_next,
-    .xEof = rows_eof,
-    .xColumn = rows_column,
-    .xRowid = rows_rowid,
+    .xConnect = chunks_connect,
+    .xBestIndex = chunks_best_index,
+    .xDisconnect = chunks_disconnect,
+    .xOpen = chunks_open,
+    .xClose = chunks_close,
+    .xFilter = chunks_filter,
+    .xNext = chunks_next,
+    .xEof = chunks_eof,
+    .xColumn = chunks_column,
+    .xRowid = chunks_rowid,
 };
 
 int store_rows_register(sqlite3 *db)
 {
-    return sqlite3_create_module_v2(db, "sc_node_rows", &rows_module, NULL, NULL);
+    return sqlite3_create_module_v2(db, "sc_node_chunks", &chunks_module, NULL, NULL);
 }

@@ -5,10 +5,10 @@
  * thread calls these once the store is open.
  *
  * Statements are prepared once with SQLITE_PREPARE_PERSISTENT and reset
- * after every step.  A graph's node and edge rows are each stored by one
- * INSERT ... SELECT from the table-valued functions of store_sqlite_rows.c, which
- * read the sealed graph in key order; the graph_index blobs are filled from
- * the graph's successor lists.
+ * after every step.  A graph's nodes and edges are stored by one
+ * INSERT ... SELECT of its node_chunks rows from the table-valued function
+ * of store_sqlite_rows.c, which reads the sealed graph in key order; the
+ * graph_index blobs are filled from the graph's successor lists.
  *
  * Two result spaces meet here and each function keeps to one: the helpers
  * named sql_* return SQLite result codes (SQLITE_OK or the error), the
@@ -52,8 +52,7 @@ static const struct {
      " edge_count, stream_count, graph, host) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11)"},
     /* A node's edges are stored in its row (schema/005_packed_rows.sql). */
     {offsetof(store_writer, node_insert),
-     "INSERT INTO node_rows (graph, id, kind, stream, name, attrs, succ)"
-     " SELECT ?1, id, kind, stream, name, attrs, succ FROM sc_node_rows(?2)"},
+     "INSERT INTO node_chunks (graph, lo, nodes) SELECT ?1, lo, nodes FROM sc_node_chunks(?2)"},
     {offsetof(store_writer, index_insert),
      "INSERT INTO graph_index (graph, node_count, edge_count, streams, edges)"
      " VALUES (?1, ?2, ?3, ?4, ?5)"},
@@ -61,7 +60,7 @@ static const struct {
      "SELECT session, owner_uid FROM graphs WHERE graph = ?1"},
     {offsetof(store_writer, index_delete), "DELETE FROM graph_index WHERE graph = ?1"},
     /* The key starts with the graph id: the delete is one key range. */
-    {offsetof(store_writer, nodes_delete), "DELETE FROM node_rows WHERE graph = ?1"},
+    {offsetof(store_writer, nodes_delete), "DELETE FROM node_chunks WHERE graph = ?1"},
     {offsetof(store_writer, graph_delete), "DELETE FROM graphs WHERE graph = ?1"},
     {offsetof(store_writer, log_graph_deleted),
      "UPDATE capture_log SET graph_deleted_at = ?3 WHERE session = ?1 AND graph = ?2"},
@@ -367,8 +366,8 @@ static int sql_insert_index(store_writer *w, const sc_graph *g, int64_t gid, ind
     return rc;
 }
 
-/* One INSERT ... SELECT from the graph's rows (store_sqlite_rows.c): SQLITE_OK or
- * SQLite's error. */
+/* One INSERT ... SELECT of the graph's node_chunks rows (store_sqlite_rows.c):
+ * SQLITE_OK or SQLite's error. */
 static int sql_insert_rows(sqlite3_stmt *s, const sc_graph *g, int64_t gid)
 {
     sqlite3_bind_int64(s, 1, gid);
@@ -720,7 +719,7 @@ int store_writer_recover(sqlite3 *db)
     /* Each delete is one key range per pending graph. */
     static const char sql[] =
         "BEGIN IMMEDIATE;"
-        "DELETE FROM node_rows WHERE graph IN (SELECT graph FROM pending_graphs);"
+        "DELETE FROM node_chunks WHERE graph IN (SELECT graph FROM pending_graphs);"
         "DELETE FROM graph_index WHERE graph IN (SELECT graph FROM pending_graphs);"
         "DELETE FROM pending_graphs;"
         "COMMIT";

@@ -98,28 +98,34 @@ out=$("$SCB" -s "$dir/s.sock" --build-graph 500 --streams 4 -P 8 --json) ||
 check "$out" '.node_count == 500 and .edge_count >= 496 and .end_ms > 0 and .graph > 0'
 
 # 6. The persist floor writes the daemon's stored form, text for text, so
-# the ratio of capture.end to it compares the same rows.
-out=$("$SCB" -s "$dir/s.sock" --build-graph 700 --streams 4 -P 8 --seed 3 --json) ||
+# the ratio of capture.end to it compares the same rows.  Seed 2's graph
+# has runs whose text is exactly the daemon's most (960 bytes with the
+# brackets), so a run boundary one byte off shows.
+out=$("$SCB" -s "$dir/s.sock" --build-graph 700 --streams 4 -P 8 --seed 2 --json) ||
     fail "build-graph run exited non-zero"
 graph=$(jq -r .graph <<EOF2
 $out
 EOF2
 )
 fout=$("$BIN/persist_floor" --db "$dir/floor.db" --schema "$SCHEMA" --nodes 700 --streams 4 \
-    --seed 3 --sync normal --json) || fail "persist_floor exited non-zero"
+    --seed 2 --sync normal --json) || fail "persist_floor exited non-zero"
 fgraph=$(jq -r .graph <<EOF2
 $fout
 EOF2
 )
-rows="SELECT id, kind, stream, name, quote(attrs), quote(succ) FROM node_rows WHERE graph = %s
-      ORDER BY id"
+# The runs (node_chunks, schema/006_node_chunks.sql) must be cut at the
+# same nodes and hold the same bytes; quote() keeps each text on one line.
+rows="SELECT lo, quote(nodes) FROM node_chunks WHERE graph = %s ORDER BY lo"
 # shellcheck disable=SC2059
 sqlite3 "$dir/db" "$(printf "$rows" "$graph")" >"$dir/daemon.rows"
 # shellcheck disable=SC2059
 sqlite3 "$dir/floor.db" "$(printf "$rows" "$fgraph")" >"$dir/floor.rows"
-[ "$(wc -l <"$dir/floor.rows")" = 700 ] || fail "persist_floor stored $(wc -l <"$dir/floor.rows") node rows"
+[ -s "$dir/floor.rows" ] || fail "persist_floor stored no node_chunks rows"
+fnodes=$(sqlite3 "$dir/floor.db" \
+    "SELECT sum(json_array_length(nodes)) FROM node_chunks WHERE graph = $fgraph")
+[ "$fnodes" = 700 ] || fail "persist_floor's node_chunks hold $fnodes nodes"
 cmp -s "$dir/daemon.rows" "$dir/floor.rows" ||
-    fail "persist_floor's rows differ from the daemon's: $(diff "$dir/daemon.rows" "$dir/floor.rows" | head -n 5)"
+    fail "persist_floor's node_chunks differ from the daemon's: $(diff "$dir/daemon.rows" "$dir/floor.rows" | head -n 5)"
 [ "$(sqlite3 "$dir/floor.db" "PRAGMA user_version")" = "$(sqlite3 "$dir/db" "PRAGMA user_version")" ] ||
     fail "persist_floor's schema version differs from the daemon's"
 

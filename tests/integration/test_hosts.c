@@ -125,6 +125,29 @@ static void test_default_host_name(void **state)
     sc_it_daemon_destroy(d);
 }
 
+/* Takes a version-6 file back to the node_rows of version 5
+ * (schema/005_packed_rows.sql), rows and views included. */
+#define V6_TO_V5                                                                                   \
+    "CREATE TABLE node_rows (graph INTEGER NOT NULL, id INTEGER NOT NULL, kind TEXT NOT NULL,"     \
+    " stream INTEGER NOT NULL, name TEXT NOT NULL, attrs TEXT, succ TEXT,"                         \
+    " PRIMARY KEY (graph, id)) WITHOUT ROWID;"                                                     \
+    "INSERT INTO node_rows SELECT c.graph, c.lo + j.key, json_extract(j.value, '$[0]'),"           \
+    " json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'),"                               \
+    " json_extract(j.value, '$[3]'), CASE json_array_length(j.value, '$[4]') WHEN 0 THEN NULL"     \
+    " ELSE json_extract(j.value, '$[4]') END FROM node_chunks AS c, json_each(c.nodes) AS j"       \
+    " ORDER BY 1, 2;"                                                                              \
+    "DROP VIEW nodes; DROP VIEW edges; DROP TABLE node_chunks;"                                    \
+    "CREATE VIEW nodes (graph, id, kind, stream, name, num_blocks, threads_per_block, shared_mem," \
+    " dir, size_bytes, src_device, dst_device, value, grid_y, grid_z, block_y, block_z, event) AS" \
+    " SELECT graph, id, kind, stream, name, json_extract(attrs, '$[0]'),"                          \
+    " json_extract(attrs, '$[1]'), json_extract(attrs, '$[2]'), json_extract(attrs, '$[3]'),"      \
+    " json_extract(attrs, '$[4]'), json_extract(attrs, '$[5]'), json_extract(attrs, '$[6]'),"      \
+    " json_extract(attrs, '$[7]'), json_extract(attrs, '$[8]'), json_extract(attrs, '$[9]'),"      \
+    " json_extract(attrs, '$[10]'), json_extract(attrs, '$[11]'), json_extract(attrs, '$[12]')"    \
+    " FROM node_rows;"                                                                             \
+    "CREATE VIEW edges (graph, src, dst) AS SELECT n.graph, n.id, s.value"                         \
+    " FROM node_rows AS n, json_each(n.succ) AS s;"
+
 /* Takes a version-5 file back to the node and edge tables of version 4
  * (schema/002_cuda.sql, without its CHECKs), rows included. */
 #define V5_TO_V4                                                                                   \
@@ -140,17 +163,18 @@ static void test_default_host_name(void **state)
     "DROP VIEW nodes; DROP VIEW edges; DROP TABLE node_rows;"                                      \
     "ALTER TABLE nodes_v4 RENAME TO nodes; ALTER TABLE edges_v4 RENAME TO edges;"
 
-/* A version-4 database gets node_rows in place (schema/005_packed_rows.sql):
- * every graph reads back byte for byte as before. */
-static void test_upgrade_from_version_4(void **state)
+/* The graph.get text of each graph, a daemon stopped, the file taken back
+ * by `downgrade` with user_version `version`, the daemon started again:
+ * every graph reads back byte for byte, and the file is at the latest
+ * version with node_chunks rows. */
+static void check_upgrade(const char *downgrade, int version)
 {
-    (void)state;
     sc_it_daemon *d = sc_it_must_start(NULL);
     sc_it_conn *c = sc_it_must_connect(d);
     int64_t g[3];
     char *before[3];
     for (int i = 0; i < 3; i++) {
-        g[i] = sc_itg_capture_random(c, "v4", 200 + 100 * (uint32_t)i, 1 + 3 * (uint32_t)i,
+        g[i] = sc_itg_capture_random(c, "old", 200 + 100 * (uint32_t)i, 1 + 3 * (uint32_t)i,
                                      17 + (uint64_t)i);
         cJSON *get = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)g[i]);
         before[i] = sc_it_json_text(get);
@@ -160,9 +184,11 @@ static void test_upgrade_from_version_4(void **state)
     sc_it_must_stop(d);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(sc_it_daemon_db(d), &db), SQLITE_OK);
-    char *err = NULL;
-    if (sqlite3_exec(db, V5_TO_V4 "PRAGMA user_version = 4;", NULL, NULL, &err) != SQLITE_OK)
-        fail_msg("making a version-4 database: %s", err ? err : "?");
+    char *err = NULL, *sql = NULL;
+    assert_true(asprintf(&sql, "%sPRAGMA user_version = %d;", downgrade, version) > 0);
+    if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+        fail_msg("making a version-%d database: %s", version, err ? err : "?");
+    free(sql);
     sqlite3_close(db);
 
     sc_it_must_restart(d, NULL);
@@ -181,15 +207,36 @@ static void test_upgrade_from_version_4(void **state)
     sqlite3_stmt *st;
     assert_int_equal(sqlite3_prepare_v2(db,
                                         "SELECT (SELECT user_version FROM pragma_user_version),"
-                                        " (SELECT type FROM sqlite_master WHERE name = 'edges')",
+                                        " (SELECT type FROM sqlite_master WHERE name = 'edges'),"
+                                        " (SELECT count(*) FROM node_chunks),"
+                                        " (SELECT count(*) FROM sqlite_master"
+                                        "  WHERE name = 'node_rows')",
                                         -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 5);
+    assert_int_equal(sqlite3_column_int(st, 0), 6);
     assert_string_equal((const char *)sqlite3_column_text(st, 1), "view");
+    /* 900 nodes in runs of 16. */
+    assert_int_equal(sqlite3_column_int(st, 2), 13 + 19 + 25);
+    assert_int_equal(sqlite3_column_int(st, 3), 0);
     sqlite3_finalize(st);
     sqlite3_close(db);
     sc_it_daemon_destroy(d);
+}
+
+/* A version-5 database gets node_chunks in place (schema/006_node_chunks.sql). */
+static void test_upgrade_from_version_5(void **state)
+{
+    (void)state;
+    check_upgrade(V6_TO_V5, 5);
+}
+
+/* A version-4 database gets node_rows (schema/005_packed_rows.sql), then
+ * node_chunks, in place. */
+static void test_upgrade_from_version_4(void **state)
+{
+    (void)state;
+    check_upgrade(V6_TO_V5 V5_TO_V4, 4);
 }
 
 /* A version-3 database gets the host columns in place; its rows become
@@ -211,7 +258,8 @@ static void test_upgrade_from_version_3(void **state)
     if (sqlite3_exec(db,
                      "ALTER TABLE capture_log DROP COLUMN host;"
                      "ALTER TABLE graphs DROP COLUMN host;"
-                     "ALTER TABLE captures DROP COLUMN host;" V5_TO_V4 "PRAGMA user_version = 3;",
+                     "ALTER TABLE captures DROP COLUMN host;" V6_TO_V5 V5_TO_V4
+                     "PRAGMA user_version = 3;",
                      NULL, NULL, &err) != SQLITE_OK)
         fail_msg("making a version-3 database: %s", err ? err : "?");
     sqlite3_close(db);
@@ -233,7 +281,7 @@ static void test_upgrade_from_version_3(void **state)
                                         -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 5);
+    assert_int_equal(sqlite3_column_int(st, 0), 6);
     assert_string_equal((const char *)sqlite3_column_text(st, 1), "new");
     sqlite3_finalize(st);
     sqlite3_close(db);
@@ -270,6 +318,7 @@ int main(void)
         cmocka_unit_test(test_default_host_name),
         cmocka_unit_test(test_upgrade_from_version_3),
         cmocka_unit_test(test_upgrade_from_version_4),
+        cmocka_unit_test(test_upgrade_from_version_5),
         cmocka_unit_test(test_postgresql_uri_without_support),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -472,14 +472,14 @@ static void test_invalid_utf8_read_back(void **state)
                      SQLITE_OK);
     /* A stray continuation byte, a truncated sequence, an overlong '/',
      * an encoded surrogate, a byte that is never UTF-8. */
-    char *sql =
-        sqlite3_mprintf("UPDATE graphs SET label = CAST(X'62616480' || X'E282' || X'C0AF' AS TEXT) "
-                        "WHERE graph = %lld;"
-                        "UPDATE node_rows SET name = CAST(X'6BEDA080' || X'FF' || X'6B' AS TEXT) "
-                        "WHERE graph = %lld AND id = 0;"
-                        "UPDATE capture_log SET label = CAST(X'F4908080' || X'6C6F67' AS TEXT) "
-                        "WHERE graph = %lld;",
-                        g, g, g);
+    char *sql = sqlite3_mprintf(
+        "UPDATE graphs SET label = CAST(X'62616480' || X'E282' || X'C0AF' AS TEXT) "
+        "WHERE graph = %lld;"
+        "UPDATE node_chunks SET nodes = json_set(nodes, '$[0][2]',"
+        " CAST(X'6BEDA080' || X'FF' || X'6B' AS TEXT)) WHERE graph = %lld AND lo = 0;"
+        "UPDATE capture_log SET label = CAST(X'F4908080' || X'6C6F67' AS TEXT) "
+        "WHERE graph = %lld;",
+        g, g, g);
     char *err = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
         fail_msg("writing bad bytes into the database: %s", err ? err : "?");

@@ -866,9 +866,9 @@ static void test_query_plans(void **state)
     plan_of(db, "UPDATE capture_log SET outcome = 'lost' WHERE outcome = 'open'", plan,
             sizeof plan);
     assert_non_null(strstr(plan, "SEARCH capture_log USING INDEX capture_log_by_outcome"));
-    /* A graph's nodes and edges are its node_rows (schema/005_packed_rows.sql). */
-    plan_of(db, "DELETE FROM node_rows WHERE graph = ?1", plan, sizeof plan);
-    assert_non_null(strstr(plan, "SEARCH node_rows USING PRIMARY KEY (graph=?)"));
+    /* A graph's nodes and edges are its node_chunks (schema/006_node_chunks.sql). */
+    plan_of(db, "DELETE FROM node_chunks WHERE graph = ?1", plan, sizeof plan);
+    assert_non_null(strstr(plan, "SEARCH node_chunks USING PRIMARY KEY (graph=?)"));
     fx_db_close(conn);
 }
 
