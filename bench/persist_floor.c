@@ -9,8 +9,9 @@
  * stream).  The rows are the daemon's stored form for the schema's version:
  *
  *   6 and later (schema/006_node_chunks.sql): node_chunks rows, each a run
- *     of consecutive nodes as one JSON array text, cut where the daemon
- *     cuts them (daemon/store_sqlite_rows.c) and in its exact bytes;
+ *     of consecutive nodes (with their predecessors) as one JSON array
+ *     text, cut where the daemon cuts them (daemon/store_sqlite_rows.c)
+ *     and in its exact bytes;
  *   5 (schema/005_packed_rows.sql): one node_rows row per node, its
  *     attributes and successors packed as JSON arrays in the daemon's text;
  *   older: the version-4 nodes and edges rows.
@@ -48,7 +49,8 @@ typedef struct floor_node {
 typedef struct floor_graph {
     floor_node *nodes;
     uint32_t n_nodes;
-    uint64_t *edges; /* src << 32 | dst */
+    uint64_t *edges;    /* src << 32 | dst, ascending */
+    uint64_t *in_edges; /* dst << 32 | src, ascending: version 6 keeps predecessors */
     size_t n_edges, cap_edges;
     uint32_t stream_count;
 } floor_graph;
@@ -136,6 +138,12 @@ static void build_graph(floor_graph *g, uint32_t nodes, uint32_t streams, uint64
         head[s] = x;
     }
     qsort(g->edges, g->n_edges, sizeof(*g->edges), cmp_u64);
+    g->in_edges = malloc((g->n_edges ? g->n_edges : 1) * sizeof(*g->in_edges));
+    if (!g->in_edges)
+        die("out of memory", NULL);
+    for (size_t i = 0; i < g->n_edges; i++)
+        g->in_edges[i] = g->edges[i] << 32 | g->edges[i] >> 32;
+    qsort(g->in_edges, g->n_edges, sizeof(*g->in_edges), cmp_u64);
     for (uint32_t s = 0; s < streams; s++)
         g->stream_count += used[s];
     free(head);
@@ -306,19 +314,25 @@ static size_t attrs_text(const sc_wl_op *op, char *out)
     return (size_t)(p - out);
 }
 
-/* The edges leaving node id, found at *e in the sorted edge list (whose
- * position moves past them): how many. */
-static size_t out_edges(const floor_graph *g, uint32_t id, size_t *e)
+/* The edges whose high half is id, found at *e in a sorted edge list (edges
+ * or in_edges; the position moves past them): how many. */
+static size_t edge_run(const uint64_t *list, size_t n_edges, uint32_t id, size_t *e)
 {
     size_t first = *e;
-    while (*e < g->n_edges && g->edges[*e] >> 32 == id)
+    while (*e < n_edges && list[*e] >> 32 == id)
         (*e)++;
     return *e - first;
 }
 
-/* The destinations of edges[0 .. n-1] as a JSON array, [] for none (room:
- * 2 + 11 * n bytes); returns the new end. */
-static char *put_succ(char *p, const uint64_t *edges, size_t n)
+static size_t out_edges(const floor_graph *g, uint32_t id, size_t *e)
+{
+    return edge_run(g->edges, g->n_edges, id, e);
+}
+
+/* The low halves of edges[0 .. n-1] (the successors in edges, the
+ * predecessors in in_edges) as a JSON array, [] for none (room: 2 + 11 * n
+ * bytes); returns the new end. */
+static char *put_ids(char *p, const uint64_t *edges, size_t n)
 {
     *p++ = '[';
     for (size_t k = 0; k < n; k++)
@@ -441,7 +455,7 @@ static void insert_node_rows(sqlite3 *db, const floor_graph *g, int64_t gid)
                 if (!succ)
                     die("out of memory", NULL);
             }
-            char *p = put_succ(succ, g->edges + first, n);
+            char *p = put_ids(succ, g->edges + first, n);
             sqlite3_bind_text(s, 7, succ, (int)(p - succ), SQLITE_STATIC);
         }
         step(db, s);
@@ -485,10 +499,10 @@ static void put_node(chunk_text *t, const floor_graph *g, uint32_t id, size_t *e
     const sc_wl_op *op = &g->nodes[id].op;
     const char *kind = sc_wl_node_kind(op->kind);
     const char *name = op->name ? op->name : ""; /* the daemon's text for no name */
-    size_t first = *e, nsucc = out_edges(g, id, e);
+    size_t first = *e, npreds = edge_run(g->in_edges, g->n_edges, id, e);
     size_t kind_len = strlen(kind);
     /* Punctuation, the stream, a name all escapes, attrs, the ids. */
-    chunk_reserve(t, 16 + kind_len + 11 + 6 * strlen(name) + 256 + 11 * nsucc);
+    chunk_reserve(t, 16 + kind_len + 11 + 6 * strlen(name) + 256 + 11 * npreds);
     char *p = t->text + t->len;
     *p++ = '[';
     *p++ = '"';
@@ -506,7 +520,7 @@ static void put_node(chunk_text *t, const floor_graph *g, uint32_t id, size_t *e
     }
     p += alen;
     *p++ = ',';
-    p = put_succ(p, g->edges + first, nsucc);
+    p = put_ids(p, g->in_edges + first, npreds);
     *p++ = ']';
     *p++ = ',';
     t->len = (size_t)(p - t->text);
@@ -687,5 +701,6 @@ int main(int argc, char **argv)
                g.n_edges, ms);
     free(g.nodes);
     free(g.edges);
+    free(g.in_edges);
     return 0;
 }

@@ -400,6 +400,14 @@ int sc_capture_node(const sc_capture *cap, uint32_t id, sc_node *out)
     return sc_graph_node(cap->g, id, out);
 }
 
+int sc_capture_predecessors(const sc_capture *cap, uint32_t id, uint32_t *out, uint32_t max,
+                            uint32_t *count)
+{
+    if (!cap)
+        return SC_EINVAL;
+    return sc_graph_predecessors(cap->g, id, out, max, count);
+}
+
 size_t sc_capture_memory(const sc_capture *cap)
 {
     if (!cap)

@@ -620,6 +620,30 @@ int sc_graph_successors(const sc_graph *g, uint32_t id, const uint32_t **succ, u
     return 0;
 }
 
+int sc_graph_predecessors(const sc_graph *g, uint32_t id, uint32_t *out, uint32_t cap,
+                          uint32_t *count)
+{
+    if (!g || !count || (cap && !out))
+        return SC_EINVAL;
+    /* A hand-built graph has its predecessor lists from sealing on. */
+    if (!g->sealed && g->npairs)
+        return SC_EINVAL;
+    if (id >= g->node_count)
+        return SC_ENOTFOUND;
+    uint32_t start = sc_rec_at(g, id)->pred_start, end = sc_pred_end(g, id);
+    *count = end - start;
+    if (*count > cap)
+        return SC_ELIMIT;
+    /* Insertion sort: a node has a handful of predecessors. */
+    for (uint32_t k = 0; k < *count; k++) {
+        uint32_t v = *sc_pred_at(g, start + k), i = k;
+        for (; i > 0 && out[i - 1] > v; i--)
+            out[i] = out[i - 1];
+        out[i] = v;
+    }
+    return 0;
+}
+
 uint32_t sc_graph_stream_count(const sc_graph *g)
 {
     return g && g->sealed ? g->stream_count : 0;

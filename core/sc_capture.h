@@ -97,6 +97,10 @@ int sc_capture_stream_at(const sc_capture *cap, uint32_t i, uint32_t *stream, sc
 
 /** Read a node of the live session (same contract as sc_graph_node). */
 int sc_capture_node(const sc_capture *cap, uint32_t id, sc_node *out);
+/** A recorded node's predecessors, final once it is recorded (same
+ *  contract as sc_graph_predecessors). */
+int sc_capture_predecessors(const sc_capture *cap, uint32_t id, uint32_t *out, uint32_t max,
+                            uint32_t *count);
 /** Heap bytes held by the session (for limits and benchmarks). */
 size_t sc_capture_memory(const sc_capture *cap);
 

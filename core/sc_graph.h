@@ -193,6 +193,14 @@ int sc_graph_edge(const sc_graph *g, uint64_t i, uint32_t *src, uint32_t *dst);
  * Successors of `id`, ascending, as a pointer into the graph.  Sealed only.
  */
 int sc_graph_successors(const sc_graph *g, uint32_t id, const uint32_t **succ, uint32_t *count);
+/**
+ * Predecessors of `id`, ascending, copied into out[0 .. cap): *count is
+ * their number.  SC_ELIMIT (with *count set, nothing copied) when cap is
+ * smaller.  Sealed graphs, and graphs a capture is building (its nodes so
+ * far, whose predecessors are final once recorded).
+ */
+int sc_graph_predecessors(const sc_graph *g, uint32_t id, uint32_t *out, uint32_t cap,
+                          uint32_t *count);
 /** Number of distinct streams that own at least one node (sealed graphs; 0 before). */
 uint32_t sc_graph_stream_count(const sc_graph *g);
 

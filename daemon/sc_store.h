@@ -30,6 +30,7 @@
 
 #include <uv.h>
 
+#include "sc_capture.h"
 #include "sc_graph.h"
 
 #ifdef __cplusplus
@@ -169,6 +170,65 @@ int sc_store_defer_log_end(sc_store *st, int64_t session, const char *outcome, u
 int sc_store_commit_graph(sc_store *st, int64_t session, const sc_graph *g, uint32_t uid,
                           int64_t pid, const char *label, size_t label_len, int64_t created_ms,
                           sc_store_done_fn done, void *arg);
+
+/*
+ * Streaming a capture while it records.  Once a capture has recorded
+ * STORE_PART_NODES nodes past what it handed over, the daemon hands those
+ * nodes to the store as a part (their predecessors are final once
+ * recorded); the writer stores each part at once, in a transaction of its
+ * own, under a graph id it reserves in pending_graphs, so nothing of the
+ * graph is visible (schema/003_pending.sql).  capture.end then stores only
+ * what the parts did not, and the graph row that makes the graph visible;
+ * a capture that yields no graph has its parts removed.  A daemon killed
+ * meanwhile leaves rows that the next start deletes.
+ */
+#define SC_STORE_PART_NODES 32768u
+
+/** Recorded nodes lo .. lo + n - 1 copied out of a live capture, with their
+ *  predecessors (ascending per node) and names, owned by the part. */
+typedef struct sc_store_part {
+    uint32_t lo, n;
+    sc_node *nodes;     /* names point into `names` */
+    uint32_t *pred_off; /* n + 1 offsets into preds */
+    uint32_t *preds;
+    char *names;
+} sc_store_part;
+
+typedef struct sc_store_stream sc_store_stream;
+
+/** Whether the store's backend stores parts (SQLite does; PostgreSQL does
+ *  not, and its captures are stored at capture.end only). */
+bool sc_store_can_stream(const sc_store *st);
+/**
+ * A stream for the capture of `session`, which must have a log row.
+ * 0, SC_STORE_EINVAL (the backend does not stream), SC_STORE_ECLOSED or
+ * SC_STORE_ENOMEM.  It ends with sc_store_stream_commit() or
+ * sc_store_stream_drop(), whatever happens.
+ */
+int sc_store_stream_open(sc_store *st, int64_t session, sc_store_stream **out);
+/** The first node the next part must start at (what was handed over). */
+uint32_t sc_store_stream_next(const sc_store_stream *s);
+/**
+ * Copy the capture's nodes sc_store_stream_next(s) .. hi - 1 (recorded
+ * already) into a part and queue it for the writer.  0, or SC_STORE_ENOMEM
+ * / SC_STORE_ECLOSED / SC_STORE_EINVAL with nothing queued: the nodes are
+ * then stored by a later part or by the commit.
+ */
+int sc_store_stream_part(sc_store *st, sc_store_stream *s, const sc_capture *cap, uint32_t hi);
+/**
+ * sc_store_commit_graph() for a streamed capture, g its sealed graph: the
+ * rows the parts stored are kept, the rest is stored, and the graph is
+ * visible once the completion reports success.  Consumes the stream
+ * whatever it returns (on a failure to queue, what the parts stored is
+ * removed).
+ */
+int sc_store_stream_commit(sc_store *st, sc_store_stream *s, const sc_graph *g, uint32_t uid,
+                           int64_t pid, const char *label, size_t label_len, int64_t created_ms,
+                           sc_store_done_fn done, void *arg);
+/** Remove what the stream's parts stored (the capture yields no graph) and
+ *  consume it.  Cannot fail: what cannot be removed now is removed by the
+ *  next start. */
+void sc_store_stream_drop(sc_store *st, sc_store_stream *s);
 
 /**
  * Store a sealed graph that no session captured (graph.submit): its rows

@@ -73,11 +73,13 @@ typedef struct sc_store_be {
  * sqlite3_bind_pointer(stmt, i, g, STORE_GRAPH_PTR, NULL).  SQLITE_OK or
  * SQLite's error. */
 #define STORE_GRAPH_PTR "streamcap.sc_graph"
-/* Or a part of one, bound with STORE_RANGE_PTR: the nodes lo .. hi-1 and
- * the edges leaving them (a part of a chunked commit). */
+/* Or a range of one, bound with STORE_RANGE_PTR: the nodes lo .. hi-1 and
+ * the edges into them (a chunk of a chunked commit), or of a part of a
+ * streamed capture (sc_store_stream_part). */
 #define STORE_RANGE_PTR "streamcap.sc_graph_range"
 typedef struct store_rows_range {
-    const sc_graph *g;
+    const sc_graph *g;         /* the nodes of a sealed graph, */
+    const sc_store_part *part; /* or of a part (the other one NULL) */
     uint32_t lo, hi;
 } store_rows_range;
 int store_rows_register(sqlite3 *db);

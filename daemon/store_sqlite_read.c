@@ -103,8 +103,8 @@ static sqlite_reader *reader_open(const sc_store_be *st, int *fail, char *errbuf
                          &r->nodes);
     if (rc == SQLITE_OK)
         rc = sql_prepare(r->db,
-                         "SELECT c.lo + j.key, s.value FROM node_chunks AS c,"
-                         " json_each(c.nodes) AS j, json_each(j.value, '$[4]') AS s"
+                         "SELECT p.value, c.lo + j.key FROM node_chunks AS c,"
+                         " json_each(c.nodes) AS j, json_each(j.value, '$[4]') AS p"
                          " WHERE c.graph = ?1 ORDER BY c.lo",
                          &r->edges);
     /* length() of a column reads no overflow page: the blobs stay unread. */

@@ -1,8 +1,9 @@
 /*
- * store_sqlite_rows.c - a sealed graph's node_chunks rows
- * (schema/006_node_chunks.sql: runs of consecutive nodes, each run one JSON
- * text) as a table-valued function on the writer connection, so that
- * storing a graph is one INSERT ... SELECT of a few rows per page.
+ * store_sqlite_rows.c - the node_chunks rows of a sealed graph, or of a
+ * part of a capture still recording (schema/006_node_chunks.sql: runs of
+ * consecutive nodes, each run one JSON text), as a table-valued function on
+ * the writer connection, so that storing them is one INSERT ... SELECT of
+ * a few rows per page.
  *
  * SQLite's cost is per row, whatever the row holds: binding, the record,
  * the primary-key probe of a WITHOUT ROWID insert, the b-tree append.
@@ -35,13 +36,15 @@ enum { CHUNK_LO, CHUNK_NODES, CHUNK_GRAPH };
 
 typedef struct chunk_cursor {
     sqlite3_vtab_cursor base;
-    const sc_graph *g;
-    uint32_t next, hi; /* the first node not yet in a chunk; the end */
-    uint32_t lo;       /* the current chunk's first node */
+    store_rows_range src; /* lo and hi unused: next and hi below */
+    uint32_t next, hi;    /* the first node not yet in a chunk; the end */
+    uint32_t lo;          /* the current chunk's first node */
     bool eof;
     char *text; /* the current chunk, then the node that did not fit */
     size_t len, cap;
     size_t carry_off, carry_len; /* where that node's text is, and its length */
+    uint32_t *preds;             /* a sealed graph's node's predecessors */
+    uint32_t preds_cap;
 } chunk_cursor;
 
 static int chunks_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
@@ -104,6 +107,7 @@ static int chunks_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 static int chunks_close(sqlite3_vtab_cursor *cur)
 {
     sqlite3_free(((chunk_cursor *)cur)->text);
+    sqlite3_free(((chunk_cursor *)cur)->preds);
     sqlite3_free(cur);
     return SQLITE_OK;
 }
@@ -247,26 +251,57 @@ static char *put_name(char *p, const char *s, size_t len)
     return p;
 }
 
-/*
- * Append node id's element, [kind,stream,name,attrs,succ] with null for
- * no attributes and [] for no successors, then a comma: SQLITE_OK,
- * SQLITE_NOMEM, or SQLITE_INTERNAL (which stops the statement) when the
- * graph model fails.
- */
-static int put_node(chunk_cursor *c, uint32_t id)
+/* Node id of the source and its predecessors, ascending: SQLITE_OK,
+ * SQLITE_NOMEM, or SQLITE_INTERNAL (which stops the statement, its
+ * message set) when the graph model fails. */
+static int read_node(chunk_cursor *c, uint32_t id, sc_node *n, const uint32_t **preds,
+                     uint32_t *npreds)
 {
-    sc_node n;
-    const uint32_t *succ;
-    uint32_t nsucc;
-    if (sc_graph_node(c->g, id, &n) != 0 || sc_graph_successors(c->g, id, &succ, &nsucc) != 0) {
+    const sc_store_part *part = c->src.part;
+    if (part) {
+        uint32_t i = id - part->lo;
+        *n = part->nodes[i];
+        *preds = part->preds + part->pred_off[i];
+        *npreds = part->pred_off[i + 1] - part->pred_off[i];
+        return SQLITE_OK;
+    }
+    int rc = sc_graph_node(c->src.g, id, n);
+    if (rc == 0)
+        rc = sc_graph_predecessors(c->src.g, id, c->preds, c->preds_cap, npreds);
+    if (rc == SC_ELIMIT) {
+        uint32_t *p = sqlite3_realloc64(c->preds, (sqlite3_uint64)*npreds * sizeof *p);
+        if (!p)
+            return SQLITE_NOMEM;
+        c->preds = p;
+        c->preds_cap = *npreds;
+        rc = sc_graph_predecessors(c->src.g, id, c->preds, c->preds_cap, npreds);
+    }
+    if (rc != 0) {
         sqlite3_free(c->base.pVtab->zErrMsg);
         c->base.pVtab->zErrMsg = sqlite3_mprintf("graph node %u could not be read", id);
         return SQLITE_INTERNAL;
     }
+    *preds = c->preds;
+    return SQLITE_OK;
+}
+
+/*
+ * Append node id's element, [kind,stream,name,attrs,preds] with null for
+ * no attributes and [] for no predecessors, then a comma: SQLITE_OK or
+ * read_node's failure.
+ */
+static int put_node(chunk_cursor *c, uint32_t id)
+{
+    sc_node n;
+    const uint32_t *preds;
+    uint32_t npreds;
+    int rc = read_node(c, id, &n, &preds, &npreds);
+    if (rc != SQLITE_OK)
+        return rc;
     const char *kind = sc_cuda_kind_name((int)n.kind);
     size_t kind_len = strlen(kind), name_len = n.name ? n.name_len : 0;
     /* Punctuation, the stream, a name all escapes, attrs, the ids. */
-    size_t need = 16 + kind_len + 11 + 6 * name_len + ATTRS_MAX + 11 * (size_t)nsucc;
+    size_t need = 16 + kind_len + 11 + 6 * name_len + ATTRS_MAX + 11 * (size_t)npreds;
     if (text_reserve(c, need) != SQLITE_OK)
         return SQLITE_NOMEM;
     char *p = c->text + c->len;
@@ -287,9 +322,9 @@ static int put_node(chunk_cursor *c, uint32_t id)
     p += alen;
     *p++ = ',';
     *p++ = '[';
-    for (uint32_t k = 0; k < nsucc; k++)
-        p = put_u64(p, succ[k]);
-    if (nsucc)
+    for (uint32_t k = 0; k < npreds; k++)
+        p = put_u64(p, preds[k]);
+    if (npreds)
         p[-1] = ']';
     else
         *p++ = ']';
@@ -345,20 +380,23 @@ static int load_chunk(chunk_cursor *c)
     return SQLITE_OK;
 }
 
-/* The whole graph (STORE_GRAPH_PTR) or a range of it (STORE_RANGE_PTR). */
+/* The whole graph (STORE_GRAPH_PTR) or a range of a graph or of a part
+ * (STORE_RANGE_PTR); an empty range for anything else. */
 static void filter_range(sqlite3_value *v, store_rows_range *r)
 {
-    r->g = sqlite3_value_pointer(v, STORE_GRAPH_PTR);
-    if (r->g) {
-        r->lo = 0;
-        r->hi = sc_graph_node_count(r->g);
+    *r = (store_rows_range){0};
+    const sc_graph *g = sqlite3_value_pointer(v, STORE_GRAPH_PTR);
+    if (g) {
+        *r = (store_rows_range){.g = g, .lo = 0, .hi = sc_graph_node_count(g)};
         return;
     }
     const store_rows_range *part = sqlite3_value_pointer(v, STORE_RANGE_PTR);
-    if (part && part->g && part->lo <= part->hi && part->hi <= sc_graph_node_count(part->g))
+    if (!part || part->lo > part->hi || (part->g != NULL) == (part->part != NULL))
+        return;
+    if (part->g && part->hi <= sc_graph_node_count(part->g))
         *r = *part;
-    else
-        *r = (store_rows_range){0};
+    else if (part->part && part->lo >= part->part->lo && part->hi - part->part->lo <= part->part->n)
+        *r = *part;
 }
 
 static int chunks_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str, int argc,
@@ -369,9 +407,9 @@ static int chunks_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_
     store_rows_range r = {0};
     if (idx_num == 1 && argc == 1)
         filter_range(argv[0], &r);
-    c->g = r.g;
+    c->src = r;
     c->next = r.lo;
-    c->hi = r.g ? r.hi : r.lo;
+    c->hi = r.hi;
     c->carry_len = 0;
     c->eof = false;
     return load_chunk(c);

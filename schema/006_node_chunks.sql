@@ -8,13 +8,15 @@
 -- node (bench/RESULTS.md, "The writer's stored form").  A row now holds a
 -- run of consecutive nodes as one JSON array, element i being node lo + i:
 --
---     [kind, stream, name, attrs, succ]
+--     [kind, stream, name, attrs, preds]
 --
 -- attrs is the array version 5 kept in node_rows.attrs (num_blocks,
 -- threads_per_block, shared_mem, dir, size_bytes, src_device, dst_device,
 -- value, grid_y, grid_z, block_y, block_z, event; null where a value does
--- not apply, trailing nulls left out) or null; succ the ids of the nodes
--- that depend on this one, ascending ([] for none).  The daemon fills a run to
+-- not apply, trailing nulls left out) or null; preds the ids of the nodes
+-- this one depends on, ascending ([] for none).  A node's predecessors are
+-- known once it is recorded, so a capture still recording can store the
+-- nodes it has (daemon/sc_store.h, "Streaming").  The daemon fills a run to
 -- about 1,000 bytes, what a leaf of a 4,096-byte page keeps without an
 -- overflow page; the runs copied below are 16 nodes each.
 CREATE TABLE node_chunks (
@@ -24,16 +26,28 @@ CREATE TABLE node_chunks (
     PRIMARY KEY (graph, lo)
 ) WITHOUT ROWID;
 
--- The inner scan reads node_rows by its key, in id order, which is the
--- order json_group_array() keeps.
+-- Version 5 kept each node's successors; the edges by their destination
+-- give the predecessors, each node's one key range.  The inner scans read
+-- by key, in id order, which is the order json_group_array() keeps.
+CREATE TABLE preds_v5 (
+    graph INTEGER NOT NULL,
+    dst   INTEGER NOT NULL,
+    src   INTEGER NOT NULL,
+    PRIMARY KEY (graph, dst, src)
+) WITHOUT ROWID;
+INSERT INTO preds_v5 (graph, dst, src)
+SELECT n.graph, s.value, n.id FROM node_rows AS n, json_each(n.succ) AS s;
+
 INSERT INTO node_chunks (graph, lo, nodes)
 SELECT k.graph, k.lo,
        (SELECT json_group_array(json_array(r.kind, r.stream, r.name, json(r.attrs),
-                                           coalesce(json(r.succ), json_array())))
+                                           (SELECT json_group_array(p.src) FROM preds_v5 AS p
+                                            WHERE p.graph = r.graph AND p.dst = r.id)))
         FROM node_rows AS r
         WHERE r.graph = k.graph AND r.id >= k.lo AND r.id < k.lo + 16)
 FROM (SELECT DISTINCT graph, id - id % 16 AS lo FROM node_rows) AS k;
 
+DROP TABLE preds_v5;
 DROP VIEW nodes;
 DROP VIEW edges;
 DROP TABLE node_rows;
@@ -60,6 +74,6 @@ FROM node_chunks AS c, json_each(c.nodes) AS j
 GROUP BY c.graph, c.lo, j.key;
 
 CREATE VIEW edges (graph, src, dst) AS
-SELECT c.graph, c.lo + j.key, s.value
-FROM node_chunks AS c, json_each(c.nodes) AS j, json_each(j.value, '$[4]') AS s
-GROUP BY c.graph, c.lo, j.key, s.key;
+SELECT c.graph, p.value, c.lo + j.key
+FROM node_chunks AS c, json_each(c.nodes) AS j, json_each(j.value, '$[4]') AS p
+GROUP BY c.graph, c.lo, j.key, p.key;

@@ -131,11 +131,15 @@ static void test_default_host_name(void **state)
     "CREATE TABLE node_rows (graph INTEGER NOT NULL, id INTEGER NOT NULL, kind TEXT NOT NULL,"     \
     " stream INTEGER NOT NULL, name TEXT NOT NULL, attrs TEXT, succ TEXT,"                         \
     " PRIMARY KEY (graph, id)) WITHOUT ROWID;"                                                     \
+    "CREATE TABLE succ_v6 (graph INTEGER, src INTEGER, dst INTEGER,"                               \
+    " PRIMARY KEY (graph, src, dst)) WITHOUT ROWID;"                                               \
+    "INSERT INTO succ_v6 SELECT graph, src, dst FROM edges;"                                       \
     "INSERT INTO node_rows SELECT c.graph, c.lo + j.key, json_extract(j.value, '$[0]'),"           \
     " json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'),"                               \
-    " json_extract(j.value, '$[3]'), CASE json_array_length(j.value, '$[4]') WHEN 0 THEN NULL"     \
-    " ELSE json_extract(j.value, '$[4]') END FROM node_chunks AS c, json_each(c.nodes) AS j"       \
-    " ORDER BY 1, 2;"                                                                              \
+    " json_extract(j.value, '$[3]'), (SELECT json_group_array(e.dst) FROM succ_v6 AS e"            \
+    " WHERE e.graph = c.graph AND e.src = c.lo + j.key HAVING count(*) > 0)"                       \
+    " FROM node_chunks AS c, json_each(c.nodes) AS j ORDER BY 1, 2;"                               \
+    "DROP TABLE succ_v6;"                                                                          \
     "DROP VIEW nodes; DROP VIEW edges; DROP TABLE node_chunks;"                                    \
     "CREATE VIEW nodes (graph, id, kind, stream, name, num_blocks, threads_per_block, shared_mem," \
     " dir, size_bytes, src_device, dst_device, value, grid_y, grid_z, block_y, block_z, event) AS" \
