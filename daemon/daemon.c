@@ -26,6 +26,7 @@ void sc_config_defaults(sc_config *cfg)
     cfg->write_timeout_s = 30;
     cfg->max_live_nodes = 100000000;
     cfg->line_timeout_s = 30;
+    cfg->stream_nodes = SC_STORE_PART_NODES;
     cfg->conn_idle_timeout_s = 300;
     cfg->max_conn_output = (size_t)256 << 20;
     cfg->reply_budget = (size_t)512 << 20;

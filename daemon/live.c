@@ -390,12 +390,29 @@ static int reply_node(sc_req *r, uint32_t node)
     return sc_req_result_end(r, b);
 }
 
+/*
+ * Hand the nodes of a big capture to the store while it records
+ * (sc_store.h, "Streaming"), --stream-nodes at a time, so that its
+ * capture.end stores only the tail.  When the store cannot take a part
+ * now, the nodes wait for the next one, or for the end.
+ */
+static void stream_nodes(sc_daemon *d, sc_session *s)
+{
+    uint32_t n = sc_capture_node_count(s->cap), every = d->cfg.stream_nodes;
+    if (!every || n - sc_store_stream_next(s->stream) < every || !sc_store_can_stream(d->store))
+        return;
+    if (!s->stream && sc_store_stream_open(d->store, (int64_t)s->id, sc_now_ms(), &s->stream) != 0)
+        return;
+    (void)sc_store_stream_part(d->store, s->stream, s->cap, n);
+}
+
 /* The reply of a record op; a new node counts against the quotas at once. */
 static int recorded(sc_req *r, sc_session *s, int rc, uint32_t stream, uint32_t node)
 {
     if (rc)
         return capture_fail(r, rc, stream);
     sc_sessions_set_nodes(&r->d->sessions, s, sc_capture_node_count(s->cap));
+    stream_nodes(r->d, s);
     return reply_node(r, node);
 }
 
@@ -634,7 +651,12 @@ int sc_h_capture_end(sc_req *r)
     int rc;
     if (e->core_rc != 0)
         rc = sc_log_end_then(d, s, "failed", nodes, session_logged, e);
-    else
+    else if (s->stream) {
+        sc_store_stream *st = s->stream;
+        s->stream = NULL; /* consumed, whatever the commit returns */
+        rc = sc_store_stream_commit(d->store, st, e->g, s->uid, s->pid, s->label, s->label_len,
+                                    sc_now_ms(), graph_committed, e);
+    } else
         rc = sc_store_commit_graph(d->store, (int64_t)s->id, e->g, s->uid, s->pid, s->label,
                                    s->label_len, sc_now_ms(), graph_committed, e);
     if (rc != 0) {

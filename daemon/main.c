@@ -61,6 +61,10 @@ static void usage(FILE *out)
             "  --sync full|normal         full: an acknowledged graph survives power loss;\n"
             "                             normal: faster, survives a daemon crash only\n"
             "                             (default full)\n"
+            "  --stream-nodes N           store a capture's nodes N at a time while it\n"
+            "                             records, so that capture.end of a big graph\n"
+            "                             stores only the rest (default 32768; 0: all at\n"
+            "                             capture.end; default-mode sessions on SQLite)\n"
             "  --graph-cache BYTES        memory for stored graphs kept hot with their\n"
             "                             reachability index; K, M, G suffixes allowed\n"
             "                             (default 512M)\n"
@@ -158,6 +162,7 @@ static bool known_option(const char *a)
                                         "--busy-timeout",
                                         "--test-max-page-count",
                                         "--sync",
+                                        "--stream-nodes",
                                         "--log-level"};
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (!strcmp(a, names[i]))
@@ -280,6 +285,15 @@ static int parse_args(int argc, char **argv, sc_config *cfg)
             }
             *(!strcmp(a, "--reply-budget") ? &cfg->reply_budget : &cfg->max_conn_output) =
                 (size_t)n;
+        } else if (!strcmp(a, "--stream-nodes")) {
+            if (parse_ull(a, v, 10, 0, UINT32_MAX, &n))
+                return -1;
+            /* Parts smaller than this cost more transactions than they save. */
+            if (n != 0 && n < 1024) {
+                fprintf(stderr, "streamcapd: --stream-nodes: 0 or at least 1024\n");
+                return -1;
+            }
+            cfg->stream_nodes = (uint32_t)n;
         } else if (!strcmp(a, "--line-timeout")) {
             if (parse_ull(a, v, 10, 1, 86400, &n))
                 return -1;

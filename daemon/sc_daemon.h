@@ -50,6 +50,9 @@ typedef struct sc_config {
     size_t max_conn_output;       /* reply bytes one connection may have pending */
     size_t reply_budget;          /* reply bytes all connections together may have pending */
     bool sync_full;
+    /* A default-mode capture hands its nodes to the writer every this many
+     * while it records (sc_store.h, "Streaming"); 0: only at capture.end. */
+    uint32_t stream_nodes;
     int busy_timeout_ms;
     size_t graph_cache_bytes;
     int64_t test_max_page_count;
@@ -81,6 +84,9 @@ struct sc_session {
     char *label;
     size_t label_len;
     sc_capture *cap; /* the default mode; NULL in cuda mode */
+    /* The default mode: the capture's nodes handed to the store as it
+     * records, once it is big (sc_store.h, "Streaming"); NULL before. */
+    sc_store_stream *stream;
     /* Cuda mode (docs/cuda-semantics.md), NULL in the default mode: the
      * session lives on across captures; cuda_nodes counts the nodes of its
      * captures not yet ended (the node limit), calls the notes above. */

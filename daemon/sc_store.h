@@ -71,6 +71,7 @@ enum sc_store_rc {
     SC_STORE_ECLOSED = -303,   /* store is closing; job not queued */
     SC_STORE_ENOMEM = -304,    /* out of memory, the daemon's or SQLite's: never EIO */
     SC_STORE_EINVAL = -305,    /* bad argument: NULL, unsealed graph, unknown outcome */
+    SC_STORE_EBUSY = -306,     /* not now: queued stream parts hold their most memory */
 };
 
 typedef struct sc_store_result {
@@ -173,7 +174,8 @@ int sc_store_commit_graph(sc_store *st, int64_t session, const sc_graph *g, uint
 
 /*
  * Streaming a capture while it records.  Once a capture has recorded
- * STORE_PART_NODES nodes past what it handed over, the daemon hands those
+ * enough nodes past what it handed over (SC_STORE_PART_NODES unless
+ * streamcapd's --stream-nodes says otherwise), the daemon hands those
  * nodes to the store as a part (their predecessors are final once
  * recorded); the writer stores each part at once, in a transaction of its
  * own, under a graph id it reserves in pending_graphs, so nothing of the
@@ -182,12 +184,13 @@ int sc_store_commit_graph(sc_store *st, int64_t session, const sc_graph *g, uint
  * a capture that yields no graph has its parts removed.  A daemon killed
  * meanwhile leaves rows that the next start deletes.
  */
-#define SC_STORE_PART_NODES 32768u
+#define SC_STORE_PART_NODES 32768u /* the default part */
 
 /** Recorded nodes lo .. lo + n - 1 copied out of a live capture, with their
  *  predecessors (ascending per node) and names, owned by the part. */
 typedef struct sc_store_part {
     uint32_t lo, n;
+    size_t bytes;       /* heap bytes held, counted against the queued parts' bound */
     sc_node *nodes;     /* names point into `names` */
     uint32_t *pred_off; /* n + 1 offsets into preds */
     uint32_t *preds;
@@ -200,18 +203,20 @@ typedef struct sc_store_stream sc_store_stream;
  *  not, and its captures are stored at capture.end only). */
 bool sc_store_can_stream(const sc_store *st);
 /**
- * A stream for the capture of `session`, which must have a log row.
- * 0, SC_STORE_EINVAL (the backend does not stream), SC_STORE_ECLOSED or
+ * A stream for the capture of `session`, which must have a log row;
+ * `started_ms` is the Unix time the graph's pending row shows.  0,
+ * SC_STORE_EINVAL (the backend does not stream), SC_STORE_ECLOSED or
  * SC_STORE_ENOMEM.  It ends with sc_store_stream_commit() or
- * sc_store_stream_drop(), whatever happens.
+ * sc_store_stream_drop(), whatever happens, before the store closes.
  */
-int sc_store_stream_open(sc_store *st, int64_t session, sc_store_stream **out);
+int sc_store_stream_open(sc_store *st, int64_t session, int64_t started_ms, sc_store_stream **out);
 /** The first node the next part must start at (what was handed over). */
 uint32_t sc_store_stream_next(const sc_store_stream *s);
 /**
  * Copy the capture's nodes sc_store_stream_next(s) .. hi - 1 (recorded
- * already) into a part and queue it for the writer.  0, or SC_STORE_ENOMEM
- * / SC_STORE_ECLOSED / SC_STORE_EINVAL with nothing queued: the nodes are
+ * already) into a part and queue it for the writer.  0, or SC_STORE_EBUSY
+ * (the parts queued already hold the most memory they may), SC_STORE_ENOMEM,
+ * SC_STORE_ECLOSED or SC_STORE_EINVAL with nothing queued: the nodes are
  * then stored by a later part or by the commit.
  */
 int sc_store_stream_part(sc_store *st, sc_store_stream *s, const sc_capture *cap, uint32_t hi);
@@ -226,9 +231,9 @@ int sc_store_stream_commit(sc_store *st, sc_store_stream *s, const sc_graph *g, 
                            int64_t pid, const char *label, size_t label_len, int64_t created_ms,
                            sc_store_done_fn done, void *arg);
 /** Remove what the stream's parts stored (the capture yields no graph) and
- *  consume it.  Cannot fail: what cannot be removed now is removed by the
- *  next start. */
-void sc_store_stream_drop(sc_store *st, sc_store_stream *s);
+ *  consume it; NULL is a no-op.  Cannot fail: what cannot be removed now is
+ *  removed by the next start. */
+void sc_store_stream_drop(sc_store_stream *s);
 
 /**
  * Store a sealed graph that no session captured (graph.submit): its rows

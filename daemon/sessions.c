@@ -28,6 +28,8 @@ void sc_session_free(sc_session *s)
     if (!s)
         return;
     sc_capture_destroy(s->cap);
+    /* A capture that yields no graph: what its parts stored goes. */
+    sc_store_stream_drop(s->stream);
     sc_cuda_destroy(s->cu);
     while (s->calls) {
         sc_call_note *next = s->calls->next;

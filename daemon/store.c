@@ -27,6 +27,7 @@ STORE_E_IN_RANGE(SC_STORE_EIO);
 STORE_E_IN_RANGE(SC_STORE_ECLOSED);
 STORE_E_IN_RANGE(SC_STORE_ENOMEM);
 STORE_E_IN_RANGE(SC_STORE_EINVAL);
+STORE_E_IN_RANGE(SC_STORE_EBUSY);
 _Static_assert(SC_STORE_E__MIN <= SC_STORE_E__MAX && SC_STORE_E__MAX < SC_STORE_OK,
                "store range must be negative");
 _Static_assert(SC_RANGES_DISJOINT(SC_STORE_E__MIN, SC_STORE_E__MAX, SC_E__MIN, SC_E__MAX),
@@ -43,6 +44,8 @@ static int64_t job_session(const store_job *j)
     case SC_STORE_JOB_COMMIT_GRAPH:
         return j->u.commit.submitted ? 0 : j->u.commit.session;
     case SC_STORE_JOB_COMMIT_CAPTURE:
+    case SC_STORE_JOB_STREAM_PART:
+    case SC_STORE_JOB_STREAM_DROP:
         return j->u.commit.session;
     case SC_STORE_JOB_LOG_OPEN:
     case SC_STORE_JOB_DELETE_GRAPH:
@@ -159,8 +162,17 @@ static void *writer_main(void *p)
 
 /* ---- loop side ---- */
 
-static void job_free(store_job *j)
+/* A delivered job, with what it owns: a part its part, the last job of a
+ * stream (its commit or its drop) the stream. */
+static void job_free(sc_store *st, store_job *j)
 {
+    if (j->type == SC_STORE_JOB_STREAM_PART)
+        store_part_free(st, (sc_store_part *)j->u.commit.part);
+    else if ((j->type == SC_STORE_JOB_COMMIT_GRAPH || j->type == SC_STORE_JOB_STREAM_DROP) &&
+             j->u.commit.stream) {
+        free(j->u.commit.stream->drop);
+        free(j->u.commit.stream);
+    }
     free(j->errmsg);
     free(j);
 }
@@ -230,7 +242,7 @@ static void deliver(sc_store *st)
             res.errmsg = j->errmsg ? j->errmsg : "storage error";
         if (j->done)
             j->done(j->arg, &res);
-        job_free(j);
+        job_free(st, j);
         /* Keep the loop alive exactly while writes are outstanding. */
         if (--st->pending == 0)
             uv_unref((uv_handle_t *)st->async);
@@ -248,7 +260,7 @@ static void free_handle(uv_handle_t *h)
     free(h);
 }
 
-static int submit(sc_store *st, store_job *j)
+void store_submit(sc_store *st, store_job *j)
 {
     pthread_mutex_lock(&st->mu);
     if (st->queue_tail)
@@ -260,11 +272,16 @@ static int submit(sc_store *st, store_job *j)
     pthread_mutex_unlock(&st->mu);
     if (st->pending++ == 0)
         uv_ref((uv_handle_t *)st->async);
+}
+
+static int submit(sc_store *st, store_job *j)
+{
+    store_submit(st, j);
     return 0;
 }
 
-static store_job *job_new(sc_store *st, enum sc_store_job_type type, size_t extra,
-                          sc_store_done_fn done, void *arg, int *rc)
+store_job *store_job_new(sc_store *st, enum sc_store_job_type type, size_t extra,
+                         sc_store_done_fn done, void *arg, int *rc)
 {
     if (!st) {
         *rc = SC_STORE_EINVAL;
@@ -307,7 +324,7 @@ int sc_store_log_open_as(sc_store *st, const char *semantics, uint32_t uid, int6
         label_len = 0;
     if (label_len > SIZE_MAX / 2)
         return SC_STORE_EINVAL;
-    store_job *j = job_new(st, SC_STORE_JOB_LOG_OPEN, label_len + 1, done, arg, &rc);
+    store_job *j = store_job_new(st, SC_STORE_JOB_LOG_OPEN, label_len + 1, done, arg, &rc);
     if (!j)
         return rc;
     char *copy = (char *)(j + 1);
@@ -340,7 +357,7 @@ static int log_end(sc_store *st, int64_t session, const char *outcome, uint32_t 
     if (!word)
         return SC_STORE_EINVAL;
     int rc;
-    store_job *j = job_new(st, SC_STORE_JOB_LOG_END, 0, done, arg, &rc);
+    store_job *j = store_job_new(st, SC_STORE_JOB_LOG_END, 0, done, arg, &rc);
     if (!j)
         return rc;
     j->u.end.session = session;
@@ -382,16 +399,14 @@ int sc_store_defer_log_end(sc_store *st, int64_t session, const char *outcome, u
     return 0;
 }
 
-int sc_store_commit_graph(sc_store *st, int64_t session, const sc_graph *g, uint32_t uid,
-                          int64_t pid, const char *label, size_t label_len, int64_t created_ms,
-                          sc_store_done_fn done, void *arg)
+store_job *store_commit_job(sc_store *st, enum sc_store_job_type type, int64_t session,
+                            const sc_graph *g, uint32_t uid, int64_t pid, const char *label,
+                            size_t label_len, int64_t created_ms, sc_store_done_fn done, void *arg,
+                            int *rc)
 {
-    if (!g || !sc_graph_is_sealed(g))
-        return SC_STORE_EINVAL;
-    int rc;
-    store_job *j = job_new(st, SC_STORE_JOB_COMMIT_GRAPH, 0, done, arg, &rc);
+    store_job *j = store_job_new(st, type, 0, done, arg, rc);
     if (!j)
-        return rc;
+        return NULL;
     j->u.commit.session = session;
     j->u.commit.g = g;
     j->u.commit.uid = uid;
@@ -399,7 +414,19 @@ int sc_store_commit_graph(sc_store *st, int64_t session, const sc_graph *g, uint
     j->u.commit.label = label;
     j->u.commit.label_len = label ? label_len : 0;
     j->u.commit.created_ms = created_ms;
-    return submit(st, j);
+    return j;
+}
+
+int sc_store_commit_graph(sc_store *st, int64_t session, const sc_graph *g, uint32_t uid,
+                          int64_t pid, const char *label, size_t label_len, int64_t created_ms,
+                          sc_store_done_fn done, void *arg)
+{
+    if (!g || !sc_graph_is_sealed(g))
+        return SC_STORE_EINVAL;
+    int rc;
+    store_job *j = store_commit_job(st, SC_STORE_JOB_COMMIT_GRAPH, session, g, uid, pid, label,
+                                    label_len, created_ms, done, arg, &rc);
+    return j ? submit(st, j) : rc;
 }
 
 int sc_store_submit_graph(sc_store *st, const sc_graph *g, uint32_t uid, int64_t pid,
@@ -409,17 +436,11 @@ int sc_store_submit_graph(sc_store *st, const sc_graph *g, uint32_t uid, int64_t
     if (!g || !sc_graph_is_sealed(g))
         return SC_STORE_EINVAL;
     int rc;
-    store_job *j = job_new(st, SC_STORE_JOB_COMMIT_GRAPH, 0, done, arg, &rc);
+    store_job *j = store_commit_job(st, SC_STORE_JOB_COMMIT_GRAPH, 0, g, uid, pid, label, label_len,
+                                    created_ms, done, arg, &rc);
     if (!j)
         return rc;
-    j->u.commit.session = 0;
     j->u.commit.submitted = true;
-    j->u.commit.g = g;
-    j->u.commit.uid = uid;
-    j->u.commit.pid = pid;
-    j->u.commit.label = label;
-    j->u.commit.label_len = label ? label_len : 0;
-    j->u.commit.created_ms = created_ms;
     return submit(st, j);
 }
 
@@ -435,16 +456,10 @@ int sc_store_commit_capture(sc_store *st, int64_t session, const sc_store_captur
          strcmp(cap->outcome, "discarded") != 0))
         return SC_STORE_EINVAL;
     int rc;
-    store_job *j = job_new(st, SC_STORE_JOB_COMMIT_CAPTURE, 0, done, arg, &rc);
+    store_job *j = store_commit_job(st, SC_STORE_JOB_COMMIT_CAPTURE, session, g, uid, pid, label,
+                                    label_len, ended_ms, done, arg, &rc);
     if (!j)
         return rc;
-    j->u.commit.session = session;
-    j->u.commit.g = g;
-    j->u.commit.uid = uid;
-    j->u.commit.pid = pid;
-    j->u.commit.label = label;
-    j->u.commit.label_len = label ? label_len : 0;
-    j->u.commit.created_ms = ended_ms;
     j->u.commit.cap = *cap;
     return submit(st, j);
 }
@@ -471,7 +486,7 @@ int sc_store_delete_graph(sc_store *st, int64_t graph, int64_t deleted_ms, sc_st
                           void *arg)
 {
     int rc;
-    store_job *j = job_new(st, SC_STORE_JOB_DELETE_GRAPH, 0, done, arg, &rc);
+    store_job *j = store_job_new(st, SC_STORE_JOB_DELETE_GRAPH, 0, done, arg, &rc);
     if (!j)
         return rc;
     j->u.del.graph = graph;

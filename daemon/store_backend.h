@@ -59,6 +59,8 @@ enum sc_store_job_type {
     SC_STORE_JOB_COMMIT_GRAPH,   /* a session's graph (or graph.submit's) */
     SC_STORE_JOB_DELETE_GRAPH,   /* graph.delete */
     SC_STORE_JOB_COMMIT_CAPTURE, /* a cuda-mode capture row (+ graph) */
+    SC_STORE_JOB_STREAM_PART,    /* generic: a part of a streamed capture */
+    SC_STORE_JOB_STREAM_DROP,    /* generic: remove what a stream's parts stored */
 };
 
 /*
@@ -115,6 +117,12 @@ typedef struct sc_store_job {
             int64_t pending_gid;
             uint32_t next_node;
             uint32_t chunk_nodes;
+            /* A streamed capture (sc_store.h, "Streaming"): the commit, a
+             * part or the drop of `stream` (generic).  A part job is
+             * written by write_chunk with `part` as the nodes, g NULL. */
+            sc_store_stream *stream;
+            const sc_store_part *part;
+            bool stream_taken; /* the commit took over what the parts stored */
         } commit;
         struct {
             int64_t graph;
@@ -184,6 +192,8 @@ enum {
 
 typedef struct sc_store_backend {
     const char *name; /* "sqlite", "postgresql": server.info's backend */
+    /* write_chunk takes part jobs: captures may be streamed. */
+    bool streams;
 
     /*
      * Connect the writer's connection to cfg->path, take whatever lock
@@ -250,8 +260,9 @@ typedef struct sc_store_backend {
      * first one (u.commit.pending_gid 0) check the session's row as write
      * does (ENOTFOUND, nothing written) and reserve a graph id, invisible
      * to every reader until the last transaction, setting pending_gid;
-     * then store nodes [lo, hi) of u.commit.g and the edges leaving them.
-     * 0, ENOTFOUND, EIO or ENOMEM (err set).
+     * then store nodes [lo, hi) of u.commit.g and the edges into them, or,
+     * for a part job (streams set), of u.commit.part.  0, ENOTFOUND, EIO
+     * or ENOMEM (err set).
      */
     int (*write_chunk)(sc_store_be *be, sc_store_job *j, uint32_t lo, uint32_t hi, char *err,
                        size_t errlen);

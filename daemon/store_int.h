@@ -50,7 +50,8 @@ struct sc_store {
     /* Per owner, sorted by uid: few entries (one per user who stored). */
     store_uid_count *uid_counts;
     size_t n_uid_counts, cap_uid_counts;
-    uint64_t pending; /* write jobs queued and not yet delivered */
+    uint64_t pending;  /* write jobs queued and not yet delivered */
+    size_t part_bytes; /* heap bytes of the stream parts not yet delivered */
     /* Final log rows refused during a stop (sc_store_defer_log_end). */
     sc_store_log_row *deferred;
     size_t n_deferred, cap_deferred;
@@ -85,6 +86,43 @@ struct sc_store {
 #define STORE_CHUNK_ROWS        65536u
 #define STORE_CHUNK_MS          25u
 #define STORE_CHUNK_FIRST_NODES 16384u
+/*
+ * A streamed capture (sc_store.h).  `next` is the loop's: the first node
+ * the next part starts at.  The rest is the writer's, read and written
+ * only by the jobs that name the stream, which run in queue order (they
+ * share the session); the loop frees the stream when its last job, the
+ * commit or the drop, is delivered.
+ */
+struct sc_store_stream {
+    sc_store *st;
+    int64_t session;
+    int64_t started_ms; /* pending_graphs.started_at */
+    uint32_t next;
+    store_job *drop; /* allocated with the stream, so that dropping cannot fail */
+    /* Writer thread. */
+    int64_t gid;     /* reserved by the first part stored; 0 before */
+    uint32_t stored; /* parts stored: nodes 0 .. stored - 1 */
+    bool failed;     /* a part was not stored: the commit starts over */
+};
+
+/* The most heap bytes the parts queued for the writer hold together (the
+ * nodes are in their captures as well): past it a part waits, and its
+ * nodes go with a later one, or with the commit. */
+#define STORE_PART_BYTES_MAX (64u << 20)
+
+/* store.c: a new job (ECLOSED while the store closes), and its queueing. */
+store_job *store_job_new(sc_store *st, enum sc_store_job_type type, size_t extra,
+                         sc_store_done_fn done, void *arg, int *rc);
+void store_submit(sc_store *st, store_job *j);
+/* A new commit job (COMMIT_GRAPH or COMMIT_CAPTURE) with its arguments
+ * set; NULL with *rc set as store_job_new does. */
+store_job *store_commit_job(sc_store *st, enum sc_store_job_type type, int64_t session,
+                            const sc_graph *g, uint32_t uid, int64_t pid, const char *label,
+                            size_t label_len, int64_t created_ms, sc_store_done_fn done, void *arg,
+                            int *rc);
+/* Free a part, and give its bytes back to st->part_bytes (store_stream.c). */
+void store_part_free(sc_store *st, sc_store_part *p);
+
 /* store_txn.c, the writer thread's side of the backend.  True for a job
  * that store_txn_step() must run instead of a batch. */
 bool store_txn_chunked(const store_job *j);

@@ -1169,6 +1169,9 @@ static int pg_write(sc_store_be *be, sc_store_job *j, char *err, size_t len)
         return delete_graph(be, j, err, len);
     case SC_STORE_JOB_COMMIT_CAPTURE:
         return commit_capture(be, j, err, len);
+    case SC_STORE_JOB_STREAM_PART: /* never: this backend does not stream */
+    case SC_STORE_JOB_STREAM_DROP:
+        break;
     }
     set_err(err, len, "unknown write job", NULL);
     return SC_STORE_EINVAL;

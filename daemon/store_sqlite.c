@@ -390,6 +390,7 @@ static int sqlite_open(const sc_store_config *cfg, sc_store_be **out, char *errb
 
 const sc_store_backend sc_store_sqlite_backend = {
     .name = "sqlite",
+    .streams = true,
     .open = sqlite_open,
     .migrate = sqlite_migrate,
     .count_graphs = sqlite_count_graphs,

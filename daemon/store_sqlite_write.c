@@ -598,7 +598,11 @@ static int run_job(store_writer *w, store_job *j)
         return run_delete_graph(w, j);
     case SC_STORE_JOB_COMMIT_CAPTURE:
         return run_commit_capture(w, j);
+    case SC_STORE_JOB_STREAM_PART: /* the generic writer's, through write_chunk */
+    case SC_STORE_JOB_STREAM_DROP:
+        break;
     }
+    w->why = "not a job for write";
     return SC_STORE_EIO;
 }
 
@@ -775,7 +779,7 @@ int store_sqlite_write_chunk(sc_store_be *w, sc_store_job *j, uint32_t lo, uint3
             return fail_code(w, err, len);
         j->u.commit.pending_gid = gid;
     }
-    store_rows_range r = {.g = j->u.commit.g, .lo = lo, .hi = hi};
+    store_rows_range r = {.g = j->u.commit.g, .part = j->u.commit.part, .lo = lo, .hi = hi};
     if (sql_insert_range(w->node_insert, &r, gid) != SQLITE_OK)
         return fail_code(w, err, len);
     return 0;

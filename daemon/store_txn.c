@@ -109,6 +109,10 @@ void store_txn_run_batch(sc_store *st, store_job *batch, sc_store_stats *delta)
 
 bool store_txn_chunked(const store_job *j)
 {
+    /* A stream's jobs run one at a time and in order, as chunks do. */
+    if (j->type == SC_STORE_JOB_STREAM_PART || j->type == SC_STORE_JOB_STREAM_DROP ||
+        (j->type == SC_STORE_JOB_COMMIT_GRAPH && j->u.commit.stream))
+        return true;
     if ((j->type != SC_STORE_JOB_COMMIT_GRAPH && j->type != SC_STORE_JOB_COMMIT_CAPTURE) ||
         !j->u.commit.g)
         return false;
@@ -128,14 +132,13 @@ static uint64_t mono_us(void)
  * with the reservation.  TXN_OK, with j->rc set when the session check
  * refused; otherwise nothing of this chunk is stored and err says why.
  */
-static int chunk_txn(sc_store *st, store_job *j, char *err, size_t len, int *fail)
+static int chunk_range_txn(sc_store *st, store_job *j, uint32_t lo, uint32_t hi, char *err,
+                           size_t len, int *fail)
 {
     const sc_store_backend *ops = st->ops;
     if ((*fail = ops->begin(st->be, SC_STORE_TXN_UNACKED, err, len)) != 0)
         return TXN_BEGIN_FAILED;
     int64_t reserved = j->u.commit.pending_gid;
-    uint32_t n = sc_graph_node_count(j->u.commit.g), lo = j->u.commit.next_node;
-    uint32_t hi = n - lo > j->u.commit.chunk_nodes ? lo + j->u.commit.chunk_nodes : n;
     int rc = ops->write_chunk(st->be, j, lo, hi, err, len);
     if (rc == SC_STORE_ENOTFOUND) {
         ops->rollback(st->be);
@@ -151,8 +154,18 @@ static int chunk_txn(sc_store *st, store_job *j, char *err, size_t len, int *fai
         *fail = rc;
         return TXN_FAILED;
     }
-    j->u.commit.next_node = hi;
     return TXN_OK;
+}
+
+/* The next chunk of a chunked commit, as chunk_range_txn. */
+static int chunk_txn(sc_store *st, store_job *j, char *err, size_t len, int *fail)
+{
+    uint32_t n = sc_graph_node_count(j->u.commit.g), lo = j->u.commit.next_node;
+    uint32_t hi = n - lo > j->u.commit.chunk_nodes ? lo + j->u.commit.chunk_nodes : n;
+    int r = chunk_range_txn(st, j, lo, hi, err, len, fail);
+    if (r == TXN_OK && j->rc == 0)
+        j->u.commit.next_node = hi;
+    return r;
 }
 
 /* Size the next chunk so that it takes about STORE_CHUNK_MS. */
@@ -167,11 +180,65 @@ static void adapt_chunk(store_job *j, uint64_t took_us)
     j->u.commit.chunk_nodes = (uint32_t)(c < least ? least : c > most ? most : c);
 }
 
+/*
+ * A part of a streamed capture in a transaction of its own, the first one
+ * reserving the graph id.  A part that fails (or does not follow the last
+ * one stored) marks the stream failed: the later parts are skipped and the
+ * commit stores the whole graph again.
+ */
+static void part_step(sc_store *st, store_job *j, sc_store_stats *delta)
+{
+    sc_store_stream *s = j->u.commit.stream;
+    const sc_store_part *p = j->u.commit.part;
+    char err[512];
+    int fail;
+    if (s->failed || p->lo != s->stored)
+        goto failed;
+    j->u.commit.pending_gid = s->gid;
+    int r = chunk_range_txn(st, j, p->lo, p->lo + p->n, err, sizeof err, &fail);
+    if (r != TXN_OK || j->rc != 0)
+        goto failed;
+    s->gid = j->u.commit.pending_gid;
+    s->stored = p->lo + p->n;
+    delta->transactions++;
+    return;
+failed:
+    s->failed = true;
+    j->rc = 0;
+}
+
+/* The commit of a streamed capture takes over what its parts stored, or,
+ * when one failed, removes it and starts over. */
+static void take_stream(sc_store *st, store_job *j)
+{
+    sc_store_stream *s = j->u.commit.stream;
+    if (!s || j->u.commit.stream_taken)
+        return;
+    j->u.commit.stream_taken = true;
+    if (s->failed) {
+        if (s->gid)
+            st->ops->drop_chunks(st->be, s->gid);
+        return;
+    }
+    j->u.commit.pending_gid = s->gid;
+    j->u.commit.next_node = s->stored;
+}
+
 bool store_txn_step(sc_store *st, store_job *j, sc_store_stats *delta)
 {
     char err[512];
     const sc_graph *g = j->u.commit.g;
     int r, fail = 0;
+    if (j->type == SC_STORE_JOB_STREAM_PART || j->type == SC_STORE_JOB_STREAM_DROP) {
+        sc_store_stream *s = j->u.commit.stream;
+        if (j->type == SC_STORE_JOB_STREAM_PART)
+            part_step(st, j, delta);
+        else if (s->gid)
+            st->ops->drop_chunks(st->be, s->gid);
+        delta->jobs_done++;
+        return true;
+    }
+    take_stream(st, j);
     if (j->u.commit.chunk_nodes == 0)
         j->u.commit.chunk_nodes = STORE_CHUNK_FIRST_NODES;
     if (j->u.commit.next_node < sc_graph_node_count(g) || !j->u.commit.pending_gid) {

@@ -6,6 +6,9 @@ sc_add_test(test_store
 sc_add_test(test_store_errors
     SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_store_errors.c ${SC_STORE_TEST_HELPERS}
     LIBS sc_store sc_core PkgConfig::LIBUV)
+sc_add_test(test_store_stream
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_store_stream.c ${SC_STORE_TEST_HELPERS}
+    LIBS sc_store sc_core PkgConfig::LIBUV)
 sc_add_test(test_store_list
     SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_store_list.c ${SC_STORE_TEST_HELPERS}
     LIBS sc_store sc_core PkgConfig::LIBUV)

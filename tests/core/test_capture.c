@@ -1177,6 +1177,37 @@ static void t_memory_per_node(void **state)
     sc_graph_destroy(g);
 }
 
+/* A recorded node's predecessors are readable while the capture goes on,
+ * and they are the sealed graph's. */
+static void t_predecessors_while_recording(void **state)
+{
+    (void)state;
+    sc_capture *cap = cap_new();
+    begin(cap, 0);
+    begin(cap, 1);
+    uint32_t a = kernel(cap, 0, "a"), b = kernel(cap, 1, "b");
+    record_event(cap, 1, 7);
+    wait_event(cap, 0, 7);
+    uint32_t c = kernel(cap, 0, "c");
+    uint32_t out[4], n = 0;
+    assert_int_equal(sc_capture_predecessors(cap, c, out, 4, &n), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(out[0], a);
+    assert_int_equal(out[1], b);
+    assert_int_equal(sc_capture_predecessors(cap, a, out, 4, &n), 0);
+    assert_int_equal(n, 0);
+    assert_int_equal(sc_capture_predecessors(cap, c + 1, out, 4, &n), SC_ENOTFOUND);
+    assert_int_equal(sc_capture_predecessors(NULL, 0, out, 4, &n), SC_EINVAL);
+    record_event(cap, 1, 8);
+    wait_event(cap, 0, 8);
+    sc_graph *g = end_ok(cap, 0);
+    assert_int_equal(sc_graph_predecessors(g, c, out, 4, &n), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(out[0], a);
+    assert_int_equal(out[1], b);
+    sc_graph_destroy(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1242,6 +1273,7 @@ int main(void)
         cmocka_unit_test(t_many_streams),
         cmocka_unit_test(t_stream_listing),
         cmocka_unit_test(t_memory_per_node),
+        cmocka_unit_test(t_predecessors_while_recording),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

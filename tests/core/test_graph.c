@@ -239,6 +239,35 @@ static void t_add_edge_errors(void **state)
     sc_graph_destroy(g);
 }
 
+/* Predecessor lists: ascending, from the pairs once sealed, refused before
+ * sealing while hand-added edges are pending, bounded by the caller's room. */
+static void t_predecessors(void **state)
+{
+    (void)state;
+    sc_graph *g = graph_new();
+    for (int i = 0; i < 5; i++)
+        add_kernel(g, 0, "k");
+    static const uint32_t in[][2] = {{3, 4}, {0, 4}, {2, 4}, {1, 2}, {0, 2}};
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++)
+        assert_int_equal(sc_graph_add_edge(g, in[i][0], in[i][1]), 0);
+    uint32_t out[8], n = 99;
+    assert_int_equal(sc_graph_predecessors(g, 4, out, 8, &n), SC_EINVAL);
+    assert_int_equal(sc_graph_seal(g), 0);
+    assert_int_equal(sc_graph_predecessors(g, 4, out, 8, &n), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(out[0], 0);
+    assert_int_equal(out[1], 2);
+    assert_int_equal(out[2], 3);
+    assert_int_equal(sc_graph_predecessors(g, 0, out, 8, &n), 0);
+    assert_int_equal(n, 0);
+    assert_int_equal(sc_graph_predecessors(g, 4, out, 2, &n), SC_ELIMIT);
+    assert_int_equal(n, 3);
+    assert_int_equal(sc_graph_predecessors(g, 5, out, 8, &n), SC_ENOTFOUND);
+    assert_int_equal(sc_graph_predecessors(NULL, 0, out, 8, &n), SC_EINVAL);
+    assert_int_equal(sc_graph_predecessors(g, 0, NULL, 8, &n), SC_EINVAL);
+    sc_graph_destroy(g);
+}
+
 static void t_seal_sorts_and_dedups(void **state)
 {
     (void)state;
@@ -747,6 +776,7 @@ int main(void)
         cmocka_unit_test(t_add_node_errors),
         cmocka_unit_test(t_add_edge_errors),
         cmocka_unit_test(t_seal_sorts_and_dedups),
+        cmocka_unit_test(t_predecessors),
         cmocka_unit_test(t_edge_order_random),
         cmocka_unit_test(t_unknown_ids_and_reflexive),
         cmocka_unit_test(t_reach_non_chain_streams),

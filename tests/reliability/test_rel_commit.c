@@ -14,6 +14,15 @@
  *     `lost`, and its id never handed out again; before the restart it has
  *     no graphs row and the queries of docs/sql.md see none of its rows.
  *
+ *   - kill_while_streaming: a capture of a few hundred thousand nodes has
+ *     parts stored while it records (sc_store.h, "Streaming"); SIGKILL
+ *     then leaves nothing of it visible, and after a restart no row of it,
+ *     its session `lost`;
+ *   - streamed_capture_without_graph: a streamed session closed, or whose
+ *     capture.end fails, leaves no row of its parts.
+ *
+ * The first two run with --stream-nodes 0, so that capture.end commits the
+ * whole graph in chunks.
  * SC_REL_COMMIT_NODES (default 2,000,000) sets the graph's size;
  * SC_REL_STREAMCAPD runs another streamcapd binary (to compare builds).
  */
@@ -42,7 +51,9 @@
 #define RECORDS_PER_LINE     4096
 #define DEFAULT_NODES        2000000
 
-static const char *const big_args[] = {"--max-message", "16777216", NULL};
+static const char *const big_args[] = {"--max-message", "16777216", "--stream-nodes", "0", NULL};
+static const char *const stream_args[] = {"--max-message", "16777216", NULL};
+#define STREAMED_NODES (10u * 32768u + 77u) /* ten parts of the default size */
 
 static double now_ms(void)
 {
@@ -331,11 +342,115 @@ static void kill_during_chunked_commit(void **state)
     sc_it_must_stop(d);
 }
 
+/* The pending graph with `want` nodes or more stored, waited for (the
+ * writer stores parts behind the recording); its id. */
+static int64_t wait_parts(sqlite3 *db, int64_t want)
+{
+    double t0 = now_ms();
+    while (now_ms() - t0 < 60000) {
+        int64_t pending = query_i64(db, "SELECT graph FROM pending_graphs", 0, 0);
+        if (pending > 0 &&
+            query_i64(db, "SELECT sum(json_array_length(nodes)) FROM node_chunks WHERE graph = ?1",
+                      pending, 0) >= want)
+            return pending;
+        usleep(5000);
+    }
+    fail_msg("no pending graph with %lld nodes stored", (long long)want);
+    return 0;
+}
+
+static void kill_while_streaming(void **state)
+{
+    sc_it_daemon *d = sc_rel_must_start(state, stream_args);
+    sc_it_conn *c = NULL;
+    assert_int_equal(sc_it_connect(sc_it_daemon_socket(d), &c), 0);
+    sc_it_conn_set_timeout(c, 120000);
+    int64_t before = sc_rel_must_graph(c, "before", 40, NULL, NULL);
+    int64_t s = record_chain(c, STREAMED_NODES);
+    sqlite3 *db = open_ro(sc_it_daemon_db(d));
+    int64_t pending = wait_parts(db, 10 * 32768);
+    assert_true(pending > before);
+    /* All but the tail is stored, and none of it shows. */
+    assert_int_equal(query_i64(db,
+                               "SELECT sum(json_array_length(nodes)) FROM node_chunks"
+                               " WHERE graph = ?1",
+                               pending, 0),
+                     10 * 32768);
+    expect_invisible(db, pending);
+    assert_int_equal(sc_it_daemon_kill(d), 0);
+    sqlite3_close(db);
+    sc_it_conn_close(c);
+
+    sc_it_must_restart(d, stream_args);
+    char why[512];
+    if (sc_rel_check_db(sc_it_daemon_db(d), NULL, why, sizeof why) != 0)
+        fail_msg("after the restart: %s", why);
+    db = open_ro(sc_it_daemon_db(d));
+    assert_int_equal(query_i64(db, "SELECT count(*) FROM pending_graphs", 0, 0), 0);
+    assert_int_equal(query_i64(db, "SELECT count(*) FROM node_chunks WHERE graph = ?1", pending, 0),
+                     0);
+    sqlite3_close(db);
+    char outcome[16];
+    assert_int_equal(sc_it_log_outcome(sc_it_daemon_db(d), s, outcome, sizeof outcome), 0);
+    assert_string_equal(outcome, "lost");
+    assert_int_equal(sc_it_connect(sc_it_daemon_socket(d), &c), 0);
+    assert_int_equal(sc_rel_must_count_graphs(c), 1);
+    /* The reserved id is never handed out again. */
+    assert_true(sc_rel_must_graph(c, "after", 40, NULL, NULL) > pending);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+}
+
+/* Poll until the daemon's database holds no node_chunks row of `graph`. */
+static void wait_gone(sqlite3 *db, int64_t graph)
+{
+    double t0 = now_ms();
+    while (query_i64(db, "SELECT count(*) FROM node_chunks WHERE graph = ?1", graph, 0) > 0) {
+        if (now_ms() - t0 > 30000)
+            fail_msg("graph %lld's streamed rows were not removed", (long long)graph);
+        usleep(5000);
+    }
+    assert_int_equal(query_i64(db, "SELECT count(*) FROM pending_graphs", 0, 0), 0);
+}
+
+static void streamed_capture_without_graph(void **state)
+{
+    sc_it_daemon *d = sc_rel_must_start(state, stream_args);
+    sc_it_conn *c = NULL;
+    assert_int_equal(sc_it_connect(sc_it_daemon_socket(d), &c), 0);
+    sc_it_conn_set_timeout(c, 120000);
+    sqlite3 *db = open_ro(sc_it_daemon_db(d));
+
+    /* Closed. */
+    int64_t s = record_chain(c, 3 * 32768);
+    int64_t pending = wait_parts(db, 3 * 32768);
+    sc_it_must_ok(c, "session.close", "{\"session\":%lld}", (long long)s);
+    wait_gone(db, pending);
+
+    /* A capture.end that fails: the capture was invalidated. */
+    s = record_chain(c, 2 * 32768 + 5);
+    pending = wait_parts(db, 2 * 32768);
+    sc_it_must_ok(c, "capture.invalidate", "{\"session\":%lld,\"stream\":0}", (long long)s);
+    cJSON *r = sc_it_call(c, "capture.end", "{\"session\":%lld,\"stream\":0}", (long long)s);
+    assert_non_null(cJSON_GetObjectItemCaseSensitive(r, "error"));
+    cJSON_Delete(r);
+    wait_gone(db, pending);
+    char outcome[16];
+    assert_int_equal(sc_it_log_outcome(sc_it_daemon_db(d), s, outcome, sizeof outcome), 0);
+    assert_string_equal(outcome, "failed");
+    assert_int_equal(sc_rel_must_count_graphs(c), 0);
+    sqlite3_close(db);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         SC_REL_TEST(small_writes_pass_big_commit),
         SC_REL_TEST(kill_during_chunked_commit),
+        SC_REL_TEST(kill_while_streaming),
+        SC_REL_TEST(streamed_capture_without_graph),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

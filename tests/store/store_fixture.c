@@ -430,3 +430,39 @@ void sleep_ms(int ms)
     struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
 }
+
+void fx_assert_same_graph(const sc_graph *a, const sc_graph *b)
+{
+    assert_int_equal(sc_graph_node_count(a), sc_graph_node_count(b));
+    for (uint32_t id = 0; id < sc_graph_node_count(a); id++) {
+        sc_node x, y;
+        assert_int_equal(sc_graph_node(a, id, &x), 0);
+        assert_int_equal(sc_graph_node(b, id, &y), 0);
+        assert_int_equal(x.kind, y.kind);
+        assert_int_equal(x.stream, y.stream);
+        assert_int_equal(x.name_len, y.name_len);
+        assert_memory_equal(x.name, y.name, x.name_len);
+        assert_int_equal(x.num_blocks, y.num_blocks);
+        assert_int_equal(x.threads_per_block, y.threads_per_block);
+        assert_int_equal(x.shared_mem, y.shared_mem);
+        assert_int_equal(x.dir, y.dir);
+        assert_int_equal(x.src_device, y.src_device);
+        assert_int_equal(x.dst_device, y.dst_device);
+        assert_int_equal(x.size_bytes, y.size_bytes);
+        assert_int_equal(x.value, y.value);
+    }
+    assert_int_equal(sc_graph_edge_count(a), sc_graph_edge_count(b));
+    uint32_t ps = 0, pd = 0;
+    for (uint64_t i = 0; i < sc_graph_edge_count(a); i++) {
+        uint32_t s1, d1, s2, d2;
+        assert_int_equal(sc_graph_edge(a, i, &s1, &d1), 0);
+        assert_int_equal(sc_graph_edge(b, i, &s2, &d2), 0);
+        assert_int_equal(s1, s2);
+        assert_int_equal(d1, d2);
+        if (i > 0)
+            assert_true(s2 > ps || (s2 == ps && d2 > pd));
+        ps = s2;
+        pd = d2;
+    }
+    assert_int_equal(sc_graph_stream_count(a), sc_graph_stream_count(b));
+}

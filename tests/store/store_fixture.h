@@ -108,6 +108,9 @@ void q_exec(fx_sql *db, const char *sql);
 void q_lock_writes(fx_sql *db);
 void q_unlock_writes(fx_sql *db);
 
+/* Assert that two sealed graphs hold the same nodes (every field), the
+ * same edges in ascending order and the same stream count. */
+void fx_assert_same_graph(const sc_graph *a, const sc_graph *b);
 /* A chain of n kernels on one stream with names of name_len bytes. */
 sc_graph *chain_graph(uint32_t n, size_t name_len);
 

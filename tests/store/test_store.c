@@ -274,42 +274,6 @@ static sc_graph *mixed_graph(void)
     return g;
 }
 
-static void assert_same_graph(const sc_graph *a, const sc_graph *b)
-{
-    assert_int_equal(sc_graph_node_count(a), sc_graph_node_count(b));
-    for (uint32_t id = 0; id < sc_graph_node_count(a); id++) {
-        sc_node x, y;
-        assert_int_equal(sc_graph_node(a, id, &x), 0);
-        assert_int_equal(sc_graph_node(b, id, &y), 0);
-        assert_int_equal(x.kind, y.kind);
-        assert_int_equal(x.stream, y.stream);
-        assert_int_equal(x.name_len, y.name_len);
-        assert_memory_equal(x.name, y.name, x.name_len);
-        assert_int_equal(x.num_blocks, y.num_blocks);
-        assert_int_equal(x.threads_per_block, y.threads_per_block);
-        assert_int_equal(x.shared_mem, y.shared_mem);
-        assert_int_equal(x.dir, y.dir);
-        assert_int_equal(x.src_device, y.src_device);
-        assert_int_equal(x.dst_device, y.dst_device);
-        assert_int_equal(x.size_bytes, y.size_bytes);
-        assert_int_equal(x.value, y.value);
-    }
-    assert_int_equal(sc_graph_edge_count(a), sc_graph_edge_count(b));
-    uint32_t ps = 0, pd = 0;
-    for (uint64_t i = 0; i < sc_graph_edge_count(a); i++) {
-        uint32_t s1, d1, s2, d2;
-        assert_int_equal(sc_graph_edge(a, i, &s1, &d1), 0);
-        assert_int_equal(sc_graph_edge(b, i, &s2, &d2), 0);
-        assert_int_equal(s1, s2);
-        assert_int_equal(d1, d2);
-        if (i > 0)
-            assert_true(s2 > ps || (s2 == ps && d2 > pd));
-        ps = s2;
-        pd = d2;
-    }
-    assert_int_equal(sc_graph_stream_count(a), sc_graph_stream_count(b));
-}
-
 static int64_t commit(fx *f, int64_t session, const sc_graph *g, const char *label,
                       int64_t created_ms, wres *w)
 {
@@ -356,7 +320,7 @@ static void test_commit_and_load_roundtrip(void **state)
     assert_int_equal(m->edge_count, 10);
     assert_int_equal(m->stream_count, 3);
     assert_true(sc_graph_is_sealed(r.sg->graph));
-    assert_same_graph(g, r.sg->graph);
+    fx_assert_same_graph(g, r.sg->graph);
     sc_stored_graph_free(r.sg);
 
     /* What a shell user sees: wire words, NULL for foreign attributes. */
@@ -484,7 +448,7 @@ static void test_commit_sparse_successors(void **state)
     lres r;
     fx_load(f, gid, &r);
     assert_int_equal(r.rc, SC_STORE_OK);
-    assert_same_graph(g, r.sg->graph);
+    fx_assert_same_graph(g, r.sg->graph);
     sc_stored_graph_free(r.sg);
     sc_graph_destroy(g);
     sc_graph_destroy(lone);
@@ -567,7 +531,7 @@ static void test_concurrent_loads(void **state)
     for (int i = 0; i < N; i++) {
         assert_int_equal(r[i].calls, 1);
         assert_int_equal(r[i].rc, 0);
-        assert_same_graph(g, r[i].sg->graph);
+        fx_assert_same_graph(g, r[i].sg->graph);
         sc_stored_graph_free(r[i].sg);
     }
     sc_graph_destroy(g);
@@ -691,7 +655,7 @@ static void test_reopen_marks_open_rows_lost(void **state)
     lres r;
     fx_load(f, gid, &r);
     assert_int_equal(r.rc, 0);
-    assert_same_graph(g, r.sg->graph);
+    fx_assert_same_graph(g, r.sg->graph);
     sc_stored_graph_free(r.sg);
     sc_graph_destroy(g);
 }
@@ -736,7 +700,7 @@ static void test_close_runs_queued_callbacks(void **state)
         assert_int_equal(loads[i].calls, 1);
         if (loads[i].rc == 0) {
             assert_non_null(loads[i].sg);
-            assert_same_graph(g, loads[i].sg->graph);
+            fx_assert_same_graph(g, loads[i].sg->graph);
             sc_stored_graph_free(loads[i].sg);
         } else {
             assert_int_equal(loads[i].rc, SC_STORE_ECLOSED);
