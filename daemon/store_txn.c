@@ -128,9 +128,10 @@ static uint64_t mono_us(void)
 }
 
 /*
- * One chunk: the next nodes and the edges leaving them, the first chunk
- * with the reservation.  TXN_OK, with j->rc set when the session check
- * refused; otherwise nothing of this chunk is stored and err says why.
+ * One chunk: nodes [lo, hi) and the edges into them, the first chunk (or
+ * part) with the reservation.  TXN_OK, with j->rc set when the session
+ * check refused; otherwise nothing of this chunk is stored and err says
+ * why.
  */
 static int chunk_range_txn(sc_store *st, store_job *j, uint32_t lo, uint32_t hi, char *err,
                            size_t len, int *fail)
