@@ -125,6 +125,18 @@ static void test_default_host_name(void **state)
     sc_it_daemon_destroy(d);
 }
 
+/* Takes a version-7 file back to version 6's node_chunks, a WITHOUT ROWID
+ * table keyed by (graph, lo) (schema/006_node_chunks.sql).  The views name
+ * the table and stay as they are: legacy_alter_table renames the copy
+ * without looking into them. */
+#define V7_TO_V6                                                                                   \
+    "CREATE TABLE chunks_v6 (graph INTEGER NOT NULL, lo INTEGER NOT NULL, nodes TEXT NOT NULL,"    \
+    " PRIMARY KEY (graph, lo)) WITHOUT ROWID;"                                                     \
+    "INSERT INTO chunks_v6 SELECT graph, lo, nodes FROM node_chunks;"                              \
+    "DROP TABLE node_chunks;"                                                                      \
+    "PRAGMA legacy_alter_table = ON; ALTER TABLE chunks_v6 RENAME TO node_chunks;"                 \
+    "PRAGMA legacy_alter_table = OFF;"
+
 /* Takes a version-6 file back to the node_rows of version 5
  * (schema/005_packed_rows.sql), rows and views included. */
 #define V6_TO_V5                                                                                   \
@@ -167,6 +179,25 @@ static void test_default_host_name(void **state)
     "DROP VIEW nodes; DROP VIEW edges; DROP TABLE node_rows;"                                      \
     "ALTER TABLE nodes_v4 RENAME TO nodes; ALTER TABLE edges_v4 RENAME TO edges;"
 
+/* Every node_chunks row, key and text, in key order: one text to compare. */
+static char *runs_text(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT group_concat(graph || ' ' || lo || ' ' || nodes,"
+                                        " char(10)) FROM (SELECT graph, lo, nodes"
+                                        " FROM node_chunks ORDER BY graph, lo)",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    const char *t = (const char *)sqlite3_column_text(st, 0);
+    assert_non_null(t);
+    char *copy = strdup(t);
+    assert_non_null(copy);
+    sqlite3_finalize(st);
+    return copy;
+}
+
 /* The graph.get text of each graph, a daemon stopped, the file taken back
  * by `downgrade` with user_version `version`, the daemon started again:
  * every graph reads back byte for byte, and the file is at the latest
@@ -188,6 +219,7 @@ static void check_upgrade(const char *downgrade, int version)
     sc_it_must_stop(d);
     sqlite3 *db;
     assert_int_equal(sqlite3_open(sc_it_daemon_db(d), &db), SQLITE_OK);
+    char *runs_before = runs_text(db);
     char *err = NULL, *sql = NULL;
     assert_true(asprintf(&sql, "%sPRAGMA user_version = %d;", downgrade, version) > 0);
     if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
@@ -214,25 +246,45 @@ static void check_upgrade(const char *downgrade, int version)
                                         " (SELECT type FROM sqlite_master WHERE name = 'edges'),"
                                         " (SELECT count(*) FROM node_chunks),"
                                         " (SELECT count(*) FROM sqlite_master"
-                                        "  WHERE name = 'node_rows')",
+                                        "  WHERE name = 'node_rows'),"
+                                        " (SELECT count(*) FROM pragma_index_list('node_chunks')"
+                                        "  WHERE name = 'node_chunks_by_graph' AND \"unique\")",
                                         -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 6);
+    assert_int_equal(sqlite3_column_int(st, 0), 7);
     assert_string_equal((const char *)sqlite3_column_text(st, 1), "view");
-    /* 900 nodes in runs of 16. */
-    assert_int_equal(sqlite3_column_int(st, 2), 13 + 19 + 25);
+    /* From version 5 or older, 900 nodes in runs of 16. */
+    if (version < 6)
+        assert_int_equal(sqlite3_column_int(st, 2), 13 + 19 + 25);
     assert_int_equal(sqlite3_column_int(st, 3), 0);
+    /* A rowid table, its key in an index (schema/007_node_chunks_rowid.sql). */
+    assert_int_equal(sqlite3_column_int(st, 4), 1);
     sqlite3_finalize(st);
+    /* From version 6, the daemon's runs are copied as they were. */
+    char *runs_after = runs_text(db);
+    if (version == 6)
+        assert_string_equal(runs_after, runs_before);
+    free(runs_after);
+    free(runs_before);
     sqlite3_close(db);
     sc_it_daemon_destroy(d);
 }
 
-/* A version-5 database gets node_chunks in place (schema/006_node_chunks.sql). */
+/* A version-6 database gets its node_chunks rows copied into a rowid table
+ * in place (schema/007_node_chunks_rowid.sql). */
+static void test_upgrade_from_version_6(void **state)
+{
+    (void)state;
+    check_upgrade(V7_TO_V6, 6);
+}
+
+/* A version-5 database gets node_chunks in place (schema/006_node_chunks.sql),
+ * then their rowid table. */
 static void test_upgrade_from_version_5(void **state)
 {
     (void)state;
-    check_upgrade(V6_TO_V5, 5);
+    check_upgrade(V7_TO_V6 V6_TO_V5, 5);
 }
 
 /* A version-4 database gets node_rows (schema/005_packed_rows.sql), then
@@ -240,7 +292,7 @@ static void test_upgrade_from_version_5(void **state)
 static void test_upgrade_from_version_4(void **state)
 {
     (void)state;
-    check_upgrade(V6_TO_V5 V5_TO_V4, 4);
+    check_upgrade(V7_TO_V6 V6_TO_V5 V5_TO_V4, 4);
 }
 
 /* A version-3 database gets the host columns in place; its rows become
@@ -262,7 +314,7 @@ static void test_upgrade_from_version_3(void **state)
     if (sqlite3_exec(db,
                      "ALTER TABLE capture_log DROP COLUMN host;"
                      "ALTER TABLE graphs DROP COLUMN host;"
-                     "ALTER TABLE captures DROP COLUMN host;" V6_TO_V5 V5_TO_V4
+                     "ALTER TABLE captures DROP COLUMN host;" V7_TO_V6 V6_TO_V5 V5_TO_V4
                      "PRAGMA user_version = 3;",
                      NULL, NULL, &err) != SQLITE_OK)
         fail_msg("making a version-3 database: %s", err ? err : "?");
@@ -285,7 +337,7 @@ static void test_upgrade_from_version_3(void **state)
                                         -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 6);
+    assert_int_equal(sqlite3_column_int(st, 0), 7);
     assert_string_equal((const char *)sqlite3_column_text(st, 1), "new");
     sqlite3_finalize(st);
     sqlite3_close(db);
@@ -323,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_upgrade_from_version_3),
         cmocka_unit_test(test_upgrade_from_version_4),
         cmocka_unit_test(test_upgrade_from_version_5),
+        cmocka_unit_test(test_upgrade_from_version_6),
         cmocka_unit_test(test_postgresql_uri_without_support),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -629,7 +629,7 @@ static void test_doc_queries_against_graphs(void **state)
         assert_true(reachable > 20 && reachable < SAMPLES);
     }
 
-    /* Nodes and edges are views of node_chunks (schema/006_node_chunks.sql):
+    /* Nodes and edges are views of node_chunks (schema/007_node_chunks_rowid.sql):
      * each query reads the runs of its graph alone, by key, once, and
      * joins on node ids through an automatic index, not a scan per row. */
     fx_sql *conn = fx_db(f);
@@ -638,12 +638,12 @@ static void test_doc_queries_against_graphs(void **state)
         int q;
         const char *step;
     } plans[] = {
-        {Q_KINDS, "SEARCH c USING PRIMARY KEY (graph=?)"},
-        {Q_EDGES, "SEARCH c USING PRIMARY KEY (graph=?)"},
+        {Q_KINDS, "SEARCH c USING INDEX node_chunks_by_graph (graph=?)"},
+        {Q_EDGES, "SEARCH c USING INDEX node_chunks_by_graph (graph=?)"},
         {Q_EDGES, "SEARCH s USING AUTOMATIC PARTIAL COVERING INDEX (graph=? AND id=?)"},
         {Q_EDGES, "SEARCH d USING AUTOMATIC PARTIAL COVERING INDEX (graph=? AND id=?)"},
         {Q_FAILED, "capture_log_by_outcome (outcome=?)"},
-        {Q_REACH, "SEARCH c USING PRIMARY KEY (graph=?)"},
+        {Q_REACH, "SEARCH c USING INDEX node_chunks_by_graph (graph=?)"},
         {Q_REACH, "SEARCH e USING AUTOMATIC PARTIAL COVERING INDEX (graph=? AND src=?)"},
     };
     for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {

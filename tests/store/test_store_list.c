@@ -866,9 +866,10 @@ static void test_query_plans(void **state)
     plan_of(db, "UPDATE capture_log SET outcome = 'lost' WHERE outcome = 'open'", plan,
             sizeof plan);
     assert_non_null(strstr(plan, "SEARCH capture_log USING INDEX capture_log_by_outcome"));
-    /* A graph's nodes and edges are its node_chunks (schema/006_node_chunks.sql). */
+    /* A graph's nodes and edges are its node_chunks, found through their
+     * index (schema/007_node_chunks_rowid.sql). */
     plan_of(db, "DELETE FROM node_chunks WHERE graph = ?1", plan, sizeof plan);
-    assert_non_null(strstr(plan, "SEARCH node_chunks USING PRIMARY KEY (graph=?)"));
+    assert_non_null(strstr(plan, "SEARCH node_chunks USING INDEX node_chunks_by_graph (graph=?)"));
     fx_db_close(conn);
 }
 
