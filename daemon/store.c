@@ -10,6 +10,9 @@
  * database work itself is the backend's (store_backend.h), chosen at open
  * from the --db text.
  */
+/* SCHED_BATCH (<sched.h>) is Linux's, declared under _GNU_SOURCE. */
+#define _GNU_SOURCE
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +115,23 @@ static void hand_back(sc_store *st, store_job *done, const sc_store_stats *delta
 }
 
 /*
+ * The writer runs as SCHED_BATCH: it keeps its share of the CPU, but its
+ * wake-ups no longer preempt the thread running on the CPU it wakes on.
+ * On a busy host that thread is the event loop or one of its clients, and
+ * a commit woken for each session end stalled them all; waking later, the
+ * writer also finds more jobs to commit at once (bench/RESULTS.md, "The
+ * writer's pages and wake-ups").  Where the policy is refused it stays as
+ * it is.
+ */
+static void writer_policy(void)
+{
+#ifdef SCHED_BATCH
+    struct sched_param p = {.sched_priority = 0};
+    (void)pthread_setschedparam(pthread_self(), SCHED_BATCH, &p);
+#endif
+}
+
+/*
  * Each round runs what was queued as one transaction, then one chunk of
  * the oldest chunked commit, so a write queued behind a huge graph waits
  * for one chunk (about STORE_CHUNK_MS), not for the whole graph.
@@ -121,6 +141,7 @@ static void *writer_main(void *p)
     sc_store *st = p;
     /* Named so that top -H and /proc/PID/task tell it from the event loop. */
     prctl(PR_SET_NAME, "sc-writer", 0, 0, 0);
+    writer_policy();
     store_job *chunked = NULL, *released = NULL;
     for (;;) {
         pthread_mutex_lock(&st->mu);

@@ -4,6 +4,10 @@
  * work in flight.  The shell queries of docs/sql.md are tested by
  * test_sql_doc.c, straight from the document.
  */
+/* SCHED_BATCH (<sched.h>) is Linux's, declared under _GNU_SOURCE. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -715,6 +719,51 @@ static void test_close_runs_queued_callbacks(void **state)
     sc_graph_destroy(g);
 }
 
+/* The scheduling policy of this process's thread named `name`, from the
+ * 41st field of /proc/self/task/TID/stat; -1 if there is no such thread. */
+static int thread_policy(const char *name)
+{
+    DIR *dir = opendir("/proc/self/task");
+    assert_non_null(dir);
+    int policy = -1;
+    struct dirent *e;
+    while (policy < 0 && (e = readdir(dir))) {
+        char path[300], line[1024];
+        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+        FILE *fp = fopen(path, "r");
+        if (!fp)
+            continue;
+        bool ok = fgets(line, sizeof line, fp) != NULL;
+        fclose(fp);
+        char *open = strchr(line, '('), *close = strrchr(line, ')');
+        if (!ok || !open || !close || (size_t)(close - open - 1) != strlen(name) ||
+            strncmp(open + 1, name, strlen(name)) != 0)
+            continue;
+        /* Fields 3 onwards follow ") "; the policy is field 41. */
+        char *p = close + 2;
+        for (int field = 3; field < 41 && p; field++) {
+            p = strchr(p, ' ');
+            p = p ? p + 1 : NULL;
+        }
+        assert_non_null(p);
+        policy = atoi(p);
+    }
+    closedir(dir);
+    return policy;
+}
+
+/* The writer thread never preempts the loop: it runs as SCHED_BATCH. */
+static void test_writer_runs_as_batch(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 1000, 0);
+    /* The writer is running once a write has come back. */
+    fx_open_session(f, "x", T0);
+    assert_int_equal(thread_policy("sc-writer"), SCHED_BATCH);
+    fx_close(f);
+    assert_int_equal(thread_policy("sc-writer"), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -731,6 +780,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_group_commit, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_reopen_marks_open_rows_lost, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_close_runs_queued_callbacks, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_writer_runs_as_batch, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
