@@ -317,13 +317,14 @@ int sc_store_load_graph(sc_store *st, int64_t graph, sc_store_graph_fn done, voi
 
 /**
  * Load a graph for reachability only, on the thread pool: the graph row
- * and the packed streams and edges of its graph_index row, no node rows.
+ * and the packed streams and edges of its graph_index rows, no node rows.
  * The result is a sealed graph with the stored node and edge counts, each
  * node's stream and every edge, but each node is a kernel with an empty
  * name and zero attributes: never render or export a skeleton.  A graph
- * stored without a graph_index row loads in full instead.  Callback,
- * result and return codes as sc_store_load_graph; a graph_index row that
- * disagrees with the graph row is SC_STORE_EIO.
+ * stored without graph_index rows loads in full instead.  Callback,
+ * result and return codes as sc_store_load_graph; graph_index rows that
+ * disagree with the graph row (or, on SQLite, parts that leave a gap) are
+ * SC_STORE_EIO.
  */
 int sc_store_load_skeleton(sc_store *st, int64_t graph, sc_store_graph_fn done, void *arg);
 

@@ -117,6 +117,10 @@ typedef struct sc_store_job {
             int64_t pending_gid;
             uint32_t next_node;
             uint32_t chunk_nodes;
+            /* Then, with write_index, the first node whose index is not
+             * stored yet and the nodes per index step. */
+            uint32_t index_next;
+            uint32_t index_nodes;
             /* A streamed capture (sc_store.h, "Streaming"): the commit, a
              * part or the drop of `stream` (generic).  A part job is
              * written by write_chunk with `part` as the nodes, g NULL. */
@@ -265,6 +269,18 @@ typedef struct sc_store_backend {
      * or ENOMEM (err set).
      */
     int (*write_chunk)(sc_store_be *be, sc_store_job *j, uint32_t lo, uint32_t hi, char *err,
+                       size_t errlen);
+    /*
+     * Optional.  Once every chunk (or part) is stored, inside an open
+     * transaction: the reachability index of nodes [lo, hi) of u.commit.g
+     * under pending_gid, so that the last transaction does not write a
+     * big graph's whole index at once.  The generic writer calls it for
+     * consecutive ranges from 0 and keeps the next one in
+     * u.commit.index_next; the last transaction stores the index of the
+     * nodes from there on.  Without it, the last transaction stores all
+     * of it.  0, EIO or ENOMEM (err set).
+     */
+    int (*write_index)(sc_store_be *be, sc_store_job *j, uint32_t lo, uint32_t hi, char *err,
                        size_t errlen);
     /* Remove, in a transaction of its own, the rows stored so far under a
      * reserved id of a chunked commit that failed.  Best effort: rows it

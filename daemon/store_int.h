@@ -79,13 +79,17 @@ struct sc_store {
  * lock for seconds: each store_writer_step() runs one short transaction of
  * it (about STORE_CHUNK_MS), and the writer runs the other queued jobs
  * between two steps.  The first step reserves the graph id in
- * pending_graphs, the last inserts the graphs and graph_index rows,
- * completes the log or captures row and drops the pending row, so the
- * graph is invisible until it is whole (schema/003_pending.sql).
+ * pending_graphs; once the nodes are stored, steps of the same length
+ * store the graph_index parts (where the backend has write_index); the
+ * last inserts the graphs row, completes the log or captures row and
+ * drops the pending row, so the graph is invisible until it is whole
+ * (schema/003_pending.sql).
  */
 #define STORE_CHUNK_ROWS        65536u
 #define STORE_CHUNK_MS          25u
 #define STORE_CHUNK_FIRST_NODES 16384u
+/* The first index step's nodes: an index costs about 12 bytes a node. */
+#define STORE_INDEX_FIRST_NODES 131072u
 /*
  * A streamed capture (sc_store.h).  `next` is the loop's: the first node
  * the next part starts at.  The rest is the writer's, read and written

@@ -400,6 +400,7 @@ const sc_store_backend sc_store_sqlite_backend = {
     .rollback = store_sqlite_rollback,
     .write = store_sqlite_write,
     .write_chunk = store_sqlite_write_chunk,
+    .write_index = store_sqlite_write_index,
     .drop_chunks = store_sqlite_drop_chunks,
     .make_room = store_sqlite_make_room,
     .defer_log_ends = store_sqlite_defer_log_ends,

@@ -93,6 +93,8 @@ void store_sqlite_rollback(sc_store_be *be);
 int store_sqlite_write(sc_store_be *be, sc_store_job *j, char *err, size_t errlen);
 int store_sqlite_write_chunk(sc_store_be *be, sc_store_job *j, uint32_t lo, uint32_t hi, char *err,
                              size_t errlen);
+int store_sqlite_write_index(sc_store_be *be, sc_store_job *j, uint32_t lo, uint32_t hi, char *err,
+                             size_t errlen);
 void store_sqlite_drop_chunks(sc_store_be *be, int64_t gid);
 bool store_sqlite_make_room(sc_store_be *be);
 /* Give the reserve's space back to the filesystem: true when there was one. */

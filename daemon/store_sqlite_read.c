@@ -5,8 +5,8 @@
  *
  * A load reads the graph row, its nodes and its edges inside one read
  * transaction, so it sees one snapshot even while the writer commits; a
- * skeleton load reads the graph row and the two graph_index blobs the same
- * way.  The other reads are one statement each, which is a snapshot by
+ * skeleton load reads the graph row and the blobs of its graph_index parts
+ * the same way.  The other reads are one statement each, which is a snapshot by
  * itself.  WAL lets these run beside the writer without blocking it.
  *
  * Result codes: a read's result is q->rc, 0 or an SC_STORE_E* code.  The
@@ -110,8 +110,8 @@ static sqlite_reader *reader_open(const sc_store_be *st, int *fail, char *errbuf
     /* length() of a column reads no overflow page: the blobs stay unread. */
     if (rc == SQLITE_OK)
         rc = sql_prepare(r->db,
-                         "SELECT node_count, edge_count, length(streams), length(edges)"
-                         " FROM graph_index WHERE graph = ?1",
+                         "SELECT rowid, lo, node_count, edge_count, length(streams),"
+                         " length(edges) FROM graph_index WHERE graph = ?1 ORDER BY lo",
                          &r->index_row);
     if (rc == SQLITE_OK)
         rc = sql_prepare(r->db,
@@ -529,36 +529,17 @@ static void load_graph(sqlite_reader *r, sc_store_read *q)
 
 /* ---- skeletons (graph_index) ---- */
 
-/* The graph_index row's counts, checked against the graph row: 0 (with
- * *found false when the graph has no such row) or the store code set in q. */
-static int read_index_row(sqlite_reader *r, sc_store_read *q, const sc_graph_meta *m, bool *found)
-{
-    sqlite3_stmt *s = r->index_row;
-    sqlite3_bind_int64(s, 1, q->graph);
-    int sqlrc = sql_next_row(r, q, s);
-    int ret = sqlrc == SQLITE_ROW || sqlrc == SQLITE_DONE ? 0 : q->rc;
-    *found = sqlrc == SQLITE_ROW;
-    if (sqlrc == SQLITE_ROW) {
-        sqlite3_int64 n = sqlite3_column_int64(s, 0), e = sqlite3_column_int64(s, 1);
-        if (n != m->node_count || (uint64_t)e != m->edge_count ||
-            sqlite3_column_int64(s, 2) != 4 * n || sqlite3_column_int64(s, 3) != 8 * e)
-            ret = corrupt(q, "graph_index row differs from the graph row");
-    }
-    sqlite3_reset(s);
-    return ret;
-}
-
-/* Read `bytes` of column `column` of graph_index into buf.  0 or the store
- * code set in q. */
-static int read_blob(sqlite_reader *r, sc_store_read *q, const char *column, void *buf,
-                     uint64_t bytes)
+/* Read `bytes` of column `column` of the graph_index row `rowid` into buf.
+ * 0 or the store code set in q. */
+static int read_blob(sqlite_reader *r, sc_store_read *q, sqlite3_int64 rowid, const char *column,
+                     void *buf, uint64_t bytes)
 {
     if (bytes == 0)
         return 0;
     if (bytes > INT32_MAX)
         return corrupt(q, "graph_index blob too large");
     sqlite3_blob *b = NULL;
-    int sqlrc = sqlite3_blob_open(r->db, "main", "graph_index", column, q->graph, 0, &b);
+    int sqlrc = sqlite3_blob_open(r->db, "main", "graph_index", column, rowid, 0, &b);
     if (sqlrc == SQLITE_OK && (uint64_t)sqlite3_blob_bytes(b) != bytes) {
         sqlite3_blob_close(b);
         return corrupt(q, "graph_index blob has the wrong size");
@@ -570,35 +551,66 @@ static int read_blob(sqlite_reader *r, sc_store_read *q, const char *column, voi
     return ret;
 }
 
-/* The skeleton from the blobs; sg->meta holds the graph row already.  0 or
- * the store code set in q. */
+/* The part at r->index_row's current row, read into streams and pairs at
+ * the node and edge counts read so far, which it advances.  Parts must
+ * follow each other from node 0 and stay within the graph row's counts.
+ * 0 or the store code set in q. */
+static int read_index_part(sqlite_reader *r, sc_store_read *q, const sc_graph_meta *m,
+                           uint32_t *streams, uint32_t *pairs, uint64_t *nodes, uint64_t *edges)
+{
+    sqlite3_stmt *s = r->index_row;
+    sqlite3_int64 lo = sqlite3_column_int64(s, 1), n = sqlite3_column_int64(s, 2),
+                  e = sqlite3_column_int64(s, 3);
+    if (lo < 0 || (uint64_t)lo != *nodes || n < 0 || e < 0 ||
+        (uint64_t)n > m->node_count - *nodes || (uint64_t)e > m->edge_count - *edges ||
+        sqlite3_column_int64(s, 4) != 4 * n || sqlite3_column_int64(s, 5) != 8 * e)
+        return corrupt(q, "graph_index part differs from the graph row");
+    sqlite3_int64 rowid = sqlite3_column_int64(s, 0);
+    int rc = read_blob(r, q, rowid, "streams", streams + *nodes, (uint64_t)n * 4);
+    if (rc == 0)
+        rc = read_blob(r, q, rowid, "edges", pairs + 2 * *edges, (uint64_t)e * 8);
+    *nodes += (uint64_t)n;
+    *edges += (uint64_t)e;
+    return rc;
+}
+
+/* The skeleton from the graph_index parts, r->index_row on the first one;
+ * sg->meta holds the graph row already.  0 or the store code set in q. */
 static int build_skeleton(sqlite_reader *r, sc_store_read *q, sc_stored_graph *sg)
 {
-    uint32_t n = sg->meta.node_count;
-    uint64_t e = sg->meta.edge_count;
-    uint32_t *streams = malloc(n ? (size_t)n * 4 : 1);
-    uint32_t *pairs = malloc(e ? (size_t)e * 8 : 1);
+    const sc_graph_meta *m = &sg->meta;
+    uint32_t *streams = malloc(m->node_count ? (size_t)m->node_count * 4 : 1);
+    uint32_t *pairs = malloc(m->edge_count ? (size_t)m->edge_count * 8 : 1);
     int rc = streams && pairs ? 0 : fail_nomem(q);
-    if (rc == 0)
-        rc = read_blob(r, q, "streams", streams, (uint64_t)n * 4);
-    if (rc == 0)
-        rc = read_blob(r, q, "edges", pairs, e * 8);
+    uint64_t nodes = 0, edges = 0;
+    int sqlrc = SQLITE_ROW;
+    while (rc == 0 && sqlrc == SQLITE_ROW) {
+        rc = read_index_part(r, q, m, streams, pairs, &nodes, &edges);
+        if (rc == 0)
+            sqlrc = sql_next_row(r, q, r->index_row);
+    }
+    /* A step error: sql_next_row recorded it. */
+    if (rc == 0 && sqlrc != SQLITE_DONE)
+        rc = q->rc;
+    if (rc == 0 && (nodes != m->node_count || edges != m->edge_count))
+        rc = corrupt(q, "graph_index parts fall short of the graph row");
     if (rc == 0) {
-        store_le32_swap(streams, n);
-        store_le32_swap(pairs, 2 * e);
-        int core_rc = sc_graph_create_skeleton(n, streams, e, pairs, &sg->graph);
+        store_le32_swap(streams, m->node_count);
+        store_le32_swap(pairs, 2 * m->edge_count);
+        int core_rc =
+            sc_graph_create_skeleton(m->node_count, streams, m->edge_count, pairs, &sg->graph);
         if (core_rc != 0)
             rc = graph_rc(q, core_rc, "graph_index rejected by the graph model");
     }
-    if (rc == 0 && sc_graph_stream_count(sg->graph) != sg->meta.stream_count)
+    if (rc == 0 && sc_graph_stream_count(sg->graph) != m->stream_count)
         rc = corrupt(q, "stream count differs from the graph row");
     free(streams);
     free(pairs);
     return rc;
 }
 
-/* Fill q->sg with a skeleton, or set the error.  A graph stored without a
- * graph_index row (too large for one SQLite value) loads in full. */
+/* Fill q->sg with a skeleton, or set the error.  A graph stored without
+ * graph_index parts (too large for SQLite's values) loads in full. */
 static void load_skeleton(sqlite_reader *r, sc_store_read *q)
 {
     sc_stored_graph *sg = calloc(1, sizeof *sg);
@@ -606,17 +618,23 @@ static void load_skeleton(sqlite_reader *r, sc_store_read *q)
         fail_nomem(q);
         return;
     }
-    bool indexed = false;
     int rc = read_meta(r, q, q->graph, &sg->meta);
-    if (rc == 0)
-        rc = read_index_row(r, q, &sg->meta, &indexed);
-    if (rc == 0 && !indexed) {
+    int sqlrc = SQLITE_DONE;
+    if (rc == 0) {
+        sqlite3_bind_int64(r->index_row, 1, q->graph);
+        sqlrc = sql_next_row(r, q, r->index_row);
+        if (sqlrc != SQLITE_ROW && sqlrc != SQLITE_DONE)
+            rc = q->rc;
+    }
+    if (rc == 0 && sqlrc == SQLITE_DONE) {
+        sqlite3_reset(r->index_row);
         sc_stored_graph_free(sg);
         load_graph(r, q);
         return;
     }
     if (rc == 0)
         rc = build_skeleton(r, q, sg);
+    sqlite3_reset(r->index_row);
     if (rc != 0) {
         sc_stored_graph_free(sg);
         return;

@@ -54,8 +54,8 @@ static const struct {
     {offsetof(store_writer, node_insert),
      "INSERT INTO node_chunks (graph, lo, nodes) SELECT ?1, lo, nodes FROM sc_node_chunks(?2)"},
     {offsetof(store_writer, index_insert),
-     "INSERT INTO graph_index (graph, node_count, edge_count, streams, edges)"
-     " VALUES (?1, ?2, ?3, ?4, ?5)"},
+     "INSERT INTO graph_index (graph, lo, node_count, edge_count, streams, edges)"
+     " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"},
     {offsetof(store_writer, graph_session),
      "SELECT session, owner_uid FROM graphs WHERE graph = ?1"},
     {offsetof(store_writer, index_delete), "DELETE FROM graph_index WHERE graph = ?1"},
@@ -299,41 +299,14 @@ static int insert_graph_row(store_writer *w, store_job *j, int64_t *gid)
     return 0;
 }
 
-/* The graph_index row's values in host order, filled while the rows are
- * inserted.  `wanted` is false when the row would exceed SQLite's largest
- * value: such a graph is stored without one. */
-typedef struct index_blobs {
-    bool wanted;
-    uint32_t *streams; /* node_count values */
-    uint32_t *edges;   /* edge_count (src, dst) pairs */
-} index_blobs;
-
-static void index_blobs_free(index_blobs *b)
-{
-    free(b->streams);
-    free(b->edges);
-    b->streams = b->edges = NULL;
-}
-
-/* 0, or SC_STORE_EIO with w->why set (out of memory: the job fails and its
- * transaction is rolled back like any other failed write). */
-static int index_blobs_alloc(store_writer *w, const sc_graph *g, index_blobs *b)
+/* Whether the graph gets graph_index parts: not when all of them together
+ * would exceed SQLite's largest value, the bound of the single row they
+ * replace (such a graph loads in full for reachability). */
+static bool index_wanted(store_writer *w, const sc_graph *g)
 {
     uint64_t n = sc_graph_node_count(g), m = sc_graph_edge_count(g);
-    memset(b, 0, sizeof *b);
     /* The limit counts the whole row; 64 bytes cover the other columns. */
-    uint64_t row = 4 * n + 8 * m + 64;
-    if (row > (uint64_t)sqlite3_limit(w->db, SQLITE_LIMIT_LENGTH, -1))
-        return 0;
-    b->wanted = true;
-    b->streams = n ? malloc((size_t)n * sizeof *b->streams) : NULL;
-    b->edges = m ? malloc((size_t)m * 2 * sizeof *b->edges) : NULL;
-    if ((!n || b->streams) && (!m || b->edges))
-        return 0;
-    index_blobs_free(b);
-    w->why = "out of memory building the graph index row";
-    w->nomem = true;
-    return SC_STORE_EIO;
+    return 4 * n + 8 * m + 64 <= (uint64_t)sqlite3_limit(w->db, SQLITE_LIMIT_LENGTH, -1);
 }
 
 /* An empty blob is still a blob: binding a NULL pointer would store NULL. */
@@ -345,24 +318,70 @@ static void bind_u32_blob(sqlite3_stmt *s, int idx, uint32_t *v, uint64_t count)
         sqlite3_bind_blob64(s, idx, v, count * sizeof *v, SQLITE_STATIC);
 }
 
-/* SQLITE_OK or SQLite's error. */
-static int sql_insert_index(store_writer *w, const sc_graph *g, int64_t gid, index_blobs *b)
+/* Nodes [lo, hi)'s streams and the edges out of them, in (src, dst) order
+ * and host order, into arrays the caller frees.  0, or SC_STORE_EIO with
+ * w->why set. */
+static int fill_index_part(store_writer *w, const sc_graph *g, uint32_t lo, uint32_t hi,
+                           uint32_t **streams, uint32_t **pairs, uint64_t *m)
 {
-    if (!b->wanted)
-        return SQLITE_OK;
-    uint32_t n = sc_graph_node_count(g);
-    uint64_t m = sc_graph_edge_count(g);
-    store_le32_swap(b->streams, n);
-    store_le32_swap(b->edges, 2 * m);
-    sqlite3_stmt *s = w->index_insert;
-    sqlite3_bind_int64(s, 1, gid);
-    sqlite3_bind_int64(s, 2, n);
-    sqlite3_bind_int64(s, 3, (sqlite3_int64)m);
-    bind_u32_blob(s, 4, b->streams, n);
-    bind_u32_blob(s, 5, b->edges, 2 * m);
-    int rc = sql_step_done(s);
-    /* The blobs are freed after the job. */
-    sqlite3_clear_bindings(s);
+    *streams = *pairs = NULL;
+    *m = 0;
+    for (uint32_t src = lo; src < hi; src++) {
+        const uint32_t *succ;
+        uint32_t count;
+        if (sc_graph_successors(g, src, &succ, &count) != 0) {
+            w->why = "graph edge could not be read";
+            return SC_STORE_EIO;
+        }
+        *m += count;
+    }
+    *streams = hi > lo ? malloc((size_t)(hi - lo) * sizeof **streams) : NULL;
+    *pairs = *m ? malloc((size_t)*m * 2 * sizeof **pairs) : NULL;
+    if ((hi > lo && !*streams) || (*m && !*pairs)) {
+        w->why = "out of memory building the graph index";
+        w->nomem = true;
+        return SC_STORE_EIO;
+    }
+    uint32_t *pair = *pairs;
+    for (uint32_t id = lo; id < hi; id++) {
+        sc_node node;
+        const uint32_t *succ;
+        uint32_t count;
+        if (sc_graph_node(g, id, &node) != 0 || sc_graph_successors(g, id, &succ, &count) != 0) {
+            w->why = "graph node could not be read";
+            return SC_STORE_EIO;
+        }
+        (*streams)[id - lo] = node.stream;
+        for (uint32_t k = 0; k < count; k++) {
+            *pair++ = id;
+            *pair++ = succ[k];
+        }
+    }
+    return 0;
+}
+
+/* The graph_index part of nodes [lo, hi) of graph gid: 0 or SC_STORE_EIO. */
+static int insert_index_part(store_writer *w, const sc_graph *g, int64_t gid, uint32_t lo,
+                             uint32_t hi)
+{
+    uint32_t *streams, *pairs;
+    uint64_t m;
+    int rc = fill_index_part(w, g, lo, hi, &streams, &pairs, &m);
+    if (rc == 0) {
+        store_le32_swap(streams, hi - lo);
+        store_le32_swap(pairs, 2 * m);
+        sqlite3_stmt *s = w->index_insert;
+        sqlite3_bind_int64(s, 1, gid);
+        sqlite3_bind_int64(s, 2, lo);
+        sqlite3_bind_int64(s, 3, hi - lo);
+        sqlite3_bind_int64(s, 4, (sqlite3_int64)m);
+        bind_u32_blob(s, 5, streams, hi - lo);
+        bind_u32_blob(s, 6, pairs, 2 * m);
+        rc = sql_step_done(s) == SQLITE_OK ? 0 : SC_STORE_EIO;
+        sqlite3_clear_bindings(s);
+    }
+    free(streams);
+    free(pairs);
     return rc;
 }
 
@@ -378,46 +397,12 @@ static int sql_insert_rows(sqlite3_stmt *s, const sc_graph *g, int64_t gid)
     return rc;
 }
 
-/* The graph_index blobs: every node's stream and every edge.  0, or
- * SC_STORE_EIO with w->why set when the graph cannot be read. */
-static int fill_index(store_writer *w, const sc_graph *g, index_blobs *b)
-{
-    if (!b->wanted)
-        return 0;
-    uint32_t n = sc_graph_node_count(g);
-    for (uint32_t id = 0; id < n; id++) {
-        sc_node node;
-        if (sc_graph_node(g, id, &node) != 0) {
-            w->why = "graph node could not be read";
-            return SC_STORE_EIO;
-        }
-        b->streams[id] = node.stream;
-    }
-    uint32_t *pair = b->edges;
-    for (uint32_t src = 0; src < n; src++) {
-        const uint32_t *succ;
-        uint32_t count;
-        if (sc_graph_successors(g, src, &succ, &count) != 0) {
-            w->why = "graph edge could not be read";
-            return SC_STORE_EIO;
-        }
-        for (uint32_t k = 0; k < count; k++) {
-            *pair++ = src;
-            *pair++ = succ[k];
-        }
-    }
-    return 0;
-}
-
-/* The graph's node, edge and graph_index rows: 0 or SC_STORE_EIO. */
-static int insert_contents(store_writer *w, const sc_graph *g, int64_t gid, index_blobs *ix)
+/* The graph's node rows and its graph_index, one part: 0 or SC_STORE_EIO. */
+static int insert_contents(store_writer *w, const sc_graph *g, int64_t gid)
 {
     if (sql_insert_rows(w->node_insert, g, gid) != SQLITE_OK)
         return SC_STORE_EIO;
-    int rc = fill_index(w, g, ix);
-    if (rc)
-        return rc;
-    return sql_insert_index(w, g, gid, ix) == SQLITE_OK ? 0 : SC_STORE_EIO;
+    return index_wanted(w, g) ? insert_index_part(w, g, gid, 0, sc_graph_node_count(g)) : 0;
 }
 
 /* SQLITE_OK or SQLite's error. */
@@ -428,25 +413,23 @@ static int sql_drop_pending(store_writer *w, int64_t gid)
 }
 
 /* The graph's rows: all of them, or for a chunked commit, whose chunks
- * stored the nodes and edges already, the graphs and graph_index rows,
- * dropping its pending row in the same transaction.  0 or SC_STORE_EIO. */
+ * stored the nodes and edges already and its index steps the graph_index
+ * parts up to u.commit.index_next, the graphs row and the rest of the
+ * index, dropping its pending row in the same transaction.  0 or
+ * SC_STORE_EIO. */
 static int store_graph(store_writer *w, store_job *j, int64_t *gid)
 {
     const sc_graph *g = j->u.commit.g;
-    index_blobs ix;
-    int rc = index_blobs_alloc(w, g, &ix);
-    if (rc)
-        return rc;
-    rc = insert_graph_row(w, j, gid);
+    uint32_t n = sc_graph_node_count(g), done = j->u.commit.index_next;
+    int rc = insert_graph_row(w, j, gid);
     if (rc == 0 && !j->u.commit.pending_gid)
-        rc = insert_contents(w, g, *gid, &ix);
+        rc = insert_contents(w, g, *gid);
     else if (rc == 0) {
-        rc = fill_index(w, g, &ix);
-        if (rc == 0 && (sql_insert_index(w, g, *gid, &ix) != SQLITE_OK ||
-                        sql_drop_pending(w, *gid) != SQLITE_OK))
+        if ((done < n || n == 0) && index_wanted(w, g))
+            rc = insert_index_part(w, g, *gid, done, n);
+        if (rc == 0 && sql_drop_pending(w, *gid) != SQLITE_OK)
             rc = SC_STORE_EIO;
     }
-    index_blobs_free(&ix);
     return rc;
 }
 
@@ -785,6 +768,17 @@ int store_sqlite_write_chunk(sc_store_be *w, sc_store_job *j, uint32_t lo, uint3
     return 0;
 }
 
+int store_sqlite_write_index(sc_store_be *w, sc_store_job *j, uint32_t lo, uint32_t hi, char *err,
+                             size_t len)
+{
+    const sc_graph *g = j->u.commit.g;
+    if (!index_wanted(w, g))
+        return 0;
+    if (insert_index_part(w, g, j->u.commit.pending_gid, lo, hi) != 0)
+        return fail_code(w, err, len);
+    return 0;
+}
+
 /*
  * Remove what the chunks of a commit that failed stored.  On a full disk
  * the reserve makes room for the delete; should even that fail, the rows
@@ -795,6 +789,7 @@ void store_sqlite_drop_chunks(sc_store_be *w, int64_t gid)
     for (int attempt = 0; attempt < 2; attempt++) {
         if (sql_step_done(w->begin) == SQLITE_OK &&
             sql_delete_rows(w->nodes_delete, gid) == SQLITE_OK &&
+            sql_delete_rows(w->index_delete, gid) == SQLITE_OK &&
             sql_drop_pending(w, gid) == SQLITE_OK && sql_step_done(w->commit) == SQLITE_OK)
             return;
         bool full = (sqlite3_errcode(w->db) & 0xff) == SQLITE_FULL;

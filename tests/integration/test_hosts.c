@@ -125,6 +125,17 @@ static void test_default_host_name(void **state)
     sc_it_daemon_destroy(d);
 }
 
+/* Takes a version-8 file back to version 7's graph_index, a row per graph
+ * keyed by it (schema/001_init.sql).  The graphs here are small: one part
+ * each. */
+#define V8_TO_V7                                                                                   \
+    "CREATE TABLE index_v7 (graph INTEGER PRIMARY KEY, node_count INTEGER NOT NULL,"               \
+    " edge_count INTEGER NOT NULL, streams BLOB NOT NULL, edges BLOB NOT NULL,"                    \
+    " CHECK (length(streams) = 4 * node_count), CHECK (length(edges) = 8 * edge_count));"          \
+    "INSERT INTO index_v7 SELECT graph, node_count, edge_count, streams, edges FROM graph_index"   \
+    " WHERE lo = 0;"                                                                               \
+    "DROP TABLE graph_index; ALTER TABLE index_v7 RENAME TO graph_index;"
+
 /* Takes a version-7 file back to version 6's node_chunks, a WITHOUT ROWID
  * table keyed by (graph, lo) (schema/006_node_chunks.sql).  The views name
  * the table and stay as they are: legacy_alter_table renames the copy
@@ -248,11 +259,15 @@ static void check_upgrade(const char *downgrade, int version)
                                         " (SELECT count(*) FROM sqlite_master"
                                         "  WHERE name = 'node_rows'),"
                                         " (SELECT count(*) FROM pragma_index_list('node_chunks')"
-                                        "  WHERE name = 'node_chunks_by_graph' AND \"unique\")",
+                                        "  WHERE name = 'node_chunks_by_graph' AND \"unique\"),"
+                                        " (SELECT count(*) FROM graph_index WHERE lo = 0"
+                                        "  AND graph IN (SELECT graph FROM graphs)),"
+                                        " (SELECT count(*) FROM pragma_index_list('graph_index')"
+                                        "  WHERE name = 'graph_index_by_graph' AND \"unique\")",
                                         -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 7);
+    assert_int_equal(sqlite3_column_int(st, 0), 8);
     assert_string_equal((const char *)sqlite3_column_text(st, 1), "view");
     /* From version 5 or older, 900 nodes in runs of 16. */
     if (version < 6)
@@ -260,10 +275,13 @@ static void check_upgrade(const char *downgrade, int version)
     assert_int_equal(sqlite3_column_int(st, 3), 0);
     /* A rowid table, its key in an index (schema/007_node_chunks_rowid.sql). */
     assert_int_equal(sqlite3_column_int(st, 4), 1);
+    /* Each graph's index one part, keyed by (graph, lo) (schema/008_index_parts.sql). */
+    assert_int_equal(sqlite3_column_int(st, 5), 3);
+    assert_int_equal(sqlite3_column_int(st, 6), 1);
     sqlite3_finalize(st);
-    /* From version 6, the daemon's runs are copied as they were. */
+    /* From version 6 on, the daemon's runs are kept as they were. */
     char *runs_after = runs_text(db);
-    if (version == 6)
+    if (version >= 6)
         assert_string_equal(runs_after, runs_before);
     free(runs_after);
     free(runs_before);
@@ -271,12 +289,20 @@ static void check_upgrade(const char *downgrade, int version)
     sc_it_daemon_destroy(d);
 }
 
+/* A version-7 database gets its graph_index rows as one part each, in place
+ * (schema/008_index_parts.sql). */
+static void test_upgrade_from_version_7(void **state)
+{
+    (void)state;
+    check_upgrade(V8_TO_V7, 7);
+}
+
 /* A version-6 database gets its node_chunks rows copied into a rowid table
- * in place (schema/007_node_chunks_rowid.sql). */
+ * in place (schema/007_node_chunks_rowid.sql), then its index in parts. */
 static void test_upgrade_from_version_6(void **state)
 {
     (void)state;
-    check_upgrade(V7_TO_V6, 6);
+    check_upgrade(V8_TO_V7 V7_TO_V6, 6);
 }
 
 /* A version-5 database gets node_chunks in place (schema/006_node_chunks.sql),
@@ -284,7 +310,7 @@ static void test_upgrade_from_version_6(void **state)
 static void test_upgrade_from_version_5(void **state)
 {
     (void)state;
-    check_upgrade(V7_TO_V6 V6_TO_V5, 5);
+    check_upgrade(V8_TO_V7 V7_TO_V6 V6_TO_V5, 5);
 }
 
 /* A version-4 database gets node_rows (schema/005_packed_rows.sql), then
@@ -292,7 +318,7 @@ static void test_upgrade_from_version_5(void **state)
 static void test_upgrade_from_version_4(void **state)
 {
     (void)state;
-    check_upgrade(V7_TO_V6 V6_TO_V5 V5_TO_V4, 4);
+    check_upgrade(V8_TO_V7 V7_TO_V6 V6_TO_V5 V5_TO_V4, 4);
 }
 
 /* A version-3 database gets the host columns in place; its rows become
@@ -314,7 +340,7 @@ static void test_upgrade_from_version_3(void **state)
     if (sqlite3_exec(db,
                      "ALTER TABLE capture_log DROP COLUMN host;"
                      "ALTER TABLE graphs DROP COLUMN host;"
-                     "ALTER TABLE captures DROP COLUMN host;" V7_TO_V6 V6_TO_V5 V5_TO_V4
+                     "ALTER TABLE captures DROP COLUMN host;" V8_TO_V7 V7_TO_V6 V6_TO_V5 V5_TO_V4
                      "PRAGMA user_version = 3;",
                      NULL, NULL, &err) != SQLITE_OK)
         fail_msg("making a version-3 database: %s", err ? err : "?");
@@ -337,7 +363,7 @@ static void test_upgrade_from_version_3(void **state)
                                         -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 7);
+    assert_int_equal(sqlite3_column_int(st, 0), 8);
     assert_string_equal((const char *)sqlite3_column_text(st, 1), "new");
     sqlite3_finalize(st);
     sqlite3_close(db);
@@ -376,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_upgrade_from_version_4),
         cmocka_unit_test(test_upgrade_from_version_5),
         cmocka_unit_test(test_upgrade_from_version_6),
+        cmocka_unit_test(test_upgrade_from_version_7),
         cmocka_unit_test(test_postgresql_uri_without_support),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

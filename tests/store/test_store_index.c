@@ -1,5 +1,5 @@
 /*
- * test_store_index.c - the graph_index row (packed streams and edges) and
+ * test_store_index.c - the graph_index rows (packed streams and edges) and
  * skeleton loads: what is written, that a skeleton answers reachability
  * exactly as the full graph does, deletion, and damaged or missing rows.
  */
@@ -277,6 +277,123 @@ static void test_skeleton_large(void **state)
     sc_graph_destroy(g);
 }
 
+/* A graph stored in chunks gets its index in parts, a step at a time
+ * (schema/008_index_parts.sql): they follow each other from node 0 and
+ * make the same skeleton; a missing or displaced part fails the load. */
+static void test_index_in_parts(void **state)
+{
+    fx *f = *state;
+    if (fx_is_pg(f))
+        skip(); /* PostgreSQL stores one row per graph */
+    fx_open(f, 1000, 0);
+    uint64_t seed = 0x9A27;
+    const uint32_t n = 300000;
+    sc_graph *g = random_graph(&seed, n, 8, true);
+    int64_t gid = commit(f, g, "parts");
+    fx_sql *db = fx_db(f);
+    assert_true(q_int(db, "SELECT count(*) FROM graph_index WHERE graph = %lld", gid) >= 2);
+    assert_int_equal(q_int(db, "SELECT min(lo) FROM graph_index WHERE graph = %lld", gid), 0);
+    assert_int_equal(q_int(db, "SELECT sum(node_count) FROM graph_index WHERE graph = %lld", gid),
+                     n);
+    assert_int_equal(q_int(db, "SELECT sum(edge_count) FROM graph_index WHERE graph = %lld", gid),
+                     (int64_t)sc_graph_edge_count(g));
+    assert_int_equal(q_int(db,
+                           "SELECT count(*) FROM graph_index AS a WHERE graph = %lld AND lo > 0"
+                           " AND NOT EXISTS (SELECT 1 FROM graph_index AS b WHERE"
+                           " b.graph = a.graph AND b.lo + b.node_count = a.lo)",
+                           gid),
+                     0);
+    fx_db_close(db);
+    lres sk;
+    load_skeleton(f, gid, &sk);
+    assert_int_equal(sk.rc, 0);
+    const sc_graph *b = sk.sg->graph;
+    assert_int_equal(sc_graph_node_count(b), n);
+    assert_int_equal(sc_graph_edge_count(b), sc_graph_edge_count(g));
+    for (uint64_t i = 0; i < sc_graph_edge_count(g); i++) {
+        uint32_t s1, d1, s2, d2;
+        assert_int_equal(sc_graph_edge(g, i, &s1, &d1), 0);
+        assert_int_equal(sc_graph_edge(b, i, &s2, &d2), 0);
+        if (s1 != s2 || d1 != d2)
+            fail_msg("edge %llu: (%u, %u) stored as (%u, %u)", (unsigned long long)i, s1, d1, s2,
+                     d2);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        sc_node x, y;
+        assert_int_equal(sc_graph_node(g, i, &x), 0);
+        assert_int_equal(sc_graph_node(b, i, &y), 0);
+        assert_int_equal(y.stream, x.stream);
+    }
+    sc_stored_graph_free(sk.sg);
+
+    /* A part that does not start where the one before it ends. */
+    db = fx_db(f);
+    char *sql = sqlite3_mprintf("UPDATE graph_index SET lo = lo + 1 WHERE graph = %lld AND lo > 0",
+                                (long long)gid);
+    q_exec(db, sql);
+    sqlite3_free(sql);
+    fx_db_close(db);
+    lres r;
+    load_skeleton(f, gid, &r);
+    assert_int_equal(r.rc, SC_STORE_EIO);
+    assert_non_null(strstr(r.msg, "part differs from the graph row"));
+    /* Then the last part gone: the parts fall short of the graph row. */
+    db = fx_db(f);
+    sql = sqlite3_mprintf("UPDATE graph_index SET lo = lo - 1 WHERE graph = %lld AND lo > 0;"
+                          "DELETE FROM graph_index WHERE graph = %lld AND lo ="
+                          " (SELECT max(lo) FROM graph_index WHERE graph = %lld)",
+                          (long long)gid, (long long)gid, (long long)gid);
+    q_exec(db, sql);
+    sqlite3_free(sql);
+    fx_db_close(db);
+    load_skeleton(f, gid, &r);
+    assert_int_equal(r.rc, SC_STORE_EIO);
+    assert_non_null(strstr(r.msg, "fall short of the graph row"));
+    sc_graph_destroy(g);
+}
+
+/* An index step that fails (here: the file may not grow) takes the graph's
+ * nodes and the parts already stored with it; nothing of it stays. */
+static void test_failed_index_step_leaves_nothing(void **state)
+{
+    fx *f = *state;
+    fx_sqlite_only(f, "PostgreSQL writes its index in the last transaction");
+    uint64_t seed = 0xFA11;
+    sc_graph *g = random_graph(&seed, 300000, 8, true);
+    /* The pages the graph takes, and those of its last index part. */
+    fx_open(f, 1000, 0);
+    int64_t gid = commit(f, g, "sizing");
+    fx_sql *db = fx_db(f);
+    int64_t pages = q_int(db, "PRAGMA page_count");
+    int64_t last = q_int(db,
+                         "SELECT (length(streams) + length(edges)) / 4096 FROM graph_index"
+                         " WHERE graph = %lld ORDER BY lo DESC LIMIT 1",
+                         gid);
+    assert_true(q_int(db, "SELECT count(*) FROM graph_index WHERE graph = %lld", gid) >= 2);
+    fx_db_close(db);
+    wres w = {0};
+    assert_int_equal(sc_store_delete_graph(f->st, gid, now_ms(), wres_cb, &w), 0);
+    fx_drain(f);
+    assert_int_equal(w.rc, SC_STORE_OK);
+    fx_close(f);
+
+    /* Room for the nodes and the first parts, not for the last part. */
+    fx_open(f, 1000, pages - last / 2);
+    int64_t s = fx_open_session(f, "full", T0);
+    memset(&w, 0, sizeof w);
+    assert_int_equal(sc_store_commit_graph(f->st, s, g, 1000, 4242, "full", 4, T0, wres_cb, &w), 0);
+    fx_drain(f);
+    assert_int_equal(w.calls, 1);
+    assert_int_equal(w.rc, SC_STORE_EIO);
+    db = fx_db(f);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM pending_graphs"), 0);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM graph_index"), 0);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM node_chunks"), 0);
+    assert_int_equal(q_int(db, "SELECT count(*) FROM graphs"), 0);
+    fx_db_close(db);
+    sc_graph_destroy(g);
+}
+
 static void test_index_deleted_with_graph(void **state)
 {
     fx *f = *state;
@@ -412,6 +529,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_index_row_written, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_skeleton_same_reachability, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_skeleton_large, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_index_in_parts, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_failed_index_step_leaves_nothing, fx_setup,
+                                        fx_teardown),
         cmocka_unit_test_setup_teardown(test_index_deleted_with_graph, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_skeleton_not_found, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_missing_row_loads_full, fx_setup, fx_teardown),
