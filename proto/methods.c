@@ -4,7 +4,7 @@
 
 const sc_method_desc sc_methods[SC_M__COUNT] = {
 #define SC_X_DESC(id, handler, name, flags, params, result, summary)                               \
-    [SC_M_##id] = {SC_M_##id, name, flags, params, result, summary},
+    [SC_M_##id] = {SC_M_##id, name, #handler, flags, params, result, summary},
     SC_METHODS(SC_X_DESC)
 #undef SC_X_DESC
 };

@@ -215,6 +215,7 @@ typedef enum sc_method_id {
 typedef struct sc_method_desc {
     sc_method_id id;
     const char *name;    /* "capture.begin" */
+    const char *handler; /* "capture_begin": the daemon's sc_h_capture_begin */
     unsigned flags;      /* SC_MF_* */
     const char *params;  /* one-line parameter summary */
     const char *result;  /* one-line result summary */

@@ -13,7 +13,11 @@ if(SC_SANITIZE)
         ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0")
 endif()
 
-# docs/design.md's table from each method to its handler, file and store call.
-add_test(NAME design_method_table
-         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/docs/design_method_table.sh ${PROJECT_SOURCE_DIR})
-set_tests_properties(design_method_table PROPERTIES TIMEOUT 30)
+# docs/design.md's table from each method to its handler, file, parameters
+# and store call, read against the compiled method table (sc_methods[]).
+sc_add_test(design_method_table SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/docs/test_design_methods.c
+            LIBS sc_proto TIMEOUT 30)
+target_compile_definitions(design_method_table PRIVATE
+    SC_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    SC_STORE_HEADER="$<TARGET_PROPERTY:sc_store,SOURCE_DIR>/sc_store.h"
+    SC_CACHE_HEADER="$<TARGET_PROPERTY:sc_daemon,SOURCE_DIR>/sc_cache.h")
