@@ -1,6 +1,6 @@
 /*
  * cuda.c - a cuda-mode session: streams, events, captures and the calls
- * that record into them (docs/cuda-semantics.md §1 to §4.8).
+ * that record into them (docs/cuda-semantics.md §1 to §4.7, §4.12).
  *
  * Every call decides its outcome and reserves all the memory it needs
  * before it changes anything, so that a failure changes nothing but the
@@ -171,15 +171,9 @@ static int get_stream(sc_cuda *cu, uint32_t id, cu_stream **out)
     return 0;
 }
 
-static cu_event *find_event(const sc_cuda *cu, uint32_t id)
-{
-    uint32_t i = sc_idmap_get(&cu->event_index, id);
-    return i == SC_NO_NODE ? NULL : &cu->events[i];
-}
-
 static int get_event(sc_cuda *cu, uint32_t id, cu_event **out)
 {
-    cu_event *ev = find_event(cu, id);
+    cu_event *ev = cu_find_event(cu, id);
     if (!ev) {
         int rc = grow((void **)&cu->events, &cu->events_cap, sizeof *cu->events,
                       (uint64_t)cu->nevents + 1);
@@ -192,18 +186,6 @@ static int get_event(sc_cuda *cu, uint32_t id, cu_event **out)
     }
     *out = ev;
     return 0;
-}
-
-static sc_cuda_mode thread_mode(const sc_cuda *cu, uint32_t thread)
-{
-    uint32_t m = sc_idmap_get(&cu->thread_mode, thread);
-    return m == SC_NO_NODE ? SC_CUDA_GLOBAL : (sc_cuda_mode)m;
-}
-
-/* The capture of a stream that belongs to one, else NULL. */
-static cu_capture *capture_of(const sc_cuda *cu, const cu_stream *st)
-{
-    return st && st->capture ? cu_cap(cu, st->capture) : NULL;
 }
 
 static bool ended(const cu_capture *c)
@@ -239,13 +221,6 @@ void cu_invalidate_blocking(sc_cuda *cu, const cu_ctx *ctx, int err)
     for (uint32_t i = 0; i < cu->nopen; i++)
         if (cu_cap(cu, cu->open[i])->nblocking > 0)
             cu_invalidate(cu, cu->open[i], ctx, err);
-}
-
-/* 906 on the legacy stream while a blocking capture exists (§4.3). */
-static int legacy_implicit(sc_cuda *cu, const cu_ctx *ctx)
-{
-    cu_invalidate_blocking(cu, ctx, SC_ECUDA_IMPLICIT);
-    return SC_ECUDA_IMPLICIT;
 }
 
 /* ---- membership --------------------------------------------------- */
@@ -309,7 +284,7 @@ int sc_cuda_begin(sc_cuda *cu, uint32_t stream, sc_cuda_mode mode, uint32_t thre
     cu->seq++;
     if (stream == 0)
         return SC_ECUDA_UNSUPPORTED;
-    if (capture_of(cu, cu_find_stream(cu, stream)))
+    if (cu_capture_of(cu, cu_find_stream(cu, stream)))
         return SC_ECUDA_ILLEGAL_STATE;
     if (cu->ncaps == UINT32_MAX - 1)
         return SC_ELIMIT;
@@ -427,7 +402,7 @@ static CU_INLINE int record_target(sc_cuda *cu, uint32_t stream, uint32_t thread
         if (!cu->blocking_open)
             return 0;
         cu_ctx ctx = {.call = call, .stream = stream, .thread = thread};
-        return legacy_implicit(cu, &ctx);
+        return cu_legacy_implicit(cu, &ctx);
     }
     cu_stream *s = find_stream(cu, stream);
     if (CU_LIKELY(s && s->g)) {
@@ -669,9 +644,9 @@ int sc_cuda_record_event(sc_cuda *cu, uint32_t stream, uint32_t thread, uint32_t
                   .has_event = true,
                   .thread = thread};
     if (stream == 0 && cu->blocking_open)
-        return legacy_implicit(cu, &ctx);
+        return cu_legacy_implicit(cu, &ctx);
     cu_stream *st = stream ? cu_find_stream(cu, stream) : NULL;
-    cu_capture *c = capture_of(cu, st);
+    cu_capture *c = cu_capture_of(cu, st);
     if (!c && external)
         return SC_ECUDA_INVALID_VALUE;
     cu_event *ev;
@@ -768,11 +743,11 @@ int sc_cuda_wait_event(sc_cuda *cu, uint32_t stream, uint32_t thread, uint32_t e
                   .event = event,
                   .has_event = true,
                   .thread = thread};
-    const cu_event *ev = find_event(cu, event);
+    const cu_event *ev = cu_find_event(cu, event);
     if (stream == 0)
         return wait_legacy(cu, ev, &ctx);
     cu_stream *st = cu_find_stream(cu, stream);
-    cu_capture *c = capture_of(cu, st);
+    cu_capture *c = cu_capture_of(cu, st);
     if (!c)
         return wait_uncaptured(cu, stream, ev, external);
     if (c->state != SC_CUDA_STATE_ACTIVE)
@@ -805,7 +780,7 @@ int sc_cuda_wait_event(sc_cuda *cu, uint32_t stream, uint32_t thread, uint32_t e
 static int active_capture(sc_cuda *cu, uint32_t stream, cu_stream **st, cu_capture **c)
 {
     *st = stream ? cu_find_stream(cu, stream) : NULL;
-    *c = capture_of(cu, *st);
+    *c = cu_capture_of(cu, *st);
     if (!*c)
         return SC_ECUDA_ILLEGAL_STATE;
     if ((*c)->state != SC_CUDA_STATE_ACTIVE)
@@ -874,7 +849,7 @@ int sc_cuda_info_get(sc_cuda *cu, uint32_t stream, uint32_t thread, sc_cuda_info
         return SC_ECUDA_IMPLICIT;
     memset(out, 0, sizeof *out);
     cu_stream *st = stream ? cu_find_stream(cu, stream) : NULL;
-    cu_capture *c = capture_of(cu, st);
+    cu_capture *c = cu_capture_of(cu, st);
     if (!c)
         return 0;
     if (c->state != SC_CUDA_STATE_ACTIVE) {
@@ -887,109 +862,6 @@ int sc_cuda_info_get(sc_cuda *cu, uint32_t stream, uint32_t thread, sc_cuda_info
     out->mode = (sc_cuda_mode)c->mode;
     out->deps = st->deps.v;
     out->ndeps = st->deps.n;
-    return 0;
-}
-
-/* ---- capture.host_call (§4.8) ---------------------------------------- */
-
-/* Does an unsafe call from `thread` in mode `tm` break capture c? */
-static bool forbids(const cu_capture *c, uint32_t thread, sc_cuda_mode tm)
-{
-    if (c->state != SC_CUDA_STATE_ACTIVE || tm == SC_CUDA_RELAXED)
-        return false;
-    if (c->thread == thread)
-        return c->mode != SC_CUDA_RELAXED;
-    return tm == SC_CUDA_GLOBAL && c->mode == SC_CUDA_GLOBAL;
-}
-
-/* Invalidating one capture does not change whether the call breaks
- * another, so one pass decides and invalidates. */
-static int host_unsafe(sc_cuda *cu, const cu_ctx *ctx)
-{
-    sc_cuda_mode tm = thread_mode(cu, ctx->thread);
-    bool any = false;
-    for (uint32_t i = 0; i < cu->nopen; i++)
-        if (forbids(cu_cap(cu, cu->open[i]), ctx->thread, tm)) {
-            cu_invalidate(cu, cu->open[i], ctx, SC_ECUDA_UNSUPPORTED);
-            any = true;
-        }
-    return any ? SC_ECUDA_UNSUPPORTED : 0;
-}
-
-static int host_stream_sync(sc_cuda *cu, const cu_ctx *ctx)
-{
-    cu_stream *st = ctx->stream ? cu_find_stream(cu, ctx->stream) : NULL;
-    cu_capture *c = capture_of(cu, st);
-    if (c && c->state == SC_CUDA_STATE_ACTIVE) {
-        cu_invalidate(cu, st->capture, ctx, SC_ECUDA_UNSUPPORTED);
-        return SC_ECUDA_UNSUPPORTED;
-    }
-    if (c)
-        return SC_ECUDA_INVALIDATED;
-    if (ctx->stream == 0 && cu->blocking_open)
-        return legacy_implicit(cu, ctx);
-    return host_unsafe(cu, ctx);
-}
-
-static int host_device_sync(sc_cuda *cu, const cu_ctx *ctx)
-{
-    bool any = false;
-    for (uint32_t i = 0; i < cu->nopen; i++)
-        if (cu_cap(cu, cu->open[i])->state == SC_CUDA_STATE_ACTIVE) {
-            cu_invalidate(cu, cu->open[i], ctx, SC_ECUDA_UNSUPPORTED);
-            any = true;
-        }
-    return any ? SC_ECUDA_UNSUPPORTED : 0;
-}
-
-static int host_event_sync(sc_cuda *cu, const cu_ctx *ctx)
-{
-    const cu_event *ev = find_event(cu, ctx->event);
-    if (!ev || ev->state != CU_EV_CAPTURED)
-        return host_unsafe(cu, ctx);
-    if (cu_cap(cu, ev->capture)->state == SC_CUDA_STATE_ACTIVE)
-        cu_invalidate(cu, ev->capture, ctx, SC_ECUDA_CAPTURED_EVENT);
-    return SC_ECUDA_CAPTURED_EVENT;
-}
-
-int sc_cuda_host_call(sc_cuda *cu, sc_cuda_host kind, uint32_t stream, uint32_t event,
-                      uint32_t thread)
-{
-    if (!cu)
-        return SC_EINVAL;
-    cu_ctx ctx = {.call = SC_CUDA_CALL_HOST_CALL, .host = kind, .thread = thread};
-    cu->seq++;
-    switch (kind) {
-    case SC_CUDA_HOST_UNSAFE:
-        return host_unsafe(cu, &ctx);
-    case SC_CUDA_HOST_STREAM_SYNC:
-        ctx.stream = stream;
-        return host_stream_sync(cu, &ctx);
-    case SC_CUDA_HOST_DEVICE_SYNC:
-        return host_device_sync(cu, &ctx);
-    case SC_CUDA_HOST_EVENT_SYNC:
-        ctx.event = event;
-        ctx.has_event = true;
-        return host_event_sync(cu, &ctx);
-    case SC_CUDA_HOST_LEGACY_SYNC:
-        return cu->blocking_open ? legacy_implicit(cu, &ctx) : 0;
-    }
-    return SC_EINVAL;
-}
-
-/* ---- capture.exchange_mode (§4.11) ----------------------------------- */
-
-int sc_cuda_exchange_mode(sc_cuda *cu, uint32_t thread, sc_cuda_mode mode, sc_cuda_mode *prev_out)
-{
-    if (!cu || (unsigned)mode > SC_CUDA_RELAXED)
-        return SC_EINVAL;
-    cu->seq++;
-    sc_cuda_mode prev = thread_mode(cu, thread);
-    int rc = sc_idmap_put(&cu->thread_mode, thread, (uint32_t)mode);
-    if (rc != 0)
-        return rc;
-    if (prev_out)
-        *prev_out = prev;
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /*
  * cuda_internal.h - the state of a cuda-mode session, shared by cuda.c
- * (streams, events, record ops) and cuda_end.c (ending, queries, names).
+ * (streams, events, record ops), cuda_host.c (host calls, thread modes) and
+ * cuda_end.c (ending, queries, names).
  *
  * Streams and events sit in dense arrays found through id maps; captures
  * in an array indexed by id - 1, never removed (ended ones stay for the
@@ -110,5 +111,31 @@ int cu_set_reserve(cu_set *s, uint64_t n);
 void cu_invalidate(sc_cuda *cu, uint32_t capture, const cu_ctx *ctx, int err);
 /* Invalidate every capture not ended that has a blocking member (§4.3). */
 void cu_invalidate_blocking(sc_cuda *cu, const cu_ctx *ctx, int err);
+
+/* Shared by cuda.c and cuda_host.c; small, so inline in both. */
+static inline cu_event *cu_find_event(const sc_cuda *cu, uint32_t id)
+{
+    uint32_t i = sc_idmap_get(&cu->event_index, id);
+    return i == SC_NO_NODE ? NULL : &cu->events[i];
+}
+
+static inline sc_cuda_mode cu_thread_mode(const sc_cuda *cu, uint32_t thread)
+{
+    uint32_t m = sc_idmap_get(&cu->thread_mode, thread);
+    return m == SC_NO_NODE ? SC_CUDA_GLOBAL : (sc_cuda_mode)m;
+}
+
+/* The capture of a stream that belongs to one, else NULL. */
+static inline cu_capture *cu_capture_of(const sc_cuda *cu, const cu_stream *st)
+{
+    return st && st->capture ? cu_cap(cu, st->capture) : NULL;
+}
+
+/* 906 on the legacy stream while a blocking capture exists (§4.3). */
+static inline int cu_legacy_implicit(sc_cuda *cu, const cu_ctx *ctx)
+{
+    cu_invalidate_blocking(cu, ctx, SC_ECUDA_IMPLICIT);
+    return SC_ECUDA_IMPLICIT;
+}
 
 #endif
