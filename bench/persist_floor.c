@@ -10,7 +10,7 @@
  *
  *   6 and later (schema/006_node_chunks.sql): node_chunks rows, each a run
  *     of consecutive nodes (with their predecessors) as one JSON array
- *     text, cut where the daemon cuts them (daemon/store_sqlite_rows.c)
+ *     text, cut where the daemon cuts them (store/sqlite/store_sqlite_rows.c)
  *     and in its exact bytes;
  *   5 (schema/005_packed_rows.sql): one node_rows row per node, its
  *     attributes and successors packed as JSON arrays in the daemon's text;
@@ -466,7 +466,7 @@ static void insert_node_rows(sqlite3 *db, const floor_graph *g, int64_t gid)
 
 /*
  * The most bytes of a run's text, brackets included, unless its one node
- * needs more: the daemon's CHUNK_TEXT_MAX (daemon/store_sqlite_rows.c),
+ * needs more: the daemon's CHUNK_TEXT_MAX (store/sqlite/store_sqlite_rows.c),
  * which the run boundaries must follow for the rows to be the daemon's.
  */
 #define CHUNK_TEXT_MAX 960
@@ -545,7 +545,7 @@ static void insert_chunk(sqlite3 *db, sqlite3_stmt *s, uint32_t lo, char *text, 
  *
  * The whole graph is one range, as the daemon cuts a graph it stores in
  * one transaction.  One of more than 65,536 nodes plus edges the daemon
- * stores in several (daemon/store_txn.c), each restarting the runs at its
+ * stores in several (store/store_txn.c), each restarting the runs at its
  * first node, with sizes that depend on timing: the floor's runs match
  * those of a single transaction, a few more rows at most for such graphs.
  */

@@ -8,12 +8,12 @@
  * Error spaces.  Each layer has its own range of codes:
  *
  *   core SC_E* (this file)                         -299 ..   -200
- *   store SC_STORE_E* (daemon/sc_store.h)          -399 ..   -300
+ *   store SC_STORE_E* (store/sc_store.h)           -399 ..   -300
  *   client: negated errno values                   -199 ..     -1
  *   client: daemon error replies (SC_CLIENT_E*)           <= -1000
  *   JSON-RPC 2.0 standard codes (proto/sc_rpc.h)  -32768 .. -32000
  *   streamcap JSON-RPC codes (proto/sc_rpc.h)              >= 1000
- *   SQLite result codes (daemon/store*.c only)             >= 0
+ *   SQLite result codes (store/sqlite/ only)               >= 0
  *
  * The ranges are disjoint, with one deliberate exception: the client
  * returns the daemon's code 1000 + n as -1000 - n and the JSON-RPC

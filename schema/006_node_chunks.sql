@@ -16,7 +16,7 @@
 -- not apply, trailing nulls left out) or null; preds the ids of the nodes
 -- this one depends on, ascending ([] for none).  A node's predecessors are
 -- known once it is recorded, so a capture still recording can store the
--- nodes it has (daemon/sc_store.h, "Streaming").  The daemon fills a run to
+-- nodes it has (store/sc_store.h, "Streaming").  The daemon fills a run to
 -- about 1,000 bytes, what a leaf of a 4,096-byte page keeps without an
 -- overflow page; the runs copied below are 16 nodes each.
 CREATE TABLE node_chunks (

@@ -31,6 +31,8 @@ sc_add_test(test_cache_kinds
     SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_cache_kinds.c
             ${PROJECT_SOURCE_DIR}/daemon/cache.c ${SC_STORE_TEST_HELPERS}
     LIBS sc_store sc_core PkgConfig::LIBUV)
+# cache.c's own header, which the store's include directories no longer hold.
+target_include_directories(test_cache_kinds PRIVATE ${PROJECT_SOURCE_DIR}/daemon)
 # The daemon's mapping of core and store codes onto JSON-RPC (daemon/errors.c).
 sc_add_test(test_rpc_errors SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_rpc_errors.c
             LIBS sc_daemon)

@@ -76,7 +76,7 @@ struct sc_store {
 /*
  * Chunked commits.  A graph with more than STORE_CHUNK_ROWS nodes plus
  * edges is not stored in one transaction, which would hold the only write
- * lock for seconds: each store_writer_step() runs one short transaction of
+ * lock for seconds: each store_txn_step() runs one short transaction of
  * it (about STORE_CHUNK_MS), and the writer runs the other queued jobs
  * between two steps.  The first step reserves the graph id in
  * pending_graphs; once the nodes are stored, steps of the same length
