@@ -23,6 +23,7 @@
 
 #include "sc_json.h"
 #include "sc_schema.h"
+#include "store_int.h"
 #include "store_pg.h"
 
 /* $n (Unix ms) as timestamptz, and a timestamptz column as Unix ms; both exact. */
@@ -44,21 +45,6 @@ typedef struct pg_reader {
     PGconn *conn;
     const sc_store_be *be;
 } pg_reader;
-
-/* graph_index blobs hold little-endian u32 values (schema/README.md):
- * swap n values between that order and the host's, in place. */
-static void le32_swap(uint32_t *v, size_t n)
-{
-    const uint32_t one = 1;
-    unsigned char first;
-    memcpy(&first, &one, 1);
-    if (first == 1)
-        return;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t x = v[i];
-        v[i] = (x >> 24) | ((x >> 8) & 0xff00u) | ((x << 8) & 0xff0000u) | (x << 24);
-    }
-}
 
 /* ---- errors ---- */
 
@@ -977,8 +963,8 @@ static int insert_index(sc_store_be *be, const sc_graph *g, int64_t gid, char *e
         }
     }
     if (rc == 0) {
-        le32_swap(streams, n);
-        le32_swap(pairs, 2 * m);
+        store_le32_swap(streams, n);
+        store_le32_swap(pairs, 2 * m);
         char sgid[24], sn[24], sm[24];
         snprintf(sgid, sizeof sgid, "%lld", (long long)gid);
         snprintf(sn, sizeof sn, "%u", n);
@@ -1512,8 +1498,8 @@ static int load_index(PGconn *c, sc_store_read *rq, sc_stored_graph *sg, bool *f
     if (rc == 0) {
         memcpy(streams, PQgetvalue(r, 0, 2), 4 * n);
         memcpy(pairs, PQgetvalue(r, 0, 3), 8 * m);
-        le32_swap(streams, n);
-        le32_swap(pairs, 2 * m);
+        store_le32_swap(streams, n);
+        store_le32_swap(pairs, 2 * m);
         int core = sc_graph_create_skeleton((uint32_t)n, streams, m, pairs, &sg->graph);
         if (core == SC_ENOMEM)
             rc = rd_nomem(rq);
