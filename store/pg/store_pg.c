@@ -205,15 +205,6 @@ static uint32_t col_u32(const PGresult *r, int row, int col)
 
 /* ---- connecting ---- */
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s);
-    char *d = malloc(n + 1);
-    if (d)
-        memcpy(d, s, n + 1);
-    return d;
-}
-
 /* libpq takes postgresql:// and postgres:// URIs itself; "postgres:" followed
  * by anything else is a keyword=value connection string. */
 static const char *conninfo_of(const char *db)
@@ -264,8 +255,8 @@ static int pg_open(const sc_store_config *cfg, sc_store_be **out, char *err, siz
         return SC_STORE_EINVAL;
     }
     sc_store_be *be = calloc(1, sizeof *be);
-    if (!be || !(be->uri = dup_str(cfg->path)) ||
-        !(be->host = dup_str(cfg->host ? cfg->host : ""))) {
+    if (!be || !(be->uri = store_strdup(cfg->path)) ||
+        !(be->host = store_strdup(cfg->host ? cfg->host : ""))) {
         pg_close(be);
         set_err(err, len, "out of memory", NULL);
         return SC_STORE_ENOMEM;
