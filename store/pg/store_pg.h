@@ -1,5 +1,5 @@
 /*
- * store_pg.h - what the PostgreSQL backend (store_pg.c, the
+ * store_pg.h - what the PostgreSQL backend (store_pg*.c, the
  * sc_store_pg_backend of store_backend.h) offers beyond the interface, for
  * its tests and bench/pg_persist.  Built only with SC_HAVE_POSTGRESQL.
  *

@@ -1,5 +1,5 @@
 /*
- * test_pg_backend.c - the PostgreSQL backend (store/pg/store_pg.c) against a
+ * test_pg_backend.c - the PostgreSQL backend (store/pg/store_pg*.c) against a
  * real server: run under tests/pg/cluster.sh, which exports
  * STREAMCAP_TEST_PG; skipped (77) without it.
  *

@@ -1,0 +1,134 @@
+/*
+ * store_pg_int.h - internals of the PostgreSQL backend (store_pg.h),
+ * shared by store_pg.c (errors, parameters, connecting, the schema and
+ * the backend's vtable), store_pg_write.c (transactions, COPY and the
+ * writer's jobs) and store_pg_read.c (the reader connections and their
+ * reads).  Not part of the API.
+ *
+ * Result codes: functions here return 0 or an SC_STORE_E* code and say
+ * why in `err` (`len` bytes); libpq's statuses never leave the backend.
+ */
+#ifndef SC_STORE_PG_INT_H
+#define SC_STORE_PG_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <libpq-fe.h>
+
+#include "store_int.h"
+#include "store_pg.h"
+
+/* $n (Unix ms) as timestamptz, and a timestamptz column as Unix ms; both exact. */
+#define TS_IN(n)  "('epoch'::timestamptz + $" #n "::bigint * interval '1 millisecond')"
+#define TS_OUT(c) "(extract(epoch from " c ") * 1000)::bigint"
+
+struct sc_store_be {
+    PGconn *conn;
+    char *uri;
+    char *host;
+    bool binary;
+    int busy_timeout_ms; /* lock_timeout of write transactions */
+};
+
+typedef struct pg_reader {
+    PGconn *conn;
+    const sc_store_be *be;
+} pg_reader;
+
+/* store_pg.c: errors.  "what: why" into err, without why's trailing
+ * newlines and spaces. */
+void pg_set_err(char *err, size_t len, const char *what, const char *why);
+/* The store code of a failed call on `conn` (res NULL or its result),
+ * with the reason in err: ENOMEM when libpq ran out of memory, else EIO. */
+int pg_fail(PGconn *conn, const PGresult *res, const char *what, char *err, size_t len);
+/* Reset a broken connection before it is used again: 0 or EIO. */
+int pg_ready(PGconn *conn, char *err, size_t len);
+
+/* store_pg.c: the parameters of one statement, as text (NULL for SQL
+ * NULL); p_text's copies are owned, and freed by p_free. */
+enum { MAX_PARAMS = 20 };
+typedef struct params {
+    const char *v[MAX_PARAMS];
+    char num[MAX_PARAMS][24];
+    char *owned[MAX_PARAMS];
+    int n;
+} params;
+
+static inline void p_i64(params *p, int64_t x)
+{
+    snprintf(p->num[p->n], sizeof p->num[p->n], "%lld", (long long)x);
+    p->v[p->n] = p->num[p->n];
+    p->n++;
+}
+static inline void p_null(params *p)
+{
+    p->v[p->n++] = NULL;
+}
+static inline void p_word(params *p, const char *s)
+{
+    p->v[p->n++] = s;
+}
+
+/* Text PostgreSQL can hold: valid UTF-8 without NUL (bytes that are not
+ * become U+FFFD, as readers of the SQLite store see them).  NULL when out
+ * of memory. */
+char *pg_clean_text(const char *s, size_t len);
+
+static inline bool p_text(params *p, const char *s, size_t len)
+{
+    char *t = pg_clean_text(s, len);
+    if (!t)
+        return false;
+    p->owned[p->n] = t;
+    p->v[p->n++] = t;
+    return true;
+}
+static inline void p_free(params *p)
+{
+    for (int i = 0; i < p->n; i++)
+        free(p->owned[i]);
+}
+
+/* Run `sql` with p; the result on success (status `want`), else NULL with
+ * *rc set. */
+PGresult *pg_run(PGconn *conn, const char *sql, const params *p, ExecStatusType want,
+                 const char *what, int *rc, char *err, size_t len);
+/* Run a command with p: 0, or the store code with err set; *changed (when
+ * not NULL) gets the rows it changed. */
+int pg_exec(PGconn *conn, const char *sql, const params *p, const char *what, char *err, size_t len,
+            int64_t *changed);
+
+/* A column as a number, 0 for NULL. */
+static inline int64_t col_i64(const PGresult *r, int row, int col)
+{
+    return PQgetisnull(r, row, col) ? 0 : strtoll(PQgetvalue(r, row, col), NULL, 10);
+}
+static inline uint32_t col_u32(const PGresult *r, int row, int col)
+{
+    return (uint32_t)col_i64(r, row, col);
+}
+
+/* A new connection to `uri` (set to UTC, notices silenced); NULL with *rc
+ * (ENOMEM or EIO) and err set. */
+PGconn *pg_connect(const char *uri, char *err, size_t len, int *rc);
+
+/* store_pg_write.c: the writer's operations of the vtable. */
+int store_pg_begin(sc_store_be *be, unsigned flags, char *err, size_t len);
+int store_pg_commit(sc_store_be *be, char *err, size_t len);
+void store_pg_rollback(sc_store_be *be);
+int store_pg_write(sc_store_be *be, sc_store_job *j, char *err, size_t len);
+int store_pg_write_chunk(sc_store_be *be, sc_store_job *j, uint32_t lo, uint32_t hi, char *err,
+                         size_t len);
+void store_pg_drop_chunks(sc_store_be *be, int64_t gid);
+bool store_pg_make_room(sc_store_be *be);
+
+/* store_pg_read.c: the readers' operations of the vtable. */
+int store_pg_reader_open(sc_store_be *be, void **reader, char *err, size_t len);
+void store_pg_reader_close(void *reader);
+void store_pg_read(void *reader, sc_store_read *rq);
+
+#endif
