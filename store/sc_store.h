@@ -44,12 +44,12 @@ typedef struct sc_store_config {
     const char *host;       /* stored on every row written; NULL means "" */
     bool sync_full;         /* synchronous=FULL (true) or NORMAL */
     int busy_timeout_ms;    /* 0 means the default, 5000 */
-    int64_t max_page_count; /* > 0: PRAGMA max_page_count (tests only) */
+    int64_t max_page_count; /* > 0: SQLite's PRAGMA max_page_count (tests only) */
 } sc_store_config;
 
 /*
  * Result codes of store calls and completions: 0 or an SC_STORE_E* code,
- * never a core SC_E* code nor a SQLite result code.
+ * never a core SC_E* code nor a database engine's own result code.
  *
  * Error spaces: the store's codes lie in [SC_STORE_E__MIN, SC_STORE_E__MAX]
  * = [-399, -300], disjoint from the core's [-299, -200] (sc_errors.h has
@@ -67,9 +67,9 @@ typedef struct sc_store_config {
 enum sc_store_rc {
     SC_STORE_OK = 0,
     SC_STORE_ENOTFOUND = -301, /* no such graph / row */
-    SC_STORE_EIO = -302,       /* SQLite failed (full, I/O, busy...): see errmsg */
+    SC_STORE_EIO = -302,       /* the database failed (full, I/O, busy...): see errmsg */
     SC_STORE_ECLOSED = -303,   /* store is closing; job not queued */
-    SC_STORE_ENOMEM = -304,    /* out of memory, the daemon's or SQLite's: never EIO */
+    SC_STORE_ENOMEM = -304,    /* out of memory, the daemon's or the engine's: never EIO */
     SC_STORE_EINVAL = -305,    /* bad argument: NULL, unsealed graph, unknown outcome */
     SC_STORE_EBUSY = -306,     /* not now: queued stream parts hold their most memory */
 };
@@ -77,7 +77,7 @@ enum sc_store_rc {
 typedef struct sc_store_result {
     int rc;             /* enum sc_store_rc */
     int64_t id;         /* session id (log_open) or graph id (commit_graph) */
-    const char *errmsg; /* SQLite's message on EIO, else NULL; valid during the callback */
+    const char *errmsg; /* the backend's message on EIO, else NULL; valid during the callback */
 } sc_store_result;
 
 typedef void (*sc_store_done_fn)(void *arg, const sc_store_result *res);

@@ -148,20 +148,6 @@ int store_graphs_submit(sc_store *st, const sc_graph_query *q, sc_store_graph_pa
 /* `outcome` is NULL or a static wire word (it is not copied). */
 int store_log_submit(sc_store *st, const sc_log_query *q, const char *outcome,
                      sc_store_log_page_fn done, void *arg);
-/* The SQLite backend's list statements (store_sqlite_read.c), one per
- * combination of filters, so that the planner can pick the index that
- * serves both the filter and the order.  Declared here, outside the
- * backend, so tests can check their query plans. */
-enum { STORE_GRAPHS_BY_OWNER = 1, STORE_GRAPHS_BY_LABEL = 2, STORE_GRAPHS_VARIANTS = 4 };
-enum {
-    STORE_LOG_CURSOR = 1,
-    STORE_LOG_BY_OWNER = 2,
-    STORE_LOG_BY_OUTCOME = 4,
-    STORE_LOG_VARIANTS = 8,
-};
-#define STORE_LIST_SQL_MAX 512
-void store_graphs_sql(int variant, char *buf, size_t len);
-void store_log_sql(int variant, char *buf, size_t len);
 /* Cancel reads not yet started, wait for running ones; then close readers. */
 void store_readers_shutdown(sc_store *st);
 

@@ -111,6 +111,21 @@ int store_sqlite_defer_log_ends(sc_store_be *be, const sc_store_log_row *rows, s
                                 size_t errlen);
 int store_sqlite_apply_deferred(sqlite3 *db, char *err, size_t errlen);
 
+/* The SQLite backend's list statements (store_sqlite_read.c), one per
+ * combination of filters, so that the planner can pick the index that
+ * serves both the filter and the order.  Declared in this header, which
+ * the tests include, so that they can check the query plans. */
+enum { STORE_GRAPHS_BY_OWNER = 1, STORE_GRAPHS_BY_LABEL = 2, STORE_GRAPHS_VARIANTS = 4 };
+enum {
+    STORE_LOG_CURSOR = 1,
+    STORE_LOG_BY_OWNER = 2,
+    STORE_LOG_BY_OUTCOME = 4,
+    STORE_LOG_VARIANTS = 8,
+};
+#define STORE_LIST_SQL_MAX 512
+void store_graphs_sql(int variant, char *buf, size_t len);
+void store_log_sql(int variant, char *buf, size_t len);
+
 /* store_sqlite_read.c: the readers' operations of the vtable. */
 int store_sqlite_reader_open(sc_store_be *be, void **reader, char *err, size_t errlen);
 void store_sqlite_reader_close(void *reader);

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "store_fixture.h"
-#include "store_int.h"
+#include "store_sqlite.h"
 
 #define T0 1795981461123LL /* 2026-11-29T19:44:21.123Z */
 
