@@ -109,6 +109,29 @@ int sc_cuda_dir_parse(const char *s, size_t len, sc_memcpy_dir *out)
     return SC_EINVAL;
 }
 
+unsigned sc_node_attrs(const sc_node *n)
+{
+    switch ((int)n->kind) {
+    case SC_KIND_KERNEL: {
+        /* Extents of 1 (or 0, which the graph reads as 1) are no shape. */
+        bool shaped = n->grid_y > 1 || n->grid_z > 1 || n->block_y > 1 || n->block_z > 1;
+        return SC_NODE_ATTR_LAUNCH | (shaped ? SC_NODE_ATTR_SHAPE : 0u);
+    }
+    case SC_KIND_MEMCPY:
+        return SC_NODE_ATTR_DIR | SC_NODE_ATTR_SIZE |
+               (n->dir == SC_DIR_PEER_TO_PEER ? SC_NODE_ATTR_DEVICES : 0u);
+    case SC_KIND_MEMSET:
+        return SC_NODE_ATTR_SIZE | SC_NODE_ATTR_VALUE;
+    case SC_KIND_MEM_ALLOC:
+        return SC_NODE_ATTR_SIZE;
+    case SC_KIND_EVENT_RECORD:
+    case SC_KIND_EVENT_WAIT:
+        return SC_NODE_ATTR_EVENT;
+    default:
+        return 0;
+    }
+}
+
 int sc_graph_create(sc_graph **out)
 {
     if (!out)

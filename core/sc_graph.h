@@ -141,6 +141,28 @@ const char *sc_cuda_dir_name(int dir);
 int sc_cuda_kind_parse(const char *s, size_t len, sc_node_kind *out);
 int sc_cuda_dir_parse(const char *s, size_t len, sc_memcpy_dir *out);
 
+/** The attribute fields of an sc_node, in groups, as sc_node_attrs()
+ *  reports which of them hold a value. */
+enum {
+    SC_NODE_ATTR_LAUNCH = 1u << 0,  /* num_blocks, threads_per_block, shared_mem */
+    SC_NODE_ATTR_SHAPE = 1u << 1,   /* grid_y, grid_z, block_y, block_z */
+    SC_NODE_ATTR_DIR = 1u << 2,     /* dir */
+    SC_NODE_ATTR_SIZE = 1u << 3,    /* size_bytes */
+    SC_NODE_ATTR_DEVICES = 1u << 4, /* src_device, dst_device */
+    SC_NODE_ATTR_VALUE = 1u << 5,   /* value */
+    SC_NODE_ATTR_EVENT = 1u << 6,   /* event */
+};
+/**
+ * The attribute groups that apply to n, by its kind (any kind, the
+ * cuda-only ones included): a kernel has its launch, and its shape too
+ * when it was launched in more than one dimension; a memcpy its direction
+ * and size, and its devices when it is peer to peer; a memset its size and
+ * value; a mem_alloc its size; an event record or wait its event; any
+ * other kind none.  The stores write NULL for every group not in the mask
+ * and the DOT labels show only those in it.  Never fails.
+ */
+unsigned sc_node_attrs(const sc_node *n);
+
 /** Create an empty, unsealed graph. */
 int sc_graph_create(sc_graph **out);
 /** Free a graph and everything it owns.  NULL is a no-op. */

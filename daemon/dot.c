@@ -61,7 +61,7 @@ static void node_label(sc_buf *b, uint32_t id, const sc_node *n)
     case SC_KIND_KERNEL:
         sc_buf_printf(b, "%u\\nKERNEL\\n", (unsigned)id);
         dot_string(b, n->name, n->name_len);
-        if (n->grid_y > 1 || n->grid_z > 1 || n->block_y > 1 || n->block_z > 1)
+        if (sc_node_attrs(n) & SC_NODE_ATTR_SHAPE)
             sc_buf_printf(b, "\\n<<<(%u,%u,%u), (%u,%u,%u), %u>>>", (unsigned)n->num_blocks,
                           (unsigned)n->grid_y, (unsigned)n->grid_z, (unsigned)n->threads_per_block,
                           (unsigned)n->block_y, (unsigned)n->block_z, (unsigned)n->shared_mem);
@@ -72,7 +72,7 @@ static void node_label(sc_buf *b, uint32_t id, const sc_node *n)
     case SC_KIND_MEMCPY:
         sc_buf_printf(b, "%u\\nMEMCPY\\n", (unsigned)id);
         dot_string(b, n->name, n->name_len);
-        if (n->dir == SC_DIR_PEER_TO_PEER)
+        if (sc_node_attrs(n) & SC_NODE_ATTR_DEVICES)
             sc_buf_printf(b, "\\nPeerToPeer(dev%u→dev%u)", (unsigned)n->src_device,
                           (unsigned)n->dst_device);
         else if ((int)n->dir == SC_DIR_HOST_TO_HOST)

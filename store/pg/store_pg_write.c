@@ -185,12 +185,11 @@ static bool node_name(const sc_node *n, name_tmp *t, const char **s, size_t *len
 static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_node *n,
                      name_tmp *tmp)
 {
-    bool kernel = n->kind == SC_KIND_KERNEL, mcp = n->kind == SC_KIND_MEMCPY;
-    bool p2p = mcp && n->dir == SC_DIR_PEER_TO_PEER;
-    bool shaped = kernel && (n->grid_y > 1 || n->grid_z > 1 || n->block_y > 1 || n->block_z > 1);
-    bool event = n->kind == (sc_node_kind)SC_KIND_EVENT_RECORD ||
-                 n->kind == (sc_node_kind)SC_KIND_EVENT_WAIT;
-    bool sized = mcp || n->kind == SC_KIND_MEMSET || n->kind == (sc_node_kind)SC_KIND_MEM_ALLOC;
+    unsigned has = sc_node_attrs(n);
+    bool kernel = has & SC_NODE_ATTR_LAUNCH, mcp = has & SC_NODE_ATTR_DIR;
+    bool p2p = has & SC_NODE_ATTR_DEVICES, shaped = has & SC_NODE_ATTR_SHAPE;
+    bool event = has & SC_NODE_ATTR_EVENT, sized = has & SC_NODE_ATTR_SIZE;
+    bool value = has & SC_NODE_ATTR_VALUE;
     const char *kind = sc_cuda_kind_name((int)n->kind);
     const char *dir = mcp ? sc_cuda_dir_name((int)n->dir) : NULL;
     const char *name;
@@ -218,7 +217,7 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
         b_int(b, sized, (int64_t)n->size_bytes, 8);
         b_int(b, p2p, n->src_device, 8);
         b_int(b, p2p, n->dst_device, 8);
-        b_int(b, n->kind == SC_KIND_MEMSET, n->value, 4);
+        b_int(b, value, n->value, 4);
         b_int(b, shaped, n->grid_y, 8);
         b_int(b, shaped, n->grid_z, 8);
         b_int(b, shaped, n->block_y, 8);
@@ -245,7 +244,7 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
     t_num(b, sized, n->size_bytes, '\t');
     t_num(b, p2p, n->src_device, '\t');
     t_num(b, p2p, n->dst_device, '\t');
-    t_num(b, n->kind == SC_KIND_MEMSET, n->value, '\t');
+    t_num(b, value, n->value, '\t');
     t_num(b, shaped, n->grid_y, '\t');
     t_num(b, shaped, n->grid_z, '\t');
     t_num(b, shaped, n->block_y, '\t');

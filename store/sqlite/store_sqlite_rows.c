@@ -137,13 +137,11 @@ static char *put_u64(char *p, uint64_t v)
  */
 static size_t attrs_text(const sc_node *n, char *out)
 {
-    bool kernel = n->kind == SC_KIND_KERNEL, memcpy_ = n->kind == SC_KIND_MEMCPY;
-    bool p2p = memcpy_ && n->dir == SC_DIR_PEER_TO_PEER;
+    unsigned has = sc_node_attrs(n);
+    bool kernel = has & SC_NODE_ATTR_LAUNCH, memcpy_ = has & SC_NODE_ATTR_DIR;
+    bool p2p = has & SC_NODE_ATTR_DEVICES, sized = has & SC_NODE_ATTR_SIZE;
     /* A 1-D launch keeps NULL extents, as every version-1 row has. */
-    bool shaped = kernel && (n->grid_y > 1 || n->grid_z > 1 || n->block_y > 1 || n->block_z > 1);
-    bool event = n->kind == (sc_node_kind)SC_KIND_EVENT_RECORD ||
-                 n->kind == (sc_node_kind)SC_KIND_EVENT_WAIT;
-    bool sized = memcpy_ || n->kind == SC_KIND_MEMSET || n->kind == (sc_node_kind)SC_KIND_MEM_ALLOC;
+    bool shaped = has & SC_NODE_ATTR_SHAPE, event = has & SC_NODE_ATTR_EVENT;
     char *p = out;
     *p++ = '[';
     /* Each slot is written as "v," or "null,"; end marks the last value. */
@@ -177,7 +175,7 @@ static size_t attrs_text(const sc_node *n, char *out)
     SLOT(sized, n->size_bytes);
     SLOT(p2p, n->src_device);
     SLOT(p2p, n->dst_device);
-    SLOT(n->kind == SC_KIND_MEMSET, n->value);
+    SLOT(has & SC_NODE_ATTR_VALUE, n->value);
     SLOT(shaped, n->grid_y);
     SLOT(shaped, n->grid_z);
     SLOT(shaped, n->block_y);
