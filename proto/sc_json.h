@@ -99,6 +99,18 @@ bool sc_utf8_valid(const char *s, size_t len);
  * input is copied unchanged.
  */
 size_t sc_utf8_scrub(const char *s, size_t len, char *out);
+/**
+ * Decode the JSON string literal t[0..n), its quotes included, into `out`
+ * (room for n bytes), leniently: for text written by the daemon and read
+ * back, not for input.  Unlike the parser it keeps what a stored name may
+ * hold: \u0000 becomes a NUL byte, a surrogate escape that is not half of
+ * a pair is written as it is (3 bytes), an escape letter JSON does not
+ * define stands for itself, and raw bytes, valid UTF-8 or not, are copied;
+ * pass the result through sc_utf8_scrub before it goes on the wire.
+ * Returns the bytes written, or -1 when t is not quoted, ends inside an
+ * escape, or holds a \u without four hex digits.
+ */
+ptrdiff_t sc_json_unescape(const char *t, size_t n, char *out);
 
 void sc_jdoc_init(sc_jdoc *d);
 /** Free the storage and return to the empty state (reusable). */

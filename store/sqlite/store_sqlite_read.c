@@ -264,99 +264,6 @@ static bool valid_name(sc_node *n, name_buf *nb)
     return true;
 }
 
-static unsigned hex4(const char *p)
-{
-    unsigned v = 0;
-    for (int i = 0; i < 4; i++) {
-        char c = p[i];
-        unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
-                     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
-                     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
-                                            : 16u;
-        if (d == 16u)
-            return 0x110000u; /* not a code point: the caller rejects it */
-        v = v << 4 | d;
-    }
-    return v;
-}
-
-/* Code point cp as UTF-8 at p (surrogates too: valid_name scrubs them). */
-static char *put_utf8(char *p, unsigned cp)
-{
-    if (cp < 0x80) {
-        *p++ = (char)cp;
-    } else if (cp < 0x800) {
-        *p++ = (char)(0xc0 | cp >> 6);
-        *p++ = (char)(0x80 | (cp & 0x3f));
-    } else if (cp < 0x10000) {
-        *p++ = (char)(0xe0 | cp >> 12);
-        *p++ = (char)(0x80 | (cp >> 6 & 0x3f));
-        *p++ = (char)(0x80 | (cp & 0x3f));
-    } else {
-        *p++ = (char)(0xf0 | cp >> 18);
-        *p++ = (char)(0x80 | (cp >> 12 & 0x3f));
-        *p++ = (char)(0x80 | (cp >> 6 & 0x3f));
-        *p++ = (char)(0x80 | (cp & 0x3f));
-    }
-    return p;
-}
-
-/* Decode the JSON string t[0..n), quotes included, into out (room for n
- * bytes): its length, or -1 when it is not a JSON string. */
-static ptrdiff_t json_unescape(const char *t, size_t n, char *out)
-{
-    if (n < 2 || t[0] != '"' || t[n - 1] != '"')
-        return -1;
-    char *p = out;
-    for (size_t i = 1; i < n - 1; i++) {
-        if (t[i] != '\\') {
-            *p++ = t[i];
-            continue;
-        }
-        if (++i >= n - 1)
-            return -1;
-        switch (t[i]) {
-        case 'b':
-            *p++ = '\b';
-            break;
-        case 'f':
-            *p++ = '\f';
-            break;
-        case 'n':
-            *p++ = '\n';
-            break;
-        case 'r':
-            *p++ = '\r';
-            break;
-        case 't':
-            *p++ = '\t';
-            break;
-        case 'u': {
-            if (i + 4 > n - 2)
-                return -1;
-            unsigned cp = hex4(t + i + 1);
-            if (cp > 0xffff)
-                return -1;
-            i += 4;
-            if (cp >= 0xd800 && cp < 0xdc00 && i + 6 <= n - 2 && t[i + 1] == '\\' &&
-                t[i + 2] == 'u') {
-                unsigned lo = hex4(t + i + 3);
-                if (lo >= 0xdc00 && lo < 0xe000) {
-                    cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-                    i += 6;
-                }
-            }
-            p = put_utf8(p, cp);
-            break;
-        }
-        default:
-            *p++ = t[i];
-            break; /* \" \\ \/ */
-        }
-    }
-    return p - out;
-}
-
 /* The name column, the JSON text of the run's name string: n->name points
  * into the row when it has no escapes, else into `dec`, decoded.  SQLite's
  * own decoding would stop at an escaped NUL, which a name may hold.  False
@@ -381,7 +288,7 @@ static bool row_name(sqlite3_stmt *s, int col, sc_node *n, name_buf *dec, bool *
         dec->p = p;
         dec->cap = len;
     }
-    ptrdiff_t got = json_unescape(t, len, dec->p);
+    ptrdiff_t got = sc_json_unescape(t, len, dec->p);
     if (got < 0)
         return false;
     n->name = dec->p;

@@ -1,0 +1,106 @@
+/*
+ * json_str.h - the pieces of JSON strings that the strict parser (json.c)
+ * and the other string functions (json_str.c) share: hex digits, \u
+ * escapes, UTF-8 sequences checked and written.  Inline, for the parser's
+ * inner loop.  Private to proto/.
+ */
+#ifndef SC_JSON_STR_H
+#define SC_JSON_STR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The value of a hex digit, or -1. */
+static inline int hex_value(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c |= 0x20;
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+/* The code unit of "\uXXXX" at p (p[0] == '\\'), or -1. */
+static inline long read_u_escape(const unsigned char *p, size_t avail)
+{
+    if (avail < 6 || p[0] != '\\' || p[1] != 'u')
+        return -1;
+    long v = 0;
+    for (int k = 2; k < 6; k++) {
+        int h = hex_value(p[k]);
+        if (h < 0)
+            return -1;
+        v = v * 16 + h;
+    }
+    return v;
+}
+
+/* Length of the valid UTF-8 sequence at p (lead byte >= 0x80), or 0 with
+ * *why naming the defect. */
+static inline size_t utf8_seq(const unsigned char *p, size_t avail, const char **why)
+{
+    unsigned char c = p[0];
+    unsigned char lo = 0x80, hi = 0xBF;
+    size_t len;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        lo = c == 0xE0 ? 0xA0 : 0x80;
+        hi = c == 0xED ? 0x9F : 0xBF;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        lo = c == 0xF0 ? 0x90 : 0x80;
+        hi = c == 0xF4 ? 0x8F : 0xBF;
+    } else {
+        *why = c <= 0xBF   ? "invalid UTF-8 (unexpected continuation byte)"
+               : c <= 0xC1 ? "invalid UTF-8 (overlong encoding)"
+                           : "invalid UTF-8 (code point above U+10FFFF)";
+        return 0;
+    }
+    for (size_t k = 1; k < len; k++) {
+        if (k >= avail || (p[k] & 0xC0) != 0x80) {
+            *why = "invalid UTF-8 (truncated sequence)";
+            return 0;
+        }
+    }
+    if (p[1] < lo) {
+        *why = "invalid UTF-8 (overlong encoding)";
+        return 0;
+    }
+    if (p[1] > hi) {
+        *why = c == 0xED ? "invalid UTF-8 (encoded surrogate)"
+                         : "invalid UTF-8 (code point above U+10FFFF)";
+        return 0;
+    }
+    return len;
+}
+
+/* Code point cp (any value up to U+10FFFF, surrogates too) as UTF-8 at
+ * p: the bytes written, 1 to 4. */
+static inline size_t put_utf8(unsigned char *p, uint32_t cp)
+{
+    if (cp < 0x80) {
+        p[0] = (unsigned char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        p[0] = (unsigned char)(0xC0 | cp >> 6);
+        p[1] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        p[0] = (unsigned char)(0xE0 | cp >> 12);
+        p[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+        p[2] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    p[0] = (unsigned char)(0xF0 | cp >> 18);
+    p[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
+    p[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+    p[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+#endif
