@@ -431,6 +431,15 @@ bool sc_may_access(const sc_conn *c, uint32_t owner_uid)
     return sc_may_access_all(c) || (uint32_t)c->uid == owner_uid;
 }
 
+/* Root sees every row; anyone else the rows of their uid written by this
+ * daemon's host (uids of two hosts are not the same users). */
+bool sc_may_access_meta(const sc_conn *c, const sc_daemon *d, const sc_graph_meta *m)
+{
+    if (sc_may_access_all(c))
+        return true;
+    return sc_may_access(c, m->owner_uid) && strcmp(m->host ? m->host : "", d->host_name) == 0;
+}
+
 int sc_req_fail(sc_req *r, int code, const char *fmt, ...)
 {
     va_list ap;

@@ -296,7 +296,7 @@ struct sc_daemon {
     /* Reply bytes reserved by results being rendered (dispatch.c): they count
      * against --reply-budget before a byte is rendered. */
     size_t reply_reserved;
-    /* graph.get and graph.export renders (queries.c): how many run now, and
+    /* graph.get and graph.export renders (graph_reads.c): how many run now, and
      * those waiting for one of the few slots, first come first served. */
     unsigned renders;
     struct graph_ctx *render_head, *render_tail;

@@ -2,8 +2,10 @@
  * sc_handlers.h - what method handlers share: the request being executed,
  * async completion, reply writers and common checks (dispatch.c), error
  * mapping (errors.c), and one handler per entry of the method table
- * (declared from SC_METHODS): session.* and capture.* in live.c, graph.*,
- * log.* and server.* in queries.c.
+ * (declared from SC_METHODS): session.* and capture.* in live.c and
+ * cuda_methods.c; graph.reachable, graph.get and graph.export in
+ * graph_reads.c; graph.delete and graph.submit in graph_writes.c;
+ * graph.list and log.list in lists.c; server.info in server_info.c.
  */
 #ifndef SC_HANDLERS_H
 #define SC_HANDLERS_H
@@ -122,10 +124,17 @@ int sc_core_rpc_error(sc_rpc_error *err, int rc, uint32_t stream);
  *  data.cuda_error, data.cuda_name and CUDA's text as the message; any
  *  other code as sc_core_rpc_error does.  Returns the code. */
 int sc_cuda_rpc_error(sc_rpc_error *err, int rc);
+/* dispatch.c: who may read what */
 /** Root reads everything; everyone else only their own uid's rows. */
 bool sc_may_access(const sc_conn *c, uint32_t owner_uid);
 /** True when the caller may read every uid's rows (root): lists unfiltered. */
 bool sc_may_access_all(const sc_conn *c);
+/** A stored graph's row: root's, else its uid's on this daemon's host. */
+bool sc_may_access_meta(const sc_conn *c, const sc_daemon *d, const sc_graph_meta *m);
+
+/* graph_reads.c */
+/** The members graph.get and graph.list share, into an object being written. */
+void sc_write_meta_fields(sc_buf *b, bool *first, const sc_graph_meta *m);
 
 /* Async: start (pins the connection), reply with one of the writers, done.
  * A store write (r->may_hold) is held when it can be: later requests of the
