@@ -127,8 +127,8 @@ static bool over_bounds(const sc_conn *c, size_t len, size_t conn_after, size_t 
     } else {
         return false;
     }
-    sc_log(d, SC_LOG_WARN, "connection %llu (uid %u pid %d): %s", (unsigned long long)c->serial,
-           (unsigned)c->uid, (int)c->pid, err->message);
+    sc_log(&d->log, SC_LOG_WARN, "connection %llu (uid %u pid %d): %s",
+           (unsigned long long)c->serial, (unsigned)c->uid, (int)c->pid, err->message);
     return true;
 }
 
@@ -360,7 +360,7 @@ static void free_held(sc_conn *c)
 
 static bool tracing(const sc_daemon *d)
 {
-    return d->cfg.log_level >= SC_LOG_DEBUG;
+    return d->log.level >= SC_LOG_DEBUG;
 }
 
 static void trace_begin(sc_trace *t, const sc_rpc_request *req)
@@ -380,9 +380,10 @@ static void trace_end(const sc_daemon *d, const sc_trace *t, int code)
     if (t->session)
         snprintf(session, sizeof(session), " session %llu", (unsigned long long)t->session);
     if (code)
-        sc_log(d, SC_LOG_DEBUG, "request %s%s: error %d in %llu us", t->method, session, code, us);
+        sc_log(&d->log, SC_LOG_DEBUG, "request %s%s: error %d in %llu us", t->method, session, code,
+               us);
     else
-        sc_log(d, SC_LOG_DEBUG, "request %s%s: ok in %llu us", t->method, session, us);
+        sc_log(&d->log, SC_LOG_DEBUG, "request %s%s: ok in %llu us", t->method, session, us);
 }
 
 /* The request's reply is written: let the connection go on. */

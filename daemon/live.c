@@ -676,8 +676,8 @@ void sc_sessions_sweep_idle(sc_daemon *d)
     sc_session *s;
     while ((s = sc_sessions_oldest(&d->sessions)) && now - s->last_used_ms >= limit) {
         sc_sessions_remove(&d->sessions, s);
-        sc_log(d, SC_LOG_INFO, "session %llu abandoned after %us idle", (unsigned long long)s->id,
-               d->cfg.session_idle_timeout_s);
+        sc_log(&d->log, SC_LOG_INFO, "session %llu abandoned after %us idle",
+               (unsigned long long)s->id, d->cfg.session_idle_timeout_s);
         sc_cuda_session_end_detached(d, s);
         sc_log_end_detached(d, s, "abandoned", live_nodes(s));
         sc_session_free(s);

@@ -349,7 +349,7 @@ static int parse_args(int argc, char **argv, sc_config *cfg)
 static void on_signal(uv_signal_t *h, int signum)
 {
     sc_daemon *d = h->data;
-    sc_log(d, SC_LOG_INFO, "received %s", signum == SIGTERM ? "SIGTERM" : "SIGINT");
+    sc_log(&d->log, SC_LOG_INFO, "received %s", signum == SIGTERM ? "SIGTERM" : "SIGINT");
     uv_close((uv_handle_t *)&d->sigterm, NULL);
     uv_close((uv_handle_t *)&d->sigint, NULL);
     sc_server_stop(d);
@@ -360,7 +360,7 @@ static int finish(uv_loop_t *loop, sc_daemon *d, int code)
     sc_daemon_destroy(d);
     uv_run(loop, UV_RUN_DEFAULT);
     if (uv_loop_close(loop) != 0)
-        sc_log(d, SC_LOG_WARN, "event loop closed with handles still open");
+        sc_log(&d->log, SC_LOG_WARN, "event loop closed with handles still open");
     return code;
 }
 
@@ -379,16 +379,16 @@ int main(int argc, char **argv)
     sc_daemon d;
     memset(&d, 0, sizeof(d));
     d.cfg = cfg;
-    d.log_journal = sc_log_to_journal();
+    sc_logger_init(&d.log, cfg.log_level);
     uv_loop_t loop;
     if (uv_loop_init(&loop) != 0) {
-        sc_log(&d, SC_LOG_ERROR, "cannot create the event loop");
+        sc_log(&d.log, SC_LOG_ERROR, "cannot create the event loop");
         return 1;
     }
     char err[SC_PATH_MAX + 512] = "";
     sc_daemon_paths paths;
     if (sc_daemon_resolve_paths(&cfg, &paths, err, sizeof(err)) != 0) {
-        sc_log(&d, SC_LOG_ERROR, "%s", err);
+        sc_log(&d.log, SC_LOG_ERROR, "%s", err);
         uv_loop_close(&loop);
         return 1;
     }
@@ -399,7 +399,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (sc_daemon_init(&d, &loop, &cfg, err, sizeof(err)) != 0) {
-        sc_log(&d, SC_LOG_ERROR, "%s", err);
+        sc_log(&d.log, SC_LOG_ERROR, "%s", err);
         return finish(&loop, &d, 1);
     }
     if (sc_server_start(&d, listen_fd) != 0)
@@ -416,7 +416,7 @@ int main(int argc, char **argv)
     printf("streamcapd: listening on %s (database %s)\n", d.cfg.socket_path,
            sc_redact_db(cfg.db_path, shown, sizeof shown));
     fflush(stdout);
-    sc_log(&d, SC_LOG_INFO, "version %s ready", SC_VERSION);
+    sc_log(&d.log, SC_LOG_INFO, "version %s ready", SC_VERSION);
 
     uv_run(&loop, UV_RUN_DEFAULT);
     return finish(&loop, &d, 0);
