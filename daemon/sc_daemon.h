@@ -78,6 +78,8 @@ typedef struct sc_call_note {
 /** A live capture session.  Lives in the daemon-wide table by id. */
 struct sc_session {
     uint64_t id;
+    /* Its semantics' handlers, chosen at session.open (sc_session_ops.h). */
+    const struct sc_session_ops *ops;
     uint32_t uid;
     int64_t pid;
     char *label;

@@ -2,10 +2,11 @@
  * sc_handlers.h - what method handlers share: the request being executed,
  * async completion, reply writers and common checks (dispatch.c), error
  * mapping (errors.c), and one handler per entry of the method table
- * (declared from SC_METHODS): session.* and capture.* in live.c and
- * cuda_methods.c; graph.reachable, graph.get and graph.export in
- * graph_reads.c; graph.delete and graph.submit in graph_writes.c;
- * graph.list and log.list in lists.c; server.info in server_info.c.
+ * (declared from SC_METHODS): session.*, capture.* and stream.create in
+ * live.c, calling through the session's table (sc_session_ops.h);
+ * graph.reachable, graph.get and graph.export in graph_reads.c;
+ * graph.delete and graph.submit in graph_writes.c; graph.list and
+ * log.list in lists.c; server.info in server_info.c.
  */
 #ifndef SC_HANDLERS_H
 #define SC_HANDLERS_H
@@ -67,33 +68,6 @@ int sc_cuda_read_node(sc_req *r, sc_jval obj, sc_node *n);
     int sc_h_##handler(sc_req *r);
 SC_METHODS(SC_X_HANDLER_DECL)
 #undef SC_X_HANDLER_DECL
-
-/* live.c */
-/** The session named by params.session, checked against the caller and
- *  marked used; NULL with r->err set (-32602, 1001, 1005). */
-sc_session *sc_req_session(sc_req *r);
-/** Room for one more node in `s`, which holds `live`: checks the session's
- *  node limit, its uid's live-node quota and the daemon's live-node limit.
- *  0, or -1 with r->err set (1006 naming the limit). */
-int sc_req_node_room(sc_req *r, const sc_session *s, uint64_t live);
-
-/* cuda_methods.c: the cuda-mode forms of the methods both modes have, for a
- * session `s` found by sc_req_session() with s->cu set. */
-int sc_cuda_h_capture_begin(sc_req *r, sc_session *s);
-/** capture.record_kernel, _memcpy, _memset, _host_callback by their kind. */
-int sc_cuda_h_record(sc_req *r, sc_session *s, sc_node_kind kind);
-/** capture.record_event (wait false) and capture.wait_event. */
-int sc_cuda_h_event(sc_req *r, sc_session *s, bool wait);
-int sc_cuda_h_capture_status(sc_req *r, sc_session *s);
-int sc_cuda_h_capture_is_capturing(sc_req *r, sc_session *s);
-int sc_cuda_h_session_info(sc_req *r, sc_session *s);
-int sc_cuda_h_capture_end(sc_req *r, sc_session *s);
-/** Discard the captures of a cuda-mode session that is ending and queue
- *  their capture rows without waiting (no-op in the default mode). */
-void sc_cuda_session_end_detached(sc_daemon *d, sc_session *s);
-/** -32602 (data.field "session"): "method M needs a session opened with
- *  semantics S".  Returns H_ERROR. */
-int sc_req_wrong_semantics(sc_req *r, const char *method, const char *semantics);
 
 /* Synchronous replies: begin, write the result value, end (returns H_DONE).
  * A result too big for the connection's output bound or the daemon's reply
