@@ -56,6 +56,7 @@ typedef struct sc_async {
     size_t reply_mark; /* where its reply starts in the buffer result_begin gave */
 } sc_async;
 
+/* cuda_methods.c */
 /**
  * One node object of graph.submit, read with exactly the members the
  * cuda-mode record call of its kind takes, plus `kind` and `stream?`.
