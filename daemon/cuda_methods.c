@@ -2,9 +2,10 @@
  * cuda_methods.c - the methods of a cuda-mode session (proto/PROTOCOL.md
  * section 11, docs/cuda-semantics.md).
  *
- * live.c finds the session and hands a cuda-mode one to the sc_cuda_h_*
- * forms below; the methods only cuda mode has are their own handlers here.
- * The session's sc_cuda answers everything synchronously.  A capture.end
+ * Cuda mode's table of handlers (sc_session_ops.h): live.c finds the
+ * session and calls through it, for the methods both modes have and for
+ * those only cuda mode has alike.  The session's sc_cuda answers everything
+ * synchronously.  A capture.end
  * that ends a capture (completed, or failed with 901 or 904) replies once
  * its capture row, and its graph when it has one, are committed; the
  * session itself lives on.  Ending the session discards the captures still
@@ -14,26 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sc_handlers.h"
-
-int sc_req_wrong_semantics(sc_req *r, const char *method, const char *semantics)
-{
-    sc_req_fail(r, SC_RPC_INVALID_PARAMS, "method %s needs a session opened with semantics %s",
-                method, semantics);
-    r->err.field = "session";
-    return H_ERROR;
-}
-
-/* A cuda-mode session or NULL with r->err set: methods only cuda mode has. */
-static sc_session *cuda_session(sc_req *r, const char *method)
-{
-    sc_session *s = sc_req_session(r);
-    if (s && !s->cu) {
-        sc_req_wrong_semantics(r, method, "cuda");
-        return NULL;
-    }
-    return s;
-}
+#include "sc_session_ops.h"
 
 static int cuda_fail(sc_req *r, int rc)
 {
@@ -123,7 +105,7 @@ static int node_done(sc_req *r, sc_session *s, int rc, uint32_t node)
 
 /* ------------------------------------------------------- shared methods */
 
-int sc_cuda_h_capture_begin(sc_req *r, sc_session *s)
+static int capture_begin(sc_req *r, sc_session *s)
 {
     uint32_t stream, thread, capture = 0;
     sc_cuda_mode mode = SC_CUDA_GLOBAL;
@@ -329,22 +311,27 @@ int sc_cuda_read_node(sc_req *r, sc_jval obj, sc_node *n)
     return rc;
 }
 
-int sc_cuda_h_record(sc_req *r, sc_session *s, sc_node_kind kind)
+static int record_kernel_call(sc_req *r, sc_session *s)
 {
-    switch (kind) {
-    case SC_KIND_KERNEL:
-        return record(r, s, record_kernel);
-    case SC_KIND_MEMCPY:
-        return record(r, s, record_memcpy);
-    case SC_KIND_MEMSET:
-        return record(r, s, record_memset);
-    case SC_KIND_HOST_CALLBACK:
-        return record(r, s, record_host_callback);
-    }
-    return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "internal error: no such record op");
+    return record(r, s, record_kernel);
 }
 
-int sc_cuda_h_event(sc_req *r, sc_session *s, bool wait)
+static int record_memcpy_call(sc_req *r, sc_session *s)
+{
+    return record(r, s, record_memcpy);
+}
+
+static int record_memset_call(sc_req *r, sc_session *s)
+{
+    return record(r, s, record_memset);
+}
+
+static int record_host_callback_call(sc_req *r, sc_session *s)
+{
+    return record(r, s, record_host_callback);
+}
+
+static int event(sc_req *r, sc_session *s, bool wait)
 {
     uint32_t stream, thread, event, node = SC_CUDA_NO_NODE;
     bool external = false;
@@ -356,6 +343,16 @@ int sc_cuda_h_event(sc_req *r, sc_session *s, bool wait)
     int rc = wait ? sc_cuda_wait_event(s->cu, stream, thread, event, external, &node)
                   : sc_cuda_record_event(s->cu, stream, thread, event, external, &node);
     return node_done(r, s, rc, node);
+}
+
+static int record_event(sc_req *r, sc_session *s)
+{
+    return event(r, s, false);
+}
+
+static int wait_event(sc_req *r, sc_session *s)
+{
+    return event(r, s, true);
 }
 
 /* capture.info and capture.status: `full` adds the capture's details. */
@@ -386,7 +383,7 @@ static int info(sc_req *r, sc_session *s, bool full)
     return sc_req_result_end(r, b);
 }
 
-int sc_cuda_h_capture_status(sc_req *r, sc_session *s)
+static int capture_status(sc_req *r, sc_session *s)
 {
     return info(r, s, false);
 }
@@ -403,7 +400,7 @@ static bool any_active(const sc_session *s)
     return false;
 }
 
-int sc_cuda_h_capture_is_capturing(sc_req *r, sc_session *s)
+static int is_capturing(sc_req *r, sc_session *s)
 {
     sc_buf *b = sc_req_result_begin(r);
     bool first;
@@ -413,7 +410,7 @@ int sc_cuda_h_capture_is_capturing(sc_req *r, sc_session *s)
     return sc_req_result_end(r, b);
 }
 
-int sc_cuda_h_session_info(sc_req *r, sc_session *s)
+static int session_info(sc_req *r, sc_session *s)
 {
     sc_buf *b = sc_req_result_begin(r);
     bool first;
@@ -492,10 +489,10 @@ static void row_logged(void *arg, const sc_store_result *res)
     free(c);
 }
 
-void sc_cuda_session_end_detached(sc_daemon *d, sc_session *s)
+/* The session ends: its captures still running are discarded, and the
+ * rows of all it discarded are queued. */
+static void end_detached(sc_daemon *d, sc_session *s)
 {
-    if (!s->cu)
-        return;
     sc_cuda_discard(s->cu);
     uint32_t n = sc_cuda_capture_count(s->cu);
     for (uint32_t id = 1; id <= n; id++) {
@@ -593,7 +590,7 @@ static void capture_committed(void *arg, const sc_store_result *res)
     end_ctx_free(e);
 }
 
-int sc_cuda_h_capture_end(sc_req *r, sc_session *s)
+static int capture_end(sc_req *r, sc_session *s)
 {
     uint32_t stream, thread;
     if (get_stream_thread(r, &stream, &thread) != 0)
@@ -642,29 +639,26 @@ int sc_cuda_h_capture_end(sc_req *r, sc_session *s)
 
 /* ------------------------------------------------------- cuda-only methods */
 
-int sc_h_stream_create(sc_req *r)
+static int stream_create(sc_req *r, sc_session *s)
 {
     static const char *const flags[] = {"default", "non_blocking"};
     uint32_t stream, thread;
     size_t flag = 0;
-    sc_session *s = cuda_session(r, "stream.create");
-    if (!s || get_stream_thread(r, &stream, &thread) != 0 ||
+    if (get_stream_thread(r, &stream, &thread) != 0 ||
         get_word(r, "flags", false, flags, 2, "default, non_blocking", &flag) != 0)
         return H_ERROR;
     int rc = sc_cuda_stream_create(s->cu, stream, flag == 1);
     return rc ? cuda_fail(r, rc) : sc_req_empty(r);
 }
 
-int sc_h_capture_record_mem_alloc(sc_req *r)
+static int record_mem_alloc_call(sc_req *r, sc_session *s)
 {
-    sc_session *s = cuda_session(r, "capture.record_mem_alloc");
-    return s ? record(r, s, record_mem_alloc) : H_ERROR;
+    return record(r, s, record_mem_alloc);
 }
 
-int sc_h_capture_record_mem_free(sc_req *r)
+static int record_mem_free_call(sc_req *r, sc_session *s)
 {
-    sc_session *s = cuda_session(r, "capture.record_mem_free");
-    return s ? record(r, s, record_mem_free) : H_ERROR;
+    return record(r, s, record_mem_free);
 }
 
 /* An array of node ids (u32); *ids is malloc'd (NULL when empty). */
@@ -707,14 +701,13 @@ static int get_ids(sc_req *r, const char *field, bool required, uint32_t **ids, 
     return 0;
 }
 
-int sc_h_capture_update_dependencies(sc_req *r)
+static int update_dependencies(sc_req *r, sc_session *s)
 {
     static const char *const hows[] = {"add", "set"};
     uint32_t stream, thread;
     size_t how = 0, n;
     uint32_t *ids;
-    sc_session *s = cuda_session(r, "capture.update_dependencies");
-    if (!s || get_stream_thread(r, &stream, &thread) != 0 ||
+    if (get_stream_thread(r, &stream, &thread) != 0 ||
         get_word(r, "mode", true, hows, 2, "add, set", &how) != 0 ||
         get_ids(r, "nodes", true, &ids, &n) != 0)
         return H_ERROR;
@@ -724,10 +717,9 @@ int sc_h_capture_update_dependencies(sc_req *r)
     return rc ? cuda_fail(r, rc) : sc_req_empty(r);
 }
 
-int sc_h_capture_info(sc_req *r)
+static int capture_info(sc_req *r, sc_session *s)
 {
-    sc_session *s = cuda_session(r, "capture.info");
-    return s ? info(r, s, true) : H_ERROR;
+    return info(r, s, true);
 }
 
 /* Keep the CUDA function's name for every capture the call just
@@ -752,7 +744,7 @@ static void note_call(sc_session *s, const char *call, size_t len)
     }
 }
 
-int sc_h_capture_host_call(sc_req *r)
+static int host_call(sc_req *r, sc_session *s)
 {
     static const char *const kinds[] = {"unsafe", "stream_sync", "device_sync", "event_sync",
                                         "legacy_sync"};
@@ -760,9 +752,7 @@ int sc_h_capture_host_call(sc_req *r)
     size_t kind = 0;
     const char *call = NULL;
     size_t call_len = 0;
-    sc_session *s = cuda_session(r, "capture.host_call");
-    if (!s ||
-        get_word(r, "kind", true, kinds, 5,
+    if (get_word(r, "kind", true, kinds, 5,
                  "unsafe, stream_sync, device_sync, event_sync, legacy_sync", &kind) != 0 ||
         sc_param_opt_u32(r->params, "stream", &stream, &r->err) != 0 ||
         sc_param_opt_u32(r->params, "event", &event, &r->err) != 0 ||
@@ -777,12 +767,11 @@ int sc_h_capture_host_call(sc_req *r)
     return cuda_fail(r, rc);
 }
 
-int sc_h_capture_exchange_mode(sc_req *r)
+static int exchange_mode(sc_req *r, sc_session *s)
 {
     uint32_t thread;
     sc_cuda_mode mode = SC_CUDA_GLOBAL, prev;
-    sc_session *s = cuda_session(r, "capture.exchange_mode");
-    if (!s || get_mode(r, true, &mode) != 0 || get_thread(r, &thread) != 0)
+    if (get_mode(r, true, &mode) != 0 || get_thread(r, &thread) != 0)
         return H_ERROR;
     int rc = sc_cuda_exchange_mode(s->cu, thread, mode, &prev);
     if (rc != 0)
@@ -847,15 +836,14 @@ static int read_full_node(sc_req *r, sc_jval v, sc_node *x)
     return 0;
 }
 
-int sc_h_capture_add_node(sc_req *r)
+static int add_node(sc_req *r, sc_session *s)
 {
     uint32_t stream, thread, node = SC_CUDA_NO_NODE;
     size_t n;
     uint32_t *deps;
     sc_node x;
     memset(&x, 0, sizeof x);
-    sc_session *s = cuda_session(r, "capture.add_node");
-    if (!s || get_stream_thread(r, &stream, &thread) != 0)
+    if (get_stream_thread(r, &stream, &thread) != 0)
         return H_ERROR;
     sc_jval full = sc_param_get(r->params, "node");
     int rc = full.doc && !sc_jval_is(full, SC_JNULL) ? read_full_node(r, full, &x)
@@ -866,3 +854,45 @@ int sc_h_capture_add_node(sc_req *r)
     free(deps);
     return node_done(r, s, rc, node);
 }
+
+/* ------------------------------------------------------- the table */
+
+static int create(sc_session *s)
+{
+    return sc_cuda_create(&s->cu);
+}
+
+/* The nodes of its captures not yet ended. */
+static uint32_t live_nodes(const sc_session *s)
+{
+    return s->cuda_nodes;
+}
+
+const sc_session_ops sc_cuda_ops = {
+    .semantics = "cuda",
+    .create = create,
+    .live_nodes = live_nodes,
+    .end_detached = end_detached,
+    .method =
+        {
+            [SC_SM_SESSION_INFO] = session_info,
+            [SC_SM_CAPTURE_BEGIN] = capture_begin,
+            [SC_SM_CAPTURE_RECORD_KERNEL] = record_kernel_call,
+            [SC_SM_CAPTURE_RECORD_MEMCPY] = record_memcpy_call,
+            [SC_SM_CAPTURE_RECORD_MEMSET] = record_memset_call,
+            [SC_SM_CAPTURE_RECORD_HOST_CALLBACK] = record_host_callback_call,
+            [SC_SM_CAPTURE_RECORD_EVENT] = record_event,
+            [SC_SM_CAPTURE_WAIT_EVENT] = wait_event,
+            [SC_SM_CAPTURE_STATUS] = capture_status,
+            [SC_SM_CAPTURE_IS_CAPTURING] = is_capturing,
+            [SC_SM_CAPTURE_END] = capture_end,
+            [SC_SM_STREAM_CREATE] = stream_create,
+            [SC_SM_CAPTURE_RECORD_MEM_ALLOC] = record_mem_alloc_call,
+            [SC_SM_CAPTURE_RECORD_MEM_FREE] = record_mem_free_call,
+            [SC_SM_CAPTURE_UPDATE_DEPENDENCIES] = update_dependencies,
+            [SC_SM_CAPTURE_INFO] = capture_info,
+            [SC_SM_CAPTURE_HOST_CALL] = host_call,
+            [SC_SM_CAPTURE_EXCHANGE_MODE] = exchange_mode,
+            [SC_SM_CAPTURE_ADD_NODE] = add_node,
+        },
+};

@@ -1,14 +1,11 @@
 /*
- * daemon.c - the daemon as a library: configuration, logging, set-up and
- * tear-down.  main.c adds flags and signals; tests and the fuzz harness
- * drive the same code without a listening socket.
+ * daemon.c - the daemon as a library: configuration, set-up and
+ * tear-down (log.c writes its log lines).  main.c adds flags and signals; tests and the fuzz
+ * harness drive the same code without a listening socket.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sc_daemon.h"
@@ -36,73 +33,6 @@ void sc_config_defaults(sc_config *cfg)
     cfg->log_level = SC_LOG_INFO;
 }
 
-static const char *const level_names[] = {"error", "warn", "info", "debug"};
-/* sd-daemon(3) priorities: LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG. */
-static const char *const journal_prefix[] = {"<3>", "<4>", "<6>", "<7>"};
-
-bool sc_log_to_journal(void)
-{
-    /* systemd sets JOURNAL_STREAM to "DEV:INODE" of the stream it connected;
-     * a stderr redirected elsewhere since (a pipe, a file) no longer matches. */
-    const char *js = getenv("JOURNAL_STREAM");
-    unsigned long long dev, ino;
-    char end;
-    struct stat st;
-    if (!js || sscanf(js, "%llu:%llu%c", &dev, &ino, &end) != 2 || fstat(STDERR_FILENO, &st) != 0)
-        return false;
-    return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
-}
-
-void sc_log(const sc_daemon *d, int level, const char *fmt, ...)
-{
-    if (level > d->cfg.log_level)
-        return;
-    /* The journal stamps and ranks each line itself. */
-    if (d->log_journal) {
-        fputs(journal_prefix[level], stderr);
-    } else {
-        char stamp[32];
-        struct timespec ts;
-        struct tm tm;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        gmtime_r(&ts.tv_sec, &tm);
-        strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-        fprintf(stderr, "%s.%03ldZ streamcapd %s: ", stamp, ts.tv_nsec / 1000000,
-                level_names[level]);
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-void sc_log_store_error(const sc_daemon *d, int rc, const char *errmsg, uint32_t uid, int64_t pid,
-                        const char *fmt, ...)
-{
-    /* A missing row is an answer and a closing store a stop, not failures of
-     * the storage an operator has to look at. */
-    if ((rc != SC_STORE_EIO && rc != SC_STORE_ENOMEM) || SC_LOG_ERROR > d->cfg.log_level)
-        return;
-    char what[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
-    va_end(ap);
-    const char *why = errmsg && *errmsg       ? errmsg
-                      : rc == SC_STORE_ENOMEM ? "out of memory"
-                                              : "I/O error";
-    sc_log(d, SC_LOG_ERROR, "storage error %s (uid %u, pid %lld): %s", what, (unsigned)uid,
-           (long long)pid, why);
-}
-
-int64_t sc_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void on_idle_timer(uv_timer_t *t)
 {
     sc_sessions_sweep_idle(t->data);
@@ -110,19 +40,11 @@ static void on_idle_timer(uv_timer_t *t)
     sc_server_sweep(t->data);
 }
 
-int sc_log_level_parse(const char *s)
-{
-    for (int k = 0; k < 4; k++)
-        if (!strcmp(s, level_names[k]))
-            return k;
-    return -1;
-}
-
 int sc_daemon_init(sc_daemon *d, uv_loop_t *loop, const sc_config *cfg, char *err, size_t errlen)
 {
     memset(d, 0, sizeof(*d));
     d->cfg = *cfg;
-    d->log_journal = sc_log_to_journal();
+    sc_logger_init(&d->log, cfg->log_level);
     d->loop = loop;
     d->start_hr = uv_hrtime();
     d->cfg.max_uid_connections = sc_uid_quota(cfg->max_connections, cfg->max_uid_connections);

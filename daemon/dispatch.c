@@ -127,8 +127,8 @@ static bool over_bounds(const sc_conn *c, size_t len, size_t conn_after, size_t 
     } else {
         return false;
     }
-    sc_log(d, SC_LOG_WARN, "connection %llu (uid %u pid %d): %s", (unsigned long long)c->serial,
-           (unsigned)c->uid, (int)c->pid, err->message);
+    sc_log(&d->log, SC_LOG_WARN, "connection %llu (uid %u pid %d): %s",
+           (unsigned long long)c->serial, (unsigned)c->uid, (int)c->pid, err->message);
     return true;
 }
 
@@ -360,7 +360,7 @@ static void free_held(sc_conn *c)
 
 static bool tracing(const sc_daemon *d)
 {
-    return d->cfg.log_level >= SC_LOG_DEBUG;
+    return d->log.level >= SC_LOG_DEBUG;
 }
 
 static void trace_begin(sc_trace *t, const sc_rpc_request *req)
@@ -380,9 +380,10 @@ static void trace_end(const sc_daemon *d, const sc_trace *t, int code)
     if (t->session)
         snprintf(session, sizeof(session), " session %llu", (unsigned long long)t->session);
     if (code)
-        sc_log(d, SC_LOG_DEBUG, "request %s%s: error %d in %llu us", t->method, session, code, us);
+        sc_log(&d->log, SC_LOG_DEBUG, "request %s%s: error %d in %llu us", t->method, session, code,
+               us);
     else
-        sc_log(d, SC_LOG_DEBUG, "request %s%s: ok in %llu us", t->method, session, us);
+        sc_log(&d->log, SC_LOG_DEBUG, "request %s%s: ok in %llu us", t->method, session, us);
 }
 
 /* The request's reply is written: let the connection go on. */
@@ -429,6 +430,15 @@ bool sc_may_access_all(const sc_conn *c)
 bool sc_may_access(const sc_conn *c, uint32_t owner_uid)
 {
     return sc_may_access_all(c) || (uint32_t)c->uid == owner_uid;
+}
+
+/* Root sees every row; anyone else the rows of their uid written by this
+ * daemon's host (uids of two hosts are not the same users). */
+bool sc_may_access_meta(const sc_conn *c, const sc_daemon *d, const sc_graph_meta *m)
+{
+    if (sc_may_access_all(c))
+        return true;
+    return sc_may_access(c, m->owner_uid) && strcmp(m->host ? m->host : "", d->host_name) == 0;
 }
 
 int sc_req_fail(sc_req *r, int code, const char *fmt, ...)

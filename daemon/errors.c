@@ -7,6 +7,9 @@
  * code choose its JSON-RPC code here.  The mappings rely on the spaces
  * being disjoint (sc_errors.h), which is checked below.
  */
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "sc_handlers.h"
 
 _Static_assert(SC_RANGES_DISJOINT(SC_E__MIN, SC_E__MAX, SC_STORE_E__MIN, SC_STORE_E__MAX),
@@ -95,4 +98,23 @@ int sc_store_rpc_error(sc_rpc_error *err, int rc, const char *errmsg)
     }
     return sc_rpc_fail(err, SC_RPC_STORAGE, "storage error: %s",
                        errmsg ? errmsg : "database failed");
+}
+
+void sc_log_store_error(const sc_daemon *d, int rc, const char *errmsg, uint32_t uid, int64_t pid,
+                        const char *fmt, ...)
+{
+    /* A missing row is an answer and a closing store a stop, not failures of
+     * the storage an operator has to look at. */
+    if ((rc != SC_STORE_EIO && rc != SC_STORE_ENOMEM) || SC_LOG_ERROR > d->log.level)
+        return;
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    const char *why = errmsg && *errmsg       ? errmsg
+                      : rc == SC_STORE_ENOMEM ? "out of memory"
+                                              : "I/O error";
+    sc_log(&d->log, SC_LOG_ERROR, "storage error %s (uid %u, pid %lld): %s", what, (unsigned)uid,
+           (long long)pid, why);
 }

@@ -1,16 +1,22 @@
 /*
- * live.c - methods on live sessions: session.* and capture.*.
+ * live.c - methods on live sessions: session.* and capture.*, and the
+ * default ("oxicuda") semantics of those whose meaning depends on the
+ * session's (sc_session_ops.h).
  *
  * A session lives in the daemon-wide table and its capture model answers
- * every capture.* request synchronously.  Opening one waits for its log
- * row; ending one (session.close, capture.end) takes it out of the table
- * at once and replies once the store has committed its log row or graph.
- * Sessions that end without a request (idle, shutdown) are here too.
+ * every capture.* request synchronously.  The handlers of the methods in
+ * SC_SESSION_METHODS only call through the session's table; this file's
+ * table is the default one, cuda_methods.c has cuda mode's.
+ *
+ * Opening a session waits for its log row; ending one (session.close,
+ * capture.end) takes it out of the table at once and replies once the
+ * store has committed its log row or graph.  Sessions that end without a
+ * request (idle, shutdown) are here too.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "sc_handlers.h"
+#include "sc_session_ops.h"
 
 static int capture_fail(sc_req *r, int rc, uint32_t stream)
 {
@@ -18,63 +24,9 @@ static int capture_fail(sc_req *r, int rc, uint32_t stream)
     return H_ERROR;
 }
 
-/*
- * The session named by params.session, owned by the caller.  Permission is
- * checked before any other parameter so a denied call changes nothing.
- */
-sc_session *sc_req_session(sc_req *r)
-{
-    uint64_t id;
-    if (sc_param_id(r->params, "session", &id, &r->err) != 0)
-        return NULL;
-    sc_session *s = sc_sessions_find(&r->d->sessions, id);
-    if (!s) {
-        sc_req_not_found(r, "session", id);
-        return NULL;
-    }
-    if (!sc_may_access(r->c, s->uid)) {
-        sc_req_denied(r, "session", id);
-        return NULL;
-    }
-    sc_sessions_touch(&r->d->sessions, s, uv_now(r->d->loop));
-    sc_sessions_bind(s, r->c);
-    return s;
-}
-
-static sc_session *get_session(sc_req *r)
-{
-    return sc_req_session(r);
-}
-
 static int get_stream(sc_req *r, uint32_t *stream)
 {
     return sc_param_u32(r->params, "stream", stream, &r->err) == 0 ? 0 : -1;
-}
-
-int sc_req_node_room(sc_req *r, const sc_session *s, uint64_t live)
-{
-    const sc_daemon *d = r->d;
-    const sc_uid_use *u = sc_uids_find(&d->uids, s->uid);
-    if (live >= d->cfg.max_session_nodes) {
-        sc_rpc_fail(&r->err, SC_RPC_LIMIT, "session node limit reached (%u nodes)",
-                    (unsigned)d->cfg.max_session_nodes);
-        return -1;
-    }
-    if (u && u->nodes >= d->cfg.max_uid_nodes) {
-        sc_rpc_fail(&r->err, SC_RPC_LIMIT,
-                    "live node quota of uid %u reached (%llu nodes in its sessions, "
-                    "--max-uid-nodes)",
-                    (unsigned)s->uid, (unsigned long long)d->cfg.max_uid_nodes);
-        return -1;
-    }
-    if (d->sessions.live_nodes >= d->cfg.max_live_nodes) {
-        sc_rpc_fail(&r->err, SC_RPC_LIMIT,
-                    "live node limit of the daemon reached (%llu nodes in all sessions, "
-                    "--max-live-nodes)",
-                    (unsigned long long)d->cfg.max_live_nodes);
-        return -1;
-    }
-    return 0;
 }
 
 static int check_node_limit(sc_req *r, const sc_session *s)
@@ -82,11 +34,15 @@ static int check_node_limit(sc_req *r, const sc_session *s)
     return sc_req_node_room(r, s, sc_capture_node_count(s->cap));
 }
 
-/* Nodes a session holds: the default mode's capture, or cuda mode's
- * captures not yet ended. */
+/* Nodes a default-mode session holds: those of its capture. */
 static uint32_t live_nodes(const sc_session *s)
 {
-    return s->cu ? s->cuda_nodes : sc_capture_node_count(s->cap);
+    return sc_capture_node_count(s->cap);
+}
+
+static int create(sc_session *s)
+{
+    return sc_capture_create(&s->cap);
 }
 
 /* ------------------------------------------------------- session.* */
@@ -98,7 +54,7 @@ typedef struct open_ctx {
     uint32_t uid;
     int64_t pid;
     int64_t opened_ms;
-    bool cuda;
+    const sc_session_ops *ops;
 } open_ctx;
 
 static void session_opened(void *arg, const sc_store_result *res)
@@ -121,7 +77,7 @@ static void session_opened(void *arg, const sc_store_result *res)
         goto out;
     }
     sc_session *s = calloc(1, sizeof(*s));
-    if (!s || (o->cuda ? sc_cuda_create(&s->cu) : sc_capture_create(&s->cap)) != 0) {
+    if (!s || o->ops->create(s) != 0) {
         if (s)
             sc_session_free(s);
         s = NULL;
@@ -133,6 +89,7 @@ static void session_opened(void *arg, const sc_store_result *res)
         goto out;
     }
     s->id = (uint64_t)res->id;
+    s->ops = o->ops;
     s->uid = o->uid;
     s->pid = o->pid;
     s->opened_ms = o->opened_ms;
@@ -170,18 +127,14 @@ int sc_h_session_open(sc_req *r)
 {
     const char *label = NULL;
     size_t label_len = 0;
-    const char *sem = "oxicuda";
-    size_t sem_len = 7;
+    const char *sem = NULL; /* absent: the default */
+    size_t sem_len = 0;
     if (sc_param_opt_string(r->params, "label", &label, &label_len, &r->err) != 0 ||
         sc_param_opt_string(r->params, "semantics", &sem, &sem_len, &r->err) != 0)
         return H_ERROR;
-    bool cuda = sem_len == 4 && memcmp(sem, "cuda", 4) == 0;
-    if (!cuda && !(sem_len == 7 && memcmp(sem, "oxicuda", 7) == 0)) {
-        sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
-                    "invalid params: 'semantics' must be one of oxicuda, cuda");
-        r->err.field = "semantics";
+    const sc_session_ops *ops = sc_session_ops_find(r, sem, sem_len);
+    if (!ops)
         return H_ERROR;
-    }
     sc_daemon *d = r->d;
     if (d->sessions.count + d->opening_sessions >= d->cfg.max_sessions) {
         sc_rpc_fail(&r->err, SC_RPC_LIMIT, "session limit reached (%u sessions)",
@@ -212,9 +165,9 @@ int sc_h_session_open(sc_req *r)
     o->uid = (uint32_t)r->c->uid;
     o->pid = r->c->pid;
     o->opened_ms = sc_now_ms();
-    o->cuda = cuda;
-    if (sc_store_log_open_as(d->store, cuda ? "cuda" : "oxicuda", o->uid, o->pid, o->label,
-                             o->label_len, o->opened_ms, session_opened, o) != 0) {
+    o->ops = ops;
+    if (sc_store_log_open_as(d->store, ops->semantics, o->uid, o->pid, o->label, o->label_len,
+                             o->opened_ms, session_opened, o) != 0) {
         free(o->label);
         free(o);
         sc_uids_put(&d->uids, u);
@@ -276,15 +229,16 @@ static void session_logged(void *arg, const sc_store_result *res)
 
 int sc_h_session_close(sc_req *r)
 {
-    sc_session *s = get_session(r);
+    sc_session *s = sc_req_session(r);
     if (!s)
         return H_ERROR;
     end_ctx *e = calloc(1, sizeof(*e));
     if (!e)
         return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
-    uint32_t nodes = live_nodes(s);
-    /* Queued first, the discarded captures' rows commit before the reply. */
-    sc_cuda_session_end_detached(r->d, s);
+    uint32_t nodes = sc_session_live_nodes(s);
+    /* Queued first, what its end stores besides the log row (the rows of
+     * a cuda-mode session's discarded captures) commits before the reply. */
+    sc_session_end_detached(r->d, s);
     if (sc_log_end_then(r->d, s, "closed", nodes, session_logged, e) != 0) {
         free(e);
         return sc_req_store_unavailable(r);
@@ -297,11 +251,11 @@ int sc_h_session_close(sc_req *r)
 
 int sc_h_session_info(sc_req *r)
 {
-    sc_session *s = get_session(r);
-    if (!s)
-        return H_ERROR;
-    if (s->cu)
-        return sc_cuda_h_session_info(r, s);
+    return sc_session_call(r, SC_SM_SESSION_INFO);
+}
+
+static int session_info(sc_req *r, sc_session *s)
+{
     sc_buf *b = sc_req_result_begin(r);
     bool first, first_st;
     sc_json_obj_begin(b, &first);
@@ -347,8 +301,8 @@ static void session_entry(sc_buf *b, const sc_session *s)
     sc_json_member_u64(b, &first, "owner_uid", s->uid);
     sc_json_member_i64(b, &first, "owner_pid", s->pid);
     sc_json_member_time_ms(b, &first, "opened_at", s->opened_ms);
-    sc_json_member_cstr(b, &first, "semantics", s->cu ? "cuda" : "oxicuda");
-    sc_json_member_u64(b, &first, "node_count", live_nodes(s));
+    sc_json_member_cstr(b, &first, "semantics", s->ops->semantics);
+    sc_json_member_u64(b, &first, "node_count", sc_session_live_nodes(s));
     sc_json_obj_end(b);
 }
 
@@ -418,11 +372,13 @@ static int recorded(sc_req *r, sc_session *s, int rc, uint32_t stream, uint32_t 
 
 int sc_h_capture_begin(sc_req *r)
 {
+    return sc_session_call(r, SC_SM_CAPTURE_BEGIN);
+}
+
+static int capture_begin(sc_req *r, sc_session *s)
+{
     uint32_t stream;
-    sc_session *s = get_session(r);
-    if (s && s->cu)
-        return sc_cuda_h_capture_begin(r, s);
-    if (!s || get_stream(r, &stream) != 0)
+    if (get_stream(r, &stream) != 0)
         return H_ERROR;
     int rc = sc_capture_begin(s->cap, stream);
     return rc ? capture_fail(r, rc, stream) : sc_req_empty(r);
@@ -430,13 +386,15 @@ int sc_h_capture_begin(sc_req *r)
 
 int sc_h_capture_record_kernel(sc_req *r)
 {
+    return sc_session_call(r, SC_SM_CAPTURE_RECORD_KERNEL);
+}
+
+static int record_kernel(sc_req *r, sc_session *s)
+{
     uint32_t stream, blocks, threads, shared = 0, node;
     const char *name;
     size_t len;
-    sc_session *s = get_session(r);
-    if (s && s->cu)
-        return sc_cuda_h_record(r, s, SC_KIND_KERNEL);
-    if (!s || get_stream(r, &stream) != 0 ||
+    if (get_stream(r, &stream) != 0 ||
         sc_param_string(r->params, "function_name", &name, &len, &r->err) != 0 ||
         sc_param_u32(r->params, "num_blocks", &blocks, &r->err) != 0 ||
         sc_param_u32(r->params, "threads_per_block", &threads, &r->err) != 0 ||
@@ -467,15 +425,17 @@ static int get_dir(sc_req *r, sc_memcpy_dir *dir)
 
 int sc_h_capture_record_memcpy(sc_req *r)
 {
+    return sc_session_call(r, SC_SM_CAPTURE_RECORD_MEMCPY);
+}
+
+static int record_memcpy(sc_req *r, sc_session *s)
+{
     uint32_t stream, node, src = 0, dst = 0;
     uint64_t size;
     sc_memcpy_dir dir;
     const char *name;
     size_t len;
-    sc_session *s = get_session(r);
-    if (s && s->cu)
-        return sc_cuda_h_record(r, s, SC_KIND_MEMCPY);
-    if (!s || get_stream(r, &stream) != 0 ||
+    if (get_stream(r, &stream) != 0 ||
         sc_param_string(r->params, "name", &name, &len, &r->err) != 0 || get_dir(r, &dir) != 0 ||
         sc_param_u64(r->params, "size_bytes", SC_JSON_MAX_EXACT, &size, &r->err) != 0)
         return H_ERROR;
@@ -495,14 +455,16 @@ int sc_h_capture_record_memcpy(sc_req *r)
 
 int sc_h_capture_record_memset(sc_req *r)
 {
+    return sc_session_call(r, SC_SM_CAPTURE_RECORD_MEMSET);
+}
+
+static int record_memset(sc_req *r, sc_session *s)
+{
     uint32_t stream, node;
     uint64_t size, value;
     const char *name;
     size_t len;
-    sc_session *s = get_session(r);
-    if (s && s->cu)
-        return sc_cuda_h_record(r, s, SC_KIND_MEMSET);
-    if (!s || get_stream(r, &stream) != 0 ||
+    if (get_stream(r, &stream) != 0 ||
         sc_param_string(r->params, "name", &name, &len, &r->err) != 0 ||
         sc_param_u64(r->params, "size_bytes", SC_JSON_MAX_EXACT, &size, &r->err) != 0 ||
         sc_param_u64(r->params, "value", 255, &value, &r->err) != 0 || check_node_limit(r, s) != 0)
@@ -513,13 +475,15 @@ int sc_h_capture_record_memset(sc_req *r)
 
 int sc_h_capture_record_host_callback(sc_req *r)
 {
+    return sc_session_call(r, SC_SM_CAPTURE_RECORD_HOST_CALLBACK);
+}
+
+static int record_host_callback(sc_req *r, sc_session *s)
+{
     uint32_t stream, node;
     const char *label;
     size_t len;
-    sc_session *s = get_session(r);
-    if (s && s->cu)
-        return sc_cuda_h_record(r, s, SC_KIND_HOST_CALLBACK);
-    if (!s || get_stream(r, &stream) != 0 ||
+    if (get_stream(r, &stream) != 0 ||
         sc_param_string(r->params, "label", &label, &len, &r->err) != 0 ||
         check_node_limit(r, s) != 0)
         return H_ERROR;
@@ -527,13 +491,10 @@ int sc_h_capture_record_host_callback(sc_req *r)
     return recorded(r, s, rc, stream, node);
 }
 
-static int event_op(sc_req *r, int (*op)(sc_capture *, uint32_t, uint32_t))
+static int event_op(sc_req *r, sc_session *s, int (*op)(sc_capture *, uint32_t, uint32_t))
 {
     uint32_t stream, event;
-    sc_session *s = get_session(r);
-    if (s && s->cu)
-        return sc_cuda_h_event(r, s, op == sc_capture_wait_event);
-    if (!s || get_stream(r, &stream) != 0 || sc_param_u32(r->params, "event", &event, &r->err) != 0)
+    if (get_stream(r, &stream) != 0 || sc_param_u32(r->params, "event", &event, &r->err) != 0)
         return H_ERROR;
     int rc = op(s->cap, stream, event);
     return rc ? capture_fail(r, rc, stream) : sc_req_empty(r);
@@ -541,21 +502,33 @@ static int event_op(sc_req *r, int (*op)(sc_capture *, uint32_t, uint32_t))
 
 int sc_h_capture_record_event(sc_req *r)
 {
-    return event_op(r, sc_capture_record_event);
+    return sc_session_call(r, SC_SM_CAPTURE_RECORD_EVENT);
+}
+
+static int record_event(sc_req *r, sc_session *s)
+{
+    return event_op(r, s, sc_capture_record_event);
 }
 
 int sc_h_capture_wait_event(sc_req *r)
 {
-    return event_op(r, sc_capture_wait_event);
+    return sc_session_call(r, SC_SM_CAPTURE_WAIT_EVENT);
+}
+
+static int wait_event(sc_req *r, sc_session *s)
+{
+    return event_op(r, s, sc_capture_wait_event);
 }
 
 int sc_h_capture_status(sc_req *r)
 {
+    return sc_session_call(r, SC_SM_CAPTURE_STATUS);
+}
+
+static int capture_status(sc_req *r, sc_session *s)
+{
     uint32_t stream;
-    sc_session *s = get_session(r);
-    if (s && s->cu)
-        return sc_cuda_h_capture_status(r, s);
-    if (!s || get_stream(r, &stream) != 0)
+    if (get_stream(r, &stream) != 0)
         return H_ERROR;
     sc_buf *b = sc_req_result_begin(r);
     bool first;
@@ -567,11 +540,11 @@ int sc_h_capture_status(sc_req *r)
 
 int sc_h_capture_is_capturing(sc_req *r)
 {
-    sc_session *s = get_session(r);
-    if (!s)
-        return H_ERROR;
-    if (s->cu)
-        return sc_cuda_h_capture_is_capturing(r, s);
+    return sc_session_call(r, SC_SM_CAPTURE_IS_CAPTURING);
+}
+
+static int is_capturing(sc_req *r, sc_session *s)
+{
     sc_buf *b = sc_req_result_begin(r);
     bool first;
     sc_json_obj_begin(b, &first);
@@ -582,21 +555,23 @@ int sc_h_capture_is_capturing(sc_req *r)
 
 int sc_h_capture_node_count(sc_req *r)
 {
-    sc_session *s = get_session(r);
+    sc_session *s = sc_req_session(r);
     if (!s)
         return H_ERROR;
     sc_buf *b = sc_req_result_begin(r);
-    sc_json_obj_u64(b, "node_count", live_nodes(s));
+    sc_json_obj_u64(b, "node_count", sc_session_live_nodes(s));
     return sc_req_result_end(r, b);
 }
 
 int sc_h_capture_invalidate(sc_req *r)
 {
+    return sc_session_call(r, SC_SM_CAPTURE_INVALIDATE);
+}
+
+static int capture_invalidate(sc_req *r, sc_session *s)
+{
     uint32_t stream;
-    sc_session *s = get_session(r);
-    if (s && s->cu)
-        return sc_req_wrong_semantics(r, "capture.invalidate", "oxicuda");
-    if (!s || get_stream(r, &stream) != 0)
+    if (get_stream(r, &stream) != 0)
         return H_ERROR;
     int rc = sc_capture_invalidate(s->cap, stream);
     return rc ? capture_fail(r, rc, stream) : sc_req_empty(r);
@@ -631,11 +606,13 @@ static void graph_committed(void *arg, const sc_store_result *res)
 
 int sc_h_capture_end(sc_req *r)
 {
+    return sc_session_call(r, SC_SM_CAPTURE_END);
+}
+
+static int capture_end(sc_req *r, sc_session *s)
+{
     uint32_t stream;
-    sc_session *s = get_session(r);
-    if (s && s->cu)
-        return sc_cuda_h_capture_end(r, s);
-    if (!s || get_stream(r, &stream) != 0)
+    if (get_stream(r, &stream) != 0)
         return H_ERROR;
     end_ctx *e = calloc(1, sizeof(*e));
     if (!e)
@@ -667,6 +644,50 @@ int sc_h_capture_end(sc_req *r)
     return H_ASYNC;
 }
 
+/* --------------------------------------------- methods only cuda mode has */
+
+/* The default semantics have none of them: each is answered -32602. */
+
+int sc_h_stream_create(sc_req *r)
+{
+    return sc_session_call(r, SC_SM_STREAM_CREATE);
+}
+
+int sc_h_capture_record_mem_alloc(sc_req *r)
+{
+    return sc_session_call(r, SC_SM_CAPTURE_RECORD_MEM_ALLOC);
+}
+
+int sc_h_capture_record_mem_free(sc_req *r)
+{
+    return sc_session_call(r, SC_SM_CAPTURE_RECORD_MEM_FREE);
+}
+
+int sc_h_capture_update_dependencies(sc_req *r)
+{
+    return sc_session_call(r, SC_SM_CAPTURE_UPDATE_DEPENDENCIES);
+}
+
+int sc_h_capture_info(sc_req *r)
+{
+    return sc_session_call(r, SC_SM_CAPTURE_INFO);
+}
+
+int sc_h_capture_host_call(sc_req *r)
+{
+    return sc_session_call(r, SC_SM_CAPTURE_HOST_CALL);
+}
+
+int sc_h_capture_exchange_mode(sc_req *r)
+{
+    return sc_session_call(r, SC_SM_CAPTURE_EXCHANGE_MODE);
+}
+
+int sc_h_capture_add_node(sc_req *r)
+{
+    return sc_session_call(r, SC_SM_CAPTURE_ADD_NODE);
+}
+
 /* ------------------------------------------------------- housekeeping */
 
 void sc_sessions_sweep_idle(sc_daemon *d)
@@ -676,10 +697,10 @@ void sc_sessions_sweep_idle(sc_daemon *d)
     sc_session *s;
     while ((s = sc_sessions_oldest(&d->sessions)) && now - s->last_used_ms >= limit) {
         sc_sessions_remove(&d->sessions, s);
-        sc_log(d, SC_LOG_INFO, "session %llu abandoned after %us idle", (unsigned long long)s->id,
-               d->cfg.session_idle_timeout_s);
-        sc_cuda_session_end_detached(d, s);
-        sc_log_end_detached(d, s, "abandoned", live_nodes(s));
+        sc_log(&d->log, SC_LOG_INFO, "session %llu abandoned after %us idle",
+               (unsigned long long)s->id, d->cfg.session_idle_timeout_s);
+        sc_session_end_detached(d, s);
+        sc_log_end_detached(d, s, "abandoned", sc_session_live_nodes(s));
         sc_session_free(s);
     }
 }
@@ -689,8 +710,31 @@ void sc_sessions_shutdown(sc_daemon *d)
     sc_session *s;
     while ((s = sc_sessions_oldest(&d->sessions))) {
         sc_sessions_remove(&d->sessions, s);
-        sc_cuda_session_end_detached(d, s);
-        sc_log_end_detached(d, s, "shutdown", live_nodes(s));
+        sc_session_end_detached(d, s);
+        sc_log_end_detached(d, s, "shutdown", sc_session_live_nodes(s));
         sc_session_free(s);
     }
 }
+
+/* ------------------------------------------------------- the default semantics */
+
+const sc_session_ops sc_oxicuda_ops = {
+    .semantics = "oxicuda",
+    .create = create,
+    .live_nodes = live_nodes,
+    .method =
+        {
+            [SC_SM_SESSION_INFO] = session_info,
+            [SC_SM_CAPTURE_BEGIN] = capture_begin,
+            [SC_SM_CAPTURE_RECORD_KERNEL] = record_kernel,
+            [SC_SM_CAPTURE_RECORD_MEMCPY] = record_memcpy,
+            [SC_SM_CAPTURE_RECORD_MEMSET] = record_memset,
+            [SC_SM_CAPTURE_RECORD_HOST_CALLBACK] = record_host_callback,
+            [SC_SM_CAPTURE_RECORD_EVENT] = record_event,
+            [SC_SM_CAPTURE_WAIT_EVENT] = wait_event,
+            [SC_SM_CAPTURE_STATUS] = capture_status,
+            [SC_SM_CAPTURE_IS_CAPTURING] = is_capturing,
+            [SC_SM_CAPTURE_INVALIDATE] = capture_invalidate,
+            [SC_SM_CAPTURE_END] = capture_end,
+        },
+};

@@ -41,12 +41,12 @@ static void log_update_keep(sc_log_retry *r)
     sc_daemon *d = r->d;
     int rc = sc_store_defer_log_end(d->store, r->session, r->outcome, r->node_count, r->ended_ms);
     if (rc == 0)
-        sc_log(d, SC_LOG_WARN,
+        sc_log(&d->log, SC_LOG_WARN,
                "session %lld: outcome %s kept for the next start to log (the database refused it "
                "until the stop's grace period ended)",
                (long long)r->session, r->outcome);
     else
-        sc_log(d, SC_LOG_ERROR,
+        sc_log(&d->log, SC_LOG_ERROR,
                "session %lld: outcome %s not logged: the database refused it and %s; the next "
                "start will call the session lost",
                (long long)r->session, r->outcome,
@@ -80,7 +80,8 @@ static void log_update_done(void *arg, const sc_store_result *res)
         log_update_keep(r);
     } else {
         if (res->rc == SC_STORE_ECLOSED)
-            sc_log(d, SC_LOG_WARN, "session %lld: outcome %s not logged: the store closed first",
+            sc_log(&d->log, SC_LOG_WARN,
+                   "session %lld: outcome %s not logged: the store closed first",
                    (long long)r->session, r->outcome);
         free(r);
     }
@@ -101,7 +102,7 @@ static int log_update_queue(sc_log_retry *r)
         d->log_updates++;
         return 0;
     }
-    sc_log(d, SC_LOG_ERROR, "session %lld: could not log outcome %s", (long long)r->session,
+    sc_log(&d->log, SC_LOG_ERROR, "session %lld: could not log outcome %s", (long long)r->session,
            r->outcome);
     free(r);
     return rc;
@@ -112,7 +113,7 @@ int sc_log_end_then(sc_daemon *d, const sc_session *s, const char *outcome, uint
 {
     sc_log_retry *r = calloc(1, sizeof(*r));
     if (!r) {
-        sc_log(d, SC_LOG_ERROR, "session %llu: out of memory logging outcome %s",
+        sc_log(&d->log, SC_LOG_ERROR, "session %llu: out of memory logging outcome %s",
                (unsigned long long)s->id, outcome);
         return SC_STORE_ENOMEM;
     }

@@ -22,11 +22,10 @@
 #include "sc_cuda.h"
 #include "sc_frame.h"
 #include "sc_json.h"
+#include "sc_log.h"
 #include "sc_paths.h"
 #include "sc_rpc.h"
 #include "sc_store.h"
-
-enum sc_log_level { SC_LOG_ERROR = 0, SC_LOG_WARN, SC_LOG_INFO, SC_LOG_DEBUG };
 
 /** Command-line configuration; defaults are in sc_config_defaults(). */
 typedef struct sc_config {
@@ -79,6 +78,8 @@ typedef struct sc_call_note {
 /** A live capture session.  Lives in the daemon-wide table by id. */
 struct sc_session {
     uint64_t id;
+    /* Its semantics' handlers, chosen at session.open (sc_session_ops.h). */
+    const struct sc_session_ops *ops;
     uint32_t uid;
     int64_t pid;
     char *label;
@@ -296,14 +297,14 @@ struct sc_daemon {
     /* Reply bytes reserved by results being rendered (dispatch.c): they count
      * against --reply-budget before a byte is rendered. */
     size_t reply_reserved;
-    /* graph.get and graph.export renders (queries.c): how many run now, and
+    /* graph.get and graph.export renders (graph_reads.c): how many run now, and
      * those waiting for one of the few slots, first come first served. */
     unsigned renders;
     struct graph_ctx *render_head, *render_tail;
     bool stopping;
     bool store_closed;
     bool timers_open;
-    bool log_journal; /* stderr is the journal: sc_log writes "<6>text" lines */
+    sc_logger log; /* --log-level and the journal form (log.c) */
 };
 
 /* daemon.c */
@@ -321,8 +322,6 @@ int sc_daemon_init(sc_daemon *d, uv_loop_t *loop, const sc_config *cfg, char *er
  * close, and closes it.
  */
 void sc_daemon_destroy(sc_daemon *d);
-/** "error", "warn", "info", "debug" -> SC_LOG_*; -1 when unknown. */
-int sc_log_level_parse(const char *s);
 
 /* dirs.c */
 /** Storage for the paths sc_daemon_resolve_paths() resolves. */
@@ -432,15 +431,7 @@ bool sc_log_retry_pending(const sc_daemon *d);
 /** Free log updates still waiting for a retry (tear-down). */
 void sc_log_retry_free(sc_daemon *d);
 
-/* daemon.c */
-/**
- * One log line on stderr when `level` is within --log-level: prefixed with
- * an ISO 8601 UTC time, the program and the level; or, when stderr is the
- * journal (d->log_journal), with the sd-daemon(3) priority alone ("<3>"
- * error, "<4>" warn, "<6>" info, "<7>" debug), the journal adding the rest.
- */
-void sc_log(const sc_daemon *d, int level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* errors.c */
 /**
  * One error line for a store call that failed: "storage error <what> (uid
  * U, pid P): <reason>", `what` formatted from `fmt` (what was being
@@ -450,9 +441,5 @@ void sc_log(const sc_daemon *d, int level, const char *fmt, ...)
  */
 void sc_log_store_error(const sc_daemon *d, int rc, const char *errmsg, uint32_t uid, int64_t pid,
                         const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-/** True when JOURNAL_STREAM names the device and inode of stderr. */
-bool sc_log_to_journal(void);
-/** Wall-clock Unix time in milliseconds. */
-int64_t sc_now_ms(void);
 
 #endif

@@ -2,8 +2,11 @@
  * sc_handlers.h - what method handlers share: the request being executed,
  * async completion, reply writers and common checks (dispatch.c), error
  * mapping (errors.c), and one handler per entry of the method table
- * (declared from SC_METHODS): session.* and capture.* in live.c, graph.*,
- * log.* and server.* in queries.c.
+ * (declared from SC_METHODS): session.*, capture.* and stream.create in
+ * live.c, calling through the session's table (sc_session_ops.h);
+ * graph.reachable, graph.get and graph.export in graph_reads.c;
+ * graph.delete and graph.submit in graph_writes.c; graph.list and
+ * log.list in lists.c; server.info in server_info.c.
  */
 #ifndef SC_HANDLERS_H
 #define SC_HANDLERS_H
@@ -53,6 +56,7 @@ typedef struct sc_async {
     size_t reply_mark; /* where its reply starts in the buffer result_begin gave */
 } sc_async;
 
+/* cuda_methods.c */
 /**
  * One node object of graph.submit, read with exactly the members the
  * cuda-mode record call of its kind takes, plus `kind` and `stream?`.
@@ -65,33 +69,6 @@ int sc_cuda_read_node(sc_req *r, sc_jval obj, sc_node *n);
     int sc_h_##handler(sc_req *r);
 SC_METHODS(SC_X_HANDLER_DECL)
 #undef SC_X_HANDLER_DECL
-
-/* live.c */
-/** The session named by params.session, checked against the caller and
- *  marked used; NULL with r->err set (-32602, 1001, 1005). */
-sc_session *sc_req_session(sc_req *r);
-/** Room for one more node in `s`, which holds `live`: checks the session's
- *  node limit, its uid's live-node quota and the daemon's live-node limit.
- *  0, or -1 with r->err set (1006 naming the limit). */
-int sc_req_node_room(sc_req *r, const sc_session *s, uint64_t live);
-
-/* cuda_methods.c: the cuda-mode forms of the methods both modes have, for a
- * session `s` found by sc_req_session() with s->cu set. */
-int sc_cuda_h_capture_begin(sc_req *r, sc_session *s);
-/** capture.record_kernel, _memcpy, _memset, _host_callback by their kind. */
-int sc_cuda_h_record(sc_req *r, sc_session *s, sc_node_kind kind);
-/** capture.record_event (wait false) and capture.wait_event. */
-int sc_cuda_h_event(sc_req *r, sc_session *s, bool wait);
-int sc_cuda_h_capture_status(sc_req *r, sc_session *s);
-int sc_cuda_h_capture_is_capturing(sc_req *r, sc_session *s);
-int sc_cuda_h_session_info(sc_req *r, sc_session *s);
-int sc_cuda_h_capture_end(sc_req *r, sc_session *s);
-/** Discard the captures of a cuda-mode session that is ending and queue
- *  their capture rows without waiting (no-op in the default mode). */
-void sc_cuda_session_end_detached(sc_daemon *d, sc_session *s);
-/** -32602 (data.field "session"): "method M needs a session opened with
- *  semantics S".  Returns H_ERROR. */
-int sc_req_wrong_semantics(sc_req *r, const char *method, const char *semantics);
 
 /* Synchronous replies: begin, write the result value, end (returns H_DONE).
  * A result too big for the connection's output bound or the daemon's reply
@@ -122,10 +99,17 @@ int sc_core_rpc_error(sc_rpc_error *err, int rc, uint32_t stream);
  *  data.cuda_error, data.cuda_name and CUDA's text as the message; any
  *  other code as sc_core_rpc_error does.  Returns the code. */
 int sc_cuda_rpc_error(sc_rpc_error *err, int rc);
+/* dispatch.c: who may read what */
 /** Root reads everything; everyone else only their own uid's rows. */
 bool sc_may_access(const sc_conn *c, uint32_t owner_uid);
 /** True when the caller may read every uid's rows (root): lists unfiltered. */
 bool sc_may_access_all(const sc_conn *c);
+/** A stored graph's row: root's, else its uid's on this daemon's host. */
+bool sc_may_access_meta(const sc_conn *c, const sc_daemon *d, const sc_graph_meta *m);
+
+/* graph_reads.c */
+/** The members graph.get and graph.list share, into an object being written. */
+void sc_write_meta_fields(sc_buf *b, bool *first, const sc_graph_meta *m);
 
 /* Async: start (pins the connection), reply with one of the writers, done.
  * A store write (r->may_hold) is held when it can be: later requests of the

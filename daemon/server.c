@@ -136,7 +136,7 @@ static void on_write(uv_write_t *req, int status)
     sc_buf_reset(&c->writing);
     if (status < 0) {
         /* The peer went away mid-reply: drop it, nobody else is affected. */
-        sc_log(c->d, SC_LOG_DEBUG, "connection %llu: write failed: %s",
+        sc_log(&c->d->log, SC_LOG_DEBUG, "connection %llu: write failed: %s",
                (unsigned long long)c->serial, uv_strerror(status));
         sc_conn_unref(c);
         conn_close(c);
@@ -160,7 +160,7 @@ void sc_conn_flush(sc_conn *c)
     if (c->closing || c->write_busy || c->out.len == 0)
         return;
     if (sc_buf_failed(&c->out)) {
-        sc_log(c->d, SC_LOG_ERROR, "connection %llu: out of memory for replies",
+        sc_log(&c->d->log, SC_LOG_ERROR, "connection %llu: out of memory for replies",
                (unsigned long long)c->serial);
         conn_close(c);
         return;
@@ -279,8 +279,8 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         return;
     if (n < 0) {
         if (n != UV_EOF)
-            sc_log(c->d, SC_LOG_DEBUG, "connection %llu: read: %s", (unsigned long long)c->serial,
-                   uv_strerror((int)n));
+            sc_log(&c->d->log, SC_LOG_DEBUG, "connection %llu: read: %s",
+                   (unsigned long long)c->serial, uv_strerror((int)n));
         /* Half-closed peers still get replies to what they sent; a request
          * in flight closes the connection when it completes. */
         uv_read_stop(s);
@@ -289,7 +289,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         /* The peer's last line may end with EOF instead of '\n': it is a
          * request all the same (a blank tail is skipped like a blank line). */
         if (n == UV_EOF && sc_framer_pending(&c->in) > 0 && sc_framer_push(&c->in, "\n", 1) != 0)
-            sc_log(c->d, SC_LOG_WARN, "connection %llu: out of memory ending its last line",
+            sc_log(&c->d->log, SC_LOG_WARN, "connection %llu: out of memory ending its last line",
                    (unsigned long long)c->serial);
         sc_conn_ref(c);
         sc_dispatch_process(c);
@@ -346,7 +346,7 @@ static sc_conn *conn_new(sc_daemon *d)
     sc_conn *c = calloc(1, sizeof(*c));
     if (!c || sc_framer_init(&c->in, d->cfg.max_message) != 0) {
         free(c);
-        sc_log(d, SC_LOG_ERROR, "accept: out of memory");
+        sc_log(&d->log, SC_LOG_ERROR, "accept: out of memory");
         return NULL;
     }
     c->d = d;
@@ -384,7 +384,8 @@ static void conn_start(sc_conn *c)
                     "too many connections for uid %u (per-uid quota %u, --max-uid-connections)",
                     (unsigned)c->uid, d->cfg.max_uid_connections);
         sc_uids_put(&d->uids, u);
-        sc_log(d, SC_LOG_WARN, "connection %llu from uid %u pid %d refused: per-uid quota of %u",
+        sc_log(&d->log, SC_LOG_WARN,
+               "connection %llu from uid %u pid %d refused: per-uid quota of %u",
                (unsigned long long)c->serial, (unsigned)c->uid, (int)c->pid,
                d->cfg.max_uid_connections);
         refuse_connection(c, &err);
@@ -392,8 +393,8 @@ static void conn_start(sc_conn *c)
     }
     u->conns++;
     c->uid_counted = true;
-    sc_log(d, SC_LOG_DEBUG, "connection %llu from uid %u pid %d", (unsigned long long)c->serial,
-           (unsigned)c->uid, (int)c->pid);
+    sc_log(&d->log, SC_LOG_DEBUG, "connection %llu from uid %u pid %d",
+           (unsigned long long)c->serial, (unsigned)c->uid, (int)c->pid);
     sc_conn_update_reading(c);
 }
 
@@ -401,7 +402,7 @@ static void on_connection(uv_stream_t *server, int status)
 {
     sc_daemon *d = server->data;
     if (status < 0) {
-        sc_log(d, SC_LOG_WARN, "accept: %s", uv_strerror(status));
+        sc_log(&d->log, SC_LOG_WARN, "accept: %s", uv_strerror(status));
         return;
     }
     sc_conn *c = conn_new(d);
@@ -463,32 +464,32 @@ static int claim_socket_path(sc_daemon *d)
     if (lstat(path, &st) != 0) {
         if (errno == ENOENT)
             return 0;
-        sc_log(d, SC_LOG_ERROR, "%s: %s", path, strerror(errno));
+        sc_log(&d->log, SC_LOG_ERROR, "%s: %s", path, strerror(errno));
         return -1;
     }
     if (!S_ISSOCK(st.st_mode)) {
-        sc_log(d, SC_LOG_ERROR, "%s exists and is not a socket; not replacing it", path);
+        sc_log(&d->log, SC_LOG_ERROR, "%s exists and is not a socket; not replacing it", path);
         return -1;
     }
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     memcpy(sa.sun_path, path, strlen(path) + 1); /* its length was checked */
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
-        sc_log(d, SC_LOG_ERROR, "socket: %s", strerror(errno));
+        sc_log(&d->log, SC_LOG_ERROR, "socket: %s", strerror(errno));
         return -1;
     }
     int rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
     int err = errno;
     close(fd);
     if (rc == 0 || err == EAGAIN) {
-        sc_log(d, SC_LOG_ERROR, "another daemon is already listening on %s", path);
+        sc_log(&d->log, SC_LOG_ERROR, "another daemon is already listening on %s", path);
         return -1;
     }
     if (unlink(path) != 0 && errno != ENOENT) {
-        sc_log(d, SC_LOG_ERROR, "cannot remove stale socket %s: %s", path, strerror(errno));
+        sc_log(&d->log, SC_LOG_ERROR, "cannot remove stale socket %s: %s", path, strerror(errno));
         return -1;
     }
-    sc_log(d, SC_LOG_INFO, "replaced stale socket %s", path);
+    sc_log(&d->log, SC_LOG_INFO, "replaced stale socket %s", path);
     return 0;
 }
 
@@ -511,15 +512,15 @@ static int adopt_listener(sc_daemon *d, int fd)
     if (rc == 0)
         rc = uv_listen((uv_stream_t *)&d->listener, 511, on_connection);
     if (rc < 0) {
-        sc_log(d, SC_LOG_ERROR, "cannot serve the socket passed by the service manager: %s",
+        sc_log(&d->log, SC_LOG_ERROR, "cannot serve the socket passed by the service manager: %s",
                uv_strerror(rc));
         uv_close((uv_handle_t *)&d->listener, NULL);
         return -1;
     }
     d->socket_inherited = true;
     d->listening = true;
-    sc_log(d, SC_LOG_INFO, "using the socket inherited from the service manager (fd %d): %s", fd,
-           d->cfg.socket_path);
+    sc_log(&d->log, SC_LOG_INFO, "using the socket inherited from the service manager (fd %d): %s",
+           fd, d->cfg.socket_path);
     return 0;
 }
 
@@ -538,7 +539,8 @@ static int bind_listener(sc_daemon *d)
     if (rc == 0)
         rc = uv_listen((uv_stream_t *)&d->listener, 511, on_connection);
     if (rc < 0) {
-        sc_log(d, SC_LOG_ERROR, "cannot listen on %s: %s", d->cfg.socket_path, uv_strerror(rc));
+        sc_log(&d->log, SC_LOG_ERROR, "cannot listen on %s: %s", d->cfg.socket_path,
+               uv_strerror(rc));
         uv_close((uv_handle_t *)&d->listener, NULL);
         return -1;
     }
@@ -550,13 +552,13 @@ int sc_server_prepare(sc_daemon *d, int *listen_fd)
 {
     char err[256];
     if (sc_activation_listen_fd(listen_fd, err, sizeof(err)) != 0) {
-        sc_log(d, SC_LOG_ERROR, "%s", err);
+        sc_log(&d->log, SC_LOG_ERROR, "%s", err);
         return -1;
     }
     if (*listen_fd >= 0)
         return 0;
     if (strlen(d->cfg.socket_path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
-        sc_log(d, SC_LOG_ERROR, "socket path too long: %s", d->cfg.socket_path);
+        sc_log(&d->log, SC_LOG_ERROR, "socket path too long: %s", d->cfg.socket_path);
         return -1;
     }
     return claim_socket_path(d);
@@ -568,7 +570,7 @@ int sc_server_start(sc_daemon *d, int listen_fd)
         return -1;
     /* A failed notification only delays systemd's view of us: keep serving. */
     if (sc_activation_notify_ready() != 0)
-        sc_log(d, SC_LOG_WARN, "could not notify the service manager of readiness");
+        sc_log(&d->log, SC_LOG_WARN, "could not notify the service manager of readiness");
     return 0;
 }
 
@@ -600,7 +602,7 @@ static bool conn_timed_out(sc_conn *c, uint64_t now)
     uint64_t line_ms = (uint64_t)d->cfg.line_timeout_s * 1000u;
     uint64_t idle_ms = (uint64_t)d->cfg.conn_idle_timeout_s * 1000u;
     if (c->reading && c->partial_since && now - c->partial_since >= line_ms) {
-        sc_log(d, SC_LOG_WARN,
+        sc_log(&d->log, SC_LOG_WARN,
                "connection %llu (uid %u pid %d): %zu bytes of a line without its end for %us, "
                "closing",
                (unsigned long long)c->serial, (unsigned)c->uid, (int)c->pid,
@@ -610,7 +612,7 @@ static bool conn_timed_out(sc_conn *c, uint64_t now)
     }
     if (c->reading && c->nsessions == 0 && !c->write_busy && c->out.len == 0 &&
         sc_framer_pending(&c->in) == 0 && sc_conn_idle(c) && now - c->last_active >= idle_ms) {
-        sc_log(d, SC_LOG_INFO,
+        sc_log(&d->log, SC_LOG_INFO,
                "connection %llu (uid %u pid %d): idle for %us without a session, "
                "closing",
                (unsigned long long)c->serial, (unsigned)c->uid, (int)c->pid,
@@ -646,7 +648,7 @@ void sc_server_sweep(sc_daemon *d)
             c->stall_since = now;
         } else if (now - c->stall_since >= limit) {
             /* It stopped reading with replies pending: cut it loose. */
-            sc_log(d, SC_LOG_WARN,
+            sc_log(&d->log, SC_LOG_WARN,
                    "connection %llu (pid %d): no reply bytes taken for %us, closing",
                    (unsigned long long)c->serial, (int)c->pid, d->cfg.write_timeout_s);
             conn_close(c);
@@ -667,16 +669,16 @@ static void close_store(uv_timer_t *t)
     char err[512];
     size_t saved = 0;
     if (sc_store_close_report(d->store, &saved, err, sizeof err) != 0)
-        sc_log(d, SC_LOG_ERROR,
+        sc_log(&d->log, SC_LOG_ERROR,
                "could not record the final log rows the database refused for the next start: "
                "%s; the next start will call those sessions lost",
                err);
     else if (saved > 0)
-        sc_log(d, SC_LOG_WARN, "recorded %zu final log row%s for the next start to write", saved,
-               saved == 1 ? "" : "s");
+        sc_log(&d->log, SC_LOG_WARN, "recorded %zu final log row%s for the next start to write",
+               saved, saved == 1 ? "" : "s");
     d->store = NULL;
     d->store_closed = true;
-    sc_log(d, SC_LOG_INFO, "stopped");
+    sc_log(&d->log, SC_LOG_INFO, "stopped");
 }
 
 void sc_server_check_stopped(sc_daemon *d)
@@ -719,7 +721,8 @@ static void stop_grace_over(sc_daemon *d)
         }
     }
     if (n)
-        sc_log(d, SC_LOG_WARN, "stopping: closed %u connection%s that had not taken %s replies", n,
+        sc_log(&d->log, SC_LOG_WARN,
+               "stopping: closed %u connection%s that had not taken %s replies", n,
                n == 1 ? "" : "s", n == 1 ? "its" : "their");
     sc_server_check_stopped(d);
 }
@@ -740,7 +743,7 @@ void sc_server_stop(sc_daemon *d)
     if (d->stopping)
         return;
     d->stopping = true;
-    sc_log(d, SC_LOG_INFO, "stopping");
+    sc_log(&d->log, SC_LOG_INFO, "stopping");
     if (d->listening) {
         uv_close((uv_handle_t *)&d->listener, NULL);
         d->listening = false;

@@ -27,6 +27,37 @@ for o in $("$bin/streamcapd" --help | options); do
     need "$man/streamcapd.8" "$o"
 done
 
+# streamcapd's options come from one table (daemon/options.c), which
+# --help prints: the heads of streamcapd.8's OPTIONS entries ("--socket
+# PATH", "-h, --help") are exactly its heads, argument names included.
+help_heads=$("$bin/streamcapd" --help | sed -n 's/^  \(-[^ ].*\)$/\1/p' | sed 's/  .*//' | sort)
+man_heads=$(awk '
+    /^\.SH/ { in_opts = ($2 == "OPTIONS"); next }
+    in_opts && prev == ".TP" {
+        # A roff macro line: its arguments, quoted or not, run together.
+        line = $0; sub(/^\.[BIR]+ /, "", line); out = ""
+        while (length(line)) {
+            c = substr(line, 1, 1)
+            if (c == " ") { line = substr(line, 2); continue }
+            if (c == "\"") { line = substr(line, 2); k = index(line, "\"") }
+            else k = index(line, " ")
+            if (!k) k = length(line) + 1
+            out = out substr(line, 1, k - 1); line = substr(line, k + 1)
+        }
+        gsub(/\\-/, "-", out); print out
+    }
+    { prev = $0 }' "$man/streamcapd.8" | sort)
+if [ "$help_heads" != "$man_heads" ]; then
+    echo "streamcapd.8's OPTIONS are not those of streamcapd --help:" >&2
+    printf '%s\n' "$help_heads" | while IFS= read -r h; do
+        printf '%s\n' "$man_heads" | grep -qxF -- "$h" || echo "  only in --help: $h" >&2
+    done
+    printf '%s\n' "$man_heads" | while IFS= read -r h; do
+        printf '%s\n' "$help_heads" | grep -qxF -- "$h" || echo "  only in streamcapd.8: $h" >&2
+    done
+    fail=1
+fi
+
 # Commands: "  graph show ID   nodes and ..." -> "graph show".
 cmds=$("$bin/streamcap" --help | sed -n '/^Commands:/,/^$/p' | grep -E '^  [a-z]' |
     sed -E 's/^  ([a-z]+)( ([a-z]+))?.*/\1 \3/; s/ $//; s/ [A-Z].*//' | sed -E 's/ $//')
