@@ -48,17 +48,9 @@ int cli_graphs(cli *x, int argc, char **argv);
 int cli_log(cli *x, int argc, char **argv);
 int cli_demo(cli *x, int argc, char **argv);
 int cli_replay(cli *x, int argc, char **argv);
-/** replay --semantics cuda (cli_replay_cuda.c): FILE's scenarios in the
- *  cuda corpus format, each in its own cuda-mode session. */
-int cli_replay_cuda(cli *x, const char *path, const char *check_path, bool verbose, bool strict);
-/* What both replay modes share (cli_replay.c). */
-/** True when the line holds nothing but white space. */
+/** True when the line holds nothing but white space (cli_replay_common.c;
+ *  what else the replay modes share is in cli_replay.h). */
 bool cli_replay_blank(const char *s);
-/** --check: count the expected lines left in `check_f` past the last
- *  scenario as one difference (adding to *diffs), said once while fewer than
- *  `shown` differences were printed. */
-void cli_replay_check_leftover(FILE *check_f, const char *check_path, const char *path,
-                               size_t *diffs, size_t shown);
 int cli_graph_show(cli *x, int argc, char **argv);
 int cli_graph_dot(cli *x, int argc, char **argv);
 int cli_graph_render(cli *x, int argc, char **argv);
