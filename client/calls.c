@@ -58,7 +58,7 @@ int sc_cl_finish(sc_client *c, const sc_cl_call *k, void *out)
     /* Decoded aside, so that a failure leaves the caller's result as it was. */
     alignas(max_align_t) unsigned char got[SC_CL_RESULT_MAX] = {0};
     void *into = k->size ? got : out;
-    rc = k->decode(c, res, into);
+    rc = k->decode(c, k->m, res, into);
     cJSON_Delete(root);
     if (rc != 0) {
         if (k->drop)
@@ -78,7 +78,7 @@ int sc_cl_null_arg(sc_client *c, const char *what)
 }
 
 /* What the small replies give back. */
-static void take_id(const sc_client_reply *r, void *out)
+void sc_cl_take_id(const sc_client_reply *r, void *out)
 {
     *(uint64_t *)out = r->id;
 }
@@ -90,17 +90,12 @@ static void take_node(const sc_client_reply *r, void *out)
 
 /* ----------------------------------------------------------- sessions */
 
-static const sc_cl_call session_open = {.m = SC_M_SESSION_OPEN, .take = take_id};
 static const sc_cl_call session_close = {.m = SC_M_SESSION_CLOSE};
 
+/* The default mode's open: calls_cuda.c's, with the semantics left unsaid. */
 int sc_client_open_session(sc_client *c, const char *label, uint64_t *session)
 {
-    int rc = sc_cl_start(c, &session_open);
-    if (rc != 0)
-        return rc;
-    if (label)
-        sc_cl_str(c, "label", label);
-    return sc_cl_finish(c, &session_open, session);
+    return sc_client_open_session_ex(c, label, SC_CLIENT_SEMANTICS_OXICUDA, session);
 }
 
 int sc_client_close_session(sc_client *c, uint64_t session)
@@ -121,9 +116,9 @@ void sc_client_session_desc_free(sc_client_session_desc *d)
     memset(d, 0, sizeof(*d));
 }
 
-static int decode_session(sc_client *c, const cJSON *res, sc_client_session_desc *d)
+static int decode_session(sc_client *c, sc_method_id m, const cJSON *res, void *out)
 {
-    const sc_method_id m = SC_M_SESSION_INFO;
+    sc_client_session_desc *d = out;
     if (sc_cl_get_u64(c, m, res, "session", UINT64_MAX, &d->session) != 0 ||
         sc_cl_get_str(c, m, res, "label", true, &d->label) != 0 ||
         sc_cl_get_bool(c, m, res, "capturing", &d->capturing) != 0 ||
@@ -160,11 +155,6 @@ static int decode_session(sc_client *c, const cJSON *res, sc_client_session_desc
     return 0;
 }
 
-static int decode_session_info(sc_client *c, const cJSON *res, void *out)
-{
-    return decode_session(c, res, out);
-}
-
 static void drop_session_info(void *d)
 {
     sc_client_session_desc_free(d);
@@ -172,7 +162,7 @@ static void drop_session_info(void *d)
 
 static const sc_cl_call session_info = {.m = SC_M_SESSION_INFO,
                                         .tree = true,
-                                        .decode = decode_session_info,
+                                        .decode = decode_session,
                                         .drop = drop_session_info,
                                         .size = sizeof(sc_client_session_desc)};
 
@@ -216,11 +206,12 @@ static int decode_session_summary(sc_client *c, const cJSON *o, sc_client_sessio
     return 0;
 }
 
-static int decode_session_list(sc_client *c, const cJSON *res, sc_client_session_list *l)
+static int decode_session_list(sc_client *c, sc_method_id m, const cJSON *res, void *out)
 {
+    sc_client_session_list *l = out;
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(res, "sessions");
     if (!cJSON_IsArray(arr))
-        return sc_cl_malformed(c, SC_M_SESSION_LIST, "'sessions' is not an array");
+        return sc_cl_malformed(c, m, "'sessions' is not an array");
     size_t n = (size_t)cJSON_GetArraySize(arr);
     l->sessions = calloc(n ? n : 1, sizeof(*l->sessions));
     if (!l->sessions)
@@ -236,11 +227,6 @@ static int decode_session_list(sc_client *c, const cJSON *res, sc_client_session
     return 0;
 }
 
-static int decode_sessions(sc_client *c, const cJSON *res, void *out)
-{
-    return decode_session_list(c, res, out);
-}
-
 static void drop_sessions(void *l)
 {
     sc_client_session_list_free(l);
@@ -248,7 +234,7 @@ static void drop_sessions(void *l)
 
 static const sc_cl_call session_list = {.m = SC_M_SESSION_LIST,
                                         .tree = true,
-                                        .decode = decode_sessions,
+                                        .decode = decode_session_list,
                                         .drop = drop_sessions,
                                         .size = sizeof(sc_client_session_list)};
 
@@ -472,9 +458,8 @@ void sc_client_server_desc_free(sc_client_server_desc *d)
 }
 
 /* Any member missing or malformed is -EPROTO, -ENOMEM included. */
-static int decode_server(sc_client *c, const cJSON *res, void *out)
+static int decode_server(sc_client *c, sc_method_id m, const cJSON *res, void *out)
 {
-    const sc_method_id m = SC_M_SERVER_INFO;
     sc_client_server_desc *d = out;
     if (sc_cl_get_str(c, m, res, "version", false, &d->version) != 0 ||
         sc_cl_get_u64(c, m, res, "uptime_s", UINT64_MAX, &d->uptime_s) != 0 ||

@@ -163,9 +163,9 @@ static int decode_edges(sc_client *c, const cJSON *edges, sc_client_graph *g)
     return 0;
 }
 
-static int decode_graph(sc_client *c, const cJSON *res, sc_client_graph *g)
+static int decode_graph(sc_client *c, sc_method_id m, const cJSON *res, void *out)
 {
-    const sc_method_id m = SC_M_GRAPH_GET;
+    sc_client_graph *g = out;
     uint64_t uid;
     if (sc_cl_get_u64(c, m, res, "graph", UINT64_MAX, &g->graph) != 0 ||
         sc_cl_get_str(c, m, res, "label", true, &g->label) != 0 ||
@@ -193,11 +193,6 @@ static int decode_graph(sc_client *c, const cJSON *res, sc_client_graph *g)
     return decode_edges(c, cJSON_GetObjectItemCaseSensitive(res, "edges"), g);
 }
 
-static int decode_graph_get(sc_client *c, const cJSON *res, void *out)
-{
-    return decode_graph(c, res, out);
-}
-
 static void drop_graph(void *g)
 {
     sc_client_graph_free(g);
@@ -205,7 +200,7 @@ static void drop_graph(void *g)
 
 static const sc_cl_call graph_get = {.m = SC_M_GRAPH_GET,
                                      .tree = true,
-                                     .decode = decode_graph_get,
+                                     .decode = decode_graph,
                                      .drop = drop_graph,
                                      .size = sizeof(sc_client_graph)};
 
@@ -289,12 +284,7 @@ static int cmp_edge(const void *a, const void *b)
     return x->dst < y->dst ? -1 : x->dst > y->dst;
 }
 
-static void take_graph(const sc_client_reply *r, void *out)
-{
-    *(uint64_t *)out = r->id;
-}
-
-static const sc_cl_call graph_submit = {.m = SC_M_GRAPH_SUBMIT, .take = take_graph};
+static const sc_cl_call graph_submit = {.m = SC_M_GRAPH_SUBMIT, .take = sc_cl_take_id};
 
 int sc_client_graph_submit(sc_client *c, const char *label, const sc_client_node *nodes, size_t n,
                            const sc_client_edge *edges, size_t m, uint64_t *graph)
@@ -411,11 +401,12 @@ static int decode_summary(sc_client *c, const cJSON *o, sc_client_graph_summary 
     return 0;
 }
 
-static int decode_graph_page(sc_client *c, const cJSON *res, sc_client_graph_page *p)
+static int decode_graph_page(sc_client *c, sc_method_id m, const cJSON *res, void *out)
 {
+    sc_client_graph_page *p = out;
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(res, "graphs");
     if (!cJSON_IsArray(list))
-        return sc_cl_malformed(c, SC_M_GRAPH_LIST, "'graphs' is not an array");
+        return sc_cl_malformed(c, m, "'graphs' is not an array");
     size_t n = (size_t)cJSON_GetArraySize(list);
     p->graphs = calloc(n ? n : 1, sizeof(*p->graphs));
     if (!p->graphs)
@@ -429,11 +420,6 @@ static int decode_graph_page(sc_client *c, const cJSON *res, sc_client_graph_pag
     return get_next(c, res, &p->next);
 }
 
-static int decode_graphs(sc_client *c, const cJSON *res, void *out)
-{
-    return decode_graph_page(c, res, out);
-}
-
 static void drop_graphs(void *p)
 {
     sc_client_graph_page_free(p);
@@ -441,7 +427,7 @@ static void drop_graphs(void *p)
 
 static const sc_cl_call graph_list = {.m = SC_M_GRAPH_LIST,
                                       .tree = true,
-                                      .decode = decode_graphs,
+                                      .decode = decode_graph_page,
                                       .drop = drop_graphs,
                                       .size = sizeof(sc_client_graph_page)};
 
@@ -455,9 +441,9 @@ int sc_client_graph_list(sc_client *c, const sc_client_list_opts *opts, sc_clien
     return rc ? rc : sc_cl_finish(c, &graph_list, out);
 }
 
-static int decode_reachable(sc_client *c, const cJSON *res, void *out)
+static int decode_reachable(sc_client *c, sc_method_id m, const cJSON *res, void *out)
 {
-    return sc_cl_get_bool(c, SC_M_GRAPH_REACHABLE, res, "reachable", out);
+    return sc_cl_get_bool(c, m, res, "reachable", out);
 }
 
 static const sc_cl_call reachable_one = {
@@ -485,9 +471,8 @@ typedef struct reach_chunk {
     size_t n;
 } reach_chunk;
 
-static int decode_chunk(sc_client *c, const cJSON *res, void *arg)
+static int decode_chunk(sc_client *c, sc_method_id m, const cJSON *res, void *arg)
 {
-    const sc_method_id m = SC_M_GRAPH_REACHABLE;
     reach_chunk *k = arg;
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(res, "reachable");
     if (!cJSON_IsArray(list) || (size_t)cJSON_GetArraySize(list) != k->n)
@@ -545,9 +530,9 @@ int sc_client_graph_reachable_pairs(sc_client *c, uint64_t graph, const sc_clien
     return 0;
 }
 
-static int decode_dot(sc_client *c, const cJSON *res, void *out)
+static int decode_dot(sc_client *c, sc_method_id m, const cJSON *res, void *out)
 {
-    return sc_cl_get_str(c, SC_M_GRAPH_EXPORT, res, "text", false, out);
+    return sc_cl_get_str(c, m, res, "text", false, out);
 }
 
 static const sc_cl_call graph_export = {
@@ -617,11 +602,12 @@ static int decode_entry(sc_client *c, const cJSON *o, sc_client_log_entry *e)
     return sc_cl_decode_captures(c, o, e);
 }
 
-static int decode_log_page(sc_client *c, const cJSON *res, sc_client_log_page *p)
+static int decode_log_page(sc_client *c, sc_method_id m, const cJSON *res, void *out)
 {
+    sc_client_log_page *p = out;
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(res, "entries");
     if (!cJSON_IsArray(list))
-        return sc_cl_malformed(c, SC_M_LOG_LIST, "'entries' is not an array");
+        return sc_cl_malformed(c, m, "'entries' is not an array");
     size_t n = (size_t)cJSON_GetArraySize(list);
     p->entries = calloc(n ? n : 1, sizeof(*p->entries));
     if (!p->entries)
@@ -635,11 +621,6 @@ static int decode_log_page(sc_client *c, const cJSON *res, sc_client_log_page *p
     return get_next(c, res, &p->next);
 }
 
-static int decode_log(sc_client *c, const cJSON *res, void *out)
-{
-    return decode_log_page(c, res, out);
-}
-
 static void drop_log(void *p)
 {
     sc_client_log_page_free(p);
@@ -647,7 +628,7 @@ static void drop_log(void *p)
 
 static const sc_cl_call log_list = {.m = SC_M_LOG_LIST,
                                     .tree = true,
-                                    .decode = decode_log,
+                                    .decode = decode_log_page,
                                     .drop = drop_log,
                                     .size = sizeof(sc_client_log_page)};
 

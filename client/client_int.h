@@ -181,9 +181,10 @@ typedef struct sc_cl_call {
     bool tree;
     /** Small replies: copy what the call returns into out (not NULL). */
     void (*take)(const sc_client_reply *r, void *out);
-    /** Whole replies: read `res` into `out`, zeroed; 0 or an error (then
-     *  `drop`, when set, frees what it holds).  NULL: the result is dropped. */
-    int (*decode)(sc_client *c, const cJSON *res, void *out);
+    /** Whole replies: read `res` of method m into `out`, zeroed; 0 or an
+     *  error (then `drop`, when set, frees what it holds).  NULL: the
+     *  result is dropped. */
+    int (*decode)(sc_client *c, sc_method_id m, const cJSON *res, void *out);
     void (*drop)(void *out);
     /** Bytes decode fills (at most SC_CL_RESULT_MAX), copied to the
      *  caller's result only when it succeeds; 0: decode is handed the
@@ -201,6 +202,8 @@ int sc_cl_start(sc_client *c, const sc_cl_call *k);
  * asynchronous mode; *out is then left alone), or the error.
  */
 int sc_cl_finish(sc_client *c, const sc_cl_call *k, void *out);
+/** A small reply's id (session, graph) as a uint64_t result: a take. */
+void sc_cl_take_id(const sc_client_reply *r, void *out);
 /** A NULL argument: -EINVAL, said in c's message when there is a c. */
 int sc_cl_null_arg(sc_client *c, const char *what);
 /** A string member a daemon from before hosts and storage backends does
