@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "rt_int.h"
-/* The format, shared with the reader in cli/cli_run.c. */
+/* The format, shared with the reader in cli/cli_run_report.c. */
 #include "../proto/sc_report.h"
 
 #define KEY SC_REPORT_KEY

@@ -1,8 +1,8 @@
 /*
  * sc_report.h - the exit report: what each process run on the CUDA runtime
- * stand-in (cudart/) writes at exit, and `streamcap run` (cli/cli_run.c)
- * reads back and summarises.  The names here are the format; the writer
- * and the reader take them from this header alone.
+ * stand-in (cudart/rt_report.c) writes at exit, and `streamcap run`
+ * (cli/cli_run_report.c) reads back and summarises.  The names here are
+ * the format; the writer and the reader take them from this header alone.
  *
  * The file is named by $STREAMCAP_REPORT.  Each process appends its lines
  * in one write(2) with O_APPEND, so that processes sharing the file never
