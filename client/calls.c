@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdalign.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,30 @@ int sc_cl_finish(sc_client *c, const sc_cl_call *k, void *out)
     }
     if (k->size && out)
         memcpy(out, got, k->size);
+    return 0;
+}
+
+int sc_cl_decode_array(sc_client *c, sc_method_id m, const cJSON *o, const char *key, size_t size,
+                       int (*one)(sc_client *c, const cJSON *e, void *item), void **items,
+                       size_t *count)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsArray(arr)) {
+        char what[96];
+        snprintf(what, sizeof(what), "'%s' is not an array", key);
+        return sc_cl_malformed(c, m, what);
+    }
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    unsigned char *all = calloc(n ? n : 1, size);
+    *items = all;
+    if (!all)
+        return sc_cl_fail(c, -ENOMEM, "out of memory");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr)
+    {
+        if (one(c, e, all + size * (*count)++) != 0)
+            return -EPROTO;
+    }
     return 0;
 }
 
@@ -190,8 +215,9 @@ void sc_client_session_list_free(sc_client_session_list *l)
     memset(l, 0, sizeof(*l));
 }
 
-static int decode_session_summary(sc_client *c, const cJSON *o, sc_client_session_summary *s)
+static int decode_session_summary(sc_client *c, const cJSON *o, void *item)
 {
+    sc_client_session_summary *s = item;
     const sc_method_id m = SC_M_SESSION_LIST;
     uint64_t uid;
     if (sc_cl_get_u64(c, m, o, "session", UINT64_MAX, &s->session) != 0 ||
@@ -209,22 +235,11 @@ static int decode_session_summary(sc_client *c, const cJSON *o, sc_client_sessio
 static int decode_session_list(sc_client *c, sc_method_id m, const cJSON *res, void *out)
 {
     sc_client_session_list *l = out;
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(res, "sessions");
-    if (!cJSON_IsArray(arr))
-        return sc_cl_malformed(c, m, "'sessions' is not an array");
-    size_t n = (size_t)cJSON_GetArraySize(arr);
-    l->sessions = calloc(n ? n : 1, sizeof(*l->sessions));
-    if (!l->sessions)
-        return sc_cl_fail(c, -ENOMEM, "out of memory");
-    const cJSON *o;
-    cJSON_ArrayForEach(o, arr)
-    {
-        /* Counted first, so a half-decoded entry is freed too. */
-        sc_client_session_summary *s = &l->sessions[l->count++];
-        if (decode_session_summary(c, o, s) != 0)
-            return -EPROTO;
-    }
-    return 0;
+    void *items = NULL;
+    int rc = sc_cl_decode_array(c, m, res, "sessions", sizeof(*l->sessions), decode_session_summary,
+                                &items, &l->count);
+    l->sessions = items;
+    return rc;
 }
 
 static void drop_sessions(void *l)

@@ -123,8 +123,9 @@ static int decode_kind_fields(sc_client *c, const cJSON *o, sc_client_node *n)
     return sc_cl_malformed(c, m, "unknown node kind");
 }
 
-static int decode_node(sc_client *c, const cJSON *o, sc_client_node *n)
+static int decode_node(sc_client *c, const cJSON *o, void *item)
 {
+    sc_client_node *n = item;
     const sc_method_id m = SC_M_GRAPH_GET;
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
     if (!cJSON_IsString(kind) || sc_cl_parse_kind(kind->valuestring, &n->kind) != 0)
@@ -175,21 +176,12 @@ static int decode_graph(sc_client *c, sc_method_id m, const cJSON *res, void *ou
         sc_cl_get_new_str(c, m, res, "host", &g->host) != 0)
         return -EPROTO;
     g->owner_uid = (uint32_t)uid;
-    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(res, "nodes");
-    if (!cJSON_IsArray(nodes))
-        return sc_cl_malformed(c, m, "'nodes' is not an array");
-    size_t n = (size_t)cJSON_GetArraySize(nodes);
-    g->nodes = calloc(n ? n : 1, sizeof(*g->nodes));
-    if (!g->nodes)
-        return sc_cl_fail(c, -ENOMEM, "out of memory");
-    const cJSON *o;
-    cJSON_ArrayForEach(o, nodes)
-    {
-        /* Counted first so that a half-decoded node is freed too. */
-        sc_client_node *node = &g->nodes[g->node_count++];
-        if (decode_node(c, o, node) != 0)
-            return -EPROTO;
-    }
+    void *nodes = NULL;
+    int rc = sc_cl_decode_array(c, m, res, "nodes", sizeof(*g->nodes), decode_node, &nodes,
+                                &g->node_count);
+    g->nodes = nodes;
+    if (rc != 0)
+        return rc;
     return decode_edges(c, cJSON_GetObjectItemCaseSensitive(res, "edges"), g);
 }
 
@@ -383,8 +375,9 @@ void sc_client_graph_page_free(sc_client_graph_page *p)
     memset(p, 0, sizeof(*p));
 }
 
-static int decode_summary(sc_client *c, const cJSON *o, sc_client_graph_summary *s)
+static int decode_summary(sc_client *c, const cJSON *o, void *item)
 {
+    sc_client_graph_summary *s = item;
     const sc_method_id m = SC_M_GRAPH_LIST;
     uint64_t uid;
     if (sc_cl_get_u64(c, m, o, "graph", UINT64_MAX, &s->graph) != 0 ||
@@ -404,20 +397,11 @@ static int decode_summary(sc_client *c, const cJSON *o, sc_client_graph_summary 
 static int decode_graph_page(sc_client *c, sc_method_id m, const cJSON *res, void *out)
 {
     sc_client_graph_page *p = out;
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(res, "graphs");
-    if (!cJSON_IsArray(list))
-        return sc_cl_malformed(c, m, "'graphs' is not an array");
-    size_t n = (size_t)cJSON_GetArraySize(list);
-    p->graphs = calloc(n ? n : 1, sizeof(*p->graphs));
-    if (!p->graphs)
-        return sc_cl_fail(c, -ENOMEM, "out of memory");
-    const cJSON *o;
-    cJSON_ArrayForEach(o, list)
-    {
-        if (decode_summary(c, o, &p->graphs[p->count++]) != 0)
-            return -EPROTO;
-    }
-    return get_next(c, res, &p->next);
+    void *items = NULL;
+    int rc = sc_cl_decode_array(c, m, res, "graphs", sizeof(*p->graphs), decode_summary, &items,
+                                &p->count);
+    p->graphs = items;
+    return rc ? rc : get_next(c, res, &p->next);
 }
 
 static void drop_graphs(void *p)
@@ -581,8 +565,9 @@ void sc_client_log_page_free(sc_client_log_page *p)
     memset(p, 0, sizeof(*p));
 }
 
-static int decode_entry(sc_client *c, const cJSON *o, sc_client_log_entry *e)
+static int decode_entry(sc_client *c, const cJSON *o, void *item)
 {
+    sc_client_log_entry *e = item;
     const sc_method_id m = SC_M_LOG_LIST;
     uint64_t uid;
     if (sc_cl_get_u64(c, m, o, "session", UINT64_MAX, &e->session) != 0 ||
@@ -605,20 +590,11 @@ static int decode_entry(sc_client *c, const cJSON *o, sc_client_log_entry *e)
 static int decode_log_page(sc_client *c, sc_method_id m, const cJSON *res, void *out)
 {
     sc_client_log_page *p = out;
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(res, "entries");
-    if (!cJSON_IsArray(list))
-        return sc_cl_malformed(c, m, "'entries' is not an array");
-    size_t n = (size_t)cJSON_GetArraySize(list);
-    p->entries = calloc(n ? n : 1, sizeof(*p->entries));
-    if (!p->entries)
-        return sc_cl_fail(c, -ENOMEM, "out of memory");
-    const cJSON *o;
-    cJSON_ArrayForEach(o, list)
-    {
-        if (decode_entry(c, o, &p->entries[p->count++]) != 0)
-            return -EPROTO;
-    }
-    return get_next(c, res, &p->next);
+    void *items = NULL;
+    int rc = sc_cl_decode_array(c, m, res, "entries", sizeof(*p->entries), decode_entry, &items,
+                                &p->count);
+    p->entries = items;
+    return rc ? rc : get_next(c, res, &p->next);
 }
 
 static void drop_log(void *p)

@@ -204,6 +204,15 @@ int sc_cl_start(sc_client *c, const sc_cl_call *k);
 int sc_cl_finish(sc_client *c, const sc_cl_call *k, void *out);
 /** A small reply's id (session, graph) as a uint64_t result: a take. */
 void sc_cl_take_id(const sc_client_reply *r, void *out);
+/**
+ * A result's array member `key`, each element read by `one` into the next
+ * item of a new array of `size`-byte items (*items, set even on failure,
+ * and *count, which counts an item before it is read, so that freeing
+ * *count items frees a half-read one too).  0, -EPROTO or -ENOMEM.
+ */
+int sc_cl_decode_array(sc_client *c, sc_method_id m, const cJSON *o, const char *key, size_t size,
+                       int (*one)(sc_client *c, const cJSON *e, void *item), void **items,
+                       size_t *count);
 /** A NULL argument: -EINVAL, said in c's message when there is a c. */
 int sc_cl_null_arg(sc_client *c, const char *what);
 /** A string member a daemon from before hosts and storage backends does
