@@ -44,39 +44,17 @@ static int bad_arg(sc_client *c, const char *what)
     return c ? sc_cl_fail(c, -EINVAL, "%s", what) : -EINVAL;
 }
 
-/* Start a cuda call: refused in a pipeline, whose replies have no room for
- * these results. */
-static int begin_cuda(sc_client *c, sc_method_id m, uint64_t session, uint32_t thread)
+/* Start a cuda call (its sc_cl_call has needs_reply: refused in a
+ * pipeline, whose replies have no room for these results). */
+static int begin_cuda(sc_client *c, const sc_cl_call *k, uint64_t session, uint32_t thread)
 {
-    if (!c)
-        return -EINVAL;
-    if (c->pipelining && !c->broken)
-        return sc_cl_fail(c, -EBUSY, "%s cannot be called while a pipeline is open",
-                          sc_methods[m].name);
-    int rc = sc_cl_begin(c, m);
+    int rc = sc_cl_start(c, k);
     if (rc != 0)
         return rc;
     sc_cl_u64(c, "session", session);
     if (thread)
         sc_cl_u64(c, "thread", thread);
     return 0;
-}
-
-/* sc_cl_tree's 1 (queued in asynchronous mode) is the call's success. */
-static int queued(int rc)
-{
-    return rc > 0 ? 0 : rc;
-}
-
-/* Send the request and drop a result with nothing in it. */
-static int finish_empty(sc_client *c, sc_method_id m)
-{
-    cJSON *root;
-    const cJSON *res;
-    int rc = sc_cl_tree(c, m, &root, &res);
-    if (rc == 0)
-        cJSON_Delete(root);
-    return queued(rc);
 }
 
 static void u32_array(sc_client *c, const char *key, const uint32_t *v, size_t n)
@@ -88,13 +66,15 @@ static void u32_array(sc_client *c, const char *key, const uint32_t *v, size_t n
     sc_buf_putc(b, ']');
 }
 
+static const sc_cl_call session_open = {.m = SC_M_SESSION_OPEN, .take = sc_cl_take_id};
+
 int sc_client_open_session_ex(sc_client *c, const char *label, sc_client_semantics semantics,
                               uint64_t *session)
 {
     const char *name = sc_client_semantics_name(semantics);
     if (!name)
         return bad_arg(c, "unknown semantics");
-    int rc = sc_cl_begin(c, SC_M_SESSION_OPEN);
+    int rc = sc_cl_start(c, &session_open);
     if (rc != 0)
         return rc;
     if (label)
@@ -102,24 +82,41 @@ int sc_client_open_session_ex(sc_client *c, const char *label, sc_client_semanti
     /* The default is left unsaid: the request is then the one of before. */
     if (semantics != SC_CLIENT_SEMANTICS_OXICUDA)
         sc_cl_str(c, "semantics", name);
-    sc_client_reply r;
-    rc = sc_cl_simple(c, SC_M_SESSION_OPEN, &r);
-    if (rc > 0)
-        return 0;
-    if (rc == 0 && session)
-        *session = r.id;
-    return rc;
+    return sc_cl_finish(c, &session_open, session);
 }
+
+/* Calls whose result is {} or unused. */
+#define EMPTY(id)                                                                                  \
+    {                                                                                              \
+        .m = SC_M_##id, .needs_reply = true, .tree = true                                          \
+    }
+static const sc_cl_call stream_create = EMPTY(STREAM_CREATE);
+static const sc_cl_call event_record = EMPTY(CAPTURE_RECORD_EVENT);
+static const sc_cl_call event_wait = EMPTY(CAPTURE_WAIT_EVENT);
+static const sc_cl_call update_deps = EMPTY(CAPTURE_UPDATE_DEPENDENCIES);
+static const sc_cl_call host_call = EMPTY(CAPTURE_HOST_CALL);
+#undef EMPTY
 
 int sc_client_stream_create(sc_client *c, uint64_t session, uint32_t stream, bool non_blocking)
 {
-    int rc = begin_cuda(c, SC_M_STREAM_CREATE, session, 0);
+    int rc = begin_cuda(c, &stream_create, session, 0);
     if (rc != 0)
         return rc;
     sc_cl_u64(c, "stream", stream);
     sc_cl_str(c, "flags", non_blocking ? "non_blocking" : "default");
-    return finish_empty(c, SC_M_STREAM_CREATE);
+    return sc_cl_finish(c, &stream_create, NULL);
 }
+
+static int decode_capture_id(sc_client *c, sc_method_id m, const cJSON *res, void *out)
+{
+    return sc_cl_get_u64(c, m, res, "capture", UINT64_MAX, out);
+}
+
+static const sc_cl_call cuda_begin = {.m = SC_M_CAPTURE_BEGIN,
+                                      .needs_reply = true,
+                                      .tree = true,
+                                      .decode = decode_capture_id,
+                                      .size = sizeof(uint64_t)};
 
 int sc_client_cuda_begin(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
                          sc_client_capture_mode mode, uint64_t *capture)
@@ -127,26 +124,18 @@ int sc_client_cuda_begin(sc_client *c, uint64_t session, uint32_t stream, uint32
     const char *name = sc_client_mode_name(mode);
     if (!name)
         return bad_arg(c, "unknown capture mode");
-    int rc = begin_cuda(c, SC_M_CAPTURE_BEGIN, session, thread);
+    int rc = begin_cuda(c, &cuda_begin, session, thread);
     if (rc != 0)
         return rc;
     sc_cl_u64(c, "stream", stream);
     sc_cl_str(c, "mode", name);
-    cJSON *root;
-    const cJSON *res;
-    uint64_t id;
-    if ((rc = sc_cl_tree(c, SC_M_CAPTURE_BEGIN, &root, &res)) != 0)
-        return queued(rc);
-    rc = sc_cl_get_u64(c, SC_M_CAPTURE_BEGIN, res, "capture", UINT64_MAX, &id);
-    cJSON_Delete(root);
-    if (rc == 0 && capture)
-        *capture = id;
-    return rc;
+    return sc_cl_finish(c, &cuda_begin, capture);
 }
 
 /* {node}: an id, or null when nothing was recorded (-1). */
-static int node_or_null(sc_client *c, sc_method_id m, const cJSON *res, int64_t *node)
+static int node_or_null(sc_client *c, sc_method_id m, const cJSON *res, void *out)
 {
+    int64_t *node = out;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "node");
     if (cJSON_IsNull(v)) {
         *node = -1;
@@ -160,20 +149,22 @@ static int node_or_null(sc_client *c, sc_method_id m, const cJSON *res, int64_t 
 }
 
 /* Finish a record call: {node}, an id or null. */
-static int finish_record(sc_client *c, sc_method_id m, int64_t *node)
-{
-    cJSON *root;
-    const cJSON *res;
-    int rc = sc_cl_tree(c, m, &root, &res);
-    if (rc != 0)
-        return queued(rc);
-    int64_t id = -1;
-    rc = node_or_null(c, m, res, &id);
-    cJSON_Delete(root);
-    if (rc == 0 && node)
-        *node = id;
-    return rc;
-}
+/* The record calls: {node}, an id or null. */
+#define RECORD(id)                                                                                 \
+    {                                                                                              \
+        .m = SC_M_##id, .needs_reply = true, .tree = true, .decode = node_or_null,                 \
+        .size = sizeof(int64_t)                                                                    \
+    }
+static const sc_cl_call record_kernel = RECORD(CAPTURE_RECORD_KERNEL);
+static const sc_cl_call record_memcpy = RECORD(CAPTURE_RECORD_MEMCPY);
+static const sc_cl_call record_memset = RECORD(CAPTURE_RECORD_MEMSET);
+static const sc_cl_call record_host = RECORD(CAPTURE_RECORD_HOST_CALLBACK);
+static const sc_cl_call record_alloc = RECORD(CAPTURE_RECORD_MEM_ALLOC);
+static const sc_cl_call record_free = RECORD(CAPTURE_RECORD_MEM_FREE);
+static const sc_cl_call add_node = RECORD(CAPTURE_ADD_NODE);
+static const sc_cl_call event_record_node = RECORD(CAPTURE_RECORD_EVENT);
+static const sc_cl_call event_wait_node = RECORD(CAPTURE_WAIT_EVENT);
+#undef RECORD
 
 int sc_client_cuda_record_kernel(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
                                  const char *function_name, const uint32_t grid[3],
@@ -181,7 +172,7 @@ int sc_client_cuda_record_kernel(sc_client *c, uint64_t session, uint32_t stream
 {
     if (!function_name || !grid || !block)
         return bad_arg(c, "function_name, grid and block must not be NULL");
-    int rc = begin_cuda(c, SC_M_CAPTURE_RECORD_KERNEL, session, thread);
+    int rc = begin_cuda(c, &record_kernel, session, thread);
     if (rc != 0)
         return rc;
     sc_cl_u64(c, "stream", stream);
@@ -189,11 +180,11 @@ int sc_client_cuda_record_kernel(sc_client *c, uint64_t session, uint32_t stream
     u32_array(c, "grid", grid, 3);
     u32_array(c, "block", block, 3);
     sc_cl_u64(c, "shared_mem", shared_mem);
-    return finish_record(c, SC_M_CAPTURE_RECORD_KERNEL, node);
+    return sc_cl_finish(c, &record_kernel, node);
 }
 
 /* Start a record call on (session, stream) with its `name`-like member. */
-static int begin_record(sc_client *c, sc_method_id m, uint64_t session, uint32_t stream,
+static int begin_record(sc_client *c, const sc_cl_call *k, uint64_t session, uint32_t stream,
                         uint32_t thread, const char *key, const char *value)
 {
     if (!value) {
@@ -201,7 +192,7 @@ static int begin_record(sc_client *c, sc_method_id m, uint64_t session, uint32_t
             return -EINVAL;
         return sc_cl_fail(c, -EINVAL, "%s must not be NULL", key);
     }
-    int rc = begin_cuda(c, m, session, thread);
+    int rc = begin_cuda(c, k, session, thread);
     if (rc != 0)
         return rc;
     sc_cl_u64(c, "stream", stream);
@@ -213,11 +204,11 @@ int sc_client_cuda_record_memcpy(sc_client *c, uint64_t session, uint32_t stream
                                  const char *name, sc_client_dir dir, uint64_t size_bytes,
                                  uint32_t src_device, uint32_t dst_device, int64_t *node)
 {
-    const sc_method_id m = SC_M_CAPTURE_RECORD_MEMCPY;
+    const sc_cl_call *k = &record_memcpy;
     const char *dname = sc_client_cuda_dir_name(dir);
     if (!dname)
         return bad_arg(c, "unknown memcpy direction");
-    int rc = begin_record(c, m, session, stream, thread, "name", name);
+    int rc = begin_record(c, k, session, stream, thread, "name", name);
     if (rc != 0)
         return rc;
     sc_cl_str(c, "dir", dname);
@@ -226,61 +217,60 @@ int sc_client_cuda_record_memcpy(sc_client *c, uint64_t session, uint32_t stream
         sc_cl_u64(c, "src_device", src_device);
         sc_cl_u64(c, "dst_device", dst_device);
     }
-    return finish_record(c, m, node);
+    return sc_cl_finish(c, k, node);
 }
 
 int sc_client_cuda_record_memset(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
                                  const char *name, uint64_t size_bytes, uint8_t value,
                                  int64_t *node)
 {
-    const sc_method_id m = SC_M_CAPTURE_RECORD_MEMSET;
-    int rc = begin_record(c, m, session, stream, thread, "name", name);
+    const sc_cl_call *k = &record_memset;
+    int rc = begin_record(c, k, session, stream, thread, "name", name);
     if (rc != 0)
         return rc;
     sc_cl_u64(c, "size_bytes", size_bytes);
     sc_cl_u64(c, "value", value);
-    return finish_record(c, m, node);
+    return sc_cl_finish(c, k, node);
 }
 
 int sc_client_cuda_record_host_callback(sc_client *c, uint64_t session, uint32_t stream,
                                         uint32_t thread, const char *label, int64_t *node)
 {
-    const sc_method_id m = SC_M_CAPTURE_RECORD_HOST_CALLBACK;
-    int rc = begin_record(c, m, session, stream, thread, "label", label);
-    return rc ? rc : finish_record(c, m, node);
+    const sc_cl_call *k = &record_host;
+    int rc = begin_record(c, k, session, stream, thread, "label", label);
+    return rc ? rc : sc_cl_finish(c, k, node);
 }
 
 int sc_client_cuda_record_mem_alloc(sc_client *c, uint64_t session, uint32_t stream,
                                     uint32_t thread, const char *name, uint64_t size_bytes,
                                     int64_t *node)
 {
-    const sc_method_id m = SC_M_CAPTURE_RECORD_MEM_ALLOC;
-    int rc = begin_record(c, m, session, stream, thread, "name", name);
+    const sc_cl_call *k = &record_alloc;
+    int rc = begin_record(c, k, session, stream, thread, "name", name);
     if (rc != 0)
         return rc;
     sc_cl_u64(c, "size_bytes", size_bytes);
-    return finish_record(c, m, node);
+    return sc_cl_finish(c, k, node);
 }
 
 int sc_client_cuda_record_mem_free(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
                                    const char *name, int64_t *node)
 {
-    const sc_method_id m = SC_M_CAPTURE_RECORD_MEM_FREE;
-    int rc = begin_record(c, m, session, stream, thread, "name", name);
-    return rc ? rc : finish_record(c, m, node);
+    const sc_cl_call *k = &record_free;
+    int rc = begin_record(c, k, session, stream, thread, "name", name);
+    return rc ? rc : sc_cl_finish(c, k, node);
 }
 
 int sc_client_cuda_add_node(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
                             sc_client_kind kind, const uint32_t *deps, size_t ndeps,
                             const char *name, uint32_t *node)
 {
-    const sc_method_id m = SC_M_CAPTURE_ADD_NODE;
     const char *kname = sc_client_kind_name(kind);
     if (strcmp(kname, "unknown") == 0)
         return bad_arg(c, "unknown node kind");
     if (ndeps && !deps)
         return bad_arg(c, "deps must not be NULL");
-    int rc = begin_cuda(c, m, session, thread);
+    int rc = begin_cuda(c, &add_node, session, thread);
     if (rc != 0)
         return rc;
     sc_cl_u64(c, "stream", stream);
@@ -289,7 +279,7 @@ int sc_client_cuda_add_node(sc_client *c, uint64_t session, uint32_t stream, uin
     if (name)
         sc_cl_str(c, "name", name);
     int64_t id = -1;
-    rc = finish_record(c, m, &id);
+    rc = sc_cl_finish(c, &add_node, &id);
     if (rc == 0 && node && id >= 0)
         *node = (uint32_t)id;
     return rc;
@@ -299,7 +289,6 @@ int sc_client_cuda_add_node_ex(sc_client *c, uint64_t session, uint32_t stream, 
                                const sc_client_node *node, const uint32_t *deps, size_t ndeps,
                                int64_t *node_out)
 {
-    const sc_method_id m = SC_M_CAPTURE_ADD_NODE;
     if (!node)
         return bad_arg(c, "node must not be NULL");
     if (strcmp(sc_client_kind_name(node->kind), "unknown") == 0)
@@ -308,33 +297,33 @@ int sc_client_cuda_add_node_ex(sc_client *c, uint64_t session, uint32_t stream, 
         return bad_arg(c, "unknown memcpy direction");
     if (ndeps && !deps)
         return bad_arg(c, "deps must not be NULL");
-    int rc = begin_cuda(c, m, session, thread);
+    int rc = begin_cuda(c, &add_node, session, thread);
     if (rc != 0)
         return rc;
     sc_cl_u64(c, "stream", stream);
     u32_array(c, "deps", deps, ndeps);
     /* The node's stream is the call's: the daemon refuses another. */
     sc_cl_write_node(sc_cl_key(c, "node"), node, false);
-    return finish_record(c, m, node_out);
+    return sc_cl_finish(c, &add_node, node_out);
 }
 
 int sc_client_cuda_event(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
                          uint32_t event, bool wait)
 {
-    sc_method_id m = wait ? SC_M_CAPTURE_WAIT_EVENT : SC_M_CAPTURE_RECORD_EVENT;
-    int rc = begin_cuda(c, m, session, thread);
+    const sc_cl_call *k = wait ? &event_wait : &event_record;
+    int rc = begin_cuda(c, k, session, thread);
     if (rc != 0)
         return rc;
     sc_cl_u64(c, "stream", stream);
     sc_cl_u64(c, "event", event);
-    return finish_empty(c, m);
+    return sc_cl_finish(c, k, NULL);
 }
 
 int sc_client_cuda_event_ex(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
                             uint32_t event, bool wait, bool external, int64_t *node)
 {
-    sc_method_id m = wait ? SC_M_CAPTURE_WAIT_EVENT : SC_M_CAPTURE_RECORD_EVENT;
-    int rc = begin_cuda(c, m, session, thread);
+    const sc_cl_call *k = wait ? &event_wait_node : &event_record_node;
+    int rc = begin_cuda(c, k, session, thread);
     if (rc != 0)
         return rc;
     sc_cl_u64(c, "stream", stream);
@@ -343,7 +332,7 @@ int sc_client_cuda_event_ex(sc_client *c, uint64_t session, uint32_t stream, uin
      * takes the plain call. */
     if (external)
         sc_cl_raw(c, "external", "true");
-    return finish_record(c, m, node);
+    return sc_cl_finish(c, k, node);
 }
 
 int sc_client_update_dependencies(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
@@ -351,13 +340,13 @@ int sc_client_update_dependencies(sc_client *c, uint64_t session, uint32_t strea
 {
     if (count && !nodes)
         return bad_arg(c, "nodes must not be NULL");
-    int rc = begin_cuda(c, SC_M_CAPTURE_UPDATE_DEPENDENCIES, session, thread);
+    int rc = begin_cuda(c, &update_deps, session, thread);
     if (rc != 0)
         return rc;
     sc_cl_u64(c, "stream", stream);
     u32_array(c, "nodes", nodes, count);
     sc_cl_str(c, "mode", set ? "set" : "add");
-    return finish_empty(c, SC_M_CAPTURE_UPDATE_DEPENDENCIES);
+    return sc_cl_finish(c, &update_deps, NULL);
 }
 
 void sc_client_capture_info_free(sc_client_capture_info *i)
@@ -368,9 +357,9 @@ void sc_client_capture_info_free(sc_client_capture_info *i)
     memset(i, 0, sizeof(*i));
 }
 
-static int decode_info(sc_client *c, const cJSON *res, sc_client_capture_info *out)
+static int decode_info(sc_client *c, sc_method_id m, const cJSON *res, void *result)
 {
-    const sc_method_id m = SC_M_CAPTURE_INFO;
+    sc_client_capture_info *out = result;
     const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "status"));
     if (st && strcmp(st, "none") == 0)
         out->status = SC_CLIENT_STATUS_NONE;
@@ -410,28 +399,31 @@ static int decode_info(sc_client *c, const cJSON *res, sc_client_capture_info *o
     return 0;
 }
 
+static void drop_info(void *i)
+{
+    sc_client_capture_info_free(i);
+}
+
+static const sc_cl_call capture_info = {.m = SC_M_CAPTURE_INFO,
+                                        .needs_reply = true,
+                                        .tree = true,
+                                        .decode = decode_info,
+                                        .drop = drop_info,
+                                        .size = sizeof(sc_client_capture_info)};
+_Static_assert(sizeof(sc_client_capture_info) <= SC_CL_RESULT_MAX &&
+                   sizeof(sc_client_cuda_captured) <= SC_CL_RESULT_MAX,
+               "a result decoded aside fits SC_CL_RESULT_MAX");
+
 int sc_client_capture_info_get(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
                                sc_client_capture_info *out)
 {
     if (!out)
         return bad_arg(c, "out must not be NULL");
-    int rc = begin_cuda(c, SC_M_CAPTURE_INFO, session, thread);
+    int rc = begin_cuda(c, &capture_info, session, thread);
     if (rc != 0)
         return rc;
     sc_cl_u64(c, "stream", stream);
-    cJSON *root;
-    const cJSON *res;
-    if ((rc = sc_cl_tree(c, SC_M_CAPTURE_INFO, &root, &res)) != 0)
-        return queued(rc);
-    sc_client_capture_info got = {0};
-    rc = decode_info(c, res, &got);
-    cJSON_Delete(root);
-    if (rc != 0) {
-        sc_client_capture_info_free(&got);
-        return rc;
-    }
-    *out = got;
-    return 0;
+    return sc_cl_finish(c, &capture_info, out);
 }
 
 int sc_client_host_call(sc_client *c, uint64_t session, uint32_t thread,
@@ -440,7 +432,7 @@ int sc_client_host_call(sc_client *c, uint64_t session, uint32_t thread,
 {
     if ((unsigned)kind >= COUNT(host_kind_names))
         return bad_arg(c, "unknown host call kind");
-    int rc = begin_cuda(c, SC_M_CAPTURE_HOST_CALL, session, thread);
+    int rc = begin_cuda(c, &host_call, session, thread);
     if (rc != 0)
         return rc;
     sc_cl_str(c, "kind", host_kind_names[kind]);
@@ -450,8 +442,20 @@ int sc_client_host_call(sc_client *c, uint64_t session, uint32_t thread,
         sc_cl_u64(c, "event", event);
     if (call)
         sc_cl_str(c, "call", call);
-    return finish_empty(c, SC_M_CAPTURE_HOST_CALL);
+    return sc_cl_finish(c, &host_call, NULL);
 }
+
+static int decode_old_mode(sc_client *c, sc_method_id m, const cJSON *res, void *out)
+{
+    const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "mode"));
+    return parse_mode(text, out) == 0 ? 0 : sc_cl_malformed(c, m, "bad 'mode'");
+}
+
+static const sc_cl_call exchange_mode = {.m = SC_M_CAPTURE_EXCHANGE_MODE,
+                                         .needs_reply = true,
+                                         .tree = true,
+                                         .decode = decode_old_mode,
+                                         .size = sizeof(sc_client_capture_mode)};
 
 int sc_client_exchange_mode(sc_client *c, uint64_t session, uint32_t thread,
                             sc_client_capture_mode mode, sc_client_capture_mode *old)
@@ -459,46 +463,38 @@ int sc_client_exchange_mode(sc_client *c, uint64_t session, uint32_t thread,
     const char *name = sc_client_mode_name(mode);
     if (!name)
         return bad_arg(c, "unknown capture mode");
-    int rc = begin_cuda(c, SC_M_CAPTURE_EXCHANGE_MODE, session, thread);
+    int rc = begin_cuda(c, &exchange_mode, session, thread);
     if (rc != 0)
         return rc;
     sc_cl_str(c, "mode", name);
-    cJSON *root;
-    const cJSON *res;
-    if ((rc = sc_cl_tree(c, SC_M_CAPTURE_EXCHANGE_MODE, &root, &res)) != 0)
-        return queued(rc);
-    sc_client_capture_mode was = SC_CLIENT_MODE_GLOBAL;
-    const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "mode"));
-    rc = parse_mode(text, &was) == 0 ? 0
-                                     : sc_cl_malformed(c, SC_M_CAPTURE_EXCHANGE_MODE, "bad 'mode'");
-    cJSON_Delete(root);
-    if (rc == 0 && old)
-        *old = was;
-    return rc;
+    return sc_cl_finish(c, &exchange_mode, old);
 }
+
+static int decode_end(sc_client *c, sc_method_id m, const cJSON *res, void *out)
+{
+    sc_client_cuda_captured *got = out;
+    if (sc_cl_get_u64(c, m, res, "graph", UINT64_MAX, &got->graph) != 0 ||
+        sc_cl_get_u64(c, m, res, "capture", UINT64_MAX, &got->capture) != 0 ||
+        sc_cl_get_u64(c, m, res, "node_count", UINT64_MAX, &got->node_count) != 0 ||
+        sc_cl_get_u64(c, m, res, "edge_count", UINT64_MAX, &got->edge_count) != 0)
+        return -EPROTO;
+    return 0;
+}
+
+static const sc_cl_call cuda_end = {.m = SC_M_CAPTURE_END,
+                                    .needs_reply = true,
+                                    .tree = true,
+                                    .decode = decode_end,
+                                    .size = sizeof(sc_client_cuda_captured)};
 
 int sc_client_cuda_end(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
                        sc_client_cuda_captured *out)
 {
-    int rc = begin_cuda(c, SC_M_CAPTURE_END, session, thread);
+    int rc = begin_cuda(c, &cuda_end, session, thread);
     if (rc != 0)
         return rc;
     sc_cl_u64(c, "stream", stream);
-    cJSON *root;
-    const cJSON *res;
-    if ((rc = sc_cl_tree(c, SC_M_CAPTURE_END, &root, &res)) != 0)
-        return queued(rc);
-    sc_client_cuda_captured got;
-    const sc_method_id m = SC_M_CAPTURE_END;
-    if (sc_cl_get_u64(c, m, res, "graph", UINT64_MAX, &got.graph) != 0 ||
-        sc_cl_get_u64(c, m, res, "capture", UINT64_MAX, &got.capture) != 0 ||
-        sc_cl_get_u64(c, m, res, "node_count", UINT64_MAX, &got.node_count) != 0 ||
-        sc_cl_get_u64(c, m, res, "edge_count", UINT64_MAX, &got.edge_count) != 0)
-        rc = -EPROTO;
-    cJSON_Delete(root);
-    if (rc == 0 && out)
-        *out = got;
-    return rc;
+    return sc_cl_finish(c, &cuda_end, out);
 }
 
 /* ---------------------------------------------------------------- log */

@@ -163,6 +163,65 @@ int sc_cl_tree(sc_client *c, sc_method_id m, cJSON **root, const cJSON **result)
 int sc_cl_tree_raw(sc_client *c, const char *method, const char *params, cJSON **root,
                    const cJSON **result);
 
+/* ------------------------------------------------------- calls.c */
+
+/**
+ * A typed call's reading of its reply: the skeleton every call of
+ * calls.c, calls_graph.c and calls_cuda.c runs is sc_cl_start (begin the
+ * request of method m), the call's own params, then sc_cl_finish (send,
+ * wait, decode into the caller's result, free the reply).
+ */
+typedef struct sc_cl_call {
+    sc_method_id m;
+    /** The result must be read before the next call (cuda mode): refused
+     *  while a pipeline is open, whose replies have no room for it. */
+    bool needs_reply;
+    /** The reply is read whole (sc_cl_tree) rather than as a small reply
+     *  (sc_cl_simple, which a pipeline queues). */
+    bool tree;
+    /** Small replies: copy what the call returns into out (not NULL). */
+    void (*take)(const sc_client_reply *r, void *out);
+    /** Whole replies: read `res` of method m into `out`, zeroed; 0 or an
+     *  error (then `drop`, when set, frees what it holds).  NULL: the
+     *  result is dropped. */
+    int (*decode)(sc_client *c, sc_method_id m, const cJSON *res, void *out);
+    void (*drop)(void *out);
+    /** Bytes decode fills (at most SC_CL_RESULT_MAX), copied to the
+     *  caller's result only when it succeeds; 0: decode is handed the
+     *  caller's own result and writes it itself. */
+    size_t size;
+} sc_cl_call;
+
+#define SC_CL_RESULT_MAX 256
+
+/** Begin the request of k->m (sc_cl_begin, after the needs_reply check). */
+int sc_cl_start(sc_client *c, const sc_cl_call *k);
+/**
+ * Finish the request begun by sc_cl_start and read its reply into *out
+ * (NULL: not wanted).  0 when the call succeeded or was queued (pipeline,
+ * asynchronous mode; *out is then left alone), or the error.
+ */
+int sc_cl_finish(sc_client *c, const sc_cl_call *k, void *out);
+/** A small reply's id (session, graph) as a uint64_t result: a take. */
+void sc_cl_take_id(const sc_client_reply *r, void *out);
+/**
+ * A result's array member `key`, each element read by `one` into the next
+ * item of a new array of `size`-byte items (*items, set even on failure,
+ * and *count, which counts an item before it is read, so that freeing
+ * *count items frees a half-read one too).  0, -EPROTO or -ENOMEM.
+ */
+int sc_cl_decode_array(sc_client *c, sc_method_id m, const cJSON *o, const char *key, size_t size,
+                       int (*one)(sc_client *c, const cJSON *e, void *item), void **items,
+                       size_t *count);
+/** A NULL argument: -EINVAL, said in c's message when there is a c. */
+int sc_cl_null_arg(sc_client *c, const char *what);
+/** A string member a daemon from before hosts and storage backends does
+ *  not send (host, backend): absent or null reads as "", never NULL
+ *  (calls_graph.c). */
+int sc_cl_get_new_str(sc_client *c, sc_method_id m, const cJSON *o, const char *key, char **out);
+/** A node kind by its wire name (values.c): 0, or -EINVAL. */
+int sc_cl_parse_kind(const char *name, sc_client_kind *out);
+
 /* Reply field readers: 0, or -EPROTO with the client's errmsg naming the
  * field of method m.  `max` bounds integers. */
 int sc_cl_get_u64(sc_client *c, sc_method_id m, const cJSON *o, const char *key, uint64_t max,

@@ -11,6 +11,10 @@
 #include <unistd.h>
 
 #include "rt_int.h"
+/* The format, shared with the reader in cli/cli_run_report.c. */
+#include "../proto/sc_report.h"
+
+#define KEY SC_REPORT_KEY
 
 void sc_rt_report_write(sc_rt_state *st);
 
@@ -31,16 +35,19 @@ static void json_str(FILE *f, const char *s)
 
 static void process_line(FILE *f, sc_rt_state *st, long pid, const char *daemon, uint64_t session)
 {
-    fprintf(f, "{\"event\":\"process\",\"pid\":%ld,\"program\":", pid);
+    fprintf(f,
+            "{" KEY(SC_REPORT_EVENT) "\"" SC_REPORT_EV_PROCESS
+                                     "\"," KEY(SC_REPORT_PID) "%ld," KEY(SC_REPORT_PROGRAM),
+            pid);
     json_str(f, st->program);
-    fputs(",\"label\":", f);
+    fputs("," KEY(SC_REPORT_LABEL), f);
     json_str(f, st->label);
-    fprintf(f, ",\"daemon\":\"%s\",\"session\":", daemon);
+    fprintf(f, "," KEY(SC_REPORT_DAEMON) "\"%s\"," KEY(SC_REPORT_SESSION), daemon);
     if (session)
         fprintf(f, "%llu", (unsigned long long)session);
     else
         fputs("null", f);
-    fprintf(f, ",\"captures_begun\":%u,\"unsupported\":[", st->ncaps);
+    fprintf(f, "," KEY(SC_REPORT_CAPTURES_BEGUN) "%u," KEY(SC_REPORT_UNSUPPORTED) "[", st->ncaps);
     bool first = true;
     for (size_t i = 0; i < SC_RT_NEXPORTS; i++) {
         if (!atomic_load(&st->unsupported[i]))
@@ -57,13 +64,13 @@ static const char *outcome_name(sc_rt_outcome o)
 {
     switch (o) {
     case SC_RT_OUT_KEPT:
-        return "kept";
+        return SC_REPORT_KEPT;
     case SC_RT_OUT_STORED:
-        return "stored";
+        return SC_REPORT_STORED;
     case SC_RT_OUT_FAILED:
-        return "failed";
+        return SC_REPORT_FAILED;
     default:
-        return "discarded";
+        return SC_REPORT_DISCARDED;
     }
 }
 
@@ -74,49 +81,58 @@ static void capture_line(FILE *f, sc_rt_state *st, long pid, uint32_t c)
     sc_cuda_capture_info info;
     if (cap->outcome == SC_RT_OUT_RUNNING && sc_cuda_capture_get(st->cu, c, &info) == 0)
         nodes = info.node_count;
-    fprintf(f,
-            "{\"event\":\"capture\",\"pid\":%ld,\"capture\":%u,\"mode\":\"%s\",\"outcome\":\"%s\""
-            ",\"graph\":",
-            pid, c, sc_cuda_mode_name(cap->mode), outcome_name(cap->outcome));
+    fprintf(
+        f,
+        "{" KEY(
+            SC_REPORT_EVENT) "\"" SC_REPORT_EV_CAPTURE
+                             "\"," KEY(SC_REPORT_PID) "%ld," KEY(SC_REPORT_CAPTURE) "%u," KEY(
+                                 SC_REPORT_MODE) "\"%s\"," KEY(SC_REPORT_OUTCOME) "\"%s\"," KEY(SC_REPORT_GRAPH),
+        pid, c, sc_cuda_mode_name(cap->mode), outcome_name(cap->outcome));
     if (cap->outcome == SC_RT_OUT_STORED)
         fprintf(f, "%llu", (unsigned long long)cap->daemon_graph);
     else
         fputs("null", f);
-    fprintf(f, ",\"node_count\":%llu,\"edge_count\":%llu", (unsigned long long)nodes,
-            (unsigned long long)cap->edges);
+    fprintf(f, "," KEY(SC_REPORT_NODE_COUNT) "%llu," KEY(SC_REPORT_EDGE_COUNT) "%llu",
+            (unsigned long long)nodes, (unsigned long long)cap->edges);
     if (cap->outcome == SC_RT_OUT_FAILED) {
-        fprintf(f,
-                ",\"call\":\"cudaStreamEndCapture\",\"cuda_error\":%d,\"cuda_name\":\"%s\","
-                "\"message\":",
-                (int)cap->error, cudaGetErrorName(cap->error));
+        fprintf(
+            f,
+            "," KEY(SC_REPORT_CALL) "\"cudaStreamEndCapture\"," KEY(SC_REPORT_CUDA_ERROR) "%d," KEY(
+                SC_REPORT_CUDA_NAME) "\"%s\"," KEY(SC_REPORT_MESSAGE),
+            (int)cap->error, cudaGetErrorName(cap->error));
         json_str(f, cudaGetErrorString(cap->error));
         if (cap->unjoined)
-            fprintf(f, ",\"unjoined\":%s", cap->unjoined);
+            fprintf(f, "," KEY(SC_REPORT_UNJOINED) "%s", cap->unjoined);
     }
     if (cap->broken_call && cap->outcome != SC_RT_OUT_KEPT && cap->outcome != SC_RT_OUT_STORED)
-        fprintf(f, ",\"broken_by\":{\"call\":\"%s\",\"cuda_error\":%d,\"cuda_name\":\"%s\"}",
+        fprintf(f,
+                "," KEY(SC_REPORT_BROKEN_BY) "{" KEY(SC_REPORT_CALL) "\"%s\"," KEY(
+                    SC_REPORT_CUDA_ERROR) "%d," KEY(SC_REPORT_CUDA_NAME) "\"%s\"}",
                 cap->broken_call, (int)cap->broken_error, cudaGetErrorName(cap->broken_error));
     fputs("}\n", f);
 }
 
 static void graph_line(FILE *f, sc_rt_state *st, long pid, const sc_rt_submit *s)
 {
-    fprintf(f, "{\"event\":\"graph\",\"pid\":%ld,\"source\":\"submit\",\"label\":", pid);
+    fprintf(f,
+            "{" KEY(SC_REPORT_EVENT) "\"" SC_REPORT_EV_GRAPH "\"," KEY(SC_REPORT_PID) "%ld," KEY(
+                SC_REPORT_SOURCE) "\"" SC_REPORT_SOURCE_SUBMIT "\"," KEY(SC_REPORT_LABEL),
+            pid);
     json_str(f, st->label);
-    fputs(",\"graph\":", f);
+    fputs("," KEY(SC_REPORT_GRAPH), f);
     if (s->daemon_graph)
         fprintf(f, "%llu", (unsigned long long)s->daemon_graph);
     else
         fputs("null", f);
-    fprintf(f, ",\"node_count\":%llu,\"edge_count\":%llu}\n", (unsigned long long)s->nodes,
-            (unsigned long long)s->edges);
+    fprintf(f, "," KEY(SC_REPORT_NODE_COUNT) "%llu," KEY(SC_REPORT_EDGE_COUNT) "%llu}\n",
+            (unsigned long long)s->nodes, (unsigned long long)s->edges);
 }
 
 void sc_rt_report_write(sc_rt_state *st)
 {
     uint64_t session = 0;
     const char *daemon = sc_rt_feed_finish(st, &session);
-    const char *path = getenv("STREAMCAP_REPORT");
+    const char *path = getenv(SC_REPORT_ENV);
     if (!path || !*path)
         return;
     char *buf = NULL;

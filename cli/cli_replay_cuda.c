@@ -11,27 +11,19 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "cli.h"
+#include "cli_replay.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK_SHOWN 10 /* differences printed; the rest only counted */
-
 typedef struct cuda_replay {
     cli *x;
-    const char *path;
-    FILE *f;
+    cli_replay_io io; /* FILE and --check EXPECTED */
     size_t lineno;
     bool verbose;
     bool strict;
-    const char *check_path;
-    FILE *check_f;
-    size_t check_line;
-    size_t diffs;
     size_t scenarios, ops, errors, graphs, refused;
     sc_buf out;       /* --json: the document */
     bool any;         /* --json: a scenario is in the document */
@@ -143,25 +135,6 @@ static int call(sc_client *c, const char *method, const cJSON *params, cJSON **r
     return rc;
 }
 
-static void difference(cuda_replay *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void difference(cuda_replay *r, const char *fmt, ...)
-{
-    if (r->diffs++ >= CHECK_SHOWN)
-        return;
-    char msg[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    char *name = cli_printable(r->name ? r->name : "");
-    char *shown = cli_printable(msg);
-    fprintf(stderr, "streamcap: %s:%zu: %s: %s\n", r->path, r->line, name ? name : "",
-            shown ? shown : "");
-    free(name);
-    free(shown);
-}
-
 /* A stored graph as the corpus writes it: {nodes: [{id, kind, stream, name}], edges}. */
 static cJSON *stored_graph(cuda_replay *r, const cJSON *id)
 {
@@ -221,7 +194,7 @@ static cJSON *run_op(cuda_replay *r, uint64_t session, const cJSON *op)
         r->errors++;
         if (r->strict && r->refused++ < CHECK_SHOWN) {
             char *name = cli_printable(r->name), *msg = cli_printable(sc_client_errmsg(r->x->c));
-            fprintf(stderr, "streamcap: %s:%zu: %s: op %s refused: %s\n", r->path, r->line,
+            fprintf(stderr, "streamcap: %s:%zu: %s: op %s refused: %s\n", r->io.path, r->line,
                     name ? name : "", kind, msg ? msg : "");
             free(name);
             free(msg);
@@ -279,54 +252,31 @@ static const char *check_scenario(const cJSON *sc, char *buf, size_t len)
     return NULL;
 }
 
-/* The next expected line, or NULL (said as a difference). */
-static cJSON *next_expected(cuda_replay *r)
-{
-    char *line = NULL;
-    size_t cap = 0;
-    cJSON *v = NULL;
-    ssize_t n;
-    while (!v && (n = getline(&line, &cap, r->check_f)) >= 0) {
-        r->check_line++;
-        if (cli_replay_blank(line))
-            continue;
-        v = cJSON_ParseWithLength(line, (size_t)n);
-        if (!cJSON_IsObject(v)) {
-            cJSON_Delete(v);
-            v = NULL;
-            difference(r, "%s:%zu is not a JSON object", r->check_path, r->check_line);
-            break;
-        }
-    }
-    free(line);
-    if (!v && feof(r->check_f))
-        difference(r, "%s has no line for this scenario", r->check_path);
-    return v;
-}
-
 static void check_results(cuda_replay *r, const cJSON *sc, const cJSON *got)
 {
-    cJSON *want = next_expected(r);
+    cJSON *want = cli_replay_next_expected(&r->io, r->line, r->name);
     if (!want)
         return;
     const char *name = text_of(want, "name");
     if (!name || strcmp(name, r->name) != 0) {
-        difference(r, "%s:%zu is for scenario '%s'", r->check_path, r->check_line,
-                   name ? name : "?");
+        cli_replay_difference(&r->io, r->line, r->name, "%s:%zu is for scenario '%s'",
+                              r->io.check_path, r->io.check_line, name ? name : "?");
         cJSON_Delete(want);
         return;
     }
     const cJSON *results = cJSON_GetObjectItemCaseSensitive(want, "results");
     if (cJSON_GetArraySize(results) != cJSON_GetArraySize(got))
-        difference(r, "expected %d results, the scenario has %d ops", cJSON_GetArraySize(results),
-                   cJSON_GetArraySize(got));
+        cli_replay_difference(&r->io, r->line, r->name,
+                              "expected %d results, the scenario has %d ops",
+                              cJSON_GetArraySize(results), cJSON_GetArraySize(got));
     const cJSON *ops = cJSON_GetObjectItemCaseSensitive(sc, "ops");
     for (int k = 0; k < cJSON_GetArraySize(got); k++) {
         const cJSON *w = cJSON_GetArrayItem(results, k), *g = cJSON_GetArrayItem(got, k);
         if (w && !cJSON_Compare(w, g, true)) {
             char *ws = cJSON_PrintUnformatted(w), *gs = cJSON_PrintUnformatted(g);
-            difference(r, "op %d (%s): expected %s, got %s", k,
-                       text_of(cJSON_GetArrayItem(ops, k), "op"), ws ? ws : "?", gs ? gs : "?");
+            cli_replay_difference(&r->io, r->line, r->name, "op %d (%s): expected %s, got %s", k,
+                                  text_of(cJSON_GetArrayItem(ops, k), "op"), ws ? ws : "?",
+                                  gs ? gs : "?");
             free(ws);
             free(gs);
         }
@@ -391,7 +341,7 @@ static int run_scenario(cuda_replay *r, const cJSON *sc)
         free(text);
         cJSON_Delete(o);
     }
-    if (r->check_f)
+    if (r->io.check_f)
         check_results(r, sc, results);
     cJSON_Delete(results);
     r->scenarios++;
@@ -404,7 +354,7 @@ static int run_file(cuda_replay *r)
     size_t cap = 0;
     ssize_t n;
     int st = CLI_OK;
-    while (st == CLI_OK && (n = getline(&line, &cap, r->f)) >= 0) {
+    while (st == CLI_OK && (n = getline(&line, &cap, r->io.f)) >= 0) {
         r->lineno++;
         if (cli_replay_blank(line))
             continue;
@@ -413,7 +363,7 @@ static int run_file(cuda_replay *r)
         const char *bad = sc ? check_scenario(sc, why, sizeof(why)) : "not valid JSON";
         if (bad) {
             cJSON_Delete(sc);
-            st = cli_fail(r->x, "%s:%zu: %s", r->path, r->lineno, bad);
+            st = cli_fail(r->x, "%s:%zu: %s", r->io.path, r->lineno, bad);
             break;
         }
         r->name = text_of(sc, "name");
@@ -422,8 +372,8 @@ static int run_file(cuda_replay *r)
         r->name = NULL;
         cJSON_Delete(sc);
     }
-    if (st == CLI_OK && ferror(r->f))
-        st = cli_fail(r->x, "%s: %s", r->path, strerror(errno));
+    if (st == CLI_OK && ferror(r->io.f))
+        st = cli_fail(r->x, "%s: %s", r->io.path, strerror(errno));
     free(line);
     return st;
 }
@@ -434,7 +384,7 @@ static int finish(cuda_replay *r)
         bool first;
         sc_buf b = SC_BUF_INIT;
         sc_json_obj_begin(&b, &first);
-        sc_json_member_cstr(&b, &first, "file", r->path);
+        sc_json_member_cstr(&b, &first, "file", r->io.path);
         sc_json_member_cstr(&b, &first, "semantics", "cuda");
         sc_json_key(&b, &first, "scenarios");
         sc_buf_putc(&b, '[');
@@ -448,20 +398,16 @@ static int finish(cuda_replay *r)
         sc_json_member_u64(&b, &sf, "ops", r->ops);
         sc_json_member_u64(&b, &sf, "errors", r->errors);
         sc_json_member_u64(&b, &sf, "graphs", r->graphs);
-        if (r->check_path)
-            sc_json_member_u64(&b, &sf, "differences", r->diffs);
+        if (r->io.check_path)
+            sc_json_member_u64(&b, &sf, "differences", r->io.diffs);
         sc_json_obj_end(&b);
         sc_json_obj_end(&b);
         return cli_emit_json(r->x, &b);
     }
     printf("replayed %zu cuda scenario%s from %s: %zu ops, %zu errors, %zu graph%s stored\n",
-           r->scenarios, r->scenarios == 1 ? "" : "s", r->path, r->ops, r->errors, r->graphs,
+           r->scenarios, r->scenarios == 1 ? "" : "s", r->io.path, r->ops, r->errors, r->graphs,
            r->graphs == 1 ? "" : "s");
-    if (r->check_path && r->diffs)
-        printf("check: %zu difference%s from %s\n", r->diffs, r->diffs == 1 ? "" : "s",
-               r->check_path);
-    else if (r->check_path)
-        printf("check: every result matches %s\n", r->check_path);
+    cli_replay_print_check(&r->io);
     if (fflush(stdout) != 0)
         return cli_stdout_failed(r->x);
     return CLI_OK;
@@ -470,41 +416,20 @@ static int finish(cuda_replay *r)
 int cli_replay_cuda(cli *x, const char *path, const char *check_path, bool verbose, bool strict)
 {
     cuda_replay r = {.x = x,
-                     .path = path,
-                     .check_path = check_path,
+                     .io = {.path = path, .check_path = check_path, .msg_max = 4096},
                      .verbose = verbose,
                      .strict = strict,
                      .out = SC_BUF_INIT};
-    if (cli_connect(x) != CLI_OK)
+    if (cli_connect(x) != CLI_OK || cli_replay_open(x, &r.io) != CLI_OK)
         return CLI_ERROR;
-    if (strcmp(path, "-") == 0) {
-        r.f = stdin;
-        r.path = "<stdin>";
-    } else if (!(r.f = fopen(path, "r"))) {
-        return cli_fail(x, "cannot open %s: %s", path, strerror(errno));
-    }
-    if (check_path && !(r.check_f = fopen(check_path, "r"))) {
-        int e = errno;
-        if (r.f != stdin)
-            fclose(r.f);
-        return cli_fail(x, "cannot open %s: %s", check_path, strerror(e));
-    }
     int st = run_file(&r);
-    if (st == CLI_OK && r.check_f)
-        cli_replay_check_leftover(r.check_f, r.check_path, r.path, &r.diffs, CHECK_SHOWN);
+    if (st == CLI_OK)
+        cli_replay_check_leftover(&r.io);
     if (st == CLI_OK)
         st = finish(&r);
-    if (r.f != stdin)
-        fclose(r.f);
-    if (r.check_f)
-        fclose(r.check_f);
+    cli_replay_close(&r.io);
     sc_buf_free(&r.out);
     if (st != CLI_OK)
         return st;
-    if (strict && r.errors) {
-        fprintf(stderr, "streamcap: --strict: the daemon refused %zu request%s\n", r.errors,
-                r.errors == 1 ? "" : "s");
-        return CLI_ERROR;
-    }
-    return r.diffs ? CLI_NEGATIVE : CLI_OK;
+    return cli_replay_exit(&r.io, strict, r.errors);
 }

@@ -40,24 +40,17 @@ struct cli_cmd {
     int (*run)(cli *x, int argc, char **argv);
 };
 
-/* Commands, each in the file that implements it. */
+/* Commands, each in the file that implements it: ping and info in
+ * cli_info.c, graphs and log in cli_list.c. */
 int cli_ping(cli *x, int argc, char **argv);
 int cli_info(cli *x, int argc, char **argv);
 int cli_graphs(cli *x, int argc, char **argv);
 int cli_log(cli *x, int argc, char **argv);
 int cli_demo(cli *x, int argc, char **argv);
 int cli_replay(cli *x, int argc, char **argv);
-/** replay --semantics cuda (cli_replay_cuda.c): FILE's scenarios in the
- *  cuda corpus format, each in its own cuda-mode session. */
-int cli_replay_cuda(cli *x, const char *path, const char *check_path, bool verbose, bool strict);
-/* What both replay modes share (cli_replay.c). */
-/** True when the line holds nothing but white space. */
+/** True when the line holds nothing but white space (cli_replay_common.c;
+ *  what else the replay modes share is in cli_replay.h). */
 bool cli_replay_blank(const char *s);
-/** --check: count the expected lines left in `check_f` past the last
- *  scenario as one difference (adding to *diffs), said once while fewer than
- *  `shown` differences were printed. */
-void cli_replay_check_leftover(FILE *check_f, const char *check_path, const char *path,
-                               size_t *diffs, size_t shown);
 int cli_graph_show(cli *x, int argc, char **argv);
 int cli_graph_dot(cli *x, int argc, char **argv);
 int cli_graph_render(cli *x, int argc, char **argv);
@@ -74,7 +67,7 @@ int cli_run(cli *x, int argc, char **argv);
  *  that the global option parser knows where run's PROGRAM starts. */
 bool cli_run_takes_value(const char *arg);
 
-/* ---- errors: each prints "streamcap: ..." on stderr (and, with --json,
+/* ---- errors (cli_common.c): each prints "streamcap: ..." on stderr (and, with --json,
  * {"error":{...}} on stdout) and returns CLI_ERROR ---- */
 
 int cli_fail(cli *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -92,7 +85,13 @@ int cli_stdout_failed(cli *x);
 /** Connect unless connected; CLI_OK or CLI_ERROR (already reported). */
 int cli_connect(cli *x);
 
-/* ---- arguments ---- */
+/** The command's usage line, "usage: streamcap [OPTIONS] NAME ARGS". */
+void cli_print_usage(FILE *f, const cli_cmd *cmd);
+
+/* ---- arguments (cli_common.c) ---- */
+
+/** A command that takes no arguments: CLI_OK, or the first one reported. */
+int cli_no_args(cli *x, int argc, char **argv);
 
 /** A graph id (positive, at most 2^53).  0 or -1. */
 int cli_parse_id(const char *s, uint64_t *out);
@@ -107,7 +106,7 @@ int cli_parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
  */
 int cli_take_opt(int argc, char **argv, int *i, const char *name, const char **value);
 
-/* ---- output ---- */
+/* ---- output (cli_common.c; text and tables in cli_out.c) ---- */
 
 /** Write the buffer and a newline to stdout, free it; CLI_ERROR on failure. */
 int cli_emit_json(cli *x, sc_buf *b);

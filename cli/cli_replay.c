@@ -10,11 +10,10 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "cli.h"
+#include "cli_replay.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,17 +37,12 @@ typedef struct scenario {
 
 typedef struct replay {
     cli *x;
-    const char *path;
-    FILE *f;
-    long long size; /* bytes, or -1 when not a regular file */
+    cli_replay_io io; /* FILE and --check EXPECTED */
+    long long size;   /* bytes, or -1 when not a regular file */
     size_t lineno;
     bool verbose;
-    bool strict;            /* --strict: a refused request fails the replay */
-    const char *check_path; /* --check EXPECTED */
-    bool cuda;              /* --semantics cuda */
-    FILE *check_f;
-    size_t check_line;
-    size_t diffs;   /* --check: scenarios or results that differ */
+    bool strict;    /* --strict: a refused request fails the replay */
+    bool cuda;      /* --semantics cuda */
     size_t refused; /* requests the daemon refused, reported under --strict */
     bool progress;
     bool started; /* --json: the document's head is out */
@@ -178,24 +172,15 @@ static void free_batch(replay *r)
     r->nbatch = 0;
 }
 
-bool cli_replay_blank(const char *s)
-{
-    for (; *s; s++) {
-        if (*s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
-            return false;
-    }
-    return true;
-}
-
 /* Fill the next batch.  0, or -1 with the error reported. */
 static int read_batch(replay *r, char **line, size_t *cap, char *why, size_t whylen)
 {
     size_t ops = 0;
     while (r->nbatch < BATCH_SCENARIOS && ops < BATCH_OPS) {
-        ssize_t n = getline(line, cap, r->f);
+        ssize_t n = getline(line, cap, r->io.f);
         if (n < 0) {
-            if (ferror(r->f)) {
-                snprintf(why, whylen, "%s: %s", r->path, strerror(errno));
+            if (ferror(r->io.f)) {
+                snprintf(why, whylen, "%s: %s", r->io.path, strerror(errno));
                 return -1;
             }
             r->eof = true;
@@ -212,7 +197,7 @@ static int read_batch(replay *r, char **line, size_t *cap, char *why, size_t why
         s->line = r->lineno;
         if (bad) {
             cJSON_Delete(s->root);
-            snprintf(why, whylen, "%s:%zu: %s", r->path, r->lineno, bad);
+            snprintf(why, whylen, "%s:%zu: %s", r->io.path, r->lineno, bad);
             return -1;
         }
         r->nbatch++;
@@ -408,53 +393,7 @@ static int emit(replay *r, sc_buf *b)
 
 /* ---------------------------------------------------------- --check */
 
-#define CHECK_SHOWN   10   /* differences printed; the rest only counted */
 #define CHECK_REACH_N 1024 /* above this many nodes, reach is not compared */
-
-static void difference(replay *r, const scenario *s, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void difference(replay *r, const scenario *s, const char *fmt, ...)
-{
-    if (r->diffs++ >= CHECK_SHOWN)
-        return;
-    char msg[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    char *name = cli_printable(s->name);
-    char *shown = cli_printable(msg);
-    fprintf(stderr, "streamcap: %s:%zu: %s: %s\n", r->path, s->line, name ? name : "",
-            shown ? shown : "");
-    free(name);
-    free(shown);
-}
-
-/* The next expected line, or NULL at its end (said as a difference). */
-static cJSON *next_expected(replay *r, const scenario *s)
-{
-    char *line = NULL;
-    size_t cap = 0;
-    cJSON *v = NULL;
-    ssize_t n;
-    while (!v && (n = getline(&line, &cap, r->check_f)) >= 0) {
-        r->check_line++;
-        if (cli_replay_blank(line))
-            continue;
-        v = cJSON_ParseWithLength(line, (size_t)n);
-        if (!cJSON_IsObject(v)) {
-            cJSON_Delete(v);
-            v = NULL;
-            difference(r, s, "%s:%zu is not a JSON object", r->check_path, r->check_line);
-            break;
-        }
-    }
-    free(line);
-    if (!v && feof(r->check_f))
-        difference(r, s, "%s has no line for this scenario", r->check_path);
-    return v;
-}
 
 /* A node as the corpus writes it (docs/semantics.md, section 11). */
 static cJSON *corpus_node(const sc_client_node *n)
@@ -530,7 +469,8 @@ static void compare_member(replay *r, const scenario *s, const char *what, const
     if (cJSON_Compare(want, got, true))
         return;
     char *w = cJSON_PrintUnformatted(want), *g = cJSON_PrintUnformatted(got);
-    difference(r, s, "graph %s: expected %s, got %s", what, w ? w : "(none)", g ? g : "(none)");
+    cli_replay_difference(&r->io, s->line, s->name, "graph %s: expected %s, got %s", what,
+                          w ? w : "(none)", g ? g : "(none)");
     free(w);
     free(g);
 }
@@ -541,17 +481,18 @@ static void compare_graph(replay *r, const scenario *s, const cJSON *want,
 {
     if (!end) {
         if (!cJSON_IsNull(want))
-            difference(r, s, "expected a stored graph, got none");
+            cli_replay_difference(&r->io, s->line, s->name, "expected a stored graph, got none");
         return;
     }
     if (cJSON_IsNull(want)) {
-        difference(r, s, "expected no graph, got graph %llu", (unsigned long long)end->id);
+        cli_replay_difference(&r->io, s->line, s->name, "expected no graph, got graph %llu",
+                              (unsigned long long)end->id);
         return;
     }
     sc_client_graph g;
     if (sc_client_graph_get(r->x->c, end->id, &g) != 0) {
-        difference(r, s, "cannot read graph %llu: %s", (unsigned long long)end->id,
-                   sc_client_errmsg(r->x->c));
+        cli_replay_difference(&r->io, s->line, s->name, "cannot read graph %llu: %s",
+                              (unsigned long long)end->id, sc_client_errmsg(r->x->c));
         return;
     }
     cJSON *nodes = cJSON_CreateArray(), *edges = cJSON_CreateArray();
@@ -575,20 +516,22 @@ static void compare_graph(replay *r, const scenario *s, const cJSON *want,
 static void check_scenario_results(replay *r, const scenario *s, const sc_client_reply *rep,
                                    const sc_client_reply *end)
 {
-    cJSON *want = next_expected(r, s);
+    cJSON *want = cli_replay_next_expected(&r->io, s->line, s->name);
     if (!want)
         return;
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(want, "name");
     const cJSON *results = cJSON_GetObjectItemCaseSensitive(want, "results");
     if (!cJSON_IsString(name) || strcmp(name->valuestring, s->name) != 0) {
-        difference(r, s, "%s:%zu is for scenario '%s'", r->check_path, r->check_line,
-                   cJSON_IsString(name) ? name->valuestring : "?");
+        cli_replay_difference(&r->io, s->line, s->name, "%s:%zu is for scenario '%s'",
+                              r->io.check_path, r->io.check_line,
+                              cJSON_IsString(name) ? name->valuestring : "?");
         cJSON_Delete(want);
         return;
     }
     if ((size_t)cJSON_GetArraySize(results) != s->nops)
-        difference(r, s, "expected %d results, the scenario has %zu ops",
-                   cJSON_GetArraySize(results), s->nops);
+        cli_replay_difference(&r->io, s->line, s->name,
+                              "expected %d results, the scenario has %zu ops",
+                              cJSON_GetArraySize(results), s->nops);
     size_t k = 0;
     const cJSON *op;
     sc_buf b = SC_BUF_INIT;
@@ -600,8 +543,9 @@ static void check_scenario_results(replay *r, const scenario *s, const sc_client
         cJSON *got = cJSON_ParseWithLength(b.data ? b.data : "", b.len);
         if (w && !cJSON_Compare(w, got, true)) {
             char *wt = cJSON_PrintUnformatted(w);
-            difference(r, s, "op %zu (%s): expected %s, got %.*s", k, get_text(op, "op"),
-                       wt ? wt : "?", (int)b.len, b.data ? b.data : "");
+            cli_replay_difference(&r->io, s->line, s->name, "op %zu (%s): expected %s, got %.*s", k,
+                                  get_text(op, "op"), wt ? wt : "?", (int)b.len,
+                                  b.data ? b.data : "");
             free(wt);
         }
         cJSON_Delete(got);
@@ -612,22 +556,6 @@ static void check_scenario_results(replay *r, const scenario *s, const sc_client
     cJSON_Delete(want);
 }
 
-/* Expected lines past the last scenario: a difference too. */
-void cli_replay_check_leftover(FILE *check_f, const char *check_path, const char *path,
-                               size_t *diffs, size_t shown)
-{
-    char *line = NULL;
-    size_t cap = 0, extra = 0;
-    while (getline(&line, &cap, check_f) >= 0) {
-        if (!cli_replay_blank(line))
-            extra++;
-    }
-    free(line);
-    if (extra && (*diffs)++ < shown)
-        fprintf(stderr, "streamcap: %s: %zu expected line%s past the last scenario of %s\n",
-                check_path, extra, extra == 1 ? "" : "s", path);
-}
-
 /* --strict: each refused request named where the file has it. */
 static void report_refused(replay *r, const scenario *s, size_t k, const cJSON *op,
                            const sc_client_reply *p)
@@ -636,7 +564,7 @@ static void report_refused(replay *r, const scenario *s, size_t k, const cJSON *
         return;
     char *name = cli_printable(s->name);
     char *msg = cli_printable(p->errmsg ? p->errmsg : sc_client_strerror(p->rc));
-    fprintf(stderr, "streamcap: %s:%zu: %s: op %zu (%s) refused: %s\n", r->path, s->line,
+    fprintf(stderr, "streamcap: %s:%zu: %s: op %zu (%s) refused: %s\n", r->io.path, s->line,
             name ? name : "", k, get_text(op, "op"), msg ? msg : "");
     free(name);
     free(msg);
@@ -698,7 +626,7 @@ static void report_batch(replay *r, const sc_client_reply *rep, sc_buf *b)
                 printf("%s: %zu ops, %zu errors, no graph\n", name ? name : "", s->nops, errors);
             free(name);
         }
-        if (r->check_f)
+        if (r->io.check_f)
             check_scenario_results(r, s, rep, end);
         r->scenarios++;
         r->ops += s->nops;
@@ -720,7 +648,7 @@ static void draw_progress(replay *r, bool last)
         fflush(stderr);
         return;
     }
-    long pos = ftell(r->f);
+    long pos = ftell(r->io.f);
     if (r->size > 0 && pos >= 0) {
         int pct = (int)((double)pos * 100.0 / (double)r->size);
         pct = pct > 100 ? 100 : pct;
@@ -744,7 +672,7 @@ static int replay_args(cli *x, int argc, char **argv, replay *r)
         if (got < 0 || (got > 0 && !*v))
             return cli_usage_fail(x, "--check takes the file of expected results");
         if (got > 0) {
-            r->check_path = v;
+            r->io.check_path = v;
             i = k - 1;
             continue;
         }
@@ -761,37 +689,22 @@ static int replay_args(cli *x, int argc, char **argv, replay *r)
             r->strict = true;
         else if (argv[i][0] == '-' && argv[i][1] != '\0')
             return cli_usage_fail(x, "unknown option '%s'", argv[i]);
-        else if (r->path)
+        else if (r->io.path)
             return cli_usage_fail(x, "unexpected argument '%s'", argv[i]);
         else
-            r->path = argv[i];
+            r->io.path = argv[i];
     }
-    if (!r->path)
+    if (!r->io.path)
         return cli_usage_fail(x, "missing FILE");
     return CLI_OK;
 }
 
 static int open_input(replay *r)
 {
-    if (strcmp(r->path, "-") == 0) {
-        r->f = stdin;
-        r->path = "<stdin>";
-    } else {
-        r->f = fopen(r->path, "r");
-        if (!r->f)
-            return cli_fail(r->x, "cannot open %s: %s", r->path, strerror(errno));
-    }
+    if (cli_replay_open(r->x, &r->io) != CLI_OK)
+        return CLI_ERROR;
     struct stat sb;
-    r->size = fstat(fileno(r->f), &sb) == 0 && S_ISREG(sb.st_mode) ? (long long)sb.st_size : -1;
-    if (r->check_path) {
-        r->check_f = fopen(r->check_path, "r");
-        if (!r->check_f) {
-            int e = errno;
-            if (r->f != stdin)
-                fclose(r->f);
-            return cli_fail(r->x, "cannot open %s: %s", r->check_path, strerror(e));
-        }
-    }
+    r->size = fstat(fileno(r->io.f), &sb) == 0 && S_ISREG(sb.st_mode) ? (long long)sb.st_size : -1;
     return CLI_OK;
 }
 
@@ -844,7 +757,7 @@ static int run_batches(replay *r, sc_buf *b)
         }
         if (r->x->json && !r->started) {
             sc_json_obj_begin(b, &r->first);
-            sc_json_member_cstr(b, &r->first, "file", r->path);
+            sc_json_member_cstr(b, &r->first, "file", r->io.path);
             sc_json_key(b, &r->first, "scenarios");
             sc_buf_putc(b, '[');
             r->started = true;
@@ -862,11 +775,11 @@ static int run_batches(replay *r, sc_buf *b)
 
 int cli_replay(cli *x, int argc, char **argv)
 {
-    replay r = {.x = x};
+    replay r = {.x = x, .io = {.msg_max = 2048}};
     if (replay_args(x, argc, argv, &r) != CLI_OK)
         return CLI_ERROR;
     if (r.cuda)
-        return cli_replay_cuda(x, r.path, r.check_path, r.verbose, r.strict);
+        return cli_replay_cuda(x, r.io.path, r.io.check_path, r.verbose, r.strict);
     if (cli_connect(x) != CLI_OK || open_input(&r) != CLI_OK)
         return CLI_ERROR;
     r.progress = isatty(STDERR_FILENO);
@@ -874,10 +787,8 @@ int cli_replay(cli *x, int argc, char **argv)
     sc_buf b = SC_BUF_INIT;
     int st = run_batches(&r, &b);
     draw_progress(&r, true);
-    if (r.f != stdin)
-        fclose(r.f);
-    if (st == CLI_OK && r.check_f)
-        cli_replay_check_leftover(r.check_f, r.check_path, r.path, &r.diffs, CHECK_SHOWN);
+    if (st == CLI_OK)
+        cli_replay_check_leftover(&r.io);
     double secs = now_s() - r.t0;
     if (st == CLI_OK) {
         if (x->json) {
@@ -885,7 +796,7 @@ int cli_replay(cli *x, int argc, char **argv)
                 sc_buf_putc(&b, ']');
             } else {
                 sc_json_obj_begin(&b, &r.first);
-                sc_json_member_cstr(&b, &r.first, "file", r.path);
+                sc_json_member_cstr(&b, &r.first, "file", r.io.path);
                 sc_json_key(&b, &r.first, "scenarios");
                 sc_buf_puts(&b, "[]");
             }
@@ -896,8 +807,8 @@ int cli_replay(cli *x, int argc, char **argv)
             sc_json_member_u64(&b, &sf, "ops", r.ops);
             sc_json_member_u64(&b, &sf, "errors", r.errors);
             sc_json_member_u64(&b, &sf, "graphs", r.graphs);
-            if (r.check_path)
-                sc_json_member_u64(&b, &sf, "differences", r.diffs);
+            if (r.io.check_path)
+                sc_json_member_u64(&b, &sf, "differences", r.io.diffs);
             sc_json_key(&b, &sf, "seconds");
             sc_buf_printf(&b, "%.3f", secs);
             sc_json_obj_end(&b);
@@ -907,26 +818,16 @@ int cli_replay(cli *x, int argc, char **argv)
         } else {
             printf("replayed %zu scenario%s from %s: %zu ops, %zu errors, %zu graph%s stored "
                    "(%.2f s)\n",
-                   r.scenarios, r.scenarios == 1 ? "" : "s", r.path, r.ops, r.errors, r.graphs,
+                   r.scenarios, r.scenarios == 1 ? "" : "s", r.io.path, r.ops, r.errors, r.graphs,
                    r.graphs == 1 ? "" : "s", secs);
-            if (r.check_path && r.diffs)
-                printf("check: %zu difference%s from %s\n", r.diffs, r.diffs == 1 ? "" : "s",
-                       r.check_path);
-            else if (r.check_path)
-                printf("check: every result matches %s\n", r.check_path);
+            cli_replay_print_check(&r.io);
         }
     }
-    if (r.check_f)
-        fclose(r.check_f);
+    cli_replay_close(&r.io);
     sc_buf_free(&b);
     if (st == CLI_OK && fflush(stdout) != 0)
         st = cli_stdout_failed(x);
     if (st != CLI_OK)
         return st;
-    if (r.strict && r.errors) {
-        fprintf(stderr, "streamcap: --strict: the daemon refused %zu request%s\n", r.errors,
-                r.errors == 1 ? "" : "s");
-        return CLI_ERROR;
-    }
-    return r.diffs ? CLI_NEGATIVE : CLI_OK;
+    return cli_replay_exit(&r.io, r.strict, r.errors);
 }

@@ -41,9 +41,7 @@ static void sessions_json(sc_buf *b, const sc_client_session_list *l)
 
 int cli_sessions(cli *x, int argc, char **argv)
 {
-    if (argc > 0)
-        return cli_usage_fail(x, "unexpected argument '%s'", argv[0]);
-    if (cli_connect(x) != CLI_OK)
+    if (cli_no_args(x, argc, argv) != CLI_OK || cli_connect(x) != CLI_OK)
         return CLI_ERROR;
     sc_client_session_list l;
     int rc = sc_client_list_sessions(x->c, &l);

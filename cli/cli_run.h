@@ -1,0 +1,88 @@
+/*
+ * cli_run.h - what the parts of streamcap run share: the exit report as
+ * read (cli_run_report.c), and the summary printed from it
+ * (cli_run_summary.c).  The report's format is proto/sc_report.h's.
+ */
+#ifndef SC_CLI_RUN_H
+#define SC_CLI_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sc_buf.h"
+
+/* The library the program is run with. */
+#define RUN_STANDIN "libcudart.so.13"
+
+typedef struct run_proc {
+    int64_t pid;
+    char *program, *label, *daemon;
+    bool has_session;
+    uint64_t session;
+} run_proc;
+
+/* A stream of a capture that ended with unjoined work (904), and those nodes. */
+typedef struct run_unjoined {
+    uint64_t stream;
+    uint64_t *nodes;
+    size_t nnodes;
+} run_unjoined;
+
+/* A capture line, or a graph line (source "submit"). */
+typedef struct run_item {
+    int64_t pid;
+    bool submit;
+    bool has_capture, has_graph;
+    uint64_t capture, graph;
+    char *mode, *label, *outcome;
+    uint64_t nodes, edges;
+    /* failed: the end call's error, and what broke the capture before it */
+    char *call, *cuda_name, *message;
+    bool has_error;
+    int64_t cuda_error;
+    bool has_broken, broken_has_error;
+    char *broken_call, *broken_name;
+    int64_t broken_error;
+    run_unjoined *unjoined;
+    size_t nunjoined;
+} run_item;
+
+typedef struct run_bad {
+    size_t line;
+    char *reason;
+} run_bad;
+
+typedef struct run_report {
+    run_proc *procs;
+    size_t nprocs;
+    run_item *items;
+    size_t nitems;
+    char **unsupported; /* sorted, no duplicates */
+    size_t nunsupported;
+    run_bad *bad;
+    size_t nbad;
+    uint64_t captures_begun;
+} run_report;
+
+/* How the program ended. */
+typedef struct run_end {
+    const char *program;
+    int status; /* what streamcap run exits with */
+    int signal; /* 0: it exited */
+} run_end;
+
+/** Every line of the report file at `path` into *r (zeroed by the caller);
+ *  a file that cannot be read is one bad line 0. */
+void cli_run_report_read(const char *path, run_report *r);
+void cli_run_report_free(run_report *r);
+/** True when the item's outcome is `o` (an SC_REPORT_* outcome). */
+bool cli_run_outcome_is(const run_item *it, const char *o);
+
+/** The summary as one JSON object and a newline. */
+void cli_run_summary_json(sc_buf *b, const run_end *end, const run_report *r);
+/** The summary for people. */
+void cli_run_summary_text(FILE *f, const run_end *end, const run_report *r);
+
+#endif
