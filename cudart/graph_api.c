@@ -410,7 +410,8 @@ static cudaError_t add_node(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraph
  * the lock is taken once around both. */
 #define SC_G_ADD(build)                                                                            \
     do {                                                                                           \
-        sc_rt_lock();                                                                              \
+        SC_RT_ENTER();                                                                             \
+        SC_RT_LOCK();                                                                              \
         sc_rt_node_desc d_;                                                                        \
         node_extra x_;                                                                             \
         memset(&d_, 0, sizeof d_);                                                                 \
@@ -420,8 +421,7 @@ static cudaError_t add_node(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraph
             err_ =                                                                                 \
                 add_node(pGraphNode, graph, pDependencies, dep_data, numDependencies, &d_, &x_);   \
         sc_g_block_unref(x_.block);                                                                \
-        sc_rt_unlock();                                                                            \
-        return sc_rt_error(err_);                                                                  \
+        SC_RT_RETURN(err_);                                                                        \
     } while (0)
 
 cudaError_t sc_g_kernel_desc(sc_rt_node_desc *d, node_extra *x,

@@ -25,14 +25,13 @@ typedef struct sc_g_block {
     size_t size;
 } sc_g_block;
 
-/* Every export: the process lock around the work, errors through
- * sc_rt_error so cudaGetLastError sees them. */
+/* Every export: rt.h's way in and out around the work (the process lock,
+ * the last error cudaGetLastError sees, the trace). */
 #define SC_G_LOCKED(call)                                                                          \
     do {                                                                                           \
-        sc_rt_lock();                                                                              \
-        cudaError_t err_ = sc_rt_error(call);                                                      \
-        sc_rt_unlock();                                                                            \
-        return err_;                                                                               \
+        SC_RT_ENTER();                                                                             \
+        SC_RT_LOCK();                                                                              \
+        SC_RT_RETURN(call);                                                                        \
     } while (0)
 
 /** What a graph's present contents are, shared by a graph and its clones

@@ -75,61 +75,64 @@ static void device_props(struct cudaDeviceProp *p)
 
 SC_RT_EXPORT cudaError_t cudaGetDeviceCount(int *count)
 {
+    SC_RT_ENTER();
     if (!count)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     *count = 1;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaSetDevice(int device)
 {
+    SC_RT_ENTER();
     (void)sc_rt_state_get();
-    return device == 0 ? cudaSuccess : sc_rt_error(cudaErrorInvalidDevice);
+    SC_RT_RETURN(device == 0 ? cudaSuccess : cudaErrorInvalidDevice);
 }
 
 SC_RT_EXPORT cudaError_t cudaGetDevice(int *device)
 {
+    SC_RT_ENTER();
     if (!device)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     *device = 0;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
 {
+    SC_RT_ENTER();
     (void)deviceFlags;
     (void)flags;
-    return cudaSetDevice(device);
+    SC_RT_RETURN(cudaSetDevice(device));
 }
 
 SC_RT_EXPORT cudaError_t cudaSetDeviceFlags(unsigned int flags)
 {
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    SC_RT_ENTER();
+    sc_rt_state *st = SC_RT_LOCK();
     st->device_flags = (int)flags;
-    sc_rt_unlock();
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaGetDeviceFlags(unsigned int *flags)
 {
+    SC_RT_ENTER();
     if (!flags)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
     *flags = (unsigned int)st->device_flags | cudaDeviceMapHost;
-    sc_rt_unlock();
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
+    SC_RT_ENTER();
     if (!prop)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     if (device != 0)
-        return sc_rt_error(cudaErrorInvalidDevice);
+        SC_RT_RETURN(cudaErrorInvalidDevice);
     device_props(prop);
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 static int attr_value(const struct cudaDeviceProp *p, enum cudaDeviceAttr a, int *v)
@@ -341,71 +344,73 @@ static int attr_value(const struct cudaDeviceProp *p, enum cudaDeviceAttr a, int
 
 SC_RT_EXPORT cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
+    SC_RT_ENTER();
     if (!value)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     if (device != 0)
-        return sc_rt_error(cudaErrorInvalidDevice);
+        SC_RT_RETURN(cudaErrorInvalidDevice);
     struct cudaDeviceProp p;
     device_props(&p);
     if (attr_value(&p, attr, value) != 0)
-        return sc_rt_error(cudaErrorInvalidValue);
-    return cudaSuccess;
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaDriverGetVersion(int *driverVersion)
 {
+    SC_RT_ENTER();
     if (!driverVersion)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     *driverVersion = 13000;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
 {
+    SC_RT_ENTER();
     if (!runtimeVersion)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     *runtimeVersion = 13000;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
+    SC_RT_ENTER();
     if (leastPriority)
         *leastPriority = 0;
     if (greatestPriority)
         *greatestPriority = -5;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaDeviceReset(void)
 {
+    SC_RT_ENTER();
     /* The device context's streams and events go with it, as in CUDA; a
      * handle used afterwards is the program's error. */
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    sc_rt_state *st = SC_RT_LOCK();
     sc_rt_handles_reset(st);
-    sc_rt_unlock();
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaDeviceSynchronize(void)
 {
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    SC_RT_ENTER();
+    sc_rt_state *st = SC_RT_LOCK();
     cudaError_t e = sc_rt_host(st, SC_CUDA_HOST_DEVICE_SYNC, 0, 0, "cudaDeviceSynchronize");
-    sc_rt_unlock();
-    return e;
+    SC_RT_RETURN(e);
 }
 
 SC_RT_EXPORT cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 {
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    SC_RT_ENTER();
+    sc_rt_state *st = SC_RT_LOCK();
     size_t used = st->device_bytes < SC_RT_TOTAL_MEM ? st->device_bytes : SC_RT_TOTAL_MEM;
-    sc_rt_unlock();
+    SC_RT_UNLOCK();
     if (free_bytes)
         *free_bytes = SC_RT_TOTAL_MEM - used;
     if (total)
         *total = SC_RT_TOTAL_MEM;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }

@@ -129,15 +129,15 @@ static sc_x_func *func_entry(sc_rt_extra *x, const void *func)
 
 SC_RT_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
 {
+    SC_RT_ENTER();
     if (!attr)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     if (!func)
-        return sc_rt_error(cudaErrorInvalidDeviceFunction);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidDeviceFunction);
+    sc_rt_state *st = SC_RT_LOCK();
     sc_x_func f;
     func_get(st->extra, func, &f);
-    sc_rt_unlock();
+    SC_RT_UNLOCK();
     memset(attr, 0, sizeof *attr);
     attr->maxThreadsPerBlock = 1024;
     attr->numRegs = SC_X_REGS;
@@ -150,7 +150,7 @@ SC_RT_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, 
     attr->requiredClusterDepth = f.cluster[2];
     attr->clusterSchedulingPolicyPreference = f.sched;
     attr->nonPortableClusterSizeAllowed = f.non_portable;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 static cudaError_t func_attr_set(sc_x_func *f, enum cudaFuncAttribute attr, int value)
@@ -191,42 +191,41 @@ static cudaError_t func_attr_set(sc_x_func *f, enum cudaFuncAttribute attr, int 
 SC_RT_EXPORT cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr,
                                               int value)
 {
+    SC_RT_ENTER();
     if (!func)
-        return sc_rt_error(cudaErrorInvalidDeviceFunction);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidDeviceFunction);
+    sc_rt_state *st = SC_RT_LOCK();
     sc_rt_extra *x = extra_get(st);
     sc_x_func *f = x ? func_entry(x, func) : NULL;
     cudaError_t e = f ? func_attr_set(f, attr, value) : cudaErrorMemoryAllocation;
-    sc_rt_unlock();
-    return sc_rt_error(e);
+    SC_RT_RETURN(e);
 }
 
 SC_RT_EXPORT cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)
 {
+    SC_RT_ENTER();
     if (!func)
-        return sc_rt_error(cudaErrorInvalidDeviceFunction);
+        SC_RT_RETURN(cudaErrorInvalidDeviceFunction);
     if ((unsigned)cacheConfig > cudaFuncCachePreferEqual)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
     sc_rt_extra *x = extra_get(st);
     sc_x_func *f = x ? func_entry(x, func) : NULL;
     if (f)
         f->cache = cacheConfig;
-    sc_rt_unlock();
-    return f ? cudaSuccess : sc_rt_error(cudaErrorMemoryAllocation);
+    SC_RT_RETURN(f ? cudaSuccess : cudaErrorMemoryAllocation);
 }
 
 /* Bank sizes are fixed on the devices CUDA 13 supports: accepted, no effect. */
 SC_RT_EXPORT cudaError_t cudaFuncSetSharedMemConfig(const void *func,
                                                     enum cudaSharedMemConfig config)
 {
+    SC_RT_ENTER();
     if (!func)
-        return sc_rt_error(cudaErrorInvalidDeviceFunction);
+        SC_RT_RETURN(cudaErrorInvalidDeviceFunction);
     if ((unsigned)config > cudaSharedMemBankSizeEightByte)
-        return sc_rt_error(cudaErrorInvalidValue);
-    return cudaSuccess;
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    SC_RT_RETURN(cudaSuccess);
 }
 
 /* ------------------------------------------------------------ occupancy */
@@ -247,17 +246,17 @@ static int blocks_per_sm(const sc_x_func *f, int block, size_t dyn)
     return n;
 }
 
-static cudaError_t occupancy(int *num, const void *func, int block, size_t dyn, unsigned int flags)
+static cudaError_t occupancy(sc_rt_call *c, int *num, const void *func, int block, size_t dyn,
+                             unsigned int flags)
 {
     if (!num || flags > cudaOccupancyDisableCachingOverride)
-        return sc_rt_error(cudaErrorInvalidValue);
+        return cudaErrorInvalidValue;
     if (!func)
-        return sc_rt_error(cudaErrorInvalidDeviceFunction);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return cudaErrorInvalidDeviceFunction;
+    sc_rt_state *st = sc_rt_call_lock(c);
     sc_x_func f;
     func_get(st->extra, func, &f);
-    sc_rt_unlock();
+    sc_rt_call_unlock(c);
     *num = blocks_per_sm(&f, block, dyn);
     return cudaSuccess;
 }
@@ -267,28 +266,31 @@ SC_RT_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numB
                                                                        int blockSize,
                                                                        size_t dynamicSMemSize)
 {
-    return occupancy(numBlocks, func, blockSize, dynamicSMemSize, cudaOccupancyDefault);
+    SC_RT_ENTER();
+    SC_RT_RETURN(
+        occupancy(SC_RT_CALL, numBlocks, func, blockSize, dynamicSMemSize, cudaOccupancyDefault));
 }
 
 SC_RT_EXPORT cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
-    return occupancy(numBlocks, func, blockSize, dynamicSMemSize, flags);
+    SC_RT_ENTER();
+    SC_RT_RETURN(occupancy(SC_RT_CALL, numBlocks, func, blockSize, dynamicSMemSize, flags));
 }
 
 SC_RT_EXPORT cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize,
                                                                    const void *func, int numBlocks,
                                                                    int blockSize)
 {
+    SC_RT_ENTER();
     if (!dynamicSmemSize || numBlocks <= 0 || blockSize <= 0)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     if (!func)
-        return sc_rt_error(cudaErrorInvalidDeviceFunction);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidDeviceFunction);
+    sc_rt_state *st = SC_RT_LOCK();
     sc_x_func f;
     func_get(st->extra, func, &f);
-    sc_rt_unlock();
+    SC_RT_UNLOCK();
     size_t avail = 0;
     if (blocks_per_sm(&f, blockSize, 0) >= numBlocks) {
         avail = SC_X_SMEM_PER_SM / (size_t)numBlocks;
@@ -297,7 +299,7 @@ SC_RT_EXPORT cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynam
             avail = (size_t)f.max_dyn_smem;
     }
     *dynamicSmemSize = avail;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 /* The cluster a launch asks for: its attribute, else the function's. */
@@ -314,18 +316,17 @@ static unsigned int cluster_size(const cudaLaunchConfig_t *c, const sc_x_func *f
     return 1;
 }
 
-static cudaError_t cluster_query(int *out, const void *func, const cudaLaunchConfig_t *c,
-                                 bool active)
+static cudaError_t cluster_query(sc_rt_call *call, int *out, const void *func,
+                                 const cudaLaunchConfig_t *c, bool active)
 {
     if (!out || !c || (c->numAttrs && !c->attrs))
-        return sc_rt_error(cudaErrorInvalidValue);
+        return cudaErrorInvalidValue;
     if (!func)
-        return sc_rt_error(cudaErrorInvalidDeviceFunction);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return cudaErrorInvalidDeviceFunction;
+    sc_rt_state *st = sc_rt_call_lock(call);
     sc_x_func f;
     func_get(st->extra, func, &f);
-    sc_rt_unlock();
+    sc_rt_call_unlock(call);
     int portable = f.non_portable ? 16 : 8;
     if (!active) {
         *out = portable;
@@ -334,7 +335,7 @@ static cudaError_t cluster_query(int *out, const void *func, const cudaLaunchCon
     unsigned int size = cluster_size(c, &f);
     unsigned int block = c->blockDim.x * c->blockDim.y * c->blockDim.z;
     if (size == 0 || size > (unsigned)portable)
-        return sc_rt_error(cudaErrorInvalidClusterSize);
+        return cudaErrorInvalidClusterSize;
     int per_sm = blocks_per_sm(&f, (int)block, c->dynamicSmemBytes);
     *out = (int)((unsigned)(per_sm * SC_X_SMS) / size);
     return cudaSuccess;
@@ -343,121 +344,120 @@ static cudaError_t cluster_query(int *out, const void *func, const cudaLaunchCon
 SC_RT_EXPORT cudaError_t cudaOccupancyMaxPotentialClusterSize(
     int *clusterSize, const void *func, const cudaLaunchConfig_t *launchConfig)
 {
-    return cluster_query(clusterSize, func, launchConfig, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(cluster_query(SC_RT_CALL, clusterSize, func, launchConfig, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaOccupancyMaxActiveClusters(int *numClusters, const void *func,
                                                         const cudaLaunchConfig_t *launchConfig)
 {
-    return cluster_query(numClusters, func, launchConfig, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(cluster_query(SC_RT_CALL, numClusters, func, launchConfig, true));
 }
 
 /* ----------------------------------------------------- limits and caches */
 
 SC_RT_EXPORT cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
 {
+    SC_RT_ENTER();
     if ((unsigned)limit >= SC_X_NLIMITS)
-        return sc_rt_error(cudaErrorUnsupportedLimit);
+        SC_RT_RETURN(cudaErrorUnsupportedLimit);
     if (limit == cudaLimitMaxL2FetchGranularity && value > 128)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     /* CUDA clamps the persisting L2 size to what the device has. */
     if (limit == cudaLimitPersistingL2CacheSize && value > SC_X_PERSISTING_L2MAX)
         value = SC_X_PERSISTING_L2MAX;
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    sc_rt_state *st = SC_RT_LOCK();
     sc_rt_extra *x = extra_get(st);
     if (x)
         x->limits[limit] = value;
-    sc_rt_unlock();
-    return x ? cudaSuccess : sc_rt_error(cudaErrorMemoryAllocation);
+    SC_RT_RETURN(x ? cudaSuccess : cudaErrorMemoryAllocation);
 }
 
 SC_RT_EXPORT cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
 {
+    SC_RT_ENTER();
     if (!pValue)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     if ((unsigned)limit >= SC_X_NLIMITS)
-        return sc_rt_error(cudaErrorUnsupportedLimit);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorUnsupportedLimit);
+    sc_rt_state *st = SC_RT_LOCK();
     *pValue = st->extra ? st->extra->limits[limit] : g_limit_defaults[limit];
-    sc_rt_unlock();
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
 {
+    SC_RT_ENTER();
     if (!pCacheConfig)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
     *pCacheConfig = st->extra ? st->extra->cache : cudaFuncCachePreferNone;
-    sc_rt_unlock();
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
 {
+    SC_RT_ENTER();
     if ((unsigned)cacheConfig > cudaFuncCachePreferEqual)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
     sc_rt_extra *x = extra_get(st);
     if (x)
         x->cache = cacheConfig;
-    sc_rt_unlock();
-    return x ? cudaSuccess : sc_rt_error(cudaErrorMemoryAllocation);
+    SC_RT_RETURN(x ? cudaSuccess : cudaErrorMemoryAllocation);
 }
 
 SC_RT_EXPORT cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)
 {
+    SC_RT_ENTER();
     if (!pConfig)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
     *pConfig = st->extra && st->extra->shmem ? st->extra->shmem : cudaSharedMemBankSizeFourByte;
-    sc_rt_unlock();
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
 {
+    SC_RT_ENTER();
     if ((unsigned)config > cudaSharedMemBankSizeEightByte)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
     sc_rt_extra *x = extra_get(st);
     if (x)
         x->shmem = config;
-    sc_rt_unlock();
-    return x ? cudaSuccess : sc_rt_error(cudaErrorMemoryAllocation);
+    SC_RT_RETURN(x ? cudaSuccess : cudaErrorMemoryAllocation);
 }
 
 /* --------------------------------------------------- devices, profiler */
 
 SC_RT_EXPORT cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
 {
+    SC_RT_ENTER();
     if (!canAccessPeer)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     if (device != 0 || peerDevice != 0)
-        return sc_rt_error(cudaErrorInvalidDevice);
+        SC_RT_RETURN(cudaErrorInvalidDevice);
     *canAccessPeer = 0; /* a device is never its own peer */
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 /* One device: there is no peer to enable or disable. */
 SC_RT_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
 {
+    SC_RT_ENTER();
     (void)peerDevice;
     if (flags != 0)
-        return sc_rt_error(cudaErrorInvalidValue);
-    return sc_rt_error(cudaErrorInvalidDevice);
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    SC_RT_RETURN(cudaErrorInvalidDevice);
 }
 
 SC_RT_EXPORT cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
 {
+    SC_RT_ENTER();
     (void)peerDevice;
-    return sc_rt_error(cudaErrorInvalidDevice);
+    SC_RT_RETURN(cudaErrorInvalidDevice);
 }
 
 /* rt_device.c's device sits at domain 0, bus 1, device 0. */
@@ -465,18 +465,20 @@ SC_RT_EXPORT cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
 
 SC_RT_EXPORT cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
 {
+    SC_RT_ENTER();
     if (!pciBusId || len <= 0)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     if (device != 0)
-        return sc_rt_error(cudaErrorInvalidDevice);
+        SC_RT_RETURN(cudaErrorInvalidDevice);
     snprintf(pciBusId, (size_t)len, "%s", SC_X_PCI_ID);
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
 {
+    SC_RT_ENTER();
     if (!device || !pciBusId)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     unsigned int dom = 0, bus = 0, dev = 0, fn = 0;
     char tail;
     /* [domain]:bus:device.function, as CUDA accepts it */
@@ -484,36 +486,40 @@ SC_RT_EXPORT cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBus
     if (!full) {
         dom = 0;
         if (sscanf(pciBusId, "%x:%x.%x%c", &bus, &dev, &fn, &tail) != 3)
-            return sc_rt_error(cudaErrorInvalidValue);
+            SC_RT_RETURN(cudaErrorInvalidValue);
     }
     if (dom != 0 || bus != 1 || dev != 0)
-        return sc_rt_error(cudaErrorInvalidDevice);
+        SC_RT_RETURN(cudaErrorInvalidDevice);
     *device = 0;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
 {
+    SC_RT_ENTER();
     if (!device || !prop)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     *device = 0;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaProfilerStart(void)
 {
-    return cudaSuccess;
+    SC_RT_ENTER();
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaProfilerStop(void)
 {
-    return cudaSuccess;
+    SC_RT_ENTER();
+    SC_RT_RETURN(cudaSuccess);
 }
 
 /* No cache is emulated, so no line is persisting: nothing to reset. */
 SC_RT_EXPORT cudaError_t cudaCtxResetPersistingL2Cache(void)
 {
-    return cudaSuccess;
+    SC_RT_ENTER();
+    SC_RT_RETURN(cudaSuccess);
 }
 
 /* -------------------------------------------------------- managed memory */
@@ -535,44 +541,45 @@ SC_RT_EXPORT cudaError_t cudaMemAdvise(const void *devPtr, size_t count,
                                        enum cudaMemoryAdvise advice,
                                        struct cudaMemLocation location)
 {
+    SC_RT_ENTER();
     if (!devPtr || !count || advice < cudaMemAdviseSetReadMostly ||
         advice > cudaMemAdviseUnsetAccessedBy)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     bool needs_location = advice == cudaMemAdviseSetPreferredLocation ||
                           advice == cudaMemAdviseSetAccessedBy ||
                           advice == cudaMemAdviseUnsetAccessedBy;
     if (needs_location) {
         if (location.type == cudaMemLocationTypeDevice && location.id != 0)
-            return sc_rt_error(cudaErrorInvalidDevice);
+            SC_RT_RETURN(cudaErrorInvalidDevice);
         if (location.type != cudaMemLocationTypeDevice &&
             location.type != cudaMemLocationTypeHost &&
             location.type != cudaMemLocationTypeHostNuma &&
             location.type != cudaMemLocationTypeHostNumaCurrent)
-            return sc_rt_error(cudaErrorInvalidValue);
+            SC_RT_RETURN(cudaErrorInvalidValue);
     }
-    return managed_range(devPtr, count) ? cudaSuccess : sc_rt_error(cudaErrorInvalidValue);
+    SC_RT_RETURN(managed_range(devPtr, count) ? cudaSuccess : cudaErrorInvalidValue);
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length,
                                                   unsigned int flags)
 {
+    SC_RT_ENTER();
     (void)stream;
     if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost && flags != cudaMemAttachSingle)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
     const sc_rt_alloc *a = sc_rt_alloc_find(st, devPtr);
     /* the whole allocation (length 0 or its size), from its start */
     bool ok = a && a->kind == SC_RT_MEM_MANAGED && a->base == (uintptr_t)devPtr &&
               (length == 0 || length == a->size);
-    sc_rt_unlock();
-    return ok ? cudaSuccess : sc_rt_error(cudaErrorInvalidValue);
+    SC_RT_RETURN(ok ? cudaSuccess : cudaErrorInvalidValue);
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr,
                                                        size_t length, unsigned int flags)
 {
-    return cudaStreamAttachMemAsync(stream, devPtr, length, flags);
+    SC_RT_ENTER();
+    SC_RT_RETURN(cudaStreamAttachMemAsync(stream, devPtr, length, flags));
 }
 
 /* ------------------------------------------------ pitched copies, memsets */
@@ -638,31 +645,29 @@ static cudaError_t host_sync(sc_rt_state *st, bool ptds, const char *call)
     return sc_rt_host(st, SC_CUDA_HOST_LEGACY_SYNC, 0, 0, call);
 }
 
-static cudaError_t copy3d_sync(const struct cudaMemcpy3DParms *p, bool ptds, const char *call)
+static cudaError_t copy3d_sync(sc_rt_call *c, const struct cudaMemcpy3DParms *p, bool ptds,
+                               const char *call)
 {
     cudaError_t e = copy3d_checks(p);
     if (e != cudaSuccess)
-        return sc_rt_error(e);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return e;
+    sc_rt_state *st = sc_rt_call_lock(c);
     e = host_sync(st, ptds, call);
     if (e == cudaSuccess)
         copy3d_rows(p);
-    sc_rt_unlock();
     return e;
 }
 
 /* Stream work: a node when the stream captures (its graph node keeps the
  * pitched layout for cudaGraphLaunch); done row by row otherwise, so
  * the flat copy sc_rt_issue_id would perform is made a no-op. */
-static cudaError_t copy3d_async(const struct cudaMemcpy3DParms *p, cudaStream_t s, bool ptsz,
-                                const char *call)
+static cudaError_t copy3d_async(sc_rt_call *c, const struct cudaMemcpy3DParms *p, cudaStream_t s,
+                                bool ptsz, const char *call)
 {
     cudaError_t e = copy3d_checks(p);
     if (e != cudaSuccess)
-        return sc_rt_error(e);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return e;
+    sc_rt_state *st = sc_rt_call_lock(c);
     uint32_t stream = sc_rt_stream_id(st, s, ptsz);
     sc_rt_node_desc d = copy3d_desc(p);
     bool captured = sc_rt_stream_capture(st, stream) != 0;
@@ -677,7 +682,6 @@ static cudaError_t copy3d_async(const struct cudaMemcpy3DParms *p, cudaStream_t 
     } else if (e == cudaSuccess && !captured) {
         copy3d_rows(p);
     }
-    sc_rt_unlock();
     return e;
 }
 
@@ -696,52 +700,60 @@ static struct cudaMemcpy3DParms copy2d(void *dst, size_t dpitch, const void *src
 SC_RT_EXPORT cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
                                       size_t width, size_t height, enum cudaMemcpyKind kind)
 {
+    SC_RT_ENTER();
     struct cudaMemcpy3DParms p = copy2d(dst, dpitch, src, spitch, width, height, kind);
-    return copy3d_sync(&p, false, "cudaMemcpy2D");
+    SC_RT_RETURN(copy3d_sync(SC_RT_CALL, &p, false, "cudaMemcpy2D"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dpitch, const void *src, size_t spitch,
                                            size_t width, size_t height, enum cudaMemcpyKind kind)
 {
+    SC_RT_ENTER();
     struct cudaMemcpy3DParms p = copy2d(dst, dpitch, src, spitch, width, height, kind);
-    return copy3d_sync(&p, true, "cudaMemcpy2D");
+    SC_RT_RETURN(copy3d_sync(SC_RT_CALL, &p, true, "cudaMemcpy2D"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
                                            size_t width, size_t height, enum cudaMemcpyKind kind,
                                            cudaStream_t stream)
 {
+    SC_RT_ENTER();
     struct cudaMemcpy3DParms p = copy2d(dst, dpitch, src, spitch, width, height, kind);
-    return copy3d_async(&p, stream, false, "cudaMemcpy2DAsync");
+    SC_RT_RETURN(copy3d_async(SC_RT_CALL, &p, stream, false, "cudaMemcpy2DAsync"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src,
                                                 size_t spitch, size_t width, size_t height,
                                                 enum cudaMemcpyKind kind, cudaStream_t stream)
 {
+    SC_RT_ENTER();
     struct cudaMemcpy3DParms p = copy2d(dst, dpitch, src, spitch, width, height, kind);
-    return copy3d_async(&p, stream, true, "cudaMemcpy2DAsync");
+    SC_RT_RETURN(copy3d_async(SC_RT_CALL, &p, stream, true, "cudaMemcpy2DAsync"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms *p)
 {
-    return copy3d_sync(p, false, "cudaMemcpy3D");
+    SC_RT_ENTER();
+    SC_RT_RETURN(copy3d_sync(SC_RT_CALL, p, false, "cudaMemcpy3D"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpy3D_ptds(const struct cudaMemcpy3DParms *p)
 {
-    return copy3d_sync(p, true, "cudaMemcpy3D");
+    SC_RT_ENTER();
+    SC_RT_RETURN(copy3d_sync(SC_RT_CALL, p, true, "cudaMemcpy3D"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)
 {
-    return copy3d_async(p, stream, false, "cudaMemcpy3DAsync");
+    SC_RT_ENTER();
+    SC_RT_RETURN(copy3d_async(SC_RT_CALL, p, stream, false, "cudaMemcpy3DAsync"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpy3DAsync_ptsz(const struct cudaMemcpy3DParms *p,
                                                 cudaStream_t stream)
 {
-    return copy3d_async(p, stream, true, "cudaMemcpy3DAsync");
+    SC_RT_ENTER();
+    SC_RT_RETURN(copy3d_async(SC_RT_CALL, p, stream, true, "cudaMemcpy3DAsync"));
 }
 
 /* A pitched memset: rows of `width` bytes `pitch` apart (slices of a 3-D
@@ -771,14 +783,13 @@ static sc_rt_node_desc set2d_desc(void *p, size_t pitch, int value, size_t width
     return d;
 }
 
-static cudaError_t set2d(void *p, size_t pitch, int value, size_t width, size_t rows, bool sync,
-                         cudaStream_t s, bool pt, const char *call)
+static cudaError_t set2d(sc_rt_call *c, void *p, size_t pitch, int value, size_t width, size_t rows,
+                         bool sync, cudaStream_t s, bool pt, const char *call)
 {
     cudaError_t e = set2d_checks(p, pitch, width, rows);
     if (e != cudaSuccess)
-        return sc_rt_error(e);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return e;
+    sc_rt_state *st = sc_rt_call_lock(c);
     sc_rt_node_desc d = set2d_desc(p, pitch, value, width, rows);
     if (sync) {
         e = host_sync(st, pt, call);
@@ -787,88 +798,101 @@ static cudaError_t set2d(void *p, size_t pitch, int value, size_t width, size_t 
     } else {
         e = sc_rt_issue_id(st, sc_rt_stream_id(st, s, pt), &d, call, NULL);
     }
-    sc_rt_unlock();
     return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
                                       size_t height)
 {
-    return set2d(devPtr, pitch, value, width, height, true, NULL, false, "cudaMemset2D");
+    SC_RT_ENTER();
+    SC_RT_RETURN(
+        set2d(SC_RT_CALL, devPtr, pitch, value, width, height, true, NULL, false, "cudaMemset2D"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemset2D_ptds(void *devPtr, size_t pitch, int value, size_t width,
                                            size_t height)
 {
-    return set2d(devPtr, pitch, value, width, height, true, NULL, true, "cudaMemset2D");
+    SC_RT_ENTER();
+    SC_RT_RETURN(
+        set2d(SC_RT_CALL, devPtr, pitch, value, width, height, true, NULL, true, "cudaMemset2D"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value, size_t width,
                                            size_t height, cudaStream_t stream)
 {
-    return set2d(devPtr, pitch, value, width, height, false, stream, false, "cudaMemset2DAsync");
+    SC_RT_ENTER();
+    SC_RT_RETURN(set2d(SC_RT_CALL, devPtr, pitch, value, width, height, false, stream, false,
+                       "cudaMemset2DAsync"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemset2DAsync_ptsz(void *devPtr, size_t pitch, int value, size_t width,
                                                 size_t height, cudaStream_t stream)
 {
-    return set2d(devPtr, pitch, value, width, height, false, stream, true, "cudaMemset2DAsync");
+    SC_RT_ENTER();
+    SC_RT_RETURN(set2d(SC_RT_CALL, devPtr, pitch, value, width, height, false, stream, true,
+                       "cudaMemset2DAsync"));
 }
 
-static cudaError_t set3d(struct cudaPitchedPtr p, int value, struct cudaExtent e, bool sync,
-                         cudaStream_t s, bool pt, const char *call)
+static cudaError_t set3d(sc_rt_call *c, struct cudaPitchedPtr p, int value, struct cudaExtent e,
+                         bool sync, cudaStream_t s, bool pt, const char *call)
 {
     if (e.depth > 1 && p.ysize != e.height)
-        return sc_rt_error(cudaErrorInvalidValue);
-    return set2d(p.ptr, p.pitch, value, e.width, e.height * e.depth, sync, s, pt, call);
+        return cudaErrorInvalidValue;
+    return set2d(c, p.ptr, p.pitch, value, e.width, e.height * e.depth, sync, s, pt, call);
 }
 
 SC_RT_EXPORT cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value,
                                       struct cudaExtent extent)
 {
-    return set3d(pitchedDevPtr, value, extent, true, NULL, false, "cudaMemset3D");
+    SC_RT_ENTER();
+    SC_RT_RETURN(
+        set3d(SC_RT_CALL, pitchedDevPtr, value, extent, true, NULL, false, "cudaMemset3D"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemset3D_ptds(struct cudaPitchedPtr pitchedDevPtr, int value,
                                            struct cudaExtent extent)
 {
-    return set3d(pitchedDevPtr, value, extent, true, NULL, true, "cudaMemset3D");
+    SC_RT_ENTER();
+    SC_RT_RETURN(set3d(SC_RT_CALL, pitchedDevPtr, value, extent, true, NULL, true, "cudaMemset3D"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value,
                                            struct cudaExtent extent, cudaStream_t stream)
 {
-    return set3d(pitchedDevPtr, value, extent, false, stream, false, "cudaMemset3DAsync");
+    SC_RT_ENTER();
+    SC_RT_RETURN(
+        set3d(SC_RT_CALL, pitchedDevPtr, value, extent, false, stream, false, "cudaMemset3DAsync"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemset3DAsync_ptsz(struct cudaPitchedPtr pitchedDevPtr, int value,
                                                 struct cudaExtent extent, cudaStream_t stream)
 {
-    return set3d(pitchedDevPtr, value, extent, false, stream, true, "cudaMemset3DAsync");
+    SC_RT_ENTER();
+    SC_RT_RETURN(
+        set3d(SC_RT_CALL, pitchedDevPtr, value, extent, false, stream, true, "cudaMemset3DAsync"));
 }
 
 /* An allocating call like cudaMallocPitch: unsafe during capture. */
 SC_RT_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr,
                                       struct cudaExtent extent)
 {
+    SC_RT_ENTER();
     if (!pitchedDevPtr)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     size_t pitch = (extent.width + 511) / 512 * 512;
     size_t rows = extent.height * extent.depth;
     if (rows && pitch > SIZE_MAX / rows)
-        return sc_rt_error(cudaErrorMemoryAllocation);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorMemoryAllocation);
+    sc_rt_state *st = SC_RT_LOCK();
     cudaError_t e = sc_rt_host(st, SC_CUDA_HOST_UNSAFE, 0, 0, "cudaMalloc3D");
     if (e == cudaSuccess) {
         void *p = sc_rt_alloc_device(st, pitch * rows);
         if (!p)
-            e = sc_rt_error(cudaErrorMemoryAllocation);
+            e = cudaErrorMemoryAllocation;
         else
             *pitchedDevPtr = (struct cudaPitchedPtr){p, pitch, extent.width, extent.height};
     }
-    sc_rt_unlock();
-    return e;
+    SC_RT_RETURN(e);
 }
 
 /* ------------------------------------------- launches, stream attributes */
@@ -889,20 +913,22 @@ SC_RT_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid
                                                      void **args, size_t sharedMem,
                                                      cudaStream_t stream)
 {
+    SC_RT_ENTER();
     cudaError_t e = coop_checks(gridDim, blockDim, sharedMem);
     if (e != cudaSuccess)
-        return sc_rt_error(e);
-    return cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream);
+        SC_RT_RETURN(e);
+    SC_RT_RETURN(cudaLaunchKernel(func, gridDim, blockDim, args, sharedMem, stream));
 }
 
 SC_RT_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 gridDim,
                                                           dim3 blockDim, void **args,
                                                           size_t sharedMem, cudaStream_t stream)
 {
+    SC_RT_ENTER();
     cudaError_t e = coop_checks(gridDim, blockDim, sharedMem);
     if (e != cudaSuccess)
-        return sc_rt_error(e);
-    return cudaLaunchKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream);
+        SC_RT_RETURN(e);
+    SC_RT_RETURN(cudaLaunchKernel_ptsz(func, gridDim, blockDim, args, sharedMem, stream));
 }
 
 static bool stream_attr_valid(cudaLaunchAttributeID id)
@@ -940,70 +966,69 @@ static bool special_stream(cudaStream_t s)
     return s == NULL || s == cudaStreamLegacy || s == cudaStreamPerThread;
 }
 
-static cudaError_t stream_attr_get(cudaStream_t s, cudaLaunchAttributeID id,
+static cudaError_t stream_attr_get(sc_rt_call *c, cudaStream_t s, cudaLaunchAttributeID id,
                                    cudaLaunchAttributeValue *out, bool ptsz)
 {
     if (!out || !stream_attr_valid(id))
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return cudaErrorInvalidValue;
+    sc_rt_state *st = sc_rt_call_lock(c);
     const sc_x_sattr *a = sattr_find(st->extra, sc_rt_stream_id(st, s, ptsz), id);
     memset(out, 0, sizeof *out);
     if (a)
         *out = a->v;
     else if (id == cudaLaunchAttributePriority && !special_stream(s))
         out->priority = s->priority;
-    sc_rt_unlock();
     return cudaSuccess;
 }
 
-static cudaError_t stream_attr_set(cudaStream_t s, cudaLaunchAttributeID id,
+static cudaError_t stream_attr_set(sc_rt_call *c, cudaStream_t s, cudaLaunchAttributeID id,
                                    const cudaLaunchAttributeValue *v, bool ptsz)
 {
     if (!v || !stream_attr_valid(id))
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return cudaErrorInvalidValue;
+    sc_rt_state *st = sc_rt_call_lock(c);
     sc_rt_extra *x = extra_get(st);
     cudaError_t e =
         x ? sattr_put(x, sc_rt_stream_id(st, s, ptsz), id, v) : cudaErrorMemoryAllocation;
     /* The priority is the stream's: cudaStreamGetPriority sees it too. */
     if (e == cudaSuccess && id == cudaLaunchAttributePriority && !special_stream(s))
         s->priority = v->priority;
-    sc_rt_unlock();
-    return sc_rt_error(e);
+    return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamGetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr,
                                                 cudaLaunchAttributeValue *value_out)
 {
-    return stream_attr_get(hStream, attr, value_out, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(stream_attr_get(SC_RT_CALL, hStream, attr, value_out, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamGetAttribute_ptsz(cudaStream_t hStream,
                                                      cudaLaunchAttributeID attr,
                                                      cudaLaunchAttributeValue *value_out)
 {
-    return stream_attr_get(hStream, attr, value_out, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(stream_attr_get(SC_RT_CALL, hStream, attr, value_out, true));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamSetAttribute(cudaStream_t hStream, cudaLaunchAttributeID attr,
                                                 const cudaLaunchAttributeValue *value)
 {
-    return stream_attr_set(hStream, attr, value, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(stream_attr_set(SC_RT_CALL, hStream, attr, value, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t hStream,
                                                      cudaLaunchAttributeID attr,
                                                      const cudaLaunchAttributeValue *value)
 {
-    return stream_attr_set(hStream, attr, value, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(stream_attr_set(SC_RT_CALL, hStream, attr, value, true));
 }
 
-static cudaError_t stream_attr_copy(cudaStream_t dst, cudaStream_t src, bool ptsz)
+static cudaError_t stream_attr_copy(sc_rt_call *c, cudaStream_t dst, cudaStream_t src, bool ptsz)
 {
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    sc_rt_state *st = sc_rt_call_lock(c);
     sc_rt_extra *x = extra_get(st);
     cudaError_t e = x ? cudaSuccess : cudaErrorMemoryAllocation;
     uint32_t from = sc_rt_stream_id(st, src, ptsz), to = sc_rt_stream_id(st, dst, ptsz);
@@ -1017,16 +1042,17 @@ static cudaError_t stream_attr_copy(cudaStream_t dst, cudaStream_t src, bool pts
         if (e == cudaSuccess && a.id == cudaLaunchAttributePriority && !special_stream(dst))
             dst->priority = a.v.priority;
     }
-    sc_rt_unlock();
-    return sc_rt_error(e);
+    return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src)
 {
-    return stream_attr_copy(dst, src, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(stream_attr_copy(SC_RT_CALL, dst, src, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src)
 {
-    return stream_attr_copy(dst, src, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(stream_attr_copy(SC_RT_CALL, dst, src, true));
 }

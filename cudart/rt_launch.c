@@ -286,7 +286,7 @@ static cudaError_t to_symbol(const void *symbol, const void *src, size_t count, 
         kind != cudaMemcpyDefault)
         e = cudaErrorInvalidMemcpyDirection;
     if (e != cudaSuccess)
-        return sc_rt_error(e);
+        return e;
     return sc_rt_copy_sync(at, src, count, kind, ptsz, "cudaMemcpyToSymbol");
 }
 
@@ -299,7 +299,7 @@ static cudaError_t from_symbol(void *dst, const void *symbol, size_t count, size
         kind != cudaMemcpyDefault)
         e = cudaErrorInvalidMemcpyDirection;
     if (e != cudaSuccess)
-        return sc_rt_error(e);
+        return e;
     return sc_rt_copy_sync(dst, at, count, kind, ptsz, "cudaMemcpyFromSymbol");
 }
 
@@ -309,7 +309,7 @@ static cudaError_t to_symbol_async(const void *symbol, const void *src, size_t c
     void *at = NULL;
     cudaError_t e = symbol_at(symbol, count, offset, &at);
     if (e != cudaSuccess)
-        return sc_rt_error(e);
+        return e;
     return sc_rt_copy_async(at, src, count, kind, stream, ptsz, "cudaMemcpyToSymbolAsync");
 }
 
@@ -319,142 +319,152 @@ static cudaError_t from_symbol_async(void *dst, const void *symbol, size_t count
     void *at = NULL;
     cudaError_t e = symbol_at(symbol, count, offset, &at);
     if (e != cudaSuccess)
-        return sc_rt_error(e);
+        return e;
     return sc_rt_copy_async(dst, at, count, kind, stream, ptsz, "cudaMemcpyFromSymbolAsync");
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
                                             size_t offset, enum cudaMemcpyKind kind)
 {
-    return to_symbol(symbol, src, count, offset, kind, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(to_symbol(symbol, src, count, offset, kind, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src, size_t count,
                                                  size_t offset, enum cudaMemcpyKind kind)
 {
-    return to_symbol(symbol, src, count, offset, kind, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(to_symbol(symbol, src, count, offset, kind, true));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
                                               size_t offset, enum cudaMemcpyKind kind)
 {
-    return from_symbol(dst, symbol, count, offset, kind, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(from_symbol(dst, symbol, count, offset, kind, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t count,
                                                    size_t offset, enum cudaMemcpyKind kind)
 {
-    return from_symbol(dst, symbol, count, offset, kind, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(from_symbol(dst, symbol, count, offset, kind, true));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
                                                  size_t offset, enum cudaMemcpyKind kind,
                                                  cudaStream_t stream)
 {
-    return to_symbol_async(symbol, src, count, offset, kind, stream, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(to_symbol_async(symbol, src, count, offset, kind, stream, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src,
                                                       size_t count, size_t offset,
                                                       enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return to_symbol_async(symbol, src, count, offset, kind, stream, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(to_symbol_async(symbol, src, count, offset, kind, stream, true));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count,
                                                    size_t offset, enum cudaMemcpyKind kind,
                                                    cudaStream_t stream)
 {
-    return from_symbol_async(dst, symbol, count, offset, kind, stream, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(from_symbol_async(dst, symbol, count, offset, kind, stream, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t count,
                                                         size_t offset, enum cudaMemcpyKind kind,
                                                         cudaStream_t stream)
 {
-    return from_symbol_async(dst, symbol, count, offset, kind, stream, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(from_symbol_async(dst, symbol, count, offset, kind, stream, true));
 }
 
 SC_RT_EXPORT cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
 {
+    SC_RT_ENTER();
     if (!devPtr)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     void *at = NULL;
     cudaError_t e = symbol_at(symbol, 0, 0, &at);
     if (e == cudaSuccess)
         *devPtr = at;
-    return sc_rt_error(e);
+    SC_RT_RETURN(e);
 }
 
 SC_RT_EXPORT cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
 {
+    SC_RT_ENTER();
     if (!size)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
     const sc_rt_var *v = var_find(st, symbol);
     if (v)
         *size = v->size;
-    sc_rt_unlock();
-    return v ? cudaSuccess : sc_rt_error(cudaErrorInvalidSymbol);
+    SC_RT_RETURN(v ? cudaSuccess : cudaErrorInvalidSymbol);
 }
 
 /* --------------------------------------------------------------- launches */
 
-static cudaError_t launch(const void *func, dim3 grid, dim3 block, size_t shared, cudaStream_t s,
-                          bool ptsz)
+static cudaError_t launch(sc_rt_call *c, const void *func, dim3 grid, dim3 block, size_t shared,
+                          cudaStream_t s, bool ptsz)
 {
     if (!func)
-        return sc_rt_error(cudaErrorInvalidDeviceFunction);
+        return cudaErrorInvalidDeviceFunction;
     if (!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z ||
         (uint64_t)block.x * block.y * block.z > 1024 || block.z > 64 || grid.y > 65535 ||
         grid.z > 65535)
-        return sc_rt_error(cudaErrorInvalidConfiguration);
+        return cudaErrorInvalidConfiguration;
     sc_rt_node_desc d;
     d.type = cudaGraphNodeTypeKernel;
     d.func = func;
     d.grid = grid;
     d.block = block;
     d.shared_mem = (unsigned int)shared;
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    sc_rt_state *st = sc_rt_call_lock(c);
     cudaError_t e = sc_rt_issue_id(st, sc_rt_stream_id(st, s, ptsz), &d, "cudaLaunchKernel", NULL);
-    sc_rt_unlock();
     return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
                                           void **args, size_t sharedMem, cudaStream_t stream)
 {
+    SC_RT_ENTER();
     (void)args;
-    return launch(func, gridDim, blockDim, sharedMem, stream, false);
+    SC_RT_RETURN(launch(SC_RT_CALL, func, gridDim, blockDim, sharedMem, stream, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
                                                void **args, size_t sharedMem, cudaStream_t stream)
 {
+    SC_RT_ENTER();
     (void)args;
-    return launch(func, gridDim, blockDim, sharedMem, stream, true);
+    SC_RT_RETURN(launch(SC_RT_CALL, func, gridDim, blockDim, sharedMem, stream, true));
 }
 
 SC_RT_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
                                              void **args)
 {
+    SC_RT_ENTER();
     (void)args;
     if (!config || (config->numAttrs && !config->attrs))
-        return sc_rt_error(cudaErrorInvalidValue);
-    return launch(func, config->gridDim, config->blockDim, config->dynamicSmemBytes, config->stream,
-                  false);
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    SC_RT_RETURN(launch(SC_RT_CALL, func, config->gridDim, config->blockDim,
+                        config->dynamicSmemBytes, config->stream, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config,
                                                   const void *func, void **args)
 {
+    SC_RT_ENTER();
     (void)args;
     if (!config || (config->numAttrs && !config->attrs))
-        return sc_rt_error(cudaErrorInvalidValue);
-    return launch(func, config->gridDim, config->blockDim, config->dynamicSmemBytes, config->stream,
-                  true);
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    SC_RT_RETURN(launch(SC_RT_CALL, func, config->gridDim, config->blockDim,
+                        config->dynamicSmemBytes, config->stream, true));
 }
 
 SC_RT_EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
@@ -474,46 +484,52 @@ SC_RT_EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, s
 SC_RT_EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
                                                     size_t *sharedMem, void *stream)
 {
+    SC_RT_ENTER();
     sc_rt_thread *t = sc_rt_self();
     if (!t->ncfg)
-        return sc_rt_error(cudaErrorMissingConfiguration);
+        SC_RT_RETURN(cudaErrorMissingConfiguration);
     t->ncfg--;
     *gridDim = t->cfg[t->ncfg].grid;
     *blockDim = t->cfg[t->ncfg].block;
     *sharedMem = t->cfg[t->ncfg].shared;
     memcpy(stream, &t->cfg[t->ncfg].stream, sizeof(cudaStream_t));
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 /* A kernel handle is the host stub itself: launches need nothing more. */
 SC_RT_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *func)
 {
+    SC_RT_ENTER();
     if (!kernel || !func)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     *kernel = (cudaKernel_t)(uintptr_t)func;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
                                             void **args, size_t sharedMem, cudaStream_t stream)
 {
+    SC_RT_ENTER();
     (void)args;
-    return launch((const void *)kernel, gridDim, blockDim, sharedMem, stream, false);
+    SC_RT_RETURN(
+        launch(SC_RT_CALL, (const void *)kernel, gridDim, blockDim, sharedMem, stream, false));
 }
 
 SC_RT_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
                                                  void **args, size_t sharedMem, cudaStream_t stream)
 {
+    SC_RT_ENTER();
     (void)args;
-    return launch((const void *)kernel, gridDim, blockDim, sharedMem, stream, true);
+    SC_RT_RETURN(
+        launch(SC_RT_CALL, (const void *)kernel, gridDim, blockDim, sharedMem, stream, true));
 }
 
 SC_RT_EXPORT cudaError_t cudaFuncGetName(const char **name, const void *func)
 {
+    SC_RT_ENTER();
     if (!name || !func)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    SC_RT_LOCK();
     *name = sc_rt_kernel_name(func);
-    sc_rt_unlock();
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }

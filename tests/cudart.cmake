@@ -49,6 +49,12 @@ sc_add_test(test_cudart_extra SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_extra.c
 sc_add_test(test_cudart_to_graph SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_to_graph.c
             LIBS sc_cudart_obj)
 
+# STREAMCAP_TRACE=1: every call and its result on stderr.
+sc_add_test(test_cudart_trace SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_trace.c
+            LIBS sc_cudart_obj)
+set_tests_properties(test_cudart_trace PROPERTIES
+    ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock")
+
 # Memory pools (rt_pool.c).
 sc_add_test(test_cudart_pool SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_pool.c
             LIBS sc_cudart_obj)
