@@ -186,7 +186,7 @@ SC_RT_EXPORT const char *cudaGetErrorName(cudaError_t error)
 #define X(name, number, text)                                                                      \
     case name:                                                                                     \
         return #name;
-#include "errors.def"
+#include "sc_cuda_errors.def"
 #undef X
     }
     return "cudaErrorUnknown";
@@ -198,7 +198,7 @@ SC_RT_EXPORT const char *cudaGetErrorString(cudaError_t error)
 #define X(name, number, text)                                                                      \
     case name:                                                                                     \
         return text;
-#include "errors.def"
+#include "sc_cuda_errors.def"
 #undef X
     }
     return "unrecognized error code";

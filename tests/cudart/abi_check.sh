@@ -27,7 +27,7 @@ if [ ! -f "$CUDA/include/cuda_runtime_api.h" ] || ! command -v "$CUDA/bin/nvcc" 
     [ $fail = 0 ] && exit 77
     exit 1
 fi
-INC="-I$SRC/cudart -I$SRC/tests/cudart"
+INC="-I$SRC/cudart -I$SRC/core -I$SRC/tests/cudart"
 "$CC" -std=c11 -DSC_ABI_TOOLKIT -I"$CUDA/include" $INC "$SRC/tests/cudart/abi_print.c" -o "$T/tk" &&
 "$CC" -std=c11 $INC "$SRC/tests/cudart/abi_print.c" -o "$T/ours" || exit 1
 "$T/tk" > "$T/tk.txt" && "$T/ours" > "$T/ours.txt" || exit 1
