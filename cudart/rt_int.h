@@ -18,7 +18,7 @@
 
 /* The weak fallbacks of unsupported.c: X(index, name) for every export;
  * defines SC_RT_NEXPORTS. */
-#define X(index, name)
+#define X(index, name, returns)
 #include "sc_exports.inc"
 #undef X
 

@@ -12,7 +12,7 @@ trap 'rm -rf "$T"' EXIT
 fail=0
 
 "$NM" -D --defined-only "$LIB" | awk '{print $NF}' > "$T/syms"
-grep -v '^#' "$SRC/cudart/exports.txt" | sed '/^[[:space:]]*$/d' | while read -r name; do
+grep -v '^#' "$SRC/cudart/exports.txt" | sed '/^[[:space:]]*$/d' | while read -r name _; do
     grep -qx "$name@@libcudart.so.13" "$T/syms" || echo "not exported under libcudart.so.13: $name"
 done > "$T/missing"
 grep -v '^libcudart\.so\.13$' "$T/syms" | grep -Ev '^(cuda|__cuda)[A-Za-z0-9_]*@@libcudart\.so\.13$' > "$T/stray"
