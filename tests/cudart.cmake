@@ -15,6 +15,14 @@ sc_add_command_test(test_cudart_abi
 
 set(SC_CUDART_TEST_DIR ${CMAKE_CURRENT_LIST_DIR}/cudart)
 
+# The exports left to unsupported.c's weak fallbacks are the list of
+# docs/cudart.md.
+if(TARGET sc_cudart)
+    sc_add_command_test(test_cudart_unsupported_doc
+        COMMAND sh ${SC_CUDART_TEST_DIR}/unsupported_doc.sh ${CMAKE_NM} $<TARGET_FILE:sc_cudart>
+                ${PROJECT_SOURCE_DIR}/docs/cudart.md)
+endif()
+
 # Graph half: its sources with a stub runtime half, so the graph API is
 # tested on its own (test_cudart_graph_half reads the stub's counters), and
 # the public-API test against the built libcudart.so.13 where it exists.
