@@ -2,75 +2,147 @@
  * rt_device.c - the one emulated device: a current datacenter GPU's
  * properties and attributes, memory pools reported supported.
  */
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "rt_int.h"
 
-#define SC_RT_TOTAL_MEM ((size_t)80 << 30)
+/*
+ * The emulated device, one row per property or attribute: the
+ * cudaDeviceAttr that reads it (SC_RT_NO_ATTR: none), the member of
+ * struct cudaDeviceProp that holds it (none for the attributes that have
+ * no member) and its value.  cudaGetDeviceProperties and
+ * cudaDeviceGetAttribute both read this table, so the two never disagree;
+ * a member no row names is 0.
+ */
+typedef struct sc_rt_dev_row {
+    int attr;      /* enum cudaDeviceAttr, or SC_RT_NO_ATTR */
+    size_t offset; /* in struct cudaDeviceProp, or SC_RT_NO_FIELD */
+    size_t size;   /* of that member: an int or a size_t */
+    long long value;
+} sc_rt_dev_row;
+
+#define SC_RT_NO_ATTR  (-1)
+#define SC_RT_NO_FIELD SIZE_MAX
+#define PROP(member)                                                                               \
+    offsetof(struct cudaDeviceProp, member), sizeof(((struct cudaDeviceProp *)0)->member)
+#define NO_PROP SC_RT_NO_FIELD, 0
+
+static const sc_rt_dev_row g_device[] = {
+    {SC_RT_NO_ATTR, PROP(totalGlobalMem), (long long)SC_RT_DEV_TOTAL_MEM},
+    {cudaDevAttrMaxSharedMemoryPerBlock, PROP(sharedMemPerBlock), SC_RT_DEV_SMEM_DEFAULT},
+    {cudaDevAttrMaxRegistersPerBlock, PROP(regsPerBlock), 65536},
+    {cudaDevAttrWarpSize, PROP(warpSize), 32},
+    {cudaDevAttrMaxPitch, PROP(memPitch), 2147483647},
+    {cudaDevAttrMaxThreadsPerBlock, PROP(maxThreadsPerBlock), 1024},
+    {cudaDevAttrMaxBlockDimX, PROP(maxThreadsDim[0]), 1024},
+    {cudaDevAttrMaxBlockDimY, PROP(maxThreadsDim[1]), 1024},
+    {cudaDevAttrMaxBlockDimZ, PROP(maxThreadsDim[2]), 64},
+    {cudaDevAttrMaxGridDimX, PROP(maxGridSize[0]), 2147483647},
+    {cudaDevAttrMaxGridDimY, PROP(maxGridSize[1]), 65535},
+    {cudaDevAttrMaxGridDimZ, PROP(maxGridSize[2]), 65535},
+    {cudaDevAttrTotalConstantMemory, PROP(totalConstMem), 64 << 10},
+    {cudaDevAttrComputeCapabilityMajor, PROP(major), 9},
+    {cudaDevAttrComputeCapabilityMinor, PROP(minor), 0},
+    {cudaDevAttrTextureAlignment, PROP(textureAlignment), 512},
+    {SC_RT_NO_ATTR, PROP(texturePitchAlignment), 32},
+    {cudaDevAttrMultiProcessorCount, PROP(multiProcessorCount), SC_RT_DEV_SMS},
+    {cudaDevAttrCanMapHostMemory, PROP(canMapHostMemory), 1},
+    {SC_RT_NO_ATTR, PROP(maxTexture1D), 131072},
+    {SC_RT_NO_ATTR, PROP(surfaceAlignment), 512},
+    {cudaDevAttrConcurrentKernels, PROP(concurrentKernels), 1},
+    {cudaDevAttrEccEnabled, PROP(ECCEnabled), 1},
+    {cudaDevAttrPciBusId, PROP(pciBusID), 1},
+    {cudaDevAttrTccDriver, PROP(tccDriver), 0},
+    {cudaDevAttrAsyncEngineCount, PROP(asyncEngineCount), 3},
+    {cudaDevAttrUnifiedAddressing, PROP(unifiedAddressing), 1},
+    {cudaDevAttrGlobalMemoryBusWidth, PROP(memoryBusWidth), 5120},
+    {cudaDevAttrL2CacheSize, PROP(l2CacheSize), 50 << 20},
+    {cudaDevAttrMaxPersistingL2CacheSize, PROP(persistingL2CacheMaxSize),
+     (long long)SC_RT_DEV_PERSISTING_L2MAX},
+    {cudaDevAttrMaxThreadsPerMultiProcessor, PROP(maxThreadsPerMultiProcessor),
+     SC_RT_DEV_THREADS_PER_SM},
+    {cudaDevAttrStreamPrioritiesSupported, PROP(streamPrioritiesSupported), 1},
+    {cudaDevAttrGlobalL1CacheSupported, PROP(globalL1CacheSupported), 1},
+    {cudaDevAttrLocalL1CacheSupported, PROP(localL1CacheSupported), 1},
+    {cudaDevAttrMaxSharedMemoryPerMultiprocessor, PROP(sharedMemPerMultiprocessor),
+     SC_RT_DEV_SMEM_PER_SM},
+    {cudaDevAttrMaxRegistersPerMultiprocessor, PROP(regsPerMultiprocessor), 65536},
+    {cudaDevAttrManagedMemory, PROP(managedMemory), 1},
+    {cudaDevAttrHostNativeAtomicSupported, PROP(hostNativeAtomicSupported), 0},
+    {cudaDevAttrPageableMemoryAccess, PROP(pageableMemoryAccess), 0},
+    {cudaDevAttrConcurrentManagedAccess, PROP(concurrentManagedAccess), 1},
+    {cudaDevAttrComputePreemptionSupported, PROP(computePreemptionSupported), 1},
+    {cudaDevAttrCanUseHostPointerForRegisteredMem, PROP(canUseHostPointerForRegisteredMem), 1},
+    {cudaDevAttrCooperativeLaunch, PROP(cooperativeLaunch), 1},
+    {cudaDevAttrMaxSharedMemoryPerBlockOptin, PROP(sharedMemPerBlockOptin), SC_RT_DEV_SMEM_OPTIN},
+    {cudaDevAttrDirectManagedMemAccessFromHost, PROP(directManagedMemAccessFromHost), 0},
+    {cudaDevAttrMaxBlocksPerMultiprocessor, PROP(maxBlocksPerMultiProcessor),
+     SC_RT_DEV_BLOCKS_PER_SM},
+    {cudaDevAttrMaxAccessPolicyWindowSize, PROP(accessPolicyMaxWindowSize), 128 << 20},
+    {cudaDevAttrReservedSharedMemoryPerBlock, PROP(reservedSharedMemPerBlock),
+     SC_RT_DEV_SMEM_RESERVED},
+    {cudaDevAttrHostRegisterSupported, PROP(hostRegisterSupported), 1},
+    {SC_RT_NO_ATTR, PROP(timelineSemaphoreInteropSupported), 1},
+    {cudaDevAttrMemoryPoolsSupported, PROP(memoryPoolsSupported), 1},
+    {cudaDevAttrMemoryPoolSupportedHandleTypes, PROP(memoryPoolSupportedHandleTypes), 1},
+    {cudaDevAttrIpcEventSupport, PROP(ipcEventSupported), 1},
+    {cudaDevAttrClusterLaunch, PROP(clusterLaunch), 1},
+    {cudaDevAttrNumaConfig, PROP(deviceNumaConfig), 0},
+    {cudaDevAttrNumaId, PROP(deviceNumaId), -1},
+    {cudaDevAttrHostNumaId, PROP(hostNumaId), -1},
+    {SC_RT_NO_ATTR, PROP(gpuPciDeviceID), 0x233010de},
+    /* Members left 0, read by their attributes. */
+    {cudaDevAttrIntegrated, PROP(integrated), 0},
+    {cudaDevAttrPciDeviceId, PROP(pciDeviceID), 0},
+    {cudaDevAttrPciDomainId, PROP(pciDomainID), 0},
+    {cudaDevAttrIsMultiGpuBoard, PROP(isMultiGpuBoard), 0},
+    {cudaDevAttrMultiGpuBoardGroupID, PROP(multiGpuBoardGroupID), 0},
+    {cudaDevAttrPageableMemoryAccessUsesHostPageTables,
+     PROP(pageableMemoryAccessUsesHostPageTables), 0},
+    {cudaDevAttrGPUDirectRDMASupported, PROP(gpuDirectRDMASupported), 0},
+    {cudaDevAttrMpsEnabled, PROP(mpsEnabled), 0},
+    /* Attributes with no member in struct cudaDeviceProp. */
+    {cudaDevAttrClockRate, NO_PROP, 1980000},
+    {cudaDevAttrGpuOverlap, NO_PROP, 1},
+    {cudaDevAttrKernelExecTimeout, NO_PROP, 0},
+    {cudaDevAttrComputeMode, NO_PROP, 0},
+    {cudaDevAttrMemoryClockRate, NO_PROP, 2619000},
+    {cudaDevAttrMemSyncDomainCount, NO_PROP, 4},
+};
+#define SC_RT_NDEVICE (sizeof g_device / sizeof *g_device)
 
 static void device_props(struct cudaDeviceProp *p)
 {
     memset(p, 0, sizeof *p);
     strcpy(p->name, "streamcap emulated GPU (sm_90)");
     memcpy(p->uuid.bytes, "streamcap-cudart", 16);
-    p->totalGlobalMem = SC_RT_TOTAL_MEM;
-    p->sharedMemPerBlock = 48 << 10;
-    p->regsPerBlock = 65536;
-    p->warpSize = 32;
-    p->memPitch = 2147483647;
-    p->maxThreadsPerBlock = 1024;
-    p->maxThreadsDim[0] = 1024;
-    p->maxThreadsDim[1] = 1024;
-    p->maxThreadsDim[2] = 64;
-    p->maxGridSize[0] = 2147483647;
-    p->maxGridSize[1] = 65535;
-    p->maxGridSize[2] = 65535;
-    p->totalConstMem = 64 << 10;
-    p->major = 9;
-    p->minor = 0;
-    p->textureAlignment = 512;
-    p->texturePitchAlignment = 32;
-    p->multiProcessorCount = 132;
-    p->canMapHostMemory = 1;
-    p->maxTexture1D = 131072;
-    p->surfaceAlignment = 512;
-    p->concurrentKernels = 1;
-    p->ECCEnabled = 1;
-    p->pciBusID = 1;
-    p->tccDriver = 0;
-    p->asyncEngineCount = 3;
-    p->unifiedAddressing = 1;
-    p->memoryBusWidth = 5120;
-    p->l2CacheSize = 50 << 20;
-    p->persistingL2CacheMaxSize = 30 << 20;
-    p->maxThreadsPerMultiProcessor = 2048;
-    p->streamPrioritiesSupported = 1;
-    p->globalL1CacheSupported = 1;
-    p->localL1CacheSupported = 1;
-    p->sharedMemPerMultiprocessor = 228 << 10;
-    p->regsPerMultiprocessor = 65536;
-    p->managedMemory = 1;
-    p->hostNativeAtomicSupported = 0;
-    p->pageableMemoryAccess = 0;
-    p->concurrentManagedAccess = 1;
-    p->computePreemptionSupported = 1;
-    p->canUseHostPointerForRegisteredMem = 1;
-    p->cooperativeLaunch = 1;
-    p->sharedMemPerBlockOptin = 227 << 10;
-    p->directManagedMemAccessFromHost = 0;
-    p->maxBlocksPerMultiProcessor = 32;
-    p->accessPolicyMaxWindowSize = 128 << 20;
-    p->reservedSharedMemPerBlock = 1 << 10;
-    p->hostRegisterSupported = 1;
-    p->timelineSemaphoreInteropSupported = 1;
-    p->memoryPoolsSupported = 1;
-    p->memoryPoolSupportedHandleTypes = 1;
-    p->ipcEventSupported = 1;
-    p->clusterLaunch = 1;
-    p->deviceNumaConfig = 0;
-    p->deviceNumaId = -1;
-    p->hostNumaId = -1;
-    p->gpuPciDeviceID = 0x233010de;
+    for (size_t i = 0; i < SC_RT_NDEVICE; i++) {
+        const sc_rt_dev_row *r = &g_device[i];
+        char *at = (char *)p + r->offset;
+        if (r->offset == SC_RT_NO_FIELD)
+            continue;
+        if (r->size == sizeof(size_t)) {
+            size_t v = (size_t)r->value;
+            memcpy(at, &v, sizeof v);
+        } else {
+            int v = (int)r->value;
+            memcpy(at, &v, sizeof v);
+        }
+    }
+}
+
+/* The attribute's value, as CUDA gives it: an int. */
+static int attr_value(enum cudaDeviceAttr a, int *v)
+{
+    for (size_t i = 0; i < SC_RT_NDEVICE; i++) {
+        if (g_device[i].attr == (int)a) {
+            *v = (int)g_device[i].value;
+            return 0;
+        }
+    }
+    return -1;
 }
 
 SC_RT_EXPORT cudaError_t cudaGetDeviceCount(int *count)
@@ -135,213 +207,6 @@ SC_RT_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, in
     SC_RT_RETURN(cudaSuccess);
 }
 
-static int attr_value(const struct cudaDeviceProp *p, enum cudaDeviceAttr a, int *v)
-{
-    switch (a) {
-    case cudaDevAttrMaxThreadsPerBlock:
-        *v = p->maxThreadsPerBlock;
-        break;
-    case cudaDevAttrMaxBlockDimX:
-        *v = p->maxThreadsDim[0];
-        break;
-    case cudaDevAttrMaxBlockDimY:
-        *v = p->maxThreadsDim[1];
-        break;
-    case cudaDevAttrMaxBlockDimZ:
-        *v = p->maxThreadsDim[2];
-        break;
-    case cudaDevAttrMaxGridDimX:
-        *v = p->maxGridSize[0];
-        break;
-    case cudaDevAttrMaxGridDimY:
-        *v = p->maxGridSize[1];
-        break;
-    case cudaDevAttrMaxGridDimZ:
-        *v = p->maxGridSize[2];
-        break;
-    case cudaDevAttrMaxSharedMemoryPerBlock:
-        *v = (int)p->sharedMemPerBlock;
-        break;
-    case cudaDevAttrTotalConstantMemory:
-        *v = (int)p->totalConstMem;
-        break;
-    case cudaDevAttrWarpSize:
-        *v = p->warpSize;
-        break;
-    case cudaDevAttrMaxPitch:
-        *v = (int)p->memPitch;
-        break;
-    case cudaDevAttrMaxRegistersPerBlock:
-        *v = p->regsPerBlock;
-        break;
-    case cudaDevAttrClockRate:
-        *v = 1980000;
-        break;
-    case cudaDevAttrTextureAlignment:
-        *v = (int)p->textureAlignment;
-        break;
-    case cudaDevAttrGpuOverlap:
-        *v = 1;
-        break;
-    case cudaDevAttrMultiProcessorCount:
-        *v = p->multiProcessorCount;
-        break;
-    case cudaDevAttrKernelExecTimeout:
-        *v = 0;
-        break;
-    case cudaDevAttrIntegrated:
-        *v = p->integrated;
-        break;
-    case cudaDevAttrCanMapHostMemory:
-        *v = p->canMapHostMemory;
-        break;
-    case cudaDevAttrComputeMode:
-        *v = 0;
-        break;
-    case cudaDevAttrConcurrentKernels:
-        *v = p->concurrentKernels;
-        break;
-    case cudaDevAttrEccEnabled:
-        *v = p->ECCEnabled;
-        break;
-    case cudaDevAttrPciBusId:
-        *v = p->pciBusID;
-        break;
-    case cudaDevAttrPciDeviceId:
-        *v = p->pciDeviceID;
-        break;
-    case cudaDevAttrTccDriver:
-        *v = p->tccDriver;
-        break;
-    case cudaDevAttrMemoryClockRate:
-        *v = 2619000;
-        break;
-    case cudaDevAttrGlobalMemoryBusWidth:
-        *v = p->memoryBusWidth;
-        break;
-    case cudaDevAttrL2CacheSize:
-        *v = p->l2CacheSize;
-        break;
-    case cudaDevAttrMaxThreadsPerMultiProcessor:
-        *v = p->maxThreadsPerMultiProcessor;
-        break;
-    case cudaDevAttrAsyncEngineCount:
-        *v = p->asyncEngineCount;
-        break;
-    case cudaDevAttrUnifiedAddressing:
-        *v = p->unifiedAddressing;
-        break;
-    case cudaDevAttrPciDomainId:
-        *v = p->pciDomainID;
-        break;
-    case cudaDevAttrComputeCapabilityMajor:
-        *v = p->major;
-        break;
-    case cudaDevAttrComputeCapabilityMinor:
-        *v = p->minor;
-        break;
-    case cudaDevAttrStreamPrioritiesSupported:
-        *v = p->streamPrioritiesSupported;
-        break;
-    case cudaDevAttrGlobalL1CacheSupported:
-        *v = p->globalL1CacheSupported;
-        break;
-    case cudaDevAttrLocalL1CacheSupported:
-        *v = p->localL1CacheSupported;
-        break;
-    case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
-        *v = (int)p->sharedMemPerMultiprocessor;
-        break;
-    case cudaDevAttrMaxRegistersPerMultiprocessor:
-        *v = p->regsPerMultiprocessor;
-        break;
-    case cudaDevAttrManagedMemory:
-        *v = p->managedMemory;
-        break;
-    case cudaDevAttrIsMultiGpuBoard:
-        *v = p->isMultiGpuBoard;
-        break;
-    case cudaDevAttrMultiGpuBoardGroupID:
-        *v = p->multiGpuBoardGroupID;
-        break;
-    case cudaDevAttrHostNativeAtomicSupported:
-        *v = p->hostNativeAtomicSupported;
-        break;
-    case cudaDevAttrPageableMemoryAccess:
-        *v = p->pageableMemoryAccess;
-        break;
-    case cudaDevAttrConcurrentManagedAccess:
-        *v = p->concurrentManagedAccess;
-        break;
-    case cudaDevAttrComputePreemptionSupported:
-        *v = p->computePreemptionSupported;
-        break;
-    case cudaDevAttrCanUseHostPointerForRegisteredMem:
-        *v = p->canUseHostPointerForRegisteredMem;
-        break;
-    case cudaDevAttrCooperativeLaunch:
-        *v = p->cooperativeLaunch;
-        break;
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin:
-        *v = (int)p->sharedMemPerBlockOptin;
-        break;
-    case cudaDevAttrHostRegisterSupported:
-        *v = p->hostRegisterSupported;
-        break;
-    case cudaDevAttrPageableMemoryAccessUsesHostPageTables:
-        *v = p->pageableMemoryAccessUsesHostPageTables;
-        break;
-    case cudaDevAttrDirectManagedMemAccessFromHost:
-        *v = p->directManagedMemAccessFromHost;
-        break;
-    case cudaDevAttrMaxBlocksPerMultiprocessor:
-        *v = p->maxBlocksPerMultiProcessor;
-        break;
-    case cudaDevAttrMaxPersistingL2CacheSize:
-        *v = p->persistingL2CacheMaxSize;
-        break;
-    case cudaDevAttrMaxAccessPolicyWindowSize:
-        *v = p->accessPolicyMaxWindowSize;
-        break;
-    case cudaDevAttrReservedSharedMemoryPerBlock:
-        *v = (int)p->reservedSharedMemPerBlock;
-        break;
-    case cudaDevAttrMemoryPoolsSupported:
-        *v = p->memoryPoolsSupported;
-        break;
-    case cudaDevAttrGPUDirectRDMASupported:
-        *v = p->gpuDirectRDMASupported;
-        break;
-    case cudaDevAttrMemoryPoolSupportedHandleTypes:
-        *v = (int)p->memoryPoolSupportedHandleTypes;
-        break;
-    case cudaDevAttrClusterLaunch:
-        *v = p->clusterLaunch;
-        break;
-    case cudaDevAttrIpcEventSupport:
-        *v = p->ipcEventSupported;
-        break;
-    case cudaDevAttrMemSyncDomainCount:
-        *v = 4;
-        break;
-    case cudaDevAttrNumaConfig:
-        *v = p->deviceNumaConfig;
-        break;
-    case cudaDevAttrNumaId:
-        *v = p->deviceNumaId;
-        break;
-    case cudaDevAttrMpsEnabled:
-        *v = p->mpsEnabled;
-        break;
-    case cudaDevAttrHostNumaId:
-        *v = p->hostNumaId;
-        break;
-    default:
-        return -1;
-    }
-    return 0;
-}
-
 SC_RT_EXPORT cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
     SC_RT_ENTER();
@@ -349,9 +214,7 @@ SC_RT_EXPORT cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr 
         SC_RT_RETURN(cudaErrorInvalidValue);
     if (device != 0)
         SC_RT_RETURN(cudaErrorInvalidDevice);
-    struct cudaDeviceProp p;
-    device_props(&p);
-    if (attr_value(&p, attr, value) != 0)
+    if (attr_value(attr, value) != 0)
         SC_RT_RETURN(cudaErrorInvalidValue);
     SC_RT_RETURN(cudaSuccess);
 }
@@ -406,11 +269,11 @@ SC_RT_EXPORT cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 {
     SC_RT_ENTER();
     sc_rt_state *st = SC_RT_LOCK();
-    size_t used = st->device_bytes < SC_RT_TOTAL_MEM ? st->device_bytes : SC_RT_TOTAL_MEM;
+    size_t used = st->device_bytes < SC_RT_DEV_TOTAL_MEM ? st->device_bytes : SC_RT_DEV_TOTAL_MEM;
     SC_RT_UNLOCK();
     if (free_bytes)
-        *free_bytes = SC_RT_TOTAL_MEM - used;
+        *free_bytes = SC_RT_DEV_TOTAL_MEM - used;
     if (total)
-        *total = SC_RT_TOTAL_MEM;
+        *total = SC_RT_DEV_TOTAL_MEM;
     SC_RT_RETURN(cudaSuccess);
 }

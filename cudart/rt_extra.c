@@ -13,17 +13,9 @@
 #include "abi_graph.h"
 #include "rt_int.h"
 
-/* The emulated device (rt_device.c's properties). */
-#define SC_X_SMS              132
-#define SC_X_THREADS_PER_SM   2048
-#define SC_X_BLOCKS_PER_SM    32
-#define SC_X_SMEM_PER_SM      (228u << 10)
-#define SC_X_SMEM_RESERVED    (1u << 10)
-#define SC_X_SMEM_DEFAULT     (48u << 10)
-#define SC_X_SMEM_OPTIN       (227u << 10)
-#define SC_X_REGS             32
-#define SC_X_PERSISTING_L2MAX ((size_t)30 << 20)
-#define SC_X_NLIMITS          (cudaLimitPersistingL2CacheSize + 1)
+/* Registers a thread of every function (cudaFuncGetAttributes). */
+#define SC_X_REGS    32
+#define SC_X_NLIMITS (cudaLimitPersistingL2CacheSize + 1)
 
 /* What cudaFuncSetAttribute and cudaFuncSetCacheConfig changed. */
 typedef struct sc_x_func {
@@ -97,7 +89,7 @@ static sc_x_func func_defaults(const void *func)
 {
     sc_x_func f = {0};
     f.func = func;
-    f.max_dyn_smem = (int)SC_X_SMEM_DEFAULT;
+    f.max_dyn_smem = (int)SC_RT_DEV_SMEM_DEFAULT;
     f.carveout = -1;
     f.cache = cudaFuncCachePreferNone;
     return f;
@@ -157,7 +149,7 @@ static cudaError_t func_attr_set(sc_x_func *f, enum cudaFuncAttribute attr, int 
 {
     switch (attr) {
     case cudaFuncAttributeMaxDynamicSharedMemorySize:
-        if (value < 0 || value > (int)SC_X_SMEM_OPTIN)
+        if (value < 0 || value > (int)SC_RT_DEV_SMEM_OPTIN)
             return cudaErrorInvalidValue;
         f->max_dyn_smem = value;
         return cudaSuccess;
@@ -237,10 +229,10 @@ static int blocks_per_sm(const sc_x_func *f, int block, size_t dyn)
     if (block <= 0 || block > 1024 || dyn > (size_t)f->max_dyn_smem)
         return 0;
     int warps = (block + 31) / 32;
-    int n = SC_X_THREADS_PER_SM / 32 / warps;
-    if (n > SC_X_BLOCKS_PER_SM)
-        n = SC_X_BLOCKS_PER_SM;
-    size_t by_smem = SC_X_SMEM_PER_SM / (dyn + SC_X_SMEM_RESERVED);
+    int n = SC_RT_DEV_THREADS_PER_SM / 32 / warps;
+    if (n > SC_RT_DEV_BLOCKS_PER_SM)
+        n = SC_RT_DEV_BLOCKS_PER_SM;
+    size_t by_smem = SC_RT_DEV_SMEM_PER_SM / (dyn + SC_RT_DEV_SMEM_RESERVED);
     if (dyn && by_smem < (size_t)n)
         n = (int)by_smem;
     return n;
@@ -293,8 +285,8 @@ SC_RT_EXPORT cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t *dynam
     SC_RT_UNLOCK();
     size_t avail = 0;
     if (blocks_per_sm(&f, blockSize, 0) >= numBlocks) {
-        avail = SC_X_SMEM_PER_SM / (size_t)numBlocks;
-        avail = avail > SC_X_SMEM_RESERVED ? avail - SC_X_SMEM_RESERVED : 0;
+        avail = SC_RT_DEV_SMEM_PER_SM / (size_t)numBlocks;
+        avail = avail > SC_RT_DEV_SMEM_RESERVED ? avail - SC_RT_DEV_SMEM_RESERVED : 0;
         if (avail > (size_t)f.max_dyn_smem)
             avail = (size_t)f.max_dyn_smem;
     }
@@ -337,7 +329,7 @@ static cudaError_t cluster_query(sc_rt_call *call, int *out, const void *func,
     if (size == 0 || size > (unsigned)portable)
         return cudaErrorInvalidClusterSize;
     int per_sm = blocks_per_sm(&f, (int)block, c->dynamicSmemBytes);
-    *out = (int)((unsigned)(per_sm * SC_X_SMS) / size);
+    *out = (int)((unsigned)(per_sm * SC_RT_DEV_SMS) / size);
     return cudaSuccess;
 }
 
@@ -365,8 +357,8 @@ SC_RT_EXPORT cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
     if (limit == cudaLimitMaxL2FetchGranularity && value > 128)
         SC_RT_RETURN(cudaErrorInvalidValue);
     /* CUDA clamps the persisting L2 size to what the device has. */
-    if (limit == cudaLimitPersistingL2CacheSize && value > SC_X_PERSISTING_L2MAX)
-        value = SC_X_PERSISTING_L2MAX;
+    if (limit == cudaLimitPersistingL2CacheSize && value > SC_RT_DEV_PERSISTING_L2MAX)
+        value = SC_RT_DEV_PERSISTING_L2MAX;
     sc_rt_state *st = SC_RT_LOCK();
     sc_rt_extra *x = extra_get(st);
     if (x)
@@ -901,10 +893,10 @@ SC_RT_EXPORT cudaError_t cudaMalloc3D(struct cudaPitchedPtr *pitchedDevPtr,
 static cudaError_t coop_checks(dim3 grid, dim3 block, size_t shared)
 {
     sc_x_func f = func_defaults(NULL);
-    f.max_dyn_smem = (int)SC_X_SMEM_OPTIN;
+    f.max_dyn_smem = (int)SC_RT_DEV_SMEM_OPTIN;
     uint64_t blocks = (uint64_t)grid.x * grid.y * grid.z;
     int per_sm = blocks_per_sm(&f, (int)(block.x * block.y * block.z), shared);
-    if (per_sm && blocks > (uint64_t)per_sm * SC_X_SMS)
+    if (per_sm && blocks > (uint64_t)per_sm * SC_RT_DEV_SMS)
         return cudaErrorCooperativeLaunchTooLarge;
     return cudaSuccess;
 }

@@ -22,6 +22,19 @@
 #include "sc_exports.inc"
 #undef X
 
+/* The emulated device's numbers that more than its property table
+ * (rt_device.c) needs: occupancy, limits and free memory are computed
+ * from them. */
+#define SC_RT_DEV_TOTAL_MEM        ((size_t)80 << 30)
+#define SC_RT_DEV_SMS              132
+#define SC_RT_DEV_THREADS_PER_SM   2048
+#define SC_RT_DEV_BLOCKS_PER_SM    32
+#define SC_RT_DEV_SMEM_PER_SM      (228u << 10)
+#define SC_RT_DEV_SMEM_RESERVED    (1u << 10)
+#define SC_RT_DEV_SMEM_DEFAULT     (48u << 10) /* per block */
+#define SC_RT_DEV_SMEM_OPTIN       (227u << 10)
+#define SC_RT_DEV_PERSISTING_L2MAX ((size_t)30 << 20)
+
 /** A stream handle (cudaStream_t points at one; the per-thread default
  *  stream is one inside each thread's record). */
 struct CUstream_st {
