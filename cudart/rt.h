@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "abi_base.h"
 
@@ -47,6 +48,24 @@ typedef struct sc_rt_node_desc {
     /* cudaGraphNodeTypeGraph */
     cudaGraph_t child;
 } sc_rt_node_desc;
+
+/** Make room in *p, an array of *cap items of `elem` bytes, for `need`
+ *  items: the capacity doubles (from 8) until it does.  False, and
+ *  nothing changed, when memory is short. */
+static inline bool sc_rt_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t c = *cap ? *cap * 2 : 8;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = c;
+    return true;
+}
 
 /* ----------------------------------------------------- runtime half */
 

@@ -3,6 +3,8 @@
  * properties and attributes, memory pools reported supported.
  */
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -275,5 +277,206 @@ SC_RT_EXPORT cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
         *free_bytes = SC_RT_DEV_TOTAL_MEM - used;
     if (total)
         *total = SC_RT_DEV_TOTAL_MEM;
+    SC_RT_RETURN(cudaSuccess);
+}
+
+/* ----------------------------------------------------- limits and caches */
+
+#define SC_X_NLIMITS (cudaLimitPersistingL2CacheSize + 1)
+
+/* What cudaDeviceSetLimit, cudaDeviceSetCacheConfig and
+ * cudaDeviceSetSharedMemConfig changed. */
+struct sc_rt_limits {
+    size_t limits[SC_X_NLIMITS];
+    enum cudaFuncCache cache;
+    enum cudaSharedMemConfig shmem;
+};
+
+/* The defaults of a current GPU's runtime. */
+static const size_t g_limit_defaults[SC_X_NLIMITS] = {
+    [cudaLimitStackSize] = 1024,
+    [cudaLimitPrintfFifoSize] = 1 << 20,
+    [cudaLimitMallocHeapSize] = 8 << 20,
+    [cudaLimitDevRuntimeSyncDepth] = 2,
+    [cudaLimitDevRuntimePendingLaunchCount] = 2048,
+    [cudaLimitMaxL2FetchGranularity] = 64,
+    [cudaLimitPersistingL2CacheSize] = 0,
+};
+
+/* Lock held; NULL only when memory is short. */
+static sc_rt_limits *limits_get(sc_rt_state *st)
+{
+    if (!st->limits) {
+        sc_rt_limits *x = calloc(1, sizeof *x);
+        if (!x)
+            return NULL;
+        memcpy(x->limits, g_limit_defaults, sizeof x->limits);
+        st->limits = x;
+    }
+    return st->limits;
+}
+
+SC_RT_EXPORT cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
+{
+    SC_RT_ENTER();
+    if ((unsigned)limit >= SC_X_NLIMITS)
+        SC_RT_RETURN(cudaErrorUnsupportedLimit);
+    if (limit == cudaLimitMaxL2FetchGranularity && value > 128)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    /* CUDA clamps the persisting L2 size to what the device has. */
+    if (limit == cudaLimitPersistingL2CacheSize && value > SC_RT_DEV_PERSISTING_L2MAX)
+        value = SC_RT_DEV_PERSISTING_L2MAX;
+    sc_rt_state *st = SC_RT_LOCK();
+    sc_rt_limits *x = limits_get(st);
+    if (x)
+        x->limits[limit] = value;
+    SC_RT_RETURN(x ? cudaSuccess : cudaErrorMemoryAllocation);
+}
+
+SC_RT_EXPORT cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
+{
+    SC_RT_ENTER();
+    if (!pValue)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    if ((unsigned)limit >= SC_X_NLIMITS)
+        SC_RT_RETURN(cudaErrorUnsupportedLimit);
+    sc_rt_state *st = SC_RT_LOCK();
+    *pValue = st->limits ? st->limits->limits[limit] : g_limit_defaults[limit];
+    SC_RT_RETURN(cudaSuccess);
+}
+
+SC_RT_EXPORT cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
+{
+    SC_RT_ENTER();
+    if (!pCacheConfig)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
+    *pCacheConfig = st->limits ? st->limits->cache : cudaFuncCachePreferNone;
+    SC_RT_RETURN(cudaSuccess);
+}
+
+SC_RT_EXPORT cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
+{
+    SC_RT_ENTER();
+    if ((unsigned)cacheConfig > cudaFuncCachePreferEqual)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
+    sc_rt_limits *x = limits_get(st);
+    if (x)
+        x->cache = cacheConfig;
+    SC_RT_RETURN(x ? cudaSuccess : cudaErrorMemoryAllocation);
+}
+
+SC_RT_EXPORT cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)
+{
+    SC_RT_ENTER();
+    if (!pConfig)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
+    *pConfig = st->limits && st->limits->shmem ? st->limits->shmem : cudaSharedMemBankSizeFourByte;
+    SC_RT_RETURN(cudaSuccess);
+}
+
+SC_RT_EXPORT cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
+{
+    SC_RT_ENTER();
+    if ((unsigned)config > cudaSharedMemBankSizeEightByte)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
+    sc_rt_limits *x = limits_get(st);
+    if (x)
+        x->shmem = config;
+    SC_RT_RETURN(x ? cudaSuccess : cudaErrorMemoryAllocation);
+}
+
+/* --------------------------------------------------- devices, profiler */
+
+SC_RT_EXPORT cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
+{
+    SC_RT_ENTER();
+    if (!canAccessPeer)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    if (device != 0 || peerDevice != 0)
+        SC_RT_RETURN(cudaErrorInvalidDevice);
+    *canAccessPeer = 0; /* a device is never its own peer */
+    SC_RT_RETURN(cudaSuccess);
+}
+
+/* One device: there is no peer to enable or disable. */
+SC_RT_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
+{
+    SC_RT_ENTER();
+    (void)peerDevice;
+    if (flags != 0)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    SC_RT_RETURN(cudaErrorInvalidDevice);
+}
+
+SC_RT_EXPORT cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
+{
+    SC_RT_ENTER();
+    (void)peerDevice;
+    SC_RT_RETURN(cudaErrorInvalidDevice);
+}
+
+/* rt_device.c's device sits at domain 0, bus 1, device 0. */
+#define SC_X_PCI_ID "0000:01:00.0"
+
+SC_RT_EXPORT cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
+{
+    SC_RT_ENTER();
+    if (!pciBusId || len <= 0)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    if (device != 0)
+        SC_RT_RETURN(cudaErrorInvalidDevice);
+    snprintf(pciBusId, (size_t)len, "%s", SC_X_PCI_ID);
+    SC_RT_RETURN(cudaSuccess);
+}
+
+SC_RT_EXPORT cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
+{
+    SC_RT_ENTER();
+    if (!device || !pciBusId)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    unsigned int dom = 0, bus = 0, dev = 0, fn = 0;
+    char tail;
+    /* [domain]:bus:device.function, as CUDA accepts it */
+    bool full = sscanf(pciBusId, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) == 4;
+    if (!full) {
+        dom = 0;
+        if (sscanf(pciBusId, "%x:%x.%x%c", &bus, &dev, &fn, &tail) != 3)
+            SC_RT_RETURN(cudaErrorInvalidValue);
+    }
+    if (dom != 0 || bus != 1 || dev != 0)
+        SC_RT_RETURN(cudaErrorInvalidDevice);
+    *device = 0;
+    SC_RT_RETURN(cudaSuccess);
+}
+
+SC_RT_EXPORT cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
+{
+    SC_RT_ENTER();
+    if (!device || !prop)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    *device = 0;
+    SC_RT_RETURN(cudaSuccess);
+}
+
+SC_RT_EXPORT cudaError_t cudaProfilerStart(void)
+{
+    SC_RT_ENTER();
+    SC_RT_RETURN(cudaSuccess);
+}
+
+SC_RT_EXPORT cudaError_t cudaProfilerStop(void)
+{
+    SC_RT_ENTER();
+    SC_RT_RETURN(cudaSuccess);
+}
+
+/* No cache is emulated, so no line is persisting: nothing to reset. */
+SC_RT_EXPORT cudaError_t cudaCtxResetPersistingL2Cache(void)
+{
+    SC_RT_ENTER();
     SC_RT_RETURN(cudaSuccess);
 }

@@ -114,8 +114,12 @@ typedef struct sc_rt_submit {
 } sc_rt_submit;
 
 typedef struct sc_rt_feed sc_rt_feed;
-/** What rt_extra.c keeps (limits, caches, function and stream attributes). */
-typedef struct sc_rt_extra sc_rt_extra;
+/** What a program set and reads back: the device's limits and cache
+ *  preferences (rt_device.c), function attributes (rt_func.c), stream
+ *  attributes (rt_stream_attr.c). */
+typedef struct sc_rt_limits sc_rt_limits;
+typedef struct sc_rt_funcs sc_rt_funcs;
+typedef struct sc_rt_sattrs sc_rt_sattrs;
 /** The memory pools (rt_pool.c). */
 typedef struct sc_rt_pools sc_rt_pools;
 
@@ -168,7 +172,10 @@ typedef struct sc_rt_state {
     char program[256];
     char label[320];
     sc_rt_feed *feed;
-    sc_rt_extra *extra; /* rt_extra.c, created on first use */
+    /* created on first use */
+    sc_rt_limits *limits;
+    sc_rt_funcs *funcs;
+    sc_rt_sattrs *sattrs;
     sc_rt_pools *pools; /* rt_pool.c, created on first use */
     /* Every stream and event created and not destroyed: the device context
      * owns them, as in CUDA, so cudaDeviceReset can destroy what is left

@@ -592,3 +592,63 @@ SC_RT_EXPORT cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t co
     SC_RT_ENTER();
     SC_RT_RETURN(cudaMemPrefetchAsync(devPtr, count, location, flags, stream));
 }
+
+/* -------------------------------------------------------- managed memory */
+
+static bool managed_range(const void *p, size_t count)
+{
+    sc_rt_state *st = sc_rt_state_get();
+    sc_rt_lock();
+    const sc_rt_alloc *a = sc_rt_alloc_find(st, p);
+    bool ok = a && a->kind == SC_RT_MEM_MANAGED && (uintptr_t)p - a->base <= a->size &&
+              count <= a->size - ((uintptr_t)p - a->base);
+    sc_rt_unlock();
+    return ok;
+}
+
+/* Host memory is the only memory here: advice is checked and changes
+ * nothing. */
+SC_RT_EXPORT cudaError_t cudaMemAdvise(const void *devPtr, size_t count,
+                                       enum cudaMemoryAdvise advice,
+                                       struct cudaMemLocation location)
+{
+    SC_RT_ENTER();
+    if (!devPtr || !count || advice < cudaMemAdviseSetReadMostly ||
+        advice > cudaMemAdviseUnsetAccessedBy)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    bool needs_location = advice == cudaMemAdviseSetPreferredLocation ||
+                          advice == cudaMemAdviseSetAccessedBy ||
+                          advice == cudaMemAdviseUnsetAccessedBy;
+    if (needs_location) {
+        if (location.type == cudaMemLocationTypeDevice && location.id != 0)
+            SC_RT_RETURN(cudaErrorInvalidDevice);
+        if (location.type != cudaMemLocationTypeDevice &&
+            location.type != cudaMemLocationTypeHost &&
+            location.type != cudaMemLocationTypeHostNuma &&
+            location.type != cudaMemLocationTypeHostNumaCurrent)
+            SC_RT_RETURN(cudaErrorInvalidValue);
+    }
+    SC_RT_RETURN(managed_range(devPtr, count) ? cudaSuccess : cudaErrorInvalidValue);
+}
+
+SC_RT_EXPORT cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length,
+                                                  unsigned int flags)
+{
+    SC_RT_ENTER();
+    (void)stream;
+    if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost && flags != cudaMemAttachSingle)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
+    const sc_rt_alloc *a = sc_rt_alloc_find(st, devPtr);
+    /* the whole allocation (length 0 or its size), from its start */
+    bool ok = a && a->kind == SC_RT_MEM_MANAGED && a->base == (uintptr_t)devPtr &&
+              (length == 0 || length == a->size);
+    SC_RT_RETURN(ok ? cudaSuccess : cudaErrorInvalidValue);
+}
+
+SC_RT_EXPORT cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr,
+                                                       size_t length, unsigned int flags)
+{
+    SC_RT_ENTER();
+    SC_RT_RETURN(cudaStreamAttachMemAsync(stream, devPtr, length, flags));
+}

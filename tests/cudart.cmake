@@ -48,7 +48,8 @@ else()
                 LIBS sc_cudart_graph_stub)
 endif()
 
-# The calls around capture sections (rt_extra.c) and the graph setters:
+# The calls around capture sections (rt_func.c, rt_pitched.c,
+# rt_stream_attr.c and parts of rt_device.c, rt_mem.c) and the graph setters:
 # white-box, like test_cudart_rt.
 sc_add_test(test_cudart_extra SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_extra.c
             LIBS sc_cudart_obj)
