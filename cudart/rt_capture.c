@@ -299,7 +299,7 @@ static cudaError_t plan_target(const sc_rt_target *tg, seed_plan *p)
 
 /* The name an existing node has in the model and the stored graph: the
  * call that adds such a node by hand, as graph.submit names it. */
-static const char *added_name(enum cudaGraphNodeType t)
+const char *sc_rt_added_name(enum cudaGraphNodeType t)
 {
     static const char *const names[] = {
         [cudaGraphNodeTypeKernel] = "cudaGraphAddKernelNode",
@@ -349,7 +349,7 @@ static cudaError_t seed(sc_rt_state *st, sc_rt_capture *cap, uint32_t capture, u
         sc_node n;
         sc_rt_desc_to_node(d, stream, &n);
         if (d->type != cudaGraphNodeTypeKernel) {
-            n.name = added_name(d->type);
+            n.name = sc_rt_added_name(d->type);
             n.name_len = strlen(n.name);
         }
         const uint32_t *deps = p->in_from + p->in_start[at];

@@ -281,6 +281,11 @@ const char *sc_rt_feed_finish(sc_rt_state *st, uint64_t *session);
 /* Unsupported calls (unsupported.c). */
 const char *sc_rt_export_name(size_t index);
 
+/** The name a node of type t has in the model and the stored graph when it
+ *  was not captured: the call that adds such a node by hand
+ *  ("cudaGraphAddKernelNode"; rt_capture.c). */
+const char *sc_rt_added_name(enum cudaGraphNodeType t);
+
 /* The node an sc_rt_node_desc becomes in the model. */
 void sc_rt_desc_to_node(const sc_rt_node_desc *d, uint32_t stream, sc_node *n);
 
