@@ -700,7 +700,7 @@ SC_RT_EXPORT cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t hStream,
 SC_RT_EXPORT cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src);
 SC_RT_EXPORT cudaError_t cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src);
 
-/* Kernel node attributes (graph_extra.c; here for the launch attribute
+/* Kernel node attributes (graph_attr.c; here for the launch attribute
  * types): values kept per node, copied with it. */
 SC_RT_EXPORT cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode,
                                                          cudaLaunchAttributeID attr,

@@ -489,8 +489,8 @@ cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t grap
     SC_G_ADD(sc_g_memcpy3d_desc(&d_, &x_, pCopyParams));
 }
 
-static cudaError_t memcpy1d_desc(sc_rt_node_desc *d, void *dst, const void *src, size_t count,
-                                 enum cudaMemcpyKind kind)
+cudaError_t sc_g_memcpy1d_desc(sc_rt_node_desc *d, void *dst, const void *src, size_t count,
+                               enum cudaMemcpyKind kind)
 {
     if (dst == NULL || src == NULL)
         return cudaErrorInvalidValue;
@@ -510,7 +510,7 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t gr
                                      enum cudaMemcpyKind kind)
 {
     const cudaGraphEdgeData *dep_data = NULL;
-    SC_G_ADD(memcpy1d_desc(&d_, dst, src, count, kind));
+    SC_G_ADD(sc_g_memcpy1d_desc(&d_, dst, src, count, kind));
 }
 
 cudaError_t sc_g_memset_desc(sc_rt_node_desc *d, const struct cudaMemsetParams *p)
