@@ -103,6 +103,8 @@ void sc_rt_call_unlock(sc_rt_call *c);
 /** The end of a call: unlock if locked, record err as the thread's last
  *  error when `record` and err is not cudaSuccess, trace; returns err. */
 cudaError_t sc_rt_call_end(sc_rt_call *c, cudaError_t err, bool record);
+/** The end of a call that has no cudaError_t result: unlock, trace. */
+void sc_rt_call_leave(sc_rt_call *c);
 
 #define SC_RT_ENTER()          sc_rt_call sc_call_ = {__func__, false}
 #define SC_RT_CALL             (&sc_call_)
@@ -110,6 +112,9 @@ cudaError_t sc_rt_call_end(sc_rt_call *c, cudaError_t err, bool record);
 #define SC_RT_UNLOCK()         sc_rt_call_unlock(SC_RT_CALL)
 #define SC_RT_RETURN(err)      return sc_rt_call_end(SC_RT_CALL, (err), true)
 #define SC_RT_RETURN_KEEP(err) return sc_rt_call_end(SC_RT_CALL, (err), false)
+/* The way out of an export that returns no cudaError_t (nvcc's
+ * registration calls): unlock, trace; the caller then returns. */
+#define SC_RT_LEAVE() sc_rt_call_leave(SC_RT_CALL)
 
 /** The bare lock, for work inside a call that must run unlocked (a host
  *  function); exported calls go through SC_RT_LOCK. */

@@ -233,16 +233,18 @@ cudaError_t sc_rt_alloc_add(sc_rt_state *st, void *p, size_t size, sc_rt_mem_kin
 void *sc_rt_alloc_device(sc_rt_state *st, size_t size);
 /** The copies: synchronous ones a host call first (legacy_sync, or a
  *  stream sync of the per-thread stream for _ptds), asynchronous ones stream
- *  work through sc_rt_issue_id.  Lock not held. */
-cudaError_t sc_rt_copy_sync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                            bool ptds, const char *call);
-cudaError_t sc_rt_copy_async(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                             cudaStream_t s, bool ptsz, const char *call);
+ *  work through sc_rt_issue_id.  They take the call's lock and release it
+ *  again; the result goes to the call's SC_RT_RETURN. */
+cudaError_t sc_rt_copy_sync(sc_rt_call *c, void *dst, const void *src, size_t count,
+                            enum cudaMemcpyKind kind, bool ptds, const char *call);
+cudaError_t sc_rt_copy_async(sc_rt_call *c, void *dst, const void *src, size_t count,
+                             enum cudaMemcpyKind kind, cudaStream_t s, bool ptsz, const char *call);
 /** cudaMallocAsync and cudaMallocFromPoolAsync: stream work (a mem_alloc
  *  node named `call` in capture); outside capture the bytes count as used
- *  memory of `pool` (NULL: the device's current pool).  Lock not held. */
-cudaError_t sc_rt_malloc_async(void **out, size_t size, cudaMemPool_t pool, cudaStream_t s,
-                               bool ptsz, const char *call);
+ *  memory of `pool` (NULL: the device's current pool).  Locks as the
+ *  copies do. */
+cudaError_t sc_rt_malloc_async(sc_rt_call *c, void **out, size_t size, cudaMemPool_t pool,
+                               cudaStream_t s, bool ptsz, const char *call);
 
 /* Memory pools (rt_pool.c): account an allocation made outside capture
  * from `pool` (NULL: the current one), and its free. */

@@ -335,14 +335,13 @@ static sc_rt_node_desc copy_desc(void *dst, const void *src, size_t count, enum 
 
 /* Synchronous copies are host calls on the legacy stream (legacy_sync, or
  * a stream sync on the per-thread stream for the _ptds flavour), then done. */
-cudaError_t sc_rt_copy_sync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                            bool ptds, const char *call)
+cudaError_t sc_rt_copy_sync(sc_rt_call *c, void *dst, const void *src, size_t count,
+                            enum cudaMemcpyKind kind, bool ptds, const char *call)
 {
     cudaError_t e = copy_checks(dst, src, kind);
     if (e != cudaSuccess && count)
-        return sc_rt_error(e);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return e;
+    sc_rt_state *st = sc_rt_call_lock(c);
     if (ptds)
         e = sc_rt_host(st, SC_CUDA_HOST_STREAM_SYNC, sc_rt_stream_id(st, NULL, true), 0, call);
     else
@@ -351,21 +350,20 @@ cudaError_t sc_rt_copy_sync(void *dst, const void *src, size_t count, enum cudaM
         sc_rt_node_desc d = copy_desc(dst, src, count, kind);
         sc_rt_perform(&d);
     }
-    sc_rt_unlock();
+    sc_rt_call_unlock(c);
     return e;
 }
 
-cudaError_t sc_rt_copy_async(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                             cudaStream_t s, bool ptsz, const char *call)
+cudaError_t sc_rt_copy_async(sc_rt_call *c, void *dst, const void *src, size_t count,
+                             enum cudaMemcpyKind kind, cudaStream_t s, bool ptsz, const char *call)
 {
     cudaError_t e = copy_checks(dst, src, kind);
     if (e != cudaSuccess)
-        return sc_rt_error(e);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return e;
+    sc_rt_state *st = sc_rt_call_lock(c);
     sc_rt_node_desc d = copy_desc(dst, src, count, kind);
     e = sc_rt_issue_id(st, sc_rt_stream_id(st, s, ptsz), &d, call, NULL);
-    sc_rt_unlock();
+    sc_rt_call_unlock(c);
     return e;
 }
 
@@ -373,28 +371,30 @@ SC_RT_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
                                     enum cudaMemcpyKind kind)
 {
     SC_RT_ENTER();
-    SC_RT_RETURN(sc_rt_copy_sync(dst, src, count, kind, false, "cudaMemcpy"));
+    SC_RT_RETURN(sc_rt_copy_sync(SC_RT_CALL, dst, src, count, kind, false, "cudaMemcpy"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count,
                                          enum cudaMemcpyKind kind)
 {
     SC_RT_ENTER();
-    SC_RT_RETURN(sc_rt_copy_sync(dst, src, count, kind, true, "cudaMemcpy"));
+    SC_RT_RETURN(sc_rt_copy_sync(SC_RT_CALL, dst, src, count, kind, true, "cudaMemcpy"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
                                          enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     SC_RT_ENTER();
-    SC_RT_RETURN(sc_rt_copy_async(dst, src, count, kind, stream, false, "cudaMemcpyAsync"));
+    SC_RT_RETURN(
+        sc_rt_copy_async(SC_RT_CALL, dst, src, count, kind, stream, false, "cudaMemcpyAsync"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
                                               enum cudaMemcpyKind kind, cudaStream_t stream)
 {
     SC_RT_ENTER();
-    SC_RT_RETURN(sc_rt_copy_async(dst, src, count, kind, stream, true, "cudaMemcpyAsync"));
+    SC_RT_RETURN(
+        sc_rt_copy_async(SC_RT_CALL, dst, src, count, kind, stream, true, "cudaMemcpyAsync"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice,
@@ -403,8 +403,8 @@ SC_RT_EXPORT cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *sr
     SC_RT_ENTER();
     if (dstDevice != 0 || srcDevice != 0)
         SC_RT_RETURN(cudaErrorInvalidDevice);
-    SC_RT_RETURN(
-        sc_rt_copy_sync(dst, src, count, cudaMemcpyDeviceToDevice, false, "cudaMemcpyPeer"));
+    SC_RT_RETURN(sc_rt_copy_sync(SC_RT_CALL, dst, src, count, cudaMemcpyDeviceToDevice, false,
+                                 "cudaMemcpyPeer"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src,
@@ -413,8 +413,8 @@ SC_RT_EXPORT cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const voi
     SC_RT_ENTER();
     if (dstDevice != 0 || srcDevice != 0)
         SC_RT_RETURN(cudaErrorInvalidDevice);
-    SC_RT_RETURN(sc_rt_copy_async(dst, src, count, cudaMemcpyDeviceToDevice, stream, false,
-                                  "cudaMemcpyPeerAsync"));
+    SC_RT_RETURN(sc_rt_copy_async(SC_RT_CALL, dst, src, count, cudaMemcpyDeviceToDevice, stream,
+                                  false, "cudaMemcpyPeerAsync"));
 }
 
 static sc_rt_node_desc set_desc(void *p, int value, size_t count)
@@ -487,13 +487,12 @@ SC_RT_EXPORT cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t co
 
 /* Stream-ordered allocation: stream work (a mem_alloc node in capture),
  * never an unsafe host call. */
-cudaError_t sc_rt_malloc_async(void **out, size_t size, cudaMemPool_t pool, cudaStream_t s,
-                               bool ptsz, const char *call)
+cudaError_t sc_rt_malloc_async(sc_rt_call *c, void **out, size_t size, cudaMemPool_t pool,
+                               cudaStream_t s, bool ptsz, const char *call)
 {
     if (!out)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return cudaErrorInvalidValue;
+    sc_rt_state *st = sc_rt_call_lock(c);
     cudaError_t e = cudaSuccess;
     void *p = sc_rt_alloc_device(st, size);
     if (!p) {
@@ -517,7 +516,7 @@ cudaError_t sc_rt_malloc_async(void **out, size_t size, cudaMemPool_t pool, cuda
                 sc_rt_pool_note_alloc(st, pool, p, size);
         }
     }
-    sc_rt_unlock();
+    sc_rt_call_unlock(c);
     return e;
 }
 
@@ -547,13 +546,15 @@ static cudaError_t free_async(sc_rt_call *c, void *p, cudaStream_t s, bool ptsz)
 SC_RT_EXPORT cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 {
     SC_RT_ENTER();
-    SC_RT_RETURN(sc_rt_malloc_async(devPtr, size, NULL, hStream, false, "cudaMallocAsync"));
+    SC_RT_RETURN(
+        sc_rt_malloc_async(SC_RT_CALL, devPtr, size, NULL, hStream, false, "cudaMallocAsync"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream)
 {
     SC_RT_ENTER();
-    SC_RT_RETURN(sc_rt_malloc_async(devPtr, size, NULL, hStream, true, "cudaMallocAsync"));
+    SC_RT_RETURN(
+        sc_rt_malloc_async(SC_RT_CALL, devPtr, size, NULL, hStream, true, "cudaMallocAsync"));
 }
 
 SC_RT_EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
@@ -595,14 +596,13 @@ SC_RT_EXPORT cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t co
 
 /* -------------------------------------------------------- managed memory */
 
-static bool managed_range(const void *p, size_t count)
+static bool managed_range(sc_rt_call *c, const void *p, size_t count)
 {
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    sc_rt_state *st = sc_rt_call_lock(c);
     const sc_rt_alloc *a = sc_rt_alloc_find(st, p);
     bool ok = a && a->kind == SC_RT_MEM_MANAGED && (uintptr_t)p - a->base <= a->size &&
               count <= a->size - ((uintptr_t)p - a->base);
-    sc_rt_unlock();
+    sc_rt_call_unlock(c);
     return ok;
 }
 
@@ -628,7 +628,7 @@ SC_RT_EXPORT cudaError_t cudaMemAdvise(const void *devPtr, size_t count,
             location.type != cudaMemLocationTypeHostNumaCurrent)
             SC_RT_RETURN(cudaErrorInvalidValue);
     }
-    SC_RT_RETURN(managed_range(devPtr, count) ? cudaSuccess : cudaErrorInvalidValue);
+    SC_RT_RETURN(managed_range(SC_RT_CALL, devPtr, count) ? cudaSuccess : cudaErrorInvalidValue);
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length,

@@ -429,7 +429,7 @@ static cudaError_t from_pool(sc_rt_call *c, void **ptr, size_t size, cudaMemPool
     sc_rt_call_unlock(c);
     if (!known || !ptr)
         return cudaErrorInvalidValue;
-    return sc_rt_malloc_async(ptr, size, memPool, s, ptsz, "cudaMallocFromPoolAsync");
+    return sc_rt_malloc_async(c, ptr, size, memPool, s, ptsz, "cudaMallocFromPoolAsync");
 }
 
 SC_RT_EXPORT cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool,

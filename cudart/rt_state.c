@@ -156,6 +156,14 @@ cudaError_t sc_rt_call_end(sc_rt_call *c, cudaError_t err, bool record)
     return err;
 }
 
+void sc_rt_call_leave(sc_rt_call *c)
+{
+    sc_rt_call_unlock(c);
+    pthread_once(&g_trace_once, trace_init);
+    if (g_trace)
+        fprintf(stderr, "streamcap trace: %s\n", c->name);
+}
+
 /* ---------------------------------------------------------------- errors */
 
 cudaError_t sc_rt_error(cudaError_t err)
