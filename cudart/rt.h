@@ -72,14 +72,14 @@ static inline bool sc_rt_grow(void **p, size_t *cap, size_t need, size_t elem)
 /*
  * The way in and out of every exported call:
  *
- *     SC_RT_EXPORT cudaError_t cudaFoo(int *out)
+ *     SC_RT_EXPORT cudaError_t cudaGetDeviceFlags(unsigned int *flags)
  *     {
  *         SC_RT_ENTER();                      // names the call
- *         if (!out)
+ *         if (!flags)
  *             SC_RT_RETURN(cudaErrorInvalidValue);
  *         sc_rt_state *st = SC_RT_LOCK();     // the process state, locked
- *         ...
- *         SC_RT_RETURN(e);                    // unlocks, records, traces
+ *         *flags = ...;
+ *         SC_RT_RETURN(cudaSuccess);          // unlocks, records, traces
  *     }
  *
  * SC_RT_RETURN releases the lock when the call holds it, makes a result
