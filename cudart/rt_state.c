@@ -308,5 +308,7 @@ int sc_rt_unsupported(size_t index, const char *name)
                 "streamcap: %s is not supported by the stand-in; it returns "
                 "cudaErrorNotSupported\n",
                 name);
-    return (int)sc_rt_error(cudaErrorNotSupported);
+    /* The way out of every call: the last error, the trace. */
+    sc_rt_call c = {name, false};
+    return (int)sc_rt_call_end(&c, cudaErrorNotSupported, true);
 }

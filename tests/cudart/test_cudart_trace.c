@@ -1,7 +1,7 @@
 /*
- * test_cudart_trace.c - STREAMCAP_TRACE=1: every call, of the runtime half
- * and the graph half, is printed on stderr with its result, and the trace
- * changes no result and no last error.
+ * test_cudart_trace.c - STREAMCAP_TRACE=1: every call, of the runtime
+ * half, the graph half and the unsupported fallbacks, is printed on stderr
+ * with its result, and the trace changes no result and no last error.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -16,6 +16,9 @@
 #include <cmocka.h>
 
 #include "sc_cudart.h"
+
+/* An export the stand-in leaves to its weak fallback (docs/cudart.md). */
+cudaError_t cudaDeviceFlushGPUDirectRDMAWrites(int target, int scope);
 
 /* What the calls below wrote on stderr. */
 static char g_err[8192];
@@ -55,6 +58,8 @@ static void some_calls(void)
     assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
     assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
     assert_int_equal(cudaGetLastError(), cudaErrorInvalidValue);
+    assert_int_equal(cudaDeviceFlushGPUDirectRDMAWrites(0, 0), cudaErrorNotSupported);
+    assert_int_equal(cudaGetLastError(), cudaErrorNotSupported);
 }
 
 static void t_trace_lines(void **state)
@@ -73,6 +78,8 @@ static void t_trace_lines(void **state)
         "streamcap trace: cudaGraphCreate -> 0 cudaSuccess\n",
         "streamcap trace: cudaGraphDestroy -> 0 cudaSuccess\n",
         "streamcap trace: cudaGetLastError -> 1 cudaErrorInvalidValue\n",
+        "streamcap trace: cudaDeviceFlushGPUDirectRDMAWrites -> 801 cudaErrorNotSupported\n",
+        "streamcap trace: cudaGetLastError -> 801 cudaErrorNotSupported\n",
     };
     /* In this order; other lines (the no-daemon warning) may come between. */
     const char *at = g_err;
