@@ -127,6 +127,12 @@ static void trace_init(void)
     g_trace = v && strcmp(v, "1") == 0;
 }
 
+static bool trace_on(void)
+{
+    pthread_once(&g_trace_once, trace_init);
+    return g_trace;
+}
+
 struct sc_rt_state *sc_rt_call_lock(sc_rt_call *c)
 {
     sc_rt_state *st = sc_rt_state_get();
@@ -150,8 +156,7 @@ cudaError_t sc_rt_call_end(sc_rt_call *c, cudaError_t err, bool record)
     sc_rt_call_unlock(c);
     if (record && err != cudaSuccess)
         t_self.last = err;
-    pthread_once(&g_trace_once, trace_init);
-    if (g_trace)
+    if (trace_on())
         fprintf(stderr, "streamcap trace: %s -> %d %s\n", c->name, (int)err, cudaGetErrorName(err));
     return err;
 }
@@ -159,8 +164,7 @@ cudaError_t sc_rt_call_end(sc_rt_call *c, cudaError_t err, bool record)
 void sc_rt_call_leave(sc_rt_call *c)
 {
     sc_rt_call_unlock(c);
-    pthread_once(&g_trace_once, trace_init);
-    if (g_trace)
+    if (trace_on())
         fprintf(stderr, "streamcap trace: %s\n", c->name);
 }
 
