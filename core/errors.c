@@ -60,40 +60,19 @@ static const char *plain_message(int err)
     return "unknown error";
 }
 
-/* CUDA's numbers, names and cudaGetErrorString() texts (driver_types.h). */
-#define SC_CUDA_ERRORS(X)                                                                          \
-    X(SC_ECUDA_INVALID_VALUE, 1, "cudaErrorInvalidValue", "invalid argument")                      \
-    X(SC_ECUDA_ILLEGAL_STATE, 401, "cudaErrorIllegalState",                                        \
-      "the operation cannot be performed in the present state")                                    \
-    X(SC_ECUDA_UNSUPPORTED, 900, "cudaErrorStreamCaptureUnsupported",                              \
-      "operation not permitted when stream is capturing")                                          \
-    X(SC_ECUDA_INVALIDATED, 901, "cudaErrorStreamCaptureInvalidated",                              \
-      "operation failed due to a previous error during capture")                                   \
-    X(SC_ECUDA_MERGE, 902, "cudaErrorStreamCaptureMerge",                                          \
-      "operation would result in a merge of separate capture sequences")                           \
-    X(SC_ECUDA_UNMATCHED, 903, "cudaErrorStreamCaptureUnmatched",                                  \
-      "capture was not ended in the same stream as it began")                                      \
-    X(SC_ECUDA_UNJOINED, 904, "cudaErrorStreamCaptureUnjoined",                                    \
-      "capturing stream has unjoined work")                                                        \
-    X(SC_ECUDA_ISOLATION, 905, "cudaErrorStreamCaptureIsolation",                                  \
-      "dependency created on uncaptured work in another stream")                                   \
-    X(SC_ECUDA_IMPLICIT, 906, "cudaErrorStreamCaptureImplicit",                                    \
-      "operation would make the legacy stream depend on a capturing blocking stream")              \
-    X(SC_ECUDA_CAPTURED_EVENT, 907, "cudaErrorCapturedEvent",                                      \
-      "operation not permitted on an event last recorded in a capturing stream")                   \
-    X(SC_ECUDA_WRONG_THREAD, 908, "cudaErrorStreamCaptureWrongThread",                             \
-      "attempt to terminate a thread-local capture sequence from another thread")
-
+/* The CUDA number of each cuda-mode code; its name and text come from the
+ * one list of CUDA's errors, sc_cuda_errors.def, which cudart/ reads too. */
 typedef struct cuda_error {
     int code;
     int number;
-    const char *name;
-    const char *text;
 } cuda_error;
 
-#define SC_CUDA_ROW(code, number, name, text) {code, number, name, text},
-static const cuda_error cuda_errors[] = {SC_CUDA_ERRORS(SC_CUDA_ROW)};
-#undef SC_CUDA_ROW
+static const cuda_error cuda_errors[] = {
+    {SC_ECUDA_INVALID_VALUE, 1},    {SC_ECUDA_ILLEGAL_STATE, 401}, {SC_ECUDA_UNSUPPORTED, 900},
+    {SC_ECUDA_INVALIDATED, 901},    {SC_ECUDA_MERGE, 902},         {SC_ECUDA_UNMATCHED, 903},
+    {SC_ECUDA_UNJOINED, 904},       {SC_ECUDA_ISOLATION, 905},     {SC_ECUDA_IMPLICIT, 906},
+    {SC_ECUDA_CAPTURED_EVENT, 907}, {SC_ECUDA_WRONG_THREAD, 908},
+};
 #define SC_NCUDA (sizeof cuda_errors / sizeof cuda_errors[0])
 
 static const cuda_error *cuda_error_of(int err)
@@ -101,6 +80,32 @@ static const cuda_error *cuda_error_of(int err)
     for (size_t i = 0; i < SC_NCUDA; i++)
         if (cuda_errors[i].code == err)
             return &cuda_errors[i];
+    return NULL;
+}
+
+/* CUDA's name of a number, NULL for one it does not have. */
+static const char *number_name(int n)
+{
+    switch (n) {
+#define X(name, number, text)                                                                      \
+    case number:                                                                                   \
+        return #name;
+#include "sc_cuda_errors.def"
+#undef X
+    }
+    return NULL;
+}
+
+/* CUDA's cudaGetErrorString() text of a number, NULL for one it does not have. */
+static const char *number_text(int n)
+{
+    switch (n) {
+#define X(name, number, text)                                                                      \
+    case number:                                                                                   \
+        return text;
+#include "sc_cuda_errors.def"
+#undef X
+    }
     return NULL;
 }
 
@@ -113,13 +118,13 @@ int sc_cuda_error_number(int err)
 const char *sc_cuda_error_name(int err)
 {
     const cuda_error *e = cuda_error_of(err);
-    return e ? e->name : NULL;
+    return e ? number_name(e->number) : NULL;
 }
 
 const char *sc_cuda_error_string(int err)
 {
     const cuda_error *e = cuda_error_of(err);
-    return e ? e->text : NULL;
+    return e ? number_text(e->number) : NULL;
 }
 
 int sc_cuda_error_from_number(int number)
@@ -135,9 +140,9 @@ int sc_cuda_error_from_number(int number)
 int sc_error_message(int err, uint32_t stream, char *buf, size_t cap)
 {
     const char *tail;
-    const cuda_error *ce = cuda_error_of(err);
-    if (ce)
-        return snprintf(buf, cap, "%s", ce->text);
+    const char *cuda_text = sc_cuda_error_string(err);
+    if (cuda_text)
+        return snprintf(buf, cap, "%s", cuda_text);
     switch (err) {
     case SC_EALREADY:
         tail = "is already capturing";

@@ -21,9 +21,12 @@ extern "C" {
  *  version script puts it under the node libcudart.so.13). */
 #define SC_RT_EXPORT __attribute__((visibility("default")))
 
+/* The list lives in core/ (the core names the CUDA errors of a cuda-mode
+ * session too); the path is relative so that no include directory is
+ * needed beyond this one. */
 typedef enum cudaError {
 #define X(name, number, text) name = number,
-#include "errors.def"
+#include "../core/sc_cuda_errors.def"
 #undef X
 } cudaError_t;
 
@@ -37,7 +40,7 @@ typedef struct CUkern_st *cudaKernel_t;
 typedef struct CUmemPoolHandle_st *cudaMemPool_t;
 typedef struct CUuserObject_st *cudaUserObject_t;
 
-#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaStreamLegacy    ((cudaStream_t)0x1)
 #define cudaStreamPerThread ((cudaStream_t)0x2)
 
 typedef struct dim3 {
@@ -85,23 +88,23 @@ enum cudaGraphNodeType {
 };
 
 /* Flag values (driver_types.h). */
-#define cudaHostAllocDefault 0x00
-#define cudaHostAllocPortable 0x01
-#define cudaHostAllocMapped 0x02
+#define cudaHostAllocDefault       0x00
+#define cudaHostAllocPortable      0x01
+#define cudaHostAllocMapped        0x02
 #define cudaHostAllocWriteCombined 0x04
-#define cudaStreamDefault 0x00
-#define cudaStreamNonBlocking 0x01
-#define cudaEventDefault 0x00
-#define cudaEventBlockingSync 0x01
-#define cudaEventDisableTiming 0x02
-#define cudaEventInterprocess 0x04
-#define cudaEventRecordDefault 0x00
-#define cudaEventRecordExternal 0x01
-#define cudaEventWaitDefault 0x00
-#define cudaEventWaitExternal 0x01
-#define cudaMemAttachGlobal 0x01
-#define cudaMemAttachHost 0x02
-#define cudaMemAttachSingle 0x04
+#define cudaStreamDefault          0x00
+#define cudaStreamNonBlocking      0x01
+#define cudaEventDefault           0x00
+#define cudaEventBlockingSync      0x01
+#define cudaEventDisableTiming     0x02
+#define cudaEventInterprocess      0x04
+#define cudaEventRecordDefault     0x00
+#define cudaEventRecordExternal    0x01
+#define cudaEventWaitDefault       0x00
+#define cudaEventWaitExternal      0x01
+#define cudaMemAttachGlobal        0x01
+#define cudaMemAttachHost          0x02
+#define cudaMemAttachSingle        0x04
 
 #ifdef __cplusplus
 }

@@ -461,7 +461,7 @@ SC_RT_GRAPH_API cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cuda
 SC_RT_GRAPH_API cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec);
 
 /* Changing graphs and executable graphs after building them
- * (graph_extra.c).  The Exec setters change the exec's copy of the node
+ * (graph_setters.c).  The Exec setters change the exec's copy of the node
  * (the node given is the one of the graph it was instantiated from);
  * the program's graph is unchanged. */
 SC_RT_GRAPH_API cudaError_t

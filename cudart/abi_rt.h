@@ -578,7 +578,7 @@ SC_RT_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *conf
                                                   const void *func, void **args);
 SC_RT_EXPORT cudaError_t cudaFuncGetName(const char **name, const void *func);
 
-/* Functions, occupancy, limits and caches (rt_extra.c) */
+/* Functions and occupancy (rt_func.c), limits and caches (rt_device.c) */
 SC_RT_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func);
 SC_RT_EXPORT cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr,
                                               int value);
@@ -614,7 +614,7 @@ SC_RT_EXPORT cudaError_t cudaProfilerStart(void);
 SC_RT_EXPORT cudaError_t cudaProfilerStop(void);
 SC_RT_EXPORT cudaError_t cudaCtxResetPersistingL2Cache(void);
 
-/* Managed memory advice (rt_extra.c) */
+/* Managed memory advice (rt_mem.c) */
 SC_RT_EXPORT cudaError_t cudaMemAdvise(const void *devPtr, size_t count,
                                        enum cudaMemoryAdvise advice,
                                        struct cudaMemLocation location);
@@ -630,7 +630,7 @@ SC_RT_EXPORT cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *dev
 SC_RT_EXPORT cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr,
                                                        size_t length, unsigned int flags);
 
-/* Pitched copies and memsets (rt_extra.c): one memcpy / memset node of the
+/* Pitched copies and memsets (rt_pitched.c): one memcpy / memset node of the
  * total size in capture.  The structs are abi_graph.h's. */
 struct cudaPitchedPtr;
 struct cudaExtent;
@@ -680,7 +680,7 @@ SC_RT_EXPORT cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *s
                                                         size_t offset, enum cudaMemcpyKind kind,
                                                         cudaStream_t stream);
 
-/* Launches and stream attributes (rt_extra.c) */
+/* Cooperative launches (rt_func.c) and stream attributes (rt_stream_attr.c) */
 SC_RT_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim,
                                                      void **args, size_t sharedMem,
                                                      cudaStream_t stream);
@@ -700,7 +700,7 @@ SC_RT_EXPORT cudaError_t cudaStreamSetAttribute_ptsz(cudaStream_t hStream,
 SC_RT_EXPORT cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src);
 SC_RT_EXPORT cudaError_t cudaStreamCopyAttributes_ptsz(cudaStream_t dst, cudaStream_t src);
 
-/* Kernel node attributes (graph_extra.c; here for the launch attribute
+/* Kernel node attributes (graph_attr.c; here for the launch attribute
  * types): values kept per node, copied with it. */
 SC_RT_EXPORT cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode,
                                                          cudaLaunchAttributeID attr,

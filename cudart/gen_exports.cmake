@@ -1,6 +1,7 @@
 # cmake -DIN=exports.txt -DOUT=sc_exports.inc -P gen_exports.cmake
-# Writes one X(index, name) line per export of cudart/exports.txt, the list
-# unsupported.c turns into weak fallbacks.
+# Writes one X(index, name, returns) line per export of cudart/exports.txt,
+# the list unsupported.c turns into weak fallbacks; `returns` is the line's
+# second word, or `error` (cudaError_t) when it has none.
 file(STRINGS ${IN} lines)
 set(out "/* Generated from cudart/exports.txt by gen_exports.cmake; do not edit. */\n")
 set(i 0)
@@ -9,7 +10,16 @@ foreach(line IN LISTS lines)
     if(line STREQUAL "" OR line MATCHES "^#")
         continue()
     endif()
-    string(APPEND out "X(${i}, ${line})\n")
+    if(line MATCHES "^([A-Za-z0-9_]+)[ \t]+([A-Za-z0-9_]+)$")
+        set(name ${CMAKE_MATCH_1})
+        set(returns ${CMAKE_MATCH_2})
+    elseif(line MATCHES "^[A-Za-z0-9_]+$")
+        set(name ${line})
+        set(returns error)
+    else()
+        message(FATAL_ERROR "${IN}: not NAME [RETURNS]: ${line}")
+    endif()
+    string(APPEND out "X(${i}, ${name}, ${returns})\n")
     math(EXPR i "${i} + 1")
 endforeach()
 string(APPEND out "#define SC_RT_NEXPORTS ${i}\n")

@@ -100,28 +100,13 @@ void sc_rt_graph_free(cudaGraph_t g)
     free(g);
 }
 
-static bool grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t c = *cap ? *cap : 8;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, c * elem);
-    if (q == NULL)
-        return false;
-    *p = q;
-    *cap = c;
-    return true;
-}
-
 static bool edges_reserve(cudaGraph_t g, size_t need)
 {
     size_t cap = g->cap_e;
-    if (!grow((void **)&g->from, &cap, need, sizeof *g->from))
+    if (!sc_rt_grow((void **)&g->from, &cap, need, sizeof *g->from))
         return false;
     size_t cap2 = g->cap_e;
-    if (!grow((void **)&g->to, &cap2, need, sizeof *g->to))
+    if (!sc_rt_grow((void **)&g->to, &cap2, need, sizeof *g->to))
         return false;
     g->cap_e = cap < cap2 ? cap : cap2;
     return true;
@@ -191,7 +176,8 @@ cudaError_t sc_rt_graph_append(cudaGraph_t g, const sc_rt_node_desc *d, const ui
     for (size_t i = 0; i < ndeps; i++)
         if (deps[i] >= g->n)
             return cudaErrorInvalidValue;
-    if (g->n >= UINT32_MAX || !grow((void **)&g->nodes, &g->cap, g->n + 1, sizeof *g->nodes) ||
+    if (g->n >= UINT32_MAX ||
+        !sc_rt_grow((void **)&g->nodes, &g->cap, g->n + 1, sizeof *g->nodes) ||
         !edges_reserve(g, g->ne + ndeps))
         return cudaErrorMemoryAllocation;
     cudaGraphNode_t n = calloc(1, sizeof *n);

@@ -410,7 +410,8 @@ static cudaError_t add_node(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraph
  * the lock is taken once around both. */
 #define SC_G_ADD(build)                                                                            \
     do {                                                                                           \
-        sc_rt_lock();                                                                              \
+        SC_RT_ENTER();                                                                             \
+        SC_RT_LOCK();                                                                              \
         sc_rt_node_desc d_;                                                                        \
         node_extra x_;                                                                             \
         memset(&d_, 0, sizeof d_);                                                                 \
@@ -420,8 +421,7 @@ static cudaError_t add_node(cudaGraphNode_t *out, cudaGraph_t g, const cudaGraph
             err_ =                                                                                 \
                 add_node(pGraphNode, graph, pDependencies, dep_data, numDependencies, &d_, &x_);   \
         sc_g_block_unref(x_.block);                                                                \
-        sc_rt_unlock();                                                                            \
-        return sc_rt_error(err_);                                                                  \
+        SC_RT_RETURN(err_);                                                                        \
     } while (0)
 
 cudaError_t sc_g_kernel_desc(sc_rt_node_desc *d, node_extra *x,
@@ -489,8 +489,8 @@ cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *pGraphNode, cudaGraph_t grap
     SC_G_ADD(sc_g_memcpy3d_desc(&d_, &x_, pCopyParams));
 }
 
-static cudaError_t memcpy1d_desc(sc_rt_node_desc *d, void *dst, const void *src, size_t count,
-                                 enum cudaMemcpyKind kind)
+cudaError_t sc_g_memcpy1d_desc(sc_rt_node_desc *d, void *dst, const void *src, size_t count,
+                               enum cudaMemcpyKind kind)
 {
     if (dst == NULL || src == NULL)
         return cudaErrorInvalidValue;
@@ -510,7 +510,7 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *pGraphNode, cudaGraph_t gr
                                      enum cudaMemcpyKind kind)
 {
     const cudaGraphEdgeData *dep_data = NULL;
-    SC_G_ADD(memcpy1d_desc(&d_, dst, src, count, kind));
+    SC_G_ADD(sc_g_memcpy1d_desc(&d_, dst, src, count, kind));
 }
 
 cudaError_t sc_g_memset_desc(sc_rt_node_desc *d, const struct cudaMemsetParams *p)

@@ -25,14 +25,13 @@ typedef struct sc_g_block {
     size_t size;
 } sc_g_block;
 
-/* Every export: the process lock around the work, errors through
- * sc_rt_error so cudaGetLastError sees them. */
+/* Every export: rt.h's way in and out around the work (the process lock,
+ * the last error cudaGetLastError sees, the trace). */
 #define SC_G_LOCKED(call)                                                                          \
     do {                                                                                           \
-        sc_rt_lock();                                                                              \
-        cudaError_t err_ = sc_rt_error(call);                                                      \
-        sc_rt_unlock();                                                                            \
-        return err_;                                                                               \
+        SC_RT_ENTER();                                                                             \
+        SC_RT_LOCK();                                                                              \
+        SC_RT_RETURN(call);                                                                        \
     } while (0)
 
 /** What a graph's present contents are, shared by a graph and its clones
@@ -58,14 +57,14 @@ struct CUgraphNode_st {
      * the graph API allocated it (NULL when the runtime did). */
     struct cudaMemPoolProps pool;
     sc_g_block *block;
-    /* Kernel nodes: launch attributes set on the node (graph_extra.c). */
+    /* Kernel nodes: launch attributes set on the node (graph_attr.c). */
     cudaLaunchAttribute *attrs;
     size_t nattrs;
     /* Exec copies: cudaGraphNodeSetEnabled(0) makes the node a no-op. */
     bool disabled;
 };
 
-/** A user object's references held by a graph (graph_extra.c). */
+/** A user object's references held by a graph (graph_uobj.c). */
 typedef struct sc_g_uref {
     cudaUserObject_t obj;
     unsigned int count;
@@ -112,6 +111,9 @@ cudaError_t sc_g_kernel_desc(sc_rt_node_desc *d, node_extra *x,
 cudaError_t sc_g_memcpy3d_desc(sc_rt_node_desc *d, node_extra *x,
                                const struct cudaMemcpy3DParms *p);
 cudaError_t sc_g_memset_desc(sc_rt_node_desc *d, const struct cudaMemsetParams *p);
+/* A 1-D copy (cudaGraphAddMemcpyNode1D and the 1-D setters): kind resolved. */
+cudaError_t sc_g_memcpy1d_desc(sc_rt_node_desc *d, void *dst, const void *src, size_t count,
+                               enum cudaMemcpyKind kind);
 cudaError_t sc_g_host_desc(sc_rt_node_desc *d, const struct cudaHostNodeParams *p);
 
 /** NULL and freed handles (the magic is cleared when freed). */
@@ -140,7 +142,7 @@ cudaError_t sc_g_topo_order(cudaGraph_t g, uint32_t **order);
 void sc_g_block_unref(sc_g_block *b);
 
 /** Node extras a clone copies (attributes, enabled state); false when
- *  memory is short (graph_extra.c). */
+ *  memory is short (graph_attr.c). */
 bool sc_g_node_copy_extras(cudaGraphNode_t to, cudaGraphNode_t from);
 /** Free what sc_g_node_copy_extras copied. */
 void sc_g_node_free_extras(cudaGraphNode_t n);

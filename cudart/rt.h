@@ -7,7 +7,7 @@
  * cudaGraph* API, instantiate and launch, DOT) meet only here.
  *
  * Locking: one process-wide mutex guards the model, every handle and every
- * graph.  Exported CUDA functions take it (sc_rt_lock/unlock); the
+ * graph.  Exported CUDA functions take it (SC_RT_LOCK, below); the
  * functions below expect it held unless they say otherwise.
  *
  * Return values are cudaError_t, as the exports return them.
@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "abi_base.h"
 
@@ -48,13 +49,81 @@ typedef struct sc_rt_node_desc {
     cudaGraph_t child;
 } sc_rt_node_desc;
 
+/** Make room in *p, an array of *cap items of `elem` bytes, for `need`
+ *  items: the capacity doubles (from 8) until it does.  False, and
+ *  nothing changed, when memory is short. */
+static inline bool sc_rt_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t c = *cap ? *cap * 2 : 8;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = c;
+    return true;
+}
+
 /* ----------------------------------------------------- runtime half */
 
+/*
+ * The way in and out of every exported call:
+ *
+ *     SC_RT_EXPORT cudaError_t cudaGetDeviceFlags(unsigned int *flags)
+ *     {
+ *         SC_RT_ENTER();                      // names the call
+ *         if (!flags)
+ *             SC_RT_RETURN(cudaErrorInvalidValue);
+ *         sc_rt_state *st = SC_RT_LOCK();     // the process state, locked
+ *         *flags = ...;
+ *         SC_RT_RETURN(cudaSuccess);          // unlocks, records, traces
+ *     }
+ *
+ * SC_RT_RETURN releases the lock when the call holds it, makes a result
+ * other than cudaSuccess the thread's last error, and with
+ * STREAMCAP_TRACE=1 prints the call and its result on stderr.
+ * SC_RT_RETURN_KEEP does the same but leaves the last error alone (the
+ * error queries themselves, cudaErrorNotReady of the query calls).  Taking
+ * the lock is a step of its own because many calls check their arguments
+ * first and must not create the process state for a call that fails them.
+ */
+typedef struct sc_rt_call {
+    const char *name; /* the export, for the trace */
+    bool locked;
+} sc_rt_call;
+
+struct sc_rt_state;
+/** Take the lock for the call (once); returns the process state. */
+struct sc_rt_state *sc_rt_call_lock(sc_rt_call *c);
+/** Release the call's lock before its end (work that must run unlocked). */
+void sc_rt_call_unlock(sc_rt_call *c);
+/** The end of a call: unlock if locked, record err as the thread's last
+ *  error when `record` and err is not cudaSuccess, trace; returns err. */
+cudaError_t sc_rt_call_end(sc_rt_call *c, cudaError_t err, bool record);
+/** The end of a call that has no cudaError_t result: unlock, trace. */
+void sc_rt_call_leave(sc_rt_call *c);
+
+#define SC_RT_ENTER()          sc_rt_call sc_call_ = {__func__, false}
+#define SC_RT_CALL             (&sc_call_)
+#define SC_RT_LOCK()           sc_rt_call_lock(SC_RT_CALL)
+#define SC_RT_UNLOCK()         sc_rt_call_unlock(SC_RT_CALL)
+#define SC_RT_RETURN(err)      return sc_rt_call_end(SC_RT_CALL, (err), true)
+#define SC_RT_RETURN_KEEP(err) return sc_rt_call_end(SC_RT_CALL, (err), false)
+/* The way out of an export that returns no cudaError_t (nvcc's
+ * registration calls): unlock, trace; the caller then returns. */
+#define SC_RT_LEAVE() sc_rt_call_leave(SC_RT_CALL)
+
+/** The bare lock, for work inside a call that must run unlocked (a host
+ *  function); exported calls go through SC_RT_LOCK. */
 void sc_rt_lock(void);
 void sc_rt_unlock(void);
 
 /** Set the calling thread's last error (cudaGetLastError) unless err is
- *  cudaSuccess, and return err: `return sc_rt_error(cudaErrorInvalidValue);`. */
+ *  cudaSuccess, and return err: for the helpers below an export, whose
+ *  result may not reach SC_RT_RETURN unchanged. */
 cudaError_t sc_rt_error(cudaError_t err);
 
 /** The demangled device function name of a registered host stub, or a

@@ -299,7 +299,7 @@ static cudaError_t plan_target(const sc_rt_target *tg, seed_plan *p)
 
 /* The name an existing node has in the model and the stored graph: the
  * call that adds such a node by hand, as graph.submit names it. */
-static const char *added_name(enum cudaGraphNodeType t)
+const char *sc_rt_added_name(enum cudaGraphNodeType t)
 {
     static const char *const names[] = {
         [cudaGraphNodeTypeKernel] = "cudaGraphAddKernelNode",
@@ -349,7 +349,7 @@ static cudaError_t seed(sc_rt_state *st, sc_rt_capture *cap, uint32_t capture, u
         sc_node n;
         sc_rt_desc_to_node(d, stream, &n);
         if (d->type != cudaGraphNodeTypeKernel) {
-            n.name = added_name(d->type);
+            n.name = sc_rt_added_name(d->type);
             n.name_len = strlen(n.name);
         }
         const uint32_t *deps = p->in_from + p->in_start[at];
@@ -393,13 +393,12 @@ static cudaError_t caps_reserve(sc_rt_state *st, uint32_t capture)
     return cudaSuccess;
 }
 
-static cudaError_t begin(cudaStream_t s, enum cudaStreamCaptureMode mode, bool ptsz,
+static cudaError_t begin(sc_rt_call *c, cudaStream_t s, enum cudaStreamCaptureMode mode, bool ptsz,
                          const sc_rt_target *tg)
 {
     if ((unsigned)mode > cudaStreamCaptureModeRelaxed)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return cudaErrorInvalidValue;
+    sc_rt_state *st = sc_rt_call_lock(c);
     sc_rt_thread *t = sc_rt_thread_get(st);
     uint32_t stream = sc_rt_stream_id(st, s, ptsz);
     cudaGraph_t g = tg ? tg->graph : NULL;
@@ -418,8 +417,7 @@ static cudaError_t begin(cudaStream_t s, enum cudaStreamCaptureMode mode, bool p
         if (g && !tg)
             sc_rt_graph_free(g);
         plan_free(&plan);
-        sc_rt_unlock();
-        return sc_rt_error(e);
+        return e;
     }
     sc_rt_feed_begin(st, stream, t->id, (sc_cuda_mode)mode);
     st->ncaps = capture;
@@ -432,33 +430,34 @@ static cudaError_t begin(cudaStream_t s, enum cudaStreamCaptureMode mode, bool p
     if (tg)
         e = seed(st, cap, capture, stream, t->id, g, &plan);
     plan_free(&plan);
-    sc_rt_unlock();
-    return sc_rt_error(e);
+    return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t stream,
                                                 enum cudaStreamCaptureMode mode)
 {
-    return begin(stream, mode, false, NULL);
+    SC_RT_ENTER();
+    SC_RT_RETURN(begin(SC_RT_CALL, stream, mode, false, NULL));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream,
                                                      enum cudaStreamCaptureMode mode)
 {
-    return begin(stream, mode, true, NULL);
+    SC_RT_ENTER();
+    SC_RT_RETURN(begin(SC_RT_CALL, stream, mode, true, NULL));
 }
 
-static cudaError_t begin_to_graph(cudaStream_t s, cudaGraph_t graph, const cudaGraphNode_t *deps,
-                                  const cudaGraphEdgeData *data, size_t ndeps,
-                                  enum cudaStreamCaptureMode mode, bool ptsz)
+static cudaError_t begin_to_graph(sc_rt_call *c, cudaStream_t s, cudaGraph_t graph,
+                                  const cudaGraphNode_t *deps, const cudaGraphEdgeData *data,
+                                  size_t ndeps, enum cudaStreamCaptureMode mode, bool ptsz)
 {
     if (!graph || (ndeps && !deps))
-        return sc_rt_error(cudaErrorInvalidValue);
+        return cudaErrorInvalidValue;
     for (size_t i = 0; data && i < ndeps; i++)
         if (data[i].from_port || data[i].to_port || data[i].type)
-            return sc_rt_error(cudaErrorNotSupported);
+            return cudaErrorNotSupported;
     sc_rt_target tg = {graph, deps, ndeps};
-    return begin(s, mode, ptsz, &tg);
+    return begin(c, s, mode, ptsz, &tg);
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cudaGraph_t graph,
@@ -467,8 +466,9 @@ SC_RT_EXPORT cudaError_t cudaStreamBeginCaptureToGraph(cudaStream_t stream, cuda
                                                        size_t numDependencies,
                                                        enum cudaStreamCaptureMode mode)
 {
-    return begin_to_graph(stream, graph, dependencies, dependencyData, numDependencies, mode,
-                          false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(begin_to_graph(SC_RT_CALL, stream, graph, dependencies, dependencyData,
+                                numDependencies, mode, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream, cudaGraph_t graph,
@@ -477,7 +477,9 @@ SC_RT_EXPORT cudaError_t cudaStreamBeginCaptureToGraph_ptsz(cudaStream_t stream,
                                                             size_t numDependencies,
                                                             enum cudaStreamCaptureMode mode)
 {
-    return begin_to_graph(stream, graph, dependencies, dependencyData, numDependencies, mode, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(begin_to_graph(SC_RT_CALL, stream, graph, dependencies, dependencyData,
+                                numDependencies, mode, true));
 }
 
 /* The capture has ended (completed or failed): its streams leave it. */
@@ -538,13 +540,12 @@ static char *unjoined_json(const sc_cuda_end_result *res)
     return buf;
 }
 
-static cudaError_t end(cudaStream_t s, cudaGraph_t *pGraph, bool ptsz)
+static cudaError_t end(sc_rt_call *c, cudaStream_t s, cudaGraph_t *pGraph, bool ptsz)
 {
     if (!pGraph)
-        return sc_rt_error(cudaErrorInvalidValue);
+        return cudaErrorInvalidValue;
     *pGraph = NULL;
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    sc_rt_state *st = sc_rt_call_lock(c);
     sc_rt_thread *t = sc_rt_thread_get(st);
     uint32_t stream = sc_rt_stream_id(st, s, ptsz);
     sc_cuda_end_result res;
@@ -587,18 +588,19 @@ static cudaError_t end(cudaStream_t s, cudaGraph_t *pGraph, bool ptsz)
         cap->to_model = cap->to_index = NULL;
     }
     sc_cuda_end_free(&res);
-    sc_rt_unlock();
-    return sc_rt_error(e);
+    return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
 {
-    return end(stream, pGraph, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(end(SC_RT_CALL, stream, pGraph, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t *pGraph)
 {
-    return end(stream, pGraph, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(end(SC_RT_CALL, stream, pGraph, true));
 }
 
 /* --------------------------------------------------------------- queries */
@@ -610,31 +612,32 @@ static enum cudaStreamCaptureStatus status_of(sc_cuda_status s)
                                              : cudaStreamCaptureStatusNone;
 }
 
-static cudaError_t is_capturing(cudaStream_t s, enum cudaStreamCaptureStatus *out, bool ptsz)
+static cudaError_t is_capturing(sc_rt_call *c, cudaStream_t s, enum cudaStreamCaptureStatus *out,
+                                bool ptsz)
 {
     if (!out)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return cudaErrorInvalidValue;
+    sc_rt_state *st = sc_rt_call_lock(c);
     sc_rt_thread *t = sc_rt_thread_get(st);
     sc_cuda_info info;
     int rc = sc_cuda_info_get(st->cu, sc_rt_stream_id(st, s, ptsz), t->id, &info);
     if (rc == 0)
         *out = status_of(info.status);
-    sc_rt_unlock();
-    return sc_rt_error(sc_rt_from_model(rc));
+    return sc_rt_from_model(rc);
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamIsCapturing(cudaStream_t stream,
                                                enum cudaStreamCaptureStatus *pCaptureStatus)
 {
-    return is_capturing(stream, pCaptureStatus, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(is_capturing(SC_RT_CALL, stream, pCaptureStatus, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream,
                                                     enum cudaStreamCaptureStatus *pCaptureStatus)
 {
-    return is_capturing(stream, pCaptureStatus, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(is_capturing(SC_RT_CALL, stream, pCaptureStatus, true));
 }
 
 static cudaError_t info_arrays(sc_rt_thread *t, size_t n)
@@ -657,15 +660,14 @@ static cudaError_t info_arrays(sc_rt_thread *t, size_t n)
     return cudaSuccess;
 }
 
-static cudaError_t capture_info(cudaStream_t s, enum cudaStreamCaptureStatus *status,
+static cudaError_t capture_info(sc_rt_call *c, cudaStream_t s, enum cudaStreamCaptureStatus *status,
                                 unsigned long long *id, cudaGraph_t *graph,
                                 const cudaGraphNode_t **deps, const cudaGraphEdgeData **edges,
                                 size_t *ndeps, bool ptsz)
 {
     if (!status)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return cudaErrorInvalidValue;
+    sc_rt_state *st = sc_rt_call_lock(c);
     sc_rt_thread *t = sc_rt_thread_get(st);
     sc_cuda_info info;
     int rc = sc_cuda_info_get(st->cu, sc_rt_stream_id(st, s, ptsz), t->id, &info);
@@ -692,8 +694,7 @@ static cudaError_t capture_info(cudaStream_t s, enum cudaStreamCaptureStatus *st
         if (ndeps && active)
             *ndeps = n;
     }
-    sc_rt_unlock();
-    return sc_rt_error(e);
+    return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamGetCaptureInfo(
@@ -701,8 +702,9 @@ SC_RT_EXPORT cudaError_t cudaStreamGetCaptureInfo(
     unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out,
     const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
-    return capture_info(stream, captureStatus_out, id_out, graph_out, dependencies_out,
-                        edgeData_out, numDependencies_out, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(capture_info(SC_RT_CALL, stream, captureStatus_out, id_out, graph_out,
+                              dependencies_out, edgeData_out, numDependencies_out, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamGetCaptureInfo_ptsz(
@@ -710,8 +712,9 @@ SC_RT_EXPORT cudaError_t cudaStreamGetCaptureInfo_ptsz(
     unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out,
     const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
-    return capture_info(stream, captureStatus_out, id_out, graph_out, dependencies_out,
-                        edgeData_out, numDependencies_out, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(capture_info(SC_RT_CALL, stream, captureStatus_out, id_out, graph_out,
+                              dependencies_out, edgeData_out, numDependencies_out, true));
 }
 
 /* The model ids of node handles of capture `capture`'s graph; false when
@@ -728,13 +731,12 @@ static bool node_ids(sc_rt_state *st, uint32_t capture, cudaGraphNode_t *nodes, 
     return true;
 }
 
-static cudaError_t update_deps(cudaStream_t s, cudaGraphNode_t *deps, size_t n, unsigned int flags,
-                               bool ptsz)
+static cudaError_t update_deps(sc_rt_call *c, cudaStream_t s, cudaGraphNode_t *deps, size_t n,
+                               unsigned int flags, bool ptsz)
 {
     if (flags > cudaStreamSetCaptureDependencies || (n && !deps))
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return cudaErrorInvalidValue;
+    sc_rt_state *st = sc_rt_call_lock(c);
     sc_rt_thread *t = sc_rt_thread_get(st);
     uint32_t stream = sc_rt_stream_id(st, s, ptsz);
     uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
@@ -754,32 +756,33 @@ static cudaError_t update_deps(cudaStream_t s, cudaGraphNode_t *deps, size_t n, 
         e = sc_rt_from_model(rc);
     }
     free(ids);
-    sc_rt_unlock();
-    return sc_rt_error(e);
+    return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamUpdateCaptureDependencies(
     cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData,
     size_t numDependencies, unsigned int flags)
 {
+    SC_RT_ENTER();
     (void)dependencyData;
-    return update_deps(stream, dependencies, numDependencies, flags, false);
+    SC_RT_RETURN(update_deps(SC_RT_CALL, stream, dependencies, numDependencies, flags, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamUpdateCaptureDependencies_ptsz(
     cudaStream_t stream, cudaGraphNode_t *dependencies, const cudaGraphEdgeData *dependencyData,
     size_t numDependencies, unsigned int flags)
 {
+    SC_RT_ENTER();
     (void)dependencyData;
-    return update_deps(stream, dependencies, numDependencies, flags, true);
+    SC_RT_RETURN(update_deps(SC_RT_CALL, stream, dependencies, numDependencies, flags, true));
 }
 
 SC_RT_EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
 {
+    SC_RT_ENTER();
     if (!mode || (unsigned)*mode > cudaStreamCaptureModeRelaxed)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
     sc_rt_thread *t = sc_rt_thread_get(st);
     sc_cuda_mode prev = SC_CUDA_GLOBAL;
     int rc = sc_cuda_exchange_mode(st->cu, t->id, (sc_cuda_mode)*mode, &prev);
@@ -787,8 +790,7 @@ SC_RT_EXPORT cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCapt
         sc_rt_feed_exchange_mode(st, t->id, (sc_cuda_mode)*mode);
         *mode = (enum cudaStreamCaptureMode)prev;
     }
-    sc_rt_unlock();
-    return sc_rt_error(sc_rt_from_model(rc));
+    SC_RT_RETURN(sc_rt_from_model(rc));
 }
 
 cudaError_t sc_rt_capture_add_node(cudaGraph_t g, const sc_rt_node_desc *d,

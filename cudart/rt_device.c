@@ -2,410 +2,481 @@
  * rt_device.c - the one emulated device: a current datacenter GPU's
  * properties and attributes, memory pools reported supported.
  */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "rt_int.h"
 
-#define SC_RT_TOTAL_MEM ((size_t)80 << 30)
+/*
+ * The emulated device, one row per property or attribute: the
+ * cudaDeviceAttr that reads it (SC_RT_NO_ATTR: none), the member of
+ * struct cudaDeviceProp that holds it (none for the attributes that have
+ * no member) and its value.  cudaGetDeviceProperties and
+ * cudaDeviceGetAttribute both read this table, so the two never disagree;
+ * a member no row names is 0.
+ */
+typedef struct sc_rt_dev_row {
+    int attr;      /* enum cudaDeviceAttr, or SC_RT_NO_ATTR */
+    size_t offset; /* in struct cudaDeviceProp, or SC_RT_NO_FIELD */
+    size_t size;   /* of that member: an int or a size_t */
+    long long value;
+} sc_rt_dev_row;
+
+#define SC_RT_NO_ATTR  (-1)
+#define SC_RT_NO_FIELD SIZE_MAX
+#define PROP(member)                                                                               \
+    offsetof(struct cudaDeviceProp, member), sizeof(((struct cudaDeviceProp *)0)->member)
+#define NO_PROP SC_RT_NO_FIELD, 0
+
+static const sc_rt_dev_row g_device[] = {
+    {SC_RT_NO_ATTR, PROP(totalGlobalMem), (long long)SC_RT_DEV_TOTAL_MEM},
+    {cudaDevAttrMaxSharedMemoryPerBlock, PROP(sharedMemPerBlock), SC_RT_DEV_SMEM_DEFAULT},
+    {cudaDevAttrMaxRegistersPerBlock, PROP(regsPerBlock), 65536},
+    {cudaDevAttrWarpSize, PROP(warpSize), 32},
+    {cudaDevAttrMaxPitch, PROP(memPitch), 2147483647},
+    {cudaDevAttrMaxThreadsPerBlock, PROP(maxThreadsPerBlock), 1024},
+    {cudaDevAttrMaxBlockDimX, PROP(maxThreadsDim[0]), 1024},
+    {cudaDevAttrMaxBlockDimY, PROP(maxThreadsDim[1]), 1024},
+    {cudaDevAttrMaxBlockDimZ, PROP(maxThreadsDim[2]), 64},
+    {cudaDevAttrMaxGridDimX, PROP(maxGridSize[0]), 2147483647},
+    {cudaDevAttrMaxGridDimY, PROP(maxGridSize[1]), 65535},
+    {cudaDevAttrMaxGridDimZ, PROP(maxGridSize[2]), 65535},
+    {cudaDevAttrTotalConstantMemory, PROP(totalConstMem), 64 << 10},
+    {cudaDevAttrComputeCapabilityMajor, PROP(major), 9},
+    {cudaDevAttrComputeCapabilityMinor, PROP(minor), 0},
+    {cudaDevAttrTextureAlignment, PROP(textureAlignment), 512},
+    {SC_RT_NO_ATTR, PROP(texturePitchAlignment), 32},
+    {cudaDevAttrMultiProcessorCount, PROP(multiProcessorCount), SC_RT_DEV_SMS},
+    {cudaDevAttrCanMapHostMemory, PROP(canMapHostMemory), 1},
+    {SC_RT_NO_ATTR, PROP(maxTexture1D), 131072},
+    {SC_RT_NO_ATTR, PROP(surfaceAlignment), 512},
+    {cudaDevAttrConcurrentKernels, PROP(concurrentKernels), 1},
+    {cudaDevAttrEccEnabled, PROP(ECCEnabled), 1},
+    {cudaDevAttrPciBusId, PROP(pciBusID), 1},
+    {cudaDevAttrTccDriver, PROP(tccDriver), 0},
+    {cudaDevAttrAsyncEngineCount, PROP(asyncEngineCount), 3},
+    {cudaDevAttrUnifiedAddressing, PROP(unifiedAddressing), 1},
+    {cudaDevAttrGlobalMemoryBusWidth, PROP(memoryBusWidth), 5120},
+    {cudaDevAttrL2CacheSize, PROP(l2CacheSize), 50 << 20},
+    {cudaDevAttrMaxPersistingL2CacheSize, PROP(persistingL2CacheMaxSize),
+     (long long)SC_RT_DEV_PERSISTING_L2MAX},
+    {cudaDevAttrMaxThreadsPerMultiProcessor, PROP(maxThreadsPerMultiProcessor),
+     SC_RT_DEV_THREADS_PER_SM},
+    {cudaDevAttrStreamPrioritiesSupported, PROP(streamPrioritiesSupported), 1},
+    {cudaDevAttrGlobalL1CacheSupported, PROP(globalL1CacheSupported), 1},
+    {cudaDevAttrLocalL1CacheSupported, PROP(localL1CacheSupported), 1},
+    {cudaDevAttrMaxSharedMemoryPerMultiprocessor, PROP(sharedMemPerMultiprocessor),
+     SC_RT_DEV_SMEM_PER_SM},
+    {cudaDevAttrMaxRegistersPerMultiprocessor, PROP(regsPerMultiprocessor), 65536},
+    {cudaDevAttrManagedMemory, PROP(managedMemory), 1},
+    {cudaDevAttrHostNativeAtomicSupported, PROP(hostNativeAtomicSupported), 0},
+    {cudaDevAttrPageableMemoryAccess, PROP(pageableMemoryAccess), 0},
+    {cudaDevAttrConcurrentManagedAccess, PROP(concurrentManagedAccess), 1},
+    {cudaDevAttrComputePreemptionSupported, PROP(computePreemptionSupported), 1},
+    {cudaDevAttrCanUseHostPointerForRegisteredMem, PROP(canUseHostPointerForRegisteredMem), 1},
+    {cudaDevAttrCooperativeLaunch, PROP(cooperativeLaunch), 1},
+    {cudaDevAttrMaxSharedMemoryPerBlockOptin, PROP(sharedMemPerBlockOptin), SC_RT_DEV_SMEM_OPTIN},
+    {cudaDevAttrDirectManagedMemAccessFromHost, PROP(directManagedMemAccessFromHost), 0},
+    {cudaDevAttrMaxBlocksPerMultiprocessor, PROP(maxBlocksPerMultiProcessor),
+     SC_RT_DEV_BLOCKS_PER_SM},
+    {cudaDevAttrMaxAccessPolicyWindowSize, PROP(accessPolicyMaxWindowSize), 128 << 20},
+    {cudaDevAttrReservedSharedMemoryPerBlock, PROP(reservedSharedMemPerBlock),
+     SC_RT_DEV_SMEM_RESERVED},
+    {cudaDevAttrHostRegisterSupported, PROP(hostRegisterSupported), 1},
+    {SC_RT_NO_ATTR, PROP(timelineSemaphoreInteropSupported), 1},
+    {cudaDevAttrMemoryPoolsSupported, PROP(memoryPoolsSupported), 1},
+    {cudaDevAttrMemoryPoolSupportedHandleTypes, PROP(memoryPoolSupportedHandleTypes), 1},
+    {cudaDevAttrIpcEventSupport, PROP(ipcEventSupported), 1},
+    {cudaDevAttrClusterLaunch, PROP(clusterLaunch), 1},
+    {cudaDevAttrNumaConfig, PROP(deviceNumaConfig), 0},
+    {cudaDevAttrNumaId, PROP(deviceNumaId), -1},
+    {cudaDevAttrHostNumaId, PROP(hostNumaId), -1},
+    {SC_RT_NO_ATTR, PROP(gpuPciDeviceID), 0x233010de},
+    /* Members left 0, read by their attributes. */
+    {cudaDevAttrIntegrated, PROP(integrated), 0},
+    {cudaDevAttrPciDeviceId, PROP(pciDeviceID), 0},
+    {cudaDevAttrPciDomainId, PROP(pciDomainID), 0},
+    {cudaDevAttrIsMultiGpuBoard, PROP(isMultiGpuBoard), 0},
+    {cudaDevAttrMultiGpuBoardGroupID, PROP(multiGpuBoardGroupID), 0},
+    {cudaDevAttrPageableMemoryAccessUsesHostPageTables,
+     PROP(pageableMemoryAccessUsesHostPageTables), 0},
+    {cudaDevAttrGPUDirectRDMASupported, PROP(gpuDirectRDMASupported), 0},
+    {cudaDevAttrMpsEnabled, PROP(mpsEnabled), 0},
+    /* Attributes with no member in struct cudaDeviceProp. */
+    {cudaDevAttrClockRate, NO_PROP, 1980000},
+    {cudaDevAttrGpuOverlap, NO_PROP, 1},
+    {cudaDevAttrKernelExecTimeout, NO_PROP, 0},
+    {cudaDevAttrComputeMode, NO_PROP, 0},
+    {cudaDevAttrMemoryClockRate, NO_PROP, 2619000},
+    {cudaDevAttrMemSyncDomainCount, NO_PROP, 4},
+};
+#define SC_RT_NDEVICE (sizeof g_device / sizeof *g_device)
 
 static void device_props(struct cudaDeviceProp *p)
 {
     memset(p, 0, sizeof *p);
     strcpy(p->name, "streamcap emulated GPU (sm_90)");
     memcpy(p->uuid.bytes, "streamcap-cudart", 16);
-    p->totalGlobalMem = SC_RT_TOTAL_MEM;
-    p->sharedMemPerBlock = 48 << 10;
-    p->regsPerBlock = 65536;
-    p->warpSize = 32;
-    p->memPitch = 2147483647;
-    p->maxThreadsPerBlock = 1024;
-    p->maxThreadsDim[0] = 1024;
-    p->maxThreadsDim[1] = 1024;
-    p->maxThreadsDim[2] = 64;
-    p->maxGridSize[0] = 2147483647;
-    p->maxGridSize[1] = 65535;
-    p->maxGridSize[2] = 65535;
-    p->totalConstMem = 64 << 10;
-    p->major = 9;
-    p->minor = 0;
-    p->textureAlignment = 512;
-    p->texturePitchAlignment = 32;
-    p->multiProcessorCount = 132;
-    p->canMapHostMemory = 1;
-    p->maxTexture1D = 131072;
-    p->surfaceAlignment = 512;
-    p->concurrentKernels = 1;
-    p->ECCEnabled = 1;
-    p->pciBusID = 1;
-    p->tccDriver = 0;
-    p->asyncEngineCount = 3;
-    p->unifiedAddressing = 1;
-    p->memoryBusWidth = 5120;
-    p->l2CacheSize = 50 << 20;
-    p->persistingL2CacheMaxSize = 30 << 20;
-    p->maxThreadsPerMultiProcessor = 2048;
-    p->streamPrioritiesSupported = 1;
-    p->globalL1CacheSupported = 1;
-    p->localL1CacheSupported = 1;
-    p->sharedMemPerMultiprocessor = 228 << 10;
-    p->regsPerMultiprocessor = 65536;
-    p->managedMemory = 1;
-    p->hostNativeAtomicSupported = 0;
-    p->pageableMemoryAccess = 0;
-    p->concurrentManagedAccess = 1;
-    p->computePreemptionSupported = 1;
-    p->canUseHostPointerForRegisteredMem = 1;
-    p->cooperativeLaunch = 1;
-    p->sharedMemPerBlockOptin = 227 << 10;
-    p->directManagedMemAccessFromHost = 0;
-    p->maxBlocksPerMultiProcessor = 32;
-    p->accessPolicyMaxWindowSize = 128 << 20;
-    p->reservedSharedMemPerBlock = 1 << 10;
-    p->hostRegisterSupported = 1;
-    p->timelineSemaphoreInteropSupported = 1;
-    p->memoryPoolsSupported = 1;
-    p->memoryPoolSupportedHandleTypes = 1;
-    p->ipcEventSupported = 1;
-    p->clusterLaunch = 1;
-    p->deviceNumaConfig = 0;
-    p->deviceNumaId = -1;
-    p->hostNumaId = -1;
-    p->gpuPciDeviceID = 0x233010de;
+    for (size_t i = 0; i < SC_RT_NDEVICE; i++) {
+        const sc_rt_dev_row *r = &g_device[i];
+        char *at = (char *)p + r->offset;
+        if (r->offset == SC_RT_NO_FIELD)
+            continue;
+        if (r->size == sizeof(size_t)) {
+            size_t v = (size_t)r->value;
+            memcpy(at, &v, sizeof v);
+        } else {
+            int v = (int)r->value;
+            memcpy(at, &v, sizeof v);
+        }
+    }
+}
+
+/* The attribute's value, as CUDA gives it: an int. */
+static int attr_value(enum cudaDeviceAttr a, int *v)
+{
+    for (size_t i = 0; i < SC_RT_NDEVICE; i++) {
+        if (g_device[i].attr == (int)a) {
+            *v = (int)g_device[i].value;
+            return 0;
+        }
+    }
+    return -1;
 }
 
 SC_RT_EXPORT cudaError_t cudaGetDeviceCount(int *count)
 {
+    SC_RT_ENTER();
     if (!count)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     *count = 1;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaSetDevice(int device)
 {
+    SC_RT_ENTER();
     (void)sc_rt_state_get();
-    return device == 0 ? cudaSuccess : sc_rt_error(cudaErrorInvalidDevice);
+    SC_RT_RETURN(device == 0 ? cudaSuccess : cudaErrorInvalidDevice);
 }
 
 SC_RT_EXPORT cudaError_t cudaGetDevice(int *device)
 {
+    SC_RT_ENTER();
     if (!device)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     *device = 0;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaInitDevice(int device, unsigned int deviceFlags, unsigned int flags)
 {
+    SC_RT_ENTER();
     (void)deviceFlags;
     (void)flags;
-    return cudaSetDevice(device);
+    SC_RT_RETURN(cudaSetDevice(device));
 }
 
 SC_RT_EXPORT cudaError_t cudaSetDeviceFlags(unsigned int flags)
 {
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    SC_RT_ENTER();
+    sc_rt_state *st = SC_RT_LOCK();
     st->device_flags = (int)flags;
-    sc_rt_unlock();
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaGetDeviceFlags(unsigned int *flags)
 {
+    SC_RT_ENTER();
     if (!flags)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
     *flags = (unsigned int)st->device_flags | cudaDeviceMapHost;
-    sc_rt_unlock();
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
+    SC_RT_ENTER();
     if (!prop)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     if (device != 0)
-        return sc_rt_error(cudaErrorInvalidDevice);
+        SC_RT_RETURN(cudaErrorInvalidDevice);
     device_props(prop);
-    return cudaSuccess;
-}
-
-static int attr_value(const struct cudaDeviceProp *p, enum cudaDeviceAttr a, int *v)
-{
-    switch (a) {
-    case cudaDevAttrMaxThreadsPerBlock:
-        *v = p->maxThreadsPerBlock;
-        break;
-    case cudaDevAttrMaxBlockDimX:
-        *v = p->maxThreadsDim[0];
-        break;
-    case cudaDevAttrMaxBlockDimY:
-        *v = p->maxThreadsDim[1];
-        break;
-    case cudaDevAttrMaxBlockDimZ:
-        *v = p->maxThreadsDim[2];
-        break;
-    case cudaDevAttrMaxGridDimX:
-        *v = p->maxGridSize[0];
-        break;
-    case cudaDevAttrMaxGridDimY:
-        *v = p->maxGridSize[1];
-        break;
-    case cudaDevAttrMaxGridDimZ:
-        *v = p->maxGridSize[2];
-        break;
-    case cudaDevAttrMaxSharedMemoryPerBlock:
-        *v = (int)p->sharedMemPerBlock;
-        break;
-    case cudaDevAttrTotalConstantMemory:
-        *v = (int)p->totalConstMem;
-        break;
-    case cudaDevAttrWarpSize:
-        *v = p->warpSize;
-        break;
-    case cudaDevAttrMaxPitch:
-        *v = (int)p->memPitch;
-        break;
-    case cudaDevAttrMaxRegistersPerBlock:
-        *v = p->regsPerBlock;
-        break;
-    case cudaDevAttrClockRate:
-        *v = 1980000;
-        break;
-    case cudaDevAttrTextureAlignment:
-        *v = (int)p->textureAlignment;
-        break;
-    case cudaDevAttrGpuOverlap:
-        *v = 1;
-        break;
-    case cudaDevAttrMultiProcessorCount:
-        *v = p->multiProcessorCount;
-        break;
-    case cudaDevAttrKernelExecTimeout:
-        *v = 0;
-        break;
-    case cudaDevAttrIntegrated:
-        *v = p->integrated;
-        break;
-    case cudaDevAttrCanMapHostMemory:
-        *v = p->canMapHostMemory;
-        break;
-    case cudaDevAttrComputeMode:
-        *v = 0;
-        break;
-    case cudaDevAttrConcurrentKernels:
-        *v = p->concurrentKernels;
-        break;
-    case cudaDevAttrEccEnabled:
-        *v = p->ECCEnabled;
-        break;
-    case cudaDevAttrPciBusId:
-        *v = p->pciBusID;
-        break;
-    case cudaDevAttrPciDeviceId:
-        *v = p->pciDeviceID;
-        break;
-    case cudaDevAttrTccDriver:
-        *v = p->tccDriver;
-        break;
-    case cudaDevAttrMemoryClockRate:
-        *v = 2619000;
-        break;
-    case cudaDevAttrGlobalMemoryBusWidth:
-        *v = p->memoryBusWidth;
-        break;
-    case cudaDevAttrL2CacheSize:
-        *v = p->l2CacheSize;
-        break;
-    case cudaDevAttrMaxThreadsPerMultiProcessor:
-        *v = p->maxThreadsPerMultiProcessor;
-        break;
-    case cudaDevAttrAsyncEngineCount:
-        *v = p->asyncEngineCount;
-        break;
-    case cudaDevAttrUnifiedAddressing:
-        *v = p->unifiedAddressing;
-        break;
-    case cudaDevAttrPciDomainId:
-        *v = p->pciDomainID;
-        break;
-    case cudaDevAttrComputeCapabilityMajor:
-        *v = p->major;
-        break;
-    case cudaDevAttrComputeCapabilityMinor:
-        *v = p->minor;
-        break;
-    case cudaDevAttrStreamPrioritiesSupported:
-        *v = p->streamPrioritiesSupported;
-        break;
-    case cudaDevAttrGlobalL1CacheSupported:
-        *v = p->globalL1CacheSupported;
-        break;
-    case cudaDevAttrLocalL1CacheSupported:
-        *v = p->localL1CacheSupported;
-        break;
-    case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
-        *v = (int)p->sharedMemPerMultiprocessor;
-        break;
-    case cudaDevAttrMaxRegistersPerMultiprocessor:
-        *v = p->regsPerMultiprocessor;
-        break;
-    case cudaDevAttrManagedMemory:
-        *v = p->managedMemory;
-        break;
-    case cudaDevAttrIsMultiGpuBoard:
-        *v = p->isMultiGpuBoard;
-        break;
-    case cudaDevAttrMultiGpuBoardGroupID:
-        *v = p->multiGpuBoardGroupID;
-        break;
-    case cudaDevAttrHostNativeAtomicSupported:
-        *v = p->hostNativeAtomicSupported;
-        break;
-    case cudaDevAttrPageableMemoryAccess:
-        *v = p->pageableMemoryAccess;
-        break;
-    case cudaDevAttrConcurrentManagedAccess:
-        *v = p->concurrentManagedAccess;
-        break;
-    case cudaDevAttrComputePreemptionSupported:
-        *v = p->computePreemptionSupported;
-        break;
-    case cudaDevAttrCanUseHostPointerForRegisteredMem:
-        *v = p->canUseHostPointerForRegisteredMem;
-        break;
-    case cudaDevAttrCooperativeLaunch:
-        *v = p->cooperativeLaunch;
-        break;
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin:
-        *v = (int)p->sharedMemPerBlockOptin;
-        break;
-    case cudaDevAttrHostRegisterSupported:
-        *v = p->hostRegisterSupported;
-        break;
-    case cudaDevAttrPageableMemoryAccessUsesHostPageTables:
-        *v = p->pageableMemoryAccessUsesHostPageTables;
-        break;
-    case cudaDevAttrDirectManagedMemAccessFromHost:
-        *v = p->directManagedMemAccessFromHost;
-        break;
-    case cudaDevAttrMaxBlocksPerMultiprocessor:
-        *v = p->maxBlocksPerMultiProcessor;
-        break;
-    case cudaDevAttrMaxPersistingL2CacheSize:
-        *v = p->persistingL2CacheMaxSize;
-        break;
-    case cudaDevAttrMaxAccessPolicyWindowSize:
-        *v = p->accessPolicyMaxWindowSize;
-        break;
-    case cudaDevAttrReservedSharedMemoryPerBlock:
-        *v = (int)p->reservedSharedMemPerBlock;
-        break;
-    case cudaDevAttrMemoryPoolsSupported:
-        *v = p->memoryPoolsSupported;
-        break;
-    case cudaDevAttrGPUDirectRDMASupported:
-        *v = p->gpuDirectRDMASupported;
-        break;
-    case cudaDevAttrMemoryPoolSupportedHandleTypes:
-        *v = (int)p->memoryPoolSupportedHandleTypes;
-        break;
-    case cudaDevAttrClusterLaunch:
-        *v = p->clusterLaunch;
-        break;
-    case cudaDevAttrIpcEventSupport:
-        *v = p->ipcEventSupported;
-        break;
-    case cudaDevAttrMemSyncDomainCount:
-        *v = 4;
-        break;
-    case cudaDevAttrNumaConfig:
-        *v = p->deviceNumaConfig;
-        break;
-    case cudaDevAttrNumaId:
-        *v = p->deviceNumaId;
-        break;
-    case cudaDevAttrMpsEnabled:
-        *v = p->mpsEnabled;
-        break;
-    case cudaDevAttrHostNumaId:
-        *v = p->hostNumaId;
-        break;
-    default:
-        return -1;
-    }
-    return 0;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
 {
+    SC_RT_ENTER();
     if (!value)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     if (device != 0)
-        return sc_rt_error(cudaErrorInvalidDevice);
-    struct cudaDeviceProp p;
-    device_props(&p);
-    if (attr_value(&p, attr, value) != 0)
-        return sc_rt_error(cudaErrorInvalidValue);
-    return cudaSuccess;
+        SC_RT_RETURN(cudaErrorInvalidDevice);
+    if (attr_value(attr, value) != 0)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaDriverGetVersion(int *driverVersion)
 {
+    SC_RT_ENTER();
     if (!driverVersion)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     *driverVersion = 13000;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
 {
+    SC_RT_ENTER();
     if (!runtimeVersion)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     *runtimeVersion = 13000;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
+    SC_RT_ENTER();
     if (leastPriority)
         *leastPriority = 0;
     if (greatestPriority)
         *greatestPriority = -5;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaDeviceReset(void)
 {
+    SC_RT_ENTER();
     /* The device context's streams and events go with it, as in CUDA; a
      * handle used afterwards is the program's error. */
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    sc_rt_state *st = SC_RT_LOCK();
     sc_rt_handles_reset(st);
-    sc_rt_unlock();
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaDeviceSynchronize(void)
 {
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    SC_RT_ENTER();
+    sc_rt_state *st = SC_RT_LOCK();
     cudaError_t e = sc_rt_host(st, SC_CUDA_HOST_DEVICE_SYNC, 0, 0, "cudaDeviceSynchronize");
-    sc_rt_unlock();
-    return e;
+    SC_RT_RETURN(e);
 }
 
 SC_RT_EXPORT cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
 {
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
-    size_t used = st->device_bytes < SC_RT_TOTAL_MEM ? st->device_bytes : SC_RT_TOTAL_MEM;
-    sc_rt_unlock();
+    SC_RT_ENTER();
+    sc_rt_state *st = SC_RT_LOCK();
+    size_t used = st->device_bytes < SC_RT_DEV_TOTAL_MEM ? st->device_bytes : SC_RT_DEV_TOTAL_MEM;
+    SC_RT_UNLOCK();
     if (free_bytes)
-        *free_bytes = SC_RT_TOTAL_MEM - used;
+        *free_bytes = SC_RT_DEV_TOTAL_MEM - used;
     if (total)
-        *total = SC_RT_TOTAL_MEM;
-    return cudaSuccess;
+        *total = SC_RT_DEV_TOTAL_MEM;
+    SC_RT_RETURN(cudaSuccess);
+}
+
+/* ----------------------------------------------------- limits and caches */
+
+#define SC_X_NLIMITS (cudaLimitPersistingL2CacheSize + 1)
+
+/* What cudaDeviceSetLimit, cudaDeviceSetCacheConfig and
+ * cudaDeviceSetSharedMemConfig changed. */
+struct sc_rt_limits {
+    size_t limits[SC_X_NLIMITS];
+    enum cudaFuncCache cache;
+    enum cudaSharedMemConfig shmem;
+};
+
+/* The defaults of a current GPU's runtime. */
+static const size_t g_limit_defaults[SC_X_NLIMITS] = {
+    [cudaLimitStackSize] = 1024,
+    [cudaLimitPrintfFifoSize] = 1 << 20,
+    [cudaLimitMallocHeapSize] = 8 << 20,
+    [cudaLimitDevRuntimeSyncDepth] = 2,
+    [cudaLimitDevRuntimePendingLaunchCount] = 2048,
+    [cudaLimitMaxL2FetchGranularity] = 64,
+    [cudaLimitPersistingL2CacheSize] = 0,
+};
+
+/* Lock held; NULL only when memory is short. */
+static sc_rt_limits *limits_get(sc_rt_state *st)
+{
+    if (!st->limits) {
+        sc_rt_limits *x = calloc(1, sizeof *x);
+        if (!x)
+            return NULL;
+        memcpy(x->limits, g_limit_defaults, sizeof x->limits);
+        st->limits = x;
+    }
+    return st->limits;
+}
+
+SC_RT_EXPORT cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
+{
+    SC_RT_ENTER();
+    if ((unsigned)limit >= SC_X_NLIMITS)
+        SC_RT_RETURN(cudaErrorUnsupportedLimit);
+    if (limit == cudaLimitMaxL2FetchGranularity && value > 128)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    /* CUDA clamps the persisting L2 size to what the device has. */
+    if (limit == cudaLimitPersistingL2CacheSize && value > SC_RT_DEV_PERSISTING_L2MAX)
+        value = SC_RT_DEV_PERSISTING_L2MAX;
+    sc_rt_state *st = SC_RT_LOCK();
+    sc_rt_limits *x = limits_get(st);
+    if (x)
+        x->limits[limit] = value;
+    SC_RT_RETURN(x ? cudaSuccess : cudaErrorMemoryAllocation);
+}
+
+SC_RT_EXPORT cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
+{
+    SC_RT_ENTER();
+    if (!pValue)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    if ((unsigned)limit >= SC_X_NLIMITS)
+        SC_RT_RETURN(cudaErrorUnsupportedLimit);
+    sc_rt_state *st = SC_RT_LOCK();
+    *pValue = st->limits ? st->limits->limits[limit] : g_limit_defaults[limit];
+    SC_RT_RETURN(cudaSuccess);
+}
+
+SC_RT_EXPORT cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig)
+{
+    SC_RT_ENTER();
+    if (!pCacheConfig)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
+    *pCacheConfig = st->limits ? st->limits->cache : cudaFuncCachePreferNone;
+    SC_RT_RETURN(cudaSuccess);
+}
+
+SC_RT_EXPORT cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig)
+{
+    SC_RT_ENTER();
+    if ((unsigned)cacheConfig > cudaFuncCachePreferEqual)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
+    sc_rt_limits *x = limits_get(st);
+    if (x)
+        x->cache = cacheConfig;
+    SC_RT_RETURN(x ? cudaSuccess : cudaErrorMemoryAllocation);
+}
+
+SC_RT_EXPORT cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig *pConfig)
+{
+    SC_RT_ENTER();
+    if (!pConfig)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
+    *pConfig = st->limits && st->limits->shmem ? st->limits->shmem : cudaSharedMemBankSizeFourByte;
+    SC_RT_RETURN(cudaSuccess);
+}
+
+SC_RT_EXPORT cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config)
+{
+    SC_RT_ENTER();
+    if ((unsigned)config > cudaSharedMemBankSizeEightByte)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
+    sc_rt_limits *x = limits_get(st);
+    if (x)
+        x->shmem = config;
+    SC_RT_RETURN(x ? cudaSuccess : cudaErrorMemoryAllocation);
+}
+
+/* --------------------------------------------------- devices, profiler */
+
+SC_RT_EXPORT cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice)
+{
+    SC_RT_ENTER();
+    if (!canAccessPeer)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    if (device != 0 || peerDevice != 0)
+        SC_RT_RETURN(cudaErrorInvalidDevice);
+    *canAccessPeer = 0; /* a device is never its own peer */
+    SC_RT_RETURN(cudaSuccess);
+}
+
+/* One device: there is no peer to enable or disable. */
+SC_RT_EXPORT cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags)
+{
+    SC_RT_ENTER();
+    (void)peerDevice;
+    if (flags != 0)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    SC_RT_RETURN(cudaErrorInvalidDevice);
+}
+
+SC_RT_EXPORT cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
+{
+    SC_RT_ENTER();
+    (void)peerDevice;
+    SC_RT_RETURN(cudaErrorInvalidDevice);
+}
+
+/* rt_device.c's device sits at domain 0, bus 1, device 0. */
+#define SC_X_PCI_ID "0000:01:00.0"
+
+SC_RT_EXPORT cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len, int device)
+{
+    SC_RT_ENTER();
+    if (!pciBusId || len <= 0)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    if (device != 0)
+        SC_RT_RETURN(cudaErrorInvalidDevice);
+    snprintf(pciBusId, (size_t)len, "%s", SC_X_PCI_ID);
+    SC_RT_RETURN(cudaSuccess);
+}
+
+SC_RT_EXPORT cudaError_t cudaDeviceGetByPCIBusId(int *device, const char *pciBusId)
+{
+    SC_RT_ENTER();
+    if (!device || !pciBusId)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    unsigned int dom = 0, bus = 0, dev = 0, fn = 0;
+    char tail;
+    /* [domain]:bus:device.function, as CUDA accepts it */
+    bool full = sscanf(pciBusId, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) == 4;
+    if (!full) {
+        dom = 0;
+        if (sscanf(pciBusId, "%x:%x.%x%c", &bus, &dev, &fn, &tail) != 3)
+            SC_RT_RETURN(cudaErrorInvalidValue);
+    }
+    if (dom != 0 || bus != 1 || dev != 0)
+        SC_RT_RETURN(cudaErrorInvalidDevice);
+    *device = 0;
+    SC_RT_RETURN(cudaSuccess);
+}
+
+SC_RT_EXPORT cudaError_t cudaChooseDevice(int *device, const struct cudaDeviceProp *prop)
+{
+    SC_RT_ENTER();
+    if (!device || !prop)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    *device = 0;
+    SC_RT_RETURN(cudaSuccess);
+}
+
+SC_RT_EXPORT cudaError_t cudaProfilerStart(void)
+{
+    SC_RT_ENTER();
+    SC_RT_RETURN(cudaSuccess);
+}
+
+SC_RT_EXPORT cudaError_t cudaProfilerStop(void)
+{
+    SC_RT_ENTER();
+    SC_RT_RETURN(cudaSuccess);
+}
+
+/* No cache is emulated, so no line is persisting: nothing to reset. */
+SC_RT_EXPORT cudaError_t cudaCtxResetPersistingL2Cache(void)
+{
+    SC_RT_ENTER();
+    SC_RT_RETURN(cudaSuccess);
 }

@@ -22,8 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "rt_int.h"
-#include "streamcap.h"
+#include "rt_feed.h"
 
 typedef enum sc_rt_feed_state {
     SC_RT_FEED_UNREACHABLE = 0,
@@ -97,13 +96,6 @@ typedef struct sc_rt_add_payload {
     size_t ndeps;
     uint32_t deps[];
 } sc_rt_add_payload;
-
-typedef struct sc_rt_submit_payload {
-    sc_client_node *nodes;
-    size_t n;
-    sc_client_edge *edges;
-    size_t m;
-} sc_rt_submit_payload;
 
 struct sc_rt_feed {
     sc_client *c;
@@ -219,46 +211,6 @@ static int expect(sc_rt_feed *f, bool submit, uint32_t index)
 
 /* ----------------------------------------------------------- the calls */
 
-static sc_client_dir client_dir(int d)
-{
-    switch (d) {
-    case SC_DIR_HOST_TO_DEVICE:
-        return SC_CLIENT_HOST_TO_DEVICE;
-    case SC_DIR_DEVICE_TO_HOST:
-        return SC_CLIENT_DEVICE_TO_HOST;
-    case SC_DIR_DEVICE_TO_DEVICE:
-        return SC_CLIENT_DEVICE_TO_DEVICE;
-    case SC_DIR_HOST_TO_HOST:
-        return SC_CLIENT_HOST_TO_HOST;
-    default:
-        return SC_CLIENT_DIR_DEFAULT;
-    }
-}
-
-static sc_client_kind client_kind(int k)
-{
-    switch (k) {
-    case SC_KIND_KERNEL:
-        return SC_CLIENT_KERNEL;
-    case SC_KIND_MEMCPY:
-        return SC_CLIENT_MEMCPY;
-    case SC_KIND_MEMSET:
-        return SC_CLIENT_MEMSET;
-    case SC_KIND_HOST_CALLBACK:
-        return SC_CLIENT_HOST_CALLBACK;
-    case SC_KIND_MEM_ALLOC:
-        return SC_CLIENT_MEM_ALLOC;
-    case SC_KIND_MEM_FREE:
-        return SC_CLIENT_MEM_FREE;
-    case SC_KIND_EVENT_RECORD:
-        return SC_CLIENT_EVENT_RECORD;
-    case SC_KIND_EVENT_WAIT:
-        return SC_CLIENT_EVENT_WAIT;
-    default:
-        return SC_CLIENT_EMPTY;
-    }
-}
-
 static int send_record(sc_rt_feed *f, const sc_rt_op *o)
 {
     sc_client *c = f->c;
@@ -268,8 +220,8 @@ static int send_record(sc_rt_feed *f, const sc_rt_op *o)
         return sc_client_cuda_record_kernel(c, s, o->stream, o->thread, o->name, o->grid, o->block,
                                             o->shared, NULL);
     case SC_KIND_MEMCPY:
-        return sc_client_cuda_record_memcpy(c, s, o->stream, o->thread, o->name, client_dir(o->dir),
-                                            o->size, 0, 0, NULL);
+        return sc_client_cuda_record_memcpy(c, s, o->stream, o->thread, o->name,
+                                            sc_rt_feed_dir(o->dir), o->size, 0, 0, NULL);
     case SC_KIND_MEMSET:
         return sc_client_cuda_record_memset(c, s, o->stream, o->thread, o->name, o->size, o->value,
                                             NULL);
@@ -598,11 +550,6 @@ void sc_rt_feed_begin(sc_rt_state *st, uint32_t stream, uint32_t thread, sc_cuda
     push_done(f);
 }
 
-static uint32_t at_least_1(uint32_t v)
-{
-    return v ? v : 1;
-}
-
 void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const sc_node *n)
 {
     sc_rt_feed *f = live(st);
@@ -615,12 +562,12 @@ void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const 
     o->thread = thread;
     o->name = n->name;
     if (n->kind == SC_KIND_KERNEL) {
-        o->grid[0] = at_least_1(n->num_blocks);
-        o->grid[1] = at_least_1(n->grid_y);
-        o->grid[2] = at_least_1(n->grid_z);
-        o->block[0] = at_least_1(n->threads_per_block);
-        o->block[1] = at_least_1(n->block_y);
-        o->block[2] = at_least_1(n->block_z);
+        o->grid[0] = sc_rt_feed_dim(n->num_blocks);
+        o->grid[1] = sc_rt_feed_dim(n->grid_y);
+        o->grid[2] = sc_rt_feed_dim(n->grid_z);
+        o->block[0] = sc_rt_feed_dim(n->threads_per_block);
+        o->block[1] = sc_rt_feed_dim(n->block_y);
+        o->block[2] = sc_rt_feed_dim(n->block_z);
         o->shared = n->shared_mem;
     }
     o->dir = (uint8_t)n->dir;
@@ -703,8 +650,6 @@ void sc_rt_feed_exchange_mode(sc_rt_state *st, uint32_t thread, sc_cuda_mode mod
     push_done(f);
 }
 
-static void node_of(const sc_rt_node_desc *d, sc_client_node *out);
-
 void sc_rt_feed_add_node(sc_rt_state *st, uint32_t stream, uint32_t thread,
                          const sc_rt_node_desc *d, const uint32_t *deps, size_t ndeps)
 {
@@ -718,7 +663,7 @@ void sc_rt_feed_add_node(sc_rt_state *st, uint32_t stream, uint32_t thread,
     }
     /* The daemon's node gets what the local graph has: a kernel's
      * function and shape, a memcpy's resolved direction and size. */
-    node_of(d, &p->node);
+    sc_rt_feed_node(d, &p->node);
     p->ndeps = ndeps;
     if (ndeps)
         memcpy(p->deps, deps, ndeps * sizeof *deps);
@@ -791,155 +736,13 @@ void sc_rt_feed_end(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t 
 
 /* --------------------------------------------------------------- submit */
 
-static void node_of(const sc_rt_node_desc *d, sc_client_node *out)
-{
-    static const char *const names[] = {
-        [cudaGraphNodeTypeKernel] = "cudaGraphAddKernelNode",
-        [cudaGraphNodeTypeMemcpy] = "cudaGraphAddMemcpyNode",
-        [cudaGraphNodeTypeMemset] = "cudaGraphAddMemsetNode",
-        [cudaGraphNodeTypeHost] = "cudaGraphAddHostNode",
-        [cudaGraphNodeTypeGraph] = "cudaGraphAddChildGraphNode",
-        [cudaGraphNodeTypeEmpty] = "cudaGraphAddEmptyNode",
-        [cudaGraphNodeTypeWaitEvent] = "cudaGraphAddEventWaitNode",
-        [cudaGraphNodeTypeEventRecord] = "cudaGraphAddEventRecordNode",
-        [cudaGraphNodeTypeMemAlloc] = "cudaGraphAddMemAllocNode",
-        [cudaGraphNodeTypeMemFree] = "cudaGraphAddMemFreeNode",
-    };
-    sc_node n;
-    sc_rt_desc_to_node(d, 0, &n);
-    memset(out, 0, sizeof *out);
-    out->kind = client_kind(n.kind);
-    const char *name = (unsigned)d->type < sizeof names / sizeof *names && names[d->type]
-                           ? names[d->type]
-                           : "cudaGraphAddNode";
-    out->name = (char *)name;
-    switch (out->kind) {
-    case SC_CLIENT_KERNEL:
-        out->function_name = (char *)n.name;
-        out->dim3 = true;
-        out->grid[0] = at_least_1(n.num_blocks);
-        out->grid[1] = at_least_1(n.grid_y);
-        out->grid[2] = at_least_1(n.grid_z);
-        out->block[0] = at_least_1(n.threads_per_block);
-        out->block[1] = at_least_1(n.block_y);
-        out->block[2] = at_least_1(n.block_z);
-        out->shared_mem = n.shared_mem;
-        break;
-    case SC_CLIENT_MEMCPY:
-        out->dir = client_dir(n.dir);
-        out->size_bytes = n.size_bytes;
-        break;
-    case SC_CLIENT_MEMSET:
-        out->size_bytes = n.size_bytes;
-        out->value = n.value;
-        break;
-    case SC_CLIENT_MEM_ALLOC:
-        out->size_bytes = n.size_bytes;
-        break;
-    case SC_CLIENT_EVENT_RECORD:
-    case SC_CLIENT_EVENT_WAIT:
-        out->event = sc_rt_event_id(d->event);
-        break;
-    default:
-        break;
-    }
-}
-
-/* g's nodes in a topological order (the ready node of lowest index first,
- * so a graph built in order keeps its numbering) and its edges renumbered
- * to it.  false when g has a cycle or memory runs out. */
-static bool topo_payload(cudaGraph_t g, sc_rt_submit_payload *p)
-{
-    size_t n = sc_rt_graph_node_count(g);
-    const uint32_t *from, *to;
-    size_t m;
-    sc_rt_graph_edges(g, &from, &to, &m);
-    size_t *indeg = calloc(n ? n : 1, sizeof *indeg);
-    size_t *start = calloc(n + 1, sizeof *start);
-    uint32_t *adj = malloc((m ? m : 1) * sizeof *adj);
-    uint32_t *rank = malloc((n ? n : 1) * sizeof *rank);
-    uint32_t *heap = malloc((n ? n : 1) * sizeof *heap);
-    p->nodes = calloc(n ? n : 1, sizeof *p->nodes);
-    p->edges = malloc((m ? m : 1) * sizeof *p->edges);
-    bool ok = indeg && start && adj && rank && heap && p->nodes && p->edges;
-    for (size_t i = 0; ok && i < m; i++) {
-        indeg[to[i]]++;
-        start[from[i] + 1]++;
-    }
-    for (size_t i = 0; ok && i < n; i++)
-        start[i + 1] += start[i];
-    if (ok) {
-        size_t *fill = calloc(n ? n : 1, sizeof *fill);
-        ok = fill != NULL;
-        for (size_t i = 0; ok && i < m; i++)
-            adj[start[from[i]] + fill[from[i]]++] = to[i];
-        free(fill);
-    }
-    /* A binary min-heap of ready indexes. */
-    size_t nh = 0, done = 0;
-    for (uint32_t i = 0; ok && i < n; i++) {
-        if (indeg[i])
-            continue;
-        size_t k = nh++;
-        for (; k && heap[(k - 1) / 2] > i; k = (k - 1) / 2)
-            heap[k] = heap[(k - 1) / 2];
-        heap[k] = i;
-    }
-    while (ok && nh) {
-        uint32_t v = heap[0];
-        uint32_t last = heap[--nh];
-        size_t k = 0;
-        for (;;) {
-            size_t c = 2 * k + 1;
-            if (c >= nh)
-                break;
-            if (c + 1 < nh && heap[c + 1] < heap[c])
-                c++;
-            if (heap[c] >= last)
-                break;
-            heap[k] = heap[c];
-            k = c;
-        }
-        if (nh)
-            heap[k] = last;
-        rank[v] = (uint32_t)done;
-        node_of(sc_rt_node_desc_of(sc_rt_graph_node_at(g, v)), &p->nodes[done++]);
-        for (size_t e = start[v]; e < start[v + 1]; e++) {
-            uint32_t w = adj[e];
-            if (--indeg[w])
-                continue;
-            size_t j = nh++;
-            for (; j && heap[(j - 1) / 2] > w; j = (j - 1) / 2)
-                heap[j] = heap[(j - 1) / 2];
-            heap[j] = w;
-        }
-    }
-    ok = ok && done == n;
-    for (size_t i = 0; ok && i < m; i++)
-        p->edges[i] = (sc_client_edge){rank[from[i]], rank[to[i]]};
-    p->n = n;
-    p->m = m;
-    free(indeg);
-    free(start);
-    free(adj);
-    free(rank);
-    free(heap);
-    if (!ok) {
-        free(p->nodes);
-        free(p->edges);
-        p->nodes = NULL;
-        p->edges = NULL;
-    }
-    return ok;
-}
-
 void sc_rt_feed_submit(sc_rt_state *st, cudaGraph_t g, size_t submit)
 {
     sc_rt_feed *f = live(st);
     if (!f)
         return;
     sc_rt_submit_payload *p = calloc(1, sizeof *p);
-    if (!p || !topo_payload(g, p)) {
+    if (!p || !sc_rt_feed_payload(g, p)) {
         free(p);
         return; /* a cycle: instantiate refused it already; memory: not sent */
     }

@@ -18,9 +18,22 @@
 
 /* The weak fallbacks of unsupported.c: X(index, name) for every export;
  * defines SC_RT_NEXPORTS. */
-#define X(index, name)
+#define X(index, name, returns)
 #include "sc_exports.inc"
 #undef X
+
+/* The emulated device's numbers that more than its property table
+ * (rt_device.c) needs: occupancy, limits and free memory are computed
+ * from them. */
+#define SC_RT_DEV_TOTAL_MEM        ((size_t)80 << 30)
+#define SC_RT_DEV_SMS              132
+#define SC_RT_DEV_THREADS_PER_SM   2048
+#define SC_RT_DEV_BLOCKS_PER_SM    32
+#define SC_RT_DEV_SMEM_PER_SM      (228u << 10)
+#define SC_RT_DEV_SMEM_RESERVED    (1u << 10)
+#define SC_RT_DEV_SMEM_DEFAULT     (48u << 10) /* per block */
+#define SC_RT_DEV_SMEM_OPTIN       (227u << 10)
+#define SC_RT_DEV_PERSISTING_L2MAX ((size_t)30 << 20)
 
 /** A stream handle (cudaStream_t points at one; the per-thread default
  *  stream is one inside each thread's record). */
@@ -101,8 +114,12 @@ typedef struct sc_rt_submit {
 } sc_rt_submit;
 
 typedef struct sc_rt_feed sc_rt_feed;
-/** What rt_extra.c keeps (limits, caches, function and stream attributes). */
-typedef struct sc_rt_extra sc_rt_extra;
+/** What a program set and reads back: the device's limits and cache
+ *  preferences (rt_device.c), function attributes (rt_func.c), stream
+ *  attributes (rt_stream_attr.c). */
+typedef struct sc_rt_limits sc_rt_limits;
+typedef struct sc_rt_funcs sc_rt_funcs;
+typedef struct sc_rt_sattrs sc_rt_sattrs;
 /** The memory pools (rt_pool.c). */
 typedef struct sc_rt_pools sc_rt_pools;
 
@@ -155,7 +172,10 @@ typedef struct sc_rt_state {
     char program[256];
     char label[320];
     sc_rt_feed *feed;
-    sc_rt_extra *extra; /* rt_extra.c, created on first use */
+    /* created on first use */
+    sc_rt_limits *limits;
+    sc_rt_funcs *funcs;
+    sc_rt_sattrs *sattrs;
     sc_rt_pools *pools; /* rt_pool.c, created on first use */
     /* Every stream and event created and not destroyed: the device context
      * owns them, as in CUDA, so cudaDeviceReset can destroy what is left
@@ -213,16 +233,18 @@ cudaError_t sc_rt_alloc_add(sc_rt_state *st, void *p, size_t size, sc_rt_mem_kin
 void *sc_rt_alloc_device(sc_rt_state *st, size_t size);
 /** The copies: synchronous ones a host call first (legacy_sync, or a
  *  stream sync of the per-thread stream for _ptds), asynchronous ones stream
- *  work through sc_rt_issue_id.  Lock not held. */
-cudaError_t sc_rt_copy_sync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                            bool ptds, const char *call);
-cudaError_t sc_rt_copy_async(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                             cudaStream_t s, bool ptsz, const char *call);
+ *  work through sc_rt_issue_id.  They take the call's lock and release it
+ *  again; the result goes to the call's SC_RT_RETURN. */
+cudaError_t sc_rt_copy_sync(sc_rt_call *c, void *dst, const void *src, size_t count,
+                            enum cudaMemcpyKind kind, bool ptds, const char *call);
+cudaError_t sc_rt_copy_async(sc_rt_call *c, void *dst, const void *src, size_t count,
+                             enum cudaMemcpyKind kind, cudaStream_t s, bool ptsz, const char *call);
 /** cudaMallocAsync and cudaMallocFromPoolAsync: stream work (a mem_alloc
  *  node named `call` in capture); outside capture the bytes count as used
- *  memory of `pool` (NULL: the device's current pool).  Lock not held. */
-cudaError_t sc_rt_malloc_async(void **out, size_t size, cudaMemPool_t pool, cudaStream_t s,
-                               bool ptsz, const char *call);
+ *  memory of `pool` (NULL: the device's current pool).  Locks as the
+ *  copies do. */
+cudaError_t sc_rt_malloc_async(sc_rt_call *c, void **out, size_t size, cudaMemPool_t pool,
+                               cudaStream_t s, bool ptsz, const char *call);
 
 /* Memory pools (rt_pool.c): account an allocation made outside capture
  * from `pool` (NULL: the current one), and its free. */
@@ -260,6 +282,11 @@ const char *sc_rt_feed_finish(sc_rt_state *st, uint64_t *session);
 
 /* Unsupported calls (unsupported.c). */
 const char *sc_rt_export_name(size_t index);
+
+/** The name a node of type t has in the model and the stored graph when it
+ *  was not captured: the call that adds such a node by hand
+ *  ("cudaGraphAddKernelNode"; rt_capture.c). */
+const char *sc_rt_added_name(enum cudaGraphNodeType t);
 
 /* The node an sc_rt_node_desc becomes in the model. */
 void sc_rt_desc_to_node(const sc_rt_node_desc *d, uint32_t stream, sc_node *n);

@@ -148,15 +148,18 @@ SC_RT_EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
     /* The handle only has to be unique and stay valid: it is never freed,
      * so an unregister from a late destructor cannot touch freed memory,
      * and the state keeps it reachable, as a runtime keeps its modules. */
+    SC_RT_ENTER();
     struct sc_rt_fatbin *f = malloc(sizeof *f);
-    sc_rt_state *st = sc_rt_state_get();
-    if (!f)
+    (void)sc_rt_state_get();
+    if (!f) {
+        SC_RT_LEAVE();
         return NULL;
+    }
     f->cubin = fatCubin;
-    sc_rt_lock();
+    sc_rt_state *st = SC_RT_LOCK();
     f->next = st->fatbins;
     st->fatbins = f;
-    sc_rt_unlock();
+    SC_RT_LEAVE();
     return &f->cubin;
 }
 
@@ -188,13 +191,13 @@ SC_RT_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *host
     (void)bDim;
     (void)gDim;
     (void)wSize;
+    SC_RT_ENTER();
     char *name = demangle(deviceName ? deviceName : deviceFun);
-    if (!name)
-        return;
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
-    kernel_put(st, hostFun, name);
-    sc_rt_unlock();
+    if (name) {
+        sc_rt_state *st = SC_RT_LOCK();
+        kernel_put(st, hostFun, name);
+    }
+    SC_RT_LEAVE();
 }
 
 static void var_add(sc_rt_state *st, void *host, size_t size)
@@ -222,10 +225,10 @@ SC_RT_EXPORT void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *
     (void)ext;
     (void)constant;
     (void)global;
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    SC_RT_ENTER();
+    sc_rt_state *st = SC_RT_LOCK();
     var_add(st, hostVar, size);
-    sc_rt_unlock();
+    SC_RT_LEAVE();
 }
 
 SC_RT_EXPORT void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress,
@@ -238,17 +241,19 @@ SC_RT_EXPORT void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVar
     (void)ext;
     (void)constant;
     (void)global;
-    if (!hostVarPtrAddress)
+    SC_RT_ENTER();
+    if (!hostVarPtrAddress) {
+        SC_RT_LEAVE();
         return;
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    }
+    sc_rt_state *st = SC_RT_LOCK();
     void *p = calloc(1, size ? size : 1);
     if (p && sc_rt_alloc_add(st, p, size, SC_RT_MEM_MANAGED, cudaMemAttachGlobal, true) == 0) {
         *hostVarPtrAddress = p;
     } else {
         free(p);
     }
-    sc_rt_unlock();
+    SC_RT_LEAVE();
 }
 
 static const sc_rt_var *var_find(const sc_rt_state *st, const void *symbol)
@@ -260,10 +265,10 @@ static const sc_rt_var *var_find(const sc_rt_state *st, const void *symbol)
 }
 
 /* The address a symbol copy touches, after its checks. */
-static cudaError_t symbol_at(const void *symbol, size_t count, size_t offset, void **at)
+static cudaError_t symbol_at(sc_rt_call *c, const void *symbol, size_t count, size_t offset,
+                             void **at)
 {
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    sc_rt_state *st = sc_rt_call_lock(c);
     const sc_rt_var *v = var_find(st, symbol);
     cudaError_t e = cudaSuccess;
     if (!v)
@@ -272,189 +277,201 @@ static cudaError_t symbol_at(const void *symbol, size_t count, size_t offset, vo
         e = cudaErrorInvalidValue;
     else
         *at = (char *)v->host + offset;
-    sc_rt_unlock();
+    sc_rt_call_unlock(c);
     return e;
 }
 
 /* The symbol copies and their per-thread-stream flavours (_ptds, _ptsz). */
-static cudaError_t to_symbol(const void *symbol, const void *src, size_t count, size_t offset,
-                             enum cudaMemcpyKind kind, bool ptsz)
+static cudaError_t to_symbol(sc_rt_call *c, const void *symbol, const void *src, size_t count,
+                             size_t offset, enum cudaMemcpyKind kind, bool ptsz)
 {
     void *at = NULL;
-    cudaError_t e = symbol_at(symbol, count, offset, &at);
+    cudaError_t e = symbol_at(c, symbol, count, offset, &at);
     if (e == cudaSuccess && kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice &&
         kind != cudaMemcpyDefault)
         e = cudaErrorInvalidMemcpyDirection;
     if (e != cudaSuccess)
-        return sc_rt_error(e);
-    return sc_rt_copy_sync(at, src, count, kind, ptsz, "cudaMemcpyToSymbol");
+        return e;
+    return sc_rt_copy_sync(c, at, src, count, kind, ptsz, "cudaMemcpyToSymbol");
 }
 
-static cudaError_t from_symbol(void *dst, const void *symbol, size_t count, size_t offset,
-                               enum cudaMemcpyKind kind, bool ptsz)
+static cudaError_t from_symbol(sc_rt_call *c, void *dst, const void *symbol, size_t count,
+                               size_t offset, enum cudaMemcpyKind kind, bool ptsz)
 {
     void *at = NULL;
-    cudaError_t e = symbol_at(symbol, count, offset, &at);
+    cudaError_t e = symbol_at(c, symbol, count, offset, &at);
     if (e == cudaSuccess && kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice &&
         kind != cudaMemcpyDefault)
         e = cudaErrorInvalidMemcpyDirection;
     if (e != cudaSuccess)
-        return sc_rt_error(e);
-    return sc_rt_copy_sync(dst, at, count, kind, ptsz, "cudaMemcpyFromSymbol");
+        return e;
+    return sc_rt_copy_sync(c, dst, at, count, kind, ptsz, "cudaMemcpyFromSymbol");
 }
 
-static cudaError_t to_symbol_async(const void *symbol, const void *src, size_t count, size_t offset,
-                                   enum cudaMemcpyKind kind, cudaStream_t stream, bool ptsz)
+static cudaError_t to_symbol_async(sc_rt_call *c, const void *symbol, const void *src, size_t count,
+                                   size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream,
+                                   bool ptsz)
 {
     void *at = NULL;
-    cudaError_t e = symbol_at(symbol, count, offset, &at);
+    cudaError_t e = symbol_at(c, symbol, count, offset, &at);
     if (e != cudaSuccess)
-        return sc_rt_error(e);
-    return sc_rt_copy_async(at, src, count, kind, stream, ptsz, "cudaMemcpyToSymbolAsync");
+        return e;
+    return sc_rt_copy_async(c, at, src, count, kind, stream, ptsz, "cudaMemcpyToSymbolAsync");
 }
 
-static cudaError_t from_symbol_async(void *dst, const void *symbol, size_t count, size_t offset,
-                                     enum cudaMemcpyKind kind, cudaStream_t stream, bool ptsz)
+static cudaError_t from_symbol_async(sc_rt_call *c, void *dst, const void *symbol, size_t count,
+                                     size_t offset, enum cudaMemcpyKind kind, cudaStream_t stream,
+                                     bool ptsz)
 {
     void *at = NULL;
-    cudaError_t e = symbol_at(symbol, count, offset, &at);
+    cudaError_t e = symbol_at(c, symbol, count, offset, &at);
     if (e != cudaSuccess)
-        return sc_rt_error(e);
-    return sc_rt_copy_async(dst, at, count, kind, stream, ptsz, "cudaMemcpyFromSymbolAsync");
+        return e;
+    return sc_rt_copy_async(c, dst, at, count, kind, stream, ptsz, "cudaMemcpyFromSymbolAsync");
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
                                             size_t offset, enum cudaMemcpyKind kind)
 {
-    return to_symbol(symbol, src, count, offset, kind, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(to_symbol(SC_RT_CALL, symbol, src, count, offset, kind, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src, size_t count,
                                                  size_t offset, enum cudaMemcpyKind kind)
 {
-    return to_symbol(symbol, src, count, offset, kind, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(to_symbol(SC_RT_CALL, symbol, src, count, offset, kind, true));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
                                               size_t offset, enum cudaMemcpyKind kind)
 {
-    return from_symbol(dst, symbol, count, offset, kind, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(from_symbol(SC_RT_CALL, dst, symbol, count, offset, kind, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t count,
                                                    size_t offset, enum cudaMemcpyKind kind)
 {
-    return from_symbol(dst, symbol, count, offset, kind, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(from_symbol(SC_RT_CALL, dst, symbol, count, offset, kind, true));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
                                                  size_t offset, enum cudaMemcpyKind kind,
                                                  cudaStream_t stream)
 {
-    return to_symbol_async(symbol, src, count, offset, kind, stream, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(to_symbol_async(SC_RT_CALL, symbol, src, count, offset, kind, stream, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src,
                                                       size_t count, size_t offset,
                                                       enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return to_symbol_async(symbol, src, count, offset, kind, stream, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(to_symbol_async(SC_RT_CALL, symbol, src, count, offset, kind, stream, true));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count,
                                                    size_t offset, enum cudaMemcpyKind kind,
                                                    cudaStream_t stream)
 {
-    return from_symbol_async(dst, symbol, count, offset, kind, stream, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(from_symbol_async(SC_RT_CALL, dst, symbol, count, offset, kind, stream, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t count,
                                                         size_t offset, enum cudaMemcpyKind kind,
                                                         cudaStream_t stream)
 {
-    return from_symbol_async(dst, symbol, count, offset, kind, stream, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(from_symbol_async(SC_RT_CALL, dst, symbol, count, offset, kind, stream, true));
 }
 
 SC_RT_EXPORT cudaError_t cudaGetSymbolAddress(void **devPtr, const void *symbol)
 {
+    SC_RT_ENTER();
     if (!devPtr)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     void *at = NULL;
-    cudaError_t e = symbol_at(symbol, 0, 0, &at);
+    cudaError_t e = symbol_at(SC_RT_CALL, symbol, 0, 0, &at);
     if (e == cudaSuccess)
         *devPtr = at;
-    return sc_rt_error(e);
+    SC_RT_RETURN(e);
 }
 
 SC_RT_EXPORT cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
 {
+    SC_RT_ENTER();
     if (!size)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
     const sc_rt_var *v = var_find(st, symbol);
     if (v)
         *size = v->size;
-    sc_rt_unlock();
-    return v ? cudaSuccess : sc_rt_error(cudaErrorInvalidSymbol);
+    SC_RT_RETURN(v ? cudaSuccess : cudaErrorInvalidSymbol);
 }
 
 /* --------------------------------------------------------------- launches */
 
-static cudaError_t launch(const void *func, dim3 grid, dim3 block, size_t shared, cudaStream_t s,
-                          bool ptsz)
+static cudaError_t launch(sc_rt_call *c, const void *func, dim3 grid, dim3 block, size_t shared,
+                          cudaStream_t s, bool ptsz)
 {
     if (!func)
-        return sc_rt_error(cudaErrorInvalidDeviceFunction);
+        return cudaErrorInvalidDeviceFunction;
     if (!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z ||
         (uint64_t)block.x * block.y * block.z > 1024 || block.z > 64 || grid.y > 65535 ||
         grid.z > 65535)
-        return sc_rt_error(cudaErrorInvalidConfiguration);
+        return cudaErrorInvalidConfiguration;
     sc_rt_node_desc d;
     d.type = cudaGraphNodeTypeKernel;
     d.func = func;
     d.grid = grid;
     d.block = block;
     d.shared_mem = (unsigned int)shared;
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    sc_rt_state *st = sc_rt_call_lock(c);
     cudaError_t e = sc_rt_issue_id(st, sc_rt_stream_id(st, s, ptsz), &d, "cudaLaunchKernel", NULL);
-    sc_rt_unlock();
     return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
                                           void **args, size_t sharedMem, cudaStream_t stream)
 {
+    SC_RT_ENTER();
     (void)args;
-    return launch(func, gridDim, blockDim, sharedMem, stream, false);
+    SC_RT_RETURN(launch(SC_RT_CALL, func, gridDim, blockDim, sharedMem, stream, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
                                                void **args, size_t sharedMem, cudaStream_t stream)
 {
+    SC_RT_ENTER();
     (void)args;
-    return launch(func, gridDim, blockDim, sharedMem, stream, true);
+    SC_RT_RETURN(launch(SC_RT_CALL, func, gridDim, blockDim, sharedMem, stream, true));
 }
 
 SC_RT_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
                                              void **args)
 {
+    SC_RT_ENTER();
     (void)args;
     if (!config || (config->numAttrs && !config->attrs))
-        return sc_rt_error(cudaErrorInvalidValue);
-    return launch(func, config->gridDim, config->blockDim, config->dynamicSmemBytes, config->stream,
-                  false);
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    SC_RT_RETURN(launch(SC_RT_CALL, func, config->gridDim, config->blockDim,
+                        config->dynamicSmemBytes, config->stream, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config,
                                                   const void *func, void **args)
 {
+    SC_RT_ENTER();
     (void)args;
     if (!config || (config->numAttrs && !config->attrs))
-        return sc_rt_error(cudaErrorInvalidValue);
-    return launch(func, config->gridDim, config->blockDim, config->dynamicSmemBytes, config->stream,
-                  true);
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    SC_RT_RETURN(launch(SC_RT_CALL, func, config->gridDim, config->blockDim,
+                        config->dynamicSmemBytes, config->stream, true));
 }
 
 SC_RT_EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
@@ -474,46 +491,52 @@ SC_RT_EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, s
 SC_RT_EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim,
                                                     size_t *sharedMem, void *stream)
 {
+    SC_RT_ENTER();
     sc_rt_thread *t = sc_rt_self();
     if (!t->ncfg)
-        return sc_rt_error(cudaErrorMissingConfiguration);
+        SC_RT_RETURN(cudaErrorMissingConfiguration);
     t->ncfg--;
     *gridDim = t->cfg[t->ncfg].grid;
     *blockDim = t->cfg[t->ncfg].block;
     *sharedMem = t->cfg[t->ncfg].shared;
     memcpy(stream, &t->cfg[t->ncfg].stream, sizeof(cudaStream_t));
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 /* A kernel handle is the host stub itself: launches need nothing more. */
 SC_RT_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *func)
 {
+    SC_RT_ENTER();
     if (!kernel || !func)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     *kernel = (cudaKernel_t)(uintptr_t)func;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
                                             void **args, size_t sharedMem, cudaStream_t stream)
 {
+    SC_RT_ENTER();
     (void)args;
-    return launch((const void *)kernel, gridDim, blockDim, sharedMem, stream, false);
+    SC_RT_RETURN(
+        launch(SC_RT_CALL, (const void *)kernel, gridDim, blockDim, sharedMem, stream, false));
 }
 
 SC_RT_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
                                                  void **args, size_t sharedMem, cudaStream_t stream)
 {
+    SC_RT_ENTER();
     (void)args;
-    return launch((const void *)kernel, gridDim, blockDim, sharedMem, stream, true);
+    SC_RT_RETURN(
+        launch(SC_RT_CALL, (const void *)kernel, gridDim, blockDim, sharedMem, stream, true));
 }
 
 SC_RT_EXPORT cudaError_t cudaFuncGetName(const char **name, const void *func)
 {
+    SC_RT_ENTER();
     if (!name || !func)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    SC_RT_LOCK();
     *name = sc_rt_kernel_name(func);
-    sc_rt_unlock();
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }

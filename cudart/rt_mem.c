@@ -94,163 +94,166 @@ void *sc_rt_alloc_device(sc_rt_state *st, size_t size)
 
 /* An allocating call: the model decides first (900 in a global capture,
  * and nothing is allocated), then the memory is handed out. */
-static cudaError_t mem_alloc(void **out, size_t size, sc_rt_mem_kind kind, unsigned int flags,
-                             const char *call)
+static cudaError_t mem_alloc(sc_rt_call *c, void **out, size_t size, sc_rt_mem_kind kind,
+                             unsigned int flags, const char *call)
 {
     if (!out)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return cudaErrorInvalidValue;
+    sc_rt_state *st = sc_rt_call_lock(c);
     cudaError_t e = sc_rt_host(st, SC_CUDA_HOST_UNSAFE, 0, 0, call);
     if (e == cudaSuccess) {
         void *p = host_block(size);
         if (!p || sc_rt_alloc_add(st, p, size, kind, flags, true) != cudaSuccess) {
             free(p);
-            e = sc_rt_error(cudaErrorMemoryAllocation);
+            e = cudaErrorMemoryAllocation;
         } else {
             *out = p;
         }
     }
-    sc_rt_unlock();
+    sc_rt_call_unlock(c);
     return e;
 }
 
 /* A freeing call: unsafe during capture too; a pointer of another kind or
  * none is an error and frees nothing. */
-static cudaError_t mem_free(void *p, bool host, const char *call)
+static cudaError_t mem_free(sc_rt_call *c, void *p, bool host, const char *call)
 {
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    sc_rt_state *st = sc_rt_call_lock(c);
     cudaError_t e = sc_rt_host(st, SC_CUDA_HOST_UNSAFE, 0, 0, call);
     if (e == cudaSuccess && p) {
         ptrdiff_t i = alloc_exact(st, p);
         bool pinned = i >= 0 && st->allocs[i].kind == SC_RT_MEM_PINNED;
         if (i < 0 || !st->allocs[i].owned || pinned != host) {
-            e = sc_rt_error(host ? cudaErrorInvalidHostPointer : cudaErrorInvalidDevicePointer);
+            e = host ? cudaErrorInvalidHostPointer : cudaErrorInvalidDevicePointer;
         } else {
             sc_rt_pool_note_free(st, p); /* cudaFree of a cudaMallocAsync block */
             alloc_remove(st, (size_t)i);
         }
     }
-    sc_rt_unlock();
     return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
-    return mem_alloc(devPtr, size, SC_RT_MEM_DEVICE, 0, "cudaMalloc");
+    SC_RT_ENTER();
+    SC_RT_RETURN(mem_alloc(SC_RT_CALL, devPtr, size, SC_RT_MEM_DEVICE, 0, "cudaMalloc"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int flags)
 {
+    SC_RT_ENTER();
     if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost)
-        return sc_rt_error(cudaErrorInvalidValue);
-    return mem_alloc(devPtr, size, SC_RT_MEM_MANAGED, flags, "cudaMallocManaged");
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    SC_RT_RETURN(
+        mem_alloc(SC_RT_CALL, devPtr, size, SC_RT_MEM_MANAGED, flags, "cudaMallocManaged"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
-    return mem_alloc(ptr, size, SC_RT_MEM_PINNED, 0, "cudaMallocHost");
+    SC_RT_ENTER();
+    SC_RT_RETURN(mem_alloc(SC_RT_CALL, ptr, size, SC_RT_MEM_PINNED, 0, "cudaMallocHost"));
 }
 
 SC_RT_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
+    SC_RT_ENTER();
     if (flags &
         ~(unsigned int)(cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined))
-        return sc_rt_error(cudaErrorInvalidValue);
-    return mem_alloc(pHost, size, SC_RT_MEM_PINNED, flags, "cudaHostAlloc");
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    SC_RT_RETURN(mem_alloc(SC_RT_CALL, pHost, size, SC_RT_MEM_PINNED, flags, "cudaHostAlloc"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height)
 {
+    SC_RT_ENTER();
     if (!pitch)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     size_t p = (width + 511) / 512 * 512;
-    cudaError_t e = mem_alloc(devPtr, p * height, SC_RT_MEM_DEVICE, 0, "cudaMallocPitch");
+    cudaError_t e =
+        mem_alloc(SC_RT_CALL, devPtr, p * height, SC_RT_MEM_DEVICE, 0, "cudaMallocPitch");
     if (e == cudaSuccess)
         *pitch = p;
-    return e;
+    SC_RT_RETURN(e);
 }
 
 SC_RT_EXPORT cudaError_t cudaFree(void *devPtr)
 {
-    return mem_free(devPtr, false, "cudaFree");
+    SC_RT_ENTER();
+    SC_RT_RETURN(mem_free(SC_RT_CALL, devPtr, false, "cudaFree"));
 }
 
 SC_RT_EXPORT cudaError_t cudaFreeHost(void *ptr)
 {
-    return mem_free(ptr, true, "cudaFreeHost");
+    SC_RT_ENTER();
+    SC_RT_RETURN(mem_free(SC_RT_CALL, ptr, true, "cudaFreeHost"));
 }
 
 SC_RT_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags)
 {
+    SC_RT_ENTER();
     if (!ptr || !size)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
     cudaError_t e = sc_rt_host(st, SC_CUDA_HOST_UNSAFE, 0, 0, "cudaHostRegister");
     if (e == cudaSuccess) {
         if (sc_rt_alloc_find(st, ptr))
-            e = sc_rt_error(cudaErrorHostMemoryAlreadyRegistered);
+            e = cudaErrorHostMemoryAlreadyRegistered;
         else if (sc_rt_alloc_add(st, ptr, size, SC_RT_MEM_REGISTERED, flags, false))
-            e = sc_rt_error(cudaErrorMemoryAllocation);
+            e = cudaErrorMemoryAllocation;
     }
-    sc_rt_unlock();
-    return e;
+    SC_RT_RETURN(e);
 }
 
 SC_RT_EXPORT cudaError_t cudaHostUnregister(void *ptr)
 {
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    SC_RT_ENTER();
+    sc_rt_state *st = SC_RT_LOCK();
     cudaError_t e = sc_rt_host(st, SC_CUDA_HOST_UNSAFE, 0, 0, "cudaHostUnregister");
     if (e == cudaSuccess) {
         ptrdiff_t i = alloc_exact(st, ptr);
         if (i < 0 || st->allocs[i].kind != SC_RT_MEM_REGISTERED)
-            e = sc_rt_error(cudaErrorHostMemoryNotRegistered);
+            e = cudaErrorHostMemoryNotRegistered;
         else
             alloc_remove(st, (size_t)i);
     }
-    sc_rt_unlock();
-    return e;
+    SC_RT_RETURN(e);
 }
 
 SC_RT_EXPORT cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost, unsigned int flags)
 {
+    SC_RT_ENTER();
     if (!pDevice || flags != 0)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
     const sc_rt_alloc *a = sc_rt_alloc_find(st, pHost);
     bool host = a && (a->kind == SC_RT_MEM_PINNED || a->kind == SC_RT_MEM_REGISTERED);
-    sc_rt_unlock();
+    SC_RT_UNLOCK();
     if (!host)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     *pDevice = pHost; /* unified addressing: the same address */
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
 {
+    SC_RT_ENTER();
     if (!pFlags)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
     const sc_rt_alloc *a = sc_rt_alloc_find(st, pHost);
     bool host = a && (a->kind == SC_RT_MEM_PINNED || a->kind == SC_RT_MEM_REGISTERED);
     if (host)
         *pFlags = a->flags;
-    sc_rt_unlock();
-    return host ? cudaSuccess : sc_rt_error(cudaErrorInvalidValue);
+    SC_RT_RETURN(host ? cudaSuccess : cudaErrorInvalidValue);
 }
 
 SC_RT_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes,
                                                   const void *ptr)
 {
+    SC_RT_ENTER();
     if (!attributes)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
     const sc_rt_alloc *a = sc_rt_alloc_find(st, ptr);
     memset(attributes, 0, sizeof *attributes);
     void *p = (void *)(uintptr_t)ptr;
@@ -269,8 +272,7 @@ SC_RT_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *
         attributes->devicePointer = p;
         attributes->hostPointer = p;
     }
-    sc_rt_unlock();
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 static bool on_device(const sc_rt_state *st, const void *p)
@@ -333,14 +335,13 @@ static sc_rt_node_desc copy_desc(void *dst, const void *src, size_t count, enum 
 
 /* Synchronous copies are host calls on the legacy stream (legacy_sync, or
  * a stream sync on the per-thread stream for the _ptds flavour), then done. */
-cudaError_t sc_rt_copy_sync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                            bool ptds, const char *call)
+cudaError_t sc_rt_copy_sync(sc_rt_call *c, void *dst, const void *src, size_t count,
+                            enum cudaMemcpyKind kind, bool ptds, const char *call)
 {
     cudaError_t e = copy_checks(dst, src, kind);
     if (e != cudaSuccess && count)
-        return sc_rt_error(e);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return e;
+    sc_rt_state *st = sc_rt_call_lock(c);
     if (ptds)
         e = sc_rt_host(st, SC_CUDA_HOST_STREAM_SYNC, sc_rt_stream_id(st, NULL, true), 0, call);
     else
@@ -349,63 +350,71 @@ cudaError_t sc_rt_copy_sync(void *dst, const void *src, size_t count, enum cudaM
         sc_rt_node_desc d = copy_desc(dst, src, count, kind);
         sc_rt_perform(&d);
     }
-    sc_rt_unlock();
+    sc_rt_call_unlock(c);
     return e;
 }
 
-cudaError_t sc_rt_copy_async(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                             cudaStream_t s, bool ptsz, const char *call)
+cudaError_t sc_rt_copy_async(sc_rt_call *c, void *dst, const void *src, size_t count,
+                             enum cudaMemcpyKind kind, cudaStream_t s, bool ptsz, const char *call)
 {
     cudaError_t e = copy_checks(dst, src, kind);
     if (e != cudaSuccess)
-        return sc_rt_error(e);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return e;
+    sc_rt_state *st = sc_rt_call_lock(c);
     sc_rt_node_desc d = copy_desc(dst, src, count, kind);
     e = sc_rt_issue_id(st, sc_rt_stream_id(st, s, ptsz), &d, call, NULL);
-    sc_rt_unlock();
+    sc_rt_call_unlock(c);
     return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
                                     enum cudaMemcpyKind kind)
 {
-    return sc_rt_copy_sync(dst, src, count, kind, false, "cudaMemcpy");
+    SC_RT_ENTER();
+    SC_RT_RETURN(sc_rt_copy_sync(SC_RT_CALL, dst, src, count, kind, false, "cudaMemcpy"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count,
                                          enum cudaMemcpyKind kind)
 {
-    return sc_rt_copy_sync(dst, src, count, kind, true, "cudaMemcpy");
+    SC_RT_ENTER();
+    SC_RT_RETURN(sc_rt_copy_sync(SC_RT_CALL, dst, src, count, kind, true, "cudaMemcpy"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
                                          enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return sc_rt_copy_async(dst, src, count, kind, stream, false, "cudaMemcpyAsync");
+    SC_RT_ENTER();
+    SC_RT_RETURN(
+        sc_rt_copy_async(SC_RT_CALL, dst, src, count, kind, stream, false, "cudaMemcpyAsync"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
                                               enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    return sc_rt_copy_async(dst, src, count, kind, stream, true, "cudaMemcpyAsync");
+    SC_RT_ENTER();
+    SC_RT_RETURN(
+        sc_rt_copy_async(SC_RT_CALL, dst, src, count, kind, stream, true, "cudaMemcpyAsync"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyPeer(void *dst, int dstDevice, const void *src, int srcDevice,
                                         size_t count)
 {
+    SC_RT_ENTER();
     if (dstDevice != 0 || srcDevice != 0)
-        return sc_rt_error(cudaErrorInvalidDevice);
-    return sc_rt_copy_sync(dst, src, count, cudaMemcpyDeviceToDevice, false, "cudaMemcpyPeer");
+        SC_RT_RETURN(cudaErrorInvalidDevice);
+    SC_RT_RETURN(sc_rt_copy_sync(SC_RT_CALL, dst, src, count, cudaMemcpyDeviceToDevice, false,
+                                 "cudaMemcpyPeer"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src,
                                              int srcDevice, size_t count, cudaStream_t stream)
 {
+    SC_RT_ENTER();
     if (dstDevice != 0 || srcDevice != 0)
-        return sc_rt_error(cudaErrorInvalidDevice);
-    return sc_rt_copy_async(dst, src, count, cudaMemcpyDeviceToDevice, stream, false,
-                            "cudaMemcpyPeerAsync");
+        SC_RT_RETURN(cudaErrorInvalidDevice);
+    SC_RT_RETURN(sc_rt_copy_async(SC_RT_CALL, dst, src, count, cudaMemcpyDeviceToDevice, stream,
+                                  false, "cudaMemcpyPeerAsync"));
 }
 
 static sc_rt_node_desc set_desc(void *p, int value, size_t count)
@@ -422,12 +431,12 @@ static sc_rt_node_desc set_desc(void *p, int value, size_t count)
     return d;
 }
 
-static cudaError_t set_sync(void *p, int value, size_t count, bool ptds, const char *call)
+static cudaError_t set_sync(sc_rt_call *c, void *p, int value, size_t count, bool ptds,
+                            const char *call)
 {
     if (!p && count)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return cudaErrorInvalidValue;
+    sc_rt_state *st = sc_rt_call_lock(c);
     cudaError_t e;
     if (ptds)
         e = sc_rt_host(st, SC_CUDA_HOST_STREAM_SYNC, sc_rt_stream_id(st, NULL, true), 0, call);
@@ -437,57 +446,57 @@ static cudaError_t set_sync(void *p, int value, size_t count, bool ptds, const c
         sc_rt_node_desc d = set_desc(p, value, count);
         sc_rt_perform(&d);
     }
-    sc_rt_unlock();
     return e;
 }
 
-static cudaError_t set_async(void *p, int value, size_t count, cudaStream_t s, bool ptsz,
-                             const char *call)
+static cudaError_t set_async(sc_rt_call *c, void *p, int value, size_t count, cudaStream_t s,
+                             bool ptsz, const char *call)
 {
     if (!p && count)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return cudaErrorInvalidValue;
+    sc_rt_state *st = sc_rt_call_lock(c);
     sc_rt_node_desc d = set_desc(p, value, count);
     cudaError_t e = sc_rt_issue_id(st, sc_rt_stream_id(st, s, ptsz), &d, call, NULL);
-    sc_rt_unlock();
     return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 {
-    return set_sync(devPtr, value, count, false, "cudaMemset");
+    SC_RT_ENTER();
+    SC_RT_RETURN(set_sync(SC_RT_CALL, devPtr, value, count, false, "cudaMemset"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemset_ptds(void *devPtr, int value, size_t count)
 {
-    return set_sync(devPtr, value, count, true, "cudaMemset");
+    SC_RT_ENTER();
+    SC_RT_RETURN(set_sync(SC_RT_CALL, devPtr, value, count, true, "cudaMemset"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count, cudaStream_t stream)
 {
-    return set_async(devPtr, value, count, stream, false, "cudaMemsetAsync");
+    SC_RT_ENTER();
+    SC_RT_RETURN(set_async(SC_RT_CALL, devPtr, value, count, stream, false, "cudaMemsetAsync"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemsetAsync_ptsz(void *devPtr, int value, size_t count,
                                               cudaStream_t stream)
 {
-    return set_async(devPtr, value, count, stream, true, "cudaMemsetAsync");
+    SC_RT_ENTER();
+    SC_RT_RETURN(set_async(SC_RT_CALL, devPtr, value, count, stream, true, "cudaMemsetAsync"));
 }
 
 /* Stream-ordered allocation: stream work (a mem_alloc node in capture),
  * never an unsafe host call. */
-cudaError_t sc_rt_malloc_async(void **out, size_t size, cudaMemPool_t pool, cudaStream_t s,
-                               bool ptsz, const char *call)
+cudaError_t sc_rt_malloc_async(sc_rt_call *c, void **out, size_t size, cudaMemPool_t pool,
+                               cudaStream_t s, bool ptsz, const char *call)
 {
     if (!out)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return cudaErrorInvalidValue;
+    sc_rt_state *st = sc_rt_call_lock(c);
     cudaError_t e = cudaSuccess;
     void *p = sc_rt_alloc_device(st, size);
     if (!p) {
-        e = sc_rt_error(cudaErrorMemoryAllocation);
+        e = cudaErrorMemoryAllocation;
     } else {
         sc_rt_node_desc d = {0};
         d.type = cudaGraphNodeTypeMemAlloc;
@@ -507,18 +516,17 @@ cudaError_t sc_rt_malloc_async(void **out, size_t size, cudaMemPool_t pool, cuda
                 sc_rt_pool_note_alloc(st, pool, p, size);
         }
     }
-    sc_rt_unlock();
+    sc_rt_call_unlock(c);
     return e;
 }
 
-static cudaError_t free_async(void *p, cudaStream_t s, bool ptsz)
+static cudaError_t free_async(sc_rt_call *c, void *p, cudaStream_t s, bool ptsz)
 {
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    sc_rt_state *st = sc_rt_call_lock(c);
     cudaError_t e = cudaSuccess;
     ptrdiff_t i = p ? alloc_exact(st, p) : -1;
     if (p && (i < 0 || st->allocs[i].kind != SC_RT_MEM_DEVICE)) {
-        e = sc_rt_error(cudaErrorInvalidValue);
+        e = cudaErrorInvalidValue;
     } else {
         uint32_t stream = sc_rt_stream_id(st, s, ptsz);
         bool captured = sc_rt_stream_capture(st, stream) != 0;
@@ -532,28 +540,33 @@ static cudaError_t free_async(void *p, cudaStream_t s, bool ptsz)
             alloc_remove(st, (size_t)i);
         }
     }
-    sc_rt_unlock();
     return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaMallocAsync(void **devPtr, size_t size, cudaStream_t hStream)
 {
-    return sc_rt_malloc_async(devPtr, size, NULL, hStream, false, "cudaMallocAsync");
+    SC_RT_ENTER();
+    SC_RT_RETURN(
+        sc_rt_malloc_async(SC_RT_CALL, devPtr, size, NULL, hStream, false, "cudaMallocAsync"));
 }
 
 SC_RT_EXPORT cudaError_t cudaMallocAsync_ptsz(void **devPtr, size_t size, cudaStream_t hStream)
 {
-    return sc_rt_malloc_async(devPtr, size, NULL, hStream, true, "cudaMallocAsync");
+    SC_RT_ENTER();
+    SC_RT_RETURN(
+        sc_rt_malloc_async(SC_RT_CALL, devPtr, size, NULL, hStream, true, "cudaMallocAsync"));
 }
 
 SC_RT_EXPORT cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t hStream)
 {
-    return free_async(devPtr, hStream, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(free_async(SC_RT_CALL, devPtr, hStream, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t hStream)
 {
-    return free_async(devPtr, hStream, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(free_async(SC_RT_CALL, devPtr, hStream, true));
 }
 
 /* Prefetching moves nothing here; in capture it is stream work CUDA
@@ -562,21 +575,80 @@ SC_RT_EXPORT cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count,
                                               struct cudaMemLocation location, unsigned int flags,
                                               cudaStream_t stream)
 {
+    SC_RT_ENTER();
     (void)count;
     (void)location;
     (void)flags;
     (void)stream;
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    sc_rt_state *st = SC_RT_LOCK();
     const sc_rt_alloc *a = sc_rt_alloc_find(st, devPtr);
     bool managed = a && a->kind == SC_RT_MEM_MANAGED;
-    sc_rt_unlock();
-    return managed ? cudaSuccess : sc_rt_error(cudaErrorInvalidValue);
+    SC_RT_RETURN(managed ? cudaSuccess : cudaErrorInvalidValue);
 }
 
 SC_RT_EXPORT cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count,
                                                    struct cudaMemLocation location,
                                                    unsigned int flags, cudaStream_t stream)
 {
-    return cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
+    SC_RT_ENTER();
+    SC_RT_RETURN(cudaMemPrefetchAsync(devPtr, count, location, flags, stream));
+}
+
+/* -------------------------------------------------------- managed memory */
+
+static bool managed_range(sc_rt_call *c, const void *p, size_t count)
+{
+    sc_rt_state *st = sc_rt_call_lock(c);
+    const sc_rt_alloc *a = sc_rt_alloc_find(st, p);
+    bool ok = a && a->kind == SC_RT_MEM_MANAGED && (uintptr_t)p - a->base <= a->size &&
+              count <= a->size - ((uintptr_t)p - a->base);
+    sc_rt_call_unlock(c);
+    return ok;
+}
+
+/* Host memory is the only memory here: advice is checked and changes
+ * nothing. */
+SC_RT_EXPORT cudaError_t cudaMemAdvise(const void *devPtr, size_t count,
+                                       enum cudaMemoryAdvise advice,
+                                       struct cudaMemLocation location)
+{
+    SC_RT_ENTER();
+    if (!devPtr || !count || advice < cudaMemAdviseSetReadMostly ||
+        advice > cudaMemAdviseUnsetAccessedBy)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    bool needs_location = advice == cudaMemAdviseSetPreferredLocation ||
+                          advice == cudaMemAdviseSetAccessedBy ||
+                          advice == cudaMemAdviseUnsetAccessedBy;
+    if (needs_location) {
+        if (location.type == cudaMemLocationTypeDevice && location.id != 0)
+            SC_RT_RETURN(cudaErrorInvalidDevice);
+        if (location.type != cudaMemLocationTypeDevice &&
+            location.type != cudaMemLocationTypeHost &&
+            location.type != cudaMemLocationTypeHostNuma &&
+            location.type != cudaMemLocationTypeHostNumaCurrent)
+            SC_RT_RETURN(cudaErrorInvalidValue);
+    }
+    SC_RT_RETURN(managed_range(SC_RT_CALL, devPtr, count) ? cudaSuccess : cudaErrorInvalidValue);
+}
+
+SC_RT_EXPORT cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length,
+                                                  unsigned int flags)
+{
+    SC_RT_ENTER();
+    (void)stream;
+    if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost && flags != cudaMemAttachSingle)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
+    const sc_rt_alloc *a = sc_rt_alloc_find(st, devPtr);
+    /* the whole allocation (length 0 or its size), from its start */
+    bool ok = a && a->kind == SC_RT_MEM_MANAGED && a->base == (uintptr_t)devPtr &&
+              (length == 0 || length == a->size);
+    SC_RT_RETURN(ok ? cudaSuccess : cudaErrorInvalidValue);
+}
+
+SC_RT_EXPORT cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr,
+                                                       size_t length, unsigned int flags)
+{
+    SC_RT_ENTER();
+    SC_RT_RETURN(cudaStreamAttachMemAsync(stream, devPtr, length, flags));
 }

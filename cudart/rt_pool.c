@@ -144,40 +144,38 @@ void sc_rt_pool_note_free(sc_rt_state *st, void *ptr)
 
 SC_RT_EXPORT cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *memPool, int device)
 {
+    SC_RT_ENTER();
     if (!memPool)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     if (device != 0)
-        return sc_rt_error(cudaErrorInvalidDevice);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidDevice);
+    sc_rt_state *st = SC_RT_LOCK();
     sc_rt_pools *x = pools_get(st);
     if (x)
         *memPool = &x->dflt;
-    sc_rt_unlock();
-    return x ? cudaSuccess : sc_rt_error(cudaErrorMemoryAllocation);
+    SC_RT_RETURN(x ? cudaSuccess : cudaErrorMemoryAllocation);
 }
 
 SC_RT_EXPORT cudaError_t cudaDeviceGetMemPool(cudaMemPool_t *memPool, int device)
 {
+    SC_RT_ENTER();
     if (!memPool)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     if (device != 0)
-        return sc_rt_error(cudaErrorInvalidDevice);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidDevice);
+    sc_rt_state *st = SC_RT_LOCK();
     sc_rt_pools *x = pools_get(st);
     if (x)
         *memPool = x->current;
-    sc_rt_unlock();
-    return x ? cudaSuccess : sc_rt_error(cudaErrorMemoryAllocation);
+    SC_RT_RETURN(x ? cudaSuccess : cudaErrorMemoryAllocation);
 }
 
 SC_RT_EXPORT cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
 {
+    SC_RT_ENTER();
     if (device != 0)
-        return sc_rt_error(cudaErrorInvalidDevice);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidDevice);
+    sc_rt_state *st = SC_RT_LOCK();
     sc_rt_pools *x = pools_get(st);
     struct CUmemPoolHandle_st *p = pool_find(x, memPool);
     cudaError_t e = cudaSuccess;
@@ -186,8 +184,7 @@ SC_RT_EXPORT cudaError_t cudaDeviceSetMemPool(int device, cudaMemPool_t memPool)
         e = cudaErrorInvalidValue;
     else
         x->current = p;
-    sc_rt_unlock();
-    return sc_rt_error(e);
+    SC_RT_RETURN(e);
 }
 
 /* The cudaMem*MemPool flavour: by location and allocation type. */
@@ -196,9 +193,9 @@ static cudaError_t by_location(cudaMemPool_t *out, const struct cudaMemLocation 
 {
     cudaError_t e = cudaSuccess;
     if (!out || type != cudaMemAllocationTypePinned)
-        return sc_rt_error(cudaErrorInvalidValue);
+        return cudaErrorInvalidValue;
     if (!device_location(l, &e))
-        return sc_rt_error(e);
+        return e;
     return current ? cudaDeviceGetMemPool(out, 0) : cudaDeviceGetDefaultMemPool(out, 0);
 }
 
@@ -206,24 +203,27 @@ SC_RT_EXPORT cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t *memPool,
                                                   struct cudaMemLocation *location,
                                                   enum cudaMemAllocationType type)
 {
-    return by_location(memPool, location, type, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(by_location(memPool, location, type, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location,
                                            enum cudaMemAllocationType type)
 {
-    return by_location(memPool, location, type, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(by_location(memPool, location, type, true));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemSetMemPool(struct cudaMemLocation *location,
                                            enum cudaMemAllocationType type, cudaMemPool_t memPool)
 {
+    SC_RT_ENTER();
     cudaError_t e = cudaSuccess;
     if (type != cudaMemAllocationTypePinned)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     if (!device_location(location, &e))
-        return sc_rt_error(e);
-    return cudaDeviceSetMemPool(0, memPool);
+        SC_RT_RETURN(e);
+    SC_RT_RETURN(cudaDeviceSetMemPool(0, memPool));
 }
 
 /* ------------------------------------------------------- create, destroy */
@@ -243,13 +243,13 @@ static cudaError_t props_check(const struct cudaMemPoolProps *pr)
 SC_RT_EXPORT cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool,
                                            const struct cudaMemPoolProps *poolProps)
 {
+    SC_RT_ENTER();
     if (!memPool)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     cudaError_t e = props_check(poolProps);
     if (e != cudaSuccess)
-        return sc_rt_error(e);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(e);
+    sc_rt_state *st = SC_RT_LOCK();
     sc_rt_pools *x = pools_get(st);
     struct CUmemPoolHandle_st *p = x ? malloc(sizeof *p) : NULL;
     if (p) {
@@ -258,14 +258,13 @@ SC_RT_EXPORT cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool,
         x->created = p;
         *memPool = p;
     }
-    sc_rt_unlock();
-    return p ? cudaSuccess : sc_rt_error(cudaErrorMemoryAllocation);
+    SC_RT_RETURN(p ? cudaSuccess : cudaErrorMemoryAllocation);
 }
 
 SC_RT_EXPORT cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)
 {
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    SC_RT_ENTER();
+    sc_rt_state *st = SC_RT_LOCK();
     sc_rt_pools *x = pools_get(st);
     struct CUmemPoolHandle_st *p = pool_find(x, memPool);
     cudaError_t e = cudaSuccess;
@@ -285,8 +284,7 @@ SC_RT_EXPORT cudaError_t cudaMemPoolDestroy(cudaMemPool_t memPool)
         p->magic = 0;
         free(p);
     }
-    sc_rt_unlock();
-    return sc_rt_error(e);
+    SC_RT_RETURN(e);
 }
 
 /* ------------------------------------------------------------ attributes */
@@ -351,42 +349,41 @@ static cudaError_t get_attr(const struct CUmemPoolHandle_st *p, enum cudaMemPool
     return cudaSuccess;
 }
 
-static cudaError_t attr_call(cudaMemPool_t memPool, enum cudaMemPoolAttr attr, void *value,
-                             bool set)
+static cudaError_t attr_call(sc_rt_call *c, cudaMemPool_t memPool, enum cudaMemPoolAttr attr,
+                             void *value, bool set)
 {
     if (!value)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return cudaErrorInvalidValue;
+    sc_rt_state *st = sc_rt_call_lock(c);
     struct CUmemPoolHandle_st *p = pool_find(pools_get(st), memPool);
     cudaError_t e = !p    ? cudaErrorInvalidValue
                     : set ? set_attr(p, attr, value)
                           : get_attr(p, attr, value);
-    sc_rt_unlock();
-    return sc_rt_error(e);
+    return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr,
                                                  void *value)
 {
-    return attr_call(memPool, attr, value, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(attr_call(SC_RT_CALL, memPool, attr, value, true));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t memPool, enum cudaMemPoolAttr attr,
                                                  void *value)
 {
-    return attr_call(memPool, attr, value, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(attr_call(SC_RT_CALL, memPool, attr, value, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaMemPoolTrimTo(cudaMemPool_t memPool, size_t minBytesToKeep)
 {
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    SC_RT_ENTER();
+    sc_rt_state *st = SC_RT_LOCK();
     struct CUmemPoolHandle_st *p = pool_find(pools_get(st), memPool);
     if (p)
         pool_settle(p, minBytesToKeep);
-    sc_rt_unlock();
-    return p ? cudaSuccess : sc_rt_error(cudaErrorInvalidValue);
+    SC_RT_RETURN(p ? cudaSuccess : cudaErrorInvalidValue);
 }
 
 /* ---------------------------------------------------------------- access */
@@ -397,55 +394,54 @@ SC_RT_EXPORT cudaError_t cudaMemPoolSetAccess(cudaMemPool_t memPool,
                                               const struct cudaMemAccessDesc *descList,
                                               size_t count)
 {
+    SC_RT_ENTER();
     if (count && !descList)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
     cudaError_t e = pool_find(pools_get(st), memPool) ? cudaSuccess : cudaErrorInvalidValue;
     for (size_t i = 0; e == cudaSuccess && i < count; i++)
         if (device_location(&descList[i].location, &e) &&
             descList[i].flags != cudaMemAccessFlagsProtReadWrite)
             e = cudaErrorInvalidValue;
-    sc_rt_unlock();
-    return sc_rt_error(e);
+    SC_RT_RETURN(e);
 }
 
 SC_RT_EXPORT cudaError_t cudaMemPoolGetAccess(enum cudaMemAccessFlags *flags, cudaMemPool_t memPool,
                                               struct cudaMemLocation *location)
 {
+    SC_RT_ENTER();
     if (!flags)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    sc_rt_state *st = SC_RT_LOCK();
     cudaError_t e = pool_find(pools_get(st), memPool) ? cudaSuccess : cudaErrorInvalidValue;
     if (e == cudaSuccess && device_location(location, &e))
         *flags = cudaMemAccessFlagsProtReadWrite;
-    sc_rt_unlock();
-    return sc_rt_error(e);
+    SC_RT_RETURN(e);
 }
 
 /* ------------------------------------------------------------ allocation */
 
-static cudaError_t from_pool(void **ptr, size_t size, cudaMemPool_t memPool, cudaStream_t s,
-                             bool ptsz)
+static cudaError_t from_pool(sc_rt_call *c, void **ptr, size_t size, cudaMemPool_t memPool,
+                             cudaStream_t s, bool ptsz)
 {
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    sc_rt_state *st = sc_rt_call_lock(c);
     bool known = pool_find(pools_get(st), memPool) != NULL;
-    sc_rt_unlock();
+    sc_rt_call_unlock(c);
     if (!known || !ptr)
-        return sc_rt_error(cudaErrorInvalidValue);
-    return sc_rt_malloc_async(ptr, size, memPool, s, ptsz, "cudaMallocFromPoolAsync");
+        return cudaErrorInvalidValue;
+    return sc_rt_malloc_async(c, ptr, size, memPool, s, ptsz, "cudaMallocFromPoolAsync");
 }
 
 SC_RT_EXPORT cudaError_t cudaMallocFromPoolAsync(void **ptr, size_t size, cudaMemPool_t memPool,
                                                  cudaStream_t stream)
 {
-    return from_pool(ptr, size, memPool, stream, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(from_pool(SC_RT_CALL, ptr, size, memPool, stream, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaMallocFromPoolAsync_ptsz(void **ptr, size_t size,
                                                       cudaMemPool_t memPool, cudaStream_t stream)
 {
-    return from_pool(ptr, size, memPool, stream, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(from_pool(SC_RT_CALL, ptr, size, memPool, stream, true));
 }

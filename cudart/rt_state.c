@@ -111,6 +111,63 @@ uint64_t sc_rt_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* ------------------------------------------------------ calls in and out */
+
+/*
+ * STREAMCAP_TRACE, read once: the trace is the one setting every call
+ * consults, so its own once (rather than the state's) keeps a call that
+ * never needs the state, cudaGetDeviceCount, from creating it.
+ */
+static bool g_trace;
+static pthread_once_t g_trace_once = PTHREAD_ONCE_INIT;
+
+static void trace_init(void)
+{
+    const char *v = getenv("STREAMCAP_TRACE");
+    g_trace = v && strcmp(v, "1") == 0;
+}
+
+static bool trace_on(void)
+{
+    pthread_once(&g_trace_once, trace_init);
+    return g_trace;
+}
+
+struct sc_rt_state *sc_rt_call_lock(sc_rt_call *c)
+{
+    sc_rt_state *st = sc_rt_state_get();
+    if (!c->locked) {
+        pthread_mutex_lock(&st->mu);
+        c->locked = true;
+    }
+    return st;
+}
+
+void sc_rt_call_unlock(sc_rt_call *c)
+{
+    if (c->locked) {
+        c->locked = false;
+        pthread_mutex_unlock(&g_state->mu);
+    }
+}
+
+cudaError_t sc_rt_call_end(sc_rt_call *c, cudaError_t err, bool record)
+{
+    sc_rt_call_unlock(c);
+    if (record && err != cudaSuccess)
+        t_self.last = err;
+    if (trace_on())
+        fprintf(stderr, "streamcap trace: %s -> %d %s\n", c->name, (int)err, cudaGetErrorName(err));
+    return err;
+}
+
+void sc_rt_call_leave(sc_rt_call *c)
+{
+    sc_rt_call_unlock(c);
+    if (trace_on())
+        fprintf(stderr, "streamcap trace: %s\n", c->name);
+}
+
 /* ---------------------------------------------------------------- errors */
 
 cudaError_t sc_rt_error(cudaError_t err)
@@ -120,16 +177,19 @@ cudaError_t sc_rt_error(cudaError_t err)
     return err;
 }
 
+/* The two queries of the last error return it without setting it. */
 SC_RT_EXPORT cudaError_t cudaGetLastError(void)
 {
+    SC_RT_ENTER();
     cudaError_t e = t_self.last;
     t_self.last = cudaSuccess;
-    return e;
+    SC_RT_RETURN_KEEP(e);
 }
 
 SC_RT_EXPORT cudaError_t cudaPeekAtLastError(void)
 {
-    return t_self.last;
+    SC_RT_ENTER();
+    SC_RT_RETURN_KEEP(t_self.last);
 }
 
 SC_RT_EXPORT const char *cudaGetErrorName(cudaError_t error)
@@ -138,7 +198,7 @@ SC_RT_EXPORT const char *cudaGetErrorName(cudaError_t error)
 #define X(name, number, text)                                                                      \
     case name:                                                                                     \
         return #name;
-#include "errors.def"
+#include "sc_cuda_errors.def"
 #undef X
     }
     return "cudaErrorUnknown";
@@ -150,7 +210,7 @@ SC_RT_EXPORT const char *cudaGetErrorString(cudaError_t error)
 #define X(name, number, text)                                                                      \
     case name:                                                                                     \
         return text;
-#include "errors.def"
+#include "sc_cuda_errors.def"
 #undef X
     }
     return "unrecognized error code";
@@ -252,5 +312,7 @@ int sc_rt_unsupported(size_t index, const char *name)
                 "streamcap: %s is not supported by the stand-in; it returns "
                 "cudaErrorNotSupported\n",
                 name);
-    return (int)sc_rt_error(cudaErrorNotSupported);
+    /* The way out of every call: the last error, the trace. */
+    sc_rt_call c = {name, false};
+    return (int)sc_rt_call_end(&c, cudaErrorNotSupported, true);
 }

@@ -97,17 +97,17 @@ void sc_rt_handles_reset(sc_rt_state *st)
 SC_RT_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags,
                                                       int priority)
 {
+    SC_RT_ENTER();
     if (!pStream || (flags & ~(unsigned int)cudaStreamNonBlocking))
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     struct CUstream_st *s = calloc(1, sizeof *s);
     if (!s)
-        return sc_rt_error(cudaErrorMemoryAllocation);
+        SC_RT_RETURN(cudaErrorMemoryAllocation);
     if (priority > SC_RT_PRIO_LEAST)
         priority = SC_RT_PRIO_LEAST;
     if (priority < SC_RT_PRIO_GREATEST)
         priority = SC_RT_PRIO_GREATEST;
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    sc_rt_state *st = SC_RT_LOCK();
     s->id = st->next_stream++;
     s->flags = flags;
     s->priority = priority;
@@ -117,182 +117,193 @@ SC_RT_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, uns
         if (rc == 0)
             sc_rt_feed_stream_create(st, s->id, true);
         if (rc != 0) {
-            sc_rt_unlock();
+            SC_RT_UNLOCK();
             free(s);
-            return sc_rt_error(sc_rt_from_model(rc));
+            SC_RT_RETURN(sc_rt_from_model(rc));
         }
     }
     stream_link(st, s);
-    sc_rt_unlock();
+    SC_RT_UNLOCK();
     *pStream = s;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 {
-    return cudaStreamCreateWithPriority(pStream, flags, 0);
+    SC_RT_ENTER();
+    SC_RT_RETURN(cudaStreamCreateWithPriority(pStream, flags, 0));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *pStream)
 {
-    return cudaStreamCreateWithPriority(pStream, cudaStreamDefault, 0);
+    SC_RT_ENTER();
+    SC_RT_RETURN(cudaStreamCreateWithPriority(pStream, cudaStreamDefault, 0));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
+    SC_RT_ENTER();
     if (special_stream(stream))
-        return sc_rt_error(cudaErrorInvalidResourceHandle);
+        SC_RT_RETURN(cudaErrorInvalidResourceHandle);
     /* The model keeps the id (a stream destroyed during capture stays a
      * member until the capture ends, as in CUDA); only the handle goes. */
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    sc_rt_state *st = SC_RT_LOCK();
     bool live = stream_unlink(st, stream);
-    sc_rt_unlock();
+    SC_RT_UNLOCK();
     if (!live)
-        return sc_rt_error(cudaErrorInvalidResourceHandle);
+        SC_RT_RETURN(cudaErrorInvalidResourceHandle);
     free(stream);
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
-static cudaError_t stream_sync(cudaStream_t s, bool ptsz, const char *call)
+static cudaError_t stream_sync(sc_rt_call *c, cudaStream_t s, bool ptsz, const char *call)
 {
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    sc_rt_state *st = sc_rt_call_lock(c);
     cudaError_t e = sc_rt_host(st, SC_CUDA_HOST_STREAM_SYNC, sc_rt_stream_id(st, s, ptsz), 0, call);
-    sc_rt_unlock();
     return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream)
 {
-    return stream_sync(stream, false, "cudaStreamQuery");
+    SC_RT_ENTER();
+    SC_RT_RETURN(stream_sync(SC_RT_CALL, stream, false, "cudaStreamQuery"));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamQuery_ptsz(cudaStream_t stream)
 {
-    return stream_sync(stream, true, "cudaStreamQuery");
+    SC_RT_ENTER();
+    SC_RT_RETURN(stream_sync(SC_RT_CALL, stream, true, "cudaStreamQuery"));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
-    return stream_sync(stream, false, "cudaStreamSynchronize");
+    SC_RT_ENTER();
+    SC_RT_RETURN(stream_sync(SC_RT_CALL, stream, false, "cudaStreamSynchronize"));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
 {
-    return stream_sync(stream, true, "cudaStreamSynchronize");
+    SC_RT_ENTER();
+    SC_RT_RETURN(stream_sync(SC_RT_CALL, stream, true, "cudaStreamSynchronize"));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)
 {
+    SC_RT_ENTER();
     if (!flags)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     *flags = special_stream(hStream) ? cudaStreamDefault : hStream->flags;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamGetFlags_ptsz(cudaStream_t hStream, unsigned int *flags)
 {
-    return cudaStreamGetFlags(hStream, flags);
+    SC_RT_ENTER();
+    SC_RT_RETURN(cudaStreamGetFlags(hStream, flags));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority)
 {
+    SC_RT_ENTER();
     if (!priority)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     *priority = special_stream(hStream) ? 0 : hStream->priority;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamGetPriority_ptsz(cudaStream_t hStream, int *priority)
 {
-    return cudaStreamGetPriority(hStream, priority);
+    SC_RT_ENTER();
+    SC_RT_RETURN(cudaStreamGetPriority(hStream, priority));
 }
 
-static cudaError_t stream_get_id(cudaStream_t s, bool ptsz, unsigned long long *out)
+static cudaError_t stream_get_id(sc_rt_call *c, cudaStream_t s, bool ptsz, unsigned long long *out)
 {
     if (!out)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return cudaErrorInvalidValue;
+    sc_rt_state *st = sc_rt_call_lock(c);
     *out = sc_rt_stream_id(st, s, ptsz);
-    sc_rt_unlock();
     return cudaSuccess;
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId)
 {
-    return stream_get_id(hStream, false, streamId);
+    SC_RT_ENTER();
+    SC_RT_RETURN(stream_get_id(SC_RT_CALL, hStream, false, streamId));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamGetId_ptsz(cudaStream_t hStream, unsigned long long *streamId)
 {
-    return stream_get_id(hStream, true, streamId);
+    SC_RT_ENTER();
+    SC_RT_RETURN(stream_get_id(SC_RT_CALL, hStream, true, streamId));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device)
 {
+    SC_RT_ENTER();
     (void)hStream;
     if (!device)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     *device = 0;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamGetDevice_ptsz(cudaStream_t hStream, int *device)
 {
-    return cudaStreamGetDevice(hStream, device);
+    SC_RT_ENTER();
+    SC_RT_RETURN(cudaStreamGetDevice(hStream, device));
 }
 
 /* ---------------------------------------------------------------- events */
 
 SC_RT_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
 {
+    SC_RT_ENTER();
     unsigned int known = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
     if (!event || (flags & ~known) ||
         ((flags & cudaEventInterprocess) && !(flags & cudaEventDisableTiming)))
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     struct CUevent_st *e = calloc(1, sizeof *e);
     if (!e)
-        return sc_rt_error(cudaErrorMemoryAllocation);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorMemoryAllocation);
+    sc_rt_state *st = SC_RT_LOCK();
     e->id = st->next_event++;
     e->flags = flags;
     event_link(st, e);
-    sc_rt_unlock();
+    SC_RT_UNLOCK();
     *event = e;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
 SC_RT_EXPORT cudaError_t cudaEventCreate(cudaEvent_t *event)
 {
-    return cudaEventCreateWithFlags(event, cudaEventDefault);
+    SC_RT_ENTER();
+    SC_RT_RETURN(cudaEventCreateWithFlags(event, cudaEventDefault));
 }
 
 SC_RT_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
+    SC_RT_ENTER();
     if (!event)
-        return sc_rt_error(cudaErrorInvalidResourceHandle);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidResourceHandle);
+    sc_rt_state *st = SC_RT_LOCK();
     bool live = event_unlink(st, event);
-    sc_rt_unlock();
+    SC_RT_UNLOCK();
     if (!live)
-        return sc_rt_error(cudaErrorInvalidResourceHandle);
+        SC_RT_RETURN(cudaErrorInvalidResourceHandle);
     free(event);
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
-static cudaError_t event_record(cudaEvent_t ev, cudaStream_t s, unsigned int flags, bool ptsz)
+static cudaError_t event_record(sc_rt_call *c, cudaEvent_t ev, cudaStream_t s, unsigned int flags,
+                                bool ptsz)
 {
     if (!ev)
-        return sc_rt_error(cudaErrorInvalidResourceHandle);
+        return cudaErrorInvalidResourceHandle;
     if (flags & ~(unsigned int)cudaEventRecordExternal)
-        return sc_rt_error(cudaErrorInvalidValue);
+        return cudaErrorInvalidValue;
     bool external = flags & cudaEventRecordExternal;
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    sc_rt_state *st = sc_rt_call_lock(c);
     sc_rt_thread *t = sc_rt_thread_get(st);
     uint32_t stream = sc_rt_stream_id(st, s, ptsz);
     uint32_t node = SC_CUDA_NO_NODE;
@@ -304,42 +315,45 @@ static cudaError_t event_record(cudaEvent_t ev, cudaStream_t s, unsigned int fla
     cudaError_t e = cudaSuccess;
     if (rc != 0) {
         sc_rt_note_invalidations(st, "cudaEventRecord");
-        e = sc_rt_error(sc_rt_from_model(rc));
+        e = sc_rt_from_model(rc);
     } else if (node != SC_CUDA_NO_NODE) {
         sc_rt_capture *cap = sc_rt_capture_slot(st, sc_rt_stream_capture(st, stream));
         sc_rt_node_desc d = {0};
         d.type = cudaGraphNodeTypeEventRecord;
         d.event = ev;
         if (cap && cap->graph)
-            e = sc_rt_error(sc_rt_graph_append(cap->graph, &d, NULL, 0, NULL));
+            e = sc_rt_graph_append(cap->graph, &d, NULL, 0, NULL);
     } else if (sc_rt_stream_capture(st, stream) == 0) {
         ev->timed = true;
         ev->ns = sc_rt_now_ns();
     }
-    sc_rt_unlock();
     return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
-    return event_record(event, stream, 0, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(event_record(SC_RT_CALL, event, stream, 0, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream)
 {
-    return event_record(event, stream, 0, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(event_record(SC_RT_CALL, event, stream, 0, true));
 }
 
 SC_RT_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream,
                                                   unsigned int flags)
 {
-    return event_record(event, stream, flags, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(event_record(SC_RT_CALL, event, stream, flags, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream,
                                                        unsigned int flags)
 {
-    return event_record(event, stream, flags, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(event_record(SC_RT_CALL, event, stream, flags, true));
 }
 
 uint32_t sc_rt_event_id(cudaEvent_t e)
@@ -357,52 +371,53 @@ void sc_rt_event_reached(cudaEvent_t e)
     }
 }
 
-static cudaError_t event_sync(cudaEvent_t ev, const char *call)
+static cudaError_t event_sync(sc_rt_call *c, cudaEvent_t ev, const char *call)
 {
     if (!ev)
-        return sc_rt_error(cudaErrorInvalidResourceHandle);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return cudaErrorInvalidResourceHandle;
+    sc_rt_state *st = sc_rt_call_lock(c);
     cudaError_t e = sc_rt_host(st, SC_CUDA_HOST_EVENT_SYNC, 0, ev->id, call);
-    sc_rt_unlock();
     return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaEventQuery(cudaEvent_t event)
 {
-    return event_sync(event, "cudaEventQuery");
+    SC_RT_ENTER();
+    SC_RT_RETURN(event_sync(SC_RT_CALL, event, "cudaEventQuery"));
 }
 
 SC_RT_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
-    return event_sync(event, "cudaEventSynchronize");
+    SC_RT_ENTER();
+    SC_RT_RETURN(event_sync(SC_RT_CALL, event, "cudaEventSynchronize"));
 }
 
 SC_RT_EXPORT cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
+    SC_RT_ENTER();
     if (!ms)
-        return sc_rt_error(cudaErrorInvalidValue);
+        SC_RT_RETURN(cudaErrorInvalidValue);
     if (!start || !end)
-        return sc_rt_error(cudaErrorInvalidResourceHandle);
-    sc_rt_lock();
+        SC_RT_RETURN(cudaErrorInvalidResourceHandle);
+    SC_RT_LOCK();
     bool ok = start->timed && end->timed && !((start->flags | end->flags) & cudaEventDisableTiming);
     double d = ok ? ((double)end->ns - (double)start->ns) / 1e6 : 0;
-    sc_rt_unlock();
+    SC_RT_UNLOCK();
     if (!ok)
-        return sc_rt_error(cudaErrorInvalidResourceHandle);
+        SC_RT_RETURN(cudaErrorInvalidResourceHandle);
     *ms = (float)d;
-    return cudaSuccess;
+    SC_RT_RETURN(cudaSuccess);
 }
 
-static cudaError_t stream_wait(cudaStream_t s, cudaEvent_t ev, unsigned int flags, bool ptsz)
+static cudaError_t stream_wait(sc_rt_call *c, cudaStream_t s, cudaEvent_t ev, unsigned int flags,
+                               bool ptsz)
 {
     if (!ev)
-        return sc_rt_error(cudaErrorInvalidResourceHandle);
+        return cudaErrorInvalidResourceHandle;
     if (flags & ~(unsigned int)cudaEventWaitExternal)
-        return sc_rt_error(cudaErrorInvalidValue);
+        return cudaErrorInvalidValue;
     bool external = flags & cudaEventWaitExternal;
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+    sc_rt_state *st = sc_rt_call_lock(c);
     sc_rt_thread *t = sc_rt_thread_get(st);
     uint32_t stream = sc_rt_stream_id(st, s, ptsz);
     uint32_t node = SC_CUDA_NO_NODE;
@@ -413,64 +428,65 @@ static cudaError_t stream_wait(cudaStream_t s, cudaEvent_t ev, unsigned int flag
     cudaError_t e = cudaSuccess;
     if (rc != 0) {
         sc_rt_note_invalidations(st, "cudaStreamWaitEvent");
-        e = sc_rt_error(sc_rt_from_model(rc));
+        e = sc_rt_from_model(rc);
     } else if (node != SC_CUDA_NO_NODE) {
         sc_rt_capture *cap = sc_rt_capture_slot(st, sc_rt_stream_capture(st, stream));
         sc_rt_node_desc d = {0};
         d.type = cudaGraphNodeTypeWaitEvent;
         d.event = ev;
         if (cap && cap->graph)
-            e = sc_rt_error(sc_rt_graph_append(cap->graph, &d, NULL, 0, NULL));
+            e = sc_rt_graph_append(cap->graph, &d, NULL, 0, NULL);
     } else if (stream != 0 && st->nactive && sc_rt_stream_capture(st, stream) == 0) {
         /* A wait is how a stream joins a capture (a fork). */
         sc_cuda_info info;
         if (sc_cuda_info_get(st->cu, stream, t->id, &info) == 0 &&
             info.status == SC_CUDA_STATUS_ACTIVE)
-            e = sc_rt_error(sc_rt_stream_set_capture(st, stream, info.capture));
+            e = sc_rt_stream_set_capture(st, stream, info.capture);
     }
-    sc_rt_unlock();
     return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
                                              unsigned int flags)
 {
-    return stream_wait(stream, event, flags, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(stream_wait(SC_RT_CALL, stream, event, flags, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event,
                                                   unsigned int flags)
 {
-    return stream_wait(stream, event, flags, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(stream_wait(SC_RT_CALL, stream, event, flags, true));
 }
 
 /* ------------------------------------------------------- host functions */
 
-static cudaError_t host_func(cudaStream_t s, cudaHostFn_t fn, void *user, bool ptsz,
+static cudaError_t host_func(sc_rt_call *c, cudaStream_t s, cudaHostFn_t fn, void *user, bool ptsz,
                              const char *call)
 {
     if (!fn)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return cudaErrorInvalidValue;
+    sc_rt_state *st = sc_rt_call_lock(c);
     sc_rt_node_desc d = {0};
     d.type = cudaGraphNodeTypeHost;
     d.fn = fn;
     d.user_data = user;
     cudaError_t e = sc_rt_issue_id(st, sc_rt_stream_id(st, s, ptsz), &d, call, NULL);
-    sc_rt_unlock();
     return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData)
 {
-    return host_func(stream, fn, userData, false, "cudaLaunchHostFunc");
+    SC_RT_ENTER();
+    SC_RT_RETURN(host_func(SC_RT_CALL, stream, fn, userData, false, "cudaLaunchHostFunc"));
 }
 
 SC_RT_EXPORT cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn,
                                                  void *userData)
 {
-    return host_func(stream, fn, userData, true, "cudaLaunchHostFunc");
+    SC_RT_ENTER();
+    SC_RT_RETURN(host_func(SC_RT_CALL, stream, fn, userData, true, "cudaLaunchHostFunc"));
 }
 
 /* A stream callback takes the stream and a status; as a host node it runs
@@ -487,13 +503,12 @@ static void callback_trampoline(void *arg)
     c->cb(c->stream, cudaSuccess, c->user);
 }
 
-static cudaError_t add_callback(cudaStream_t s, cudaStreamCallback_t cb, void *user,
+static cudaError_t add_callback(sc_rt_call *c, cudaStream_t s, cudaStreamCallback_t cb, void *user,
                                 unsigned int flags, bool ptsz)
 {
     if (!cb || flags != 0)
-        return sc_rt_error(cudaErrorInvalidValue);
-    sc_rt_state *st = sc_rt_state_get();
-    sc_rt_lock();
+        return cudaErrorInvalidValue;
+    sc_rt_state *st = sc_rt_call_lock(c);
     uint32_t stream = sc_rt_stream_id(st, s, ptsz);
     cudaError_t e;
     if (sc_rt_stream_capture(st, stream) == 0 && stream != 0) {
@@ -506,8 +521,7 @@ static cudaError_t add_callback(cudaStream_t s, cudaStreamCallback_t cb, void *u
     } else {
         sc_rt_callback *c = malloc(sizeof *c);
         if (!c) {
-            sc_rt_unlock();
-            return sc_rt_error(cudaErrorMemoryAllocation);
+            return cudaErrorMemoryAllocation;
         }
         *c = (sc_rt_callback){cb, s, user};
         sc_rt_node_desc d = {0};
@@ -518,19 +532,20 @@ static cudaError_t add_callback(cudaStream_t s, cudaStreamCallback_t cb, void *u
         if (sc_rt_stream_capture(st, stream) == 0)
             free(c); /* it ran (or failed) already */
     }
-    sc_rt_unlock();
     return e;
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback,
                                                void *userData, unsigned int flags)
 {
-    return add_callback(stream, callback, userData, flags, false);
+    SC_RT_ENTER();
+    SC_RT_RETURN(add_callback(SC_RT_CALL, stream, callback, userData, flags, false));
 }
 
 SC_RT_EXPORT cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream,
                                                     cudaStreamCallback_t callback, void *userData,
                                                     unsigned int flags)
 {
-    return add_callback(stream, callback, userData, flags, true);
+    SC_RT_ENTER();
+    SC_RT_RETURN(add_callback(SC_RT_CALL, stream, callback, userData, flags, true));
 }

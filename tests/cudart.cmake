@@ -15,13 +15,22 @@ sc_add_command_test(test_cudart_abi
 
 set(SC_CUDART_TEST_DIR ${CMAKE_CURRENT_LIST_DIR}/cudart)
 
+# The exports left to unsupported.c's weak fallbacks are the list of
+# docs/cudart.md.
+if(TARGET sc_cudart)
+    sc_add_command_test(test_cudart_unsupported_doc
+        COMMAND sh ${SC_CUDART_TEST_DIR}/unsupported_doc.sh ${CMAKE_NM} $<TARGET_FILE:sc_cudart>
+                ${PROJECT_SOURCE_DIR}/docs/cudart.md)
+endif()
+
 # Graph half: its sources with a stub runtime half, so the graph API is
 # tested on its own (test_cudart_graph_half reads the stub's counters), and
 # the public-API test against the built libcudart.so.13 where it exists.
 set(SC_CUDART_GRAPH_SOURCES
     ${PROJECT_SOURCE_DIR}/cudart/graph.c ${PROJECT_SOURCE_DIR}/cudart/graph_api.c
     ${PROJECT_SOURCE_DIR}/cudart/graph_params.c ${PROJECT_SOURCE_DIR}/cudart/graph_exec.c
-    ${PROJECT_SOURCE_DIR}/cudart/graph_dot.c ${PROJECT_SOURCE_DIR}/cudart/graph_extra.c)
+    ${PROJECT_SOURCE_DIR}/cudart/graph_dot.c ${PROJECT_SOURCE_DIR}/cudart/graph_setters.c
+    ${PROJECT_SOURCE_DIR}/cudart/graph_attr.c ${PROJECT_SOURCE_DIR}/cudart/graph_uobj.c)
 add_library(sc_cudart_graph_stub STATIC ${SC_CUDART_GRAPH_SOURCES}
             ${SC_CUDART_TEST_DIR}/graph_rt_stub.c)
 target_include_directories(sc_cudart_graph_stub PUBLIC ${PROJECT_SOURCE_DIR}/cudart
@@ -40,7 +49,8 @@ else()
                 LIBS sc_cudart_graph_stub)
 endif()
 
-# The calls around capture sections (rt_extra.c) and the graph setters:
+# The calls around capture sections (rt_func.c, rt_pitched.c,
+# rt_stream_attr.c and parts of rt_device.c, rt_mem.c) and the graph setters:
 # white-box, like test_cudart_rt.
 sc_add_test(test_cudart_extra SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_extra.c
             LIBS sc_cudart_obj)
@@ -48,6 +58,12 @@ sc_add_test(test_cudart_extra SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_extra.c
 # cudaStreamBeginCaptureToGraph: white-box, like test_cudart_rt.
 sc_add_test(test_cudart_to_graph SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_to_graph.c
             LIBS sc_cudart_obj)
+
+# STREAMCAP_TRACE=1: every call and its result on stderr.
+sc_add_test(test_cudart_trace SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_trace.c
+            LIBS sc_cudart_obj)
+set_tests_properties(test_cudart_trace PROPERTIES
+    ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock")
 
 # Memory pools (rt_pool.c).
 sc_add_test(test_cudart_pool SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_pool.c

@@ -12,7 +12,7 @@ trap 'rm -rf "$T"' EXIT
 fail=0
 
 "$NM" -D --defined-only "$LIB" | awk '{print $NF}' > "$T/syms"
-grep -v '^#' "$SRC/cudart/exports.txt" | sed '/^[[:space:]]*$/d' | while read -r name; do
+grep -v '^#' "$SRC/cudart/exports.txt" | sed '/^[[:space:]]*$/d' | while read -r name _; do
     grep -qx "$name@@libcudart.so.13" "$T/syms" || echo "not exported under libcudart.so.13: $name"
 done > "$T/missing"
 grep -v '^libcudart\.so\.13$' "$T/syms" | grep -Ev '^(cuda|__cuda)[A-Za-z0-9_]*@@libcudart\.so\.13$' > "$T/stray"
@@ -27,7 +27,7 @@ if [ ! -f "$CUDA/include/cuda_runtime_api.h" ] || ! command -v "$CUDA/bin/nvcc" 
     [ $fail = 0 ] && exit 77
     exit 1
 fi
-INC="-I$SRC/cudart -I$SRC/tests/cudart"
+INC="-I$SRC/cudart -I$SRC/core -I$SRC/tests/cudart"
 "$CC" -std=c11 -DSC_ABI_TOOLKIT -I"$CUDA/include" $INC "$SRC/tests/cudart/abi_print.c" -o "$T/tk" &&
 "$CC" -std=c11 $INC "$SRC/tests/cudart/abi_print.c" -o "$T/ours" || exit 1
 "$T/tk" > "$T/tk.txt" && "$T/ours" > "$T/ours.txt" || exit 1

@@ -1,4 +1,4 @@
-/* abi_errors.c - cudart/errors.def against the real runtime's
+/* abi_errors.c - core/sc_cuda_errors.def against the real runtime's
  * cudaGetErrorName/cudaGetErrorString (they answer without a driver). */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -27,7 +27,7 @@ int main(int argc, char **argv)
                string_fn(number));                                                                 \
         bad++;                                                                                     \
     }
-#include "errors.def"
+#include "sc_cuda_errors.def"
 #undef X
     printf("%d error codes compared, %d differ\n", n, bad);
     return bad ? 1 : 0;

@@ -28,6 +28,29 @@ void sc_rt_unlock(void)
     pthread_mutex_unlock(&mu);
 }
 
+struct sc_rt_state *sc_rt_call_lock(sc_rt_call *c)
+{
+    if (!c->locked) {
+        sc_rt_lock();
+        c->locked = true;
+    }
+    return NULL;
+}
+
+void sc_rt_call_unlock(sc_rt_call *c)
+{
+    if (c->locked) {
+        c->locked = false;
+        sc_rt_unlock();
+    }
+}
+
+cudaError_t sc_rt_call_end(sc_rt_call *c, cudaError_t err, bool record)
+{
+    sc_rt_call_unlock(c);
+    return record ? sc_rt_error(err) : err;
+}
+
 cudaError_t sc_rt_error(cudaError_t err)
 {
     if (err != cudaSuccess)

@@ -1,6 +1,8 @@
 /*
  * test_cudart_extra.c - the runtime calls around capture sections
- * (cudart/rt_extra.c) and the graph setters, called the way a program
+ * (cudart/rt_func.c, cudart/rt_pitched.c, cudart/rt_stream_attr.c, the
+ * limits and peer queries of cudart/rt_device.c, the managed-memory advice
+ * of cudart/rt_mem.c) and the graph setters, called the way a program
  * does, through the project's declarations (sc_cudart.h); white-box like
  * test_cudart_rt, so captured nodes can be read through rt.h.
  */

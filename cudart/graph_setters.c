@@ -1,9 +1,9 @@
 /*
- * graph_extra.c - what programs change on graphs and executable graphs
+ * graph_setters.c - what programs change on graphs and executable graphs
  * after building them: the cudaGraphExec*SetParams family (the exec's own
  * copy changes, the program's graph does not), the generic and event
- * setters, node removal, enabling, kernel node attributes and user
- * objects.
+ * setters, node removal and enabling.  Kernel node attributes are
+ * graph_attr.c's, user objects graph_uobj.c's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,21 +46,6 @@ static cudaError_t node_apply(cudaGraphNode_t n, const sc_rt_node_desc *d, const
         n->kernel_params = x->kernel_params;
         n->extra = x->extra;
     }
-    return cudaSuccess;
-}
-
-static cudaError_t memcpy1d_desc(sc_rt_node_desc *d, void *dst, const void *src, size_t count,
-                                 enum cudaMemcpyKind kind)
-{
-    if (dst == NULL || src == NULL)
-        return cudaErrorInvalidValue;
-    if ((unsigned)kind > cudaMemcpyDefault)
-        return cudaErrorInvalidMemcpyDirection;
-    d->type = cudaGraphNodeTypeMemcpy;
-    d->dst = dst;
-    d->src = src;
-    d->size = count;
-    d->kind = sc_rt_memcpy_kind(dst, src, kind);
     return cudaSuccess;
 }
 
@@ -182,7 +167,7 @@ static cudaError_t exec_memcpy1d(cudaGraphExec_t x, cudaGraphNode_t n, void *dst
     node_extra ex;
     memset(&d, 0, sizeof d);
     memset(&ex, 0, sizeof ex);
-    cudaError_t err = memcpy1d_desc(&d, dst, src, count, kind);
+    cudaError_t err = sc_g_memcpy1d_desc(&d, dst, src, count, kind);
     return err == cudaSuccess ? node_apply(e, &d, &ex) : err;
 }
 
@@ -287,7 +272,7 @@ static cudaError_t graph_memcpy1d(cudaGraphNode_t n, void *dst, const void *src,
     memset(&d, 0, sizeof d);
     memset(&x, 0, sizeof x);
     if (err == cudaSuccess)
-        err = memcpy1d_desc(&d, dst, src, count, kind);
+        err = sc_g_memcpy1d_desc(&d, dst, src, count, kind);
     if (err == cudaSuccess)
         err = node_apply(n, &d, &x);
     if (err == cudaSuccess)
@@ -375,286 +360,4 @@ cudaError_t cudaGraphNodeSetEnabled(cudaGraphExec_t hGraphExec, cudaGraphNode_t 
                                     unsigned int isEnabled)
 {
     SC_G_LOCKED(set_enabled(hGraphExec, hNode, isEnabled));
-}
-
-/* -------------------------------------------- kernel node attributes */
-
-static bool kernel_attr_valid(cudaLaunchAttributeID id)
-{
-    switch (id) {
-    case cudaLaunchAttributeAccessPolicyWindow:
-    case cudaLaunchAttributeCooperative:
-    case cudaLaunchAttributeClusterDimension:
-    case cudaLaunchAttributeClusterSchedulingPolicyPreference:
-    case cudaLaunchAttributePriority:
-    case cudaLaunchAttributeMemSyncDomainMap:
-    case cudaLaunchAttributeMemSyncDomain:
-    case cudaLaunchAttributePreferredClusterDimension:
-    case cudaLaunchAttributeDeviceUpdatableKernelNode:
-    case cudaLaunchAttributePreferredSharedMemoryCarveout:
-        return true;
-    default:
-        return false;
-    }
-}
-
-static cudaLaunchAttribute *attr_find(cudaGraphNode_t n, cudaLaunchAttributeID id)
-{
-    for (size_t i = 0; i < n->nattrs; i++)
-        if (n->attrs[i].id == id)
-            return &n->attrs[i];
-    return NULL;
-}
-
-static cudaError_t attr_get(cudaGraphNode_t n, cudaLaunchAttributeID id,
-                            cudaLaunchAttributeValue *out)
-{
-    if (n == NULL || out == NULL || n->d.type != cudaGraphNodeTypeKernel || !kernel_attr_valid(id))
-        return cudaErrorInvalidValue;
-    const cudaLaunchAttribute *a = attr_find(n, id);
-    if (a != NULL)
-        *out = a->val;
-    else
-        memset(out, 0, sizeof *out);
-    return cudaSuccess;
-}
-
-cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr,
-                                            cudaLaunchAttributeValue *value_out)
-{
-    SC_G_LOCKED(attr_get(hNode, attr, value_out));
-}
-
-static cudaError_t attr_put(cudaGraphNode_t n, cudaLaunchAttributeID id,
-                            const cudaLaunchAttributeValue *v)
-{
-    cudaLaunchAttribute *a = attr_find(n, id);
-    if (a == NULL) {
-        cudaLaunchAttribute *grown = realloc(n->attrs, (n->nattrs + 1) * sizeof *grown);
-        if (grown == NULL)
-            return cudaErrorMemoryAllocation;
-        n->attrs = grown;
-        a = &n->attrs[n->nattrs++];
-        memset(a, 0, sizeof *a);
-        a->id = id;
-    }
-    a->val = *v;
-    return cudaSuccess;
-}
-
-static cudaError_t attr_set(cudaGraphNode_t n, cudaLaunchAttributeID id,
-                            const cudaLaunchAttributeValue *v)
-{
-    if (n == NULL || v == NULL || n->d.type != cudaGraphNodeTypeKernel || !kernel_attr_valid(id))
-        return cudaErrorInvalidValue;
-    cudaError_t err = attr_put(n, id, v);
-    if (err == cudaSuccess && sc_g_valid(n->graph) && n->graph->capture == 0)
-        sc_g_touch(n->graph);
-    return err;
-}
-
-cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr,
-                                            const cudaLaunchAttributeValue *value)
-{
-    SC_G_LOCKED(attr_set(hNode, attr, value));
-}
-
-static cudaError_t attr_copy(cudaGraphNode_t dst, cudaGraphNode_t src)
-{
-    if (dst == NULL || src == NULL || dst->d.type != cudaGraphNodeTypeKernel ||
-        src->d.type != cudaGraphNodeTypeKernel)
-        return cudaErrorInvalidValue;
-    cudaError_t err = cudaSuccess;
-    for (size_t i = 0; err == cudaSuccess && i < src->nattrs; i++)
-        err = attr_put(dst, src->attrs[i].id, &src->attrs[i].val);
-    return err;
-}
-
-cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNode_t hSrc)
-{
-    SC_G_LOCKED(attr_copy(hDst, hSrc));
-}
-
-bool sc_g_node_copy_extras(cudaGraphNode_t to, cudaGraphNode_t from)
-{
-    to->disabled = from->disabled;
-    if (from->nattrs == 0)
-        return true;
-    to->attrs = malloc(from->nattrs * sizeof *to->attrs);
-    if (to->attrs == NULL)
-        return false;
-    memcpy(to->attrs, from->attrs, from->nattrs * sizeof *to->attrs);
-    to->nattrs = from->nattrs;
-    return true;
-}
-
-void sc_g_node_free_extras(cudaGraphNode_t n)
-{
-    free(n->attrs);
-    n->attrs = NULL;
-    n->nattrs = 0;
-}
-
-/* ------------------------------------------------------- user objects */
-
-#define SC_G_UOBJ_MAGIC 0x53435530u /* "SCU0" */
-
-struct CUuserObject_st {
-    uint32_t magic;
-    uint64_t refs;
-    void *ptr;
-    cudaHostFn_t destroy;
-};
-
-static bool uobj_valid(cudaUserObject_t o)
-{
-    return o != NULL && o->magic == SC_G_UOBJ_MAGIC;
-}
-
-/* The last reference runs the destructor; CUDA runs it on a thread of its
- * own, which a program may not rely on, so it runs here, unlocked. */
-static void uobj_release(cudaUserObject_t o, unsigned int count)
-{
-    o->refs = o->refs > count ? o->refs - count : 0;
-    if (o->refs > 0)
-        return;
-    o->magic = 0;
-    cudaHostFn_t fn = o->destroy;
-    void *ptr = o->ptr;
-    free(o);
-    sc_rt_unlock();
-    fn(ptr);
-    sc_rt_lock();
-}
-
-static cudaError_t uobj_create(cudaUserObject_t *out, void *ptr, cudaHostFn_t destroy,
-                               unsigned int refs, unsigned int flags)
-{
-    if (out == NULL || destroy == NULL || refs == 0 || flags != cudaUserObjectNoDestructorSync)
-        return cudaErrorInvalidValue;
-    cudaUserObject_t o = calloc(1, sizeof *o);
-    if (o == NULL)
-        return cudaErrorMemoryAllocation;
-    o->magic = SC_G_UOBJ_MAGIC;
-    o->refs = refs;
-    o->ptr = ptr;
-    o->destroy = destroy;
-    *out = o;
-    return cudaSuccess;
-}
-
-cudaError_t cudaUserObjectCreate(cudaUserObject_t *object_out, void *ptr, cudaHostFn_t destroy,
-                                 unsigned int initialRefcount, unsigned int flags)
-{
-    SC_G_LOCKED(uobj_create(object_out, ptr, destroy, initialRefcount, flags));
-}
-
-static cudaError_t uobj_retain(cudaUserObject_t o, unsigned int count)
-{
-    if (!uobj_valid(o) || count == 0)
-        return cudaErrorInvalidValue;
-    o->refs += count;
-    return cudaSuccess;
-}
-
-cudaError_t cudaUserObjectRetain(cudaUserObject_t object, unsigned int count)
-{
-    SC_G_LOCKED(uobj_retain(object, count));
-}
-
-static cudaError_t uobj_release_checked(cudaUserObject_t o, unsigned int count)
-{
-    if (!uobj_valid(o) || count == 0 || count > o->refs)
-        return cudaErrorInvalidValue;
-    uobj_release(o, count);
-    return cudaSuccess;
-}
-
-cudaError_t cudaUserObjectRelease(cudaUserObject_t object, unsigned int count)
-{
-    SC_G_LOCKED(uobj_release_checked(object, count));
-}
-
-static sc_g_uref *uref_find(cudaGraph_t g, cudaUserObject_t o)
-{
-    for (size_t i = 0; i < g->nurefs; i++)
-        if (g->urefs[i].obj == o)
-            return &g->urefs[i];
-    return NULL;
-}
-
-static bool uref_add(cudaGraph_t g, cudaUserObject_t o, unsigned int count)
-{
-    sc_g_uref *r = uref_find(g, o);
-    if (r == NULL) {
-        sc_g_uref *grown = realloc(g->urefs, (g->nurefs + 1) * sizeof *grown);
-        if (grown == NULL)
-            return false;
-        g->urefs = grown;
-        r = &g->urefs[g->nurefs++];
-        r->obj = o;
-        r->count = 0;
-    }
-    r->count += count;
-    return true;
-}
-
-static cudaError_t graph_retain(cudaGraph_t g, cudaUserObject_t o, unsigned int count,
-                                unsigned int flags)
-{
-    if (!sc_g_valid(g) || !uobj_valid(o) || count == 0 || (flags & ~cudaGraphUserObjectMove))
-        return cudaErrorInvalidValue;
-    if (!uref_add(g, o, count))
-        return cudaErrorMemoryAllocation;
-    /* Move: the caller's references become the graph's. */
-    if (!(flags & cudaGraphUserObjectMove))
-        o->refs += count;
-    return cudaSuccess;
-}
-
-cudaError_t cudaGraphRetainUserObject(cudaGraph_t graph, cudaUserObject_t object,
-                                      unsigned int count, unsigned int flags)
-{
-    SC_G_LOCKED(graph_retain(graph, object, count, flags));
-}
-
-static cudaError_t graph_release(cudaGraph_t g, cudaUserObject_t o, unsigned int count)
-{
-    if (!sc_g_valid(g) || !uobj_valid(o) || count == 0)
-        return cudaErrorInvalidValue;
-    sc_g_uref *r = uref_find(g, o);
-    if (r == NULL || r->count < count)
-        return cudaErrorInvalidValue;
-    r->count -= count;
-    if (r->count == 0)
-        *r = g->urefs[--g->nurefs];
-    uobj_release(o, count);
-    return cudaSuccess;
-}
-
-cudaError_t cudaGraphReleaseUserObject(cudaGraph_t graph, cudaUserObject_t object,
-                                       unsigned int count)
-{
-    SC_G_LOCKED(graph_release(graph, object, count));
-}
-
-bool sc_g_urefs_clone(cudaGraph_t to, cudaGraph_t from)
-{
-    for (size_t i = 0; i < from->nurefs; i++) {
-        if (!uref_add(to, from->urefs[i].obj, from->urefs[i].count))
-            return false;
-        from->urefs[i].obj->refs += from->urefs[i].count;
-    }
-    return true;
-}
-
-void sc_g_urefs_release(cudaGraph_t g)
-{
-    sc_g_uref *r = g->urefs;
-    size_t n = g->nurefs;
-    g->urefs = NULL;
-    g->nurefs = 0;
-    for (size_t i = 0; i < n; i++)
-        uobj_release(r[i].obj, r[i].count);
-    free(r);
 }

@@ -1,0 +1,34 @@
+/*
+ * rt_feed.h - what the daemon feed's two files share: rt_feed.c (the
+ * queue, the feed thread, the calls) and rt_feed_node.c (how nodes and
+ * graphs are described to the daemon).
+ */
+#ifndef SC_CUDART_RT_FEED_H
+#define SC_CUDART_RT_FEED_H
+
+#include "rt_int.h"
+#include "streamcap.h"
+
+/* A graph as graph.submit sends it (nodes in a topological order, edges
+ * by their index in it); heap-allocated, freed by the feed thread. */
+typedef struct sc_rt_submit_payload {
+    sc_client_node *nodes;
+    size_t n;
+    sc_client_edge *edges;
+    size_t m;
+} sc_rt_submit_payload;
+
+/** The client's direction of a model memcpy direction (sc_dir). */
+sc_client_dir sc_rt_feed_dir(int d);
+/** A dimension as the daemon takes it: 0 (unset) is 1. */
+uint32_t sc_rt_feed_dim(uint32_t v);
+/** A node of the graph API as capture.add_node and graph.submit describe
+ *  it (lock held: an event's id is read). */
+void sc_rt_feed_node(const sc_rt_node_desc *d, sc_client_node *out);
+/** g's nodes in a topological order (the ready node of lowest index
+ *  first, so a graph built in order keeps its numbering) and its edges
+ *  renumbered to it.  false, and nothing allocated, when g has a cycle or
+ *  memory runs out. */
+bool sc_rt_feed_payload(cudaGraph_t g, sc_rt_submit_payload *p);
+
+#endif

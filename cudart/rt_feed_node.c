@@ -1,0 +1,179 @@
+/*
+ * rt_feed_node.c - nodes and graphs as the daemon is told of them: a node
+ * of the graph API as a client node (capture.add_node, graph.submit), a
+ * whole graph in a topological order (graph.submit), and the model's node
+ * kinds and directions in the client's terms.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_feed.h"
+
+sc_client_dir sc_rt_feed_dir(int d)
+{
+    switch (d) {
+    case SC_DIR_HOST_TO_DEVICE:
+        return SC_CLIENT_HOST_TO_DEVICE;
+    case SC_DIR_DEVICE_TO_HOST:
+        return SC_CLIENT_DEVICE_TO_HOST;
+    case SC_DIR_DEVICE_TO_DEVICE:
+        return SC_CLIENT_DEVICE_TO_DEVICE;
+    case SC_DIR_HOST_TO_HOST:
+        return SC_CLIENT_HOST_TO_HOST;
+    default:
+        return SC_CLIENT_DIR_DEFAULT;
+    }
+}
+
+static sc_client_kind client_kind(int k)
+{
+    switch (k) {
+    case SC_KIND_KERNEL:
+        return SC_CLIENT_KERNEL;
+    case SC_KIND_MEMCPY:
+        return SC_CLIENT_MEMCPY;
+    case SC_KIND_MEMSET:
+        return SC_CLIENT_MEMSET;
+    case SC_KIND_HOST_CALLBACK:
+        return SC_CLIENT_HOST_CALLBACK;
+    case SC_KIND_MEM_ALLOC:
+        return SC_CLIENT_MEM_ALLOC;
+    case SC_KIND_MEM_FREE:
+        return SC_CLIENT_MEM_FREE;
+    case SC_KIND_EVENT_RECORD:
+        return SC_CLIENT_EVENT_RECORD;
+    case SC_KIND_EVENT_WAIT:
+        return SC_CLIENT_EVENT_WAIT;
+    default:
+        return SC_CLIENT_EMPTY;
+    }
+}
+
+uint32_t sc_rt_feed_dim(uint32_t v)
+{
+    return v ? v : 1;
+}
+
+void sc_rt_feed_node(const sc_rt_node_desc *d, sc_client_node *out)
+{
+    sc_node n;
+    sc_rt_desc_to_node(d, 0, &n);
+    memset(out, 0, sizeof *out);
+    out->kind = client_kind(n.kind);
+    out->name = (char *)sc_rt_added_name(d->type);
+    switch (out->kind) {
+    case SC_CLIENT_KERNEL:
+        out->function_name = (char *)n.name;
+        out->dim3 = true;
+        out->grid[0] = sc_rt_feed_dim(n.num_blocks);
+        out->grid[1] = sc_rt_feed_dim(n.grid_y);
+        out->grid[2] = sc_rt_feed_dim(n.grid_z);
+        out->block[0] = sc_rt_feed_dim(n.threads_per_block);
+        out->block[1] = sc_rt_feed_dim(n.block_y);
+        out->block[2] = sc_rt_feed_dim(n.block_z);
+        out->shared_mem = n.shared_mem;
+        break;
+    case SC_CLIENT_MEMCPY:
+        out->dir = sc_rt_feed_dir(n.dir);
+        out->size_bytes = n.size_bytes;
+        break;
+    case SC_CLIENT_MEMSET:
+        out->size_bytes = n.size_bytes;
+        out->value = n.value;
+        break;
+    case SC_CLIENT_MEM_ALLOC:
+        out->size_bytes = n.size_bytes;
+        break;
+    case SC_CLIENT_EVENT_RECORD:
+    case SC_CLIENT_EVENT_WAIT:
+        out->event = sc_rt_event_id(d->event);
+        break;
+    default:
+        break;
+    }
+}
+
+bool sc_rt_feed_payload(cudaGraph_t g, sc_rt_submit_payload *p)
+{
+    size_t n = sc_rt_graph_node_count(g);
+    const uint32_t *from, *to;
+    size_t m;
+    sc_rt_graph_edges(g, &from, &to, &m);
+    size_t *indeg = calloc(n ? n : 1, sizeof *indeg);
+    size_t *start = calloc(n + 1, sizeof *start);
+    uint32_t *adj = malloc((m ? m : 1) * sizeof *adj);
+    uint32_t *rank = malloc((n ? n : 1) * sizeof *rank);
+    uint32_t *heap = malloc((n ? n : 1) * sizeof *heap);
+    p->nodes = calloc(n ? n : 1, sizeof *p->nodes);
+    p->edges = malloc((m ? m : 1) * sizeof *p->edges);
+    bool ok = indeg && start && adj && rank && heap && p->nodes && p->edges;
+    for (size_t i = 0; ok && i < m; i++) {
+        indeg[to[i]]++;
+        start[from[i] + 1]++;
+    }
+    for (size_t i = 0; ok && i < n; i++)
+        start[i + 1] += start[i];
+    if (ok) {
+        size_t *fill = calloc(n ? n : 1, sizeof *fill);
+        ok = fill != NULL;
+        for (size_t i = 0; ok && i < m; i++)
+            adj[start[from[i]] + fill[from[i]]++] = to[i];
+        free(fill);
+    }
+    /* A binary min-heap of ready indexes. */
+    size_t nh = 0, done = 0;
+    for (uint32_t i = 0; ok && i < n; i++) {
+        if (indeg[i])
+            continue;
+        size_t k = nh++;
+        for (; k && heap[(k - 1) / 2] > i; k = (k - 1) / 2)
+            heap[k] = heap[(k - 1) / 2];
+        heap[k] = i;
+    }
+    while (ok && nh) {
+        uint32_t v = heap[0];
+        uint32_t last = heap[--nh];
+        size_t k = 0;
+        for (;;) {
+            size_t c = 2 * k + 1;
+            if (c >= nh)
+                break;
+            if (c + 1 < nh && heap[c + 1] < heap[c])
+                c++;
+            if (heap[c] >= last)
+                break;
+            heap[k] = heap[c];
+            k = c;
+        }
+        if (nh)
+            heap[k] = last;
+        rank[v] = (uint32_t)done;
+        sc_rt_feed_node(sc_rt_node_desc_of(sc_rt_graph_node_at(g, v)), &p->nodes[done++]);
+        for (size_t e = start[v]; e < start[v + 1]; e++) {
+            uint32_t w = adj[e];
+            if (--indeg[w])
+                continue;
+            size_t j = nh++;
+            for (; j && heap[(j - 1) / 2] > w; j = (j - 1) / 2)
+                heap[j] = heap[(j - 1) / 2];
+            heap[j] = w;
+        }
+    }
+    ok = ok && done == n;
+    for (size_t i = 0; ok && i < m; i++)
+        p->edges[i] = (sc_client_edge){rank[from[i]], rank[to[i]]};
+    p->n = n;
+    p->m = m;
+    free(indeg);
+    free(start);
+    free(adj);
+    free(rank);
+    free(heap);
+    if (!ok) {
+        free(p->nodes);
+        free(p->edges);
+        p->nodes = NULL;
+        p->edges = NULL;
+    }
+    return ok;
+}
