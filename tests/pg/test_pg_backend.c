@@ -23,6 +23,7 @@
 #include <libpq-fe.h>
 
 #include "sc_graph.h"
+#include "skip.h"
 #include "store_backend.h"
 #include "store_pg.h"
 
@@ -513,12 +514,20 @@ static void test_chunks(void **state)
 /* The server stops: writes and reads fail with EIO (so clients get 1007
  * and nothing is acknowledged); it comes back: the same backend works
  * again without being reopened. */
+static bool restart_unmet(char *why, size_t len)
+{
+    if (getenv("STREAMCAP_TEST_PG_STOP") && getenv("STREAMCAP_TEST_PG_START"))
+        return false;
+    snprintf(why, len,
+             "STREAMCAP_TEST_PG_STOP and STREAMCAP_TEST_PG_START are not both set"
+             " (tests/pg/cluster.sh sets them)");
+    return true;
+}
+
 static void test_server_restart(void **state)
 {
     (void)state;
     const char *stop = getenv("STREAMCAP_TEST_PG_STOP"), *start = getenv("STREAMCAP_TEST_PG_START");
-    if (!stop || !start)
-        skip();
     sc_store_be *be = open_be("alpha");
     void *reader;
     char err[256];
@@ -554,13 +563,11 @@ static void test_server_restart(void **state)
     B->close(be);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    if (!uri()) {
-        fprintf(stderr, "test_pg_backend: skipped: STREAMCAP_TEST_PG is not set"
-                        " (run it under tests/pg/cluster.sh)\n");
-        return 77;
-    }
+    if (!uri())
+        return sc_test_skip("test_pg_backend", "STREAMCAP_TEST_PG is not set"
+                                               " (run it under tests/pg/cluster.sh)");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_roundtrip_text, reset_db),
         cmocka_unit_test_setup(test_roundtrip_binary, reset_db),
@@ -572,5 +579,6 @@ int main(void)
         cmocka_unit_test_setup(test_chunks, reset_db),
         cmocka_unit_test_setup(test_server_restart, reset_db),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const sc_test_need needs[] = {{"test_server_restart", restart_unmet}};
+    return SC_TEST_MAIN(argc, argv, tests, needs);
 }
