@@ -7,6 +7,10 @@ if(LIBPQ_FOUND)
     target_link_libraries(test_pg_backend PRIVATE sc_store sc_core PkgConfig::CMOCKA
                           Threads::Threads)
     target_link_libraries(test_pg_backend PRIVATE sc_test_skip)
+    # The store suite's fixture: its PostgreSQL connections and graph checks.
+    target_sources(test_pg_backend PRIVATE ${SC_STORE_TEST_HELPERS})
+    target_include_directories(test_pg_backend PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/store)
+    target_link_libraries(test_pg_backend PRIVATE PkgConfig::LIBUV)
     set_target_properties(test_pg_backend PROPERTIES RUNTIME_OUTPUT_DIRECTORY
                           ${CMAKE_BINARY_DIR}/tests)
     sc_add_command_test(test_pg_backend
