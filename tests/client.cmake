@@ -12,6 +12,12 @@ else()
     set(SC_EXAMPLE_FLAGS "")
 endif()
 
+# cli_fixture.c: the tool's tests' daemon, client and subprocess runs.
+add_library(sc_cli_fixture STATIC ${CMAKE_CURRENT_SOURCE_DIR}/client/cli_fixture.c)
+target_include_directories(sc_cli_fixture PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/client)
+target_compile_definitions(sc_cli_fixture PRIVATE SC_BIN_DIR="${CMAKE_RUNTIME_OUTPUT_DIRECTORY}")
+target_link_libraries(sc_cli_fixture PUBLIC sc_ct_run sc_it_harness libstreamcap_static)
+
 set(SC_CLIENT_TEST_ARGS LIBS sc_ct_run libstreamcap_static DEPENDS streamcap)
 sc_add_daemon_test(test_client_lib client 120 ${SC_CLIENT_TEST_ARGS})
 sc_add_daemon_test(test_client_cli client 180 ${SC_CLIENT_TEST_ARGS})
@@ -19,8 +25,13 @@ sc_add_daemon_test(test_client_info client 120 ${SC_CLIENT_TEST_ARGS})
 sc_add_daemon_test(test_client_hosts client 120 ${SC_CLIENT_TEST_ARGS})
 sc_add_daemon_test(test_client_cli_habits client 180 ${SC_CLIENT_TEST_ARGS})
 sc_add_daemon_test(test_client_errors client 60 ${SC_CLIENT_TEST_ARGS})
+# A socket the caller may not open (as root: setpriv to another uid).
+sc_add_needs_test(test_client_errors test_permission_denied)
 sc_add_daemon_test(test_client_cuda_cli client 180 ${SC_CLIENT_TEST_ARGS})
 sc_add_daemon_test(test_client_cuda_lib client 60 ${SC_CLIENT_TEST_ARGS})
+foreach(t test_client_cli test_client_cli_habits test_client_cuda_cli)
+    target_link_libraries(${t} PRIVATE sc_cli_fixture)
+endforeach()
 sc_add_daemon_test(test_client_async client 120 LIBS sc_ct_run libstreamcap_static Threads::Threads)
 sc_add_daemon_test(test_client_example client 300 ${SC_CLIENT_TEST_ARGS})
 target_compile_definitions(test_client_example PRIVATE

@@ -8,10 +8,10 @@ sc_add_test(test_core_conformance
             SOURCES ${SC_CORE_TEST_DIR}/test_conformance.c ${SC_CORE_TEST_DIR}/jsonl.c
             LIBS sc_core PkgConfig::CJSON)
 # The cuda corpus ops on the core, shared with the daemon's cuda tests.
-add_library(sc_cuda_ops STATIC ${SC_CORE_TEST_DIR}/cuda_ops.c)
+add_library(sc_cuda_ops STATIC ${SC_CORE_TEST_DIR}/cuda_ops.c ${SC_CORE_TEST_DIR}/jsonl.c)
 target_include_directories(sc_cuda_ops PUBLIC ${SC_CORE_TEST_DIR})
 target_link_libraries(sc_cuda_ops PUBLIC sc_core PkgConfig::CJSON PkgConfig::CMOCKA)
 sc_add_test(test_core_cuda_conformance
-            SOURCES ${SC_CORE_TEST_DIR}/test_cuda_conformance.c ${SC_CORE_TEST_DIR}/jsonl.c
+            SOURCES ${SC_CORE_TEST_DIR}/test_cuda_conformance.c
             LIBS sc_cuda_ops)
 sc_add_test(test_core_cuda SOURCES ${SC_CORE_TEST_DIR}/test_cuda.c LIBS sc_core)

@@ -29,6 +29,8 @@ endforeach()
 # Starting streamcapd: default paths, one daemon per database, databases
 # that are not ours, start-up errors; it runs the streamcap tool too.
 sc_add_daemon_test(test_startup integration 120 LIBS sc_ct_run DEPENDS streamcap)
+# As root through setpriv: a /tmp/streamcap-UID another user made first.
+sc_add_needs_test(test_startup test_tmp_squatter_refused)
 
 # The CUDA runtime stand-in's daemon feed: a program built against the
 # project's declarations, run against the built libcudart.so.13.

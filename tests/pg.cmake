@@ -6,11 +6,18 @@ if(LIBPQ_FOUND)
     add_executable(test_pg_backend ${CMAKE_CURRENT_SOURCE_DIR}/pg/test_pg_backend.c)
     target_link_libraries(test_pg_backend PRIVATE sc_store sc_core PkgConfig::CMOCKA
                           Threads::Threads)
+    target_link_libraries(test_pg_backend PRIVATE sc_test_skip)
+    # The store suite's fixture: its PostgreSQL connections and graph checks.
+    target_sources(test_pg_backend PRIVATE ${SC_STORE_TEST_HELPERS})
+    target_include_directories(test_pg_backend PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/store)
+    target_link_libraries(test_pg_backend PRIVATE PkgConfig::LIBUV)
     set_target_properties(test_pg_backend PROPERTIES RUNTIME_OUTPUT_DIRECTORY
                           ${CMAKE_BINARY_DIR}/tests)
     sc_add_command_test(test_pg_backend
         COMMAND ${SC_PG_CLUSTER} $<TARGET_FILE:test_pg_backend>
         TIMEOUT 180 SKIP_RETURN_CODE 77 LABELS pg)
+    # The server stopped and started again: STREAMCAP_TEST_PG_STOP and _START.
+    sc_add_needs_test(test_pg_backend test_server_restart PREFIX ${SC_PG_CLUSTER})
 endif()
 # The store suite (tests/store.cmake) again on PostgreSQL: one cluster per
 # binary, one fresh database per test (tests/store/store_fixture.c), the

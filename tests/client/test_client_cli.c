@@ -18,11 +18,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "harness.h"
-#include "run.h"
-#include "streamcap.h"
+#include "cli_fixture.h"
 
-#define STREAMCAP SC_BIN_DIR "/streamcap"
 #define SCENARIOS SC_TEST_DATA_DIR "/conformance_scenarios.jsonl"
 #define EXPECTED  SC_TEST_DATA_DIR "/conformance_expected.jsonl"
 /* The hint for the default socket; a socket the user named gets its own
@@ -34,70 +31,13 @@
     "'streamcapd --socket %s')\n"
 #define STALE ": no daemon is listening (the socket file is left from one that stopped)\n"
 
-typedef struct fixture {
-    sc_it_daemon *d;
-    sc_client *c;
-    char tmp[64];
-} fixture;
-
 static int group_setup(void **state)
 {
-    fixture *f = calloc(1, sizeof(*f));
-    assert_non_null(f);
-    f->d = sc_it_must_start(NULL);
-    assert_int_equal(sc_client_connect(sc_it_daemon_socket(f->d), 10000, &f->c), 0);
-    assert_int_equal(sc_it_tmpdir(f->tmp, sizeof(f->tmp)), 0);
-    *state = f;
-    return 0;
-}
-
-static int group_teardown(void **state)
-{
-    fixture *f = *state;
-    sc_client_close(f->c);
-    sc_it_must_stop(f->d);
-    sc_it_daemon_destroy(f->d);
-    sc_it_rmtree(f->tmp);
-    free(f);
+    *state = sc_cli_fx_new(10000);
     return 0;
 }
 
 /* ---------------------------------------------------------- running */
-
-/* streamcap [--socket SOCK] ARGS... (NULL-terminated). */
-static void vrun(const char *socket, const sc_ct_opts *o, sc_ct_result *r, va_list ap)
-{
-    assert_int_equal(sc_ct_vrun(STREAMCAP, socket, o, ap, r), 0);
-}
-
-/* Against the fixture's daemon. */
-static sc_ct_result run(fixture *f, ...)
-{
-    sc_ct_result r;
-    va_list ap;
-    va_start(ap, f);
-    vrun(sc_it_daemon_socket(f->d), NULL, &r, ap);
-    va_end(ap);
-    return r;
-}
-
-/* With explicit options and socket (NULL: no --socket). */
-static sc_ct_result run_opts(const char *socket, const sc_ct_opts *o, ...)
-{
-    sc_ct_result r;
-    va_list ap;
-    va_start(ap, o);
-    vrun(socket, o, &r, ap);
-    va_end(ap);
-    return r;
-}
-
-static void expect_status(const sc_ct_result *r, int status)
-{
-    if (r->status != status)
-        fail_msg("exit status %d, want %d\nstdout: %s\nstderr: %s", r->status, status, r->out,
-                 r->err);
-}
 
 /* stdout must be exactly one JSON document on one line. */
 static cJSON *json_out(const sc_ct_result *r)
@@ -112,10 +52,10 @@ static cJSON *json_out(const sc_ct_result *r)
 }
 
 /* Run demo with --json and return its graph id. */
-static uint64_t demo_graph(fixture *f)
+static uint64_t demo_graph(sc_cli_fx *f)
 {
-    sc_ct_result r = run(f, "--json", "demo", NULL);
-    expect_status(&r, 0);
+    sc_ct_result r = sc_cli_run(f, "--json", "demo", NULL);
+    sc_cli_expect_status(&r, 0);
     cJSON *j = json_out(&r);
     uint64_t g = (uint64_t)sc_it_int(j, "graph");
     cJSON_Delete(j);
@@ -141,12 +81,12 @@ static const char *const every_command[][6] = {
 
 static void test_no_daemon_every_command(void **state)
 {
-    fixture *f = *state;
+    sc_cli_fx *f = *state;
     char *sock = sc_it_fmt("%s/absent.sock", f->tmp);
     char *want = sc_it_fmt(NO_DAEMON_AT, sock, sock);
     for (size_t i = 0; i < sizeof(every_command) / sizeof(every_command[0]); i++) {
         for (int json = 0; json < 2; json++) {
-            const char *argv[12] = {STREAMCAP, "--socket", sock};
+            const char *argv[12] = {SC_CLI_STREAMCAP, "--socket", sock};
             int n = 3;
             if (json)
                 argv[n++] = "--json";
@@ -155,7 +95,7 @@ static void test_no_daemon_every_command(void **state)
             argv[n] = NULL;
             sc_ct_result r;
             assert_int_equal(sc_ct_run(argv, NULL, &r), 0);
-            expect_status(&r, 2);
+            sc_cli_expect_status(&r, 2);
             if (strcmp(r.err, want) != 0)
                 fail_msg("%s: stderr [%s], want [%s]", every_command[i][0], r.err, want);
             if (json) {
@@ -179,15 +119,15 @@ static void test_no_daemon_every_command(void **state)
 
 static void test_no_daemon_socket_choice(void **state)
 {
-    fixture *f = *state;
+    sc_cli_fx *f = *state;
     /* Default: under $XDG_RUNTIME_DIR, wherever the tool runs; its
      * directory is the daemon's to make, so starting one is the fix. */
     const char *const unset[] = {"STREAMCAP_SOCKET", NULL};
     char *xdg = sc_it_fmt("XDG_RUNTIME_DIR=%s/xdg", f->tmp);
     const char *const xdg_env[] = {xdg, NULL};
     sc_ct_opts o = {.cwd = f->tmp, .unsetenv = unset, .setenv = xdg_env};
-    sc_ct_result r = run_opts(NULL, &o, "ping", NULL);
-    expect_status(&r, 2);
+    sc_ct_result r = sc_cli_run_opts(NULL, &o, "ping", NULL);
+    sc_cli_expect_status(&r, 2);
     char *want =
         sc_it_fmt("streamcap: cannot connect to %s/xdg/streamcap/streamcap.sock" NO_DAEMON, f->tmp);
     assert_string_equal(r.err, want);
@@ -199,15 +139,15 @@ static void test_no_daemon_socket_choice(void **state)
     char *env = sc_it_fmt("STREAMCAP_SOCKET=%s/env.sock", f->tmp);
     const char *const set[] = {env, NULL};
     sc_ct_opts oe = {.setenv = set};
-    r = run_opts(NULL, &oe, "info", NULL);
-    expect_status(&r, 2);
+    r = sc_cli_run_opts(NULL, &oe, "info", NULL);
+    sc_cli_expect_status(&r, 2);
     want =
         sc_it_fmt("streamcap: cannot connect to %s" NO_DAEMON, env + strlen("STREAMCAP_SOCKET="));
     assert_string_equal(r.err, want);
     free(want);
     sc_ct_result_free(&r);
-    r = run_opts(sc_it_daemon_socket(f->d), &oe, "ping", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run_opts(sc_it_daemon_socket(f->d), &oe, "ping", NULL);
+    sc_cli_expect_status(&r, 0);
     sc_ct_result_free(&r);
     free(env);
 
@@ -216,8 +156,8 @@ static void test_no_daemon_socket_choice(void **state)
     char *dead = sc_it_fmt("%s/dead.sock", f->tmp);
     int fd = sc_it_socket_bind(dead);
     assert_true(fd >= 0);
-    r = run_opts(dead, NULL, "graphs", NULL);
-    expect_status(&r, 2);
+    r = sc_cli_run_opts(dead, NULL, "graphs", NULL);
+    sc_cli_expect_status(&r, 2);
     want = sc_it_fmt("streamcap: cannot connect to %s" STALE, dead);
     assert_string_equal(r.err, want);
     free(want);
@@ -226,8 +166,8 @@ static void test_no_daemon_socket_choice(void **state)
     free(dead);
 
     /* Anything else is the system's own words. */
-    r = run_opts("/etc/passwd/x.sock", NULL, "ping", NULL);
-    expect_status(&r, 2);
+    r = sc_cli_run_opts("/etc/passwd/x.sock", NULL, "ping", NULL);
+    sc_cli_expect_status(&r, 2);
     assert_string_equal(r.err,
                         "streamcap: cannot connect to /etc/passwd/x.sock: Not a directory\n");
     sc_ct_result_free(&r);
@@ -237,7 +177,7 @@ static void test_no_daemon_socket_choice(void **state)
 
 static void test_help(void **state)
 {
-    fixture *f = *state;
+    sc_cli_fx *f = *state;
     static const char *const names[] = {"ping",
                                         "info",
                                         "demo",
@@ -249,8 +189,8 @@ static void test_help(void **state)
                                         "graph reach ID A B",
                                         "graph rm ID",
                                         "log"};
-    sc_ct_result r = run(f, "--help", NULL);
-    expect_status(&r, 0);
+    sc_ct_result r = sc_cli_run(f, "--help", NULL);
+    sc_cli_expect_status(&r, 0);
     assert_string_equal(r.err, "");
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         if (!strstr(r.out, names[i]))
@@ -260,7 +200,7 @@ static void test_help(void **state)
     assert_non_null(strstr(r.out, "--json"));
     assert_non_null(strstr(r.out, "Exit status:\n  0  success\n  1  "));
     assert_non_null(strstr(r.out, "\n  2  an error"));
-    sc_ct_result h = run(f, "help", NULL);
+    sc_ct_result h = sc_cli_run(f, "help", NULL);
     assert_string_equal(h.out, r.out);
     sc_ct_result_free(&h);
     sc_ct_result_free(&r);
@@ -269,26 +209,28 @@ static void test_help(void **state)
     for (size_t i = 0; i < sizeof(every_command) / sizeof(every_command[0]); i++) {
         const char *const *cmd = every_command[i];
         bool group = strcmp(cmd[0], "graph") == 0;
-        r = group ? run(f, cmd[0], cmd[1], "--help", NULL) : run(f, cmd[0], "--help", NULL);
-        expect_status(&r, 0);
+        r = group ? sc_cli_run(f, cmd[0], cmd[1], "--help", NULL)
+                  : sc_cli_run(f, cmd[0], "--help", NULL);
+        sc_cli_expect_status(&r, 0);
         char *head = group ? sc_it_fmt("usage: streamcap [OPTIONS] graph %s", cmd[1])
                            : sc_it_fmt("usage: streamcap [OPTIONS] %s", cmd[0]);
         if (strncmp(r.out, head, strlen(head)) != 0)
             fail_msg("help for %s starts [%.60s]", head, r.out);
         assert_non_null(strstr(r.out, "Exit status:"));
-        h = group ? run(f, "help", cmd[0], cmd[1], NULL) : run(f, "help", cmd[0], NULL);
+        h = group ? sc_cli_run(f, "help", cmd[0], cmd[1], NULL)
+                  : sc_cli_run(f, "help", cmd[0], NULL);
         assert_string_equal(h.out, r.out);
         sc_ct_result_free(&h);
         free(head);
         sc_ct_result_free(&r);
     }
-    r = run(f, "graph", "reach", "-h", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "graph", "reach", "-h", NULL);
+    sc_cli_expect_status(&r, 0);
     assert_non_null(strstr(r.out, "usage: streamcap [OPTIONS] graph reach ID A B\n"));
     assert_non_null(strstr(r.out, "1 when it does not"));
     sc_ct_result_free(&r);
-    r = run(f, "graph", "--help", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "graph", "--help", NULL);
+    sc_cli_expect_status(&r, 0);
     assert_non_null(strstr(r.out, "reach ID A B"));
     assert_non_null(strstr(r.out, "render ID OUT"));
     sc_ct_result_free(&r);
@@ -296,7 +238,7 @@ static void test_help(void **state)
 
 static void test_bad_arguments(void **state)
 {
-    fixture *f = *state;
+    sc_cli_fx *f = *state;
     static const char *const cases[][6] = {
         {"graph", "reach", "1", "2"},
         {"graph", "reach", "1", "x", "2"},
@@ -316,14 +258,14 @@ static void test_bad_arguments(void **state)
         {"demo", "x"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        const char *argv[12] = {STREAMCAP, "--socket", sc_it_daemon_socket(f->d)};
+        const char *argv[12] = {SC_CLI_STREAMCAP, "--socket", sc_it_daemon_socket(f->d)};
         int n = 3;
         for (int k = 0; cases[i][k]; k++)
             argv[n++] = cases[i][k];
         argv[n] = NULL;
         sc_ct_result r;
         assert_int_equal(sc_ct_run(argv, NULL, &r), 0);
-        expect_status(&r, 2);
+        sc_cli_expect_status(&r, 2);
         char *usage = strcmp(cases[i][0], "graph") == 0
                           ? sc_it_fmt("usage: streamcap [OPTIONS] graph %s", cases[i][1])
                           : sc_it_fmt("usage: streamcap [OPTIONS] %s", cases[i][0]);
@@ -333,20 +275,20 @@ static void test_bad_arguments(void **state)
         free(usage);
         sc_ct_result_free(&r);
     }
-    sc_ct_result r = run(f, NULL);
-    expect_status(&r, 2);
+    sc_ct_result r = sc_cli_run(f, NULL);
+    sc_cli_expect_status(&r, 2);
     assert_non_null(strstr(r.err, "usage: streamcap"));
     sc_ct_result_free(&r);
-    r = run(f, "bogus", NULL);
-    expect_status(&r, 2);
+    r = sc_cli_run(f, "bogus", NULL);
+    sc_cli_expect_status(&r, 2);
     assert_string_equal(r.err, "streamcap: unknown command 'bogus' (try 'streamcap --help')\n");
     sc_ct_result_free(&r);
-    r = run(f, "graph", "bogus", NULL);
-    expect_status(&r, 2);
+    r = sc_cli_run(f, "graph", "bogus", NULL);
+    sc_cli_expect_status(&r, 2);
     assert_non_null(strstr(r.err, "unknown graph subcommand 'bogus'"));
     sc_ct_result_free(&r);
-    r = run(f, "--json", "graph", "show", "abc", NULL);
-    expect_status(&r, 2);
+    r = sc_cli_run(f, "--json", "graph", "show", "abc", NULL);
+    sc_cli_expect_status(&r, 2);
     cJSON *j = json_out(&r);
     assert_non_null(
         strstr(sc_it_str(cJSON_GetObjectItemCaseSensitive(j, "error"), "message"), "abc"));
@@ -358,9 +300,9 @@ static void test_bad_arguments(void **state)
 
 static void test_ping(void **state)
 {
-    fixture *f = *state;
-    sc_ct_result r = run(f, "ping", NULL);
-    expect_status(&r, 0);
+    sc_cli_fx *f = *state;
+    sc_ct_result r = sc_cli_run(f, "ping", NULL);
+    sc_cli_expect_status(&r, 0);
     char *head =
         sc_it_fmt("pong from %s: streamcapd %s, ", sc_it_daemon_socket(f->d), SC_EXPECTED_VERSION);
     assert_int_equal(strncmp(r.out, head, strlen(head)), 0);
@@ -368,8 +310,8 @@ static void test_ping(void **state)
     free(head);
     sc_ct_result_free(&r);
 
-    r = run(f, "ping", "--json", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "ping", "--json", NULL);
+    sc_cli_expect_status(&r, 0);
     cJSON *j = json_out(&r);
     assert_string_equal(sc_it_str(j, "version"), SC_EXPECTED_VERSION);
     assert_string_equal(sc_it_str(j, "socket"), sc_it_daemon_socket(f->d));
@@ -381,11 +323,11 @@ static void test_ping(void **state)
 
 static void test_info(void **state)
 {
-    fixture *f = *state;
+    sc_cli_fx *f = *state;
     sc_client_server_desc d;
     assert_int_equal(sc_client_server_info(f->c, &d), 0);
-    sc_ct_result r = run(f, "info", NULL);
-    expect_status(&r, 0);
+    sc_ct_result r = sc_cli_run(f, "info", NULL);
+    sc_cli_expect_status(&r, 0);
     char *want = sc_it_fmt("streamcapd   %s\nsocket       %s\ndatabase     %s\nuptime       ",
                            d.version, sc_it_daemon_socket(f->d), d.db_path);
     if (strncmp(r.out, want, strlen(want)) != 0)
@@ -398,8 +340,8 @@ static void test_info(void **state)
     free(want);
     sc_ct_result_free(&r);
 
-    r = run(f, "--json", "info", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "--json", "info", NULL);
+    sc_cli_expect_status(&r, 0);
     cJSON *j = json_out(&r);
     assert_string_equal(sc_it_str(j, "version"), d.version);
     assert_string_equal(sc_it_str(j, "db_path"), d.db_path);
@@ -417,9 +359,9 @@ static void test_info(void **state)
 
 static void test_demo(void **state)
 {
-    fixture *f = *state;
-    sc_ct_result r = run(f, "demo", NULL);
-    expect_status(&r, 0);
+    sc_cli_fx *f = *state;
+    sc_ct_result r = sc_cli_run(f, "demo", NULL);
+    sc_cli_expect_status(&r, 0);
     assert_string_equal(r.err, "");
     assert_non_null(strstr(r.out, "upload -> relu (N0 -> N1): reachable\n"));
     assert_non_null(strstr(r.out, "relu -> download (N1 -> N2): reachable\n"));
@@ -428,8 +370,8 @@ static void test_demo(void **state)
     assert_non_null(strstr(r.out, "N1    1       kernel  relu      relu<<<4, 256, 0>>>\n"));
     sc_ct_result_free(&r);
 
-    r = run(f, "--json", "demo", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "--json", "demo", NULL);
+    sc_cli_expect_status(&r, 0);
     cJSON *j = json_out(&r);
     uint64_t g = (uint64_t)sc_it_int(j, "graph");
     assert_true(sc_it_int(j, "session") >= 1);
@@ -468,10 +410,10 @@ static void test_demo(void **state)
 
 static void test_graphs(void **state)
 {
-    fixture *f = *state;
+    sc_cli_fx *f = *state;
     uint64_t a = demo_graph(f), b = demo_graph(f);
-    sc_ct_result r = run(f, "--json", "graphs", NULL);
-    expect_status(&r, 0);
+    sc_ct_result r = sc_cli_run(f, "--json", "graphs", NULL);
+    sc_cli_expect_status(&r, 0);
     cJSON *j = json_out(&r);
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(j, "graphs");
     assert_true(cJSON_GetArraySize(list) >= 2);
@@ -487,8 +429,8 @@ static void test_graphs(void **state)
     cJSON_Delete(j);
     sc_ct_result_free(&r);
 
-    r = run(f, "graphs", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "graphs", NULL);
+    sc_cli_expect_status(&r, 0);
     assert_int_equal(strncmp(r.out, "GRAPH", 5), 0);
     char *row = sc_it_fmt("\n%llu ", (unsigned long long)b);
     assert_non_null(strstr(r.out, row));
@@ -497,8 +439,8 @@ static void test_graphs(void **state)
     sc_ct_result_free(&r);
 
     /* A page of one, then the next page through the printed cursor. */
-    r = run(f, "--json", "graphs", "--limit", "1", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "--json", "graphs", "--limit", "1", NULL);
+    sc_cli_expect_status(&r, 0);
     j = json_out(&r);
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "graphs")), 1);
     const cJSON *next = cJSON_GetObjectItemCaseSensitive(j, "next");
@@ -509,8 +451,8 @@ static void test_graphs(void **state)
 
     /* The human form prints the argument that fetches the next page, on
      * stderr (with the page's own options) so stdout stays the listing. */
-    r = run(f, "graphs", "--limit=1", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "graphs", "--limit=1", NULL);
+    sc_cli_expect_status(&r, 0);
     assert_null(strstr(r.out, "more:"));
     const char *more = strstr(r.err, "more: streamcap graphs --limit 1 --before ");
     assert_true(more == r.err);
@@ -524,8 +466,9 @@ static void test_graphs(void **state)
     sc_ct_result_free(&r);
 
     for (int form = 0; form < 2; form++) {
-        r = run(f, "--json", "graphs", "--limit", "1", "--before", form ? arg : cursor, NULL);
-        expect_status(&r, 0);
+        r = sc_cli_run(f, "--json", "graphs", "--limit", "1", "--before", form ? arg : cursor,
+                       NULL);
+        sc_cli_expect_status(&r, 0);
         j = json_out(&r);
         const cJSON *page = cJSON_GetObjectItemCaseSensitive(j, "graphs");
         assert_int_equal(cJSON_GetArraySize(page), 1);
@@ -536,8 +479,8 @@ static void test_graphs(void **state)
     free(arg);
     free(cursor);
 
-    r = run(f, "--json", "graphs", "--label", "no such label", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "--json", "graphs", "--label", "no such label", NULL);
+    sc_cli_expect_status(&r, 0);
     j = json_out(&r);
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "graphs")), 0);
     cJSON_Delete(j);
@@ -565,12 +508,12 @@ static long column_of(const char *text, const char *line_start, const char *word
 
 static void test_graph_show(void **state)
 {
-    fixture *f = *state;
+    sc_cli_fx *f = *state;
     uint64_t g = demo_graph(f);
     char id[32];
     snprintf(id, sizeof(id), "%llu", (unsigned long long)g);
-    sc_ct_result r = run(f, "graph", "show", id, NULL);
-    expect_status(&r, 0);
+    sc_ct_result r = sc_cli_run(f, "graph", "show", id, NULL);
+    sc_cli_expect_status(&r, 0);
     char *head = sc_it_fmt("graph %s \"demo: fork/join\": 3 nodes, 3 edges\ncreated ", id);
     assert_int_equal(strncmp(r.out, head, strlen(head)), 0);
     free(head);
@@ -594,8 +537,8 @@ static void test_graph_show(void **state)
     assert_non_null(strstr(r.out, "\nN1    N2  relu -> download\n"));
     sc_ct_result_free(&r);
 
-    r = run(f, "graph", "show", id, "--json", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "graph", "show", id, "--json", NULL);
+    sc_cli_expect_status(&r, 0);
     cJSON *j = json_out(&r);
     sc_client_graph sg;
     assert_int_equal(sc_client_graph_get(f->c, g, &sg), 0);
@@ -625,23 +568,23 @@ static void test_graph_show(void **state)
 
 static void test_graph_dot(void **state)
 {
-    fixture *f = *state;
+    sc_cli_fx *f = *state;
     uint64_t g = demo_graph(f);
     char id[32];
     snprintf(id, sizeof(id), "%llu", (unsigned long long)g);
     char *text;
     assert_int_equal(sc_client_graph_export_dot(f->c, g, &text), 0);
     size_t n = strlen(text);
-    sc_ct_result r = run(f, "graph", "dot", id, NULL);
-    expect_status(&r, 0);
+    sc_ct_result r = sc_cli_run(f, "graph", "dot", id, NULL);
+    sc_cli_expect_status(&r, 0);
     /* The daemon's text, ending in one newline. */
     assert_int_equal(strncmp(r.out, text, n), 0);
     assert_string_equal(r.out + n, n && text[n - 1] == '\n' ? "" : "\n");
     assert_non_null(strstr(r.out, "digraph"));
     sc_ct_result_free(&r);
 
-    r = run(f, "--json", "graph", "dot", id, NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "--json", "graph", "dot", id, NULL);
+    sc_cli_expect_status(&r, 0);
     cJSON *j = json_out(&r);
     assert_string_equal(sc_it_str(j, "text"), text);
     assert_string_equal(sc_it_str(j, "format"), "dot");
@@ -668,7 +611,7 @@ static char *read_head(const char *path, size_t n, long *size)
 
 static void test_graph_render(void **state)
 {
-    fixture *f = *state;
+    sc_cli_fx *f = *state;
     if (access("/usr/bin/dot", X_OK) != 0 && system("command -v dot >/dev/null 2>&1") != 0)
         fail_msg("Graphviz 'dot' is needed for this test (scripts/deps installs it)");
     uint64_t g = demo_graph(f);
@@ -676,8 +619,8 @@ static void test_graph_render(void **state)
     snprintf(id, sizeof(id), "%llu", (unsigned long long)g);
 
     char *svg = sc_it_fmt("%s/g.svg", f->tmp);
-    sc_ct_result r = run(f, "graph", "render", id, svg, NULL);
-    expect_status(&r, 0);
+    sc_ct_result r = sc_cli_run(f, "graph", "render", id, svg, NULL);
+    sc_cli_expect_status(&r, 0);
     long size = 0;
     char *head = read_head(svg, 256, &size);
     assert_non_null(head);
@@ -689,8 +632,8 @@ static void test_graph_render(void **state)
     sc_ct_result_free(&r);
 
     char *png = sc_it_fmt("%s/g.PNG", f->tmp);
-    r = run(f, "--json", "graph", "render", id, png, NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "--json", "graph", "render", id, png, NULL);
+    sc_cli_expect_status(&r, 0);
     head = read_head(png, 8, &size);
     assert_non_null(head);
     assert_memory_equal(head, "\x89PNG\r\n\x1a\n", 8);
@@ -706,16 +649,16 @@ static void test_graph_render(void **state)
     char *none = sc_it_fmt("%s/none.svg", f->tmp);
     const char *const env[] = {"PATH=/nonexistent", NULL};
     sc_ct_opts o = {.setenv = env};
-    r = run_opts(sc_it_daemon_socket(f->d), &o, "graph", "render", id, none, NULL);
-    expect_status(&r, 2);
+    r = sc_cli_run_opts(sc_it_daemon_socket(f->d), &o, "graph", "render", id, none, NULL);
+    sc_cli_expect_status(&r, 2);
     assert_non_null(strstr(r.err, "streamcap: cannot render: Graphviz 'dot' is not installed"));
     assert_non_null(strstr(r.err, "'streamcap graph dot "));
     assert_int_equal(access(none, F_OK), -1);
     sc_ct_result_free(&r);
 
     /* An unknown graph: the daemon's message, nothing written. */
-    r = run(f, "graph", "render", "9007199254740991", none, NULL);
-    expect_status(&r, 2);
+    r = sc_cli_run(f, "graph", "render", "9007199254740991", none, NULL);
+    sc_cli_expect_status(&r, 2);
     assert_int_equal(access(none, F_OK), -1);
     sc_ct_result_free(&r);
     free(none);
@@ -725,25 +668,25 @@ static void test_graph_render(void **state)
 
 static void test_graph_reach(void **state)
 {
-    fixture *f = *state;
+    sc_cli_fx *f = *state;
     uint64_t g = demo_graph(f);
     char id[32];
     snprintf(id, sizeof(id), "%llu", (unsigned long long)g);
-    sc_ct_result r = run(f, "graph", "reach", id, "0", "2", NULL);
-    expect_status(&r, 0);
+    sc_ct_result r = sc_cli_run(f, "graph", "reach", id, "0", "2", NULL);
+    sc_cli_expect_status(&r, 0);
     assert_string_equal(r.out, "N0 -> N2: reachable\n");
     sc_ct_result_free(&r);
-    r = run(f, "graph", "reach", id, "N2", "n0", NULL);
-    expect_status(&r, 1);
+    r = sc_cli_run(f, "graph", "reach", id, "N2", "n0", NULL);
+    sc_cli_expect_status(&r, 1);
     assert_string_equal(r.out, "N2 -> N0: not reachable\n");
     assert_string_equal(r.err, "");
     sc_ct_result_free(&r);
-    r = run(f, "graph", "reach", id, "1", "1", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "graph", "reach", id, "1", "1", NULL);
+    sc_cli_expect_status(&r, 0);
     sc_ct_result_free(&r);
 
-    r = run(f, "--json", "graph", "reach", id, "2", "1", NULL);
-    expect_status(&r, 1);
+    r = sc_cli_run(f, "--json", "graph", "reach", id, "2", "1", NULL);
+    sc_cli_expect_status(&r, 1);
     cJSON *j = json_out(&r);
     assert_int_equal(sc_it_int(j, "graph"), g);
     assert_int_equal(sc_it_int(j, "from"), 2);
@@ -751,8 +694,8 @@ static void test_graph_reach(void **state)
     assert_false(sc_it_bool(j, "reachable"));
     cJSON_Delete(j);
     sc_ct_result_free(&r);
-    r = run(f, "--json", "graph", "reach", id, "1", "2", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "--json", "graph", "reach", id, "1", "2", NULL);
+    sc_cli_expect_status(&r, 0);
     j = json_out(&r);
     assert_true(sc_it_bool(j, "reachable"));
     cJSON_Delete(j);
@@ -762,8 +705,8 @@ static void test_graph_reach(void **state)
     bool ans;
     assert_int_equal(sc_client_graph_reachable(f->c, g, 0, 9, &ans), SC_CLIENT_ENOTFOUND);
     char *want = sc_it_fmt("streamcap: %s\n", sc_client_errmsg(f->c));
-    r = run(f, "graph", "reach", id, "0", "9", NULL);
-    expect_status(&r, 2);
+    r = sc_cli_run(f, "graph", "reach", id, "0", "9", NULL);
+    sc_cli_expect_status(&r, 2);
     assert_string_equal(r.err, want);
     assert_string_equal(r.out, "");
     free(want);
@@ -772,12 +715,12 @@ static void test_graph_reach(void **state)
 
 static void test_graph_rm(void **state)
 {
-    fixture *f = *state;
+    sc_cli_fx *f = *state;
     uint64_t g = demo_graph(f);
     char id[32];
     snprintf(id, sizeof(id), "%llu", (unsigned long long)g);
-    sc_ct_result r = run(f, "graph", "rm", id, NULL);
-    expect_status(&r, 0);
+    sc_ct_result r = sc_cli_run(f, "graph", "rm", id, NULL);
+    sc_cli_expect_status(&r, 0);
     char *want = sc_it_fmt("deleted graph %s\n", id);
     assert_string_equal(r.out, want);
     free(want);
@@ -786,13 +729,13 @@ static void test_graph_rm(void **state)
     sc_client_graph sg;
     assert_int_equal(sc_client_graph_get(f->c, g, &sg), SC_CLIENT_ENOTFOUND);
     want = sc_it_fmt("streamcap: %s\n", sc_client_errmsg(f->c));
-    r = run(f, "graph", "show", id, NULL);
-    expect_status(&r, 2);
+    r = sc_cli_run(f, "graph", "show", id, NULL);
+    sc_cli_expect_status(&r, 2);
     assert_string_equal(r.err, want);
     sc_ct_result_free(&r);
 
-    r = run(f, "--json", "graph", "rm", id, NULL);
-    expect_status(&r, 2);
+    r = sc_cli_run(f, "--json", "graph", "rm", id, NULL);
+    sc_cli_expect_status(&r, 2);
     assert_string_equal(r.err, want);
     cJSON *j = json_out(&r);
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
@@ -805,8 +748,8 @@ static void test_graph_rm(void **state)
 
     g = demo_graph(f);
     snprintf(id, sizeof(id), "%llu", (unsigned long long)g);
-    r = run(f, "--json", "graph", "rm", id, NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "--json", "graph", "rm", id, NULL);
+    sc_cli_expect_status(&r, 0);
     j = json_out(&r);
     assert_int_equal(sc_it_int(j, "graph"), g);
     assert_true(sc_it_bool(j, "deleted"));
@@ -818,16 +761,16 @@ static void test_graph_rm(void **state)
 
 static void test_log(void **state)
 {
-    fixture *f = *state;
-    sc_ct_result r = run(f, "--json", "demo", NULL);
-    expect_status(&r, 0);
+    sc_cli_fx *f = *state;
+    sc_ct_result r = sc_cli_run(f, "--json", "demo", NULL);
+    sc_cli_expect_status(&r, 0);
     cJSON *d = json_out(&r);
     int64_t session = sc_it_int(d, "session"), graph = sc_it_int(d, "graph");
     cJSON_Delete(d);
     sc_ct_result_free(&r);
 
-    r = run(f, "--json", "log", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "--json", "log", NULL);
+    sc_cli_expect_status(&r, 0);
     cJSON *j = json_out(&r);
     const cJSON *entries = cJSON_GetObjectItemCaseSensitive(j, "entries");
     const cJSON *e = NULL, *it;
@@ -847,8 +790,8 @@ static void test_log(void **state)
     cJSON_Delete(j);
     sc_ct_result_free(&r);
 
-    r = run(f, "log", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "log", NULL);
+    sc_cli_expect_status(&r, 0);
     assert_int_equal(strncmp(r.out, "SESSION", 7), 0);
     long outcome = column_of(r.out, "SESSION", "OUTCOME");
     char *row = sc_it_fmt("%lld ", (long long)session);
@@ -856,8 +799,8 @@ static void test_log(void **state)
     free(row);
     sc_ct_result_free(&r);
 
-    r = run(f, "--json", "log", "--outcome", "completed", "--limit", "2", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "--json", "log", "--outcome", "completed", "--limit", "2", NULL);
+    sc_cli_expect_status(&r, 0);
     j = json_out(&r);
     entries = cJSON_GetObjectItemCaseSensitive(j, "entries");
     assert_true(cJSON_GetArraySize(entries) >= 1 && cJSON_GetArraySize(entries) <= 2);
@@ -932,7 +875,7 @@ static void check_node(const char *scen, const cJSON *want, const sc_client_node
 }
 
 /* The stored graph of a replayed scenario against the expected one. */
-static void check_graph(fixture *f, const char *scen, uint64_t id, const cJSON *want)
+static void check_graph(sc_cli_fx *f, const char *scen, uint64_t id, const cJSON *want)
 {
     sc_client_graph g;
     assert_int_equal(sc_client_graph_get(f->c, id, &g), 0);
@@ -1010,12 +953,12 @@ static corpus_counts count_corpus(void)
 
 static void test_replay_corpus(void **state)
 {
-    fixture *f = *state;
+    sc_cli_fx *f = *state;
     size_t ne;
     cJSON **exp = read_jsonl(EXPECTED, &ne);
     corpus_counts k = count_corpus();
-    sc_ct_result r = run(f, "--json", "replay", SCENARIOS, NULL);
-    expect_status(&r, 0);
+    sc_ct_result r = sc_cli_run(f, "--json", "replay", SCENARIOS, NULL);
+    sc_cli_expect_status(&r, 0);
     assert_string_equal(r.err, "");
     cJSON *j = json_out(&r);
     assert_string_equal(sc_it_str(j, "file"), SCENARIOS);
@@ -1069,10 +1012,10 @@ static void test_replay_corpus(void **state)
 
 static void test_replay_human(void **state)
 {
-    fixture *f = *state;
+    sc_cli_fx *f = *state;
     corpus_counts k = count_corpus();
-    sc_ct_result r = run(f, "replay", SCENARIOS, NULL);
-    expect_status(&r, 0);
+    sc_ct_result r = sc_cli_run(f, "replay", SCENARIOS, NULL);
+    sc_cli_expect_status(&r, 0);
     /* Not a terminal: no progress bar. */
     assert_string_equal(r.err, "");
     char *want =
@@ -1086,8 +1029,8 @@ static void test_replay_human(void **state)
 
     /* -v: a line per scenario, then the summary; from standard input. */
     sc_ct_opts o = {.stdin_path = SCENARIOS};
-    r = run_opts(sc_it_daemon_socket(f->d), &o, "replay", "-v", "-", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run_opts(sc_it_daemon_socket(f->d), &o, "replay", "-v", "-", NULL);
+    sc_cli_expect_status(&r, 0);
     size_t lines = 0;
     for (const char *p = r.out; *p; p++)
         lines += *p == '\n';
@@ -1100,10 +1043,10 @@ static void test_replay_human(void **state)
 
 static void test_replay_progress_on_terminal(void **state)
 {
-    fixture *f = *state;
+    sc_cli_fx *f = *state;
     sc_ct_opts o = {.tty_stderr = true};
-    sc_ct_result r = run_opts(sc_it_daemon_socket(f->d), &o, "replay", SCENARIOS, NULL);
-    expect_status(&r, 0);
+    sc_ct_result r = sc_cli_run_opts(sc_it_daemon_socket(f->d), &o, "replay", SCENARIOS, NULL);
+    sc_cli_expect_status(&r, 0);
     if (!strstr(r.err, "%") || !strstr(r.err, "scenarios") || !strstr(r.err, "\033[K"))
         fail_msg("no progress bar on the terminal: [%s]", r.err);
     assert_non_null(strstr(r.err, "\r[#"));
@@ -1113,7 +1056,7 @@ static void test_replay_progress_on_terminal(void **state)
 
 static void test_replay_bad_input(void **state)
 {
-    fixture *f = *state;
+    sc_cli_fx *f = *state;
     char *path = sc_it_fmt("%s/bad.jsonl", f->tmp);
     FILE *fp = fopen(path, "w");
     assert_non_null(fp);
@@ -1121,8 +1064,8 @@ static void test_replay_bad_input(void **state)
           "{\"name\":\"broken\",\"ops\":[{\"op\":\"launch\",\"stream\":0}]}\n",
           fp);
     fclose(fp);
-    sc_ct_result r = run(f, "replay", path, NULL);
-    expect_status(&r, 2);
+    sc_ct_result r = sc_cli_run(f, "replay", path, NULL);
+    sc_cli_expect_status(&r, 2);
     char *want = sc_it_fmt("streamcap: %s:3: op 0 (launch): unknown op (begin, ", path);
     assert_int_equal(strncmp(r.err, want, strlen(want)), 0);
     free(want);
@@ -1132,8 +1075,8 @@ static void test_replay_bad_input(void **state)
     assert_non_null(fp);
     fputs("{\"name\":\"x\",\"ops\":[{\"op\":\"kernel\",\"stream\":-1,\"name\":\"k\"}]}\n", fp);
     fclose(fp);
-    r = run(f, "--json", "replay", path, NULL);
-    expect_status(&r, 2);
+    r = sc_cli_run(f, "--json", "replay", path, NULL);
+    sc_cli_expect_status(&r, 2);
     assert_non_null(strstr(r.err, ":1: op 0 (kernel): \"stream\" must be an integer"));
     cJSON *j = json_out(&r);
     assert_non_null(
@@ -1145,14 +1088,14 @@ static void test_replay_bad_input(void **state)
     assert_non_null(fp);
     fputs("not json\n", fp);
     fclose(fp);
-    r = run(f, "replay", path, NULL);
-    expect_status(&r, 2);
+    r = sc_cli_run(f, "replay", path, NULL);
+    sc_cli_expect_status(&r, 2);
     assert_non_null(strstr(r.err, ":1: not valid JSON\n"));
     sc_ct_result_free(&r);
 
     char *missing = sc_it_fmt("%s/missing.jsonl", f->tmp);
-    r = run(f, "replay", missing, NULL);
-    expect_status(&r, 2);
+    r = sc_cli_run(f, "replay", missing, NULL);
+    sc_cli_expect_status(&r, 2);
     want = sc_it_fmt("streamcap: cannot open %s: No such file or directory\n", missing);
     assert_string_equal(r.err, want);
     free(want);
@@ -1163,8 +1106,8 @@ static void test_replay_bad_input(void **state)
     fp = fopen(path, "w");
     assert_non_null(fp);
     fclose(fp);
-    r = run(f, "--json", "replay", path, NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "--json", "replay", path, NULL);
+    sc_cli_expect_status(&r, 0);
     j = json_out(&r);
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "scenarios")), 0);
     assert_int_equal(sc_it_int(cJSON_GetObjectItemCaseSensitive(j, "summary"), "scenarios"), 0);
@@ -1195,5 +1138,5 @@ int main(void)
         cmocka_unit_test(test_replay_progress_on_terminal),
         cmocka_unit_test(test_replay_bad_input),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, group_setup, sc_cli_group_teardown);
 }

@@ -16,19 +16,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "harness.h"
-#include "run.h"
-#include "streamcap.h"
+#include "cli_fixture.h"
 
-#define STREAMCAP SC_BIN_DIR "/streamcap"
 #define SCENARIOS SC_TEST_DATA_DIR "/conformance_scenarios.jsonl"
 #define EXPECTED  SC_TEST_DATA_DIR "/conformance_expected.jsonl"
 #define BIG_NODES 6000 /* above the render limit, and more output than a pipe holds */
 
 typedef struct fixture {
-    sc_it_daemon *d;
-    sc_client *c;
-    char tmp[64];
+    sc_cli_fx *cli;
     uint64_t big; /* a graph of BIG_NODES kernels */
 } fixture;
 
@@ -56,10 +51,8 @@ static int group_setup(void **state)
 {
     fixture *f = calloc(1, sizeof(*f));
     assert_non_null(f);
-    f->d = sc_it_must_start(NULL);
-    assert_int_equal(sc_client_connect(sc_it_daemon_socket(f->d), 30000, &f->c), 0);
-    assert_int_equal(sc_it_tmpdir(f->tmp, sizeof(f->tmp)), 0);
-    f->big = make_graph(f->c, "big", BIG_NODES);
+    f->cli = sc_cli_fx_new(30000);
+    f->big = make_graph(f->cli->c, "big", BIG_NODES);
     *state = f;
     return 0;
 }
@@ -67,54 +60,9 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
     fixture *f = *state;
-    sc_client_close(f->c);
-    sc_it_must_stop(f->d);
-    sc_it_daemon_destroy(f->d);
-    sc_it_rmtree(f->tmp);
+    sc_cli_fx_free(f->cli);
     free(f);
     return 0;
-}
-
-/* streamcap --socket SOCK ARGS... (NULL-terminated). */
-static sc_ct_result run(fixture *f, ...)
-{
-    sc_ct_result r;
-    va_list ap;
-    va_start(ap, f);
-    int rc = sc_ct_vrun(STREAMCAP, sc_it_daemon_socket(f->d), NULL, ap, &r);
-    va_end(ap);
-    assert_int_equal(rc, 0);
-    return r;
-}
-
-/* A shell script with $SC (the tool and its --socket) and $T (the temporary
- * directory) set. */
-static sc_ct_result sh(fixture *f, const char *script)
-{
-    char *sc = sc_it_fmt("SC=%s --socket %s", STREAMCAP, sc_it_daemon_socket(f->d));
-    char *t = sc_it_fmt("T=%s", f->tmp);
-    char *env = sc_it_fmt("STREAMCAP_SOCKET=%s", sc_it_daemon_socket(f->d));
-    const char *const set[] = {sc, t, env, NULL};
-    sc_ct_opts o = {.setenv = set};
-    sc_ct_result r;
-    assert_int_equal(sc_ct_sh(script, &o, &r), 0);
-    free(sc);
-    free(t);
-    free(env);
-    return r;
-}
-
-static void expect_status(const sc_ct_result *r, int status)
-{
-    if (r->status != status)
-        fail_msg("exit status %d, want %d\nstdout: %s\nstderr: %s", r->status, status, r->out,
-                 r->err);
-}
-
-static void expect_in(const char *text, const char *want)
-{
-    if (!strstr(text, want))
-        fail_msg("[%s] not in:\n%s", want, text);
 }
 
 static char *id_text(uint64_t id)
@@ -122,27 +70,17 @@ static char *id_text(uint64_t id)
     return sc_it_fmt("%llu", (unsigned long long)id);
 }
 
-static char *write_file(fixture *f, const char *name, const char *text)
-{
-    char *path = sc_it_fmt("%s/%s", f->tmp, name);
-    FILE *fp = fopen(path, "w");
-    assert_non_null(fp);
-    fputs(text, fp);
-    fclose(fp);
-    return path;
-}
-
 /* ---------------------------------------------------------- listings */
 
 static void test_empty_pages_say_what_is_empty(void **state)
 {
     fixture *f = *state;
-    sc_ct_result r = run(f, "graphs", "--label", "no such label", NULL);
-    expect_status(&r, 0);
+    sc_ct_result r = sc_cli_run(f->cli, "graphs", "--label", "no such label", NULL);
+    sc_cli_expect_status(&r, 0);
     assert_string_equal(r.out, "no graphs match --label no such label\n");
     sc_ct_result_free(&r);
-    r = run(f, "log", "--outcome", "lost", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f->cli, "log", "--outcome", "lost", NULL);
+    sc_cli_expect_status(&r, 0);
     assert_string_equal(r.out, "no log entries with outcome lost\n");
     sc_ct_result_free(&r);
 }
@@ -150,11 +88,11 @@ static void test_empty_pages_say_what_is_empty(void **state)
 static void test_pagination_hint_keeps_filters(void **state)
 {
     fixture *f = *state;
-    make_graph(f->c, "paged 'q'", 1);
-    uint64_t second = make_graph(f->c, "paged 'q'", 1);
+    make_graph(f->cli->c, "paged 'q'", 1);
+    uint64_t second = make_graph(f->cli->c, "paged 'q'", 1);
     (void)second;
-    sc_ct_result r = run(f, "graphs", "--label", "paged 'q'", "--limit", "1", NULL);
-    expect_status(&r, 0);
+    sc_ct_result r = sc_cli_run(f->cli, "graphs", "--label", "paged 'q'", "--limit", "1", NULL);
+    sc_cli_expect_status(&r, 0);
     assert_null(strstr(r.out, "more:"));
     const char *head = "more: streamcap graphs --label 'paged '\\''q'\\''' --limit 1 --before ";
     if (strncmp(r.err, head, strlen(head)) != 0)
@@ -162,18 +100,18 @@ static void test_pagination_hint_keeps_filters(void **state)
     /* The hint, run as printed, is the next page of the same filter. */
     char *script = sc_it_fmt("$SC %s", r.err + strlen("more: streamcap "));
     sc_ct_result_free(&r);
-    r = sh(f, script);
+    r = sc_cli_sh(f->cli, script);
     free(script);
-    expect_status(&r, 0);
+    sc_cli_expect_status(&r, 0);
     assert_int_equal(strncmp(r.out, "GRAPH", 5), 0);
-    expect_in(r.out, "paged 'q'\n");
+    sc_cli_expect_in(r.out, "paged 'q'\n");
     /* Two graphs of that label, one a page: the last page has no hint. */
     assert_string_equal(r.err, "");
     sc_ct_result_free(&r);
 
-    r = run(f, "log", "--outcome", "completed", "--limit", "1", NULL);
-    expect_status(&r, 0);
-    expect_in(r.err, "more: streamcap log --outcome completed --limit 1 --before ");
+    r = sc_cli_run(f->cli, "log", "--outcome", "completed", "--limit", "1", NULL);
+    sc_cli_expect_status(&r, 0);
+    sc_cli_expect_in(r.err, "more: streamcap log --outcome completed --limit 1 --before ");
     assert_null(strstr(r.out, "more:"));
     sc_ct_result_free(&r);
 }
@@ -189,8 +127,8 @@ static void test_closed_pipe_is_quiet_success(void **state)
         char *script = sc_it_fmt("{ $SC %s %s 2>$T/err; echo $? >$T/st; } | head -c 100 "
                                  ">/dev/null; cat $T/st; cat $T/err",
                                  cmds[i], id);
-        sc_ct_result r = sh(f, script);
-        expect_status(&r, 0);
+        sc_ct_result r = sc_cli_sh(f->cli, script);
+        sc_cli_expect_status(&r, 0);
         if (strcmp(r.out, "0\n") != 0)
             fail_msg("%s | head: status and stderr [%s]", cmds[i], r.out);
         free(script);
@@ -198,9 +136,9 @@ static void test_closed_pipe_is_quiet_success(void **state)
     }
     /* A write that fails for another reason is still an error. */
     char *script = sc_it_fmt("$SC graph show %s >/dev/full", id);
-    sc_ct_result r = sh(f, script);
-    expect_status(&r, 2);
-    expect_in(r.err, "streamcap: cannot write to standard output");
+    sc_ct_result r = sc_cli_sh(f->cli, script);
+    sc_cli_expect_status(&r, 2);
+    sc_cli_expect_in(r.err, "streamcap: cannot write to standard output");
     free(script);
     sc_ct_result_free(&r);
     free(id);
@@ -211,30 +149,31 @@ static void test_closed_pipe_is_quiet_success(void **state)
 static void test_graph_rm_several(void **state)
 {
     fixture *f = *state;
-    char *a = id_text(make_graph(f->c, "rm", 1)), *b = id_text(make_graph(f->c, "rm", 1));
-    sc_ct_result r = run(f, "graph", "rm", a, "9007199254740991", b, NULL);
-    expect_status(&r, 2);
+    char *a = id_text(make_graph(f->cli->c, "rm", 1)), *b = id_text(make_graph(f->cli->c, "rm", 1));
+    sc_ct_result r = sc_cli_run(f->cli, "graph", "rm", a, "9007199254740991", b, NULL);
+    sc_cli_expect_status(&r, 2);
     char *want = sc_it_fmt("deleted graph %s\ndeleted graph %s\n", a, b);
     assert_string_equal(r.out, want);
     free(want);
     assert_string_equal(r.err, "streamcap: graph 9007199254740991 not found\n");
     sc_ct_result_free(&r);
     sc_client_graph g;
-    assert_int_equal(sc_client_graph_get(f->c, strtoull(b, NULL, 10), &g), SC_CLIENT_ENOTFOUND);
+    assert_int_equal(sc_client_graph_get(f->cli->c, strtoull(b, NULL, 10), &g),
+                     SC_CLIENT_ENOTFOUND);
 
-    char *c = id_text(make_graph(f->c, "rm", 1)), *d = id_text(make_graph(f->c, "rm", 1));
-    r = run(f, "--json", "graph", "rm", c, d, NULL);
-    expect_status(&r, 0);
+    char *c = id_text(make_graph(f->cli->c, "rm", 1)), *d = id_text(make_graph(f->cli->c, "rm", 1));
+    r = sc_cli_run(f->cli, "--json", "graph", "rm", c, d, NULL);
+    sc_cli_expect_status(&r, 0);
     want = sc_it_fmt("{\"deleted\":[%s,%s],\"failed\":[]}\n", c, d);
     assert_string_equal(r.out, want);
     free(want);
     sc_ct_result_free(&r);
     /* A bad id deletes nothing. */
-    char *e = id_text(make_graph(f->c, "rm", 1));
-    r = run(f, "graph", "rm", e, "x", NULL);
-    expect_status(&r, 2);
-    expect_in(r.err, "'x' is not a graph id");
-    assert_int_equal(sc_client_graph_get(f->c, strtoull(e, NULL, 10), &g), 0);
+    char *e = id_text(make_graph(f->cli->c, "rm", 1));
+    r = sc_cli_run(f->cli, "graph", "rm", e, "x", NULL);
+    sc_cli_expect_status(&r, 2);
+    sc_cli_expect_in(r.err, "'x' is not a graph id");
+    assert_int_equal(sc_client_graph_get(f->cli->c, strtoull(e, NULL, 10), &g), 0);
     sc_client_graph_free(&g);
     sc_ct_result_free(&r);
     free(a);
@@ -247,7 +186,7 @@ static void test_graph_rm_several(void **state)
 static bool exists(fixture *f, uint64_t id)
 {
     sc_client_graph g;
-    int rc = sc_client_graph_get(f->c, id, &g);
+    int rc = sc_client_graph_get(f->cli->c, id, &g);
     if (rc == 0)
         sc_client_graph_free(&g);
     return rc == 0;
@@ -258,38 +197,38 @@ static void test_prune(void **state)
     fixture *f = *state;
     uint64_t ids[3];
     for (int i = 0; i < 3; i++)
-        ids[i] = make_graph(f->c, "prune me", 1);
-    uint64_t other = make_graph(f->c, "keep me", 1);
+        ids[i] = make_graph(f->cli->c, "prune me", 1);
+    uint64_t other = make_graph(f->cli->c, "keep me", 1);
     char *third = id_text(ids[2]);
 
-    sc_ct_result r = run(f, "prune", NULL);
-    expect_status(&r, 2);
-    expect_in(r.err, "--label, --before and/or --older-than");
+    sc_ct_result r = sc_cli_run(f->cli, "prune", NULL);
+    sc_cli_expect_status(&r, 2);
+    sc_cli_expect_in(r.err, "--label, --before and/or --older-than");
     sc_ct_result_free(&r);
-    r = run(f, "prune", "--older-than", "5x", NULL);
-    expect_status(&r, 2);
-    expect_in(r.err, "30s, 15m, 2h or 7d");
+    r = sc_cli_run(f->cli, "prune", "--older-than", "5x", NULL);
+    sc_cli_expect_status(&r, 2);
+    sc_cli_expect_in(r.err, "30s, 15m, 2h or 7d");
     sc_ct_result_free(&r);
 
-    r = run(f, "prune", "--label", "prune me", "--dry-run", NULL);
-    expect_status(&r, 0);
-    expect_in(r.out, "would delete 3 graphs\n");
+    r = sc_cli_run(f->cli, "prune", "--label", "prune me", "--dry-run", NULL);
+    sc_cli_expect_status(&r, 0);
+    sc_cli_expect_in(r.out, "would delete 3 graphs\n");
     assert_true(exists(f, ids[0]) && exists(f, ids[2]));
     sc_ct_result_free(&r);
 
-    r = run(f, "prune", "--label", "prune me", "--before", third, NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f->cli, "prune", "--label", "prune me", "--before", third, NULL);
+    sc_cli_expect_status(&r, 0);
     assert_string_equal(r.out, "deleted 2 graphs\n");
     assert_false(exists(f, ids[0]) || exists(f, ids[1]));
     assert_true(exists(f, ids[2]) && exists(f, other));
     sc_ct_result_free(&r);
 
-    r = run(f, "prune", "--label", "prune me", "--older-than", "1d", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f->cli, "prune", "--label", "prune me", "--older-than", "1d", NULL);
+    sc_cli_expect_status(&r, 0);
     assert_string_equal(r.out, "deleted 0 graphs\n");
     sc_ct_result_free(&r);
-    r = run(f, "--json", "prune", "--label", "prune me", "--older-than", "0s", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f->cli, "--json", "prune", "--label", "prune me", "--older-than", "0s", NULL);
+    sc_cli_expect_status(&r, 0);
     assert_string_equal(r.out, "{\"dry_run\":false,\"deleted\":1}\n");
     assert_false(exists(f, ids[2]));
     assert_true(exists(f, other));
@@ -305,31 +244,31 @@ static void test_render_refuses_huge_graphs(void **state)
     if (system("command -v dot >/dev/null 2>&1") != 0)
         fail_msg("Graphviz 'dot' is needed for this test (scripts/deps installs it)");
     char *id = id_text(f->big);
-    char *out = sc_it_fmt("%s/big.svg", f->tmp);
-    sc_ct_result r = run(f, "graph", "render", id, out, NULL);
-    expect_status(&r, 2);
+    char *out = sc_it_fmt("%s/big.svg", f->cli->tmp);
+    sc_ct_result r = sc_cli_run(f->cli, "graph", "render", id, out, NULL);
+    sc_cli_expect_status(&r, 2);
     char *want = sc_it_fmt("streamcap: graph %s has %d nodes; Graphviz cannot draw that many", id,
                            BIG_NODES);
-    expect_in(r.err, want);
-    expect_in(r.err, "--max-nodes N");
-    expect_in(r.err, "graph dot");
+    sc_cli_expect_in(r.err, want);
+    sc_cli_expect_in(r.err, "--max-nodes N");
+    sc_cli_expect_in(r.err, "graph dot");
     assert_int_equal(access(out, F_OK), -1);
     free(want);
     sc_ct_result_free(&r);
 
-    char *small = id_text(make_graph(f->c, "small", 3));
-    r = run(f, "graph", "render", small, out, "--max-nodes", "2", NULL);
-    expect_status(&r, 2);
-    expect_in(r.err, "has 3 nodes");
+    char *small = id_text(make_graph(f->cli->c, "small", 3));
+    r = sc_cli_run(f->cli, "graph", "render", small, out, "--max-nodes", "2", NULL);
+    sc_cli_expect_status(&r, 2);
+    sc_cli_expect_in(r.err, "has 3 nodes");
     assert_int_equal(access(out, F_OK), -1);
     sc_ct_result_free(&r);
-    r = run(f, "graph", "render", "--max-nodes=3", small, out, NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f->cli, "graph", "render", "--max-nodes=3", small, out, NULL);
+    sc_cli_expect_status(&r, 0);
     assert_int_equal(access(out, F_OK), 0);
     sc_ct_result_free(&r);
-    r = run(f, "graph", "render", small, out, "--max-nodes", "lots", NULL);
-    expect_status(&r, 2);
-    expect_in(r.err, "--max-nodes takes a number");
+    r = sc_cli_run(f->cli, "graph", "render", small, out, "--max-nodes", "lots", NULL);
+    sc_cli_expect_status(&r, 2);
+    sc_cli_expect_in(r.err, "--max-nodes takes a number");
     sc_ct_result_free(&r);
     free(small);
     free(out);
@@ -342,13 +281,13 @@ static void test_sessions_list_and_close(void **state)
 {
     fixture *f = *state;
     uint64_t a, b;
-    assert_int_equal(sc_client_open_session(f->c, "listed", &a), 0);
-    assert_int_equal(sc_client_open_session(f->c, NULL, &b), 0);
-    assert_int_equal(sc_client_begin_capture(f->c, b, 0), 0);
-    assert_int_equal(sc_client_record_kernel(f->c, b, 0, "k", 1, 1, 0, NULL), 0);
+    assert_int_equal(sc_client_open_session(f->cli->c, "listed", &a), 0);
+    assert_int_equal(sc_client_open_session(f->cli->c, NULL, &b), 0);
+    assert_int_equal(sc_client_begin_capture(f->cli->c, b, 0), 0);
+    assert_int_equal(sc_client_record_kernel(f->cli->c, b, 0, "k", 1, 1, 0, NULL), 0);
 
-    sc_ct_result r = run(f, "--json", "sessions", NULL);
-    expect_status(&r, 0);
+    sc_ct_result r = sc_cli_run(f->cli, "--json", "sessions", NULL);
+    sc_cli_expect_status(&r, 0);
     cJSON *j = cJSON_Parse(r.out);
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(j, "sessions");
     assert_int_equal(cJSON_GetArraySize(list), 2);
@@ -364,7 +303,8 @@ static void test_sessions_list_and_close(void **state)
     assert_int_equal(sc_it_int(sb, "node_count"), 1);
     /* opened_at is the time the log has for the session. */
     sc_client_log_page p;
-    assert_int_equal(sc_client_log_list(f->c, &(sc_client_list_opts){.filter = "open"}, &p), 0);
+    assert_int_equal(sc_client_log_list(f->cli->c, &(sc_client_list_opts){.filter = "open"}, &p),
+                     0);
     bool seen = false;
     for (size_t i = 0; i < p.count; i++) {
         if (p.entries[i].session == a) {
@@ -377,33 +317,33 @@ static void test_sessions_list_and_close(void **state)
     cJSON_Delete(j);
     sc_ct_result_free(&r);
 
-    r = run(f, "sessions", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f->cli, "sessions", NULL);
+    sc_cli_expect_status(&r, 0);
     assert_int_equal(strncmp(r.out, "SESSION", 7), 0);
-    expect_in(r.out, "oxicuda");
-    expect_in(r.out, "listed\n");
+    sc_cli_expect_in(r.out, "oxicuda");
+    sc_cli_expect_in(r.out, "listed\n");
     sc_ct_result_free(&r);
 
     char *ida = id_text(a);
-    r = run(f, "session", "close", ida, NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f->cli, "session", "close", ida, NULL);
+    sc_cli_expect_status(&r, 0);
     char *want = sc_it_fmt("closed session %s\n", ida);
     assert_string_equal(r.out, want);
     free(want);
     sc_ct_result_free(&r);
-    r = run(f, "session", "close", ida, NULL);
-    expect_status(&r, 2);
-    expect_in(r.err, "not found");
+    r = sc_cli_run(f->cli, "session", "close", ida, NULL);
+    sc_cli_expect_status(&r, 2);
+    sc_cli_expect_in(r.err, "not found");
     sc_ct_result_free(&r);
     free(ida);
-    assert_int_equal(sc_client_close_session(f->c, b), 0);
-    r = run(f, "sessions", NULL);
-    expect_status(&r, 0);
+    assert_int_equal(sc_client_close_session(f->cli->c, b), 0);
+    r = sc_cli_run(f->cli, "sessions", NULL);
+    sc_cli_expect_status(&r, 0);
     assert_string_equal(r.out, "no live sessions\n");
     sc_ct_result_free(&r);
-    r = run(f, "session", "--help", NULL);
-    expect_status(&r, 0);
-    expect_in(r.out, "close ID");
+    r = sc_cli_run(f->cli, "session", "--help", NULL);
+    sc_cli_expect_status(&r, 0);
+    sc_cli_expect_in(r.out, "close ID");
     sc_ct_result_free(&r);
 }
 
@@ -412,8 +352,8 @@ static void test_sessions_list_and_close(void **state)
 static void test_call(void **state)
 {
     fixture *f = *state;
-    sc_ct_result r = run(f, "call", "server.info", NULL);
-    expect_status(&r, 0);
+    sc_ct_result r = sc_cli_run(f->cli, "call", "server.info", NULL);
+    sc_cli_expect_status(&r, 0);
     cJSON *j = cJSON_Parse(r.out);
     assert_non_null(j);
     assert_string_equal(sc_it_str(j, "version"), SC_EXPECTED_VERSION);
@@ -422,26 +362,26 @@ static void test_call(void **state)
 
     char *id = id_text(f->big);
     char *params = sc_it_fmt("{\n  \"graph\": %s,\n  \"from\": 0, \"to\": 5\n}", id);
-    r = run(f, "call", "graph.reachable", params, NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f->cli, "call", "graph.reachable", params, NULL);
+    sc_cli_expect_status(&r, 0);
     assert_string_equal(r.out, "{\"reachable\":true}\n");
     sc_ct_result_free(&r);
     free(params);
     free(id);
 
-    r = run(f, "call", "graph.get", "{\"graph\": 9007199254740991}", NULL);
-    expect_status(&r, 2);
+    r = sc_cli_run(f->cli, "call", "graph.get", "{\"graph\": 9007199254740991}", NULL);
+    sc_cli_expect_status(&r, 2);
     assert_string_equal(r.out, "");
     assert_string_equal(r.err, "streamcap: error 1001: graph 9007199254740991 not found\n");
     sc_ct_result_free(&r);
-    r = run(f, "call", "no.such", NULL);
-    expect_status(&r, 2);
-    expect_in(r.err, "error -32601: ");
+    r = sc_cli_run(f->cli, "call", "no.such", NULL);
+    sc_cli_expect_status(&r, 2);
+    sc_cli_expect_in(r.err, "error -32601: ");
     sc_ct_result_free(&r);
-    r = run(f, "call", "graph.list", "{\"limit\": 1", NULL);
-    expect_status(&r, 2);
-    expect_in(r.err, "PARAMS is not valid JSON: {\"limit\": 1\n");
-    expect_in(r.err, "usage: streamcap [OPTIONS] call METHOD");
+    r = sc_cli_run(f->cli, "call", "graph.list", "{\"limit\": 1", NULL);
+    sc_cli_expect_status(&r, 2);
+    sc_cli_expect_in(r.err, "PARAMS is not valid JSON: {\"limit\": 1\n");
+    sc_cli_expect_in(r.err, "usage: streamcap [OPTIONS] call METHOD");
     sc_ct_result_free(&r);
 }
 
@@ -450,10 +390,10 @@ static void test_call(void **state)
 static void test_replay_check(void **state)
 {
     fixture *f = *state;
-    sc_ct_result r = run(f, "replay", "--check", EXPECTED, SCENARIOS, NULL);
-    expect_status(&r, 0);
+    sc_ct_result r = sc_cli_run(f->cli, "replay", "--check", EXPECTED, SCENARIOS, NULL);
+    sc_cli_expect_status(&r, 0);
     char *want = sc_it_fmt("check: every result matches %s\n", EXPECTED);
-    expect_in(r.out, want);
+    sc_cli_expect_in(r.out, want);
     free(want);
     sc_ct_result_free(&r);
 
@@ -466,39 +406,39 @@ static void test_replay_check(void **state)
     p = strstr(text, "\"edges\":[[0,1],[0,2]");
     assert_non_null(p);
     p[strlen("\"edges\":[[0,1],[0,")] = '1';
-    char *altered = write_file(f, "altered.jsonl", text);
+    char *altered = sc_cli_write_file(f->cli, "altered.jsonl", text);
     free(text);
-    r = run(f, "replay", "--check", altered, SCENARIOS, NULL);
-    expect_status(&r, 1);
+    r = sc_cli_run(f->cli, "replay", "--check", altered, SCENARIOS, NULL);
+    sc_cli_expect_status(&r, 1);
     want = sc_it_fmt("streamcap: %s:1: seed_fork_join: op 5 (kernel): expected "
                      "{\"ok\":true,\"node\":7}, got {\"ok\":true,\"node\":1}\n",
                      SCENARIOS);
-    expect_in(r.err, want);
+    sc_cli_expect_in(r.err, want);
     free(want);
-    expect_in(r.err, ": seed_fork_join: graph edges: expected [[0,1],[0,1],");
-    expect_in(r.out, "check: 2 differences from ");
+    sc_cli_expect_in(r.err, ": seed_fork_join: graph edges: expected [[0,1],[0,1],");
+    sc_cli_expect_in(r.out, "check: 2 differences from ");
     sc_ct_result_free(&r);
 
-    r = run(f, "--json", "replay", SCENARIOS, "--check", altered, NULL);
-    expect_status(&r, 1);
+    r = sc_cli_run(f->cli, "--json", "replay", SCENARIOS, "--check", altered, NULL);
+    sc_cli_expect_status(&r, 1);
     cJSON *j = cJSON_Parse(r.out);
     assert_int_equal(sc_it_int(cJSON_GetObjectItemCaseSensitive(j, "summary"), "differences"), 2);
     cJSON_Delete(j);
     sc_ct_result_free(&r);
 
     /* An expected file that does not line up with the scenarios. */
-    char *one = write_file(f, "one.jsonl", "");
-    r = run(f, "replay", "--check", one, SCENARIOS, NULL);
-    expect_status(&r, 1);
-    expect_in(r.err, "has no line for this scenario");
+    char *one = sc_cli_write_file(f->cli, "one.jsonl", "");
+    r = sc_cli_run(f->cli, "replay", "--check", one, SCENARIOS, NULL);
+    sc_cli_expect_status(&r, 1);
+    sc_cli_expect_in(r.err, "has no line for this scenario");
     sc_ct_result_free(&r);
-    r = run(f, "replay", "--check", SCENARIOS, SCENARIOS, NULL);
-    expect_status(&r, 1);
-    expect_in(r.err, "seed_fork_join: expected 0 results, the scenario has 11 ops");
+    r = sc_cli_run(f->cli, "replay", "--check", SCENARIOS, SCENARIOS, NULL);
+    sc_cli_expect_status(&r, 1);
+    sc_cli_expect_in(r.err, "seed_fork_join: expected 0 results, the scenario has 11 ops");
     sc_ct_result_free(&r);
-    r = run(f, "replay", "--check", NULL);
-    expect_status(&r, 2);
-    expect_in(r.err, "--check takes the file of expected results");
+    r = sc_cli_run(f->cli, "replay", "--check", NULL);
+    sc_cli_expect_status(&r, 2);
+    sc_cli_expect_in(r.err, "--check takes the file of expected results");
     sc_ct_result_free(&r);
     free(one);
     free(altered);
@@ -507,22 +447,22 @@ static void test_replay_check(void **state)
 static void test_replay_strict(void **state)
 {
     fixture *f = *state;
-    char *path = write_file(f, "refused.jsonl",
-                            "{\"name\":\"fine\",\"ops\":[{\"op\":\"begin\",\"stream\":0}]}\n"
-                            "{\"name\":\"refused\",\"ops\":[{\"op\":\"begin\",\"stream\":0},"
-                            "{\"op\":\"kernel\",\"stream\":1,\"name\":\"k\",\"blocks\":1,"
-                            "\"threads\":1}]}\n");
-    sc_ct_result r = run(f, "replay", path, NULL);
-    expect_status(&r, 0);
+    char *path = sc_cli_write_file(f->cli, "refused.jsonl",
+                                   "{\"name\":\"fine\",\"ops\":[{\"op\":\"begin\",\"stream\":0}]}\n"
+                                   "{\"name\":\"refused\",\"ops\":[{\"op\":\"begin\",\"stream\":0},"
+                                   "{\"op\":\"kernel\",\"stream\":1,\"name\":\"k\",\"blocks\":1,"
+                                   "\"threads\":1}]}\n");
+    sc_ct_result r = sc_cli_run(f->cli, "replay", path, NULL);
+    sc_cli_expect_status(&r, 0);
     assert_string_equal(r.err, "");
-    expect_in(r.out, ": 3 ops, 1 errors, 0 graphs stored");
+    sc_cli_expect_in(r.out, ": 3 ops, 1 errors, 0 graphs stored");
     sc_ct_result_free(&r);
-    r = run(f, "replay", "--strict", path, NULL);
-    expect_status(&r, 2);
+    r = sc_cli_run(f->cli, "replay", "--strict", path, NULL);
+    sc_cli_expect_status(&r, 2);
     char *want = sc_it_fmt("streamcap: %s:2: refused: op 1 (kernel) refused: ", path);
-    expect_in(r.err, want);
+    sc_cli_expect_in(r.err, want);
     free(want);
-    expect_in(r.err, "streamcap: --strict: the daemon refused 1 request\n");
+    sc_cli_expect_in(r.err, "streamcap: --strict: the daemon refused 1 request\n");
     sc_ct_result_free(&r);
     free(path);
 }

@@ -16,75 +16,15 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "harness.h"
-#include "run.h"
-#include "streamcap.h"
+#include "cli_fixture.h"
 
-#define STREAMCAP SC_BIN_DIR "/streamcap"
 #define SCENARIOS SC_TEST_DATA_DIR "/cuda_conformance_scenarios.jsonl"
 #define EXPECTED  SC_TEST_DATA_DIR "/cuda_conformance_expected.jsonl"
 
-typedef struct fixture {
-    sc_it_daemon *d;
-    sc_client *c;
-    char tmp[64];
-} fixture;
-
 static int group_setup(void **state)
 {
-    fixture *f = calloc(1, sizeof(*f));
-    assert_non_null(f);
-    f->d = sc_it_must_start(NULL);
-    assert_int_equal(sc_client_connect(sc_it_daemon_socket(f->d), 30000, &f->c), 0);
-    assert_int_equal(sc_it_tmpdir(f->tmp, sizeof(f->tmp)), 0);
-    *state = f;
+    *state = sc_cli_fx_new(30000);
     return 0;
-}
-
-static int group_teardown(void **state)
-{
-    fixture *f = *state;
-    sc_client_close(f->c);
-    sc_it_must_stop(f->d);
-    sc_it_daemon_destroy(f->d);
-    sc_it_rmtree(f->tmp);
-    free(f);
-    return 0;
-}
-
-/* streamcap --socket SOCK ARGS... (NULL-terminated). */
-static sc_ct_result run(fixture *f, ...)
-{
-    sc_ct_result r;
-    va_list ap;
-    va_start(ap, f);
-    int rc = sc_ct_vrun(STREAMCAP, sc_it_daemon_socket(f->d), NULL, ap, &r);
-    va_end(ap);
-    assert_int_equal(rc, 0);
-    return r;
-}
-
-static void expect_status(const sc_ct_result *r, int status)
-{
-    if (r->status != status)
-        fail_msg("exit status %d, want %d\nstdout: %s\nstderr: %s", r->status, status, r->out,
-                 r->err);
-}
-
-static void expect_in(const char *text, const char *want)
-{
-    if (!strstr(text, want))
-        fail_msg("[%s] not in:\n%s", want, text);
-}
-
-static char *write_file(fixture *f, const char *name, const char *text)
-{
-    char *path = sc_it_fmt("%s/%s", f->tmp, name);
-    FILE *fp = fopen(path, "w");
-    assert_non_null(fp);
-    fputs(text, fp);
-    fclose(fp);
-    return path;
 }
 
 /* Replace the first `from` after `after` in text by `to` (same length). */
@@ -104,13 +44,14 @@ static void alter(char *text, const char *after, const char *from, const char *t
  * and capture ids, dependency sets, unjoined lists and stored graphs. */
 static void test_replay_cuda_corpus_checks(void **state)
 {
-    fixture *f = *state;
-    sc_ct_result r = run(f, "replay", "--semantics", "cuda", "--check", EXPECTED, SCENARIOS, NULL);
-    expect_status(&r, 0);
+    sc_cli_fx *f = *state;
+    sc_ct_result r =
+        sc_cli_run(f, "replay", "--semantics", "cuda", "--check", EXPECTED, SCENARIOS, NULL);
+    sc_cli_expect_status(&r, 0);
     char *want = sc_it_fmt("check: every result matches %s\n", EXPECTED);
-    expect_in(r.out, want);
+    sc_cli_expect_in(r.out, want);
     free(want);
-    expect_in(r.out, "replayed 62 cuda scenarios from ");
+    sc_cli_expect_in(r.out, "replayed 62 cuda scenarios from ");
     assert_string_equal(r.err, "");
     sc_ct_result_free(&r);
 }
@@ -118,7 +59,7 @@ static void test_replay_cuda_corpus_checks(void **state)
 /* Each kind of result altered once is found, named where it is. */
 static void test_replay_cuda_check_finds_differences(void **state)
 {
-    fixture *f = *state;
+    sc_cli_fx *f = *state;
     char *text = sc_it_read_file(EXPECTED);
     assert_non_null(text);
     /* a node id, an unjoined node, a graph's edge */
@@ -126,25 +67,27 @@ static void test_replay_cuda_check_finds_differences(void **state)
           "{\"ok\":true,\"node\":7}");
     alter(text, "\"name\":\"fork_join_forgotten_join\"", "\"nodes\":[1]", "\"nodes\":[2]");
     alter(text, "\"name\":\"pub_flow_000\"", "\"edges\":[[0,1],[0,3]", "\"edges\":[[0,1],[0,2]");
-    char *altered = write_file(f, "altered.jsonl", text);
+    char *altered = sc_cli_write_file(f, "altered.jsonl", text);
     free(text);
-    sc_ct_result r = run(f, "replay", "--semantics=cuda", "--check", altered, SCENARIOS, NULL);
-    expect_status(&r, 1);
+    sc_ct_result r =
+        sc_cli_run(f, "replay", "--semantics=cuda", "--check", altered, SCENARIOS, NULL);
+    sc_cli_expect_status(&r, 1);
     char *want = sc_it_fmt("streamcap: %s:1: fork_join_example: op 4 (kernel): expected "
                            "{\"ok\":true,\"node\":7}, got {\"ok\":true,\"node\":1}\n",
                            SCENARIOS);
-    expect_in(r.err, want);
+    sc_cli_expect_in(r.err, want);
     free(want);
-    expect_in(r.err,
-              ":2: fork_join_forgotten_join: op 7 (end): expected "
-              "{\"ok\":false,\"error\":904,\"unjoined\":[{\"stream\":2,\"nodes\":[2]}]}, "
-              "got {\"ok\":false,\"error\":904,\"unjoined\":[{\"stream\":2,\"nodes\":[1]}]}");
-    expect_in(r.err, ":3: pub_flow_000: op 9 (end): expected ");
-    expect_in(r.out, "check: 3 differences from ");
+    sc_cli_expect_in(
+        r.err, ":2: fork_join_forgotten_join: op 7 (end): expected "
+               "{\"ok\":false,\"error\":904,\"unjoined\":[{\"stream\":2,\"nodes\":[2]}]}, "
+               "got {\"ok\":false,\"error\":904,\"unjoined\":[{\"stream\":2,\"nodes\":[1]}]}");
+    sc_cli_expect_in(r.err, ":3: pub_flow_000: op 9 (end): expected ");
+    sc_cli_expect_in(r.out, "check: 3 differences from ");
     sc_ct_result_free(&r);
 
-    r = run(f, "--json", "replay", "--semantics", "cuda", SCENARIOS, "--check", altered, NULL);
-    expect_status(&r, 1);
+    r = sc_cli_run(f, "--json", "replay", "--semantics", "cuda", SCENARIOS, "--check", altered,
+                   NULL);
+    sc_cli_expect_status(&r, 1);
     cJSON *j = cJSON_Parse(r.out);
     assert_non_null(j);
     const cJSON *sum = cJSON_GetObjectItemCaseSensitive(j, "summary");
@@ -160,11 +103,11 @@ static void test_replay_cuda_check_finds_differences(void **state)
     /* A CUDA error number that differs. */
     text = sc_it_read_file(EXPECTED);
     alter(text, "\"name\":\"fork_join_forgotten_join\"", "\"error\":904", "\"error\":901");
-    char *other = write_file(f, "other.jsonl", text);
+    char *other = sc_cli_write_file(f, "other.jsonl", text);
     free(text);
-    r = run(f, "replay", "--semantics", "cuda", "--check", other, SCENARIOS, NULL);
-    expect_status(&r, 1);
-    expect_in(r.out, "check: 1 difference from ");
+    r = sc_cli_run(f, "replay", "--semantics", "cuda", "--check", other, SCENARIOS, NULL);
+    sc_cli_expect_status(&r, 1);
+    sc_cli_expect_in(r.out, "check: 1 difference from ");
     sc_ct_result_free(&r);
     free(other);
     free(altered);
@@ -174,30 +117,31 @@ static void test_replay_cuda_check_finds_differences(void **state)
  * default-mode file too, --semantics takes only the two models. */
 static void test_replay_cuda_bad_input(void **state)
 {
-    fixture *f = *state;
-    char *path = write_file(f, "bad.jsonl",
-                            "{\"name\":\"a\",\"ops\":[{\"op\":\"begin\",\"stream\":1}]}\n"
-                            "{\"name\":\"b\",\"ops\":[{\"op\":\"record_event\",\"stream\":1}]}\n");
-    sc_ct_result r = run(f, "replay", "--semantics", "cuda", path, NULL);
-    expect_status(&r, 2);
+    sc_cli_fx *f = *state;
+    char *path =
+        sc_cli_write_file(f, "bad.jsonl",
+                          "{\"name\":\"a\",\"ops\":[{\"op\":\"begin\",\"stream\":1}]}\n"
+                          "{\"name\":\"b\",\"ops\":[{\"op\":\"record_event\",\"stream\":1}]}\n");
+    sc_ct_result r = sc_cli_run(f, "replay", "--semantics", "cuda", path, NULL);
+    sc_cli_expect_status(&r, 2);
     char *want = sc_it_fmt("streamcap: %s:2: op 0 (record_event): unknown op", path);
-    expect_in(r.err, want);
+    sc_cli_expect_in(r.err, want);
     free(want);
     sc_ct_result_free(&r);
-    r = run(f, "replay", "--semantics", "CUDA", path, NULL);
-    expect_status(&r, 2);
-    expect_in(r.err, "--semantics takes oxicuda (the default) or cuda");
+    r = sc_cli_run(f, "replay", "--semantics", "CUDA", path, NULL);
+    sc_cli_expect_status(&r, 2);
+    sc_cli_expect_in(r.err, "--semantics takes oxicuda (the default) or cuda");
     sc_ct_result_free(&r);
     /* A refused call is a result; --strict makes it fail the replay. */
-    char *refused = write_file(f, "refused.jsonl",
-                               "{\"name\":\"r\",\"ops\":[{\"op\":\"end\",\"stream\":1}]}\n");
-    r = run(f, "replay", "--semantics", "cuda", refused, NULL);
-    expect_status(&r, 0);
-    expect_in(r.out, "1 ops, 1 errors, 0 graphs stored");
+    char *refused = sc_cli_write_file(f, "refused.jsonl",
+                                      "{\"name\":\"r\",\"ops\":[{\"op\":\"end\",\"stream\":1}]}\n");
+    r = sc_cli_run(f, "replay", "--semantics", "cuda", refused, NULL);
+    sc_cli_expect_status(&r, 0);
+    sc_cli_expect_in(r.out, "1 ops, 1 errors, 0 graphs stored");
     sc_ct_result_free(&r);
-    r = run(f, "replay", "--semantics", "cuda", "--strict", refused, NULL);
-    expect_status(&r, 2);
-    expect_in(r.err, "streamcap: --strict: the daemon refused 1 request\n");
+    r = sc_cli_run(f, "replay", "--semantics", "cuda", "--strict", refused, NULL);
+    sc_cli_expect_status(&r, 2);
+    sc_cli_expect_in(r.err, "streamcap: --strict: the daemon refused 1 request\n");
     sc_ct_result_free(&r);
     free(refused);
     free(path);
@@ -237,10 +181,10 @@ static uint64_t failed_captures(sc_client *c)
  * carries log.list's cuda members unchanged. */
 static void test_log_names_the_breaking_call(void **state)
 {
-    fixture *f = *state;
+    sc_cli_fx *f = *state;
     uint64_t s = failed_captures(f->c);
-    sc_ct_result r = run(f, "log", "--limit", "1", NULL);
-    expect_status(&r, 0);
+    sc_ct_result r = sc_cli_run(f, "log", "--limit", "1", NULL);
+    sc_cli_expect_status(&r, 0);
     char *want = sc_it_fmt(
         "session %llu: capture 1 on stream 7 invalidated by cudaMalloc from thread 2 (global "
         "mode): operation not permitted when stream is capturing\n"
@@ -249,7 +193,7 @@ static void test_log_names_the_breaking_call(void **state)
         "session %llu: capture 3 on stream 1 failed at its end: "
         "cudaErrorStreamCaptureUnjoined (904)\n",
         (unsigned long long)s, (unsigned long long)s, (unsigned long long)s);
-    expect_in(r.out, want);
+    sc_cli_expect_in(r.out, want);
     free(want);
     /* The completed capture has no line. */
     want = sc_it_fmt("capture 4 ");
@@ -257,8 +201,8 @@ static void test_log_names_the_breaking_call(void **state)
     free(want);
     sc_ct_result_free(&r);
 
-    r = run(f, "--json", "log", "--limit", "1", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "--json", "log", "--limit", "1", NULL);
+    sc_cli_expect_status(&r, 0);
     cJSON *got = cJSON_Parse(r.out);
     char *raw = NULL;
     assert_int_equal(sc_client_call_raw(f->c, "log.list", "{\"limit\":1}", &raw), 0);
@@ -319,23 +263,23 @@ static uint64_t every_kind(sc_client *c)
  * shape; --json adds grid and block; dot shows the shape too. */
 static void test_graph_show_cuda_kinds(void **state)
 {
-    fixture *f = *state;
+    sc_cli_fx *f = *state;
     char *id = sc_it_fmt("%llu", (unsigned long long)every_kind(f->c));
-    sc_ct_result r = run(f, "graph", "show", id, NULL);
-    expect_status(&r, 0);
-    expect_in(r.out, "N0    1       mem_alloc     buf   65536 B\n");
-    expect_in(r.out,
-              "N1    1       kernel        relu  relu grid 4x2x1 block 256x1x1 shared 128 B\n");
-    expect_in(r.out, "N2    1       memcpy        copy  default, 4096 B\n");
-    expect_in(r.out, "N3    1       event_record        event 3\n");
-    expect_in(r.out, "N4    1       event_wait          event 3\n");
-    expect_in(r.out, "N5    1       empty               -\n");
-    expect_in(r.out, "N6    1       mem_free      buf   -\n");
-    expect_in(r.out, "N4    N5  event_wait -> empty\n");
+    sc_ct_result r = sc_cli_run(f, "graph", "show", id, NULL);
+    sc_cli_expect_status(&r, 0);
+    sc_cli_expect_in(r.out, "N0    1       mem_alloc     buf   65536 B\n");
+    sc_cli_expect_in(
+        r.out, "N1    1       kernel        relu  relu grid 4x2x1 block 256x1x1 shared 128 B\n");
+    sc_cli_expect_in(r.out, "N2    1       memcpy        copy  default, 4096 B\n");
+    sc_cli_expect_in(r.out, "N3    1       event_record        event 3\n");
+    sc_cli_expect_in(r.out, "N4    1       event_wait          event 3\n");
+    sc_cli_expect_in(r.out, "N5    1       empty               -\n");
+    sc_cli_expect_in(r.out, "N6    1       mem_free      buf   -\n");
+    sc_cli_expect_in(r.out, "N4    N5  event_wait -> empty\n");
     sc_ct_result_free(&r);
 
-    r = run(f, "--json", "graph", "show", id, NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "--json", "graph", "show", id, NULL);
+    sc_cli_expect_status(&r, 0);
     cJSON *j = cJSON_Parse(r.out);
     assert_non_null(j);
     const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(j, "nodes");
@@ -356,10 +300,10 @@ static void test_graph_show_cuda_kinds(void **state)
     cJSON_Delete(j);
     sc_ct_result_free(&r);
 
-    r = run(f, "graph", "dot", id, NULL);
-    expect_status(&r, 0);
-    expect_in(r.out, "relu\\n<<<(4,2,1), (256,1,1), 128>>>");
-    expect_in(r.out, "EVENT_WAIT");
+    r = sc_cli_run(f, "graph", "dot", id, NULL);
+    sc_cli_expect_status(&r, 0);
+    sc_cli_expect_in(r.out, "relu\\n<<<(4,2,1), (256,1,1), 128>>>");
+    sc_cli_expect_in(r.out, "EVENT_WAIT");
     sc_ct_result_free(&r);
     free(id);
 }
@@ -367,7 +311,7 @@ static void test_graph_show_cuda_kinds(void **state)
 /* A default-mode graph reads as before: no 3-D shape. */
 static void test_graph_show_default_mode_unchanged(void **state)
 {
-    fixture *f = *state;
+    sc_cli_fx *f = *state;
     uint64_t s;
     sc_client_captured g;
     assert_int_equal(sc_client_open_session(f->c, NULL, &s), 0);
@@ -375,11 +319,11 @@ static void test_graph_show_default_mode_unchanged(void **state)
     assert_int_equal(sc_client_record_kernel(f->c, s, 0, "k", 4, 256, 0, NULL), 0);
     assert_int_equal(sc_client_end_capture(f->c, s, 0, &g), 0);
     char *id = sc_it_fmt("%llu", (unsigned long long)g.graph);
-    sc_ct_result r = run(f, "graph", "show", id, NULL);
-    expect_status(&r, 0);
-    expect_in(r.out, "k<<<4, 256, 0>>>\n");
+    sc_ct_result r = sc_cli_run(f, "graph", "show", id, NULL);
+    sc_cli_expect_status(&r, 0);
+    sc_cli_expect_in(r.out, "k<<<4, 256, 0>>>\n");
     sc_ct_result_free(&r);
-    r = run(f, "--json", "graph", "show", id, NULL);
+    r = sc_cli_run(f, "--json", "graph", "show", id, NULL);
     assert_null(strstr(r.out, "grid"));
     sc_ct_result_free(&r);
     free(id);
@@ -389,21 +333,23 @@ static void test_graph_show_default_mode_unchanged(void **state)
  * session closed afterwards. */
 static void test_demo_cuda(void **state)
 {
-    fixture *f = *state;
-    sc_ct_result r = run(f, "demo", "--semantics", "cuda", NULL);
-    expect_status(&r, 0);
-    expect_in(r.out, "captured the fork/join example the CUDA way (origin stream 1, stream 2 "
+    sc_cli_fx *f = *state;
+    sc_ct_result r = sc_cli_run(f, "demo", "--semantics", "cuda", NULL);
+    sc_cli_expect_status(&r, 0);
+    sc_cli_expect_in(r.out,
+                     "captured the fork/join example the CUDA way (origin stream 1, stream 2 "
                      "joined by event 0 and back by event 1) in session ");
-    expect_in(r.out, " as capture 1, graph ");
-    expect_in(r.out, "N0    1       memcpy  upload    host_to_device, 4096 B\n");
-    expect_in(r.out, "N1    2       kernel  relu      relu grid 4x1x1 block 256x1x1 shared 0 B\n");
-    expect_in(r.out, "N2    1       memcpy  download  device_to_host, 4096 B\n");
-    expect_in(r.out, "upload -> relu (N0 -> N1): reachable\n");
-    expect_in(r.out, "relu -> download (N1 -> N2): reachable\n");
+    sc_cli_expect_in(r.out, " as capture 1, graph ");
+    sc_cli_expect_in(r.out, "N0    1       memcpy  upload    host_to_device, 4096 B\n");
+    sc_cli_expect_in(r.out,
+                     "N1    2       kernel  relu      relu grid 4x1x1 block 256x1x1 shared 0 B\n");
+    sc_cli_expect_in(r.out, "N2    1       memcpy  download  device_to_host, 4096 B\n");
+    sc_cli_expect_in(r.out, "upload -> relu (N0 -> N1): reachable\n");
+    sc_cli_expect_in(r.out, "relu -> download (N1 -> N2): reachable\n");
     sc_ct_result_free(&r);
 
-    r = run(f, "--json", "demo", "--semantics=cuda", NULL);
-    expect_status(&r, 0);
+    r = sc_cli_run(f, "--json", "demo", "--semantics=cuda", NULL);
+    sc_cli_expect_status(&r, 0);
     cJSON *j = cJSON_Parse(r.out);
     assert_non_null(j);
     assert_string_equal(sc_it_str(j, "semantics"), "cuda");
@@ -419,13 +365,13 @@ static void test_demo_cuda(void **state)
         assert_true(l.sessions[i].session != session);
     sc_client_session_list_free(&l);
 
-    r = run(f, "demo", "--semantics", "rust", NULL);
-    expect_status(&r, 2);
-    expect_in(r.err, "--semantics takes oxicuda (the default) or cuda");
+    r = sc_cli_run(f, "demo", "--semantics", "rust", NULL);
+    sc_cli_expect_status(&r, 2);
+    sc_cli_expect_in(r.err, "--semantics takes oxicuda (the default) or cuda");
     sc_ct_result_free(&r);
-    r = run(f, "demo", "extra", NULL);
-    expect_status(&r, 2);
-    expect_in(r.err, "unexpected argument 'extra'");
+    r = sc_cli_run(f, "demo", "extra", NULL);
+    sc_cli_expect_status(&r, 2);
+    sc_cli_expect_in(r.err, "unexpected argument 'extra'");
     sc_ct_result_free(&r);
 }
 
@@ -440,5 +386,5 @@ int main(void)
         cmocka_unit_test(test_graph_show_default_mode_unchanged),
         cmocka_unit_test(test_demo_cuda),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, group_setup, sc_cli_group_teardown);
 }

@@ -192,10 +192,15 @@ static void test_installed_units(void **state)
                           "'%s/lib/systemd/system/streamcapd.socket' "
                           "'%s/lib/systemd/system/streamcapd.service' 2>&1) || "
                           "{ echo \"$out\" >&2; exit 1; }; "
-                          "echo \"$out\" | grep streamcapd >&2 && exit 1; fi; exit 0",
+                          "echo \"$out\" | grep streamcapd >&2 && exit 1; "
+                          "else echo 'systemd-analyze is not installed: the units were not "
+                          "verified'; fi; exit 0",
                           f->prefix, f->prefix);
     sc_ct_result r;
     must_sh(cmd, NULL, &r);
+    /* Said, not failed: the rest of the install is checked all the same. */
+    if (r.out[0])
+        print_message("%s", r.out);
     sc_ct_result_free(&r);
     free(cmd);
 }

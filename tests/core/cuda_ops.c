@@ -15,17 +15,6 @@
 
 #include "cuda_ops.h"
 
-void failf(run *r, const char *fmt, ...)
-{
-    if (r->failed)
-        return;
-    r->failed = true;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->why, sizeof r->why, fmt, ap);
-    va_end(ap);
-}
-
 /* ---- reading ops -------------------------------------------------------- */
 
 static uint64_t opt_uint(run *r, const cJSON *op, const char *key, uint64_t max, uint64_t dflt)

@@ -4,7 +4,7 @@
  * core conformance test and the daemon tests, which check the daemon
  * against the core on the same scenarios.  The functions fail the current
  * cmocka test on an internal error only; a malformed op is recorded in the
- * run.
+ * run (jsonl.h).
  */
 #ifndef SC_TEST_CUDA_OPS_H
 #define SC_TEST_CUDA_OPS_H
@@ -12,16 +12,8 @@
 #include <stdbool.h>
 
 #include "cJSON.h"
+#include "jsonl.h"
 #include "sc_cuda.h"
-
-typedef struct run {
-    const char *name;
-    char why[1024];
-    bool failed;
-} run;
-
-/** Record the first complaint of a run (later ones are ignored). */
-void failf(run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /** Run one corpus op on `cu`: its result as the expected file writes it. */
 cJSON *run_op(run *r, sc_cuda *cu, const cJSON *op);
 

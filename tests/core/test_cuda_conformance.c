@@ -72,37 +72,7 @@ static bool run_scenario(run *r, const cJSON *sc, const cJSON *exp)
 static void t_corpus(void **state)
 {
     (void)state;
-    lines sc, ex;
-    read_lines(SCENARIOS, &sc);
-    read_lines(EXPECTED, &ex);
-    assert_int_equal(ex.count, 62);
-    if (sc.count != ex.count)
-        fail_msg("%zu scenarios but %zu expected lines", sc.count, ex.count);
-    size_t passed = 0;
-    for (size_t i = 0; i < ex.count; i++) {
-        run r = {.name = "?"};
-        cJSON *s = cJSON_Parse(sc.line[i]), *e = cJSON_Parse(ex.line[i]);
-        const cJSON *sn = cJSON_GetObjectItemCaseSensitive(s, "name");
-        const cJSON *en = cJSON_GetObjectItemCaseSensitive(e, "name");
-        if (!cJSON_IsString(sn) || !cJSON_IsString(en))
-            failf(&r, "line %zu: unparsable or unnamed", i + 1);
-        else if (strcmp(sn->valuestring, en->valuestring) != 0)
-            failf(&r, "line %zu: scenario %s paired with %s", i + 1, sn->valuestring,
-                  en->valuestring);
-        else
-            r.name = sn->valuestring;
-        if (!r.failed && run_scenario(&r, s, e))
-            passed++;
-        else
-            printf("FAIL %s: %s\n", r.name, r.why);
-        cJSON_Delete(s);
-        cJSON_Delete(e);
-    }
-    printf("cuda conformance: %zu/%zu scenarios passed\n", passed, ex.count);
-    fflush(stdout);
-    free_lines(&sc);
-    free_lines(&ex);
-    assert_int_equal(passed, ex.count);
+    run_corpus("cuda conformance", SCENARIOS, EXPECTED, 62, run_scenario);
 }
 
 int main(void)

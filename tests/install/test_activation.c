@@ -26,6 +26,7 @@
 
 #include "harness.h"
 #include "run.h"
+#include "skip.h"
 
 #define SOCKET_ACTIVATE "/usr/bin/systemd-socket-activate"
 
@@ -115,13 +116,17 @@ static void test_launcher_socket_and_ready(void **state)
     free(act);
 }
 
+static bool socket_activate_unmet(char *why, size_t len)
+{
+    if (access(SOCKET_ACTIVATE, X_OK) == 0)
+        return false;
+    snprintf(why, len, "no %s (Debian package systemd)", SOCKET_ACTIVATE);
+    return true;
+}
+
 static void test_systemd_socket_activate(void **state)
 {
     (void)state;
-    if (access(SOCKET_ACTIVATE, X_OK) != 0) {
-        print_message("skipped: no %s (Debian package systemd)\n", SOCKET_ACTIVATE);
-        skip();
-    }
     sc_it_daemon *d;
     assert_int_equal(sc_it_daemon_create(&d), 0);
     /*
@@ -176,7 +181,7 @@ static void test_unlistened_socket_refused(void **state)
     free(act);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_launcher_socket_and_ready),
@@ -184,5 +189,6 @@ int main(void)
         cmocka_unit_test(test_foreign_listen_pid_ignored),
         cmocka_unit_test(test_unlistened_socket_refused),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const sc_test_need needs[] = {{"test_systemd_socket_activate", socket_activate_unmet}};
+    return SC_TEST_MAIN(argc, argv, tests, needs);
 }

@@ -1,6 +1,7 @@
 /*
- * corpus.c - reading the conformance corpus and mapping its ops onto the
- * protocol (docs/semantics.md §11 names on one side, docs/design.md §5 on the other).
+ * corpus.c - reading the conformance corpus, mapping its ops onto the
+ * protocol (docs/semantics.md §11 names on one side, docs/design.md §5 on
+ * the other), and replaying it through a daemon.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -109,4 +110,54 @@ char *sc_corpus_op_line(sc_it_conn *c, const cJSON *op, int64_t session, int64_t
     if (id)
         *id = n;
     return line;
+}
+
+void sc_corpus_say(sc_corpus_mismatch *m, const char *fmt, ...)
+{
+    if (m->text[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->text, sizeof(m->text), fmt, ap);
+    va_end(ap);
+}
+
+/* Scenario i of both files, paired by name, replayed through `one`. */
+static bool replay_one(sc_it_conn *c, const cJSON *scenario, const cJSON *expected,
+                       sc_corpus_scenario_fn one)
+{
+    const char *name = cJSON_GetObjectItemCaseSensitive(scenario, "name")->valuestring;
+    assert_string_equal(name, cJSON_GetObjectItemCaseSensitive(expected, "name")->valuestring);
+    sc_corpus_mismatch m = {{0}};
+    if (one(c, scenario, expected, &m))
+        return true;
+    print_message("FAIL %s: %s\n", name, m.text);
+    return false;
+}
+
+void sc_corpus_replay(const char *label, const char *scenarios, const char *expected, size_t want,
+                      sc_corpus_scenario_fn one)
+{
+    size_t ns, ne;
+    cJSON **sc = sc_corpus_read(scenarios, &ns);
+    cJSON **ex = sc_corpus_read(expected, &ne);
+    assert_int_equal(ns, ne);
+    if (want)
+        assert_int_equal(ns, want);
+    else
+        assert_true(ns > 0);
+
+    sc_it_daemon *d = sc_it_must_start(NULL);
+    sc_it_conn *c = sc_it_must_connect(d);
+    size_t passed = 0;
+    for (size_t i = 0; i < ns; i++)
+        passed += replay_one(c, sc[i], ex[i], one);
+    print_message("%s: %zu/%zu scenarios passed\n", label, passed, ns);
+
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    sc_it_daemon_destroy(d);
+    sc_corpus_free(sc, ns);
+    sc_corpus_free(ex, ne);
+    assert_int_equal(passed, ns);
 }

@@ -21,23 +21,6 @@
 
 #define ERROR_PREFIX "internal graph error: "
 
-typedef struct mismatch {
-    char text[4096];
-} mismatch;
-
-static void say(mismatch *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Keep the first complaint only: later ones are usually its echoes. */
-static void say(mismatch *m, const char *fmt, ...)
-{
-    if (m->text[0])
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(m->text, sizeof(m->text), fmt, ap);
-    va_end(ap);
-}
-
 static bool is_op(const cJSON *op, const char *name)
 {
     return strcmp(cJSON_GetObjectItemCaseSensitive(op, "op")->valuestring, name) == 0;
@@ -58,7 +41,7 @@ static bool same_str(const cJSON *a, const char *an, const cJSON *b, const char 
 
 /* The expected error of a failed op: 1002 for the "already capturing" /
  * "not capturing" texts, 1003 for every invalidation text. */
-static void check_error(const cJSON *exp, const cJSON *reply, mismatch *m)
+static void check_error(const cJSON *exp, const cJSON *reply, sc_corpus_mismatch *m)
 {
     const char *want = cJSON_GetObjectItemCaseSensitive(exp, "message")->valuestring;
     if (strncmp(want, ERROR_PREFIX, strlen(ERROR_PREFIX)) == 0)
@@ -71,50 +54,51 @@ static void check_error(const cJSON *exp, const cJSON *reply, mismatch *m)
     int64_t got_code;
     if (!cJSON_IsObject(error) || cJSON_GetObjectItemCaseSensitive(reply, "result") ||
         !sc_it_json_int(error, "code", &got_code) || got_code != code)
-        say(m, "expected error %lld", (long long)code);
+        sc_corpus_say(m, "expected error %lld", (long long)code);
     else if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(data, "kind")) ||
              strcmp(cJSON_GetObjectItemCaseSensitive(data, "kind")->valuestring, kind) != 0)
-        say(m, "expected error data.kind \"%s\"", kind);
+        sc_corpus_say(m, "expected error data.kind \"%s\"", kind);
     else if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(error, "message")) ||
              strcmp(cJSON_GetObjectItemCaseSensitive(error, "message")->valuestring, want) != 0)
-        say(m, "expected error message \"%s\"", want);
+        sc_corpus_say(m, "expected error message \"%s\"", want);
 }
 
-static void check_success(const cJSON *op, const cJSON *exp, const cJSON *reply, mismatch *m)
+static void check_success(const cJSON *op, const cJSON *exp, const cJSON *reply,
+                          sc_corpus_mismatch *m)
 {
     const cJSON *res = cJSON_GetObjectItemCaseSensitive(reply, "result");
     if (!cJSON_IsObject(res) || cJSON_GetObjectItemCaseSensitive(reply, "error")) {
-        say(m, "expected a result object");
+        sc_corpus_say(m, "expected a result object");
         return;
     }
     if (cJSON_GetObjectItemCaseSensitive(exp, "node")) {
         if (!same_int(res, "node", exp, "node"))
-            say(m, "expected result.node %d",
-                cJSON_GetObjectItemCaseSensitive(exp, "node")->valueint);
+            sc_corpus_say(m, "expected result.node %d",
+                          cJSON_GetObjectItemCaseSensitive(exp, "node")->valueint);
     } else if (is_op(op, "status")) {
         if (!same_str(res, "status", exp, "status"))
-            say(m, "expected result.status \"%s\"",
-                cJSON_GetObjectItemCaseSensitive(exp, "status")->valuestring);
+            sc_corpus_say(m, "expected result.status \"%s\"",
+                          cJSON_GetObjectItemCaseSensitive(exp, "status")->valuestring);
     } else if (is_op(op, "is_capturing")) {
         const cJSON *got = cJSON_GetObjectItemCaseSensitive(res, "capturing");
         bool want = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(exp, "value"));
         if (!cJSON_IsBool(got) || cJSON_IsTrue(got) != want)
-            say(m, "expected result.capturing %s", want ? "true" : "false");
+            sc_corpus_say(m, "expected result.capturing %s", want ? "true" : "false");
     } else if (is_op(op, "node_count")) {
         if (!same_int(res, "node_count", exp, "value"))
-            say(m, "expected result.node_count %d",
-                cJSON_GetObjectItemCaseSensitive(exp, "value")->valueint);
+            sc_corpus_say(m, "expected result.node_count %d",
+                          cJSON_GetObjectItemCaseSensitive(exp, "value")->valueint);
     } else if (is_op(op, "end")) {
         int64_t v;
         if (!sc_it_json_int(res, "graph", &v) || v < 1 || !sc_it_json_int(res, "node_count", &v) ||
             !sc_it_json_int(res, "edge_count", &v))
-            say(m, "expected result {graph >= 1, node_count, edge_count}");
+            sc_corpus_say(m, "expected result {graph >= 1, node_count, edge_count}");
     } else if (res->child) {
-        say(m, "expected an empty result {}");
+        sc_corpus_say(m, "expected an empty result {}");
     }
 }
 
-static void check_node(const cJSON *want, const cJSON *got, mismatch *m)
+static void check_node(const cJSON *want, const cJSON *got, sc_corpus_mismatch *m)
 {
     const char *kind = cJSON_GetObjectItemCaseSensitive(want, "kind")->valuestring;
     int id = cJSON_GetObjectItemCaseSensitive(want, "id")->valueint;
@@ -144,13 +128,13 @@ static void check_node(const cJSON *want, const cJSON *got, mismatch *m)
     if (!ok) {
         char *w = sc_it_json_text(want);
         char *g = sc_it_json_text(got);
-        say(m, "graph.get node %d: expected (corpus form) %s\n  got %s", id, w, g);
+        sc_corpus_say(m, "graph.get node %d: expected (corpus form) %s\n  got %s", id, w, g);
         free(w);
         free(g);
     }
 }
 
-static void check_edges(const cJSON *want, const cJSON *got, mismatch *m)
+static void check_edges(const cJSON *want, const cJSON *got, sc_corpus_mismatch *m)
 {
     bool ok = cJSON_IsArray(got) && cJSON_GetArraySize(got) == cJSON_GetArraySize(want);
     for (int i = 0; ok && i < cJSON_GetArraySize(want); i++) {
@@ -164,13 +148,14 @@ static void check_edges(const cJSON *want, const cJSON *got, mismatch *m)
     if (!ok) {
         char *w = sc_it_json_text(want);
         char *g = sc_it_json_text(got);
-        say(m, "graph.get edges: expected %s\n  got %s", w, g);
+        sc_corpus_say(m, "graph.get edges: expected %s\n  got %s", w, g);
         free(w);
         free(g);
     }
 }
 
-static void check_graph(sc_it_conn *c, const cJSON *end_result, const cJSON *want, mismatch *m)
+static void check_graph(sc_it_conn *c, const cJSON *end_result, const cJSON *want,
+                        sc_corpus_mismatch *m)
 {
     int64_t graph = 0, node_count = -1, edge_count = -1;
     sc_it_json_int(end_result, "graph", &graph);
@@ -180,14 +165,14 @@ static void check_graph(sc_it_conn *c, const cJSON *end_result, const cJSON *wan
     const cJSON *want_edges = cJSON_GetObjectItemCaseSensitive(want, "edges");
     if (node_count != cJSON_GetArraySize(want_nodes) ||
         edge_count != cJSON_GetArraySize(want_edges))
-        say(m, "capture.end reply: expected node_count %d, edge_count %d; got %lld, %lld",
-            cJSON_GetArraySize(want_nodes), cJSON_GetArraySize(want_edges), (long long)node_count,
-            (long long)edge_count);
+        sc_corpus_say(m, "capture.end reply: expected node_count %d, edge_count %d; got %lld, %lld",
+                      cJSON_GetArraySize(want_nodes), cJSON_GetArraySize(want_edges),
+                      (long long)node_count, (long long)edge_count);
 
     cJSON *reply;
     int rc = sc_it_try_call(c, &reply, "graph.get", "{\"graph\":%lld}", (long long)graph);
     if (rc != 0) {
-        say(m, "graph.get %lld: transport error %d", (long long)graph, rc);
+        sc_corpus_say(m, "graph.get %lld: transport error %d", (long long)graph, rc);
         cJSON_Delete(reply);
         return;
     }
@@ -197,8 +182,8 @@ static void check_graph(sc_it_conn *c, const cJSON *end_result, const cJSON *wan
     if (!cJSON_IsObject(res) || !sc_it_json_int(res, "graph", &got_graph) || got_graph != graph ||
         !cJSON_IsArray(nodes) || cJSON_GetArraySize(nodes) != cJSON_GetArraySize(want_nodes)) {
         char *text = sc_it_json_text(reply);
-        say(m, "graph.get %lld: expected graph %lld with %d nodes\n  got %.3000s", (long long)graph,
-            (long long)graph, cJSON_GetArraySize(want_nodes), text);
+        sc_corpus_say(m, "graph.get %lld: expected graph %lld with %d nodes\n  got %.3000s",
+                      (long long)graph, (long long)graph, cJSON_GetArraySize(want_nodes), text);
         free(text);
         cJSON_Delete(reply);
         return;
@@ -209,20 +194,22 @@ static void check_graph(sc_it_conn *c, const cJSON *end_result, const cJSON *wan
     cJSON_Delete(reply);
 }
 
-static void close_session(sc_it_conn *c, int64_t session, mismatch *m)
+static void close_session(sc_it_conn *c, int64_t session, sc_corpus_mismatch *m)
 {
     cJSON *reply;
     int rc = sc_it_try_call(c, &reply, "session.close", "{\"session\":%lld}", (long long)session);
     if (rc != 0 || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(reply, "result"))) {
         char *text = sc_it_json_text(reply);
-        say(m, "session.close %lld: expected {} got %s (rc %d)", (long long)session, text, rc);
+        sc_corpus_say(m, "session.close %lld: expected {} got %s (rc %d)", (long long)session, text,
+                      rc);
         free(text);
     }
     cJSON_Delete(reply);
 }
 
 /* Returns true when the scenario matched; otherwise m says where. */
-static bool run_scenario(sc_it_conn *c, const cJSON *scenario, const cJSON *expected, mismatch *m)
+static bool run_scenario(sc_it_conn *c, const cJSON *scenario, const cJSON *expected,
+                         sc_corpus_mismatch *m)
 {
     const cJSON *ops = cJSON_GetObjectItemCaseSensitive(scenario, "ops");
     const cJSON *results = cJSON_GetObjectItemCaseSensitive(expected, "results");
@@ -248,10 +235,10 @@ static bool run_scenario(sc_it_conn *c, const cJSON *scenario, const cJSON *expe
         const cJSON *exp = cJSON_GetArrayItem(results, i);
         replies[i] = sc_it_must_recv(c);
         int64_t id;
-        mismatch here = {{0}};
+        sc_corpus_mismatch here = {{0}};
         if (!sc_it_json_int(replies[i], "id", &id) || id != ids[i])
-            say(&here, "expected the reply to request id %lld (replies in request order)",
-                (long long)ids[i]);
+            sc_corpus_say(&here, "expected the reply to request id %lld (replies in request order)",
+                          (long long)ids[i]);
         else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(exp, "ok")))
             check_success(op, exp, replies[i], &here);
         else
@@ -259,8 +246,8 @@ static bool run_scenario(sc_it_conn *c, const cJSON *scenario, const cJSON *expe
         if (here.text[0]) {
             char *got = sc_it_json_text(replies[i]);
             char *want = sc_it_json_text(exp);
-            say(m, "op %d\n  request  %s\n  reply    %s\n  corpus   %s\n  %s", i, requests[i], got,
-                want, here.text);
+            sc_corpus_say(m, "op %d\n  request  %s\n  reply    %s\n  corpus   %s\n  %s", i,
+                          requests[i], got, want, here.text);
             free(got);
             free(want);
         }
@@ -272,7 +259,7 @@ static bool run_scenario(sc_it_conn *c, const cJSON *scenario, const cJSON *expe
     if (cJSON_IsObject(graph) && end_result)
         check_graph(c, end_result, graph, m);
     else if (cJSON_IsObject(graph))
-        say(m, "expected a graph, but the end did not succeed");
+        sc_corpus_say(m, "expected a graph, but the end did not succeed");
     if (!has_end)
         close_session(c, session, m);
 
@@ -289,33 +276,8 @@ static bool run_scenario(sc_it_conn *c, const cJSON *scenario, const cJSON *expe
 static void test_corpus_through_daemon(void **state)
 {
     (void)state;
-    size_t ns, ne;
-    cJSON **scenarios = sc_corpus_read(SC_TEST_DATA_DIR "/conformance_scenarios.jsonl", &ns);
-    cJSON **expected = sc_corpus_read(SC_TEST_DATA_DIR "/conformance_expected.jsonl", &ne);
-    assert_int_equal(ns, ne);
-    assert_true(ns > 0);
-
-    sc_it_daemon *d = sc_it_must_start(NULL);
-    sc_it_conn *c = sc_it_must_connect(d);
-    size_t passed = 0;
-    for (size_t i = 0; i < ns; i++) {
-        const char *name = cJSON_GetObjectItemCaseSensitive(scenarios[i], "name")->valuestring;
-        assert_string_equal(name,
-                            cJSON_GetObjectItemCaseSensitive(expected[i], "name")->valuestring);
-        mismatch m = {{0}};
-        if (run_scenario(c, scenarios[i], expected[i], &m))
-            passed++;
-        else
-            print_message("FAIL %s: %s\n", name, m.text);
-    }
-    print_message("daemon conformance: %zu/%zu scenarios passed\n", passed, ns);
-
-    sc_it_conn_close(c);
-    sc_it_must_stop(d);
-    sc_it_daemon_destroy(d);
-    sc_corpus_free(scenarios, ns);
-    sc_corpus_free(expected, ne);
-    assert_int_equal(passed, ns);
+    sc_corpus_replay("daemon conformance", SC_TEST_DATA_DIR "/conformance_scenarios.jsonl",
+                     SC_TEST_DATA_DIR "/conformance_expected.jsonl", 0, run_scenario);
 }
 
 int main(void)

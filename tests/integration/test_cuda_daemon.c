@@ -28,22 +28,6 @@
 #include "cuda_ops.h"
 #include "harness.h"
 
-typedef struct mismatch {
-    char text[4096];
-} mismatch;
-
-static void say(mismatch *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void say(mismatch *m, const char *fmt, ...)
-{
-    if (m->text[0])
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(m->text, sizeof(m->text), fmt, ap);
-    va_end(ap);
-}
-
 static const char *str_of(const cJSON *op, const char *key, const char *dflt)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(op, key);
@@ -152,19 +136,19 @@ static void add_copy(cJSON *to, const char *key, const cJSON *from, const char *
 }
 
 /* A stored graph as the corpus writes it: {nodes: [{id, kind, stream, name}], edges}. */
-static cJSON *stored_graph(sc_it_conn *c, int64_t graph, mismatch *m)
+static cJSON *stored_graph(sc_it_conn *c, int64_t graph, sc_corpus_mismatch *m)
 {
     cJSON *reply = sc_it_call(c, "graph.get", "{\"graph\":%lld}", (long long)graph);
     const cJSON *res = cJSON_GetObjectItemCaseSensitive(reply, "result");
     cJSON *o = cJSON_CreateObject();
     if (!res) {
-        say(m, "graph.get %lld failed: %s", (long long)graph, sc_it_json_text(reply));
+        sc_corpus_say(m, "graph.get %lld failed: %s", (long long)graph, sc_it_json_text(reply));
         cJSON_Delete(reply);
         return o;
     }
     const cJSON *sem = cJSON_GetObjectItemCaseSensitive(res, "semantics");
     if (!cJSON_IsString(sem) || strcmp(sem->valuestring, "cuda") != 0)
-        say(m, "graph %lld is not tagged semantics cuda", (long long)graph);
+        sc_corpus_say(m, "graph %lld is not tagged semantics cuda", (long long)graph);
     cJSON *nodes = cJSON_AddArrayToObject(o, "nodes");
     const cJSON *n;
     cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(res, "nodes"))
@@ -183,7 +167,7 @@ static cJSON *stored_graph(sc_it_conn *c, int64_t graph, mismatch *m)
 
 /* The reply of one op in the corpus's result form. */
 static cJSON *result_of(sc_it_conn *c, const cJSON *op, const cJSON *reply, int64_t *graph,
-                        mismatch *m)
+                        sc_corpus_mismatch *m)
 {
     const char *kind = str_of(op, "op", "?");
     cJSON *o = cJSON_CreateObject();
@@ -236,12 +220,12 @@ static int64_t open_cuda(sc_it_conn *c)
     return open_with(c, "{\"semantics\":\"cuda\"}");
 }
 
-static bool run_scenario(sc_it_conn *c, const cJSON *sc, const cJSON *exp, mismatch *m)
+static bool run_scenario(sc_it_conn *c, const cJSON *sc, const cJSON *exp, sc_corpus_mismatch *m)
 {
     const cJSON *ops = cJSON_GetObjectItemCaseSensitive(sc, "ops");
     const cJSON *want = cJSON_GetObjectItemCaseSensitive(exp, "results");
     if (cJSON_GetArraySize(ops) != cJSON_GetArraySize(want)) {
-        say(m, "malformed scenario");
+        sc_corpus_say(m, "malformed scenario");
         return false;
     }
     int64_t session = open_cuda(c);
@@ -261,7 +245,7 @@ static bool run_scenario(sc_it_conn *c, const cJSON *sc, const cJSON *exp, misma
         if (!cJSON_Compare(w, got, 1)) {
             char *o = cJSON_PrintUnformatted(op), *ws = cJSON_PrintUnformatted(w);
             char *gs = cJSON_PrintUnformatted(got), *rs = cJSON_PrintUnformatted(reply);
-            say(m, "op %d %s: expected %s, got %s (reply %s)", i, o, ws, gs, rs);
+            sc_corpus_say(m, "op %d %s: expected %s, got %s (reply %s)", i, o, ws, gs, rs);
             free(o);
             free(ws);
             free(gs);
@@ -280,32 +264,9 @@ static bool run_scenario(sc_it_conn *c, const cJSON *sc, const cJSON *exp, misma
 static void test_cuda_corpus_through_daemon(void **state)
 {
     (void)state;
-    size_t ns, ne;
-    cJSON **scenarios = sc_corpus_read(SC_TEST_DATA_DIR "/cuda_conformance_scenarios.jsonl", &ns);
-    cJSON **expected = sc_corpus_read(SC_TEST_DATA_DIR "/cuda_conformance_expected.jsonl", &ne);
-    assert_int_equal(ns, ne);
-    assert_int_equal(ns, 62);
-
-    sc_it_daemon *d = sc_it_must_start(NULL);
-    sc_it_conn *c = sc_it_must_connect(d);
-    size_t passed = 0;
-    for (size_t i = 0; i < ns; i++) {
-        const char *name = cJSON_GetObjectItemCaseSensitive(scenarios[i], "name")->valuestring;
-        assert_string_equal(name,
-                            cJSON_GetObjectItemCaseSensitive(expected[i], "name")->valuestring);
-        mismatch m = {{0}};
-        if (run_scenario(c, scenarios[i], expected[i], &m))
-            passed++;
-        else
-            print_message("FAIL %s: %s\n", name, m.text);
-    }
-    print_message("cuda daemon conformance: %zu/%zu scenarios passed\n", passed, ns);
-    sc_it_conn_close(c);
-    sc_it_must_stop(d);
-    sc_it_daemon_destroy(d);
-    sc_corpus_free(scenarios, ns);
-    sc_corpus_free(expected, ne);
-    assert_int_equal(passed, ns);
+    sc_corpus_replay("cuda daemon conformance",
+                     SC_TEST_DATA_DIR "/cuda_conformance_scenarios.jsonl",
+                     SC_TEST_DATA_DIR "/cuda_conformance_expected.jsonl", 62, run_scenario);
 }
 
 /* ---- the protocol around the corpus ---------------------------------- */
@@ -822,7 +783,7 @@ static void test_random_scenarios_agree_with_core(void **state)
         cJSON_AddItemToObject(sc, "ops", scen);
         cJSON *exp = cJSON_CreateObject();
         cJSON_AddItemToObject(exp, "results", want);
-        mismatch m = {{0}};
+        sc_corpus_mismatch m = {{0}};
         if (!run_scenario(c, sc, exp, &m)) {
             char *text = cJSON_PrintUnformatted(scen);
             fail_msg("scenario %d (seed %#llx) disagrees: %s\nops: %s", n, (unsigned long long)seed,

@@ -27,6 +27,7 @@
 
 #include "harness.h"
 #include "run.h"
+#include "skip.h"
 
 #define STREAMCAP SC_BIN_DIR "/streamcap"
 
@@ -406,14 +407,29 @@ static void test_bad_options(void **state)
     sc_it_rmtree(t);
 }
 
+#define SQUAT "/tmp/streamcap-65534"
+
+/* The squatter test makes SQUAT as root and runs a daemon as uid 65534
+ * through setpriv; a SQUAT already there is someone else's. */
+static bool squatter_unmet(char *why, size_t len)
+{
+    if (getuid() != 0)
+        snprintf(why, len, "needs root to run a daemon as uid 65534");
+    else if (access("/usr/bin/setpriv", X_OK) != 0)
+        snprintf(why, len, "no /usr/bin/setpriv to run a daemon as uid 65534");
+    else if (exists("%s", SQUAT))
+        snprintf(why, len, "%s exists already", SQUAT);
+    else
+        return false;
+    return true;
+}
+
 /* /tmp/streamcap-UID made first by another user is refused (as root, a
  * daemon run as uid 65534 finds it owned by root). */
 static void test_tmp_squatter_refused(void **state)
 {
     (void)state;
-    const char *squat = "/tmp/streamcap-65534";
-    if (getuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0 || exists("%s", squat))
-        skip();
+    const char *squat = SQUAT;
     /* uid 65534 must be able to run the daemon: a checkout in a private
      * directory (mktemp -d makes them 0700) gets a copy in a public one. */
     char pub[64];
@@ -453,7 +469,7 @@ static void test_tmp_squatter_refused(void **state)
     sc_ct_result_free(&r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_paths),
@@ -465,5 +481,6 @@ int main(void)
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_tmp_squatter_refused),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const sc_test_need needs[] = {{"test_tmp_squatter_refused", squatter_unmet}};
+    return SC_TEST_MAIN(argc, argv, tests, needs);
 }

@@ -20,57 +20,29 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <libpq-fe.h>
 
 #include "sc_graph.h"
+#include "skip.h"
+#include "store_fixture.h"
 #include "store_backend.h"
 #include "store_pg.h"
 
 static const sc_store_backend *B = &sc_store_pg_backend;
 
-static const char *uri(void)
-{
-    return getenv("STREAMCAP_TEST_PG");
-}
-
-static void sql(const char *q)
-{
-    PGconn *c = PQconnectdb(uri());
-    assert_int_equal(PQstatus(c), CONNECTION_OK);
-    PGresult *r = PQexec(c, q);
-    ExecStatusType st = PQresultStatus(r);
-    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
-        fail_msg("%s: %s", q, PQerrorMessage(c));
-    PQclear(r);
-    PQfinish(c);
-}
-
-static int64_t sql_int(const char *q)
-{
-    PGconn *c = PQconnectdb(uri());
-    assert_int_equal(PQstatus(c), CONNECTION_OK);
-    PGresult *r = PQexec(c, q);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1)
-        fail_msg("%s: %s", q, PQerrorMessage(c));
-    int64_t v = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-    PQclear(r);
-    PQfinish(c);
-    return v;
-}
-
 /* A fresh schema for each test: drop everything of ours. */
 static int reset_db(void **state)
 {
     (void)state;
-    sql("DROP TABLE IF EXISTS schema_migrations, hosts, capture_log, graphs, nodes, edges,"
-        " graph_index, captures, pending_graphs CASCADE;"
-        " DROP SEQUENCE IF EXISTS session_ids, graph_ids");
+    fx_pg_exec(fx_pg_server(),
+               "DROP TABLE IF EXISTS schema_migrations, hosts, capture_log, graphs, nodes, edges,"
+               " graph_index, captures, pending_graphs CASCADE;"
+               " DROP SEQUENCE IF EXISTS session_ids, graph_ids");
     return 0;
 }
 
 static sc_store_be *open_be(const char *host)
 {
-    sc_store_config cfg = {.path = uri(), .host = host};
+    sc_store_config cfg = {.path = fx_pg_server(), .host = host};
     sc_store_be *be = NULL;
     char err[256] = "";
     int rc = B->open(&cfg, &be, err, sizeof err);
@@ -188,36 +160,6 @@ static int64_t commit(sc_store_be *be, int64_t session, const sc_graph *g, uint3
     return j.id;
 }
 
-static void assert_same_graph(const sc_graph *a, const sc_graph *b, bool skeleton)
-{
-    assert_int_equal(sc_graph_node_count(a), sc_graph_node_count(b));
-    assert_int_equal(sc_graph_edge_count(a), sc_graph_edge_count(b));
-    for (uint32_t i = 0; i < sc_graph_node_count(a); i++) {
-        sc_node x, y;
-        assert_int_equal(sc_graph_node(a, i, &x), 0);
-        assert_int_equal(sc_graph_node(b, i, &y), 0);
-        assert_int_equal(x.stream, y.stream);
-        if (skeleton)
-            continue;
-        assert_int_equal(x.kind, y.kind);
-        assert_int_equal(x.name_len, y.name_len);
-        assert_memory_equal(x.name, y.name, x.name_len);
-        assert_int_equal(x.num_blocks, y.num_blocks);
-        assert_int_equal(x.grid_y, y.grid_y);
-        assert_int_equal(x.size_bytes, y.size_bytes);
-        assert_int_equal(x.src_device, y.src_device);
-        assert_int_equal(x.value, y.value);
-        assert_int_equal(x.event, y.event);
-    }
-    for (uint64_t k = 0; k < sc_graph_edge_count(a); k++) {
-        uint32_t s1, d1, s2, d2;
-        assert_int_equal(sc_graph_edge(a, k, &s1, &d1), 0);
-        assert_int_equal(sc_graph_edge(b, k, &s2, &d2), 0);
-        assert_int_equal(s1, s2);
-        assert_int_equal(d1, d2);
-    }
-}
-
 static sc_store_read *do_read(sc_store_be *be, sc_store_read *rq)
 {
     void *reader;
@@ -249,7 +191,10 @@ static void roundtrip(bool binary)
         assert_string_equal(rq.sg->meta.host, "alpha");
         assert_string_equal(rq.sg->meta.label, "train");
         assert_int_equal(rq.sg->meta.stream_count, 3);
-        assert_same_graph(g, rq.sg->graph, skeleton);
+        if (skeleton)
+            fx_assert_same_skeleton(g, rq.sg->graph);
+        else
+            fx_assert_same_graph(g, rq.sg->graph);
         sc_stored_graph_free(rq.sg);
     }
     /* The log row is completed with the graph. */
@@ -258,7 +203,7 @@ static void roundtrip(bool binary)
              "SELECT graph FROM capture_log WHERE session = %lld AND outcome ="
              " 'completed' AND host = 'alpha'",
              (long long)s);
-    assert_int_equal(sql_int(q), gid);
+    assert_int_equal(fx_pg_int(fx_pg_server(), q), gid);
     sc_graph_destroy(g);
     B->close(be);
 }
@@ -312,7 +257,7 @@ typedef struct starter {
 static void *start_one(void *p)
 {
     starter *s = p;
-    sc_store_config cfg = {.path = uri(), .host = s->host};
+    sc_store_config cfg = {.path = fx_pg_server(), .host = s->host};
     sc_store_be *be = NULL;
     s->rc = B->open(&cfg, &be, s->err, sizeof s->err);
     if (s->rc == 0)
@@ -339,8 +284,8 @@ static void test_concurrent_migrate(void **state)
         if (s[i].rc)
             fail_msg("%s: %s", s[i].host, s[i].err);
     }
-    assert_int_equal(sql_int("SELECT count(*) FROM schema_migrations"), 1);
-    assert_int_equal(sql_int("SELECT count(*) FROM hosts"), N);
+    assert_int_equal(fx_pg_int(fx_pg_server(), "SELECT count(*) FROM schema_migrations"), 1);
+    assert_int_equal(fx_pg_int(fx_pg_server(), "SELECT count(*) FROM hosts"), N);
 }
 
 /* A database of a newer build is refused before anything is written. */
@@ -348,8 +293,9 @@ static void test_newer_schema_refused(void **state)
 {
     (void)state;
     B->close(open_be("alpha"));
-    sql("INSERT INTO schema_migrations (version, name) VALUES (999, '999_future.sql')");
-    sc_store_config cfg = {.path = uri(), .host = "alpha"};
+    fx_pg_exec(fx_pg_server(),
+               "INSERT INTO schema_migrations (version, name) VALUES (999, '999_future.sql')");
+    sc_store_config cfg = {.path = fx_pg_server(), .host = "alpha"};
     sc_store_be *be = NULL;
     char err[256] = "";
     assert_int_equal(B->open(&cfg, &be, err, sizeof err), 0);
@@ -377,11 +323,13 @@ static void test_two_hosts(void **state)
     /* alpha restarts: its open rows are lost, beta's stay open. */
     B->close(a);
     a = open_be("alpha");
-    assert_int_equal(sql_int("SELECT count(*) FROM capture_log WHERE host = 'alpha' AND"
-                             " outcome = 'lost'"),
+    assert_int_equal(fx_pg_int(fx_pg_server(),
+                               "SELECT count(*) FROM capture_log WHERE host = 'alpha' AND"
+                               " outcome = 'lost'"),
                      3);
-    assert_int_equal(sql_int("SELECT count(*) FROM capture_log WHERE host = 'beta' AND"
-                             " outcome = 'open'"),
+    assert_int_equal(fx_pg_int(fx_pg_server(),
+                               "SELECT count(*) FROM capture_log WHERE host = 'beta' AND"
+                               " outcome = 'open'"),
                      3);
 
     /* uid 1000 on alpha sees alpha's graph only; root sees both; a host
@@ -444,13 +392,13 @@ static void test_delete_and_notfound(void **state)
     assert_int_equal(run_job(be, &d, err, sizeof err), 0);
     assert_int_equal(d.u.del.uid, 7);
     assert_int_equal(run_job(be, &d, err, sizeof err), SC_STORE_ENOTFOUND);
-    assert_int_equal(sql_int("SELECT count(*) FROM nodes"), 0);
+    assert_int_equal(fx_pg_int(fx_pg_server(), "SELECT count(*) FROM nodes"), 0);
     char q[128];
     snprintf(q, sizeof q,
              "SELECT (extract(epoch from graph_deleted_at) * 1000)::bigint FROM capture_log"
              " WHERE session = %lld",
              (long long)s);
-    assert_int_equal(sql_int(q), 99);
+    assert_int_equal(fx_pg_int(fx_pg_server(), q), 99);
     sc_store_read rq = {.kind = SC_STORE_READ_META, .graph = gid};
     do_read(be, &rq);
     assert_int_equal(rq.rc, SC_STORE_ENOTFOUND);
@@ -483,15 +431,15 @@ static void test_chunks(void **state)
         assert_int_equal(B->commit(be, err, sizeof err), 0);
     }
     assert_true(j.u.commit.pending_gid > 0);
-    assert_int_equal(sql_int("SELECT count(*) FROM graphs"), 0);
-    assert_int_equal(sql_int("SELECT count(*) FROM nodes"), 1000);
+    assert_int_equal(fx_pg_int(fx_pg_server(), "SELECT count(*) FROM graphs"), 0);
+    assert_int_equal(fx_pg_int(fx_pg_server(), "SELECT count(*) FROM nodes"), 1000);
     assert_int_equal(run_job(be, &j, err, sizeof err), 0);
     assert_int_equal(j.id, j.u.commit.pending_gid);
-    assert_int_equal(sql_int("SELECT count(*) FROM pending_graphs"), 0);
+    assert_int_equal(fx_pg_int(fx_pg_server(), "SELECT count(*) FROM pending_graphs"), 0);
     sc_store_read rq = {.kind = SC_STORE_READ_LOAD, .graph = j.id};
     do_read(be, &rq);
     assert_int_equal(rq.rc, 0);
-    assert_same_graph(g, rq.sg->graph, false);
+    fx_assert_same_graph(g, rq.sg->graph);
     sc_stored_graph_free(rq.sg);
 
     /* Half a commit, then the daemon "dies": its next start cleans up. */
@@ -503,22 +451,30 @@ static void test_chunks(void **state)
     assert_int_equal(B->commit(be, err, sizeof err), 0);
     B->close(be);
     B->close(open_be("beta"));
-    assert_int_equal(sql_int("SELECT count(*) FROM pending_graphs"), 1);
+    assert_int_equal(fx_pg_int(fx_pg_server(), "SELECT count(*) FROM pending_graphs"), 1);
     B->close(open_be("alpha"));
-    assert_int_equal(sql_int("SELECT count(*) FROM pending_graphs"), 0);
-    assert_int_equal(sql_int("SELECT count(*) FROM nodes"), 1000);
+    assert_int_equal(fx_pg_int(fx_pg_server(), "SELECT count(*) FROM pending_graphs"), 0);
+    assert_int_equal(fx_pg_int(fx_pg_server(), "SELECT count(*) FROM nodes"), 1000);
     sc_graph_destroy(g);
 }
 
 /* The server stops: writes and reads fail with EIO (so clients get 1007
  * and nothing is acknowledged); it comes back: the same backend works
  * again without being reopened. */
+static bool restart_unmet(char *why, size_t len)
+{
+    if (getenv("STREAMCAP_TEST_PG_STOP") && getenv("STREAMCAP_TEST_PG_START"))
+        return false;
+    snprintf(why, len,
+             "STREAMCAP_TEST_PG_STOP and STREAMCAP_TEST_PG_START are not both set"
+             " (tests/pg/cluster.sh sets them)");
+    return true;
+}
+
 static void test_server_restart(void **state)
 {
     (void)state;
     const char *stop = getenv("STREAMCAP_TEST_PG_STOP"), *start = getenv("STREAMCAP_TEST_PG_START");
-    if (!stop || !start)
-        skip();
     sc_store_be *be = open_be("alpha");
     void *reader;
     char err[256];
@@ -554,13 +510,11 @@ static void test_server_restart(void **state)
     B->close(be);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    if (!uri()) {
-        fprintf(stderr, "test_pg_backend: skipped: STREAMCAP_TEST_PG is not set"
-                        " (run it under tests/pg/cluster.sh)\n");
-        return 77;
-    }
+    if (!fx_pg_server())
+        return sc_test_skip("test_pg_backend", "STREAMCAP_TEST_PG is not set"
+                                               " (run it under tests/pg/cluster.sh)");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_roundtrip_text, reset_db),
         cmocka_unit_test_setup(test_roundtrip_binary, reset_db),
@@ -572,5 +526,6 @@ int main(void)
         cmocka_unit_test_setup(test_chunks, reset_db),
         cmocka_unit_test_setup(test_server_restart, reset_db),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const sc_test_need needs[] = {{"test_server_restart", restart_unmet}};
+    return SC_TEST_MAIN(argc, argv, tests, needs);
 }

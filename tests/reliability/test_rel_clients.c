@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "rel_util.h"
+#include "skip.h"
 
 /* A raw non-blocking client socket: the harness connection reads while it
  * writes, which is exactly what a client that never reads does not do. */
@@ -452,16 +453,23 @@ static void test_max_connections(void **state)
 #define FD_LIMIT    256
 #define FD_ATTEMPTS 300
 
+static bool descriptors_unmet(char *why, size_t len)
+{
+    struct rlimit rl;
+    /* A getrlimit that fails is the test's own failure, not a skip. */
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_max == RLIM_INFINITY ||
+        rl.rlim_max >= FD_ATTEMPTS + 64)
+        return false;
+    snprintf(why, len, "RLIMIT_NOFILE hard limit %llu is too low for %d connections",
+             (unsigned long long)rl.rlim_max, FD_ATTEMPTS);
+    return true;
+}
+
 static void test_out_of_descriptors(void **state)
 {
     /* The daemon inherits the limit across fork and exec. */
     struct rlimit saved, low;
     assert_int_equal(getrlimit(RLIMIT_NOFILE, &saved), 0);
-    if (saved.rlim_max != RLIM_INFINITY && saved.rlim_max < FD_ATTEMPTS + 64) {
-        print_message("skipped: RLIMIT_NOFILE hard limit %llu is too low for %d connections\n",
-                      (unsigned long long)saved.rlim_max, FD_ATTEMPTS);
-        skip();
-    }
     low = saved;
     low.rlim_cur = FD_LIMIT;
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
@@ -553,12 +561,17 @@ static bool raise_fd_limit(rlim_t need)
     return true;
 }
 
+static bool idle_unmet(char *why, size_t len)
+{
+    if (raise_fd_limit(IDLE_CONNS + 128))
+        return false;
+    snprintf(why, len, "RLIMIT_NOFILE cannot be raised to %d", IDLE_CONNS + 128);
+    return true;
+}
+
 static void test_idle_connections_are_cheap(void **state)
 {
-    if (!raise_fd_limit(IDLE_CONNS + 128)) {
-        print_message("skipped: RLIMIT_NOFILE cannot be raised to %d\n", IDLE_CONNS + 128);
-        skip();
-    }
+    assert_true(raise_fd_limit(IDLE_CONNS + 128));
     /* --max-connections 1024 by default; all of them this test's uid's */
     static const char *const args[] = {"--max-uid-connections", "1024", NULL};
     sc_it_daemon *d = sc_rel_must_start(state, args);
@@ -591,7 +604,7 @@ static void test_idle_connections_are_cheap(void **state)
     sc_it_must_stop(d);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         SC_REL_TEST(test_pipelining_client_that_never_reads),
@@ -602,5 +615,7 @@ int main(void)
         SC_REL_TEST(test_out_of_descriptors),
         SC_REL_TEST(test_idle_connections_are_cheap),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const sc_test_need needs[] = {{"test_out_of_descriptors", descriptors_unmet},
+                                  {"test_idle_connections_are_cheap", idle_unmet}};
+    return SC_TEST_MAIN(argc, argv, tests, needs);
 }

@@ -71,6 +71,16 @@ void fx_log_end(fx *f, int64_t session, const char *outcome, uint32_t nodes, int
 /* load_graph and wait; the caller frees r->sg. */
 void fx_load(fx *f, int64_t graph, lres *r);
 
+/* The server STREAMCAP_TEST_PG names (a connection URI), or NULL when it
+ * is unset or empty. */
+const char *fx_pg_server(void);
+/* On a connection of its own to the PostgreSQL database at uri: run one
+ * statement, asserting success (fx_pg_exec); the integer of the only row
+ * of a query, failing unless there is exactly one (fx_pg_int).  Builds
+ * with PostgreSQL only. */
+void fx_pg_exec(const char *uri, const char *sql);
+int64_t fx_pg_int(const char *uri, const char *sql);
+
 /* True when the fixture runs on PostgreSQL. */
 bool fx_is_pg(const fx *f);
 /* Skip the calling test (cmocka skip()) on PostgreSQL: it checks something
@@ -111,6 +121,8 @@ void q_unlock_writes(fx_sql *db);
 /* Assert that two sealed graphs hold the same nodes (every field), the
  * same edges in ascending order and the same stream count. */
 void fx_assert_same_graph(const sc_graph *a, const sc_graph *b);
+/* The same for a skeleton load: of the nodes only their streams. */
+void fx_assert_same_skeleton(const sc_graph *a, const sc_graph *b);
 /* A chain of n kernels on one stream with names of name_len bytes. */
 sc_graph *chain_graph(uint32_t n, size_t name_len);
 

@@ -283,8 +283,7 @@ static void test_skeleton_large(void **state)
 static void test_index_in_parts(void **state)
 {
     fx *f = *state;
-    if (fx_is_pg(f))
-        skip(); /* PostgreSQL stores one row per graph */
+    fx_sqlite_only(f, "PostgreSQL stores one row per graph");
     fx_open(f, 1000, 0);
     uint64_t seed = 0x9A27;
     const uint32_t n = 300000;
