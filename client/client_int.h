@@ -21,7 +21,7 @@
 /*
  * Return codes: the library's functions return 0, a negated errno value
  * (-1 .. -199) or a daemon error (<= -1000), never anything else.  The
- * daemon's code 1000 + n comes back as -1000 - n (map_code() in conn.c)
+ * daemon's code 1000 + n comes back as -1000 - n (sc_cl_map_code() in conn.c)
  * and a JSON-RPC standard code unchanged; the constants of streamcap.h
  * are checked here against the wire codes of sc_rpc.h, and the errno
  * values the library returns against their range.

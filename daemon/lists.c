@@ -193,7 +193,7 @@ int sc_h_graph_list(sc_req *r)
 static const char *const outcomes[] = {"open",      "completed", "failed", "closed",
                                        "abandoned", "shutdown",  "lost"};
 
-/* One ended capture of a cuda-mode session's log entry (spec §6). */
+/* One ended capture of a cuda-mode session's log entry (docs/cuda-semantics.md §6). */
 static void write_log_capture(sc_buf *b, const sc_log_capture *c)
 {
     bool first;

@@ -4,7 +4,7 @@
  *
  * The loop thread queues jobs under `mu` and signals `cv`.  The writer
  * thread takes the whole queue at once, runs it as one transaction (group
- * commit, store_write.c), appends the finished jobs to the completion list
+ * commit, store_txn.c), appends the finished jobs to the completion list
  * under `mu` and wakes the loop with uv_async_send().  Callbacks therefore
  * only ever see results of transactions whose COMMIT succeeded.  The
  * database work itself is the backend's (store_backend.h), chosen at open

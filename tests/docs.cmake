@@ -21,3 +21,18 @@ target_compile_definitions(design_method_table PRIVATE
     SC_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     SC_STORE_HEADER="$<TARGET_PROPERTY:sc_store,SOURCE_DIR>/sc_store.h"
     SC_CACHE_HEADER="$<TARGET_PROPERTY:sc_daemon,SOURCE_DIR>/sc_cache.h")
+
+# Every file path, function() and section cited by the documents and the
+# comments exists (tests/docs/check_refs.py).
+# scripts/deps installs python3.
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+add_test(NAME docs_references
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/docs/check_refs.py
+                 ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs_references PROPERTIES TIMEOUT 120)
+
+# No product source file over 1,000 lines, no function over 120.
+add_test(NAME source_sizes
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/docs/check_sizes.py
+                 ${PROJECT_SOURCE_DIR})
+set_tests_properties(source_sizes PROPERTIES TIMEOUT 60)
