@@ -30,7 +30,11 @@ if(SC_SANITIZE)
 endif()
 sc_add_daemon_test(test_rel_replies reliability ${SC_REL_REPLIES_TIMEOUT} ${SC_REL_TEST_ARGS})
 sc_add_daemon_test(test_rel_stall reliability 120 ${SC_REL_TEST_ARGS})
-sc_add_daemon_test(test_rel_commit reliability 180 ${SC_REL_TEST_ARGS})
+# Most of its time is the test's own reading of a 2M-node graph back from
+# the database, not the daemon: 120 s on an idle 2-core machine, over 180 s
+# when ctest -j2 runs a heavy test beside it.  Its latency bounds are
+# asserted inside the test, not through this limit.
+sc_add_daemon_test(test_rel_commit reliability 420 ${SC_REL_TEST_ARGS})
 sc_add_daemon_test(test_rel_valgrind reliability 120 ${SC_REL_TEST_ARGS})
 
 # The full-disk check needs a filesystem of its own: tests/soak/fullfs.sh.
