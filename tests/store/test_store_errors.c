@@ -289,7 +289,8 @@ static void test_open_failure(void **state)
     sc_store *st = NULL;
     assert_int_equal(sc_store_open(&f->loop, &cfg, &st, err, sizeof err), SC_STORE_EIO);
     assert_null(st);
-    assert_non_null(strstr(err, "missing/dir/x.db"));
+    /* The system's reason; the caller names the path (sc_store.h). */
+    assert_non_null(strstr(err, "No such file or directory"));
     assert_int_equal(sc_store_open(&f->loop, NULL, &st, err, sizeof err), SC_STORE_EINVAL);
 }
 
