@@ -18,6 +18,7 @@ void sc_config_defaults(sc_config *cfg)
     cfg->max_message = 1u << 20;
     cfg->max_connections = 1024;
     cfg->max_sessions = 10000;
+    cfg->root_reserved = 3;
     cfg->max_session_nodes = 50000000;
     cfg->session_idle_timeout_s = 600;
     cfg->write_timeout_s = 30;

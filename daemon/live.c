@@ -141,6 +141,14 @@ int sc_h_session_open(sc_req *r)
                     d->cfg.max_sessions);
         return H_ERROR;
     }
+    unsigned others = sc_nonroot_limit(d->cfg.max_sessions, d->cfg.root_reserved);
+    if (r->c->uid != 0 && sc_uids_nonroot_sessions(&d->uids) >= others) {
+        sc_rpc_fail(&r->err, SC_RPC_LIMIT,
+                    "session limit reached for uids other than root (%u sessions, the rest "
+                    "kept for root, --root-reserved)",
+                    others);
+        return H_ERROR;
+    }
     sc_uid_use *u = sc_uids_get(&d->uids, (uint32_t)r->c->uid);
     if (!u)
         return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");

@@ -125,6 +125,7 @@ SC_NUMBER_OPTION(set_max_session_nodes, max_session_nodes, uint32_t, 1, UINT32_M
 SC_NUMBER_OPTION(set_max_live_nodes, max_live_nodes, uint64_t, 1, 1ull << 40)
 SC_NUMBER_OPTION(set_max_uid_connections, max_uid_connections, unsigned, 1, 1000000)
 SC_NUMBER_OPTION(set_max_uid_sessions, max_uid_sessions, unsigned, 1, 10000000)
+SC_NUMBER_OPTION(set_root_reserved, root_reserved, unsigned, 0, 1000000)
 SC_NUMBER_OPTION(set_max_uid_nodes, max_uid_nodes, uint64_t, 1, 1ull << 40)
 SC_NUMBER_OPTION(set_session_idle_timeout, session_idle_timeout_s, unsigned, 1, 31536000)
 SC_NUMBER_OPTION(set_write_timeout, write_timeout_s, unsigned, 1, 86400)
@@ -241,6 +242,10 @@ static const sc_option options[] = {
      "(default 3/4 of --max-live-nodes); root's\n"
      "quotas are the same as any uid's",
      set_max_uid_nodes},
+    {"--root-reserved", 0, "N",
+     "connections and live sessions kept for root: other\n"
+     "uids together hold at most the limit minus N (default 3)",
+     set_root_reserved},
     {"--session-idle-timeout", 0, "S",
      "drop a session no request used for S seconds,\n"
      "logged as abandoned (default 600)",

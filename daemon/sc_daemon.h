@@ -43,7 +43,10 @@ typedef struct sc_config {
     unsigned max_uid_connections;
     unsigned max_uid_sessions;
     uint64_t max_uid_nodes;
-    uint64_t max_live_nodes;      /* uncommitted nodes of all sessions together */
+    uint64_t max_live_nodes; /* uncommitted nodes of all sessions together */
+    /* Connections and live sessions that uids other than root can never
+     * take, so that no set of them locks root out (sc_nonroot_limit). */
+    unsigned root_reserved;
     unsigned line_timeout_s;      /* a partial request line older than this closes */
     unsigned conn_idle_timeout_s; /* a connection with nothing going on closes */
     size_t max_conn_output;       /* reply bytes one connection may have pending */
@@ -131,6 +134,13 @@ void sc_uids_put(sc_uid_table *t, sc_uid_use *u);
 void sc_uids_free(sc_uid_table *t);
 /** A per-uid quota: `set` when non-zero, else 3/4 of `global` (at least 1). */
 unsigned sc_uid_quota(unsigned global, unsigned set);
+/** Admitted connections of every uid but root together. */
+unsigned sc_uids_nonroot_conns(const sc_uid_table *t);
+/** Live and opening sessions of every uid but root together. */
+unsigned sc_uids_nonroot_sessions(const sc_uid_table *t);
+/** What uids other than root may hold together of `global` when `reserved`
+ *  are kept for root: global - reserved, at least 1. */
+unsigned sc_nonroot_limit(unsigned global, unsigned reserved);
 
 typedef struct sc_session_table {
     sc_session **buckets;

@@ -363,13 +363,40 @@ static sc_conn *conn_new(sc_daemon *d)
     return c;
 }
 
+/* Past --max-connections.  Every connection object counts, refused ones
+ * still being closed included, except for root, which counts admitted
+ * connections only: other uids' refused ones cannot keep it out. */
+static bool over_connection_limit(const sc_daemon *d, const sc_conn *c)
+{
+    if (c->uid != 0)
+        return d->nconns > d->cfg.max_connections;
+    const sc_uid_use *root = sc_uids_find(&d->uids, 0);
+    unsigned admitted = sc_uids_nonroot_conns(&d->uids) + (root ? root->conns : 0);
+    return admitted >= d->cfg.max_connections;
+}
+
 /* A new client: refuse it past the limit, else start reading. */
 static void conn_start(sc_conn *c)
 {
     sc_daemon *d = c->d;
     sc_rpc_error err = {0};
-    if (d->nconns > d->cfg.max_connections) {
+    if (over_connection_limit(d, c)) {
         sc_rpc_fail(&err, SC_RPC_LIMIT, "too many connections (limit %u)", d->cfg.max_connections);
+        refuse_connection(c, &err);
+        return;
+    }
+    /* Like PostgreSQL's superuser_reserved_connections: whatever set of
+     * other uids fills the daemon, root can still get in to look and stop
+     * them.  Counted over admitted connections. */
+    unsigned others = sc_nonroot_limit(d->cfg.max_connections, d->cfg.root_reserved);
+    if (c->uid != 0 && sc_uids_nonroot_conns(&d->uids) >= others) {
+        sc_rpc_fail(&err, SC_RPC_LIMIT,
+                    "too many connections: uids other than root hold %u, the limit less the %u "
+                    "kept for root (--root-reserved)",
+                    others, d->cfg.max_connections - others);
+        sc_log(&d->log, SC_LOG_WARN,
+               "connection %llu from uid %u pid %d refused: the rest is kept for root",
+               (unsigned long long)c->serial, (unsigned)c->uid, (int)c->pid);
         refuse_connection(c, &err);
         return;
     }

@@ -1,6 +1,7 @@
 /*
  * uids.c - what each uid holds now (connections, sessions, live nodes), so
- * that one user cannot take every slot the global limits allow.
+ * that one user cannot take every slot the global limits allow, and all
+ * users but root together cannot take the slots kept for root.
  *
  * Few distinct uids use one daemon at a time: a fixed array of chains is
  * enough, and an entry is freed as soon as its uid holds nothing.
@@ -58,6 +59,31 @@ void sc_uids_free(sc_uid_table *t)
             t->buckets[k] = next;
         }
     }
+}
+
+unsigned sc_uids_nonroot_conns(const sc_uid_table *t)
+{
+    unsigned n = 0;
+    for (size_t k = 0; k < SC_UID_BUCKETS; k++)
+        for (const sc_uid_use *u = t->buckets[k]; u; u = u->next)
+            n += u->uid != 0 ? u->conns : 0;
+    return n;
+}
+
+unsigned sc_uids_nonroot_sessions(const sc_uid_table *t)
+{
+    unsigned n = 0;
+    for (size_t k = 0; k < SC_UID_BUCKETS; k++)
+        for (const sc_uid_use *u = t->buckets[k]; u; u = u->next)
+            n += u->uid != 0 ? u->sessions + u->opening : 0;
+    return n;
+}
+
+unsigned sc_nonroot_limit(unsigned global, unsigned reserved)
+{
+    /* A reserve as large as the limit would shut every other uid out;
+     * one slot is theirs whatever --root-reserved says. */
+    return global > reserved ? global - reserved : 1;
 }
 
 unsigned sc_uid_quota(unsigned global, unsigned set)

@@ -92,10 +92,12 @@ typedef void (*sc_store_done_fn)(void *arg, const sc_store_result *res);
  * anything is written to the file: a database whose user_version is newer
  * than the last migration (errbuf names both versions); one that is not
  * ours (tables but no user_version, or a user_version without our
- * tables); one another store holds.  For its whole life the store holds
- * an exclusive flock on "<path>.lock", which holds its pid; a second open
- * of the same path, from any process, fails with "in use by streamcapd
- * pid N".  errbuf never repeats the path of the database itself.
+ * tables); one another store holds.  For its whole life an SQLite store
+ * holds an exclusive flock on the database file itself; a second open of
+ * that file by any name (a symlink, a hard link, a path through ".."),
+ * from any process, fails with "in use by streamcapd pid N" (or "in use
+ * by another streamcapd" where /proc/locks does not name the holder).
+ * errbuf never repeats the path of the database itself.
  */
 int sc_store_open(uv_loop_t *loop, const sc_store_config *cfg, sc_store **out, char *errbuf,
                   size_t errlen);

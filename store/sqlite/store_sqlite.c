@@ -1,6 +1,6 @@
 /*
  * store_sqlite.c - the SQLite backend (store_backend.h): opening the
- * database with its lock file, the schema check, migrations and start-up
+ * database under its lock, the schema check, migrations and start-up
  * clean-up, and the vtable.  The writer's jobs are in store_sqlite_write.c,
  * the reads in store_sqlite_read.c.
  */
@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "sc_schema.h"
@@ -215,7 +216,7 @@ static int setup_writer(sc_store_be *be, const sc_store_config *cfg, char *errbu
                 "setting synchronous", errbuf, errlen);
 }
 
-/* One daemon per database holds the lock file, so migrations need no lock
+/* One daemon per database holds the file's lock, so migrations need no lock
  * of their own: BEGIN IMMEDIATE keeps out any other writer of the file. */
 static int sqlite_migrate(sc_store_be *be, char *errbuf, size_t errlen)
 {
@@ -247,99 +248,99 @@ static int sqlite_migrate(sc_store_be *be, char *errbuf, size_t errlen)
 
 /* ---- one daemon per database ---- */
 
-/* The pid a lock holder wrote into the lock file, or 0. */
-static long lock_holder(int fd)
+/*
+ * The pid holding an flock on the file (dev, ino) as /proc/locks lists
+ * it, or 0 when none is listed or the list cannot be read.  A file system
+ * that stacks on another (overlayfs) lists the lower device, so a lone
+ * lock on the same inode is taken as the one when the device differs.
+ */
+static long flock_holder(dev_t dev, ino_t ino)
 {
-    char text[32];
-    ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
-    if (n <= 0)
+    FILE *f = fopen("/proc/locks", "re");
+    if (!f)
         return 0;
-    text[n] = '\0';
-    char *end;
-    long pid = strtol(text, &end, 10);
-    return pid > 0 && (*end == '\n' || *end == '\0') ? pid : 0;
+    char line[256];
+    long exact = 0, same_ino = 0;
+    int n_same_ino = 0;
+    while (!exact && fgets(line, sizeof line, f)) {
+        char kind[16];
+        long pid;
+        unsigned maj, min;
+        unsigned long long i;
+        /* "->" marks a waiter, not a holder. */
+        if (strstr(line, "->") ||
+            sscanf(line, "%*d: %15s %*s %*s %ld %x:%x:%llu", kind, &pid, &maj, &min, &i) != 5)
+            continue;
+        if (strcmp(kind, "FLOCK") != 0 || pid <= 0 || i != (unsigned long long)ino)
+            continue;
+        if (maj == major(dev) && min == minor(dev))
+            exact = pid;
+        same_ino = pid;
+        n_same_ino++;
+    }
+    fclose(f);
+    return exact ? exact : n_same_ino == 1 ? same_ino : 0;
 }
 
-static int lock_path(const char *path, char *out, size_t len)
+static int lock_busy(long pid, char *errbuf, size_t errlen)
 {
-    return snprintf(out, len, "%s.lock", path) < (int)len ? 0 : -1;
-}
-
-/* True when `fd` is still the file at `path`: a holder that was closing
- * may have unlinked it after we opened it. */
-static bool still_linked(int fd, const char *path)
-{
-    struct stat a, b;
-    return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
-           a.st_ino == b.st_ino;
-}
-
-static int lock_busy(int fd, int e, const char *lock, char *errbuf, size_t errlen)
-{
-    long pid = e == EWOULDBLOCK ? lock_holder(fd) : 0;
     if (pid > 0)
         snprintf(errbuf, errlen, "in use by streamcapd pid %ld (one daemon per database)", pid);
-    else if (e == EWOULDBLOCK)
-        snprintf(errbuf, errlen, "in use by another streamcapd (one daemon per database)");
     else
-        snprintf(errbuf, errlen, "cannot lock %s: %s", lock, strerror(e));
-    close(fd);
+        snprintf(errbuf, errlen, "in use by another streamcapd (one daemon per database)");
     return SC_STORE_EIO;
 }
 
 /*
  * Two daemons on one database would each serve their own cached graphs
- * and session state, and the second would mark the first's open sessions
- * lost.  So the store holds an exclusive lock on <db>.lock for its life.
- * flock, not fcntl: the lock belongs to the open file, so it also keeps
- * out a second store of the same process, and closing some other
- * descriptor of the file does not drop it.  The kernel releases it when
- * the process dies, however it dies, so a crash leaves nothing to clean;
- * a clean close removes the file while still holding the lock, which is
- * why a new holder checks that the file it locked is still linked.
+ * and session state, the second would mark the first's open sessions
+ * lost, and two names of one file (a hard link) would give it two
+ * write-ahead logs.  So the store holds an exclusive flock on the
+ * database file itself for its life: the lock follows the file, not the
+ * name, so a symlink, a hard link or a path through ".." meets it too.
+ * flock, not fcntl: it does not mix with SQLite's fcntl locks on the same
+ * file, and it belongs to the open file, so it also keeps out a second
+ * store of the same process.  The kernel releases it when the process
+ * dies, however it dies, so a crash leaves nothing to clean.
+ *
+ * Closing any descriptor of a file drops the fcntl locks its process
+ * holds on it, SQLite's included, so a store of this process already on
+ * the file must be found without opening one: /proc/locks names the
+ * holder first, and only a file nobody is listed as holding is opened.
  */
 static int take_lock(sc_store_be *st, const char *path, char *errbuf, size_t errlen)
 {
-    char lock[PATH_MAX];
-    if (lock_path(path, lock, sizeof(lock)) != 0) {
-        snprintf(errbuf, errlen, "path too long");
-        return SC_STORE_EINVAL;
+    struct stat sb;
+    if (stat(path, &sb) == 0) {
+        long pid = flock_holder(sb.st_dev, sb.st_ino);
+        if (pid > 0)
+            return lock_busy(pid, errbuf, errlen);
     }
-    for (int attempt = 0; attempt < 100; attempt++) {
-        int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0) {
-            snprintf(errbuf, errlen, "cannot open its lock file %s: %s", lock, strerror(errno));
-            return SC_STORE_EIO;
-        }
-        if (flock(fd, LOCK_EX | LOCK_NB) != 0)
-            return lock_busy(fd, errno, lock, errbuf, errlen);
-        if (!still_linked(fd, lock)) {
-            close(fd);
-            continue;
-        }
-        char pid[32];
-        int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-        if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
-            snprintf(errbuf, errlen, "cannot write %s: %s", lock, strerror(errno));
-            close(fd);
-            return SC_STORE_EIO;
-        }
-        st->lock_fd = fd;
-        return 0;
+    /* Created here when new: an empty file is an empty SQLite database. */
+    int fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        snprintf(errbuf, errlen, "%s", strerror(errno));
+        return SC_STORE_EIO;
     }
-    snprintf(errbuf, errlen, "cannot lock %s: it keeps being replaced", lock);
-    return SC_STORE_EIO;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        long pid = e == EWOULDBLOCK && fstat(fd, &sb) == 0 ? flock_holder(sb.st_dev, sb.st_ino) : 0;
+        close(fd);
+        if (e == EWOULDBLOCK)
+            return lock_busy(pid, errbuf, errlen);
+        snprintf(errbuf, errlen, "cannot lock it: %s", strerror(e));
+        return SC_STORE_EIO;
+    }
+    st->lock_fd = fd;
+    return 0;
 }
 
 /* After the database is closed, so that the next daemon finds it
- * complete; unlinked before the close, while the lock still holds. */
+ * complete, and so that this close drops none of SQLite's locks. */
 static void release_lock(sc_store_be *st)
 {
     if (st->lock_fd < 0)
         return;
-    char lock[PATH_MAX];
-    if (lock_path(st->path, lock, sizeof(lock)) == 0)
-        unlink(lock);
     close(st->lock_fd);
     st->lock_fd = -1;
 }

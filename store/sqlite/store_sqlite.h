@@ -25,7 +25,7 @@ typedef struct sc_store_be {
     char *path; /* the database file */
     char *host; /* written on every row */
     int busy_timeout_ms;
-    int lock_fd; /* <path>.lock, flock'ed for the backend's life; -1 before */
+    int lock_fd; /* the database file, flock'ed for the backend's life; -1 before */
     int64_t max_page_count;
     sqlite3 *db;
     sqlite3_stmt *begin;

@@ -1,7 +1,8 @@
 /*
  * Starting streamcapd as a user does: the default paths (no --socket, no
  * --db) and the directories they need, one daemon per database (two real
- * daemons, then a kill -9), databases that are not ours, and the messages
+ * daemons, then a kill -9; a second by a symlink, a hard link or ".."),
+ * databases that are not ours, and the messages
  * of a start that fails.
  */
 #define _GNU_SOURCE
@@ -235,6 +236,58 @@ static void test_second_daemon_on_same_db_refused(void **state)
     sc_it_must_stop(second);
     sc_it_daemon_destroy(second);
     sc_it_daemon_destroy(first);
+}
+
+/* A second daemon on `db`, named some other way, refused naming `holder`. */
+static void expect_refused_on(const char *db, pid_t holder)
+{
+    sc_it_daemon *second;
+    assert_int_equal(sc_it_daemon_create(&second), 0);
+    const char *const args[] = {"--db", db, NULL};
+    assert_int_equal(sc_it_daemon_start(second, args), -ECHILD);
+    int status = sc_it_daemon_status(second);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+    char *err = sc_it_read_file(sc_it_daemon_stderr_path(second));
+    char *want = sc_it_fmt("cannot open database %s: in use by streamcapd pid %d", db, (int)holder);
+    if (!strstr(err, want))
+        fail_msg("stderr [%s] lacks [%s]", err, want);
+    free(err);
+    free(want);
+    sc_it_daemon_destroy(second);
+}
+
+/* The lock follows the file, not the name it was opened by: through a
+ * hard link two daemons would keep two write-ahead logs of one file. */
+static void test_second_daemon_by_another_name_refused(void **state)
+{
+    (void)state;
+    sc_it_daemon *first = sc_it_must_start(NULL);
+    const char *db = sc_it_daemon_db(first), *dir = sc_it_daemon_dir(first);
+    char *sym = sc_it_fmt("%s/sym.db", dir), *hard = sc_it_fmt("%s/hard.db", dir);
+    char *sub = sc_it_fmt("%s/sub", dir), *dots = sc_it_fmt("%s/sub/../streamcap.db", dir);
+    assert_int_equal(symlink(db, sym), 0);
+    assert_int_equal(link(db, hard), 0);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    pid_t pid = sc_it_daemon_pid(first);
+    expect_refused_on(sym, pid);
+    expect_refused_on(hard, pid);
+    expect_refused_on(dots, pid);
+
+    /* The refusals left the first unharmed, and once it stops the file
+     * is free again, by any of its names. */
+    sc_it_conn *c = sc_it_must_connect(first);
+    sc_it_must_ok(c, "server.info", "{}");
+    sc_it_conn_close(c);
+    sc_it_must_stop(first);
+    const char *const on_hard[] = {"--db", hard, NULL};
+    sc_it_daemon *next = sc_it_must_start(on_hard);
+    sc_it_must_stop(next);
+    sc_it_daemon_destroy(next);
+    sc_it_daemon_destroy(first);
+    free(sym);
+    free(hard);
+    free(sub);
+    free(dots);
 }
 
 /* --------------------------------------------- databases that are not ours */
@@ -474,6 +527,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_paths),
         cmocka_unit_test(test_second_daemon_on_same_db_refused),
+        cmocka_unit_test(test_second_daemon_by_another_name_refused),
         cmocka_unit_test(test_foreign_db_refused),
         cmocka_unit_test(test_newer_schema_refused),
         cmocka_unit_test(test_socket_dir_missing),

@@ -387,9 +387,10 @@ static void test_batch_amplification(void **state)
 
 static void test_max_connections(void **state)
 {
-    /* The global limit, not the per-uid quota (test_rel_quota): one uid may take it all. */
-    static const char *const args[] = {"--max-connections", "20", "--max-uid-connections", "20",
-                                       NULL};
+    /* The global limit, not the per-uid quota (test_rel_quota): one uid may
+     * take it all, root or not (nothing kept for root). */
+    static const char *const args[] = {
+        "--max-connections", "20", "--max-uid-connections", "20", "--root-reserved", "0", NULL};
     sc_it_daemon *d = sc_rel_must_start(state, args);
     sc_it_conn *in[MAX_CONN];
     for (int i = 0; i < MAX_CONN; i++) {

@@ -5,12 +5,14 @@
  * a session, gives its slot back; one whose session is live is kept.
  *
  * The two-uid test runs as root and forks a client that drops to uid 65534
- * (exit status 77 otherwise, like test_rel_owner).
+ * (exit status 77 otherwise, like test_rel_owner); so does the test of the
+ * reserve kept for root, whose clients run as uids 65534 and 65533.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,6 +244,166 @@ static void test_one_uid_leaves_room_for_another(void **state)
     record_kernel(mine[0], s[1]);
     for (int i = 0; i < UID_CONNS - 1; i++)
         sc_it_conn_close(mine[i]);
+    sc_it_must_stop(d);
+}
+
+/* ------------------------------------------- what is kept for root */
+
+/* --max-connections 8, --max-sessions 8, --root-reserved 2: the uids
+ * other than root hold six of each together, A four (its quota), B two. */
+#define RESERVED_ARGS                                                                              \
+    "--socket-mode", "0666", "--max-connections", "8", "--max-sessions", "8", "--root-reserved",   \
+        "2", "--max-uid-connections", "4", "--max-uid-sessions", "4"
+#define ROOT_KEPT 2
+
+/* One uid's share: take `conns` connections and `sessions` sessions, and
+ * see the next of each refused naming `conn_why` / `sess_why`. */
+typedef struct uid_share {
+    uint32_t uid;
+    int conns, sessions;
+    const char *conn_why, *sess_why;
+} uid_share;
+
+static bool refused_for(cJSON *reply, const char *why)
+{
+    int64_t code = 0;
+    bool ok = sc_rel_error_code(reply, &code) && code == 1006 && strstr(error_message(reply), why);
+    cJSON_Delete(reply);
+    return ok;
+}
+
+static const char *take_share(const uid_share *u, const char *socket, sc_it_conn **c)
+{
+    for (int i = 0; i < u->conns; i++) {
+        cJSON *reply = NULL;
+        if (sc_it_connect(socket, &c[i]) != 0 ||
+            sc_it_try_call(c[i], &reply, "server.info", "{}") != 0 ||
+            !cJSON_GetObjectItemCaseSensitive(reply, "result")) {
+            cJSON_Delete(reply);
+            return "a connection within the share was not served";
+        }
+        cJSON_Delete(reply);
+    }
+    sc_it_conn *extra = NULL;
+    cJSON *line = NULL;
+    if (sc_it_connect(socket, &extra) != 0 || sc_it_recv_json(extra, &line) != 0 ||
+        !refused_for(line, u->conn_why) || sc_it_expect_eof(extra) != 0) {
+        if (extra)
+            sc_it_conn_close(extra);
+        return "the connection past the share was not refused as expected";
+    }
+    sc_it_conn_close(extra);
+    for (int i = 0; i <= u->sessions; i++) {
+        cJSON *reply = NULL;
+        int64_t s;
+        if (sc_it_try_call(c[i % u->conns], &reply, "session.open", "{}") != 0)
+            return "session.open got no reply";
+        if (i == u->sessions)
+            return refused_for(reply, u->sess_why) ? NULL
+                                                   : "the session past the share was not refused";
+        bool opened = sc_rel_result_int(reply, "session", &s);
+        cJSON_Delete(reply);
+        if (!opened)
+            return "a session within the share was refused";
+    }
+    return NULL;
+}
+
+/* The child: takes its share as u->uid, says "OK" (or what went wrong) on
+ * `out`, and holds it until `hold` closes (at most a minute). */
+static int hold_share(const uid_share *u, const char *socket, int out, int hold)
+{
+    sc_it_conn *c[8] = {0};
+    const char *why = NULL;
+    if (setgroups(0, NULL) != 0 || setgid(u->uid) != 0 || setuid(u->uid) != 0)
+        why = "cannot switch uid";
+    else
+        why = take_share(u, socket, c);
+    char msg[256];
+    int n = snprintf(msg, sizeof msg, "%s\n", why ? why : "OK");
+    ssize_t w = write(out, msg, (size_t)n);
+    (void)w;
+    struct pollfd p = {.fd = hold, .events = POLLIN};
+    while (poll(&p, 1, 60000) < 0 && errno == EINTR) {
+    }
+    for (int i = 0; i < 8; i++)
+        if (c[i])
+            sc_it_conn_close(c[i]);
+    return why ? 1 : 0;
+}
+
+/* Forks the holder of `u`'s share; returns its pid once it has taken it,
+ * with *hold the descriptor whose close lets it go. */
+static pid_t start_share(const uid_share *u, const char *socket, int *hold)
+{
+    int report[2], keep[2];
+    assert_int_equal(pipe(report), 0);
+    assert_int_equal(pipe(keep), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(report[0]);
+        close(keep[1]);
+        _exit(hold_share(u, socket, report[1], keep[0]));
+    }
+    close(report[1]);
+    close(keep[0]);
+    char text[256] = "";
+    size_t len = 0;
+    ssize_t n;
+    while (
+        len < sizeof text - 1 && !memchr(text, '\n', len) &&
+        ((n = read(report[0], text + len, sizeof text - 1 - len)) > 0 || (n < 0 && errno == EINTR)))
+        len += n > 0 ? (size_t)n : 0;
+    close(report[0]);
+    if (strcmp(text, "OK\n") != 0)
+        fail_msg("uid %u: %s", (unsigned)u->uid, len ? text : "(died)");
+    *hold = keep[1];
+    return pid;
+}
+
+static void end_share(pid_t pid, int hold)
+{
+    close(hold);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Two uids other than root take every connection and session not kept for
+ * root: the second is refused for the reserve, not for its own quota, and
+ * root still connects, opens sessions and stores a graph. */
+static void test_uids_together_leave_root_its_reserve(void **state)
+{
+    static const char *const args[] = {RESERVED_ARGS, NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    assert_int_equal(chmod(sc_it_daemon_dir(d), 0711), 0);
+    const char *sock = sc_it_daemon_socket(d);
+    const uid_share a = {OTHER_UID, 4, 4, "too many connections for uid", "session quota of uid"};
+    const uid_share b = {OTHER_UID - 1, 2, 2, "--root-reserved", "--root-reserved"};
+    int hold_a, hold_b;
+    pid_t pa = start_share(&a, sock, &hold_a);
+    pid_t pb = start_share(&b, sock, &hold_b);
+
+    sc_it_conn *root[ROOT_KEPT];
+    int64_t s[ROOT_KEPT];
+    for (int i = 0; i < ROOT_KEPT; i++) {
+        root[i] = sc_it_must_connect(d);
+        cJSON_Delete(sc_it_must_result(root[i], "server.info", NULL));
+        s[i] = sc_it_open_session(root[i], "root");
+    }
+    sc_it_must_ok(root[0], "capture.begin", "{\"session\":%lld,\"stream\":0}", (long long)s[0]);
+    record_kernel(root[0], s[0]);
+    cJSON_Delete(sc_it_must_result(root[0], "capture.end", "{\"session\":%lld,\"stream\":0}",
+                                   (long long)s[0]));
+    cJSON_Delete(sc_it_must_result(root[1], "graph.list", NULL));
+    /* B last forked, first let go: it holds a copy of A's descriptor. */
+    end_share(pb, hold_b);
+    end_share(pa, hold_a);
+    for (int i = 0; i < ROOT_KEPT; i++)
+        sc_it_conn_close(root[i]);
     sc_it_must_stop(d);
 }
 
@@ -489,6 +651,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         SC_REL_TEST(test_one_uid_leaves_room_for_another),
+        SC_REL_TEST(test_uids_together_leave_root_its_reserve),
         SC_REL_TEST(test_explicit_quotas),
         SC_REL_TEST(test_partial_line_timeout),
         SC_REL_TEST(test_idle_connection_timeout),
@@ -496,6 +659,7 @@ int main(int argc, char **argv)
         SC_REL_TEST(test_big_replies_within_budget),
         SC_REL_TEST(test_reply_over_connection_bound),
     };
-    const sc_test_need needs[] = {{"test_one_uid_leaves_room_for_another", other_uid_unmet}};
+    const sc_test_need needs[] = {{"test_one_uid_leaves_room_for_another", other_uid_unmet},
+                                  {"test_uids_together_leave_root_its_reserve", other_uid_unmet}};
     return SC_TEST_MAIN(argc, argv, tests, needs);
 }
