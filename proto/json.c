@@ -301,24 +301,33 @@ static int scan_string(struct scan *sc)
 /* ---- numbers ---- */
 
 /*
- * Whether the decimal literal is larger than 2^53 in magnitude.  Literals
- * just above 2^53 round down to it, which would let 9007199254740993 pass
- * a "<= 2^53" check; the literal text settles it.
+ * A literal with a fraction or an exponent, as its digits: D = the integer
+ * part then the fraction (nd digits, `ni` of them before the '.'), the
+ * value D * 10^(exp - (nd - ni)).  Read again from the text only for such
+ * literals, so plain integers pay nothing for it.
  */
-static bool literal_above_2p53(const unsigned char *s, size_t n)
+struct literal {
+    const unsigned char *s;
+    size_t ib, ni; /* integer digits at s[ib..ib + ni) */
+    size_t fb, nf; /* fraction digits at s[fb..fb + nf) */
+    long exp;      /* clamped to +-100000: far past every finite double */
+};
+
+static void read_literal(struct literal *l, const unsigned char *s, size_t n)
 {
-    static const char lim[] = "9007199254740992";
     size_t i = s[0] == '-' ? 1 : 0;
-    size_t ib = i;
+    l->s = s;
+    l->ib = i;
     while (i < n && is_digit(s[i]))
         i++;
-    size_t ni = i - ib;
-    size_t fb = i, fe = i;
+    l->ni = i - l->ib;
+    l->fb = i;
+    l->nf = 0;
     if (i < n && s[i] == '.') {
-        fb = ++i;
+        l->fb = ++i;
         while (i < n && is_digit(s[i]))
             i++;
-        fe = i;
+        l->nf = i - l->fb;
     }
     long exp = 0;
     bool neg = false;
@@ -330,36 +339,67 @@ static bool literal_above_2p53(const unsigned char *s, size_t n)
             if (exp < 100000)
                 exp = exp * 10 + (s[i] - '0');
     }
-    if (neg)
-        exp = -exp;
-    /* Digits D = integer part then fraction; the value has `point` digits
-     * before its decimal point once D's leading zeros are dropped. */
-    size_t nd = ni + (fe - fb);
-#define DIGIT(k) ((k) < ni ? s[ib + (k)] : s[fb + (k)-ni])
+    l->exp = neg ? -exp : exp;
+}
+
+/* Digit k of D. */
+static char digit_at(const struct literal *l, size_t k)
+{
+    return (char)(k < l->ni ? l->s[l->ib + k] : l->s[l->fb + k - l->ni]);
+}
+
+/*
+ * Whether the literal's exact decimal value is a whole number: every
+ * nonzero digit of D sits before the decimal point once the exponent has
+ * moved it.  Decided on the text, since the rounded double cannot tell
+ * 0.99999999999999999 from 1.
+ */
+static bool literal_is_whole(const struct literal *l)
+{
+    size_t nd = l->ni + l->nf;
+    size_t last = nd;
+    while (last > 0 && digit_at(l, last - 1) == '0')
+        last--;
+    return last == 0 || (long)last <= (long)l->ni + l->exp;
+}
+
+/*
+ * Whether the literal is larger than 2^53 in magnitude.  Literals just
+ * above 2^53 round down to it, which would let 9007199254740993 pass a
+ * "<= 2^53" check; the literal text settles it.
+ */
+static bool literal_above_2p53(const struct literal *l)
+{
+    static const char lim[] = "9007199254740992";
+    /* The value has `point` digits before its decimal point once D's
+     * leading zeros are dropped. */
+    size_t nd = l->ni + l->nf;
     size_t lead = 0;
-    while (lead < nd && DIGIT(lead) == '0')
+    while (lead < nd && digit_at(l, lead) == '0')
         lead++;
     if (lead == nd)
         return false;
-    long point = (long)ni + exp - (long)lead;
+    long point = (long)l->ni + l->exp - (long)lead;
     if (point != 16)
         return point > 16;
     for (size_t k = 0; k < 16; k++) {
-        char d = lead + k < nd ? (char)DIGIT(lead + k) : '0';
+        char d = lead + k < nd ? digit_at(l, lead + k) : '0';
         if (d != lim[k])
             return d > lim[k];
     }
     for (size_t k = lead + 16; k < nd; k++)
-        if (DIGIT(k) != '0')
+        if (digit_at(l, k) != '0')
             return true;
     return false;
-#undef DIGIT
 }
 
-static void set_number(sc_jtok *t, double d)
+/* An integer token only when the literal itself is whole: a double that
+ * merely rounded to one (0.99999999999999999, 9007199254740991.5) stays a
+ * fraction, so no integer reader can take it. */
+static void set_number(sc_jtok *t, double d, bool whole)
 {
     const double exact = (double)SC_JSON_MAX_EXACT;
-    if (d == trunc(d) && fabs(d) <= exact) {
+    if (whole && d == trunc(d) && fabs(d) <= exact) {
         t->flags = SC_JTOK_INT;
         t->u.i = (int64_t)d;
     } else {
@@ -398,11 +438,13 @@ static void slow_number(struct scan *sc, sc_jtok *t, size_t start, size_t end)
         t->u.d = 0;
         return;
     }
+    struct literal l;
+    read_literal(&l, s + start, end - start);
     /* The next double past 2^53 is 2^53 + 2: as close to the literal as
      * 2^53 is, and outside every exact-integer range. */
-    if (fabs(d) == exact && literal_above_2p53(s + start, end - start))
+    if (fabs(d) == exact && literal_above_2p53(&l))
         d = copysign(exact + 2.0, d);
-    set_number(t, d);
+    set_number(t, d, literal_is_whole(&l));
 }
 
 static inline __attribute__((always_inline)) int scan_number(struct scan *sc)

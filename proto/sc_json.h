@@ -38,8 +38,9 @@ typedef enum sc_jtype {
     SC_JOBJECT,
 } sc_jtype;
 
-/** Number flag: the value is an integer within +-2^53, held in u.i;
- *  otherwise u.d holds it (a fraction, or an integer beyond 2^53). */
+/** Number flag: the literal's exact value is an integer within +-2^53,
+ *  held in u.i; otherwise u.d holds it (a fraction, even one that rounds
+ *  to an integral double, or an integer beyond 2^53). */
 #define SC_JTOK_INT 0x01
 /** Container flag: an object at or below this container repeats a member
  *  name (see sc_jdoc_find_dup). */
@@ -125,11 +126,15 @@ void sc_jdoc_free(sc_jdoc *d);
  * "1.", NaN, Infinity) or not finite (1e999), whitespace other than space,
  * tab, CR and LF, a byte order mark, an empty text and trailing garbage.
  *
- * Numbers take the value strtod gives the literal (correctly rounded, so
- * 1.0000000000000001 is the integer 1), except that a literal above 2^53
- * in magnitude which rounds to 2^53 (9007199254740993) becomes
- * +-(2^53 + 2), so exact-integer range checks reject it.  Literals without
- * fraction or exponent are converted without strtod.
+ * Numbers take the value strtod gives the literal (correctly rounded),
+ * except that a literal above 2^53 in magnitude which rounds to 2^53
+ * (9007199254740993) becomes +-(2^53 + 2), so exact-integer range checks
+ * reject it.  Whether a number is an integer (SC_JTOK_INT) is decided on
+ * the literal, not the double: one with a fraction or an exponent is an
+ * integer when its exact decimal value is whole (2.0, 1e3, 2.50e1), and
+ * not when only its rounding is (0.99999999999999999, 9007199254740991.5,
+ * 1e-999).  Literals without fraction or exponent are converted without
+ * strtod.
  *
  * Each object is checked for repeated member names as it closes; the
  * result is kept in its token for sc_jdoc_find_dup.
@@ -201,7 +206,8 @@ static inline const char *sc_jval_str(sc_jval v, size_t *len)
     return v.doc->text + t->u.s.off;
 }
 
-/** True (and *out set) for a number that is an integer within +-2^53. */
+/** True (and *out set) for a number whose literal is an integer within
+ *  +-2^53 (see sc_jdoc_parse); false for a fraction, whatever it rounds to. */
 static inline bool sc_jval_int(sc_jval v, int64_t *out)
 {
     if (sc_jval_type(v) != SC_JNUMBER || !(v.doc->tok[v.i].flags & SC_JTOK_INT))

@@ -153,8 +153,9 @@ void sc_rpc_head_error(sc_buf *b, const sc_rpc_error *err);
  * null (with the type message).  sc_param_opt_<type> reads an optional
  * one: absent or null returns 0 and leaves *out as it was, so set the
  * default before the call; present but wrong is an error as for a required
- * field.  Integers must be numbers with an integral, finite value in range
- * (1.5, -1, 1e300 fail).  `params` may be none (no params member): every
+ * field.  Integers must be numbers whose literal is an integer in range
+ * (SC_JTOK_INT: 2.0 and 1e3 pass; 1.5, 0.99999999999999999, -1, 1e300
+ * fail).  `params` may be none (no params member): every
  * field is then absent.  *out is written only on success. */
 int sc_param_u32(sc_jval params, const char *field, uint32_t *out, sc_rpc_error *err);
 int sc_param_opt_u32(sc_jval params, const char *field, uint32_t *out, sc_rpc_error *err);

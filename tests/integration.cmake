@@ -12,6 +12,9 @@ sc_add_daemon_test(test_hosts integration 60 LIBS sc_it_graph)
 # A PostgreSQL --db's password in none of streamcapd's output.
 sc_add_daemon_test(test_db_secrets integration 120)
 sc_add_daemon_test(test_jsonrpc integration 60)
+# Integer parameters: fractions refused even when they round to an
+# integer, whole values spelled with a fraction or exponent accepted.
+sc_add_daemon_test(test_integers integration 60)
 sc_add_daemon_test(test_sessions integration 60)
 sc_add_daemon_test(test_concurrent integration 180)
 sc_add_daemon_test(test_lifecycle integration 120)

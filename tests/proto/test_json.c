@@ -215,15 +215,29 @@ static void test_number_classes(void **state)
         {"-9007199254740993", false, 0, -(exact + 2)},
         {"9007199254740994", false, 0, exact + 2},
         {"9007199254740992.5", false, 0, exact + 2},
-        /* Fraction or exponent naming an integer, after rounding. */
+        /* Fraction or exponent whose exact value is whole. */
         {"1e3", true, 1000, 0},
         {"1E+2", true, 100, 0},
+        {"2.0", true, 2, 0},
         {"2.50e1", true, 25, 0},
+        {"1.5e1", true, 15, 0},
+        {"120e-1", true, 12, 0},
+        {"1000000e-6", true, 1, 0},
+        {"0e-99999999", true, 0, 0},
+        {"0.000e999999", true, 0, 0},
         {"0.9007199254740992e16", true, 9007199254740992LL, 0},
-        {"1.0000000000000001", true, 1, 0},
-        {"9007199254740991.5", true, 9007199254740992LL, 0}, /* rounds to even: 2^53 */
-        {"1e-999", true, 0, 0},
-        {"-1e-999", true, 0, 0},
+        {"9007199254740992.000", true, 9007199254740992LL, 0},
+        /* Fractions that round to an integral double stay fractions: the
+         * literal decides, not the rounding. */
+        {"1.0000000000000001", false, 0, 1},
+        {"0.99999999999999999", false, 0, 1},
+        {"9007199254740991.5", false, 0, exact}, /* rounds to even: 2^53 */
+        {"-9007199254740991.5", false, 0, -exact},
+        {"4294967295.0000000001", false, 0, 4294967295.0},
+        {"125e-1", false, 0, 12.5},
+        {"9999999999999999e-16", false, 0, 0.9999999999999999},
+        {"1e-999", false, 0, 0},
+        {"-1e-999", false, 0, 0},
         /* Not integers, or beyond 2^53. */
         {"1.5", false, 0, 1.5},
         {"-0.5", false, 0, -0.5},

@@ -443,6 +443,8 @@ static void test_decode_bad_ids(void **state)
                          "[]",
                          "[1]",
                          "1e300",
+                         "1.0000000000000001",
+                         "0.99999999999999999",
                          "9007199254740993",
                          "-9007199254740994",
                          "{\"a\":1}"};
@@ -791,7 +793,8 @@ static void test_param_u32(void **state)
     sc_jval p =
         parse_ok(&d, "{\"zero\":0,\"max\":4294967295,\"over\":4294967296,\"neg\":-1,"
                      "\"frac\":1.5,\"str\":\"1\",\"null\":null,\"negzero\":-0,\"bool\":true,"
-                     "\"big\":1e300,\"arr\":[1],\"tiny\":1e-300}");
+                     "\"big\":1e300,\"arr\":[1],\"tiny\":1e-300,"
+                     "\"near\":0.99999999999999999,\"whole\":2.50e1,\"underflow\":1e-999}");
     sc_rpc_error err;
     uint32_t out = 5;
     assert_int_equal(sc_param_u32(p, "zero", &out, &err), 0);
@@ -800,9 +803,12 @@ static void test_param_u32(void **state)
     assert_int_equal(out, 4294967295u);
     assert_int_equal(sc_param_u32(p, "negzero", &out, &err), 0);
     assert_int_equal(out, 0);
+    assert_int_equal(sc_param_u32(p, "whole", &out, &err), 0);
+    assert_int_equal(out, 25);
 
     const char *range = "invalid params: '%s' must be an integer from 0 to 4294967295";
-    const char *bad[] = {"over", "neg", "frac", "str", "bool", "big", "arr", "tiny", "null"};
+    const char *bad[] = {"over", "neg",  "frac", "str",  "bool",     "big",
+                         "arr",  "tiny", "null", "near", "underflow"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char msg[128];
         snprintf(msg, sizeof msg, range, bad[i]);
@@ -829,7 +835,8 @@ static void test_param_u64_and_id(void **state)
     sc_jdoc_init(&d);
     sc_jval p = parse_ok(&d, "{\"v255\":255,\"v256\":256,\"exact\":9007199254740992,"
                              "\"above\":9007199254740993,\"above2\":9007199254740994,\"zero\":0,"
-                             "\"one\":1,\"neg\":-1,\"frac\":2.5}");
+                             "\"one\":1,\"neg\":-1,\"frac\":2.5,"
+                             "\"near2p53\":9007199254740991.5,\"near1\":0.99999999999999999}");
     sc_rpc_error err;
     uint64_t out = 0;
     assert_int_equal(sc_param_u64(p, "v255", 255, &out, &err), 0);
@@ -847,9 +854,14 @@ static void test_param_u64_and_id(void **state)
     assert_int_equal(sc_param_u64(p, "zero", 10, &out, &err), 0);
     assert_int_equal(out, 0);
     assert_int_equal(sc_param_u64(p, "frac", 10, &out, &err), SC_RPC_INVALID_PARAMS);
+    /* A fraction that rounds to 2^53 is still a fraction. */
+    assert_int_equal(sc_param_u64(p, "near2p53", SC_JSON_MAX_EXACT, &out, &err),
+                     SC_RPC_INVALID_PARAMS);
+    assert_string_equal(err.message,
+                        "invalid params: 'near2p53' must be an integer from 0 to 9007199254740992");
 
     const char *id_msg = "invalid params: '%s' must be an integer from 1 to 9007199254740992";
-    const char *bad[] = {"zero", "neg", "frac", "above", "above2"};
+    const char *bad[] = {"zero", "neg", "frac", "above", "above2", "near2p53", "near1"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char msg[128];
         snprintf(msg, sizeof msg, id_msg, bad[i]);
