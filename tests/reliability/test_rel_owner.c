@@ -6,7 +6,8 @@
  * session keeps its state and root can still end it.  The socket file is
  * created with --socket-mode, and with the default 0600 the other uid
  * cannot connect at all.  server.info shows that uid only its own
- * connections, sessions and graphs, and not where the database is.
+ * connections, sessions and graphs, not where the database is, and 0 for
+ * the daemon-wide db_bytes and cache figures.
  *
  * Exit status 77 (skipped) when not run as root.
  */
@@ -351,6 +352,15 @@ static void expect_own_info(report *r, sc_it_conn *c, int64_t conns, int64_t ses
     }
     if (cJSON_GetObjectItemCaseSensitive(res, "db_path"))
         problem(r, "uid %u %s: server.info shows db_path", OTHER_UID, when);
+    /* The daemon-wide figures are every uid's work together: shown as 0. */
+    static const char *const wide[] = {"db_bytes", "cache_bytes", "cache_entries", "cache_hits",
+                                       "cache_misses"};
+    for (size_t i = 0; i < sizeof wide / sizeof wide[0]; i++) {
+        int64_t v = -1;
+        if (!sc_it_json_int(res, wide[i], &v) || v != 0)
+            problem(r, "uid %u %s: server.info shows the daemon's %s: %lld (want 0)", OTHER_UID,
+                    when, wide[i], (long long)v);
+    }
     cJSON_Delete(res);
 }
 
@@ -415,6 +425,8 @@ static void test_server_info_shows_own_share(void **state)
     sc_rel_must_graph(c, ROOT_LABEL, 4, NULL, NULL);
     int64_t g = sc_rel_must_graph(c, ROOT_LABEL, 4, NULL, NULL);
     sc_it_open_session(c, ROOT_LABEL);
+    /* Root's read fills the cache, so its figures are not 0. */
+    sc_it_must_ok(c, "graph.get", "{\"graph\":%lld}", (long long)g);
 
     char *problems = as_other_uid(child_info, sc_it_daemon_socket(d), 0, 0);
     if (problems[0])
@@ -427,6 +439,9 @@ static void test_server_info_shows_own_share(void **state)
     assert_int_equal(sc_it_int(info, "sessions"), 1);
     assert_true(sc_it_int(info, "connections") >= 2);
     assert_string_equal(sc_it_str(info, "db_path"), sc_it_daemon_db(d));
+    assert_true(sc_it_int(info, "db_bytes") > 0);
+    assert_true(sc_it_int(info, "cache_entries") >= 1);
+    assert_true(sc_it_int(info, "cache_misses") >= 1);
     cJSON_Delete(info);
     /* A delete is counted against its owner only. */
     sc_it_must_ok(c, "graph.delete", "{\"graph\":%lld}", (long long)g);
