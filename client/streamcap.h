@@ -53,10 +53,10 @@ typedef struct sc_client sc_client;
 
 /* The daemon answered with an error; sc_client_errcode() has its code. */
 #define SC_CLIENT_ESERVER      (-1000) /* a code outside the ones below */
-#define SC_CLIENT_ENOTFOUND    (-1001) /* unknown session, graph or node */
+#define SC_CLIENT_ENOTFOUND    (-1001) /* unknown session, graph or node, or another user's */
 #define SC_CLIENT_ESTATE       (-1002) /* already capturing / not capturing */
 #define SC_CLIENT_EINVALIDATED (-1003) /* invalidated stream or poisoned session */
-#define SC_CLIENT_EPERM        (-1005) /* another user's session or graph */
+#define SC_CLIENT_EPERM        (-1005) /* from older daemons: another user's session or graph */
 #define SC_CLIENT_ELIMIT       (-1006) /* a daemon limit was reached */
 #define SC_CLIENT_ESTORAGE     (-1007) /* the database failed; nothing was stored */
 #define SC_CLIENT_ESHUTDOWN    (-1008) /* the daemon is stopping */
@@ -708,7 +708,8 @@ typedef struct sc_client_server_desc {
     char *version;
     uint64_t uptime_s;
     /* For a caller other than root: only its own connections, live
-     * sessions and stored graphs, and db_path NULL. */
+     * sessions and stored graphs, db_path NULL, and db_bytes and the
+     * cache_bytes, cache_entries, cache_hits, cache_misses 0. */
     uint64_t connections;
     uint64_t sessions;
     uint64_t graphs;

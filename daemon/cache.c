@@ -253,16 +253,30 @@ static void loaded(void *arg, int rc, sc_stored_graph *sg, const char *errmsg)
     }
 }
 
+static void pin_hit(sc_cache *c, sc_cache_entry *e, sc_cache_entry **hit)
+{
+    lru_unlink(c, e);
+    lru_append(c, e);
+    e->pins++;
+    *hit = e;
+    c->hits++;
+}
+
+int sc_cache_peek(sc_cache *c, int64_t id, bool full, sc_cache_entry **hit)
+{
+    sc_cache_entry *e = lookup(c, id, full);
+    if (!ready(e))
+        return 1;
+    pin_hit(c, e, hit);
+    return 0;
+}
+
 int sc_cache_get(sc_cache *c, int64_t id, bool full, sc_cache_entry **hit, sc_cache_fn done,
                  void *arg)
 {
     sc_cache_entry *e = lookup(c, id, full);
     if (ready(e)) {
-        lru_unlink(c, e);
-        lru_append(c, e);
-        e->pins++;
-        *hit = e;
-        c->hits++;
+        pin_hit(c, e, hit);
         return 0;
     }
     waiter *w = malloc(sizeof(*w));

@@ -474,13 +474,6 @@ int sc_req_not_found(sc_req *r, const char *what, uint64_t id)
     return H_ERROR;
 }
 
-int sc_req_denied(sc_req *r, const char *what, uint64_t id)
-{
-    sc_rpc_fail(&r->err, SC_RPC_PERMISSION_DENIED, "%s %llu belongs to another user", what,
-                (unsigned long long)id);
-    return H_ERROR;
-}
-
 int sc_req_store_unavailable(sc_req *r)
 {
     return sc_req_fail(r, r->d->stopping ? SC_RPC_SHUTTING_DOWN : SC_RPC_STORAGE, "%s",

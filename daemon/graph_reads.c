@@ -34,6 +34,7 @@ struct graph_ctx {
     graph_check_fn check; /* may be NULL */
     graph_fn on_ready;    /* runs with the entry pinned, access and params checked */
     bool off_loop;        /* on_hit answered H_ASYNC: the work must leave the loop */
+    bool full;            /* the kind of entry to load once the owner is checked */
     uv_work_t work;
     sc_buf text;
     const char *format;
@@ -51,11 +52,13 @@ static void graph_ctx_free(graph_ctx *g)
     free(g);
 }
 
+/* A graph the caller may not see answers as a missing one does, so that
+ * ids cannot be probed. */
 static int check_access(sc_req *r, const sc_stored_graph *sg)
 {
     if (sc_may_access_meta(r->c, r->d, &sg->meta))
         return 0;
-    sc_req_denied(r, "graph", (uint64_t)sg->meta.graph);
+    sc_req_not_found(r, "graph", (uint64_t)sg->meta.graph);
     return -1;
 }
 
@@ -79,6 +82,37 @@ static void graph_loaded(void *arg, int rc, sc_cache_entry *entry, const char *e
     graph_ctx_free(g);
 }
 
+/* The graph's metadata, read before its load: only a graph the caller may
+ * see is loaded, so another uid's request costs no load and no cache room. */
+static void graph_meta_loaded(void *arg, int rc, sc_graph_meta *meta, const char *errmsg)
+{
+    graph_ctx *g = arg;
+    bool visible = rc == 0 && sc_may_access_meta(g->a.c, g->a.d, meta);
+    sc_graph_meta_free(meta);
+    if (rc == SC_STORE_ENOTFOUND || (rc == 0 && !visible)) {
+        sc_req_not_found(&g->req, "graph", (uint64_t)g->id);
+    } else if (rc != 0) {
+        sc_log_store_error(g->a.d, rc, errmsg, (uint32_t)g->a.c->uid, g->a.c->pid,
+                           "reading graph %" PRId64, g->id);
+        sc_store_rpc_error(&g->req.err, rc, errmsg);
+    } else {
+        sc_cache_entry *hit = NULL;
+        rc = sc_cache_get(g->a.d->cache, g->id, g->full, &hit, graph_loaded, g);
+        if (rc == 1)
+            return;
+        if (rc == 0) {
+            graph_loaded(g, 0, hit, NULL);
+            return;
+        }
+        sc_log_store_error(g->a.d, rc, NULL, (uint32_t)g->a.c->uid, g->a.c->pid,
+                           "loading graph %" PRId64, g->id);
+        sc_store_rpc_error(&g->req.err, rc, NULL);
+    }
+    sc_async_error(&g->a, &g->req.err);
+    sc_async_done(&g->a);
+    graph_ctx_free(g);
+}
+
 /*
  * Run `on_ready` once graph params.graph is cached.  A hit whose handler
  * answers synchronously returns its result directly (no context needed);
@@ -86,8 +120,10 @@ static void graph_loaded(void *arg, int rc, sc_cache_entry *entry, const char *e
  * H_ASYNC hands the request to on_ready with g->off_loop set, as if the
  * graph had just been loaded.  Without `full` the entry may
  * be a skeleton (streams and edges only): enough for reachability.
- * `check` validates the other parameters only after the owner's check, so
- * another uid learns nothing from a graph but 1005, whatever it sends.
+ * A graph not in memory is looked up by its metadata first and loaded
+ * only when the caller may see it.  `check` validates the other
+ * parameters only after the owner's check, so another uid's graph answers
+ * exactly as a missing one (1001), whatever the request sends.
  */
 static int with_graph(sc_req *r, bool full, graph_check_fn check, graph_fn on_ready,
                       int (*on_hit)(sc_req *, const sc_stored_graph *))
@@ -104,15 +140,12 @@ static int with_graph(sc_req *r, bool full, graph_check_fn check, graph_fn on_re
     g->req = *r;
     g->check = check;
     g->on_ready = on_ready;
-    int rc = sc_cache_get(r->d->cache, (int64_t)id, full, &hit, graph_loaded, g);
-    if (rc < 0) {
-        free(g);
-        sc_log_store_error(r->d, rc, NULL, (uint32_t)r->c->uid, r->c->pid, "loading graph %" PRIu64,
-                           id);
-        sc_store_rpc_error(&r->err, rc, NULL);
-        return H_ERROR;
-    }
-    if (rc == 1) {
+    g->full = full;
+    if (sc_cache_peek(r->d->cache, (int64_t)id, full, &hit) != 0) {
+        if (sc_store_graph_meta(r->d->store, g->id, graph_meta_loaded, g) != 0) {
+            free(g);
+            return sc_req_store_unavailable(r);
+        }
         sc_async_start(&g->a, r);
         return H_ASYNC;
     }

@@ -44,16 +44,14 @@ static void delete_meta_loaded(void *arg, int rc, sc_graph_meta *meta, const cha
 {
     delete_ctx *x = arg;
     sc_rpc_error err = {0};
-    if (rc == SC_STORE_ENOTFOUND) {
+    /* Another uid's graph answers as a missing one, so ids cannot be probed. */
+    if (rc == SC_STORE_ENOTFOUND || (rc == 0 && !sc_may_access_meta(x->a.c, x->a.d, meta))) {
         sc_rpc_fail(&err, SC_RPC_NOT_FOUND, "graph %" PRId64 " not found", x->id);
         err.what = "graph";
     } else if (rc != 0) {
         sc_log_store_error(x->a.d, rc, errmsg, (uint32_t)x->a.c->uid, x->a.c->pid,
                            "reading graph %" PRId64 " to delete it", x->id);
         sc_store_rpc_error(&err, rc, errmsg);
-    } else if (!sc_may_access_meta(x->a.c, x->a.d, meta)) {
-        sc_rpc_fail(&err, SC_RPC_PERMISSION_DENIED, "graph %" PRId64 " belongs to another user",
-                    x->id);
     } else if ((rc = sc_store_delete_graph(x->a.d->store, x->id, sc_now_ms(), graph_deleted, x)) ==
                0) {
         sc_graph_meta_free(meta);

@@ -52,7 +52,14 @@ typedef void (*sc_cache_fn)(void *arg, int rc, sc_cache_entry *entry, const char
  */
 int sc_cache_get(sc_cache *c, int64_t id, bool full, sc_cache_entry **hit, sc_cache_fn done,
                  void *arg);
-/** Unpin an entry obtained from sc_cache_get or its callback. */
+/**
+ * sc_cache_get's hit without its miss: 0 with *hit pinned (counted as a
+ * hit), or 1 when graph `id` is not ready in memory; never starts a load
+ * and counts no miss.  Lets a caller check who owns a graph from its
+ * metadata before paying for a load.
+ */
+int sc_cache_peek(sc_cache *c, int64_t id, bool full, sc_cache_entry **hit);
+/** Unpin an entry from sc_cache_get, its callback or sc_cache_peek. */
 void sc_cache_release(sc_cache *c, sc_cache_entry *e);
 /** Forget graph `id` (deleted), both kinds; pinned holders keep their copy. */
 void sc_cache_forget(sc_cache *c, int64_t id);

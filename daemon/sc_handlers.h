@@ -83,10 +83,9 @@ int sc_req_fail(sc_req *r, int code, const char *fmt, ...) __attribute__((format
 /** A NUL-terminated copy of a parameter string, for a request that outlives
  *  its line; *out is NULL when `s` is.  0, or -1 with r->err set (-32603). */
 int sc_req_copy_string(sc_req *r, const char *s, size_t len, char **out);
-/** 1001 "<what> <id> not found" with data.what. */
+/** 1001 "<what> <id> not found" with data.what: for a missing object and
+ *  for one the caller may not see alike, so that ids cannot be probed. */
 int sc_req_not_found(sc_req *r, const char *what, uint64_t id);
-/** 1005 "<what> <id> belongs to another user". */
-int sc_req_denied(sc_req *r, const char *what, uint64_t id);
 /** A store call refused to queue (stopping: 1008, else 1007). */
 int sc_req_store_unavailable(sc_req *r);
 /* errors.c */

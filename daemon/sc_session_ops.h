@@ -78,7 +78,8 @@ const sc_session_ops *sc_session_ops_find(sc_req *r, const char *name, size_t le
  *  "session") when its semantics lack the method. */
 int sc_session_call(sc_req *r, sc_session_method m);
 /** The session named by params.session, checked against the caller and
- *  marked used; NULL with r->err set (-32602, 1001, 1005). */
+ *  marked used; NULL with r->err set (-32602, or 1001 for a missing
+ *  session and for another uid's alike). */
 sc_session *sc_req_session(sc_req *r);
 /** Room for one more node in `s`, which holds `live`: checks the session's
  *  node limit, its uid's live-node quota and the daemon's live-node limit.

@@ -58,9 +58,14 @@ int sc_h_server_info(sc_req *r)
     } else {
         count_own(d, (uint32_t)r->c->uid, &n);
     }
+    /* The database's size and the cache's use are the sum of every uid's
+     * work: a caller other than root is shown 0 for them (the fields stay,
+     * so that every client reads one shape). */
     sc_cache_stat cs = {0};
     if (d->cache)
         sc_cache_stats(d->cache, &cs);
+    if (!all)
+        cs = (sc_cache_stat){.max_bytes = cs.max_bytes};
     sc_buf *b = sc_req_result_begin(r);
     bool first;
     sc_json_obj_begin(b, &first);
@@ -76,7 +81,7 @@ int sc_h_server_info(sc_req *r)
         sc_json_member_cstr(b, &first, "db_path",
                             sc_redact_db(d->cfg.db_path, shown, sizeof shown));
     }
-    sc_json_member_u64(b, &first, "db_bytes", db_bytes(d->cfg.db_path));
+    sc_json_member_u64(b, &first, "db_bytes", all ? db_bytes(d->cfg.db_path) : 0);
     sc_json_member_i64(b, &first, "pid", (int64_t)getpid());
     sc_json_member_cstr(b, &first, "sync", d->cfg.sync_full ? "full" : "normal");
     sc_json_member_cstr(b, &first, "backend", d->store ? sc_store_backend_name(d->store) : "");

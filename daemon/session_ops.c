@@ -39,8 +39,10 @@ const sc_session_ops *sc_session_ops_find(sc_req *r, const char *name, size_t le
 }
 
 /*
- * The session named by params.session, owned by the caller.  Permission is
- * checked before any other parameter so a denied call changes nothing.
+ * The session named by params.session, owned by the caller.  Ownership is
+ * checked before any other parameter, and another uid's session answers
+ * exactly as a missing one (1001), so a refused call changes nothing and
+ * tells nothing.
  */
 sc_session *sc_req_session(sc_req *r)
 {
@@ -48,12 +50,8 @@ sc_session *sc_req_session(sc_req *r)
     if (sc_param_id(r->params, "session", &id, &r->err) != 0)
         return NULL;
     sc_session *s = sc_sessions_find(&r->d->sessions, id);
-    if (!s) {
+    if (!s || !sc_may_access(r->c, s->uid)) {
         sc_req_not_found(r, "session", id);
-        return NULL;
-    }
-    if (!sc_may_access(r->c, s->uid)) {
-        sc_req_denied(r, "session", id);
         return NULL;
     }
     sc_sessions_touch(&r->d->sessions, s, uv_now(r->d->loop));

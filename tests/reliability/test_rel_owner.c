@@ -1,12 +1,15 @@
 /*
  * Ownership between uids.  The test runs as root and forks a client that
- * drops to an unprivileged uid (nobody, 65534).  That client gets 1005 for
- * every session and graph method on root's ids, sees none of root's rows
- * in graph.list or log.list, and its denied calls change nothing: root's
+ * drops to an unprivileged uid (nobody, 65534).  That client gets for
+ * every session and graph method on root's ids exactly the error a
+ * missing id gets (1001, the same object but for the id), root's graph is
+ * not loaded into the cache by its requests, it sees none of root's rows
+ * in graph.list or log.list, and its refused calls change nothing: root's
  * session keeps its state and root can still end it.  The socket file is
  * created with --socket-mode, and with the default 0600 the other uid
  * cannot connect at all.  server.info shows that uid only its own
- * connections, sessions and graphs, and not where the database is.
+ * connections, sessions and graphs, not where the database is, and 0 for
+ * the daemon-wide db_bytes and cache figures.
  *
  * Exit status 77 (skipped) when not run as root.
  */
@@ -30,6 +33,8 @@
 
 #define OTHER_UID  65534u
 #define ROOT_LABEL "root-private"
+/* An id no test object has: its decimal form occurs nowhere else in a reply. */
+#define MISSING_ID 987654321LL
 
 /* ------------------------------------------------ the unprivileged child */
 
@@ -58,21 +63,66 @@ static void problem(report *r, const char *fmt, ...)
     r->problems++;
 }
 
-/* Call and expect 1005 permission_denied. */
-static void expect_denied(report *r, sc_it_conn *c, const char *method, const char *params)
+/* The error object of `method` with params `fmt` % id, printed; NULL (and
+ * a problem) when the reply is not an error. */
+static char *error_text(report *r, sc_it_conn *c, const char *method, const char *fmt, long long id)
 {
+    char p[512];
+    snprintf(p, sizeof(p), fmt, id);
     cJSON *reply = NULL;
-    int rc = sc_it_try_call(c, &reply, method, "%s", params);
-    int64_t code = 0;
-    const char *kind = sc_rel_error_kind(reply);
-    if (rc != 0 || !sc_rel_error_code(reply, &code) || code != 1005 || !kind ||
-        strcmp(kind, "permission_denied") != 0) {
-        char *text = sc_it_json_text(reply);
-        problem(r, "uid %u: %s %s: expected 1005 permission_denied, got rc %d reply %s", OTHER_UID,
-                method, params, rc, text);
-        free(text);
+    int rc = sc_it_try_call(c, &reply, method, "%s", p);
+    const cJSON *err = rc == 0 ? cJSON_GetObjectItemCaseSensitive(reply, "error") : NULL;
+    char *text = err ? cJSON_PrintUnformatted(err) : NULL;
+    if (!text) {
+        char *all = sc_it_json_text(reply);
+        problem(r, "uid %u: %s %s: expected an error, got rc %d reply %s", OTHER_UID, method, p, rc,
+                all);
+        free(all);
     }
     cJSON_Delete(reply);
+    return text;
+}
+
+/* `s` with every MISSING_ID replaced by `id`, in a static buffer. */
+static const char *with_id(const char *s, long long id)
+{
+    static char out[2048];
+    char from[32], to[32];
+    snprintf(from, sizeof from, "%lld", MISSING_ID);
+    snprintf(to, sizeof to, "%lld", id);
+    size_t n = 0;
+    while (*s && n + strlen(to) + 1 < sizeof out) {
+        if (strncmp(s, from, strlen(from)) == 0) {
+            n += (size_t)snprintf(out + n, sizeof out - n, "%s", to);
+            s += strlen(from);
+        } else {
+            out[n++] = *s++;
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* Call on root's object `id` and on a missing one: the two errors must be
+ * the same 1001 object but for the id, so nothing tells them apart. */
+static void expect_hidden(report *r, sc_it_conn *c, const char *method, const char *fmt,
+                          long long id)
+{
+    char *hidden = error_text(r, c, method, fmt, id);
+    char *missing = error_text(r, c, method, fmt, MISSING_ID);
+    if (hidden && missing) {
+        const char *want = with_id(missing, id);
+        cJSON *e = cJSON_Parse(hidden);
+        const cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
+        if (strcmp(hidden, want) != 0 || !cJSON_IsNumber(code) || code->valuedouble != 1001)
+            problem(r,
+                    "uid %u: %s on root's %lld answers %s, on a missing id %s (want it as "
+                    "1001 not found, the same but for the id)",
+                    OTHER_UID, method, id, hidden, missing);
+        cJSON_Delete(e);
+    }
+    free(hidden);
+    free(missing);
 }
 
 static cJSON *expect_result(report *r, sc_it_conn *c, const char *method, const char *params)
@@ -124,7 +174,6 @@ static void child_checks(report *r, const char *socket, int64_t s, int64_t g)
         problem(r, "uid %u cannot connect to %s (mode 0666): %s", OTHER_UID, socket, strerror(-rc));
         return;
     }
-    char p[512];
     const char *sess_methods[][2] = {
         {"session.info", "{\"session\":%lld}"},
         {"session.close", "{\"session\":%lld}"},
@@ -144,10 +193,8 @@ static void child_checks(report *r, const char *socket, int64_t s, int64_t g)
         {"capture.invalidate", "{\"session\":%lld,\"stream\":0}"},
         {"capture.end", "{\"session\":%lld,\"stream\":0}"},
     };
-    for (size_t i = 0; i < sizeof(sess_methods) / sizeof(sess_methods[0]); i++) {
-        snprintf(p, sizeof(p), sess_methods[i][1], (long long)s);
-        expect_denied(r, c, sess_methods[i][0], p);
-    }
+    for (size_t i = 0; i < sizeof(sess_methods) / sizeof(sess_methods[0]); i++)
+        expect_hidden(r, c, sess_methods[i][0], sess_methods[i][1], (long long)s);
     const char *graph_methods[][2] = {
         {"graph.get", "{\"graph\":%lld}"},
         {"graph.reachable", "{\"graph\":%lld,\"from\":0,\"to\":1}"},
@@ -155,17 +202,15 @@ static void child_checks(report *r, const char *socket, int64_t s, int64_t g)
         {"graph.export", "{\"graph\":%lld,\"format\":\"dot\"}"},
         {"graph.delete", "{\"graph\":%lld}"},
         /* The owner is checked before anything else is: bad parameters on
-         * someone else's graph tell nothing but 1005. */
+         * someone else's graph answer as on a missing one. */
         {"graph.export", "{\"graph\":%lld,\"format\":\"svg\"}"},
         {"graph.export", "{\"graph\":%lld}"},
         {"graph.reachable", "{\"graph\":%lld,\"pairs\":[[0]]}"},
         {"graph.reachable", "{\"graph\":%lld,\"pairs\":[[0,1]],\"from\":0}"},
         {"graph.reachable", "{\"graph\":%lld}"},
     };
-    for (size_t i = 0; i < sizeof(graph_methods) / sizeof(graph_methods[0]); i++) {
-        snprintf(p, sizeof(p), graph_methods[i][1], (long long)g);
-        expect_denied(r, c, graph_methods[i][0], p);
-    }
+    for (size_t i = 0; i < sizeof(graph_methods) / sizeof(graph_methods[0]); i++)
+        expect_hidden(r, c, graph_methods[i][0], graph_methods[i][1], (long long)g);
 
     /* Lists: nothing of root's, whatever the filter. */
     cJSON *res = expect_result(r, c, "graph.list", "{\"limit\":10000}");
@@ -180,9 +225,20 @@ static void child_checks(report *r, const char *socket, int64_t s, int64_t g)
     if (res && only_own_rows(r, res, "entries", "session", s) != 0)
         problem(r, "uid %u: log.list is not empty before it opened anything", OTHER_UID);
     cJSON_Delete(res);
+    sc_it_conn_close(c);
+}
 
-    /* Its own work goes through and is listed as its own. */
-    res = expect_result(r, c, "session.open", "{\"label\":\"nobody's\"}");
+/* Its own work goes through and is listed as its own. */
+static void child_own_work(report *r, const char *socket, int64_t s, int64_t g)
+{
+    sc_it_conn *c;
+    int rc = sc_it_connect(socket, &c);
+    if (rc != 0) {
+        problem(r, "uid %u cannot connect to %s (mode 0666): %s", OTHER_UID, socket, strerror(-rc));
+        return;
+    }
+    char p[512];
+    cJSON *res = expect_result(r, c, "session.open", "{\"label\":\"nobody's\"}");
     int64_t own = 0;
     if (!res || !sc_it_json_int(res, "session", &own))
         problem(r, "uid %u: session.open gave no session", OTHER_UID);
@@ -273,7 +329,17 @@ static char *as_other_uid(child_fn fn, const char *socket, int64_t s, int64_t g)
 
 /* --------------------------------------------------------------- root */
 
-static void test_other_uid_is_denied(void **state)
+/* server.info's cache figures, as root: entries, misses, bytes. */
+static void cache_figures(sc_it_conn *c, int64_t out[3])
+{
+    cJSON *info = sc_it_must_result(c, "server.info", NULL);
+    out[0] = sc_it_int(info, "cache_entries");
+    out[1] = sc_it_int(info, "cache_misses");
+    out[2] = sc_it_int(info, "cache_bytes");
+    cJSON_Delete(info);
+}
+
+static void test_other_uid_learns_nothing(void **state)
 {
     static const char *const args[] = {"--socket-mode", "0666", NULL};
     sc_it_daemon *d = sc_rel_must_start(state, args);
@@ -284,7 +350,8 @@ static void test_other_uid_is_denied(void **state)
         fail_msg("--socket-mode 0666: the socket file has mode %04o", st.st_mode & 0777);
 
     sc_it_conn *c = sc_it_must_connect(d);
-    int64_t g = sc_rel_must_graph(c, ROOT_LABEL, 6, NULL, NULL);
+    /* Big enough that loading it would show in the cache's bytes. */
+    int64_t g = sc_rel_must_graph(c, ROOT_LABEL, 2000, NULL, NULL);
     long long s = (long long)sc_it_open_session(c, ROOT_LABEL);
     sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", s);
     sc_it_must_ok(c, "capture.record_kernel",
@@ -292,12 +359,25 @@ static void test_other_uid_is_denied(void **state)
                   "\"num_blocks\":2,\"threads_per_block\":2}",
                   s);
 
+    int64_t before[3], after[3];
+    cache_figures(c, before);
     char *problems = as_other_uid(child_checks, sc_it_daemon_socket(d), s, g);
     if (problems[0])
         fail_msg("%s", problems);
     free(problems);
+    /* Ownership came from metadata: root's graph was never loaded. */
+    cache_figures(c, after);
+    if (memcmp(before, after, sizeof before) != 0)
+        fail_msg("uid %u's refused requests loaded root's graph: cache entries %lld -> %lld, "
+                 "misses %lld -> %lld, bytes %lld -> %lld",
+                 OTHER_UID, (long long)before[0], (long long)after[0], (long long)before[1],
+                 (long long)after[1], (long long)before[2], (long long)after[2]);
+    problems = as_other_uid(child_own_work, sc_it_daemon_socket(d), s, g);
+    if (problems[0])
+        fail_msg("%s", problems);
+    free(problems);
 
-    /* Denied calls changed nothing: one stream, active, one node. */
+    /* Refused calls changed nothing: one stream, active, one node. */
     cJSON *info = sc_it_must_result(c, "session.info", "{\"session\":%lld}", s);
     assert_true(sc_it_bool(info, "capturing"));
     assert_int_equal(sc_it_int(info, "node_count"), 1);
@@ -305,11 +385,11 @@ static void test_other_uid_is_denied(void **state)
     assert_int_equal(cJSON_GetArraySize(streams), 1);
     assert_string_equal(sc_it_str(cJSON_GetArrayItem(streams, 0), "status"), "active");
     cJSON_Delete(info);
-    /* The denied capture.end did not consume it: root ends it. */
+    /* The refused capture.end did not consume it: root ends it. */
     cJSON *end = sc_it_must_result(c, "capture.end", "{\"session\":%lld,\"stream\":0}", s);
     assert_int_equal(sc_it_int(end, "node_count"), 1);
     cJSON_Delete(end);
-    /* The denied graph.delete deleted nothing. */
+    /* The refused graph.delete deleted nothing. */
     sc_it_must_ok(c, "graph.get", "{\"graph\":%lld}", (long long)g);
 
     /* Root sees every user's rows. */
@@ -351,6 +431,15 @@ static void expect_own_info(report *r, sc_it_conn *c, int64_t conns, int64_t ses
     }
     if (cJSON_GetObjectItemCaseSensitive(res, "db_path"))
         problem(r, "uid %u %s: server.info shows db_path", OTHER_UID, when);
+    /* The daemon-wide figures are every uid's work together: shown as 0. */
+    static const char *const wide[] = {"db_bytes", "cache_bytes", "cache_entries", "cache_hits",
+                                       "cache_misses"};
+    for (size_t i = 0; i < sizeof wide / sizeof wide[0]; i++) {
+        int64_t v = -1;
+        if (!sc_it_json_int(res, wide[i], &v) || v != 0)
+            problem(r, "uid %u %s: server.info shows the daemon's %s: %lld (want 0)", OTHER_UID,
+                    when, wide[i], (long long)v);
+    }
     cJSON_Delete(res);
 }
 
@@ -415,6 +504,8 @@ static void test_server_info_shows_own_share(void **state)
     sc_rel_must_graph(c, ROOT_LABEL, 4, NULL, NULL);
     int64_t g = sc_rel_must_graph(c, ROOT_LABEL, 4, NULL, NULL);
     sc_it_open_session(c, ROOT_LABEL);
+    /* Root's read fills the cache, so its figures are not 0. */
+    sc_it_must_ok(c, "graph.get", "{\"graph\":%lld}", (long long)g);
 
     char *problems = as_other_uid(child_info, sc_it_daemon_socket(d), 0, 0);
     if (problems[0])
@@ -427,6 +518,9 @@ static void test_server_info_shows_own_share(void **state)
     assert_int_equal(sc_it_int(info, "sessions"), 1);
     assert_true(sc_it_int(info, "connections") >= 2);
     assert_string_equal(sc_it_str(info, "db_path"), sc_it_daemon_db(d));
+    assert_true(sc_it_int(info, "db_bytes") > 0);
+    assert_true(sc_it_int(info, "cache_entries") >= 1);
+    assert_true(sc_it_int(info, "cache_misses") >= 1);
     cJSON_Delete(info);
     /* A delete is counted against its owner only. */
     sc_it_must_ok(c, "graph.delete", "{\"graph\":%lld}", (long long)g);
@@ -485,7 +579,7 @@ int main(void)
         return 77;
     }
     const struct CMUnitTest tests[] = {
-        SC_REL_TEST(test_other_uid_is_denied),
+        SC_REL_TEST(test_other_uid_learns_nothing),
         SC_REL_TEST(test_server_info_shows_own_share),
         SC_REL_TEST(test_default_socket_mode_keeps_others_out),
     };
