@@ -6,7 +6,9 @@
  *
  * Many daemons may share one database: every row names the host that
  * wrote it, ids come from sequences, migrations run under an advisory
- * lock, and start-up recovery touches only this host's rows.
+ * lock, and start-up recovery touches only this host's rows.  One daemon
+ * per host name: a connection of its own holds a session advisory lock
+ * keyed by the host name for the store's life (hold_host()).
  *
  * A connection that broke (server stopped, restarted) makes its call fail
  * with SC_STORE_EIO, so no client is told a write succeeded that did not;
@@ -19,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "sc_json.h"
 #include "sc_schema.h"
@@ -172,6 +176,8 @@ static void pg_close(sc_store_be *be)
         return;
     if (be->conn)
         PQfinish(be->conn);
+    if (be->lock)
+        PQfinish(be->lock);
     free(be->uri);
     free(be->host);
     free(be);
@@ -332,9 +338,113 @@ static int recover_host(sc_store_be *be, char *err, size_t len)
     return 0;
 }
 
+/* ---- one daemon per host name ---- */
+
+/* The host name's lock key: FNV-1a 64 of a fixed prefix and the name, the
+ * same in every build, so daemons of different versions agree. */
+static int64_t host_lock_key(const char *host)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (const char *s = "streamcapd host:"; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    for (const char *s = host; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    int64_t key;
+    memcpy(&key, &h, sizeof key);
+    return key;
+}
+
+/* Who holds the lock, from its backend's application_name ("streamcapd
+ * pid N since T", set by hold_host()), into who; "another streamcapd"
+ * when it cannot be read (it may just have gone). */
+static void lock_holder(sc_store_be *be, int64_t key, char *who, size_t len)
+{
+    snprintf(who, len, "another streamcapd");
+    uint64_t k;
+    memcpy(&k, &key, sizeof k);
+    params p = {0};
+    p_i64(&p, (int64_t)(k >> 32));
+    p_i64(&p, (int64_t)(k & 0xffffffffu));
+    int rc = 0;
+    char ignored[64];
+    /* pg_locks shows a bigint key as classid (high half), objid (low). */
+    PGresult *r = pg_run(be->lock,
+                         "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a"
+                         " ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted"
+                         " AND l.database = (SELECT oid FROM pg_database"
+                         " WHERE datname = current_database())"
+                         " AND l.classid = $1::oid AND l.objid = $2::oid AND l.objsubid = 1"
+                         " LIMIT 1",
+                         &p, PGRES_TUPLES_OK, "holder", &rc, ignored, sizeof ignored);
+    if (!r)
+        return;
+    if (PQntuples(r) == 1 && strncmp(PQgetvalue(r, 0, 0), "streamcapd ", 11) == 0)
+        snprintf(who, len, "%s", PQgetvalue(r, 0, 0));
+    PQclear(r);
+}
+
+/* One try at the lock: 1 taken, 0 held by another, or a store code. */
+static int try_host_lock(sc_store_be *be, int64_t key, char *err, size_t len)
+{
+    params p = {0};
+    p_i64(&p, key);
+    int rc = 0;
+    PGresult *r = pg_run(be->lock, "SELECT pg_try_advisory_lock($1::bigint)", &p, PGRES_TUPLES_OK,
+                         "cannot take the host name's lock", &rc, err, len);
+    if (!r)
+        return rc;
+    int got = PQgetvalue(r, 0, 0)[0] == 't';
+    PQclear(r);
+    return got;
+}
+
+/* Take this host name's lock on a connection kept for the store's life,
+ * before anything of this host's is touched, so a second daemon with the
+ * same --host-name cannot mark the first's live sessions lost.  The
+ * server drops the lock when the holder's connection ends, however its
+ * daemon died; the short retry covers a holder killed a moment ago whose
+ * backend has not yet noticed. */
+static int hold_host(sc_store_be *be, char *err, size_t len)
+{
+    int rc = 0;
+    if (!(be->lock = pg_connect(be->uri, err, len, &rc)))
+        return rc;
+    char name[96], since[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(since, sizeof since, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(name, sizeof name, "streamcapd pid %ld since %s", (long)getpid(), since);
+    params p = {0};
+    p_word(&p, name);
+    PGresult *r = pg_run(be->lock, "SELECT set_config('application_name', $1, false)", &p,
+                         PGRES_TUPLES_OK, "cannot name the lock's connection", &rc, err, len);
+    if (!r)
+        return rc;
+    PQclear(r);
+    int64_t key = host_lock_key(be->host);
+    for (int tries = 0; tries < 20; tries++) {
+        int got = try_host_lock(be, key, err, len);
+        if (got != 0)
+            return got == 1 ? 0 : got;
+        nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
+    }
+    char who[96];
+    lock_holder(be, key, who, sizeof who);
+    char msg[224];
+    snprintf(msg, sizeof msg, "host name \"%.60s\" in use by %s (one daemon per host name)",
+             be->host, who);
+    pg_set_err(err, len, msg, NULL);
+    return SC_STORE_EIO;
+}
+
 static int pg_migrate(sc_store_be *be, char *err, size_t len)
 {
-    int version = 0, rc = db_version(be->conn, &version, err, len);
+    int rc = hold_host(be, err, len);
+    if (rc)
+        return rc;
+    int version = 0;
+    rc = db_version(be->conn, &version, err, len);
     if (rc)
         return rc;
     int latest = latest_version();

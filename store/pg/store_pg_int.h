@@ -28,6 +28,7 @@
 
 struct sc_store_be {
     PGconn *conn;
+    PGconn *lock; /* holds this host name's advisory lock for the store's life */
     char *uri;
     char *host;
     bool binary;
