@@ -4,8 +4,11 @@
 # which provides STREAMCAP_TEST_PG and the server's stop and start).
 #   1. concurrent captures through both: every acknowledged graph is
 #      stored exactly once, under its daemon's host, and the log shows both;
-#   2. kill -9 of one daemon while it commits: nothing acknowledged is lost,
-#      and its restart marks its own unfinished sessions lost, not the other's;
+#   2. a second daemon with a host name in use is refused at start, naming
+#      the first's pid, and leaves the first's live session open; kill -9
+#      of one daemon while it commits: nothing acknowledged is lost, and its
+#      restart (the lock freed by its death) marks its own unfinished
+#      sessions lost, not the other's;
 #   3. the server stopped mid-run: requests fail with 1007 (nothing is
 #      acknowledged), and the same daemon serves again once it is back.
 set -eu
@@ -94,6 +97,18 @@ for h in alpha beta; do
 done
 [ "$(q "SELECT count(DISTINCT host) FROM capture_log WHERE outcome = 'completed'")" = 2 ] ||
     fail "the log does not show both hosts"
+
+# 2a. a second daemon with alpha's host name is refused, naming alpha,
+#     and alpha's live session stays open
+"$bin/streamcap" --socket "$work/alpha.sock" call session.open '{"label":"alive"}' >/dev/null
+rc=0
+timeout 15 "$bin/streamcapd" --socket "$work/alpha2.sock" --db "$STREAMCAP_TEST_PG" \
+    --host-name alpha >"$work/alpha2.log" 2>&1 || rc=$?
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "a second daemon with host name alpha started (exit $rc)"
+grep -q "host name \"alpha\" in use by streamcapd pid $pid_alpha since " "$work/alpha2.log" ||
+    fail "the refusal does not name alpha's pid: $(cat "$work/alpha2.log")"
+[ "$(q "SELECT outcome FROM capture_log WHERE label = 'alive'")" = open ] ||
+    fail "the refused daemon marked alpha's live session $(q "SELECT outcome FROM capture_log WHERE label = 'alive'")"
 
 # 2. kill -9 of alpha while it commits
 : >"$work/acked_kill"
