@@ -97,7 +97,11 @@ typedef void (*sc_store_done_fn)(void *arg, const sc_store_result *res);
  * that file by any name (a symlink, a hard link, a path through ".."),
  * from any process, fails with "in use by streamcapd pid N" (or "in use
  * by another streamcapd" where /proc/locks does not name the holder).
- * errbuf never repeats the path of the database itself.
+ * errbuf never repeats the path of the database itself.  A PostgreSQL
+ * store holds a session advisory lock keyed by its host name for its whole
+ * life, taken before any row is touched; a second store with the same host
+ * on that database fails with "host name \"H\" in use by streamcapd pid N
+ * since T".
  */
 int sc_store_open(uv_loop_t *loop, const sc_store_config *cfg, sc_store **out, char *errbuf,
                   size_t errlen);
