@@ -12,23 +12,9 @@
  * byte and the continuation bytes that still made a valid prefix. */
 static size_t utf8_bad_prefix(const unsigned char *p, size_t avail)
 {
-    unsigned char c = p[0];
-    unsigned char lo = 0x80, hi = 0xBF;
-    size_t len;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        lo = c == 0xE0 ? 0xA0 : 0x80;
-        hi = c == 0xED ? 0x9F : 0xBF;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        lo = c == 0xF0 ? 0x90 : 0x80;
-        hi = c == 0xF4 ? 0x8F : 0xBF;
-    } else {
-        return 1;
-    }
-    if (avail < 2 || p[1] < lo || p[1] > hi)
+    unsigned char lo, hi;
+    size_t len = utf8_lead(p[0], &lo, &hi);
+    if (!len || avail < 2 || p[1] < lo || p[1] > hi)
         return 1;
     size_t k = 2;
     while (k < len && k < avail && (p[k] & 0xC0) == 0x80)

@@ -36,24 +36,36 @@ static inline long read_u_escape(const unsigned char *p, size_t avail)
     return v;
 }
 
+/* The length of the sequence lead byte c (>= 0x80) starts, with the range
+ * [*lo, *hi] its second byte must fall in (which rules out overlong forms,
+ * surrogates and code points above U+10FFFF); 0 for a byte no sequence
+ * starts with. */
+static inline size_t utf8_lead(unsigned char c, unsigned char *lo, unsigned char *hi)
+{
+    *lo = 0x80;
+    *hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF)
+        return 2;
+    if (c >= 0xE0 && c <= 0xEF) {
+        *lo = c == 0xE0 ? 0xA0 : 0x80;
+        *hi = c == 0xED ? 0x9F : 0xBF;
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        *lo = c == 0xF0 ? 0x90 : 0x80;
+        *hi = c == 0xF4 ? 0x8F : 0xBF;
+        return 4;
+    }
+    return 0;
+}
+
 /* Length of the valid UTF-8 sequence at p (lead byte >= 0x80), or 0 with
  * *why naming the defect. */
 static inline size_t utf8_seq(const unsigned char *p, size_t avail, const char **why)
 {
-    unsigned char c = p[0];
-    unsigned char lo = 0x80, hi = 0xBF;
-    size_t len;
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        lo = c == 0xE0 ? 0xA0 : 0x80;
-        hi = c == 0xED ? 0x9F : 0xBF;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        lo = c == 0xF0 ? 0x90 : 0x80;
-        hi = c == 0xF4 ? 0x8F : 0xBF;
-    } else {
+    unsigned char c = p[0], lo, hi;
+    size_t len = utf8_lead(c, &lo, &hi);
+    if (!len) {
         *why = c <= 0xBF   ? "invalid UTF-8 (unexpected continuation byte)"
                : c <= 0xC1 ? "invalid UTF-8 (overlong encoding)"
                            : "invalid UTF-8 (code point above U+10FFFF)";
