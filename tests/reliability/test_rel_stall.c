@@ -2,11 +2,12 @@
  * No request stalls the event loop: while one client sends a graph.reachable
  * of tens of thousands of pairs on a graph the index covers badly, a second
  * client's server.info calls are answered within 100 ms each (300 under
- * the sanitizers), on the cold load and on cache hits alike.  Two graphs: 10,000 short streams joined
- * into one node (the index must cover the join), and one built so that the
- * join cannot get an index slot (33 earlier nodes each forking to every
- * stream), whose queries really walk and must leave the loop.  The bound
- * is generous on purpose: it is a functional bound, not a benchmark.
+ * the sanitizers), on the cold load and on cache hits alike.  Two graphs:
+ * 10,000 short streams joined into one node (the index must cover the
+ * join), and one built so that the join cannot get an index slot (33
+ * earlier nodes each forking to every stream), whose queries really walk
+ * and must leave the loop.  The bound is generous on purpose: it is a
+ * functional bound, not a benchmark.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
