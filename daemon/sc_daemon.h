@@ -101,6 +101,7 @@ struct sc_session {
     uint64_t last_used_ms; /* loop time of the last request that named it */
     uint64_t quota_nodes;  /* live nodes counted against its uid (sc_sessions_set_nodes) */
     sc_conn *conn;         /* the connection that used it last; NULL once that closed */
+    bool bound;            /* opened with bind: conn stays the opener, and its close ends it */
     sc_session *hash_next;
     sc_session *lru_prev, *lru_next; /* least recently used first */
 };
@@ -172,6 +173,9 @@ void sc_sessions_set_nodes(sc_session_table *t, sc_session *s, uint64_t live);
 void sc_sessions_bind(sc_session *s, sc_conn *c);
 /** `c` is closing: no session refers to it any more. */
 void sc_sessions_forget_conn(sc_session_table *t, sc_conn *c);
+/** The sessions opened with `bind` through `c` (closing) end as `abandoned`:
+ *  logged, their nodes released, their streamed parts dropped. */
+void sc_sessions_abandon_bound(sc_daemon *d, sc_conn *c);
 /** The least recently used session, or NULL. */
 sc_session *sc_sessions_oldest(sc_session_table *t);
 /** Free a session unlinked from the table. */

@@ -101,6 +101,8 @@ static void conn_close(sc_conn *c)
     d->nconns--;
     uid_release(c);
     if (c->nsessions)
+        sc_sessions_abandon_bound(d, c);
+    if (c->nsessions)
         sc_sessions_forget_conn(&d->sessions, c);
     uv_close((uv_handle_t *)&c->pipe, on_conn_closed);
 }
