@@ -318,7 +318,8 @@ struct sc_daemon {
     bool stopping;
     bool store_closed;
     bool timers_open;
-    sc_logger log; /* --log-level and the journal form (log.c) */
+    sc_logger log;            /* --log-level and the journal form (log.c) */
+    sc_log_limiter log_limit; /* log.limit: repeated lines counted, not written */
 };
 
 /* daemon.c */
