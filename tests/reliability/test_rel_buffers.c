@@ -24,13 +24,13 @@
 #include "rel_util.h"
 
 #define BUDGET_MIB 32
-#define KIB        1024L
 /* The bound on the RSS growth: twice the budget (connections past their
  * share while the budget fills, buffers grown by doubling) plus, per
  * connection, its share's floor and one read or one reply (256 KiB), plus
- * 32 MiB for the rest (parses, allocator slack).  Without the budget each
- * connection holds its own 4 MiB or 1 MiB: several times more. */
-#define BOUND_KIB(conns) ((2L * BUDGET_MIB + 32) * 1024 + (long)(conns)*256)
+ * 32 MiB for the rest (parses, allocator slack), times what a sanitizer
+ * adds.  Without the budget each connection holds its own 4 MiB or 1 MiB:
+ * several times more. */
+#define BOUND_KIB(conns) (((2L * BUDGET_MIB + 32) * 1024 + (long)(conns)*256) * SC_REL_MEM_FACTOR)
 
 static const char *const budget_flags[] = {
     "--buffer-budget", "32M", "--max-connections", "1024", "--max-uid-connections", "1000", NULL};
