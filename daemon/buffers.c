@@ -42,7 +42,12 @@ bool sc_buffers_over(sc_conn *c)
 {
     sc_buffers_account(c);
     const sc_daemon *d = c->d;
-    return d->buffer_bytes >= d->cfg.buffer_budget && c->buffer_bytes > sc_buffers_share(d);
+    bool over = d->buffer_bytes >= d->cfg.buffer_budget && c->buffer_bytes > sc_buffers_share(d);
+    /* Marked here too, not only when reading stops: requests it holds that
+     * dispatch did not run must be run again once there is room. */
+    if (over)
+        sc_buffers_note_paused(c, true);
+    return over;
 }
 
 void sc_buffers_note_paused(sc_conn *c, bool paused)

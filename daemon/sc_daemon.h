@@ -281,7 +281,8 @@ void sc_conn_update_reading(sc_conn *c);
 size_t sc_buffers_share(const sc_daemon *d);
 /** Count `c`'s partial line and waiting replies again into d->buffer_bytes. */
 void sc_buffers_account(sc_conn *c);
-/** Counts `c`; true when the budget is spent and `c` is over its share. */
+/** Counts `c`; true (and `c` marked paused) when the budget is spent and
+ *  `c` is over its share. */
 bool sc_buffers_over(sc_conn *c);
 /** `c` stopped (or went on) reading for the budget. */
 void sc_buffers_note_paused(sc_conn *c, bool paused);

@@ -4,7 +4,8 @@
  * and many clients that leave a big request line unfinished, raise the
  * daemon's memory by about the budget, not by each connection's own bound
  * (the 4 MiB output mark, --max-message) times the connections; a client
- * within its share is served meanwhile.
+ * within its share is served meanwhile, and one over it (a line bigger
+ * than its share) goes on once there is room again.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -93,12 +94,11 @@ static bool push(int fd, const char *buf, size_t len, size_t *done)
     return moved;
 }
 
-/* Each of `nfd` sockets writes its `len` bytes; round-robin until all is
- * written or nothing moved for `idle_ms`. */
-static void push_all(const int *fd, int nfd, const char *buf, size_t len, int idle_ms)
+/* Each of `nfd` sockets writes its `len` bytes, from done[i] on;
+ * round-robin until all is written or nothing moved for `idle_ms`. */
+static void push_all_from(const int *fd, int nfd, const char *buf, size_t len, size_t *done,
+                          int idle_ms)
 {
-    size_t *done = calloc((size_t)nfd, sizeof(*done));
-    assert_non_null(done);
     int64_t last_move = sc_it_now_ms();
     for (;;) {
         bool all = true, moved = false;
@@ -112,7 +112,70 @@ static void push_all(const int *fd, int nfd, const char *buf, size_t len, int id
             break;
         sc_it_sleep_ms(5);
     }
+}
+
+static void push_all(const int *fd, int nfd, const char *buf, size_t len, int idle_ms)
+{
+    size_t *done = calloc((size_t)nfd, sizeof(*done));
+    assert_non_null(done);
+    push_all_from(fd, nfd, buf, len, done, idle_ms);
     free(done);
+}
+
+#define LATE_LINE    (300u << 10)
+#define LATE_WAIT_MS 10000
+
+/* One request line bigger than a share, sent in two steps. */
+typedef struct late_line {
+    int fd;
+    char *text;
+    size_t len, done;
+} late_line;
+
+/* Connects and sends all of the line but its newline, until the daemon
+ * stops taking it (it is over its share while the budget is spent). */
+static void late_start(late_line *l, sc_it_daemon *d)
+{
+    static const char head[] =
+        "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"server.info\",\"params\":{\"pad\":\"";
+    l->fd = sc_it_socket_connect(sc_it_daemon_socket(d));
+    assert_true(l->fd >= 0);
+    assert_int_equal(nonblocking(l->fd), 0);
+    l->len = LATE_LINE;
+    l->text = malloc(l->len);
+    assert_non_null(l->text);
+    memcpy(l->text, head, sizeof(head) - 1);
+    memset(l->text + sizeof(head) - 1, 'a', l->len - (sizeof(head) - 1) - 4);
+    memcpy(l->text + l->len - 4, "\"}}\n", 4);
+    l->done = 0;
+    push_all_from(&l->fd, 1, l->text, l->len - 1, &l->done, 1000);
+}
+
+/* The rest of the line, then its reply: both within LATE_WAIT_MS. */
+static void late_finish(late_line *l)
+{
+    push_all_from(&l->fd, 1, l->text, l->len, &l->done, LATE_WAIT_MS);
+    if (l->done != l->len)
+        fail_msg("the daemon took %zu of %zu bytes of the line once there was room", l->done,
+                 l->len);
+    char reply[4096];
+    size_t got = 0;
+    int64_t until = sc_it_now_ms() + LATE_WAIT_MS;
+    while (!memchr(reply, '\n', got) && got < sizeof(reply) - 1 && sc_it_now_ms() < until) {
+        ssize_t n = read(l->fd, reply + got, sizeof(reply) - 1 - got);
+        if (n > 0)
+            got += (size_t)n;
+        else if (n == 0)
+            break;
+        else
+            sc_it_sleep_ms(5);
+    }
+    reply[got] = '\0';
+    if (!strstr(reply, "\"id\":7"))
+        fail_msg("no reply to the line within %d ms once there was room: '%s'", LATE_WAIT_MS,
+                 reply);
+    close(l->fd);
+    free(l->text);
 }
 
 static void check_growth(const char *what, long before, long after, int conns)
@@ -157,8 +220,13 @@ static void test_non_readers_of_small_replies(void **state)
     long after = settled_rss_kib(pid);
     expect_served(d);
     check_growth("200 clients not reading small replies", before, after, READERS);
+    /* One more sends a line bigger than its share while the budget is spent:
+     * it waits, and goes on once the others are gone. */
+    late_line late;
+    late_start(&late, d);
     for (int i = 0; i < READERS; i++)
         close(fd[i]);
+    late_finish(&late);
     free(burst);
 }
 
