@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli_run.h"
@@ -208,7 +209,7 @@ static int wait_program(pid_t pid, const sigset_t *set, int *wstatus)
 
 /* Run the program to its end: CLI_OK and *wstatus, or an exit status
  * (127, 126, CLI_ERROR) with the reason said. */
-static int run_program(cli *x, char **argv, int *wstatus)
+static int run_program(cli *x, char **argv, int *wstatus, pid_t *child)
 {
     sigset_t set, old;
     sigemptyset(&set);
@@ -235,6 +236,7 @@ static int run_program(cli *x, char **argv, int *wstatus)
         close(pfd[0]);
         exec_program(argv, &old, pfd[1]);
     } else {
+        *child = pid;
         close(pfd[1]);
         int e = 0;
         ssize_t n;
@@ -329,6 +331,13 @@ static int write_summary(cli *x, FILE *f, const run_end *end, const run_report *
                : cli_fail(x, "cannot write the summary: %s", strerror(errno));
 }
 
+static int64_t wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static void end_from_status(run_end *end, int wstatus)
 {
     if (WIFSIGNALED(wstatus)) {
@@ -359,14 +368,18 @@ int cli_run(cli *x, int argc, char **argv)
         return rc;
     }
     int wstatus = 0;
+    pid_t child = -1;
+    /* Whole milliseconds, so that a graph stored in this one still counts. */
+    int64_t started_ms = wall_ms();
     rc = prepare_env(x, &o, report);
     if (rc == CLI_OK)
-        rc = run_program(x, argv + o.prog, &wstatus);
+        rc = run_program(x, argv + o.prog, &wstatus, &child);
     if (rc == CLI_OK) {
         run_end end = {.program = argv[o.prog]};
         end_from_status(&end, wstatus);
         run_report r = {0};
         cli_run_report_read(report, &r);
+        cli_run_from_daemon(x, &r, child, started_ms);
         rc = write_summary(x, sf, &end, &r) == CLI_OK ? end.status : CLI_ERROR;
         cli_run_report_free(&r);
     }

@@ -13,6 +13,8 @@
 
 #include "sc_buf.h"
 
+typedef struct cli cli;
+
 /* The library the program is run with. */
 #define RUN_STANDIN "libcudart.so.13"
 
@@ -47,6 +49,7 @@ typedef struct run_item {
     int64_t broken_error;
     run_unjoined *unjoined;
     size_t nunjoined;
+    bool from_daemon; /* no report line: found in the daemon's graph.list */
 } run_item;
 
 typedef struct run_bad {
@@ -64,6 +67,10 @@ typedef struct run_report {
     run_bad *bad;
     size_t nbad;
     uint64_t captures_begun;
+    /* The program's own process left no report line: the graphs stored
+     * for it were asked of the daemon (cli_run_daemon.c). */
+    bool asked_daemon;
+    char *daemon_error; /* why the daemon could not tell; NULL when it did */
 } run_report;
 
 /* How the program ended. */
@@ -79,6 +86,11 @@ void cli_run_report_read(const char *path, run_report *r);
 void cli_run_report_free(run_report *r);
 /** True when the item's outcome is `o` (an SC_REPORT_* outcome). */
 bool cli_run_outcome_is(const run_item *it, const char *o);
+
+/** When the report has no process line of `pid` (killed, crashed, _exit),
+ *  add the graphs the daemon at x->socket stored for `pid` since
+ *  `since_ms` (Unix time), as stored items marked from_daemon. */
+void cli_run_from_daemon(cli *x, run_report *r, int64_t pid, int64_t since_ms);
 
 /** The summary as one JSON object and a newline. */
 void cli_run_summary_json(sc_buf *b, const run_end *end, const run_report *r);

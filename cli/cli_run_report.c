@@ -344,6 +344,7 @@ void cli_run_report_free(run_report *r)
     free(r->items);
     free(r->unsupported);
     free(r->bad);
+    free(r->daemon_error);
 }
 
 bool cli_run_outcome_is(const run_item *it, const char *o)

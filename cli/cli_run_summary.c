@@ -24,7 +24,10 @@ static void json_item_common(sc_buf *b, bool *first, const run_item *it)
     else
         sc_buf_puts(b, "null");
     sc_json_member_i64(b, first, "pid", it->pid);
-    sc_json_member_cstr(b, first, "source", it->submit ? "submit" : "capture");
+    sc_json_member_cstr(b, first, "source",
+                        it->from_daemon ? "daemon"
+                        : it->submit    ? "submit"
+                                        : "capture");
     if (it->label)
         sc_json_member_cstr(b, first, "label", it->label);
     if (it->mode)
@@ -139,6 +142,9 @@ static void json_tail(sc_buf *b, bool *first, const run_report *r)
     }
     sc_buf_putc(b, ']');
     sc_json_member_bool(b, first, "report_missing", r->nprocs == 0);
+    sc_json_member_bool(b, first, "asked_daemon", r->asked_daemon);
+    if (r->daemon_error)
+        sc_json_member_cstr(b, first, "daemon_error", r->daemon_error);
     sc_json_key(b, first, "bad_report_lines");
     sc_buf_putc(b, '[');
     for (size_t i = 0; i < r->nbad; i++) {
@@ -194,6 +200,14 @@ static size_t count_outcome(const run_report *r, const char *o)
 /* "capture 3 of pid 42 (global mode)" or "graph built by hand in pid 42 (label x)" */
 static void put_origin(FILE *f, const run_item *it)
 {
+    if (it->from_daemon) {
+        fprintf(f, "stored by pid %lld, as the daemon lists it", (long long)it->pid);
+        if (it->label) {
+            fputs(", label ", f);
+            put_safe(f, it->label);
+        }
+        return;
+    }
     if (it->submit) {
         fprintf(f, "built by hand in pid %lld", (long long)it->pid);
         if (it->label) {
@@ -320,6 +334,15 @@ void cli_run_summary_text(FILE *f, const run_end *end, const run_report *r)
         fprintf(f, " exited with status %d\n", end->status);
     if (r->nprocs == 0)
         fprintf(f, "  %s\n", no_report);
+    if (r->nprocs == 0 && r->asked_daemon && !r->daemon_error)
+        fputs("  the graphs stored are those the daemon lists for the program's process since the "
+              "run began\n",
+              f);
+    if (r->nprocs == 0 && r->asked_daemon && r->daemon_error) {
+        fputs("  the daemon could not be asked for the graphs the program stored: ", f);
+        put_safe(f, r->daemon_error);
+        fputc('\n', f);
+    }
     text_procs(f, r);
     fprintf(f, "  captures begun: %llu\n", (unsigned long long)r->captures_begun);
     text_section(f, r, SC_REPORT_STORED, "graphs stored");

@@ -71,6 +71,14 @@ static const sc_cl_call session_open = {.m = SC_M_SESSION_OPEN, .take = sc_cl_ta
 int sc_client_open_session_ex(sc_client *c, const char *label, sc_client_semantics semantics,
                               uint64_t *session)
 {
+    return sc_client_open_session_flags(c, label, semantics, 0, session);
+}
+
+int sc_client_open_session_flags(sc_client *c, const char *label, sc_client_semantics semantics,
+                                 unsigned flags, uint64_t *session)
+{
+    if (flags & ~(unsigned)SC_CLIENT_SESSION_BIND)
+        return bad_arg(c, "unknown session flags");
     const char *name = sc_client_semantics_name(semantics);
     if (!name)
         return bad_arg(c, "unknown semantics");
@@ -82,6 +90,8 @@ int sc_client_open_session_ex(sc_client *c, const char *label, sc_client_semanti
     /* The default is left unsaid: the request is then the one of before. */
     if (semantics != SC_CLIENT_SEMANTICS_OXICUDA)
         sc_cl_str(c, "semantics", name);
+    if (flags & SC_CLIENT_SESSION_BIND)
+        sc_cl_raw(c, "bind", "true");
     return sc_cl_finish(c, &session_open, session);
 }
 

@@ -308,6 +308,15 @@ SC_CLIENT_API const char *sc_client_mode_name(sc_client_capture_mode m);
 SC_CLIENT_API int sc_client_open_session_ex(sc_client *c, const char *label,
                                             sc_client_semantics semantics, uint64_t *session);
 
+/** Flags of sc_client_open_session_flags. */
+#define SC_CLIENT_SESSION_BIND 1u /* the session ends as abandoned when this connection closes */
+
+/** [pipelined] session.open with a capture model and SC_CLIENT_SESSION_*
+ *  flags (0: as sc_client_open_session_ex); an unknown flag is -EINVAL. */
+SC_CLIENT_API int sc_client_open_session_flags(sc_client *c, const char *label,
+                                               sc_client_semantics semantics, unsigned flags,
+                                               uint64_t *session);
+
 /** stream.create: declare a stream non-blocking (or back to default). */
 SC_CLIENT_API int sc_client_stream_create(sc_client *c, uint64_t session, uint32_t stream,
                                           bool non_blocking);

@@ -506,7 +506,8 @@ void sc_rt_feed_open(sc_rt_state *st)
         path = sc_client_default_socket();
     int rc = sc_client_connect(path, SC_RT_CONNECT_TIMEOUT_MS, &f->c);
     if (rc == 0)
-        rc = sc_client_open_session_ex(f->c, st->label, SC_CLIENT_SEMANTICS_CUDA, &f->session);
+        rc = sc_client_open_session_flags(f->c, st->label, SC_CLIENT_SEMANTICS_CUDA,
+                                          SC_CLIENT_SESSION_BIND, &f->session);
     if (rc == 0) {
         /* The handle's limit now bounds only a wait for room to queue. */
         sc_client_set_timeout(f->c, f->exit_timeout_ms > 0 ? f->exit_timeout_ms : 10000);

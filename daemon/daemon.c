@@ -28,6 +28,7 @@ void sc_config_defaults(sc_config *cfg)
     cfg->conn_idle_timeout_s = 300;
     cfg->max_conn_output = (size_t)256 << 20;
     cfg->reply_budget = (size_t)512 << 20;
+    cfg->buffer_budget = (size_t)256 << 20;
     cfg->graph_cache_bytes = (size_t)512 << 20;
     cfg->sync_full = true;
     cfg->busy_timeout_ms = 5000;
@@ -37,8 +38,10 @@ void sc_config_defaults(sc_config *cfg)
 static void on_idle_timer(uv_timer_t *t)
 {
     sc_sessions_sweep_idle(t->data);
-    sc_log_retry_all(t->data);
-    sc_server_sweep(t->data);
+    sc_daemon *d = t->data;
+    sc_log_retry_all(d);
+    sc_server_sweep(d);
+    sc_log_flush(&d->log, false);
 }
 
 int sc_daemon_init(sc_daemon *d, uv_loop_t *loop, const sc_config *cfg, char *err, size_t errlen)
@@ -46,6 +49,8 @@ int sc_daemon_init(sc_daemon *d, uv_loop_t *loop, const sc_config *cfg, char *er
     memset(d, 0, sizeof(*d));
     d->cfg = *cfg;
     sc_logger_init(&d->log, cfg->log_level);
+    if (sc_log_limiter_init(&d->log_limit) == 0)
+        d->log.limit = &d->log_limit;
     d->loop = loop;
     d->start_hr = uv_hrtime();
     d->cfg.max_uid_connections = sc_uid_quota(cfg->max_connections, cfg->max_uid_connections);
@@ -124,4 +129,10 @@ void sc_daemon_destroy(sc_daemon *d)
     d->cache = NULL;
     sc_server_free_pool(d);
     sc_log_retry_free(d);
+    if (d->log.limit) {
+        /* What was suppressed is said before the daemon goes. */
+        sc_log_flush(&d->log, true);
+        d->log.limit = NULL;
+        sc_log_limiter_destroy(&d->log_limit);
+    }
 }

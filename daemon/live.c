@@ -55,7 +55,18 @@ typedef struct open_ctx {
     int64_t pid;
     int64_t opened_ms;
     const sc_session_ops *ops;
+    bool bind;
 } open_ctx;
+
+/* Ends a live session nobody will use again; `why` completes the log line. */
+static void abandon(sc_daemon *d, sc_session *s, const char *why)
+{
+    sc_sessions_remove(&d->sessions, s);
+    sc_log(&d->log, SC_LOG_INFO, "session %llu abandoned: %s", (unsigned long long)s->id, why);
+    sc_session_end_detached(d, s);
+    sc_log_end_detached(d, s, "abandoned", sc_session_live_nodes(s));
+    sc_session_free(s);
+}
 
 static void session_opened(void *arg, const sc_store_result *res)
 {
@@ -95,6 +106,7 @@ static void session_opened(void *arg, const sc_store_result *res)
     s->opened_ms = o->opened_ms;
     s->label = o->label;
     s->label_len = o->label_len;
+    s->bound = o->bind;
     o->label = NULL;
     if (d->stopping) {
         /* Its row exists; it never got to live. */
@@ -114,6 +126,12 @@ static void session_opened(void *arg, const sc_store_result *res)
     sc_sessions_touch(&d->sessions, s, uv_now(d->loop));
     if (o->a.c && !o->a.c->closing)
         sc_sessions_bind(s, o->a.c);
+    else if (s->bound) {
+        /* Its connection went while the row was being written: nobody
+         * can use it, so it ends now rather than at the idle timeout. */
+        abandon(d, s, "its connection closed before it opened");
+        goto out;
+    }
     sc_buf *b = sc_async_result_begin(&o->a);
     sc_json_obj_u64(b, "session", s->id);
     sc_async_result_end(&o->a, b);
@@ -129,8 +147,10 @@ int sc_h_session_open(sc_req *r)
     size_t label_len = 0;
     const char *sem = NULL; /* absent: the default */
     size_t sem_len = 0;
+    bool bind = false;
     if (sc_param_opt_string(r->params, "label", &label, &label_len, &r->err) != 0 ||
-        sc_param_opt_string(r->params, "semantics", &sem, &sem_len, &r->err) != 0)
+        sc_param_opt_string(r->params, "semantics", &sem, &sem_len, &r->err) != 0 ||
+        sc_param_opt_bool(r->params, "bind", &bind, &r->err) != 0)
         return H_ERROR;
     const sc_session_ops *ops = sc_session_ops_find(r, sem, sem_len);
     if (!ops)
@@ -173,6 +193,7 @@ int sc_h_session_open(sc_req *r)
     o->uid = (uint32_t)r->c->uid;
     o->pid = r->c->pid;
     o->opened_ms = sc_now_ms();
+    o->bind = bind;
     o->ops = ops;
     if (sc_store_log_open_as(d->store, ops->semantics, o->uid, o->pid, o->label, o->label_len,
                              o->opened_ms, session_opened, o) != 0) {
@@ -710,6 +731,17 @@ void sc_sessions_sweep_idle(sc_daemon *d)
         sc_session_end_detached(d, s);
         sc_log_end_detached(d, s, "abandoned", sc_session_live_nodes(s));
         sc_session_free(s);
+    }
+}
+
+void sc_sessions_abandon_bound(sc_daemon *d, sc_conn *c)
+{
+    sc_session *s = sc_sessions_oldest(&d->sessions);
+    while (s && c->nsessions > 0) {
+        sc_session *next = s->lru_next;
+        if (s->bound && s->conn == c)
+            abandon(d, s, "the connection that opened it closed");
+        s = next;
     }
 }
 

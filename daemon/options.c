@@ -159,6 +159,11 @@ static int set_reply_budget(const char *flag, const char *v, sc_config *cfg)
     return parse_reply_bound(flag, v, &cfg->reply_budget);
 }
 
+static int set_buffer_budget(const char *flag, const char *v, sc_config *cfg)
+{
+    return parse_reply_bound(flag, v, &cfg->buffer_budget);
+}
+
 static int set_stream_nodes(const char *flag, const char *v, sc_config *cfg)
 {
     unsigned long long n;
@@ -263,6 +268,12 @@ static const sc_option options[] = {
      "waiting; a reply past it answers 1006, retry\n"
      "later (default 512M); K, M, G suffixes allowed",
      set_reply_budget},
+    {"--buffer-budget", 0, "BYTES",
+     "bytes of unfinished request lines and unsent\n"
+     "replies all connections together may hold; past\n"
+     "it a connection over its share stops reading\n"
+     "(default 256M)",
+     set_buffer_budget},
     {"--line-timeout", 0, "S",
      "disconnect a client that leaves a request line\n"
      "unfinished (no newline) for S seconds (default 30)",

@@ -51,6 +51,7 @@ typedef struct sc_config {
     unsigned conn_idle_timeout_s; /* a connection with nothing going on closes */
     size_t max_conn_output;       /* reply bytes one connection may have pending */
     size_t reply_budget;          /* reply bytes all connections together may have pending */
+    size_t buffer_budget;         /* partial lines and waiting replies of all connections */
     bool sync_full;
     /* A default-mode capture hands its nodes to the writer every this many
      * while it records (sc_store.h, "Streaming"); 0: only at capture.end. */
@@ -101,6 +102,7 @@ struct sc_session {
     uint64_t last_used_ms; /* loop time of the last request that named it */
     uint64_t quota_nodes;  /* live nodes counted against its uid (sc_sessions_set_nodes) */
     sc_conn *conn;         /* the connection that used it last; NULL once that closed */
+    bool bound;            /* opened with bind: conn stays the opener, and its close ends it */
     sc_session *hash_next;
     sc_session *lru_prev, *lru_next; /* least recently used first */
 };
@@ -172,6 +174,9 @@ void sc_sessions_set_nodes(sc_session_table *t, sc_session *s, uint64_t live);
 void sc_sessions_bind(sc_session *s, sc_conn *c);
 /** `c` is closing: no session refers to it any more. */
 void sc_sessions_forget_conn(sc_session_table *t, sc_conn *c);
+/** The sessions opened with `bind` through `c` (closing) end as `abandoned`:
+ *  logged, their nodes released, their streamed parts dropped. */
+void sc_sessions_abandon_bound(sc_daemon *d, sc_conn *c);
 /** The least recently used session, or NULL. */
 sc_session *sc_sessions_oldest(sc_session_table *t);
 /** Free a session unlinked from the table. */
@@ -245,6 +250,9 @@ struct sc_conn {
     uint64_t partial_since; /* loop time a partial line began waiting; 0: none */
     int refs;               /* the handle plus in-flight async requests */
     size_t reply_reserved;  /* bytes of results being rendered for it (dispatch.c) */
+    size_t buffer_bytes;    /* its part of d->buffer_bytes at the last count (buffers.c) */
+    bool budget_paused;     /* not reading: over its share with the budget spent */
+    bool buffers_gone;      /* freed or closed: counts nothing any more */
     sc_conn *prev, *next;
 
     sc_exec x; /* the line being executed: dispatch.c's alone */
@@ -260,10 +268,28 @@ void sc_conn_recycle_input(sc_conn *c);
 bool sc_conn_idle(const sc_conn *c);
 /** Reply bytes `c` has buffered: unsent, being written, kept behind held writes. */
 size_t sc_conn_pending(const sc_conn *c);
-/** True while unsent output is above the high-water mark. */
-bool sc_conn_congested(const sc_conn *c);
+/** True while unsent output is above the high-water mark, or the buffer
+ *  budget is spent and `c` holds more than its share (counted again). */
+bool sc_conn_congested(sc_conn *c);
 /** Start or stop reading, honouring backpressure and pending work. */
 void sc_conn_update_reading(sc_conn *c);
+
+/* ---- the buffer budget (buffers.c) ---- */
+
+/** What one connection may hold while the budget is spent: budget /
+ *  connections, at least 64 KiB. */
+size_t sc_buffers_share(const sc_daemon *d);
+/** Count `c`'s partial line and waiting replies again into d->buffer_bytes. */
+void sc_buffers_account(sc_conn *c);
+/** Counts `c`; true (and `c` marked paused) when the budget is spent and
+ *  `c` is over its share. */
+bool sc_buffers_over(sc_conn *c);
+/** `c` stopped (or went on) reading for the budget. */
+void sc_buffers_note_paused(sc_conn *c, bool paused);
+/** `c` is closing: it counts nothing from now on. */
+void sc_buffers_forget(sc_conn *c);
+/** After bytes went: connections paused for the budget go on if it has room. */
+void sc_buffers_release(sc_daemon *d);
 void sc_conn_ref(sc_conn *c);
 /** Drop a reference; frees the connection when it was the last. */
 void sc_conn_unref(sc_conn *c);
@@ -314,7 +340,12 @@ struct sc_daemon {
     bool stopping;
     bool store_closed;
     bool timers_open;
-    sc_logger log; /* --log-level and the journal form (log.c) */
+    size_t buffer_bytes;    /* partial lines and waiting replies, all connections (buffers.c) */
+    unsigned budget_paused; /* connections paused for --buffer-budget now */
+    uint64_t budget_pauses; /* times a connection was paused for it */
+    bool budget_releasing;
+    sc_logger log;            /* --log-level and the journal form (log.c) */
+    sc_log_limiter log_limit; /* log.limit: repeated lines counted, not written */
 };
 
 /* daemon.c */

@@ -45,9 +45,9 @@ bool sc_conn_idle(const sc_conn *c)
     return !sc_dispatch_waiting(c) && !sc_dispatch_has_held(c);
 }
 
-bool sc_conn_congested(const sc_conn *c)
+bool sc_conn_congested(sc_conn *c)
 {
-    return out_pending(c) >= SC_OUT_HIGH_WATER;
+    return out_pending(c) >= SC_OUT_HIGH_WATER || sc_buffers_over(c);
 }
 
 void sc_conn_ref(sc_conn *c)
@@ -99,7 +99,10 @@ static void conn_close(sc_conn *c)
         c->next->prev = c->prev;
     c->prev = c->next = NULL;
     d->nconns--;
+    sc_buffers_forget(c);
     uid_release(c);
+    if (c->nsessions)
+        sc_sessions_abandon_bound(d, c);
     if (c->nsessions)
         sc_sessions_forget_conn(&d->sessions, c);
     uv_close((uv_handle_t *)&c->pipe, on_conn_closed);
@@ -110,6 +113,7 @@ static void on_conn_closed(uv_handle_t *h)
     sc_conn *c = (sc_conn *)h;
     sc_daemon *d = c->d;
     sc_conn_unref(c);
+    sc_buffers_release(d);
     sc_server_check_stopped(d);
 }
 
@@ -152,6 +156,7 @@ static void on_write(uv_write_t *req, int status)
     if (!c->closing && !sc_dispatch_waiting(c) && out_pending(c) < SC_OUT_HIGH_WATER)
         sc_dispatch_process(c);
     sc_conn_update_reading(c);
+    sc_buffers_release(c->d);
     sc_conn_unref(c);
 }
 
@@ -265,7 +270,8 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
  */
 static void note_partial_line(sc_conn *c)
 {
-    if (!c->reading || sc_framer_pending(&c->in) == 0)
+    /* A pause for the buffer budget is the client's: its line stays timed. */
+    if ((!c->reading && !c->budget_paused) || sc_framer_pending(&c->in) == 0)
         c->partial_since = 0;
     else if (c->partial_since == 0)
         c->partial_since = uv_now(c->d->loop);
@@ -317,15 +323,20 @@ void sc_conn_update_reading(sc_conn *c)
         assert(!c->reading);
         return;
     }
-    bool want = !sc_dispatch_waiting(c) && !c->close_after_flush && !c->peer_eof &&
-                !c->d->stopping && out_pending(c) < SC_OUT_HIGH_WATER;
+    bool may = !sc_dispatch_waiting(c) && !c->close_after_flush && !c->peer_eof &&
+               !c->d->stopping && out_pending(c) < SC_OUT_HIGH_WATER;
+    bool was_budget = c->budget_paused;
+    bool over = may && sc_buffers_over(c);
+    sc_buffers_note_paused(c, over);
+    bool want = may && !over;
     if (want == c->reading)
         return;
     if (want) {
         if (uv_read_start((uv_stream_t *)&c->pipe, on_alloc, on_read) == 0)
             c->reading = true;
         /* Time the daemon spent busy is not the client's. */
-        c->partial_since = 0;
+        if (!was_budget)
+            c->partial_since = 0;
         note_partial_line(c);
     } else {
         uv_read_stop((uv_stream_t *)&c->pipe);
@@ -628,7 +639,7 @@ static bool conn_timed_out(sc_conn *c, uint64_t now)
     sc_daemon *d = c->d;
     uint64_t line_ms = (uint64_t)d->cfg.line_timeout_s * 1000u;
     uint64_t idle_ms = (uint64_t)d->cfg.conn_idle_timeout_s * 1000u;
-    if (c->reading && c->partial_since && now - c->partial_since >= line_ms) {
+    if ((c->reading || c->budget_paused) && c->partial_since && now - c->partial_since >= line_ms) {
         sc_log(&d->log, SC_LOG_WARN,
                "connection %llu (uid %u pid %d): %zu bytes of a line without its end for %us, "
                "closing",
@@ -682,6 +693,7 @@ void sc_server_sweep(sc_daemon *d)
         }
         c = next;
     }
+    sc_buffers_release(d);
 }
 
 static void close_store(uv_timer_t *t)

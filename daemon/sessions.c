@@ -162,7 +162,9 @@ void sc_sessions_set_nodes(sc_session_table *t, sc_session *s, uint64_t live)
 
 void sc_sessions_bind(sc_session *s, sc_conn *c)
 {
-    if (s->conn == c)
+    /* A bound session belongs to its opener until that closes; another
+     * connection may use it without taking it over. */
+    if (s->conn == c || (s->bound && s->conn && c))
         return;
     if (s->conn)
         s->conn->nsessions--;

@@ -44,7 +44,7 @@ enum sc_method_flag {
 #define SC_METHODS(X)                                                                              \
     X(SESSION_OPEN, session_open, "session.open",                                                  \
       SC_MF_SESSION | SC_MF_WRITES_STORE,                                                          \
-      "{label?, semantics?}",                                                                      \
+      "{label?, semantics?, bind?}",                                                               \
       "{session}",                                                                                 \
       "Open a capture session owned by the caller's uid; replies once its log row is committed.")  \
     X(SESSION_CLOSE, session_close, "session.close",                                               \

@@ -71,3 +71,5 @@ sc_add_test(test_cudart_pool SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_pool.c
 
 # The end-to-end scenario suite (tests/cudart/suite.cmake).
 include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/suite.cmake)
+# A program killed mid-capture (tests/cudart/killed/killed.cmake).
+include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/killed/killed.cmake)

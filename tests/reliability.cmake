@@ -18,6 +18,8 @@ sc_add_daemon_test(test_rel_input reliability 60 ${SC_REL_TEST_ARGS})
 sc_add_daemon_test(test_rel_clients reliability 90 ${SC_REL_TEST_ARGS})
 sc_add_daemon_test(test_rel_owner reliability 60 ${SC_REL_TEST_ARGS})
 sc_add_daemon_test(test_rel_quota reliability 60 ${SC_REL_TEST_ARGS})
+sc_add_daemon_test(test_rel_logs reliability 120 ${SC_REL_TEST_ARGS})
+sc_add_daemon_test(test_rel_buffers reliability 180 ${SC_REL_TEST_ARGS})
 # Root, to run a client as another uid; descriptors the hard limit allows.
 sc_add_needs_test(test_rel_quota test_one_uid_leaves_room_for_another)
 sc_add_needs_test(test_rel_quota test_uids_together_leave_root_its_reserve)

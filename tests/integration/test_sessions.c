@@ -1,8 +1,8 @@
 /*
  * Session lifecycle in a real streamcapd: open/info/close, sessions shared
  * by connections of one uid, capture.end consuming the session, sessions
- * outliving their connection, and the idle timeout (checked in the capture
- * log through SQLite).
+ * outliving their connection, the idle timeout (checked in the capture
+ * log through SQLite) and sessions bound to the connection that opened them.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -249,6 +249,68 @@ static void test_idle_timeout(void **state)
     sc_it_daemon_destroy(d);
 }
 
+/* The outcome log.list gives `session`, "" when it has no entry for it. */
+static void log_list_outcome(sc_it_conn *c, int64_t session, char *out, size_t len)
+{
+    cJSON *res = sc_it_must_result(c, "log.list", "{\"limit\":100}");
+    const cJSON *entries = cJSON_GetObjectItemCaseSensitive(res, "entries");
+    const cJSON *e;
+    out[0] = '\0';
+    cJSON_ArrayForEach(e, entries)
+    {
+        if (sc_it_int(e, "session") == session)
+            snprintf(out, len, "%s", cJSON_GetObjectItemCaseSensitive(e, "outcome")->valuestring);
+    }
+    cJSON_Delete(res);
+}
+
+/*
+ * A session opened with bind ends as abandoned when the connection that
+ * opened it closes, well before the idle timeout: its nodes leave the uid's
+ * quota at once.  Another connection using it meanwhile does not take it
+ * over, and an unbound session of the same connection lives on.
+ */
+static void test_bound_session_ends_with_connection(void **state)
+{
+    (void)state;
+    static const char *const flags[] = {"--max-uid-nodes", "3", NULL};
+    sc_it_daemon *d = sc_it_must_start(flags);
+    sc_it_conn *a = sc_it_must_connect(d);
+    sc_it_conn *b = sc_it_must_connect(d);
+    cJSON *res = sc_it_must_result(a, "session.open", "{\"label\":\"bound\",\"bind\":true}");
+    int64_t bound = sc_it_int(res, "session");
+    cJSON_Delete(res);
+    int64_t loose = sc_it_open_session(a, "loose");
+    sc_it_must_ok(a, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)bound, 0);
+    record_kernel(a, bound, 0);
+    record_kernel(a, bound, 0);
+    /* b uses the bound session last: a's close must still end it */
+    record_kernel(b, bound, 0);
+    cJSON *reply = sc_it_call(b, "session.open", "{\"bind\":1}");
+    sc_it_err(b, reply, -32602, NULL);
+    cJSON_Delete(reply);
+
+    int64_t closed_at = sc_it_now_ms();
+    sc_it_conn_close(a);
+    sc_it_must_see_outcome(sc_it_daemon_db(d), bound, "abandoned", OUTCOME_WAIT_MS);
+    assert_true(sc_it_now_ms() - closed_at < OUTCOME_WAIT_MS);
+    char outcome[32];
+    log_list_outcome(b, bound, outcome, sizeof outcome);
+    assert_string_equal(outcome, "abandoned");
+    log_list_outcome(b, loose, outcome, sizeof outcome);
+    assert_string_equal(outcome, "open");
+    expect_session_gone(b, bound);
+
+    /* the uid's three nodes are free again */
+    int64_t next = sc_it_open_session(b, "next");
+    sc_it_must_ok(b, "capture.begin", "{\"session\":%lld,\"stream\":%u}", (long long)next, 0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(record_kernel(b, next, 0), i);
+    sc_it_conn_close(b);
+    sc_it_must_stop(d);
+    sc_it_daemon_destroy(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,6 +319,7 @@ int main(void)
         cmocka_unit_test(test_end_consumes_session),
         cmocka_unit_test(test_survives_connection_close),
         cmocka_unit_test(test_idle_timeout),
+        cmocka_unit_test(test_bound_session_ends_with_connection),
     };
     return cmocka_run_group_tests(tests, sc_it_group_setup, sc_it_group_teardown);
 }
