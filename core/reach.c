@@ -445,6 +445,18 @@ static int back_step(const walk_query *q, walk_side *sd, bool *spent)
 {
     const sc_graph *g = q->g;
     const uint32_t *where = g->where;
+    if (!sd->bits_ready) {
+        /* Clearing the bits costs one step per 64 words. */
+        if (!side_take(q, sd, 1 + ((size_t)q->bound + 63) / 64 / 64)) {
+            *spent = true;
+            return 0;
+        }
+        int rc = bits_init(&sd->vb, q->bound);
+        if (rc != 0)
+            return rc;
+        sd->bits_ready = true;
+        bits_mark(&sd->vb, 0); /* b itself */
+    }
     uint32_t u = sd->st.v[--sd->st.n];
     uint32_t k = sc_rec_at(g, u)->pred_start, end = sc_pred_end(g, u);
     if (!side_take(q, sd, end - k)) {
@@ -541,17 +553,11 @@ static int walk_back(const sc_graph *g, uint32_t a, uint32_t b, uint64_t *steps,
     q.rank_b = g->where[2 * (size_t)b + 1];
     q.bound = b - a < q.rank_b + 1 ? b - a : q.rank_b + 1;
     *settled = false;
-    if (!take_steps(steps, 1 + ((size_t)q.bound + 63) / 64 / 64))
-        return 0;
     walk_side back, fwd;
     side_init(&back, b);
     side_init(&fwd, a);
-    int rc = bits_init(&back.vb, q.bound);
-    back.bits_ready = rc == 0;
-    if (rc == 0)
-        bits_mark(&back.vb, 0); /* b itself */
+    int rc = 0, found = 0;
     bool spent = false;
-    int found = 0;
     while (rc == 0 && found == 0 && !spent && back.st.n > 0 && fwd.st.n > 0) {
         if (!fwd.dropped && fwd.spent <= back.spent)
             found = fwd_step(&q, &fwd);
