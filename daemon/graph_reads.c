@@ -42,13 +42,18 @@ struct graph_ctx {
      * bytes reserved for the reply and the head's length in `text`. */
     void (*body)(graph_ctx *g, struct body_out *o);
     size_t body_len, reserved, head_len;
-    graph_ctx *next_wait; /* in the daemon's queue of renders waiting for a slot */
+    graph_ctx *next_wait; /* in the daemon's queue of renders or reach jobs */
+    /* graph.reachable off the loop: the token of the next pair to answer
+     * (0 before the first slice) and the answers so far. */
+    uint32_t reach_next;
+    sc_buf answers;
 };
 
 static void graph_ctx_free(graph_ctx *g)
 {
     sc_cache_release(g->a.d->cache, g->entry);
     sc_buf_free(&g->text);
+    sc_buf_free(&g->answers);
     free(g);
 }
 
@@ -136,6 +141,7 @@ static int with_graph(sc_req *r, bool full, graph_check_fn check, graph_fn on_re
     if (!g)
         return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
     sc_buf_init(&g->text);
+    sc_buf_init(&g->answers);
     g->id = (int64_t)id;
     g->req = *r;
     g->check = check;
@@ -252,8 +258,6 @@ static int check_reach_params(sc_req *r)
 #define REACH_LOOP_STEPS (UINT64_C(1) << 20)
 #define REACH_PAIR_STEPS 8
 
-static void queue_render(graph_ctx *g, uv_work_cb render);
-
 /* One answer: unbounded without `steps`; false when they ran out first. */
 static bool reach_one(const sc_graph *gr, uint32_t a, uint32_t b, uint64_t *steps, bool *yes)
 {
@@ -357,7 +361,20 @@ static int answer_reach(sc_req *r, const sc_stored_graph *sg)
     return sc_req_result_end(r, out);
 }
 
-/* On the thread pool, without a cap: the whole result into g->text. */
+/*
+ * Off the loop a job runs in slices of about REACH_SLICE_STEPS (a few
+ * milliseconds), at most REACH_LANE_MAX of them on the thread pool at a
+ * time, each job going back to the end of the line after its slice.  So
+ * the pool's other threads stay free for store reads, loads and renders,
+ * however many long jobs clients send, and long jobs share their lane in
+ * turn instead of first come, first served.  A pair is never cut: each
+ * costs at most one walk of the graph.
+ */
+#define REACH_SLICE_STEPS (UINT64_C(1) << 22)
+#define REACH_LANE_MAX    2
+
+/* On the thread pool: the next slice of pairs into g->answers, or the
+ * single from/to answer into g->text. */
 static void reach_work(uv_work_t *w)
 {
     graph_ctx *g = w->data;
@@ -376,14 +393,120 @@ static void reach_work(uv_work_t *w)
         sc_json_obj_end(&g->text);
         return;
     }
-    sc_buf answers = SC_BUF_INIT;
-    sc_buf_reserve(&answers, (size_t)sc_jval_count(pairs) * 6);
-    write_pair_answers(gr, pairs, NULL, &answers);
-    if (sc_buf_failed(&answers))
+    const sc_jdoc *doc = pairs.doc;
+    uint32_t end = doc->tok[pairs.i].end;
+    if (g->reach_next == 0) {
+        g->reach_next = pairs.i + 1;
+        sc_buf_reserve(&g->answers, (size_t)sc_jval_count(pairs) * 6);
+    }
+    uint64_t spent = 0;
+    while (g->reach_next < end && spent < REACH_SLICE_STEPS &&
+           !atomic_load_explicit(&g->a.d->reach_cancel, memory_order_relaxed)) {
+        uint32_t a = 0, b = 0;
+        uint64_t steps = UINT64_MAX;
+        bool yes = false;
+        pair_at(doc, g->reach_next, &a, &b);
+        reach_one(gr, a, b, &steps, &yes);
+        spent += REACH_PAIR_STEPS + (UINT64_MAX - steps);
+        sc_buf_puts(&g->answers, yes ? "true," : "false,");
+        g->reach_next += 3;
+    }
+}
+
+/* Every pair answered (or the single query): the result into g->text. */
+static bool reach_finished(graph_ctx *g)
+{
+    sc_jval pairs = get_pairs(&g->req);
+    if (!pairs.doc)
+        return true;
+    if (g->reach_next < pairs.doc->tok[pairs.i].end)
+        return false;
+    if (g->answers.len > 0)
+        g->answers.len--; /* the last comma */
+    if (sc_buf_failed(&g->answers))
         g->text.oom = true;
     else
-        write_reach_result(&g->text, answers.data, answers.len);
-    sc_buf_free(&answers);
+        write_reach_result(&g->text, g->answers.data, g->answers.len);
+    return true;
+}
+
+static void reach_fail(graph_ctx *g, int code, const char *msg)
+{
+    sc_rpc_error err = {0};
+    sc_rpc_fail(&err, code, "%s", msg);
+    sc_async_error(&g->a, &err);
+    sc_async_done(&g->a);
+    graph_ctx_free(g);
+}
+
+static void reach_sliced(uv_work_t *w, int status);
+
+/* Start slices while the lane has room. */
+static void reach_lane_run(sc_daemon *d)
+{
+    while (d->reach_head && d->reach_running < REACH_LANE_MAX) {
+        graph_ctx *g = d->reach_head;
+        d->reach_head = g->next_wait;
+        if (!d->reach_head)
+            d->reach_tail = NULL;
+        g->work.data = g;
+        if (uv_queue_work(d->loop, &g->work, reach_work, reach_sliced) != 0) {
+            reach_fail(g, SC_RPC_INTERNAL_ERROR, "cannot schedule graph.reachable");
+            continue;
+        }
+        d->reach_running++;
+    }
+}
+
+/* A job's next slice goes to the end of the line. */
+static void reach_queue(graph_ctx *g)
+{
+    sc_daemon *d = g->a.d;
+    if (d->stopping) {
+        reach_fail(g, SC_RPC_SHUTTING_DOWN, "daemon is shutting down");
+        return;
+    }
+    g->next_wait = NULL;
+    if (d->reach_tail)
+        d->reach_tail->next_wait = g;
+    else
+        d->reach_head = g;
+    d->reach_tail = g;
+    reach_lane_run(d);
+}
+
+static void reach_done(graph_ctx *g);
+
+/* Back on the loop after a slice: answer, or queue the next slice. */
+static void reach_sliced(uv_work_t *w, int status)
+{
+    graph_ctx *g = w->data;
+    sc_daemon *d = g->a.d;
+    d->reach_running--;
+    if (status < 0 || sc_buf_failed(&g->answers) || sc_buf_failed(&g->text)) {
+        reach_fail(g, SC_RPC_INTERNAL_ERROR, "out of memory answering graph.reachable");
+    } else if (d->stopping) {
+        reach_fail(g, SC_RPC_SHUTTING_DOWN, "daemon is shutting down");
+    } else if (g->a.notification || g->a.c->closing) {
+        sc_async_done(&g->a); /* nobody reads the rest */
+        graph_ctx_free(g);
+    } else if (reach_finished(g)) {
+        reach_done(g);
+    } else {
+        reach_queue(g);
+    }
+    reach_lane_run(d);
+}
+
+void sc_reach_stop(sc_daemon *d)
+{
+    atomic_store(&d->reach_cancel, true);
+    while (d->reach_head) {
+        graph_ctx *g = d->reach_head;
+        d->reach_head = g->next_wait;
+        reach_fail(g, SC_RPC_SHUTTING_DOWN, "daemon is shutting down");
+    }
+    d->reach_tail = NULL;
 }
 
 /* After a cold load, or after answer_reach gave up on a cache hit
@@ -395,7 +518,7 @@ static void reach_ready(graph_ctx *g)
     /* Write into the same place a synchronous reply would have gone. */
     int rc = g->off_loop ? H_ASYNC : answer_reach(r, sg);
     if (rc == H_ASYNC) {
-        queue_render(g, reach_work);
+        reach_queue(g);
         return;
     }
     if (rc == H_ERROR)
@@ -751,32 +874,17 @@ static void render_queue(graph_ctx *g, void (*body)(graph_ctx *, body_out *))
     d->render_tail = g;
 }
 
-/* ------------------------------------------------------- graph.reachable's work */
+/* ------------------------------------------------------- graph.reachable's reply */
 
-static void reach_done(uv_work_t *w, int status)
+static void reach_done(graph_ctx *g)
 {
-    graph_ctx *g = w->data;
-    if (status < 0 || sc_buf_failed(&g->text)) {
-        sc_rpc_error err = {0};
-        sc_rpc_fail(&err, SC_RPC_INTERNAL_ERROR, "out of memory answering graph %" PRId64, g->id);
-        sc_async_error(&g->a, &err);
-    } else {
-        sc_buf *b = sc_async_result_begin(&g->a);
-        sc_buf_append(b, g->text.data, g->text.len);
-        sc_async_result_end(&g->a, b);
-    }
-    sc_async_done(&g->a);
-    graph_ctx_free(g);
-}
-
-static void queue_render(graph_ctx *g, uv_work_cb render)
-{
-    g->work.data = g;
-    if (uv_queue_work(g->a.d->loop, &g->work, render, reach_done) == 0)
+    if (sc_buf_failed(&g->text)) {
+        reach_fail(g, SC_RPC_INTERNAL_ERROR, "out of memory answering graph.reachable");
         return;
-    sc_rpc_error err = {0};
-    sc_rpc_fail(&err, SC_RPC_INTERNAL_ERROR, "cannot schedule rendering");
-    sc_async_error(&g->a, &err);
+    }
+    sc_buf *b = sc_async_result_begin(&g->a);
+    sc_buf_append(b, g->text.data, g->text.len);
+    sc_async_result_end(&g->a, b);
     sc_async_done(&g->a);
     graph_ctx_free(g);
 }
