@@ -485,13 +485,13 @@ static void reach_sliced(uv_work_t *w, int status)
     d->reach_running--;
     if (status < 0 || sc_buf_failed(&g->answers) || sc_buf_failed(&g->text)) {
         reach_fail(g, SC_RPC_INTERNAL_ERROR, "out of memory answering graph.reachable");
+    } else if (reach_finished(g)) {
+        reach_done(g); /* a stop too lets a finished job answer */
     } else if (d->stopping) {
         reach_fail(g, SC_RPC_SHUTTING_DOWN, "daemon is shutting down");
     } else if (g->a.notification || g->a.c->closing) {
         sc_async_done(&g->a); /* nobody reads the rest */
         graph_ctx_free(g);
-    } else if (reach_finished(g)) {
-        reach_done(g);
     } else {
         reach_queue(g);
     }
