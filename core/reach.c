@@ -535,12 +535,18 @@ static int fwd_step(const walk_query *q, walk_side *sd)
     return 0;
 }
 
+/* The backward side's steps per step of the forward side (see below). */
+#define FWD_SHARE 3
+
 /*
  * b is on an unindexed chain and a < b.  The backward walk alone costs as
  * much as b's unindexed ancestors above a, however few nodes a reaches (a
  * node nothing follows asks the whole graph), so a forward walk from a runs
- * beside it, the side that has spent less going next: the query ends when
- * either side settles it, at about twice the cost of the cheaper side.
+ * beside it and the query ends when either side settles it.  The forward
+ * side gets a quarter of the steps (it goes next while it has spent at
+ * most a third of what the backward side has): the backward side is the
+ * one the index shortens, so a query costs at most 4/3 of the backward
+ * walk and about 4 times the forward one, whichever ends first.
  * Backward visited nodes are keyed by rank(b) - rank(u), below both b - a
  * and rank(b) + 1; forward ones by u - a - 1.  *settled is false when the
  * steps ran out first.
@@ -559,7 +565,7 @@ static int walk_back(const sc_graph *g, uint32_t a, uint32_t b, uint64_t *steps,
     int rc = 0, found = 0;
     bool spent = false;
     while (rc == 0 && found == 0 && !spent && back.st.n > 0 && fwd.st.n > 0) {
-        if (!fwd.dropped && fwd.spent <= back.spent)
+        if (!fwd.dropped && fwd.spent * FWD_SHARE <= back.spent)
             found = fwd_step(&q, &fwd);
         else
             found = back_step(&q, &back, &spent);
