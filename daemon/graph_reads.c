@@ -251,12 +251,17 @@ static int check_reach_params(sc_req *r)
  * Work on the event loop is capped so that no request holds every other
  * client up (docs/design.md §8): a pair costs REACH_PAIR_STEPS, every
  * predecessor a walk looks at one step, and a request that would need more
- * than REACH_LOOP_STEPS is answered on the thread pool instead.  A million
- * steps of walking take a few milliseconds; 131,072 pairs answered by the
- * index about 30 ms, so the 100,000-pair batches stay on the loop.
+ * than REACH_LOOP_STEPS is answered on the thread pool instead.  131,072
+ * pairs answered by the index take about 30 ms, so the 100,000-pair
+ * batches stay on the loop.  Walks get at most REACH_LOOP_WALK_STEPS of
+ * that: a step of a walk over a graph that does not fit the CPU's caches is
+ * a cache miss (20-40 ns measured on 100,001 nodes), so a million of them
+ * held the loop for 30 ms per request, and five clients' requests arriving
+ * together held it for 150 ms.
  */
-#define REACH_LOOP_STEPS (UINT64_C(1) << 20)
-#define REACH_PAIR_STEPS 8
+#define REACH_LOOP_STEPS      (UINT64_C(1) << 20)
+#define REACH_LOOP_WALK_STEPS (UINT64_C(1) << 17)
+#define REACH_PAIR_STEPS      8
 
 /* One answer: unbounded without `steps`; false when they ran out first. */
 static bool reach_one(const sc_graph *gr, uint32_t a, uint32_t b, uint64_t *steps, bool *yes)
@@ -308,7 +313,7 @@ static int answer_reach(sc_req *r, const sc_stored_graph *sg)
     sc_jval pairs = get_pairs(r);
     const sc_graph *gr = sg->graph;
     uint32_t n = sc_graph_node_count(gr);
-    uint64_t steps = REACH_LOOP_STEPS;
+    uint64_t steps = REACH_LOOP_WALK_STEPS;
     if (!pairs.doc) {
         uint32_t a = 0, b = 0;
         bool yes = false;
@@ -339,9 +344,10 @@ static int answer_reach(sc_req *r, const sc_stored_graph *sg)
             return node_missing(r, sg, b);
     }
     uint64_t count = sc_jval_count(pairs);
-    if (count > steps / REACH_PAIR_STEPS)
+    if (count > REACH_LOOP_STEPS / REACH_PAIR_STEPS)
         return H_ASYNC;
-    steps -= count * REACH_PAIR_STEPS;
+    if (REACH_LOOP_STEPS - count * REACH_PAIR_STEPS < steps)
+        steps = REACH_LOOP_STEPS - count * REACH_PAIR_STEPS;
     /* Answers go to a scratch buffer first, since the budget may run out
      * half way and a reply cannot be taken back. */
     sc_buf text = SC_BUF_INIT;
@@ -362,15 +368,17 @@ static int answer_reach(sc_req *r, const sc_stored_graph *sg)
 }
 
 /*
- * Off the loop a job runs in slices of about REACH_SLICE_STEPS (a few
- * milliseconds), at most REACH_LANE_MAX of them on the thread pool at a
- * time, each job going back to the end of the line after its slice.  So
- * the pool's other threads stay free for store reads, loads and renders,
- * however many long jobs clients send, and long jobs share their lane in
- * turn instead of first come, first served.  A pair is never cut: each
- * costs at most one walk of the graph.
+ * Off the loop a job runs in slices of about REACH_SLICE_NS, at most
+ * REACH_LANE_MAX of them on the thread pool at a time, each job going back
+ * to the end of the line after its slice.  So the pool's other threads
+ * stay free for store reads, loads and renders however many long jobs
+ * clients send, and long jobs take turns (a connection runs one request
+ * at a time, so the turns are per connection).  A pair is never cut: a
+ * slice ends after the pair that crosses its time, and a pair costs at
+ * most one walk of the graph.
  */
-#define REACH_SLICE_STEPS (UINT64_C(1) << 22)
+#define REACH_SLICE_NS    (10 * UINT64_C(1000000))
+#define REACH_CLOCK_STEPS (64 * REACH_PAIR_STEPS)
 #define REACH_LANE_MAX    2
 
 /* On the thread pool: the next slice of pairs into g->answers, or the
@@ -399,17 +407,25 @@ static void reach_work(uv_work_t *w)
         g->reach_next = pairs.i + 1;
         sc_buf_reserve(&g->answers, (size_t)sc_jval_count(pairs) * 6);
     }
-    uint64_t spent = 0;
-    while (g->reach_next < end && spent < REACH_SLICE_STEPS &&
+    uint64_t until = uv_hrtime() + REACH_SLICE_NS, since = 0;
+    while (g->reach_next < end &&
            !atomic_load_explicit(&g->a.d->reach_cancel, memory_order_relaxed)) {
         uint32_t a = 0, b = 0;
         uint64_t steps = UINT64_MAX;
         bool yes = false;
         pair_at(doc, g->reach_next, &a, &b);
         reach_one(gr, a, b, &steps, &yes);
-        spent += REACH_PAIR_STEPS + (UINT64_MAX - steps);
         sc_buf_puts(&g->answers, yes ? "true," : "false,");
         g->reach_next += 3;
+        /* The clock after every REACH_CLOCK_STEPS steps (64 pairs the index
+         * answers, or any walk), not after every pair: it would cost as much
+         * as a pair. */
+        since += REACH_PAIR_STEPS + (UINT64_MAX - steps);
+        if (since >= REACH_CLOCK_STEPS) {
+            since = 0;
+            if (uv_hrtime() >= until)
+                break;
+        }
     }
 }
 
