@@ -20,10 +20,11 @@
  * For a target b on an unindexed chain we walk predecessors back from b.  A
  * predecessor on an indexed chain is settled by one comparison; only
  * unindexed nodes with ids in (a, b] are expanded, since nothing below a is
- * reachable from a.  No bounded index answers every DAG in O(1) (a wide
- * bipartite graph has no small chain cover), so the walk can be given a
- * step budget: callers on a latency-critical thread stop there and finish
- * the query elsewhere.
+ * reachable from a; a forward walk from a runs beside it, so that a source
+ * which reaches little does not pay for all of b's ancestors.  No bounded
+ * index answers every DAG in O(1) (a wide bipartite graph has no small
+ * chain cover), so the walks can be given a step budget: callers on a
+ * latency-critical thread stop there and finish the query elsewhere.
  */
 #include <stdlib.h>
 #include <string.h>
