@@ -369,7 +369,7 @@ static int answer_reach(sc_req *r, const sc_stored_graph *sg)
 
 /*
  * Off the loop a job runs in slices of about REACH_SLICE_NS, at most
- * REACH_LANE_MAX of them on the thread pool at a time, each job going back
+ * reach_lane_size() of them on the thread pool at a time, each job going back
  * to the end of the line after its slice.  So the pool's other threads
  * stay free for store reads, loads and renders however many long jobs
  * clients send, and long jobs take turns (a connection runs one request
@@ -379,7 +379,6 @@ static int answer_reach(sc_req *r, const sc_stored_graph *sg)
  */
 #define REACH_SLICE_NS    (10 * UINT64_C(1000000))
 #define REACH_CLOCK_STEPS (64 * REACH_PAIR_STEPS)
-#define REACH_LANE_MAX    2
 
 /* On the thread pool: the next slice of pairs into g->answers, or the
  * single from/to answer into g->text. */
@@ -457,10 +456,26 @@ static void reach_fail(graph_ctx *g, int code, const char *msg)
 
 static void reach_sliced(uv_work_t *w, int status);
 
+/* Half of libuv's pool, read as libuv reads UV_THREADPOOL_SIZE (4 by
+ * default, at least 1), and at least one: with the default, two slices at
+ * a time and two threads for everything else. */
+static unsigned reach_lane_size(void)
+{
+    const char *env = getenv("UV_THREADPOOL_SIZE");
+    long n = env ? strtol(env, NULL, 10) : 4;
+    if (n < 1)
+        n = 1;
+    if (n > 1024)
+        n = 1024;
+    return n / 2 > 0 ? (unsigned)(n / 2) : 1;
+}
+
 /* Start slices while the lane has room. */
 static void reach_lane_run(sc_daemon *d)
 {
-    while (d->reach_head && d->reach_running < REACH_LANE_MAX) {
+    if (d->reach_lane == 0)
+        d->reach_lane = reach_lane_size();
+    while (d->reach_head && d->reach_running < d->reach_lane) {
         graph_ctx *g = d->reach_head;
         d->reach_head = g->next_wait;
         if (!d->reach_head)

@@ -315,7 +315,7 @@ struct sc_daemon {
     /* graph.reachable jobs too long for the loop (graph_reads.c): slices on
      * the thread pool now, jobs waiting for their next slice, and the flag
      * a stop raises so that running slices end at their next pair. */
-    unsigned reach_running;
+    unsigned reach_running, reach_lane; /* reach_lane: the most at a time */
     struct graph_ctx *reach_head, *reach_tail;
     atomic_bool reach_cancel;
     bool stopping;
