@@ -480,6 +480,11 @@ static void reach_lane_run(sc_daemon *d)
         d->reach_head = g->next_wait;
         if (!d->reach_head)
             d->reach_tail = NULL;
+        if (g->a.notification || g->a.c->closing) {
+            sc_async_done(&g->a); /* nobody reads the answer */
+            graph_ctx_free(g);
+            continue;
+        }
         g->work.data = g;
         if (uv_queue_work(d->loop, &g->work, reach_work, reach_sliced) != 0) {
             reach_fail(g, SC_RPC_INTERNAL_ERROR, "cannot schedule graph.reachable");
@@ -520,11 +525,8 @@ static void reach_sliced(uv_work_t *w, int status)
         reach_done(g); /* a stop too lets a finished job answer */
     } else if (d->stopping) {
         reach_fail(g, SC_RPC_SHUTTING_DOWN, "daemon is shutting down");
-    } else if (g->a.notification || g->a.c->closing) {
-        sc_async_done(&g->a); /* nobody reads the rest */
-        graph_ctx_free(g);
     } else {
-        reach_queue(g);
+        reach_queue(g); /* the lane drops it if its client has left */
     }
     reach_lane_run(d);
 }
