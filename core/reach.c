@@ -20,10 +20,11 @@
  * For a target b on an unindexed chain we walk predecessors back from b.  A
  * predecessor on an indexed chain is settled by one comparison; only
  * unindexed nodes with ids in (a, b] are expanded, since nothing below a is
- * reachable from a.  No bounded index answers every DAG in O(1) (a wide
- * bipartite graph has no small chain cover), so the walk can be given a
- * step budget: callers on a latency-critical thread stop there and finish
- * the query elsewhere.
+ * reachable from a; a forward walk from a runs beside it, so that a source
+ * which reaches little does not pay for all of b's ancestors.  No bounded
+ * index answers every DAG in O(1) (a wide bipartite graph has no small
+ * chain cover), so the walks can be given a step budget: callers on a
+ * latency-critical thread stop there and finish the query elsewhere.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -354,79 +355,229 @@ static bool take_steps(uint64_t *steps, uint64_t n)
     return true;
 }
 
-/* b is on an unindexed chain and a < b.  Visited unindexed nodes are keyed
- * by rank(b) - rank(u), which is below both b - a and rank(b) + 1.  Every
- * predecessor looked at is one step; clearing the visited bits one per 64
- * words.  *settled is false when the steps ran out first. */
+/* Visited bits: on the stack up to WALK_BITS, else on the heap. */
+typedef struct walk_bits {
+    uint64_t *w;
+    uint64_t local[WALK_BITS / 64];
+} walk_bits;
+
+static int bits_init(walk_bits *vb, uint32_t nbits)
+{
+    size_t words = ((size_t)nbits + 63) / 64;
+    vb->w = vb->local;
+    if (nbits > WALK_BITS) {
+        vb->w = calloc(words, sizeof *vb->w);
+        return vb->w ? 0 : SC_ENOMEM;
+    }
+    memset(vb->w, 0, words * sizeof *vb->w);
+    return 0;
+}
+
+static void bits_free(walk_bits *vb)
+{
+    if (vb->w != vb->local)
+        free(vb->w);
+}
+
+/* Set bit o; false when it was set already. */
+static bool bits_mark(walk_bits *vb, uint32_t o)
+{
+    uint64_t m = UINT64_C(1) << (o % 64);
+    if (vb->w[o / 64] & m)
+        return false;
+    vb->w[o / 64] |= m;
+    return true;
+}
+
+/*
+ * One side of the two-sided walk below.  The backward side starts at b and
+ * expands unindexed predecessors with ids in (a, b]; the forward side
+ * starts at a and expands successors with ids in (a, b).  Either side
+ * alone is exact: it ends on finding the other endpoint (for the backward
+ * side, an indexed predecessor that a reaches) or on running out of nodes,
+ * which means no path.  `spent` is what it has taken of the steps.
+ */
+typedef struct walk_side {
+    walk_stack st;
+    walk_bits vb;
+    bool bits_ready;
+    bool dropped; /* forward only: given up for want of steps */
+    uint64_t spent;
+} walk_side;
+
+static void side_init(walk_side *sd, uint32_t start)
+{
+    sd->st.v = sd->st.local;
+    sd->st.cap = WALK_STACK;
+    sd->st.n = 0;
+    sd->st.v[sd->st.n++] = start;
+    sd->bits_ready = false;
+    sd->dropped = false;
+    sd->spent = 0;
+}
+
+static void side_free(walk_side *sd)
+{
+    if (sd->bits_ready)
+        bits_free(&sd->vb);
+    if (sd->st.v != sd->st.local)
+        free(sd->st.v);
+}
+
+/* The shared parts of one query's walk. */
+typedef struct walk_query {
+    const sc_graph *g;
+    uint32_t a, b, rank_b, bound;
+    const uint32_t *low_a;
+    uint64_t *steps;
+} walk_query;
+
+/* Charge n steps to side sd; false when fewer are left. */
+static bool side_take(const walk_query *q, walk_side *sd, uint64_t n)
+{
+    if (!take_steps(q->steps, n))
+        return false;
+    sd->spent += n;
+    return true;
+}
+
+/* Expand the backward side's next node.  1: found, 0: go on, or SC_E*. */
+static int back_step(const walk_query *q, walk_side *sd, bool *spent)
+{
+    const sc_graph *g = q->g;
+    const uint32_t *where = g->where;
+    if (!sd->bits_ready) {
+        /* Clearing the bits costs one step per 64 words. */
+        if (!side_take(q, sd, 1 + ((size_t)q->bound + 63) / 64 / 64)) {
+            *spent = true;
+            return 0;
+        }
+        int rc = bits_init(&sd->vb, q->bound);
+        if (rc != 0)
+            return rc;
+        sd->bits_ready = true;
+        bits_mark(&sd->vb, 0); /* b itself */
+    }
+    uint32_t u = sd->st.v[--sd->st.n];
+    uint32_t k = sc_rec_at(g, u)->pred_start, end = sc_pred_end(g, u);
+    if (!side_take(q, sd, end - k)) {
+        *spent = true;
+        return 0;
+    }
+    for (; k < end; k++) {
+        uint32_t p = *sc_pred_at(g, k);
+        if (p <= q->a) {
+            if (p == q->a)
+                return 1;
+            continue;
+        }
+        uint32_t slot = where[2 * (size_t)p];
+        if (slot != UNINDEXED) {
+            if (q->low_a[slot] <= where[2 * (size_t)p + 1])
+                return 1;
+            continue;
+        }
+        if (!bits_mark(&sd->vb, q->rank_b - where[2 * (size_t)p + 1]))
+            continue;
+        int rc = walk_push(&sd->st, p);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* The first successor of u above `limit`, by binary search. */
+static uint32_t succ_above(const sc_graph *g, uint32_t u, uint32_t limit)
+{
+    uint32_t lo = g->succ_off[u], hi = g->succ_off[u + 1];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g->succ[mid] <= limit)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Expand the forward side's next node; a node whose successors the steps
+ * cannot pay for drops the side (the backward side still answers).
+ * 1: found, 0: go on, or SC_E*. */
+static int fwd_step(const walk_query *q, walk_side *sd)
+{
+    const sc_graph *g = q->g;
+    uint32_t u = sd->st.v[sd->st.n - 1];
+    uint32_t j = g->succ_off[u], end = succ_above(g, u, q->b);
+    uint64_t cost = end - j;
+    if (!sd->bits_ready && end > j)
+        cost += 1 + (uint64_t)(q->b - q->a) / 4096; /* clearing the bits */
+    if (q->steps && *q->steps < cost) {
+        sd->dropped = true;
+        return 0;
+    }
+    side_take(q, sd, cost);
+    sd->st.n--;
+    if (end > j && !sd->bits_ready) {
+        int rc = bits_init(&sd->vb, q->b - q->a);
+        if (rc != 0)
+            return rc;
+        sd->bits_ready = true;
+    }
+    for (; j < end; j++) {
+        uint32_t s = g->succ[j];
+        if (s == q->b)
+            return 1;
+        if (!bits_mark(&sd->vb, s - q->a - 1))
+            continue;
+        int rc = walk_push(&sd->st, s);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* The backward side's steps per step of the forward side (see below). */
+#define FWD_SHARE 3
+
+/*
+ * b is on an unindexed chain and a < b.  The backward walk alone costs as
+ * much as b's unindexed ancestors above a, however few nodes a reaches (a
+ * node nothing follows asks the whole graph), so a forward walk from a runs
+ * beside it and the query ends when either side settles it.  The forward
+ * side gets a quarter of the steps (it goes next while it has spent at
+ * most a third of what the backward side has): the backward side is the
+ * one the index shortens, so a query costs at most 4/3 of the backward
+ * walk and about 4 times the forward one, whichever ends first.
+ * Backward visited nodes are keyed by rank(b) - rank(u), below both b - a
+ * and rank(b) + 1; forward ones by u - a - 1.  *settled is false when the
+ * steps ran out first.
+ */
 static int walk_back(const sc_graph *g, uint32_t a, uint32_t b, uint64_t *steps, bool *out,
                      bool *settled)
 {
-    const uint32_t *where = g->where;
-    const uint32_t *low_a = g->low + (size_t)a * g->index_width;
-    const uint32_t rank_b = where[2 * (size_t)b + 1];
-    const uint32_t bound = b - a < rank_b + 1 ? b - a : rank_b + 1;
-    const size_t words = ((size_t)bound + 63) / 64;
-
+    walk_query q = {.g = g, .a = a, .b = b, .steps = steps};
+    q.low_a = g->low + (size_t)a * g->index_width;
+    q.rank_b = g->where[2 * (size_t)b + 1];
+    q.bound = b - a < q.rank_b + 1 ? b - a : q.rank_b + 1;
     *settled = false;
-    if (!take_steps(steps, 1 + words / 64))
-        return 0;
-    uint64_t bits_local[WALK_BITS / 64];
-    uint64_t *bits = bits_local;
-    if (bound > WALK_BITS) {
-        bits = calloc(words, sizeof *bits);
-        if (!bits)
-            return SC_ENOMEM;
-    } else {
-        memset(bits, 0, words * sizeof *bits);
+    walk_side back, fwd;
+    side_init(&back, b);
+    side_init(&fwd, a);
+    int rc = 0, found = 0;
+    bool spent = false;
+    while (rc == 0 && found == 0 && !spent && back.st.n > 0 && fwd.st.n > 0) {
+        if (!fwd.dropped && fwd.spent * FWD_SHARE <= back.spent)
+            found = fwd_step(&q, &fwd);
+        else
+            found = back_step(&q, &back, &spent);
+        if (found < 0)
+            rc = found;
     }
-    walk_stack st;
-    st.v = st.local;
-    st.n = 0;
-    st.cap = WALK_STACK;
-
-    int rc = 0;
-    bool found = false, spent = false;
-    st.v[st.n++] = b;
-    bits[0] |= 1;
-    while (st.n > 0 && !found && !spent && rc == 0) {
-        uint32_t u = st.v[--st.n];
-        uint32_t k = sc_rec_at(g, u)->pred_start, end = sc_pred_end(g, u);
-        if (!take_steps(steps, end - k)) {
-            spent = true;
-            break;
-        }
-        for (; k < end; k++) {
-            uint32_t p = *sc_pred_at(g, k);
-            if (p <= a) {
-                if (p == a) {
-                    found = true;
-                    break;
-                }
-                continue;
-            }
-            uint32_t slot = where[2 * (size_t)p];
-            if (slot != UNINDEXED) {
-                if (low_a[slot] <= where[2 * (size_t)p + 1]) {
-                    found = true;
-                    break;
-                }
-                continue;
-            }
-            uint32_t o = rank_b - where[2 * (size_t)p + 1];
-            if (bits[o / 64] & (UINT64_C(1) << (o % 64)))
-                continue;
-            bits[o / 64] |= UINT64_C(1) << (o % 64);
-            if ((rc = walk_push(&st, p)) != 0)
-                break;
-        }
-    }
-    if (bits != bits_local)
-        free(bits);
-    if (st.v != st.local)
-        free(st.v);
+    side_free(&back);
+    side_free(&fwd);
     if (rc != 0 || spent)
         return rc;
-    *out = found;
+    *out = found == 1;
     *settled = true;
     return 0;
 }

@@ -238,7 +238,10 @@ uint32_t sc_graph_stream_count(const sc_graph *g);
  * into).  A query whose target lies on an unindexed stream walks
  * predecessors backwards from the target, visiting only unindexed nodes
  * with ids between the two endpoints, and answers each indexed predecessor
- * with one comparison; sc_graph_reachable_bounded() caps that walk.
+ * with one comparison; beside it a forward walk from the source, given a
+ * quarter of the steps, settles pairs from a node that reaches little
+ * without walking the target's ancestors.  sc_graph_reachable_bounded()
+ * caps both walks.
  *
  * A hand-built graph whose stream is not a chain (a node lacks the edge
  * from the stream's previous node) is split into several chains there, so
@@ -263,7 +266,7 @@ int sc_graph_reachable(const sc_graph *g, uint32_t a, uint32_t b, bool *out);
 /**
  * sc_graph_reachable() with a cap on its work, for a caller that must not
  * block for long (the daemon's event loop).  *steps is how many
- * predecessors (successors, without an index) the query may look at; it is
+ * predecessors and successors the query may look at; it is
  * decreased by those it looked at, and an answer from the index costs
  * none.  On 0 with *settled true the answer is in *out; with *settled false
  * the cap was reached first: *steps is 0, *out untouched, and the query

@@ -42,13 +42,18 @@ struct graph_ctx {
      * bytes reserved for the reply and the head's length in `text`. */
     void (*body)(graph_ctx *g, struct body_out *o);
     size_t body_len, reserved, head_len;
-    graph_ctx *next_wait; /* in the daemon's queue of renders waiting for a slot */
+    graph_ctx *next_wait; /* in the daemon's queue of renders or reach jobs */
+    /* graph.reachable off the loop: the token of the next pair to answer
+     * (0 before the first slice) and the answers so far. */
+    uint32_t reach_next;
+    sc_buf answers;
 };
 
 static void graph_ctx_free(graph_ctx *g)
 {
     sc_cache_release(g->a.d->cache, g->entry);
     sc_buf_free(&g->text);
+    sc_buf_free(&g->answers);
     free(g);
 }
 
@@ -136,6 +141,7 @@ static int with_graph(sc_req *r, bool full, graph_check_fn check, graph_fn on_re
     if (!g)
         return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
     sc_buf_init(&g->text);
+    sc_buf_init(&g->answers);
     g->id = (int64_t)id;
     g->req = *r;
     g->check = check;
@@ -245,14 +251,17 @@ static int check_reach_params(sc_req *r)
  * Work on the event loop is capped so that no request holds every other
  * client up (docs/design.md §8): a pair costs REACH_PAIR_STEPS, every
  * predecessor a walk looks at one step, and a request that would need more
- * than REACH_LOOP_STEPS is answered on the thread pool instead.  A million
- * steps of walking take a few milliseconds; 131,072 pairs answered by the
- * index about 30 ms, so the 100,000-pair batches stay on the loop.
+ * than REACH_LOOP_STEPS is answered on the thread pool instead.  131,072
+ * pairs answered by the index take about 30 ms, so the 100,000-pair
+ * batches stay on the loop.  Walks get at most REACH_LOOP_WALK_STEPS of
+ * that: a step of a walk over a graph that does not fit the CPU's caches is
+ * a cache miss (20-40 ns measured on 100,001 nodes), so a million of them
+ * held the loop for 30 ms per request, and five clients' requests arriving
+ * together held it for 150 ms.
  */
-#define REACH_LOOP_STEPS (UINT64_C(1) << 20)
-#define REACH_PAIR_STEPS 8
-
-static void queue_render(graph_ctx *g, uv_work_cb render);
+#define REACH_LOOP_STEPS      (UINT64_C(1) << 20)
+#define REACH_LOOP_WALK_STEPS (UINT64_C(1) << 17)
+#define REACH_PAIR_STEPS      8
 
 /* One answer: unbounded without `steps`; false when they ran out first. */
 static bool reach_one(const sc_graph *gr, uint32_t a, uint32_t b, uint64_t *steps, bool *yes)
@@ -304,7 +313,7 @@ static int answer_reach(sc_req *r, const sc_stored_graph *sg)
     sc_jval pairs = get_pairs(r);
     const sc_graph *gr = sg->graph;
     uint32_t n = sc_graph_node_count(gr);
-    uint64_t steps = REACH_LOOP_STEPS;
+    uint64_t steps = REACH_LOOP_WALK_STEPS;
     if (!pairs.doc) {
         uint32_t a = 0, b = 0;
         bool yes = false;
@@ -335,9 +344,10 @@ static int answer_reach(sc_req *r, const sc_stored_graph *sg)
             return node_missing(r, sg, b);
     }
     uint64_t count = sc_jval_count(pairs);
-    if (count > steps / REACH_PAIR_STEPS)
+    if (count > REACH_LOOP_STEPS / REACH_PAIR_STEPS)
         return H_ASYNC;
-    steps -= count * REACH_PAIR_STEPS;
+    if (REACH_LOOP_STEPS - count * REACH_PAIR_STEPS < steps)
+        steps = REACH_LOOP_STEPS - count * REACH_PAIR_STEPS;
     /* Answers go to a scratch buffer first, since the budget may run out
      * half way and a reply cannot be taken back. */
     sc_buf text = SC_BUF_INIT;
@@ -357,7 +367,21 @@ static int answer_reach(sc_req *r, const sc_stored_graph *sg)
     return sc_req_result_end(r, out);
 }
 
-/* On the thread pool, without a cap: the whole result into g->text. */
+/*
+ * Off the loop a job runs in slices of about REACH_SLICE_NS, at most
+ * reach_lane_size() of them on the thread pool at a time, each job going back
+ * to the end of the line after its slice.  So the pool's other threads
+ * stay free for store reads, loads and renders however many long jobs
+ * clients send, and long jobs take turns (a connection runs one request
+ * at a time, so the turns are per connection).  A pair is never cut: a
+ * slice ends after the pair that crosses its time, and a pair costs at
+ * most one walk of the graph.
+ */
+#define REACH_SLICE_NS    (10 * UINT64_C(1000000))
+#define REACH_CLOCK_STEPS (64 * REACH_PAIR_STEPS)
+
+/* On the thread pool: the next slice of pairs into g->answers, or the
+ * single from/to answer into g->text. */
 static void reach_work(uv_work_t *w)
 {
     graph_ctx *g = w->data;
@@ -376,14 +400,146 @@ static void reach_work(uv_work_t *w)
         sc_json_obj_end(&g->text);
         return;
     }
-    sc_buf answers = SC_BUF_INIT;
-    sc_buf_reserve(&answers, (size_t)sc_jval_count(pairs) * 6);
-    write_pair_answers(gr, pairs, NULL, &answers);
-    if (sc_buf_failed(&answers))
+    const sc_jdoc *doc = pairs.doc;
+    uint32_t end = doc->tok[pairs.i].end;
+    if (g->reach_next == 0) {
+        g->reach_next = pairs.i + 1;
+        sc_buf_reserve(&g->answers, (size_t)sc_jval_count(pairs) * 6);
+    }
+    uint64_t until = uv_hrtime() + REACH_SLICE_NS, since = 0;
+    while (g->reach_next < end &&
+           !atomic_load_explicit(&g->a.d->reach_cancel, memory_order_relaxed)) {
+        uint32_t a = 0, b = 0;
+        uint64_t steps = UINT64_MAX;
+        bool yes = false;
+        pair_at(doc, g->reach_next, &a, &b);
+        reach_one(gr, a, b, &steps, &yes);
+        sc_buf_puts(&g->answers, yes ? "true," : "false,");
+        g->reach_next += 3;
+        /* The clock after every REACH_CLOCK_STEPS steps (64 pairs the index
+         * answers, or any walk), not after every pair: it would cost as much
+         * as a pair. */
+        since += REACH_PAIR_STEPS + (UINT64_MAX - steps);
+        if (since >= REACH_CLOCK_STEPS) {
+            since = 0;
+            if (uv_hrtime() >= until)
+                break;
+        }
+    }
+}
+
+/* Every pair answered (or the single query): the result into g->text. */
+static bool reach_finished(graph_ctx *g)
+{
+    sc_jval pairs = get_pairs(&g->req);
+    if (!pairs.doc)
+        return true;
+    if (g->reach_next < pairs.doc->tok[pairs.i].end)
+        return false;
+    if (g->answers.len > 0)
+        g->answers.len--; /* the last comma */
+    if (sc_buf_failed(&g->answers))
         g->text.oom = true;
     else
-        write_reach_result(&g->text, answers.data, answers.len);
-    sc_buf_free(&answers);
+        write_reach_result(&g->text, g->answers.data, g->answers.len);
+    return true;
+}
+
+static void reach_fail(graph_ctx *g, int code, const char *msg)
+{
+    sc_rpc_error err = {0};
+    sc_rpc_fail(&err, code, "%s", msg);
+    sc_async_error(&g->a, &err);
+    sc_async_done(&g->a);
+    graph_ctx_free(g);
+}
+
+static void reach_sliced(uv_work_t *w, int status);
+
+/* Half of libuv's pool, read as libuv reads UV_THREADPOOL_SIZE (4 by
+ * default, at least 1), and at least one: with the default, two slices at
+ * a time and two threads for everything else. */
+static unsigned reach_lane_size(void)
+{
+    const char *env = getenv("UV_THREADPOOL_SIZE");
+    long n = env ? strtol(env, NULL, 10) : 4;
+    if (n < 1)
+        n = 1;
+    if (n > 1024)
+        n = 1024;
+    return n / 2 > 0 ? (unsigned)(n / 2) : 1;
+}
+
+/* Start slices while the lane has room. */
+static void reach_lane_run(sc_daemon *d)
+{
+    if (d->reach_lane == 0)
+        d->reach_lane = reach_lane_size();
+    while (d->reach_head && d->reach_running < d->reach_lane) {
+        graph_ctx *g = d->reach_head;
+        d->reach_head = g->next_wait;
+        if (!d->reach_head)
+            d->reach_tail = NULL;
+        if (g->a.notification || g->a.c->closing) {
+            sc_async_done(&g->a); /* nobody reads the answer */
+            graph_ctx_free(g);
+            continue;
+        }
+        g->work.data = g;
+        if (uv_queue_work(d->loop, &g->work, reach_work, reach_sliced) != 0) {
+            reach_fail(g, SC_RPC_INTERNAL_ERROR, "cannot schedule graph.reachable");
+            continue;
+        }
+        d->reach_running++;
+    }
+}
+
+/* A job's next slice goes to the end of the line. */
+static void reach_queue(graph_ctx *g)
+{
+    sc_daemon *d = g->a.d;
+    if (d->stopping) {
+        reach_fail(g, SC_RPC_SHUTTING_DOWN, "daemon is shutting down");
+        return;
+    }
+    g->next_wait = NULL;
+    if (d->reach_tail)
+        d->reach_tail->next_wait = g;
+    else
+        d->reach_head = g;
+    d->reach_tail = g;
+    reach_lane_run(d);
+}
+
+static void reach_done(graph_ctx *g);
+
+/* Back on the loop after a slice: answer, or queue the next slice. */
+static void reach_sliced(uv_work_t *w, int status)
+{
+    graph_ctx *g = w->data;
+    sc_daemon *d = g->a.d;
+    d->reach_running--;
+    if (status < 0 || sc_buf_failed(&g->answers) || sc_buf_failed(&g->text)) {
+        reach_fail(g, SC_RPC_INTERNAL_ERROR, "out of memory answering graph.reachable");
+    } else if (reach_finished(g)) {
+        reach_done(g); /* a stop too lets a finished job answer */
+    } else if (d->stopping) {
+        reach_fail(g, SC_RPC_SHUTTING_DOWN, "daemon is shutting down");
+    } else {
+        reach_queue(g); /* the lane drops it if its client has left */
+    }
+    reach_lane_run(d);
+}
+
+void sc_reach_stop(sc_daemon *d)
+{
+    atomic_store(&d->reach_cancel, true);
+    while (d->reach_head) {
+        graph_ctx *g = d->reach_head;
+        d->reach_head = g->next_wait;
+        reach_fail(g, SC_RPC_SHUTTING_DOWN, "daemon is shutting down");
+    }
+    d->reach_tail = NULL;
 }
 
 /* After a cold load, or after answer_reach gave up on a cache hit
@@ -395,7 +551,7 @@ static void reach_ready(graph_ctx *g)
     /* Write into the same place a synchronous reply would have gone. */
     int rc = g->off_loop ? H_ASYNC : answer_reach(r, sg);
     if (rc == H_ASYNC) {
-        queue_render(g, reach_work);
+        reach_queue(g);
         return;
     }
     if (rc == H_ERROR)
@@ -751,32 +907,17 @@ static void render_queue(graph_ctx *g, void (*body)(graph_ctx *, body_out *))
     d->render_tail = g;
 }
 
-/* ------------------------------------------------------- graph.reachable's work */
+/* ------------------------------------------------------- graph.reachable's reply */
 
-static void reach_done(uv_work_t *w, int status)
+static void reach_done(graph_ctx *g)
 {
-    graph_ctx *g = w->data;
-    if (status < 0 || sc_buf_failed(&g->text)) {
-        sc_rpc_error err = {0};
-        sc_rpc_fail(&err, SC_RPC_INTERNAL_ERROR, "out of memory answering graph %" PRId64, g->id);
-        sc_async_error(&g->a, &err);
-    } else {
-        sc_buf *b = sc_async_result_begin(&g->a);
-        sc_buf_append(b, g->text.data, g->text.len);
-        sc_async_result_end(&g->a, b);
-    }
-    sc_async_done(&g->a);
-    graph_ctx_free(g);
-}
-
-static void queue_render(graph_ctx *g, uv_work_cb render)
-{
-    g->work.data = g;
-    if (uv_queue_work(g->a.d->loop, &g->work, render, reach_done) == 0)
+    if (sc_buf_failed(&g->text)) {
+        reach_fail(g, SC_RPC_INTERNAL_ERROR, "out of memory answering graph.reachable");
         return;
-    sc_rpc_error err = {0};
-    sc_rpc_fail(&err, SC_RPC_INTERNAL_ERROR, "cannot schedule rendering");
-    sc_async_error(&g->a, &err);
+    }
+    sc_buf *b = sc_async_result_begin(&g->a);
+    sc_buf_append(b, g->text.data, g->text.len);
+    sc_async_result_end(&g->a, b);
     sc_async_done(&g->a);
     graph_ctx_free(g);
 }

@@ -9,6 +9,7 @@
 #ifndef SC_DAEMON_H
 #define SC_DAEMON_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -337,6 +338,12 @@ struct sc_daemon {
      * those waiting for one of the few slots, first come first served. */
     unsigned renders;
     struct graph_ctx *render_head, *render_tail;
+    /* graph.reachable jobs too long for the loop (graph_reads.c): slices on
+     * the thread pool now, jobs waiting for their next slice, and the flag
+     * a stop raises so that running slices end at their next pair. */
+    unsigned reach_running, reach_lane; /* reach_lane: the most at a time */
+    struct graph_ctx *reach_head, *reach_tail;
+    atomic_bool reach_cancel;
     bool stopping;
     bool store_closed;
     bool timers_open;
@@ -417,6 +424,12 @@ void sc_server_sweep(sc_daemon *d);
 void sc_server_stop(sc_daemon *d);
 /** Called whenever in-flight work drains during a stop. */
 void sc_server_check_stopped(sc_daemon *d);
+
+/* graph_reads.c */
+/** A stop: graph.reachable jobs waiting for their next slice answer 1008
+ *  (shutting down) now; running slices stop at their next pair and answer
+ *  it when they are back on the loop. */
+void sc_reach_stop(sc_daemon *d);
 
 /* dispatch.c */
 /** Run buffered lines of `c` until input runs out or a request goes async. */

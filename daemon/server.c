@@ -801,6 +801,8 @@ void sc_server_stop(sc_daemon *d)
     uv_ref((uv_handle_t *)&d->idle_timer);
     /* Refused log updates are tried again, now allowed the reserve's room. */
     sc_log_retry_all(d);
+    /* Long graph.reachable jobs end now, not after their last pair. */
+    sc_reach_stop(d);
     sc_sessions_shutdown(d);
     /* Connections with a request in flight close once it has replied. */
     sc_conn *c = d->conns;

@@ -33,6 +33,9 @@ if(SC_SANITIZE)
 endif()
 sc_add_daemon_test(test_rel_replies reliability ${SC_REL_REPLIES_TIMEOUT} ${SC_REL_TEST_ARGS})
 sc_add_daemon_test(test_rel_stall reliability 120 ${SC_REL_TEST_ARGS})
+# Two 100,001-node graphs submitted and five clients attacking each; the
+# latency and stop bounds are asserted inside the test.
+sc_add_daemon_test(test_rel_starve reliability 180 ${SC_REL_TEST_ARGS})
 # Most of its time is the test's own reading of a 2M-node graph back from
 # the database, not the daemon: 120 s on an idle 2-core machine, over 180 s
 # when ctest -j2 runs a heavy test beside it.  Its latency bounds are

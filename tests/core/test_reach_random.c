@@ -472,6 +472,47 @@ static void t_bounded_walk(void **state)
     sc_graph_destroy(g);
 }
 
+/*
+ * 200 streams of 500 nodes with random cross-waits, after one node that
+ * nothing follows (node 0, on a stream of its own): a walk back from any
+ * target finds most of the graph above node 0, and only 32 of the streams
+ * are indexed, yet a pair from node 0 settles within a few steps (the
+ * forward side runs out at once) and every answer matches BFS.  Pairs
+ * between two nodes that both see much of the graph still settle exactly.
+ */
+static void t_dead_end_source_is_cheap(void **state)
+{
+    (void)state;
+    const uint32_t streams = 200, len = 500, n = 1 + streams * len;
+    uint32_t *st = malloc(n * sizeof *st);
+    assert_non_null(st);
+    edge_list e = {0};
+    uint64_t s = 0xDEAD;
+    st[0] = streams;
+    for (uint32_t v = 1; v < n; v++) {
+        st[v] = (v - 1) % streams;
+        if (v > streams)
+            edge_add(&e, v - streams, v);
+        if (v > 4 * streams && below(&s, 4) == 0)
+            edge_add(&e, v - 1 - below(&s, 4 * streams - 1), v);
+    }
+    sc_graph *g = skeleton(n, st, &e);
+    free(st);
+    for (uint32_t i = 0; i < 2000; i++) {
+        uint32_t b = 1 + below(&s, n - 1);
+        uint64_t steps = 16;
+        bool yes = true, settled = false, want = true;
+        assert_int_equal(sc_graph_reachable_bounded(g, 0, b, &steps, &yes, &settled), 0);
+        assert_true(settled);
+        assert_false(yes);
+        assert_int_equal(sc_graph_reachable_bfs(g, 0, b, &want), 0);
+        assert_false(want);
+    }
+    uint32_t yes_count = check_random_pairs(g, 0xDEAD, 3000, 2000);
+    assert_true(yes_count > 0);
+    sc_graph_destroy(g);
+}
+
 /* Without an index the capped query is a capped breadth-first search. */
 static void t_bounded_bfs(void **state)
 {
@@ -511,6 +552,7 @@ int main(void)
         cmocka_unit_test(t_wide_fan_out_is_cheap),
         cmocka_unit_test(t_bounded_walk),
         cmocka_unit_test(t_bounded_bfs),
+        cmocka_unit_test(t_dead_end_source_is_cheap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
