@@ -290,8 +290,9 @@ bool store_txn_step(sc_store *st, store_job *j, sc_store_stats *delta)
         }
     } else {
         /* The last transaction: the graph row, the rest of its index, the
-         * log. */
-        r = run_txn(st, j, NULL, 0, err, sizeof err, &fail);
+         * log.  This job alone: j->next is the next chunked commit, which
+         * must not be written whole here and then again by its own steps. */
+        r = run_txn(st, j, j->next, 0, err, sizeof err, &fail);
         if (r == TXN_OK)
             delta->transactions++;
     }
