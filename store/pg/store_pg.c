@@ -10,10 +10,13 @@
  * per host name: a connection of its own holds a session advisory lock
  * keyed by the host name for the store's life (hold_host()).
  *
- * A connection that broke (server stopped, restarted) makes its call fail
- * with SC_STORE_EIO, so no client is told a write succeeded that did not;
- * the next transaction or read on it calls PQreset first, so the daemon
- * recovers once the server is back without being restarted.
+ * A connection that broke (server stopped, restarted) is made again by
+ * the next transaction or read on it (PQreset), so the daemon recovers once
+ * the server is back without being restarted.  The writer waits for it up
+ * to reconnect_ms at a BEGIN, and after a COMMIT that got no answer learns
+ * from this host's hosts.write_seq whether it committed
+ * (store_pg_write.c), so no client is told a write failed that was
+ * stored, or succeeded that was not.
  *
  * Times are sent and read as Unix milliseconds and converted by the
  * server (TS_IN / TS_OUT), so the columns are real timestamptz for psql.
