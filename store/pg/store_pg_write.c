@@ -145,10 +145,10 @@ static int resolve_commit(sc_store_be *be, char *err, size_t len)
             nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
     }
     be->outcome = SC_STORE_TXN_UNKNOWN;
-    char msg[400];
+    char msg[512];
     snprintf(msg, sizeof msg,
              "commit outcome unknown: the connection to the database broke after COMMIT was "
-             "sent and whether it committed could not be learnt within %d ms (%s); it may "
+             "sent and whether it committed could not be learnt within %d ms (%.200s); it may "
              "have been stored",
              be->reconnect_ms, why);
     pg_set_err(err, len, msg, NULL);

@@ -379,8 +379,14 @@ static void test_crashes_under_load(void **state)
     assert_true(r.longest_down_ms < RECONNECT_MS);
     assert_int_equal(l.open_failures, 0);
     assert_int_equal(t.unknown, 0);
-    assert_true(r.restarts >= seconds / 4);
-    assert_true(t.acked >= (size_t)seconds / 3);
+    /* Enough crashes to mean something, even on a slow machine; and the
+     * writes outlast them: a transaction whose connection broke runs again
+     * and a commit whose chunks were lost starts over, so only a commit
+     * caught by crashes again and again fails (before, every one a crash
+     * caught failed, and so did the first writes after each restart). */
+    assert_true(r.restarts >= 3);
+    assert_true(t.acked >= 4);
+    assert_true(t.failed <= t.acked / 4);
     for (int k = 0; k < CLIENTS; k++)
         sc_graph_destroy(l.graphs[k]);
 }
