@@ -32,6 +32,9 @@ if(LIBPQ_FOUND)
     target_include_directories(test_pg_outcome PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/store)
     set_target_properties(test_pg_outcome PROPERTIES RUNTIME_OUTPUT_DIRECTORY
                           ${CMAKE_BINARY_DIR}/tests)
+    if(SC_SANITIZE)
+        target_compile_definitions(test_pg_outcome PRIVATE SC_PG_OUTCOME_SANITIZED=1)
+    endif()
     sc_add_command_test(test_pg_outcome
         COMMAND ${SC_PG_CLUSTER} $<TARGET_FILE:test_pg_outcome>
         TIMEOUT 240 SKIP_RETURN_CODE 77 LABELS pg)
