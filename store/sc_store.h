@@ -45,6 +45,9 @@ typedef struct sc_store_config {
     bool sync_full;         /* synchronous=FULL (true) or NORMAL */
     int busy_timeout_ms;    /* 0 means the default, 5000 */
     int64_t max_page_count; /* > 0: SQLite's PRAGMA max_page_count (tests only) */
+    /* PostgreSQL: how long a write waits for a broken connection to come
+     * back (to begin, or to learn a COMMIT's outcome); 0 means 10000 */
+    int reconnect_ms;
 } sc_store_config;
 
 /*
@@ -506,6 +509,12 @@ typedef struct sc_store_stats {
     uint64_t jobs_done;    /* write jobs completed, whatever their result */
     uint64_t jobs_retried; /* jobs re-run alone after their batch failed */
     uint64_t jobs_failed;  /* jobs completed with SC_STORE_EIO */
+    /* After a connection to the database server broke (PostgreSQL): */
+    uint64_t txns_rerun;        /* transactions run again, nothing of them written */
+    uint64_t commits_committed; /* COMMITs without an answer, found committed */
+    uint64_t commits_aborted;   /* COMMITs without an answer, found not committed */
+    uint64_t commits_unknown;   /* COMMITs whose outcome was not learnt in time */
+    uint64_t commits_restarted; /* chunked commits started over: chunks lost */
 } sc_store_stats;
 
 /** Snapshot of the writer counters. */

@@ -109,6 +109,11 @@ static void hand_back(sc_store *st, store_job *done, const sc_store_stats *delta
     st->stats.jobs_done += delta->jobs_done;
     st->stats.jobs_retried += delta->jobs_retried;
     st->stats.jobs_failed += delta->jobs_failed;
+    st->stats.txns_rerun += delta->txns_rerun;
+    st->stats.commits_committed += delta->commits_committed;
+    st->stats.commits_aborted += delta->commits_aborted;
+    st->stats.commits_unknown += delta->commits_unknown;
+    st->stats.commits_restarted += delta->commits_restarted;
     pthread_mutex_unlock(&st->mu);
     if (done)
         uv_async_send(st->async);

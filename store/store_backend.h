@@ -127,6 +127,12 @@ typedef struct sc_store_job {
             sc_store_stream *stream;
             const sc_store_part *part;
             bool stream_taken; /* the commit took over what the parts stored */
+            /* The backend's, set by the first chunk's write_chunk and read
+             * by the last transaction (PostgreSQL: the writer connection's
+             * generation, to tell whether a chunk may have been lost). */
+            uint64_t be_mark;
+            /* Generic: times this chunked commit started over (RESTART). */
+            uint32_t restarts;
         } commit;
         struct {
             int64_t graph;
@@ -194,6 +200,26 @@ enum {
     SC_STORE_TXN_UNACKED = 1,
 };
 
+/*
+ * How the last write transaction ended, beyond its result code
+ * (txn_outcome).  A connection to a database server can break with a
+ * COMMIT sent and no answer: the backend then reconnects and finds out.
+ */
+enum sc_store_txn_outcome {
+    SC_STORE_TXN_PLAIN = 0, /* as its result says; no connection broke */
+    SC_STORE_TXN_COMMITTED, /* committed (result 0), learnt after reconnecting */
+    SC_STORE_TXN_ABORTED,   /* COMMIT sent, learnt after reconnecting that it
+                             * did not commit (EIO): nothing written */
+    SC_STORE_TXN_BROKEN,    /* the connection broke before COMMIT (EIO):
+                             * nothing written; a begin connects again */
+    SC_STORE_TXN_UNKNOWN,   /* COMMIT sent and its outcome not learnt in
+                             * time (EIO): it may have committed */
+    SC_STORE_TXN_RESTART,   /* a chunked commit's step failed (EIO, nothing
+                             * of it written) because rows of its earlier
+                             * UNACKED transactions were lost with a server
+                             * that crashed: the commit may start over */
+};
+
 typedef struct sc_store_backend {
     const char *name; /* "sqlite", "postgresql": server.info's backend */
     /* write_chunk takes part jobs: captures may be streamed. */
@@ -248,6 +274,11 @@ typedef struct sc_store_backend {
     /* Roll the open transaction back (a no-op when the engine already
      * did).  Never fails as far as the caller is concerned. */
     void (*rollback)(sc_store_be *be);
+    /* Optional (NULL: always PLAIN).  After begin, write, write_chunk or
+     * commit: an enum sc_store_txn_outcome for the transaction they ran.
+     * ABORTED and BROKEN transactions may be run again; an UNKNOWN one
+     * never is. */
+    int (*txn_outcome)(sc_store_be *be);
     /*
      * Run one job inside the open transaction: 0 (j->id set as for its
      * kind), ENOTFOUND (nothing of the job written: the session's row is
@@ -284,7 +315,9 @@ typedef struct sc_store_backend {
                        size_t errlen);
     /* Remove, in a transaction of its own, the rows stored so far under a
      * reserved id of a chunked commit that failed.  Best effort: rows it
-     * cannot remove stay invisible and go at the next start (migrate). */
+     * cannot remove stay invisible and go at the next start (migrate).
+     * Never the rows of a graph that has its graphs row: a last transaction
+     * of unknown outcome may have stored it. */
     void (*drop_chunks)(sc_store_be *be, int64_t gid);
     /* After a delete job (or a final log end) failed alone: true when the
      * backend made room for a second attempt (SQLite: a full disk and its

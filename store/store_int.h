@@ -88,6 +88,8 @@ struct sc_store {
 #define STORE_CHUNK_ROWS        65536u
 #define STORE_CHUNK_MS          25u
 #define STORE_CHUNK_FIRST_NODES 16384u
+/* How often a chunked commit starts over when its chunks were lost. */
+#define STORE_CHUNK_RESTARTS 3u
 /* The first index step's nodes: an index costs about 12 bytes a node. */
 #define STORE_INDEX_FIRST_NODES 131072u
 /*

@@ -18,6 +18,26 @@ if(LIBPQ_FOUND)
         TIMEOUT 180 SKIP_RETURN_CODE 77 LABELS pg)
     # The server stopped and started again: STREAMCAP_TEST_PG_STOP and _START.
     sc_add_needs_test(test_pg_backend test_server_restart PREFIX ${SC_PG_CLUSTER})
+    sc_add_needs_test(test_pg_backend test_first_write_after_restart PREFIX ${SC_PG_CLUSTER})
+    sc_add_needs_test(test_pg_backend test_commit_outcome_unknown PREFIX ${SC_PG_CLUSTER})
+endif()
+# Writes whose connection breaks: the server crashed and started again in a
+# loop under four sessions storing big graphs (tests/soak/pg_outcome.sh
+# runs it for longer).
+if(LIBPQ_FOUND)
+    add_executable(test_pg_outcome ${CMAKE_CURRENT_SOURCE_DIR}/pg/test_pg_outcome.c
+                   ${SC_STORE_TEST_HELPERS})
+    target_link_libraries(test_pg_outcome PRIVATE sc_store sc_core PkgConfig::CMOCKA
+                          PkgConfig::LIBUV Threads::Threads sc_test_skip)
+    target_include_directories(test_pg_outcome PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/store)
+    set_target_properties(test_pg_outcome PROPERTIES RUNTIME_OUTPUT_DIRECTORY
+                          ${CMAKE_BINARY_DIR}/tests)
+    if(SC_SANITIZE)
+        target_compile_definitions(test_pg_outcome PRIVATE SC_PG_OUTCOME_SANITIZED=1)
+    endif()
+    sc_add_command_test(test_pg_outcome
+        COMMAND ${SC_PG_CLUSTER} $<TARGET_FILE:test_pg_outcome>
+        TIMEOUT 240 SKIP_RETURN_CODE 77 LABELS pg)
 endif()
 # The store suite (tests/store.cmake) again on PostgreSQL: one cluster per
 # binary, one fresh database per test (tests/store/store_fixture.c), the

@@ -10,10 +10,13 @@
  * per host name: a connection of its own holds a session advisory lock
  * keyed by the host name for the store's life (hold_host()).
  *
- * A connection that broke (server stopped, restarted) makes its call fail
- * with SC_STORE_EIO, so no client is told a write succeeded that did not;
- * the next transaction or read on it calls PQreset first, so the daemon
- * recovers once the server is back without being restarted.
+ * A connection that broke (server stopped, restarted) is made again by
+ * the next transaction or read on it (PQreset), so the daemon recovers once
+ * the server is back without being restarted.  The writer waits for it up
+ * to reconnect_ms at a BEGIN, and after a COMMIT that got no answer learns
+ * from this host's hosts.write_seq whether it committed
+ * (store_pg_write.c), so no client is told a write failed that was
+ * stored, or succeeded that was not.
  *
  * Times are sent and read as Unix milliseconds and converted by the
  * server (TS_IN / TS_OUT), so the columns are real timestamptz for psql.
@@ -75,6 +78,35 @@ int pg_ready(PGconn *conn, char *err, size_t len)
         return 0;
     pg_set_err(err, len, "cannot reach the database", PQerrorMessage(conn));
     return SC_STORE_EIO;
+}
+
+uint64_t pg_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* A server that restarts refuses connections for a moment (no socket, then
+ * "the database system is starting up"): try again every 100 ms. */
+int pg_writer_ready(sc_store_be *be, uint64_t deadline_us, char *err, size_t len)
+{
+    while (PQstatus(be->conn) != CONNECTION_OK) {
+        PQreset(be->conn);
+        if (PQstatus(be->conn) == CONNECTION_OK) {
+            be->generation++;
+            PQclear(PQexec(be->conn, "SET TIME ZONE 'UTC'"));
+            break;
+        }
+        if (pg_now_us() >= deadline_us) {
+            char what[96];
+            snprintf(what, sizeof what, "cannot reach the database within %d ms", be->reconnect_ms);
+            pg_set_err(err, len, what, PQerrorMessage(be->conn));
+            return SC_STORE_EIO;
+        }
+        nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
+    }
+    return 0;
 }
 
 /* ---- parameters ---- */
@@ -180,6 +212,8 @@ static void pg_close(sc_store_be *be)
         PQfinish(be->lock);
     free(be->uri);
     free(be->host);
+    if (be->host_lit)
+        PQfreemem(be->host_lit);
     free(be);
 }
 
@@ -200,6 +234,8 @@ static int pg_open(const sc_store_config *cfg, sc_store_be **out, char *err, siz
     const char *copy = getenv("STREAMCAP_PG_COPY");
     be->binary = copy && strcmp(copy, "binary") == 0;
     be->busy_timeout_ms = cfg->busy_timeout_ms > 0 ? cfg->busy_timeout_ms : 5000;
+    be->reconnect_ms = cfg->reconnect_ms > 0 ? cfg->reconnect_ms : 10000;
+    be->generation = 1;
     int rc = 0;
     if (!(be->conn = pg_connect(be->uri, err, len, &rc))) {
         pg_close(be);
@@ -308,6 +344,24 @@ static int apply_one(PGconn *c, const sc_migration *m, char *err, size_t len)
     return rc;
 }
 
+/* Where this host's write transactions count from (hosts.write_seq, see
+ * store_pg_begin), and the host name as a literal for them. */
+static int read_write_seq(sc_store_be *be, char *err, size_t len)
+{
+    if (!(be->host_lit = PQescapeLiteral(be->conn, be->host, strlen(be->host))))
+        return pg_fail(be->conn, NULL, "cannot quote the host name", err, len);
+    params p = {0};
+    p_word(&p, be->host);
+    int rc = 0;
+    PGresult *r = pg_run(be->conn, "SELECT write_seq FROM hosts WHERE host = $1", &p,
+                         PGRES_TUPLES_OK, "cannot read this host's row", &rc, err, len);
+    if (!r)
+        return rc;
+    be->write_seq = PQntuples(r) == 1 ? col_i64(r, 0, 0) : 0;
+    PQclear(r);
+    return 0;
+}
+
 /* This host's leftovers from a daemon that died: open sessions become
  * lost, pending chunked graphs go.  Other hosts' rows are their own. */
 static int recover_host(sc_store_be *be, char *err, size_t len)
@@ -335,7 +389,7 @@ static int recover_host(sc_store_be *be, char *err, size_t len)
             return rc;
         }
     }
-    return 0;
+    return read_write_seq(be, err, len);
 }
 
 /* ---- one daemon per host name ---- */
@@ -487,6 +541,7 @@ const sc_store_backend sc_store_pg_backend = {
     .begin = store_pg_begin,
     .commit = store_pg_commit,
     .rollback = store_pg_rollback,
+    .txn_outcome = store_pg_txn_outcome,
     .write = store_pg_write,
     .write_chunk = store_pg_write_chunk,
     .drop_chunks = store_pg_drop_chunks,

@@ -31,8 +31,13 @@ struct sc_store_be {
     PGconn *lock; /* holds this host name's advisory lock for the store's life */
     char *uri;
     char *host;
+    char *host_lit; /* host as an SQL literal, for the BEGIN batch */
     bool binary;
     int busy_timeout_ms; /* lock_timeout of write transactions */
+    int reconnect_ms;    /* how long a write waits for a broken connection */
+    int64_t write_seq;   /* hosts.write_seq of the last write transaction */
+    uint64_t generation; /* connections of the writer so far (1 after open) */
+    int outcome;         /* enum sc_store_txn_outcome of the last transaction */
 };
 
 typedef struct pg_reader {
@@ -48,6 +53,12 @@ void pg_set_err(char *err, size_t len, const char *what, const char *why);
 int pg_fail(PGconn *conn, const PGresult *res, const char *what, char *err, size_t len);
 /* Reset a broken connection before it is used again: 0 or EIO. */
 int pg_ready(PGconn *conn, char *err, size_t len);
+/* The writer's connection, reset until it works or `deadline_us`
+ * (pg_now_us) passes: 0, or EIO with err set.  Each reset that worked
+ * counts in be->generation. */
+int pg_writer_ready(sc_store_be *be, uint64_t deadline_us, char *err, size_t len);
+/* CLOCK_MONOTONIC in microseconds. */
+uint64_t pg_now_us(void);
 
 /* store_pg.c: the parameters of one statement, as text (NULL for SQL
  * NULL); p_text's copies are owned, and freed by p_free. */
@@ -121,6 +132,7 @@ PGconn *pg_connect(const char *uri, char *err, size_t len, int *rc);
 int store_pg_begin(sc_store_be *be, unsigned flags, char *err, size_t len);
 int store_pg_commit(sc_store_be *be, char *err, size_t len);
 void store_pg_rollback(sc_store_be *be);
+int store_pg_txn_outcome(sc_store_be *be);
 int store_pg_write(sc_store_be *be, sc_store_job *j, char *err, size_t len);
 int store_pg_write_chunk(sc_store_be *be, sc_store_job *j, uint32_t lo, uint32_t hi, char *err,
                          size_t len);

@@ -14,11 +14,16 @@
 
 /* ---- transactions ---- */
 
-int store_pg_begin(sc_store_be *be, unsigned flags, char *err, size_t len)
+/*
+ * One try at opening a write transaction.  It also sets this host's
+ * hosts.write_seq to a number of its own, the mark store_pg_commit reads
+ * back when the connection breaks with COMMIT sent: the number is there if
+ * and only if the transaction committed.  Numbers only grow, also past a
+ * transaction that never committed, so an older transaction's mark can
+ * never be taken for this one's.
+ */
+static int begin_once(sc_store_be *be, unsigned flags, char *err, size_t len)
 {
-    int rc = pg_ready(be->conn, err, len);
-    if (rc)
-        return rc;
     /*
      * As SQLite's BEGIN IMMEDIATE: the locks every write takes anyway are
      * taken up front, so that a lock held elsewhere (LOCK TABLE, DDL, a
@@ -28,28 +33,145 @@ int store_pg_begin(sc_store_be *be, unsigned flags, char *err, size_t len)
      */
     /* A chunk is acknowledged by the last transaction of its commit only,
      * whose flush covers it: it need not wait for its own. */
-    char begin[360];
-    snprintf(begin, sizeof begin,
+    size_t cap = strlen(be->host_lit) + 512;
+    char *begin = malloc(cap);
+    if (!begin) {
+        pg_set_err(err, len, "cannot begin a write", "out of memory");
+        return SC_STORE_ENOMEM;
+    }
+    be->write_seq++;
+    snprintf(begin, cap,
              "BEGIN; SET LOCAL lock_timeout = %d;%s"
              " LOCK TABLE capture_log, graphs, nodes, edges, graph_index, captures,"
-             " pending_graphs IN ROW EXCLUSIVE MODE",
+             " pending_graphs IN ROW EXCLUSIVE MODE;"
+             " UPDATE hosts SET write_seq = %lld WHERE host = %s",
              be->busy_timeout_ms,
-             (flags & SC_STORE_TXN_UNACKED) ? " SET LOCAL synchronous_commit = off;" : "");
+             (flags & SC_STORE_TXN_UNACKED) ? " SET LOCAL synchronous_commit = off;" : "",
+             (long long)be->write_seq, be->host_lit);
     PGresult *res = PQexec(be->conn, begin);
-    if (!res || PQresultStatus(res) != PGRES_COMMAND_OK) {
+    free(begin);
+    int rc = 0;
+    if (!res || PQresultStatus(res) != PGRES_COMMAND_OK)
         rc = pg_fail(be->conn, res, "cannot begin a write", err, len);
-        PQclear(res);
-        /* A failed statement after BEGIN leaves the transaction open. */
-        PQclear(PQexec(be->conn, "ROLLBACK"));
-        return rc;
+    else if (strcmp(PQcmdTuples(res), "1") != 0) {
+        pg_set_err(err, len, "cannot begin a write", "this host's row in hosts is missing");
+        rc = SC_STORE_EIO;
     }
     PQclear(res);
+    /* A failed statement after BEGIN leaves the transaction open. */
+    if (rc && PQstatus(be->conn) == CONNECTION_OK)
+        PQclear(PQexec(be->conn, "ROLLBACK"));
     return rc;
+}
+
+/* A connection that breaks under the BEGIN (the server restarted since it
+ * was last used, which the connection learns only now) is made again, for
+ * at most reconnect_ms, before the write fails. */
+int store_pg_begin(sc_store_be *be, unsigned flags, char *err, size_t len)
+{
+    be->outcome = SC_STORE_TXN_PLAIN;
+    uint64_t deadline = pg_now_us() + (uint64_t)be->reconnect_ms * 1000u;
+    for (;;) {
+        int rc = pg_writer_ready(be, deadline, err, len);
+        if (rc)
+            return rc;
+        rc = begin_once(be, flags, err, len);
+        if (rc == 0 || PQstatus(be->conn) == CONNECTION_OK || pg_now_us() >= deadline)
+            return rc;
+    }
+}
+
+/* This host's write_seq, read once the transaction that last set it has
+ * ended: FOR UPDATE waits for it when its server still runs it (only our
+ * connection broke), for at most until `deadline`.  0, or EIO. */
+static int settled_seq(sc_store_be *be, uint64_t deadline, int64_t *seq, char *err, size_t len)
+{
+    uint64_t now = pg_now_us();
+    long wait_ms = now < deadline ? (long)((deadline - now) / 1000u) + 1 : 1;
+    size_t cap = strlen(be->host_lit) + 160;
+    char *sql = malloc(cap);
+    if (!sql) {
+        pg_set_err(err, len, "out of memory", NULL);
+        return SC_STORE_EIO;
+    }
+    snprintf(sql, cap,
+             "BEGIN; SET LOCAL lock_timeout = %ld;"
+             " SELECT write_seq FROM hosts WHERE host = %s FOR UPDATE",
+             wait_ms, be->host_lit);
+    int rc = 0;
+    PGresult *r = PQexec(be->conn, sql);
+    free(sql);
+    if (r && PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
+        *seq = col_i64(r, 0, 0);
+    else {
+        pg_fail(be->conn, r, "cannot read this host's row", err, len);
+        rc = SC_STORE_EIO;
+    }
+    PQclear(r);
+    if (PQstatus(be->conn) == CONNECTION_OK)
+        PQclear(PQexec(be->conn, "ROLLBACK"));
+    return rc;
+}
+
+/*
+ * The connection broke with COMMIT sent and no answer: whether the
+ * transaction committed is learnt from this host's row on a new
+ * connection, within reconnect_ms.  Committed is success; not committed
+ * fails with nothing written; not learnt in time fails saying so.
+ */
+static int resolve_commit(sc_store_be *be, char *err, size_t len)
+{
+    uint64_t deadline = pg_now_us() + (uint64_t)be->reconnect_ms * 1000u;
+    char why[256] = "no answer";
+    for (;;) {
+        int64_t seq = 0;
+        int rc = pg_writer_ready(be, deadline, why, sizeof why);
+        if (rc == 0)
+            rc = settled_seq(be, deadline, &seq, why, sizeof why);
+        if (rc == 0 && seq == be->write_seq) {
+            be->outcome = SC_STORE_TXN_COMMITTED;
+            return 0;
+        }
+        if (rc == 0 && seq < be->write_seq) {
+            be->outcome = SC_STORE_TXN_ABORTED;
+            pg_set_err(err, len, "cannot commit",
+                       "the connection to the database broke and the transaction was not "
+                       "committed");
+            return SC_STORE_EIO;
+        }
+        if (rc == 0 || pg_now_us() >= deadline)
+            break; /* a newer mark: another writer under our name */
+        if (PQstatus(be->conn) == CONNECTION_OK)
+            nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
+    }
+    be->outcome = SC_STORE_TXN_UNKNOWN;
+    char msg[512];
+    snprintf(msg, sizeof msg,
+             "commit outcome unknown: the connection to the database broke after COMMIT was "
+             "sent and whether it committed could not be learnt within %d ms (%.200s); it may "
+             "have been stored",
+             be->reconnect_ms, why);
+    pg_set_err(err, len, msg, NULL);
+    return SC_STORE_EIO;
 }
 
 int store_pg_commit(sc_store_be *be, char *err, size_t len)
 {
-    return pg_exec(be->conn, "COMMIT", NULL, "cannot commit", err, len, NULL);
+    PGresult *r = PQexec(be->conn, "COMMIT");
+    if (r && PQresultStatus(r) == PGRES_COMMAND_OK) {
+        /* COMMIT of a transaction already failed answers ROLLBACK. */
+        bool rolled_back = strcmp(PQcmdStatus(r), "ROLLBACK") == 0;
+        PQclear(r);
+        if (!rolled_back)
+            return 0;
+        pg_set_err(err, len, "cannot commit", "the transaction was rolled back");
+        return SC_STORE_EIO;
+    }
+    int rc = pg_fail(be->conn, r, "cannot commit", err, len);
+    PQclear(r);
+    if (PQstatus(be->conn) == CONNECTION_OK)
+        return rc;
+    return resolve_commit(be, err, len);
 }
 
 void store_pg_rollback(sc_store_be *be)
@@ -58,6 +180,15 @@ void store_pg_rollback(sc_store_be *be)
         return;
     PGresult *r = PQexec(be->conn, "ROLLBACK");
     PQclear(r);
+}
+
+int store_pg_txn_outcome(sc_store_be *be)
+{
+    /* A statement before COMMIT failed with the connection: nothing of the
+     * transaction can have committed. */
+    if (be->outcome == SC_STORE_TXN_PLAIN && PQstatus(be->conn) != CONNECTION_OK)
+        return SC_STORE_TXN_BROKEN;
+    return be->outcome;
 }
 
 /* ---- COPY ---- */
@@ -551,12 +682,69 @@ static int insert_index(sc_store_be *be, const sc_graph *g, int64_t gid, char *e
     return rc;
 }
 
-static int drop_pending_row(sc_store_be *be, int64_t gid, char *err, size_t len)
+static int chunks_lost(sc_store_be *be, char *err, size_t len)
+{
+    be->outcome = SC_STORE_TXN_RESTART;
+    pg_set_err(err, len, "cannot store the graph",
+               "rows of its earlier transactions were lost when the database restarted");
+    return SC_STORE_EIO;
+}
+
+/* Before a later chunk, when the connection was made again since the
+ * last check: are the chunks so far, nodes [0, lo), still there?  Those
+ * seen after a reconnection are checked again only after the next one. */
+static int check_chunks(sc_store_be *be, sc_store_job *j, uint32_t lo, char *err, size_t len)
+{
+    if (be->generation == j->u.commit.be_mark)
+        return 0;
+    params p = {0};
+    p_i64(&p, j->u.commit.pending_gid);
+    int rc = 0;
+    PGresult *r = pg_run(be->conn,
+                         "SELECT (SELECT count(*) FROM nodes WHERE graph = $1),"
+                         " (SELECT count(*) FROM pending_graphs WHERE graph = $1)",
+                         &p, PGRES_TUPLES_OK, "cannot store the graph", &rc, err, len);
+    if (!r)
+        return rc;
+    bool kept = col_i64(r, 0, 0) == lo && col_i64(r, 0, 1) == 1;
+    PQclear(r);
+    if (!kept)
+        return chunks_lost(be, err, len);
+    j->u.commit.be_mark = be->generation;
+    return 0;
+}
+
+/*
+ * The reservation of a chunked commit goes in its last transaction.  Its
+ * chunks were committed without waiting for their flush (UNACKED): a
+ * server that crashed since the first of them may have lost the last ones
+ * (the connection was made again since: another generation), so then the
+ * rows are counted before the graph is made visible.
+ */
+static int drop_pending_row(sc_store_be *be, const sc_store_job *j, int64_t gid, char *err,
+                            size_t len)
 {
     params p = {0};
     p_i64(&p, gid);
-    return pg_exec(be->conn, "DELETE FROM pending_graphs WHERE graph = $1", &p,
-                   "cannot store the graph", err, len, NULL);
+    int64_t changed = 0;
+    int rc = pg_exec(be->conn, "DELETE FROM pending_graphs WHERE graph = $1", &p,
+                     "cannot store the graph", err, len, &changed);
+    if (rc == 0 && changed == 1 && be->generation != j->u.commit.be_mark) {
+        PGresult *r = pg_run(be->conn,
+                             "SELECT (SELECT count(*) FROM nodes WHERE graph = $1),"
+                             " (SELECT count(*) FROM edges WHERE graph = $1)",
+                             &p, PGRES_TUPLES_OK, "cannot store the graph", &rc, err, len);
+        if (!r)
+            return rc;
+        const sc_graph *g = j->u.commit.g;
+        if (col_i64(r, 0, 0) != sc_graph_node_count(g) ||
+            col_i64(r, 0, 1) != (int64_t)sc_graph_edge_count(g))
+            changed = 0;
+        PQclear(r);
+    }
+    if (rc == 0 && changed != 1)
+        rc = chunks_lost(be, err, len);
+    return rc;
 }
 
 /* Every row of the graph, or for the last transaction of a chunked commit
@@ -574,7 +762,7 @@ static int store_graph(sc_store_be *be, sc_store_job *j, int64_t *gid, char *err
     if (rc == 0)
         rc = insert_index(be, g, *gid, err, len);
     if (rc == 0 && j->u.commit.pending_gid)
-        rc = drop_pending_row(be, *gid, err, len);
+        rc = drop_pending_row(be, j, *gid, err, len);
     return rc;
 }
 
@@ -746,7 +934,12 @@ int store_pg_write_chunk(sc_store_be *be, sc_store_job *j, uint32_t lo, uint32_t
         if (!r)
             return rc;
         j->u.commit.pending_gid = col_i64(r, 0, 0);
+        j->u.commit.be_mark = be->generation;
         PQclear(r);
+    } else {
+        int rc = check_chunks(be, j, lo, err, len);
+        if (rc)
+            return rc;
     }
     int rc = copy_rows(be, j->u.commit.g, j->u.commit.pending_gid, lo, hi, false, err, len);
     return rc ? rc : copy_rows(be, j->u.commit.g, j->u.commit.pending_gid, lo, hi, true, err, len);
@@ -755,14 +948,16 @@ int store_pg_write_chunk(sc_store_be *be, sc_store_job *j, uint32_t lo, uint32_t
 void store_pg_drop_chunks(sc_store_be *be, int64_t gid)
 {
     char err[128]; /* read by nobody: a failed drop is retried at the next start */
-    if (pg_ready(be->conn, err, sizeof err) != 0)
+    if (pg_writer_ready(be, pg_now_us(), err, sizeof err) != 0)
         return;
     params p = {0};
     p_i64(&p, gid);
+    /* A last transaction whose outcome is unknown may have stored the
+     * graph: its rows stay. */
     static const char *const steps[] = {
         "BEGIN",
-        "DELETE FROM edges WHERE graph = $1",
-        "DELETE FROM nodes WHERE graph = $1",
+        "DELETE FROM edges WHERE graph = $1 AND NOT EXISTS (SELECT 1 FROM graphs WHERE graph = $1)",
+        "DELETE FROM nodes WHERE graph = $1 AND NOT EXISTS (SELECT 1 FROM graphs WHERE graph = $1)",
         "DELETE FROM pending_graphs WHERE graph = $1",
         "COMMIT",
     };

@@ -8,6 +8,8 @@
 # as root).  CMD sees:
 #   STREAMCAP_TEST_PG      a connection URI for the cluster's database
 #   STREAMCAP_TEST_PG_STOP a shell command that stops the server (fast)
+#   STREAMCAP_TEST_PG_CRASH a shell command that stops it as a crash would
+#                          (-m immediate: no checkpoint, connections cut)
 #   STREAMCAP_TEST_PG_START a shell command that starts it again
 #   PGHOST, PGUSER, PGDATABASE  for psql
 # Exit status: CMD's; 77 (skipped) when PostgreSQL's server binaries are
@@ -56,6 +58,7 @@ $as "$bindir/initdb" -D "$dir/data" -U streamcap -A trust -E UTF8 --no-locale --
 opts="-c listen_addresses= -c unix_socket_directories=$dir -c max_connections=60"
 start="$as $bindir/pg_ctl -D $dir/data -l $dir/server.log -w -t 60 -o '$opts' start"
 stop="$as $bindir/pg_ctl -D $dir/data -m fast -w stop"
+crash="$as $bindir/pg_ctl -D $dir/data -m immediate -w stop"
 if ! eval "$start" >/dev/null; then
     cat "$dir/server.log" >&2
     exit 1
@@ -63,6 +66,7 @@ fi
 
 export STREAMCAP_TEST_PG="postgresql:///streamcap?host=$dir&user=streamcap"
 export STREAMCAP_TEST_PG_STOP="$stop >/dev/null"
+export STREAMCAP_TEST_PG_CRASH="$crash >/dev/null"
 export STREAMCAP_TEST_PG_START="$start >/dev/null"
 export PGHOST="$dir" PGUSER=streamcap PGDATABASE=streamcap
 $as "$bindir/createdb" -h "$dir" -U streamcap streamcap

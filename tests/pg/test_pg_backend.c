@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "sc_graph.h"
+#include "sc_schema.h"
 #include "skip.h"
 #include "store_fixture.h"
 #include "store_backend.h"
@@ -42,7 +43,8 @@ static int reset_db(void **state)
 
 static sc_store_be *open_be(const char *host)
 {
-    sc_store_config cfg = {.path = fx_pg_server(), .host = host};
+    /* A stopped server fails a write after a second, not the default 10. */
+    sc_store_config cfg = {.path = fx_pg_server(), .host = host, .reconnect_ms = 1000};
     sc_store_be *be = NULL;
     char err[256] = "";
     int rc = B->open(&cfg, &be, err, sizeof err);
@@ -284,7 +286,8 @@ static void test_concurrent_migrate(void **state)
         if (s[i].rc)
             fail_msg("%s: %s", s[i].host, s[i].err);
     }
-    assert_int_equal(fx_pg_int(fx_pg_server(), "SELECT count(*) FROM schema_migrations"), 1);
+    assert_int_equal(fx_pg_int(fx_pg_server(), "SELECT count(*) FROM schema_migrations"),
+                     sc_pg_migration_count);
     assert_int_equal(fx_pg_int(fx_pg_server(), "SELECT count(*) FROM hosts"), N);
 }
 
@@ -510,6 +513,154 @@ static void test_server_restart(void **state)
     B->close(be);
 }
 
+/* A server that restarted while the writer's connection sat idle: the
+ * connection learns it only at the next BEGIN, which connects again and
+ * succeeds instead of failing the write. */
+static void test_first_write_after_restart(void **state)
+{
+    (void)state;
+    sc_store_be *be = open_be("alpha");
+    int64_t s = log_open(be, 1, "a", 1);
+    assert_int_equal(system(getenv("STREAMCAP_TEST_PG_STOP")), 0);
+    assert_int_equal(system(getenv("STREAMCAP_TEST_PG_START")), 0);
+    assert_true(log_open(be, 1, "b", 2) > s);
+    assert_int_equal(B->txn_outcome(be), SC_STORE_TXN_PLAIN);
+    B->close(be);
+}
+
+/* The connection cut with the transaction open: its COMMIT gets no answer,
+ * and the backend learns on a new connection that it did not commit. */
+static void test_commit_on_cut_connection(void **state)
+{
+    (void)state;
+    sc_store_be *be = open_be("alpha");
+    sc_store_job j = {.type = SC_STORE_JOB_LOG_OPEN};
+    j.u.open.label = "cut";
+    j.u.open.label_len = 3;
+    j.u.open.semantics = "oxicuda";
+    char err[256];
+    assert_int_equal(B->begin(be, 0, err, sizeof err), 0);
+    assert_int_equal(B->write(be, &j, err, sizeof err), 0);
+    assert_int_equal(fx_pg_int(fx_pg_server(),
+                               "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                               " WHERE state = 'idle in transaction' AND pid <> pg_backend_pid()"),
+                     1);
+    assert_int_equal(B->commit(be, err, sizeof err), SC_STORE_EIO);
+    assert_int_equal(B->txn_outcome(be), SC_STORE_TXN_ABORTED);
+    assert_non_null(strstr(err, "not committed"));
+    B->rollback(be);
+    assert_int_equal(
+        fx_pg_int(fx_pg_server(), "SELECT count(*) FROM capture_log WHERE label = 'cut'"), 0);
+    /* Run again, it commits on the new connection. */
+    assert_int_equal(run_job(be, &j, err, sizeof err), 0);
+    assert_int_equal(B->txn_outcome(be), SC_STORE_TXN_PLAIN);
+    assert_int_equal(
+        fx_pg_int(fx_pg_server(), "SELECT count(*) FROM capture_log WHERE label = 'cut'"), 1);
+    B->close(be);
+}
+
+/* A COMMIT on its own thread, as the writer runs it. */
+typedef struct committer {
+    sc_store_be *be;
+    sc_store_job j;
+    int rc;
+    char err[512];
+} committer;
+
+static void *commit_one(void *arg)
+{
+    committer *c = arg;
+    c->rc = B->begin(c->be, 0, c->err, sizeof c->err);
+    if (c->rc == 0)
+        c->rc = B->write(c->be, &c->j, c->err, sizeof c->err);
+    if (c->rc == 0)
+        c->rc = B->commit(c->be, c->err, sizeof c->err);
+    return NULL;
+}
+
+/*
+ * A COMMIT that committed but whose answer never came: with a synchronous
+ * standby that does not exist, the server records the commit and then
+ * waits; its backend is ended meanwhile (terminate), or the server is
+ * stopped, so the connection breaks after the commit and before the
+ * answer.  The commit runs on a thread; this one waits for it to reach
+ * the wait, then breaks it.
+ */
+static void stuck_commit(sc_store_be *be, const char *label, const char *breaker, committer *c)
+{
+    const char *pg = fx_pg_server();
+    fx_pg_exec(pg, "ALTER SYSTEM SET synchronous_standby_names = 'nobody'");
+    fx_pg_int(pg, "SELECT 1 FROM pg_reload_conf()");
+    nanosleep(&(struct timespec){.tv_nsec = 300 * 1000 * 1000}, NULL);
+    *c = (committer){.be = be, .j = {.type = SC_STORE_JOB_LOG_OPEN}};
+    c->j.u.open.label = label;
+    c->j.u.open.label_len = strlen(label);
+    c->j.u.open.semantics = "oxicuda";
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, commit_one, c), 0);
+    int waiting = 0;
+    for (int i = 0; i < 200 && !waiting; i++) {
+        nanosleep(&(struct timespec){.tv_nsec = 50 * 1000 * 1000}, NULL);
+        waiting = (int)fx_pg_int(pg, "SELECT count(*) FROM pg_stat_activity"
+                                     " WHERE wait_event = 'SyncRep'");
+    }
+    assert_int_equal(waiting, 1);
+    if (strcmp(breaker, "terminate") == 0)
+        assert_int_equal(fx_pg_int(pg, "SELECT count(pg_terminate_backend(pid))"
+                                       " FROM pg_stat_activity WHERE wait_event = 'SyncRep'"),
+                         1);
+    else
+        assert_int_equal(system(breaker), 0);
+    pthread_join(t, NULL);
+}
+
+static void no_standby(void)
+{
+    const char *pg = fx_pg_server();
+    fx_pg_exec(pg, "ALTER SYSTEM RESET synchronous_standby_names");
+    fx_pg_int(pg, "SELECT 1 FROM pg_reload_conf()");
+    nanosleep(&(struct timespec){.tv_nsec = 300 * 1000 * 1000}, NULL);
+}
+
+/* The answer lost, the server still up: found committed, a success. */
+static void test_commit_answer_lost(void **state)
+{
+    (void)state;
+    sc_store_be *be = open_be("alpha");
+    committer c;
+    stuck_commit(be, "lost", "terminate", &c);
+    no_standby();
+    if (c.rc)
+        fail_msg("commit: %s", c.err);
+    assert_int_equal(B->txn_outcome(be), SC_STORE_TXN_COMMITTED);
+    assert_int_equal(fx_pg_int(fx_pg_server(), "SELECT count(*) FROM capture_log"
+                                               " WHERE label = 'lost'"),
+                     1);
+    assert_true(log_open(be, 1, "next", 2) > c.j.id);
+    B->close(be);
+}
+
+/* The answer lost and the server gone for longer than the bound: the
+ * write fails saying that its outcome is unknown (here: it committed). */
+static void test_commit_outcome_unknown(void **state)
+{
+    (void)state;
+    sc_store_be *be = open_be("alpha");
+    committer c;
+    stuck_commit(be, "unknown", getenv("STREAMCAP_TEST_PG_STOP"), &c);
+    assert_int_equal(c.rc, SC_STORE_EIO);
+    assert_int_equal(B->txn_outcome(be), SC_STORE_TXN_UNKNOWN);
+    assert_non_null(strstr(c.err, "outcome unknown"));
+    B->rollback(be);
+    assert_int_equal(system(getenv("STREAMCAP_TEST_PG_START")), 0);
+    no_standby();
+    assert_int_equal(fx_pg_int(fx_pg_server(), "SELECT count(*) FROM capture_log"
+                                               " WHERE label = 'unknown'"),
+                     1);
+    assert_true(log_open(be, 1, "next", 2) > 0);
+    B->close(be);
+}
+
 int main(int argc, char **argv)
 {
     if (!fx_pg_server())
@@ -525,7 +676,13 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_delete_and_notfound, reset_db),
         cmocka_unit_test_setup(test_chunks, reset_db),
         cmocka_unit_test_setup(test_server_restart, reset_db),
+        cmocka_unit_test_setup(test_first_write_after_restart, reset_db),
+        cmocka_unit_test_setup(test_commit_on_cut_connection, reset_db),
+        cmocka_unit_test_setup(test_commit_answer_lost, reset_db),
+        cmocka_unit_test_setup(test_commit_outcome_unknown, reset_db),
     };
-    const sc_test_need needs[] = {{"test_server_restart", restart_unmet}};
+    const sc_test_need needs[] = {{"test_server_restart", restart_unmet},
+                                  {"test_first_write_after_restart", restart_unmet},
+                                  {"test_commit_outcome_unknown", restart_unmet}};
     return SC_TEST_MAIN(argc, argv, tests, needs);
 }

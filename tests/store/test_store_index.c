@@ -277,6 +277,39 @@ static void test_skeleton_large(void **state)
     sc_graph_destroy(g);
 }
 
+/* Two graphs committed in chunks, queued at once: each is stored by its
+ * own steps, once, and both ends succeed (the last transaction of the
+ * first once also wrote the second whole, whose own first chunk then
+ * found its session completed and answered ENOTFOUND). */
+static void test_two_chunked_commits_at_once(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 1000, 0);
+    uint64_t seed = 0x2C0C;
+    sc_graph *g[2] = {random_graph(&seed, 70000, 4, true), random_graph(&seed, 80000, 4, true)};
+    int64_t s[2];
+    wres w[2] = {{0}};
+    for (int i = 0; i < 2; i++)
+        s[i] = fx_open_session(f, "two", T0);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(
+            sc_store_commit_graph(f->st, s[i], g[i], 1000, 4242, "two", 3, T0, wres_cb, &w[i]), 0);
+    fx_drain(f);
+    fx_sql *db = fx_db(f);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(w[i].calls, 1);
+        if (w[i].rc != SC_STORE_OK)
+            fail_msg("commit %d: %d %s", i, w[i].rc, w[i].msg);
+        assert_int_equal(q_int(db, "SELECT count(*) FROM graphs WHERE session = %lld", s[i]), 1);
+        assert_int_equal(q_int(db, "SELECT count(*) FROM nodes WHERE graph = %lld", w[i].id),
+                         sc_graph_node_count(g[i]));
+    }
+    assert_true(w[0].id != w[1].id);
+    fx_db_close(db);
+    for (int i = 0; i < 2; i++)
+        sc_graph_destroy(g[i]);
+}
+
 /* A graph stored in chunks gets its index in parts, a step at a time
  * (schema/008_index_parts.sql): they follow each other from node 0 and
  * make the same skeleton; a missing or displaced part fails the load. */
@@ -529,6 +562,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_skeleton_same_reachability, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_skeleton_large, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_index_in_parts, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_two_chunked_commits_at_once, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_failed_index_step_leaves_nothing, fx_setup,
                                         fx_teardown),
         cmocka_unit_test_setup_teardown(test_index_deleted_with_graph, fx_setup, fx_teardown),
