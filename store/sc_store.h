@@ -45,6 +45,11 @@ typedef struct sc_store_config {
     bool sync_full;         /* synchronous=FULL (true) or NORMAL */
     int busy_timeout_ms;    /* 0 means the default, 5000 */
     int64_t max_page_count; /* > 0: SQLite's PRAGMA max_page_count (tests only) */
+    /* Optional: told (from any thread, one line, no newline) what the
+     * store wants an operator to know, e.g. that a full disk keeps it from
+     * setting space aside.  The store keeps the pointers for its life. */
+    void (*warn)(void *ctx, const char *msg);
+    void *warn_ctx;
 } sc_store_config;
 
 /*

@@ -234,16 +234,45 @@ static int sqlite_migrate(sc_store_be *be, char *errbuf, size_t errlen)
      * acknowledged: their rows go before anything reads the file.  Should
      * that fail (a full disk), they stay invisible until the next start. */
     store_writer_recover(db);
+    if (store_stop_open(be, errbuf, errlen) ||
+        query_int(db, "SELECT coalesce(max(session), 0) FROM capture_log", &be->recovery_below,
+                  errbuf, errlen))
+        return SC_STORE_EIO;
+    int rc = store_sqlite_recover_sessions(be);
+    if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_FULL && (rc & 0xff) != SQLITE_IOERR)
+        return fail(db, "ending the sessions of the last run", errbuf, errlen);
+    /* A full disk must not keep reads and deletes from being served: the
+     * writer records these rows once the database takes them again. */
+    if (rc != SQLITE_OK) {
+        be->recovery_due = true;
+        store_sqlite_warn(be,
+                          "cannot end the sessions of the last run yet (%s): they stay open, "
+                          "and are ended (or called lost) once the database takes writes",
+                          sqlite3_errmsg(db));
+    }
+    return store_writer_prepare(be, errbuf, errlen);
+}
+
+int store_sqlite_recover_sessions(store_writer *w)
+{
     /* Rows the last stop could not end are ended first: that daemon did
      * not die.  Should that fail, nothing is marked lost either. */
-    if (store_sqlite_apply_deferred(db, errbuf, errlen))
-        return SC_STORE_EIO;
-    /* Rows still open belong to a daemon that died; their end time is
-     * unknown, so ended_at stays NULL. */
-    if (exec(db, "UPDATE capture_log SET outcome = 'lost' WHERE outcome = 'open'",
-             "marking lost sessions", errbuf, errlen))
-        return SC_STORE_EIO;
-    return store_writer_prepare(be, errbuf, errlen);
+    int rc = store_stop_apply(w);
+    if (rc != SQLITE_OK)
+        return rc;
+    /* Rows still open belong to a daemon that died (sessions of this run
+     * have later ids); their end time is unknown, so ended_at stays NULL. */
+    sqlite3_stmt *s;
+    rc = sqlite3_prepare_v2(w->db,
+                            "UPDATE capture_log SET outcome = 'lost'"
+                            " WHERE outcome = 'open' AND session <= ?1",
+                            -1, &s, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    sqlite3_bind_int64(s, 1, w->recovery_below);
+    rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
 /* ---- one daemon per database ---- */
@@ -352,6 +381,7 @@ static void sqlite_close(sc_store_be *be)
     if (!be)
         return;
     store_writer_finalize(be);
+    store_stop_close(be);
     sqlite3_close(be->db);
     release_lock(be);
     free(be->host);
@@ -376,6 +406,9 @@ static int sqlite_open(const sc_store_config *cfg, sc_store_be **out, char *errb
         return SC_STORE_ENOMEM;
     }
     be->lock_fd = -1;
+    be->stop_fd = -1;
+    be->warn = cfg->warn;
+    be->warn_ctx = cfg->warn_ctx;
     be->busy_timeout_ms = cfg->busy_timeout_ms > 0 ? cfg->busy_timeout_ms : DEFAULT_BUSY_TIMEOUT_MS;
     be->max_page_count = cfg->max_page_count;
     int rc = take_lock(be, cfg->path, errbuf, errlen);
