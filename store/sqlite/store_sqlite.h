@@ -58,6 +58,7 @@ typedef struct sc_store_be {
     const char *why; /* set when a job fails for a reason SQLite does not know */
     bool nomem;      /* the failure was memory running out (SQLite's or ours) */
     bool full;       /* the failure was SQLITE_FULL (the disk or max_page_count) */
+    bool deleting;   /* the last job written was a graph delete */
     /* Space kept next to the database for deletes on a full disk
      * (store_sqlite_write.c): "<db>.reserve", STORE_RESERVE_BYTES when present. */
     char *reserve_path;

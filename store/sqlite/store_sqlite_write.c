@@ -783,6 +783,7 @@ void store_sqlite_rollback(sc_store_be *w)
 
 int store_sqlite_write(sc_store_be *w, sc_store_job *j, char *err, size_t len)
 {
+    w->deleting = j->type == SC_STORE_JOB_DELETE_GRAPH;
     int rc = run_job(w, j);
     return rc == SC_STORE_EIO ? fail_code(w, err, len) : rc;
 }
@@ -798,12 +799,16 @@ bool store_sqlite_make_room(sc_store_be *w)
 {
     if (!w->full)
         return false;
-    /* Without the reserve, the margin of the stop's room: the rows of the
-     * sessions open now keep theirs. */
-    if (!reserve_release(w) && !store_stop_shrink(w, w->open_rows))
-        return false;
-    w->checkpoint_due = true;
-    return true;
+    if (reserve_release(w)) {
+        w->checkpoint_due = true;
+        return true;
+    }
+    /* Without the reserve, a delete takes the margin of the stop's room
+     * (the rows of the sessions open now keep theirs); a final log row has
+     * its place in that room already.  No checkpoint then: it would grow
+     * the database file into the few pages freed, which the next writes
+     * need for the log. */
+    return w->deleting && store_stop_shrink(w, w->open_rows);
 }
 
 /* ---- chunked commits ---- */
