@@ -116,6 +116,13 @@ int store_stop_open(store_writer *w, char *err, size_t errlen)
     if (stop_path(w->db, path, sizeof path) != 0)
         return 0;
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0 && (errno == ENOSPC || errno == EDQUOT)) {
+        /* Not there and no room to make it: a stop appends to it as well
+         * as it can, and the start goes on. */
+        store_sqlite_warn(w, "cannot create %s: %s; a stop on a full disk may lose its log rows",
+                          path, strerror(errno));
+        return 0;
+    }
     if (fd < 0) {
         snprintf(err, errlen, "cannot open the .shutdown file next to the database: %s",
                  strerror(errno));
