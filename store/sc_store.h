@@ -156,7 +156,8 @@ int sc_store_log_end(sc_store *st, int64_t session, const char *outcome, uint32_
 /**
  * sc_store_log_end for a daemon that is stopping: refused for want of room
  * (a full disk), the update runs once more on the space the backend keeps
- * for deletes (SQLite's "<db>.reserve"), which the next start makes again.
+ * for deletes (SQLite's "<db>.reserve"), which the next start makes again;
+ * without it the row goes to sc_store_defer_log_end's room.
  */
 int sc_store_log_end_final(sc_store *st, int64_t session, const char *outcome, uint32_t node_count,
                            int64_t ended_ms, sc_store_done_fn done, void *arg);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -27,6 +28,8 @@
 #define BALLAST_BYTES (512u << 10)
 #define KERNELS       1500
 #define MAX_GRAPHS    500
+/* A graph of about 2 MB of pages: twice the reserve. */
+#define BIG_KERNELS 20000
 
 typedef struct acked {
     int64_t graph, nodes, edges;
@@ -47,22 +50,22 @@ static void write_ballast(const char *path)
     close(fd);
 }
 
-/* Record KERNELS kernels on stream 0 of session `s` and end it: the end's reply. */
-static cJSON *fill_and_end(sc_it_conn *c, long long s, int i)
+/* Record `kernels` kernels on stream 0 of session `s` and end it: the end's reply. */
+static cJSON *fill_and_end_n(sc_it_conn *c, long long s, int i, int kernels)
 {
-    char **lines = calloc(KERNELS, sizeof(char *));
-    cJSON **replies = calloc(KERNELS, sizeof(cJSON *));
+    char **lines = calloc((size_t)kernels, sizeof(char *));
+    cJSON **replies = calloc((size_t)kernels, sizeof(cJSON *));
     assert_non_null(lines);
     assert_non_null(replies);
-    for (int k = 0; k < KERNELS; k++)
+    for (int k = 0; k < kernels; k++)
         if (asprintf(&lines[k],
                      "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"capture.record_kernel\","
                      "\"params\":{\"session\":%lld,\"stream\":0,\"function_name\":"
                      "\"fill_%d_%d\",\"num_blocks\":1,\"threads_per_block\":32}}",
                      k, s, i, k) < 0)
             fail_msg("out of memory");
-    assert_int_equal(sc_rel_pipeline(c, lines, KERNELS, replies), 0);
-    for (int k = 0; k < KERNELS; k++) {
+    assert_int_equal(sc_rel_pipeline(c, lines, (size_t)kernels, replies), 0);
+    for (int k = 0; k < kernels; k++) {
         sc_it_ok(c, replies[k]);
         cJSON_Delete(replies[k]);
         free(lines[k]);
@@ -70,6 +73,11 @@ static cJSON *fill_and_end(sc_it_conn *c, long long s, int i)
     free(lines);
     free(replies);
     return sc_it_call(c, "capture.end", "{\"session\":%lld,\"stream\":0}", s);
+}
+
+static cJSON *fill_and_end(sc_it_conn *c, long long s, int i)
+{
+    return fill_and_end_n(c, s, i, KERNELS);
 }
 
 /* A session capturing on stream 0, or 0 when session.open found the disk full. */
@@ -485,6 +493,51 @@ static void test_restart_after_crash_on_full_disk(void **state)
     sc_it_must_stop(d);
 }
 
+/*
+ * rel_fullfs DIR bigdelete: a graph larger than the reserve (about 2 MB of
+ * pages), deleted on a disk full to the last byte.  A delete writes only
+ * the pages that point at the freed ones, not the freed pages themselves
+ * (secure_delete FAST), so the 1 MiB reserve suffices however big the
+ * graph; the other graph stays whole.
+ */
+static void test_delete_graph_larger_than_reserve(void **state)
+{
+    const char *dir = ((sc_rel_fixture *)*state)->arg;
+    char db[512], filler[512];
+    snprintf(db, sizeof(db), "%s/streamcap.db", dir);
+    snprintf(filler, sizeof(filler), "%s/filler", dir);
+    const char *const args[] = {"--db", db, NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    sc_it_conn *c = sc_it_must_connect(d);
+    long long s = open_capturing(c);
+    assert_true(s > 0);
+    cJSON *reply = fill_and_end_n(c, s, 0, BIG_KERNELS);
+    long long big = (long long)sc_it_int(sc_it_ok(c, reply), "graph");
+    cJSON_Delete(reply);
+    acked small;
+    if (!store_one(c, 1, &small))
+        fail_msg("a small store failed with room on the disk");
+    long long late = open_capturing(c);
+    assert_true(late > 0);
+    fill_up(filler);
+    reply = fill_and_end(c, late, 2);
+    sc_it_err(c, reply, 1007, "storage");
+    cJSON_Delete(reply);
+    char wal[600];
+    snprintf(wal, sizeof(wal), "%s-wal", db);
+    struct stat before, after;
+    assert_int_equal(stat(wal, &before), 0);
+    sc_it_must_ok(c, "graph.delete", "{\"graph\":%lld}", big);
+    assert_int_equal(stat(wal, &after), 0);
+    print_message("deleting a graph of %d nodes on the full disk grew the log by %lld KiB\n",
+                  BIG_KERNELS, (long long)(after.st_size - before.st_size) / 1024);
+    sc_it_must_error(c, 1001, NULL, "graph.get", "{\"graph\":%lld}", big);
+    expect_all_whole(c, &small, 1);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    unlink(filler);
+}
+
 typedef struct fullfs_case {
     const char *mode; /* argv[2]; NULL: none */
     CMUnitTestFunction fn;
@@ -500,6 +553,8 @@ int main(int argc, char **argv)
         {"closed", test_stop_keeps_closed_and_open_rows, "test_stop_keeps_closed_and_open_rows"},
         {"noreserve", test_delete_without_reserve, "test_delete_without_reserve"},
         {"crash", test_restart_after_crash_on_full_disk, "test_restart_after_crash_on_full_disk"},
+        {"bigdelete", test_delete_graph_larger_than_reserve,
+         "test_delete_graph_larger_than_reserve"},
     };
     const fullfs_case *which = NULL;
     for (size_t i = 0; argc >= 2 && argc <= 3 && i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -507,8 +562,9 @@ int main(int argc, char **argv)
                       : cases[i].mode != NULL && strcmp(argv[2], cases[i].mode) == 0)
             which = &cases[i];
     if (!which) {
-        fprintf(stderr, "usage: rel_fullfs DIR [delete|stop|closed|noreserve|crash]  (an empty "
-                        "directory on a small filesystem)\n");
+        fprintf(stderr,
+                "usage: rel_fullfs DIR [delete|stop|closed|noreserve|crash|bigdelete]  (an empty "
+                "directory on a small filesystem)\n");
         return 2;
     }
     const struct CMUnitTest tests[] = {

@@ -59,3 +59,5 @@ run_on 8m noreserve
 # kill -9 on a full disk, restart on it still full: reads and deletes are
 # served, and the crashed sessions read `lost` once space is back.
 run_on 8m crash
+# A delete of a graph twice the reserve's size on a full disk.
+run_on 8m bigdelete
