@@ -88,9 +88,10 @@ typedef struct sc_store_be {
 #define STORE_RESERVE_MIN_BYTES (64u << 10)
 /* A line of "<db>.shutdown" is at most 62 bytes (store_sqlite_stop.c). */
 #define STORE_STOP_ROW_BYTES 64u
-/* Rows allocated ahead of the open ones, so that most session.opens need
- * no allocation: 64 KiB. */
-#define STORE_STOP_SPARE_ROWS 1024u
+/* Rows allocated ahead of the open ones, 256 KiB: most session.opens
+ * need no allocation, and a delete on a full disk without the reserve has
+ * room for the log pages of a graph of about 1 MB (store_stop_shrink). */
+#define STORE_STOP_SPARE_ROWS 4096u
 
 /* A warning for the operator through the store's config, if it has one. */
 void store_sqlite_warn(store_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "rel_util.h"
 
@@ -314,6 +315,23 @@ static bool logged(const sc_it_daemon *d, const char *text)
     return seen;
 }
 
+/* The database's free pages, read through a read-only connection. */
+static int64_t freelist_pages(const char *db)
+{
+    sqlite3 *h = NULL;
+    sqlite3_stmt *s = NULL;
+    int64_t n = -1;
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(h, "PRAGMA freelist_count", -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+        n = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(h);
+    if (n < 0)
+        fail_msg("PRAGMA freelist_count on %s failed", db);
+    return n;
+}
+
 /* Store one graph through a fresh session: its id, or 0 on 1007. */
 static long long store_one(sc_it_conn *c, int i, acked *out)
 {
@@ -382,17 +400,19 @@ static void test_stop_keeps_closed_and_open_rows(void **state)
  * rel_fullfs DIR noreserve: the daemon starts with under 1.25 MiB free, so
  * it cannot make its 1 MiB reserve and says so in its log.  Once the disk
  * is full to the last byte a store answers 1007, yet graph.delete
- * succeeds (on the room allocated for the stop's rows), a write after it
- * too, and once space is back the reserve is made again.
+ * succeeds (on the room allocated for the stop's rows when it needs room)
+ * and the graph's pages are free for later stores; once space is back the
+ * reserve is made again.
  */
 static void test_delete_without_reserve(void **state)
 {
     const char *dir = ((sc_rel_fixture *)*state)->arg;
-    char db[512], filler[512], filler2[512], reserve[600];
+    char db[512], filler[512], filler2[512], reserve[600], stop_file[600];
     snprintf(db, sizeof(db), "%s/streamcap.db", dir);
     snprintf(filler, sizeof(filler), "%s/filler", dir);
     snprintf(filler2, sizeof(filler2), "%s/filler2", dir);
     snprintf(reserve, sizeof(reserve), "%s.reserve", db);
+    snprintf(stop_file, sizeof(stop_file), "%s.shutdown", db);
     fill_leaving(filler, 1024u << 10);
     const char *const args[] = {"--db", db, NULL};
     sc_it_daemon *d = sc_rel_must_start(state, args);
@@ -401,19 +421,36 @@ static void test_delete_without_reserve(void **state)
         fail_msg("%s was made with under 1.25 MiB free", reserve);
     if (!logged(d, "cannot keep 1024 KiB free for deletes"))
         fail_msg("no warning that the reserve could not be made");
-    acked g[8];
-    int n = 0;
-    while (n < 8 && store_one(c, n, &g[n]))
-        n++;
-    assert_true(n > 0);
+    /* Stored while there is room, so that the full disk below leaves the
+     * log no unused tail for the delete to write into. */
+    acked g[2];
+    int n = 2;
+    for (int i = 0; i < n; i++)
+        if (!store_one(c, i, &g[i]))
+            fail_msg("store %d failed with room on the disk", i);
     fill_up(filler2);
     acked extra;
     if (store_one(c, 99, &extra))
         fail_msg("a store succeeded on the full filesystem");
+    int64_t free_before = freelist_pages(db);
+    struct stat room;
+    assert_int_equal(stat(stop_file, &room), 0);
+    off_t room_before = room.st_size;
     sc_it_must_ok(c, "graph.delete", "{\"graph\":%lld}", (long long)g[0].graph);
+    assert_int_equal(stat(stop_file, &room), 0);
+    print_message("the delete took %lld KiB of the .shutdown file's margin\n",
+                  (long long)(room_before - room.st_size) / 1024);
+    /* No reserve, no free byte, no unused log tail: the margin it was. */
+    if (room.st_size >= room_before)
+        fail_msg("the delete did not take the margin of %s", stop_file);
     sc_it_must_error(c, 1001, NULL, "graph.get", "{\"graph\":%lld}", (long long)g[0].graph);
-    /* What the delete freed is written to again. */
-    sc_it_must_ok(c, "session.open", "{\"label\":\"after\"}");
+    /* The graph's pages are free for the next stores. */
+    int64_t free_after = freelist_pages(db);
+    print_message("the delete on the full disk freed %lld pages\n",
+                  (long long)(free_after - free_before));
+    if (free_after <= free_before)
+        fail_msg("the delete freed no page (%lld free before, %lld after)", (long long)free_before,
+                 (long long)free_after);
     expect_all_whole(c, g + 1, n - 1);
 
     /* Space back: the reserve is made again before a later write. */
