@@ -12,12 +12,14 @@
  */
 /* SCHED_BATCH (<sched.h>) is Linux's, declared under _GNU_SOURCE. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 
 #include "store_int.h"
 
@@ -136,6 +138,32 @@ static void writer_policy(void)
  * the oldest chunked commit, so a write queued behind a huge graph waits
  * for one chunk (about STORE_CHUNK_MS), not for the whole graph.
  */
+/*
+ * With `mu` held and nothing to run: wait for a job or the stop, calling
+ * the backend's idle work (without `mu`) whenever it asked to be called
+ * again (*idle_ms, -1 for never).
+ */
+static void writer_wait(sc_store *st, int *idle_ms)
+{
+    if (*idle_ms < 0) {
+        pthread_cond_wait(&st->cv, &st->mu);
+        return;
+    }
+    struct timespec at;
+    clock_gettime(CLOCK_REALTIME, &at);
+    at.tv_sec += *idle_ms / 1000;
+    at.tv_nsec += (long)(*idle_ms % 1000) * 1000000L;
+    if (at.tv_nsec >= 1000000000L) {
+        at.tv_sec++;
+        at.tv_nsec -= 1000000000L;
+    }
+    if (pthread_cond_timedwait(&st->cv, &st->mu, &at) != ETIMEDOUT)
+        return;
+    pthread_mutex_unlock(&st->mu);
+    *idle_ms = st->ops->idle(st->be);
+    pthread_mutex_lock(&st->mu);
+}
+
 static void *writer_main(void *p)
 {
     sc_store *st = p;
@@ -143,10 +171,11 @@ static void *writer_main(void *p)
     prctl(PR_SET_NAME, "sc-writer", 0, 0, 0);
     writer_policy();
     store_job *chunked = NULL, *released = NULL;
+    int idle_ms = st->ops->idle ? st->ops->idle(st->be) : -1;
     for (;;) {
         pthread_mutex_lock(&st->mu);
         while (!st->queue_head && !chunked && !released && !st->stop)
-            pthread_cond_wait(&st->cv, &st->mu);
+            writer_wait(st, &idle_ms);
         store_job *batch = st->queue_head;
         st->queue_head = st->queue_tail = NULL;
         pthread_mutex_unlock(&st->mu);

@@ -219,7 +219,7 @@ typedef struct sc_store_backend {
      * and prepare the writer's statements.  0, EIO or ENOMEM.  SQLite: when
      * a full disk refuses those two steps the start goes on, and the writer
      * retries them (in that order, for the sessions of the last run only)
-     * before later transactions.
+     * before later transactions and from idle.
      */
     int (*migrate)(sc_store_be *be, char *err, size_t errlen);
     /* Report the number of stored graphs of each owner uid (every host's
@@ -290,6 +290,11 @@ typedef struct sc_store_backend {
      * reserved id of a chunked commit that failed.  Best effort: rows it
      * cannot remove stay invisible and go at the next start (migrate). */
     void (*drop_chunks)(sc_store_be *be, int64_t gid);
+    /* Optional.  Writer thread, with no transaction open: once when it
+     * starts, then whenever the queue has stayed empty for as many ms as
+     * the last call returned (-1: never again).  Work the backend could
+     * not do earlier (SQLite: the start-up recovery a full disk refused). */
+    int (*idle)(sc_store_be *be);
     /* After a delete job (or a final log end) failed alone: true when the
      * backend made room for a second attempt (SQLite: a full disk and its
      * reserve file freed; without one, for a delete, the margin of the

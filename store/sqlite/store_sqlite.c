@@ -446,6 +446,7 @@ const sc_store_backend sc_store_sqlite_backend = {
     .write_index = store_sqlite_write_index,
     .drop_chunks = store_sqlite_drop_chunks,
     .make_room = store_sqlite_make_room,
+    .idle = store_sqlite_idle,
     .defer_log_ends = store_sqlite_defer_log_ends,
     .reader_open = store_sqlite_reader_open,
     .reader_close = store_sqlite_reader_close,

@@ -725,18 +725,24 @@ static void restore_sync(store_writer *w)
     w->relaxed = false;
 }
 
-/* The start's recovery a full disk refused, at most once a second. */
+/* The start's recovery a full disk refused, about once a second. */
 static void recovery_check(store_writer *w)
 {
     uint64_t now = mono_ms();
     if (!w->recovery_due || now < w->recovery_retry_ms)
         return;
-    w->recovery_retry_ms = now + 1000;
+    w->recovery_retry_ms = now + 900;
     if (store_sqlite_recover_sessions(w) == SQLITE_OK) {
         w->recovery_due = false;
         store_sqlite_warn(w, "the sessions of the last run are ended now (the database takes "
                              "writes again)");
     }
+}
+
+int store_sqlite_idle(sc_store_be *w)
+{
+    recovery_check(w);
+    return w->recovery_due ? 1000 : -1;
 }
 
 int store_sqlite_begin(sc_store_be *w, unsigned flags, char *err, size_t len)
