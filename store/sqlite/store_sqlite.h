@@ -125,8 +125,8 @@ int store_sqlite_write_index(sc_store_be *be, sc_store_job *j, uint32_t lo, uint
                              size_t errlen);
 void store_sqlite_drop_chunks(sc_store_be *be, int64_t gid);
 bool store_sqlite_make_room(sc_store_be *be);
-/* idle of the vtable: the start-up recovery a full disk refused, retried
- * every second until it succeeds. */
+/* idle of the vtable: the reserve while it is missing and the start-up
+ * recovery a full disk refused, tried every second until they succeed. */
 int store_sqlite_idle(sc_store_be *be);
 /* Give the reserve's space back to the filesystem: true when there was one. */
 bool store_writer_release_reserve(store_writer *w);

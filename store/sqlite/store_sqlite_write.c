@@ -741,8 +741,9 @@ static void recovery_check(store_writer *w)
 
 int store_sqlite_idle(sc_store_be *w)
 {
+    reserve_check(w);
     recovery_check(w);
-    return w->recovery_due ? 1000 : -1;
+    return w->recovery_due || (w->reserve_path && !w->have_reserve) ? 1000 : -1;
 }
 
 int store_sqlite_begin(sc_store_be *w, unsigned flags, char *err, size_t len)
