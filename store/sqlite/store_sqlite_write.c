@@ -183,14 +183,18 @@ static void reserve_make(store_writer *w, bool at_start)
         w->reserve_warned = false;
     } else if (!w->reserve_warned) {
         w->reserve_warned = true;
-        store_sqlite_warn(
-            w,
-            "cannot keep %u KiB free for deletes in %s (%s; %lld KiB free): a "
-            "graph.delete on a full disk uses the room of the .shutdown file instead; "
-            "made once %llu KiB are free",
-            STORE_RESERVE_BYTES >> 10, w->reserve_path, strerror(rc),
-            (long long)(avail >= 0 ? avail >> 10 : -1),
-            (unsigned long long)((2u * (uint64_t)STORE_RESERVE_BYTES) >> 10));
+        char why[128];
+        if (avail >= 0 && (uint64_t)avail < need)
+            snprintf(why, sizeof why, "%lld KiB free, %llu KiB needed", (long long)(avail >> 10),
+                     (unsigned long long)(need >> 10));
+        else
+            snprintf(why, sizeof why, "%s", strerror(rc));
+        store_sqlite_warn(w,
+                          "cannot keep %u KiB free for deletes in %s (%s): a graph.delete on a "
+                          "full disk uses the room of the .shutdown file instead; made once %llu "
+                          "KiB are free",
+                          STORE_RESERVE_BYTES >> 10, w->reserve_path, why,
+                          (unsigned long long)((2u * (uint64_t)STORE_RESERVE_BYTES) >> 10));
     }
 }
 

@@ -397,7 +397,7 @@ static void test_stop_keeps_closed_and_open_rows(void **state)
 }
 
 /*
- * rel_fullfs DIR noreserve: the daemon starts with under 1.25 MiB free, so
+ * rel_fullfs DIR noreserve: the daemon starts with about 1 MiB free, so
  * it cannot make its 1 MiB reserve and says so in its log.  Once the disk
  * is full to the last byte a store answers 1007, yet graph.delete
  * succeeds (on the room allocated for the stop's rows when it needs room)
@@ -413,7 +413,7 @@ static void test_delete_without_reserve(void **state)
     snprintf(filler2, sizeof(filler2), "%s/filler2", dir);
     snprintf(reserve, sizeof(reserve), "%s.reserve", db);
     snprintf(stop_file, sizeof(stop_file), "%s.shutdown", db);
-    fill_leaving(filler, 1024u << 10);
+    fill_leaving(filler, 1200u << 10);
     const char *const args[] = {"--db", db, NULL};
     sc_it_daemon *d = sc_rel_must_start(state, args);
     sc_it_conn *c = sc_it_must_connect(d);
