@@ -146,8 +146,9 @@ int store_stop_open(store_writer *w, char *err, size_t errlen);
  * code: on failure nothing changed and the rows stay. */
 int store_stop_apply(store_writer *w);
 /* Room in the file for the final rows of `rows` open sessions, allocated
- * now: 0, or an errno value (ENOSPC: the disk is full). */
-int store_stop_room(store_writer *w, int64_t rows);
+ * now, growing it by `margin` rows more when it grows and they fit: 0, or
+ * an errno value (ENOSPC: the disk is full). */
+int store_stop_room(store_writer *w, int64_t rows, int64_t margin);
 /* Give back the room beyond the rows of `rows` open sessions: true when
  * that freed space (a delete on a full disk without the reserve). */
 bool store_stop_shrink(store_writer *w, int64_t rows);

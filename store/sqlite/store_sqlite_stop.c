@@ -155,16 +155,16 @@ void store_stop_close(store_writer *w)
     w->stop_fd = -1;
 }
 
-int store_stop_room(store_writer *w, int64_t rows)
+int store_stop_room(store_writer *w, int64_t rows, int64_t margin)
 {
     if (w->stop_fd < 0)
         return 0;
     uint64_t need = w->stop_used + (uint64_t)(rows > 0 ? rows : 0) * STORE_STOP_ROW_BYTES;
     if (need <= w->stop_cap)
         return 0;
-    /* With a margin, so that most opens allocate nothing; without it when
-     * only the rows themselves still fit. */
-    uint64_t want[2] = {need + (uint64_t)STORE_STOP_SPARE_ROWS * STORE_STOP_ROW_BYTES,
+    /* With the margin, so that most opens allocate nothing; without it
+     * when only the rows themselves still fit. */
+    uint64_t want[2] = {need + (uint64_t)(margin > 0 ? margin : 0) * STORE_STOP_ROW_BYTES,
                         (need + 4095) & ~(uint64_t)4095};
     int e = 0;
     for (int i = 0; i < 2; i++) {

@@ -243,12 +243,12 @@ static int sql_count_open(store_writer *w, int64_t *n)
  */
 static int stop_room_for_one_more(store_writer *w)
 {
-    if (store_stop_room(w, w->open_rows + 1) == 0)
+    if (store_stop_room(w, w->open_rows + 1, STORE_STOP_SPARE_ROWS) == 0)
         return 0;
     int64_t exact;
     if (sql_count_open(w, &exact) == SQLITE_OK) {
         w->open_rows = exact;
-        if (store_stop_room(w, exact + 1) == 0)
+        if (store_stop_room(w, exact + 1, STORE_STOP_SPARE_ROWS) == 0)
             return 0;
     }
     w->why = "database or disk is full (no room for the session's final log row)";
@@ -272,11 +272,17 @@ int store_writer_prepare(store_writer *w, char *errbuf, size_t errlen)
             memcpy(w->reserve_path + n, ".reserve", sizeof ".reserve");
         }
     }
-    /* The stop's rows come first: the room for them, then the reserve. */
+    /* The stop's rows come first: the room for them and its margin (made
+     * whole again, should a delete have spent it), then the reserve. */
     if (sql_count_open(w, &w->open_rows) != SQLITE_OK)
         w->open_rows = 0;
-    int e = store_stop_room(w, w->open_rows);
-    if (e != 0)
+    int e = store_stop_room(w, w->open_rows + STORE_STOP_SPARE_ROWS, 0);
+    if (e != 0 && store_stop_room(w, w->open_rows, 0) == 0)
+        store_sqlite_warn(w,
+                          "only room for the rows of the open sessions next to the database "
+                          "(%s): a graph.delete on a full disk has no margin to use",
+                          strerror(e));
+    else if (e != 0)
         store_sqlite_warn(w,
                           "cannot allocate room for the stop's log rows next to the database: %s",
                           strerror(e));

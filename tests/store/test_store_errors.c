@@ -2,9 +2,11 @@
  * test_store_errors.c - the store's failure paths: a full database, a
  * write lock held elsewhere, refusals inside a batch, bad arguments.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "store_fixture.h"
@@ -404,6 +406,49 @@ static void test_deferred_log_ends_applied_at_open(void **state)
     fx_close(f);
 }
 
+/* Size and allocated bytes of a file; asserts that it exists. */
+static void file_room(const char *path, off_t *size, off_t *allocated)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        fail_msg("no %s: %s", path, strerror(errno));
+    *size = st.st_size;
+    *allocated = (off_t)st.st_blocks * 512;
+}
+
+/*
+ * "<db>.shutdown" holds allocated room, not a sparse promise, for the
+ * final row (64 bytes) of every open log row plus a 4096-row margin, grown
+ * as sessions open, so that a stop on a full disk can still write there.
+ */
+static void test_stop_room_allocated_ahead(void **state)
+{
+    fx *f = *state;
+    fx_sqlite_only(f, "the room for a stop's rows is a file beside the SQLite database");
+    fx_open(f, 0, 0);
+    char side[sizeof f->path + 16];
+    snprintf(side, sizeof side, "%s.shutdown", f->path);
+    off_t size, allocated;
+    file_room(side, &size, &allocated);
+    assert_true(size >= 4096 * 64);
+    assert_true(allocated >= size);
+
+    enum { N = 5000 };
+    wres *w = calloc(N, sizeof *w);
+    assert_non_null(w);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(sc_store_log_open(f->st, 1, 1, "r", 1, T0, wres_cb, &w[i]), 0);
+    fx_drain(f);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(w[i].rc, 0);
+    free(w);
+    file_room(side, &size, &allocated);
+    if (size < (off_t)N * 64 || allocated < size)
+        fail_msg("%d open rows, but %s has %lld bytes (%lld allocated)", N, side, (long long)size,
+                 (long long)allocated);
+    fx_close(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -417,6 +462,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_arguments, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_deferred_log_ends_applied_at_open, fx_setup,
                                         fx_teardown),
+        cmocka_unit_test_setup_teardown(test_stop_room_allocated_ahead, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
