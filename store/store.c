@@ -134,11 +134,6 @@ static void writer_policy(void)
 }
 
 /*
- * Each round runs what was queued as one transaction, then one chunk of
- * the oldest chunked commit, so a write queued behind a huge graph waits
- * for one chunk (about STORE_CHUNK_MS), not for the whole graph.
- */
-/*
  * With `mu` held and nothing to run: wait for a job or the stop, calling
  * the backend's idle work (without `mu`) whenever it asked to be called
  * again (*idle_ms, -1 for never).
@@ -164,6 +159,11 @@ static void writer_wait(sc_store *st, int *idle_ms)
     pthread_mutex_lock(&st->mu);
 }
 
+/*
+ * Each round runs what was queued as one transaction, then one chunk of
+ * the oldest chunked commit, so a write queued behind a huge graph waits
+ * for one chunk (about STORE_CHUNK_MS), not for the whole graph.
+ */
 static void *writer_main(void *p)
 {
     sc_store *st = p;
@@ -186,6 +186,10 @@ static void *writer_main(void *p)
         /* `stop` only ends the thread once everything queued is done. */
         if (!batch && !chunked)
             break;
+        /* The work may leave the backend something to do when idle (a
+         * reserve to make again): asked once the queue has rested a while. */
+        if (st->ops->idle)
+            idle_ms = 1000;
 
         sc_store_stats delta = {0};
         store_job *small = sort_batch(batch, &chunked);
