@@ -383,6 +383,41 @@ static void release_lock(sc_store_be *st)
     st->lock_fd = -1;
 }
 
+/*
+ * A clean stop leaves no "-shm" (nor "-wal"), and SQLite cannot make them
+ * on a disk full to the last byte, so even reading fails.  The space kept
+ * next to the database is there for a full disk: the reserve goes first
+ * (a delete on the disk the daemon then serves still finds its space
+ * free), else the margin of the .shutdown file beyond the rows it holds.
+ * True when that freed something.
+ */
+static bool room_to_open(sc_store_be *be)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s.reserve", be->path);
+    bool freed = unlink(path) == 0;
+    snprintf(path, sizeof path, "%s.shutdown", be->path);
+    int fd = freed ? -1 : open(path, O_RDWR | O_CLOEXEC);
+    if (fd >= 0) {
+        /* Only zeros follow the rows; a page past them keeps a torn tail. */
+        char buf[4096];
+        off_t end = 0;
+        ssize_t n;
+        while ((n = pread(fd, buf, sizeof buf, end)) > 0 && !memchr(buf, '\0', (size_t)n))
+            end += n;
+        struct stat st;
+        off_t keep = end + (off_t)sizeof buf;
+        freed = fstat(fd, &st) == 0 && keep < st.st_size && ftruncate(fd, keep) == 0;
+        close(fd);
+    }
+    if (freed)
+        store_sqlite_warn(be,
+                          "the disk under %s is full: the space kept next to it was given "
+                          "up so that it opens",
+                          be->path);
+    return freed;
+}
+
 /* Free what setup left behind; the thread and the handle are not running. */
 
 static void sqlite_close(sc_store_be *be)
@@ -423,6 +458,11 @@ static int sqlite_open(const sc_store_config *cfg, sc_store_be **out, char *errb
     int rc = take_lock(be, cfg->path, errbuf, errlen);
     if (rc == 0)
         rc = setup_writer(be, cfg, errbuf, errlen);
+    if (rc != 0 && be->db && sqlite3_system_errno(be->db) == ENOSPC && room_to_open(be)) {
+        sqlite3_close(be->db);
+        be->db = NULL;
+        rc = setup_writer(be, cfg, errbuf, errlen);
+    }
     if (rc != 0) {
         sqlite_close(be);
         return rc;

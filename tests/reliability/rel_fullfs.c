@@ -566,6 +566,45 @@ static void test_delete_graph_larger_than_reserve(void **state)
     unlink(filler);
 }
 
+/*
+ * rel_fullfs DIR cleanstop: a clean stop, then a start on the disk filled
+ * to the last byte meanwhile.  A stop leaves no "-shm" file, which SQLite
+ * must make even to read; the start gives up the space kept next to the
+ * database for it (logged), then serves reads and a delete.
+ */
+static void test_start_on_full_disk_after_clean_stop(void **state)
+{
+    const char *dir = ((sc_rel_fixture *)*state)->arg;
+    char db[512], filler[512];
+    snprintf(db, sizeof(db), "%s/streamcap.db", dir);
+    snprintf(filler, sizeof(filler), "%s/filler", dir);
+    const char *const args[] = {"--db", db, NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    sc_it_conn *c = sc_it_must_connect(d);
+    acked g[2];
+    for (int i = 0; i < 2; i++)
+        if (!store_one(c, i, &g[i]))
+            fail_msg("store %d failed with room on the disk", i);
+    long long s = open_capturing(c);
+    assert_true(s > 0);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    fill_up(filler);
+
+    sc_it_must_restart(d, args);
+    if (!logged(d, "the space kept next to it was given up so that it opens"))
+        fail_msg("no warning that the start took the space kept for a full disk");
+    c = sc_it_must_connect(d);
+    expect_all_whole(c, g, 2);
+    sc_it_must_ok(c, "graph.delete", "{\"graph\":%lld}", (long long)g[0].graph);
+    sc_it_must_error(c, 1001, NULL, "graph.get", "{\"graph\":%lld}", (long long)g[0].graph);
+    expect_all_whole(c, g + 1, 1);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    sc_it_must_see_outcome(db, s, "shutdown", 0);
+    unlink(filler);
+}
+
 typedef struct fullfs_case {
     const char *mode; /* argv[2]; NULL: none */
     CMUnitTestFunction fn;
@@ -583,6 +622,8 @@ int main(int argc, char **argv)
         {"crash", test_restart_after_crash_on_full_disk, "test_restart_after_crash_on_full_disk"},
         {"bigdelete", test_delete_graph_larger_than_reserve,
          "test_delete_graph_larger_than_reserve"},
+        {"cleanstop", test_start_on_full_disk_after_clean_stop,
+         "test_start_on_full_disk_after_clean_stop"},
     };
     const fullfs_case *which = NULL;
     for (size_t i = 0; argc >= 2 && argc <= 3 && i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -590,9 +631,9 @@ int main(int argc, char **argv)
                       : cases[i].mode != NULL && strcmp(argv[2], cases[i].mode) == 0)
             which = &cases[i];
     if (!which) {
-        fprintf(stderr,
-                "usage: rel_fullfs DIR [delete|stop|closed|noreserve|crash|bigdelete]  (an empty "
-                "directory on a small filesystem)\n");
+        fprintf(stderr, "usage: rel_fullfs DIR "
+                        "[delete|stop|closed|noreserve|crash|bigdelete|cleanstop]  (an empty "
+                        "directory on a small filesystem)\n");
         return 2;
     }
     const struct CMUnitTest tests[] = {

@@ -61,3 +61,5 @@ run_on 8m noreserve
 run_on 8m crash
 # A delete of a graph twice the reserve's size on a full disk.
 run_on 8m bigdelete
+# A clean stop, then a start on the disk filled meanwhile: reads and a delete.
+run_on 8m cleanstop
