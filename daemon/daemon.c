@@ -35,6 +35,13 @@ void sc_config_defaults(sc_config *cfg)
     cfg->log_level = SC_LOG_INFO;
 }
 
+/* The store's warnings (the writer thread's too): sc_log only reads the
+ * logger and writes one line to stderr. */
+static void store_warn(void *ctx, const char *msg)
+{
+    sc_log(ctx, SC_LOG_WARN, "%s", msg);
+}
+
 static void on_idle_timer(uv_timer_t *t)
 {
     sc_sessions_sweep_idle(t->data);
@@ -76,7 +83,9 @@ int sc_daemon_init(sc_daemon *d, uv_loop_t *loop, const sc_config *cfg, char *er
                           .host = d->host_name,
                           .sync_full = cfg->sync_full,
                           .busy_timeout_ms = cfg->busy_timeout_ms,
-                          .max_page_count = cfg->test_max_page_count};
+                          .max_page_count = cfg->test_max_page_count,
+                          .warn = store_warn,
+                          .warn_ctx = &d->log};
     if (sc_store_open(loop, &sc, &d->store, why, sizeof(why)) != 0) {
         /* A connection string may hold a password: never repeated. */
         if (sc_store_db_is_postgresql(cfg->db_path))

@@ -48,6 +48,11 @@ typedef struct sc_store_config {
     /* PostgreSQL: how long a write waits for a broken connection to come
      * back (to begin, or to learn a COMMIT's outcome); 0 means 10000 */
     int reconnect_ms;
+    /* Optional: told (from any thread, one line, no newline) what the
+     * store wants an operator to know, e.g. that a full disk keeps it from
+     * setting space aside.  The store keeps the pointers for its life. */
+    void (*warn)(void *ctx, const char *msg);
+    void *warn_ctx;
 } sc_store_config;
 
 /*
@@ -154,7 +159,8 @@ int sc_store_log_end(sc_store *st, int64_t session, const char *outcome, uint32_
 /**
  * sc_store_log_end for a daemon that is stopping: refused for want of room
  * (a full disk), the update runs once more on the space the backend keeps
- * for deletes (SQLite's "<db>.reserve"), which the next start makes again.
+ * for deletes (SQLite's "<db>.reserve"), which the next start makes again;
+ * without it the row goes to sc_store_defer_log_end's room.
  */
 int sc_store_log_end_final(sc_store *st, int64_t session, const char *outcome, uint32_t node_count,
                            int64_t ended_ms, sc_store_done_fn done, void *arg);

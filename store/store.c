@@ -12,12 +12,14 @@
  */
 /* SCHED_BATCH (<sched.h>) is Linux's, declared under _GNU_SOURCE. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 
 #include "store_int.h"
 
@@ -137,6 +139,32 @@ static void writer_policy(void)
 }
 
 /*
+ * With `mu` held and nothing to run: wait for a job or the stop, calling
+ * the backend's idle work (without `mu`) whenever it asked to be called
+ * again (*idle_ms, -1 for never).
+ */
+static void writer_wait(sc_store *st, int *idle_ms)
+{
+    if (*idle_ms < 0) {
+        pthread_cond_wait(&st->cv, &st->mu);
+        return;
+    }
+    struct timespec at;
+    clock_gettime(CLOCK_REALTIME, &at);
+    at.tv_sec += *idle_ms / 1000;
+    at.tv_nsec += (long)(*idle_ms % 1000) * 1000000L;
+    if (at.tv_nsec >= 1000000000L) {
+        at.tv_sec++;
+        at.tv_nsec -= 1000000000L;
+    }
+    if (pthread_cond_timedwait(&st->cv, &st->mu, &at) != ETIMEDOUT)
+        return;
+    pthread_mutex_unlock(&st->mu);
+    *idle_ms = st->ops->idle(st->be);
+    pthread_mutex_lock(&st->mu);
+}
+
+/*
  * Each round runs what was queued as one transaction, then one chunk of
  * the oldest chunked commit, so a write queued behind a huge graph waits
  * for one chunk (about STORE_CHUNK_MS), not for the whole graph.
@@ -148,10 +176,11 @@ static void *writer_main(void *p)
     prctl(PR_SET_NAME, "sc-writer", 0, 0, 0);
     writer_policy();
     store_job *chunked = NULL, *released = NULL;
+    int idle_ms = st->ops->idle ? st->ops->idle(st->be) : -1;
     for (;;) {
         pthread_mutex_lock(&st->mu);
         while (!st->queue_head && !chunked && !released && !st->stop)
-            pthread_cond_wait(&st->cv, &st->mu);
+            writer_wait(st, &idle_ms);
         store_job *batch = st->queue_head;
         st->queue_head = st->queue_tail = NULL;
         pthread_mutex_unlock(&st->mu);
@@ -162,6 +191,10 @@ static void *writer_main(void *p)
         /* `stop` only ends the thread once everything queued is done. */
         if (!batch && !chunked)
             break;
+        /* The work may leave the backend something to do when idle (a
+         * reserve to make again): asked once the queue has rested a while. */
+        if (st->ops->idle)
+            idle_ms = 1000;
 
         sc_store_stats delta = {0};
         store_job *small = sort_batch(batch, &chunked);

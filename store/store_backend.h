@@ -242,7 +242,10 @@ typedef struct sc_store_backend {
      * end the rows the last stop kept with defer_log_ends (if the backend
      * has it; refusing to start, EIO, when they cannot be applied, so they
      * are never taken for lost), mark this host's `open` log rows `lost`,
-     * and prepare the writer's statements.  0, EIO or ENOMEM.
+     * and prepare the writer's statements.  0, EIO or ENOMEM.  SQLite: when
+     * a full disk refuses those two steps the start goes on, and the writer
+     * retries them (in that order, for the sessions of the last run only)
+     * before later transactions and from idle.
      */
     int (*migrate)(sc_store_be *be, char *err, size_t errlen);
     /* Report the number of stored graphs of each owner uid (every host's
@@ -259,8 +262,9 @@ typedef struct sc_store_backend {
      * keep `n` final log rows the database refused where the next migrate
      * of the same database finds them and ends them before it marks open
      * rows lost.  Durable when it returns 0; else EIO or ENOMEM, err set.
-     * SQLite: appended to "<db>.shutdown", the reserve freed first when
-     * the disk is full.
+     * SQLite: written to "<db>.shutdown", into room allocated ahead for
+     * every open log row (past it, the reserve freed first when the disk
+     * is full).
      */
     int (*defer_log_ends)(sc_store_be *be, const sc_store_log_row *rows, size_t n, char *err,
                           size_t errlen);
@@ -319,9 +323,15 @@ typedef struct sc_store_backend {
      * Never the rows of a graph that has its graphs row: a last transaction
      * of unknown outcome may have stored it. */
     void (*drop_chunks)(sc_store_be *be, int64_t gid);
+    /* Optional.  Writer thread, with no transaction open: once when it
+     * starts, then whenever the queue has stayed empty for as many ms as
+     * the last call returned (-1: never again).  Work the backend could
+     * not do earlier (SQLite: the start-up recovery a full disk refused). */
+    int (*idle)(sc_store_be *be);
     /* After a delete job (or a final log end) failed alone: true when the
      * backend made room for a second attempt (SQLite: a full disk and its
-     * reserve file freed). */
+     * reserve file freed; without one, for a delete, the margin of the
+     * .shutdown file's room). */
     bool (*make_room)(sc_store_be *be);
 
     /* Pool threads.  A new reader connection: 0, EIO or ENOMEM (err set). */

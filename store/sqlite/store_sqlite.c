@@ -212,6 +212,15 @@ static int setup_writer(sc_store_be *be, const sc_store_config *cfg, char *errbu
     if (set_wal(db, errbuf, errlen))
         return SC_STORE_EIO;
     be->full_sync = cfg->sync_full;
+    /*
+     * Builds with SQLITE_SECURE_DELETE (Debian's) zero every page a delete
+     * frees, so deleting a graph wrote all of its pages to the log again
+     * and needed as much free space as the graph took: on a full disk more
+     * than the reserve.  FAST still clears the deleted rows in pages the
+     * delete writes anyway, and writes no other page.
+     */
+    if (exec(db, "PRAGMA secure_delete = FAST", "setting secure_delete", errbuf, errlen))
+        return SC_STORE_EIO;
     return exec(db, cfg->sync_full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL",
                 "setting synchronous", errbuf, errlen);
 }
@@ -234,16 +243,45 @@ static int sqlite_migrate(sc_store_be *be, char *errbuf, size_t errlen)
      * acknowledged: their rows go before anything reads the file.  Should
      * that fail (a full disk), they stay invisible until the next start. */
     store_writer_recover(db);
+    if (store_stop_open(be, errbuf, errlen) ||
+        query_int(db, "SELECT coalesce(max(session), 0) FROM capture_log", &be->recovery_below,
+                  errbuf, errlen))
+        return SC_STORE_EIO;
+    int rc = store_sqlite_recover_sessions(be);
+    if (rc != SQLITE_OK && (rc & 0xff) != SQLITE_FULL && (rc & 0xff) != SQLITE_IOERR)
+        return fail(db, "ending the sessions of the last run", errbuf, errlen);
+    /* A full disk must not keep reads and deletes from being served: the
+     * writer records these rows once the database takes them again. */
+    if (rc != SQLITE_OK) {
+        be->recovery_due = true;
+        store_sqlite_warn(be,
+                          "cannot end the sessions of the last run yet (%s): they stay open, "
+                          "and are ended (or called lost) once the database takes writes",
+                          sqlite3_errmsg(db));
+    }
+    return store_writer_prepare(be, errbuf, errlen);
+}
+
+int store_sqlite_recover_sessions(store_writer *w)
+{
     /* Rows the last stop could not end are ended first: that daemon did
      * not die.  Should that fail, nothing is marked lost either. */
-    if (store_sqlite_apply_deferred(db, errbuf, errlen))
-        return SC_STORE_EIO;
-    /* Rows still open belong to a daemon that died; their end time is
-     * unknown, so ended_at stays NULL. */
-    if (exec(db, "UPDATE capture_log SET outcome = 'lost' WHERE outcome = 'open'",
-             "marking lost sessions", errbuf, errlen))
-        return SC_STORE_EIO;
-    return store_writer_prepare(be, errbuf, errlen);
+    int rc = store_stop_apply(w);
+    if (rc != SQLITE_OK)
+        return rc;
+    /* Rows still open belong to a daemon that died (sessions of this run
+     * have later ids); their end time is unknown, so ended_at stays NULL. */
+    sqlite3_stmt *s;
+    rc = sqlite3_prepare_v2(w->db,
+                            "UPDATE capture_log SET outcome = 'lost'"
+                            " WHERE outcome = 'open' AND session <= ?1",
+                            -1, &s, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    sqlite3_bind_int64(s, 1, w->recovery_below);
+    rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
 /* ---- one daemon per database ---- */
@@ -345,6 +383,41 @@ static void release_lock(sc_store_be *st)
     st->lock_fd = -1;
 }
 
+/*
+ * A clean stop leaves no "-shm" (nor "-wal"), and SQLite cannot make them
+ * on a disk full to the last byte, so even reading fails.  The space kept
+ * next to the database is there for a full disk: the reserve goes first
+ * (a delete on the disk the daemon then serves still finds its space
+ * free), else the margin of the .shutdown file beyond the rows it holds.
+ * True when that freed something.
+ */
+static bool room_to_open(sc_store_be *be)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s.reserve", be->path);
+    bool freed = unlink(path) == 0;
+    snprintf(path, sizeof path, "%s.shutdown", be->path);
+    int fd = freed ? -1 : open(path, O_RDWR | O_CLOEXEC);
+    if (fd >= 0) {
+        /* Only zeros follow the rows; a page past them keeps a torn tail. */
+        char buf[4096];
+        off_t end = 0;
+        ssize_t n;
+        while ((n = pread(fd, buf, sizeof buf, end)) > 0 && !memchr(buf, '\0', (size_t)n))
+            end += n;
+        struct stat st;
+        off_t keep = end + (off_t)sizeof buf;
+        freed = fstat(fd, &st) == 0 && keep < st.st_size && ftruncate(fd, keep) == 0;
+        close(fd);
+    }
+    if (freed)
+        store_sqlite_warn(be,
+                          "the disk under %s is full: the space kept next to it was given "
+                          "up so that it opens",
+                          be->path);
+    return freed;
+}
+
 /* Free what setup left behind; the thread and the handle are not running. */
 
 static void sqlite_close(sc_store_be *be)
@@ -352,6 +425,7 @@ static void sqlite_close(sc_store_be *be)
     if (!be)
         return;
     store_writer_finalize(be);
+    store_stop_close(be);
     sqlite3_close(be->db);
     release_lock(be);
     free(be->host);
@@ -376,11 +450,19 @@ static int sqlite_open(const sc_store_config *cfg, sc_store_be **out, char *errb
         return SC_STORE_ENOMEM;
     }
     be->lock_fd = -1;
+    be->stop_fd = -1;
+    be->warn = cfg->warn;
+    be->warn_ctx = cfg->warn_ctx;
     be->busy_timeout_ms = cfg->busy_timeout_ms > 0 ? cfg->busy_timeout_ms : DEFAULT_BUSY_TIMEOUT_MS;
     be->max_page_count = cfg->max_page_count;
     int rc = take_lock(be, cfg->path, errbuf, errlen);
     if (rc == 0)
         rc = setup_writer(be, cfg, errbuf, errlen);
+    if (rc != 0 && be->db && sqlite3_system_errno(be->db) == ENOSPC && room_to_open(be)) {
+        sqlite3_close(be->db);
+        be->db = NULL;
+        rc = setup_writer(be, cfg, errbuf, errlen);
+    }
     if (rc != 0) {
         sqlite_close(be);
         return rc;
@@ -404,6 +486,7 @@ const sc_store_backend sc_store_sqlite_backend = {
     .write_index = store_sqlite_write_index,
     .drop_chunks = store_sqlite_drop_chunks,
     .make_room = store_sqlite_make_room,
+    .idle = store_sqlite_idle,
     .defer_log_ends = store_sqlite_defer_log_ends,
     .reader_open = store_sqlite_reader_open,
     .reader_close = store_sqlite_reader_close,

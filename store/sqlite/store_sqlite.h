@@ -58,15 +58,43 @@ typedef struct sc_store_be {
     const char *why; /* set when a job fails for a reason SQLite does not know */
     bool nomem;      /* the failure was memory running out (SQLite's or ours) */
     bool full;       /* the failure was SQLITE_FULL (the disk or max_page_count) */
+    bool deleting;   /* the last job written was a graph delete */
     /* Space kept next to the database for deletes on a full disk
      * (store_sqlite_write.c): "<db>.reserve", STORE_RESERVE_BYTES when present. */
     char *reserve_path;
     bool have_reserve;
     bool checkpoint_due;       /* the reserve was spent: checkpoint after the next commit */
     uint64_t reserve_retry_ms; /* monotonic time of the next attempt to make it */
+    bool reserve_warned;       /* the warning that it could not be made was given */
+    /* "<db>.shutdown" (store_sqlite_stop.c), kept open and allocated ahead
+     * for the final log rows a stop may have to keep there. */
+    int stop_fd;        /* -1: none (an in-memory database, or it cannot be opened) */
+    uint64_t stop_cap;  /* bytes allocated to it (its size) */
+    uint64_t stop_used; /* bytes of rows in it, before the zeros */
+    int64_t open_rows;  /* at least the number of log rows still open */
+    bool stop_warned;   /* the warning that it could not grow was given */
+    /* Start-up recovery (the last stop's rows, then `lost`) that a full
+     * disk refused: retried before the writer's transactions. */
+    bool recovery_due;
+    int64_t recovery_below; /* only sessions up to this id are the dead daemon's */
+    uint64_t recovery_retry_ms;
+    void (*warn)(void *ctx, const char *msg);
+    void *warn_ctx;
 } store_writer;
 
 #define STORE_RESERVE_BYTES (1u << 20)
+/* The reserve made at start when less than twice STORE_RESERVE_BYTES is
+ * free: half the free space, at least this much, or none. */
+#define STORE_RESERVE_MIN_BYTES (64u << 10)
+/* A line of "<db>.shutdown" is at most 62 bytes (store_sqlite_stop.c). */
+#define STORE_STOP_ROW_BYTES 64u
+/* Rows allocated ahead of the open ones, 256 KiB: most session.opens
+ * need no allocation, and a delete on a full disk without the reserve has
+ * room for the log pages of a graph of about 1 MB (store_stop_shrink). */
+#define STORE_STOP_SPARE_ROWS 4096u
+
+/* A warning for the operator through the store's config, if it has one. */
+void store_sqlite_warn(store_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* store_sqlite_rows.c: the table-valued function sc_node_chunks(G), the
  * node_chunks rows (lo, nodes) of a sealed graph G bound with
@@ -97,6 +125,9 @@ int store_sqlite_write_index(sc_store_be *be, sc_store_job *j, uint32_t lo, uint
                              size_t errlen);
 void store_sqlite_drop_chunks(sc_store_be *be, int64_t gid);
 bool store_sqlite_make_room(sc_store_be *be);
+/* idle of the vtable: the reserve while it is missing and the start-up
+ * recovery a full disk refused, tried every second until they succeed. */
+int store_sqlite_idle(sc_store_be *be);
 /* Give the reserve's space back to the filesystem: true when there was one. */
 bool store_writer_release_reserve(store_writer *w);
 /* At migrate, before the writer runs: delete the rows of graphs a dead
@@ -104,12 +135,27 @@ bool store_writer_release_reserve(store_writer *w);
 int store_writer_recover(sqlite3 *db);
 
 /* store_sqlite_stop.c: final log rows a stop could not write, kept in
- * "<db>.shutdown".  defer_log_ends of the vtable; and at migrate, before
- * open rows are marked lost: end the rows the file names, in one
- * transaction, then remove it (0, or EIO with err set). */
+ * "<db>.shutdown".  defer_log_ends of the vtable. */
 int store_sqlite_defer_log_ends(sc_store_be *be, const sc_store_log_row *rows, size_t n, char *err,
                                 size_t errlen);
-int store_sqlite_apply_deferred(sqlite3 *db, char *err, size_t errlen);
+/* At migrate, before the writer runs: open the file (created when
+ * missing) and find the rows the last stop left in it.  0 or EIO. */
+int store_stop_open(store_writer *w, char *err, size_t errlen);
+/* End the rows the file names that are still open, in one transaction,
+ * then zero them in place (the space stays allocated).  SQLite's result
+ * code: on failure nothing changed and the rows stay. */
+int store_stop_apply(store_writer *w);
+/* Room in the file for the final rows of `rows` open sessions, allocated
+ * now, growing it by `margin` rows more when it grows and they fit: 0, or
+ * an errno value (ENOSPC: the disk is full). */
+int store_stop_room(store_writer *w, int64_t rows, int64_t margin);
+/* Give back the room beyond the rows of `rows` open sessions: true when
+ * that freed space (a delete on a full disk without the reserve). */
+bool store_stop_shrink(store_writer *w, int64_t rows);
+void store_stop_close(store_writer *w);
+/* The start's recovery: the rows the last stop kept, then every row of a
+ * session up to recovery_below still open is `lost`.  SQLite's code. */
+int store_sqlite_recover_sessions(store_writer *w);
 
 /* The SQLite backend's list statements (store_sqlite_read.c), one per
  * combination of filters, so that the planner can pick the index that

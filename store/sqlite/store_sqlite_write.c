@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +117,45 @@ static uint64_t mono_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-static void reserve_make(store_writer *w)
+void store_sqlite_warn(store_writer *w, const char *fmt, ...)
+{
+    if (!w->warn)
+        return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    w->warn(w->warn_ctx, msg);
+}
+
+/* Bytes free for us on the reserve's filesystem, or -1 when unknown. */
+static int64_t free_bytes(const char *path)
+{
+    struct statvfs vfs;
+    if (statvfs(path, &vfs) != 0) {
+        if (errno != ENOENT)
+            return -1;
+        /* The file is not there yet: ask about its directory. */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *(slash == dir ? slash + 1 : slash) = '\0';
+        if (statvfs(slash ? dir : ".", &vfs) != 0)
+            return -1;
+    }
+    return (int64_t)((uint64_t)vfs.f_bavail * vfs.f_frsize);
+}
+
+/*
+ * At start the reserve is made whenever it fits with a quarter of its
+ * size to spare, since deletes need it most on a disk that is nearly full;
+ * later only with twice its size free, so that remaking it never takes the
+ * last free space.  Without it, a delete on a full disk uses the margin of
+ * the .shutdown file's room (store_stop_shrink).
+ */
+static void reserve_make(store_writer *w, bool at_start)
 {
     struct stat st;
     if (!w->reserve_path)
@@ -124,30 +163,39 @@ static void reserve_make(store_writer *w)
     if (stat(w->reserve_path, &st) == 0 && st.st_size >= (off_t)STORE_RESERVE_BYTES &&
         st.st_blocks * 512 >= (blkcnt_t)STORE_RESERVE_BYTES) {
         w->have_reserve = true;
+        w->reserve_warned = false;
         return;
     }
-    struct statvfs vfs;
-    if (statvfs(w->reserve_path, &vfs) != 0 && errno == ENOENT) {
-        /* The file is not there yet: ask about its directory. */
-        char dir[4096];
-        snprintf(dir, sizeof dir, "%s", w->reserve_path);
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *(slash == dir ? slash + 1 : slash) = '\0';
-        if (statvfs(slash ? dir : ".", &vfs) != 0)
-            return;
+    int64_t avail = free_bytes(w->reserve_path);
+    uint64_t need = at_start ? STORE_RESERVE_BYTES + STORE_RESERVE_BYTES / 4
+                             : 2u * (uint64_t)STORE_RESERVE_BYTES;
+    int rc = ENOSPC;
+    if (avail >= 0 && (uint64_t)avail >= need) {
+        int fd = open(w->reserve_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        rc = fd < 0 ? errno : posix_fallocate(fd, 0, STORE_RESERVE_BYTES);
+        if (fd >= 0)
+            close(fd);
+        if (rc != 0)
+            unlink(w->reserve_path);
     }
-    if ((uint64_t)vfs.f_bavail * vfs.f_frsize < 2u * (uint64_t)STORE_RESERVE_BYTES)
-        return;
-    int fd = open(w->reserve_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return;
-    int rc = posix_fallocate(fd, 0, STORE_RESERVE_BYTES);
-    close(fd);
-    if (rc == 0)
+    if (rc == 0) {
         w->have_reserve = true;
-    else
-        unlink(w->reserve_path);
+        w->reserve_warned = false;
+    } else if (!w->reserve_warned) {
+        w->reserve_warned = true;
+        char why[128];
+        if (avail >= 0 && (uint64_t)avail < need)
+            snprintf(why, sizeof why, "%lld KiB free, %llu KiB needed", (long long)(avail >> 10),
+                     (unsigned long long)(need >> 10));
+        else
+            snprintf(why, sizeof why, "%s", strerror(rc));
+        store_sqlite_warn(w,
+                          "cannot keep %u KiB free for deletes in %s (%s): a graph.delete on a "
+                          "full disk uses the room of the .shutdown file instead; made once %llu "
+                          "KiB are free",
+                          STORE_RESERVE_BYTES >> 10, w->reserve_path, why,
+                          (unsigned long long)((2u * (uint64_t)STORE_RESERVE_BYTES) >> 10));
+    }
 }
 
 /* Before a batch: make the reserve if it is missing and it is time to try. */
@@ -159,7 +207,7 @@ static void reserve_check(store_writer *w)
     if (now < w->reserve_retry_ms)
         return;
     w->reserve_retry_ms = now + 1000;
-    reserve_make(w);
+    reserve_make(w, false);
 }
 
 /* Give the reserve's space back to the filesystem: true when there was one. */
@@ -172,6 +220,47 @@ static bool reserve_release(store_writer *w)
     return unlink(w->reserve_path) == 0;
 }
 
+/* The exact number of open log rows: 0, or SQLite's error. */
+static int sql_count_open(store_writer *w, int64_t *n)
+{
+    sqlite3_stmt *s;
+    int rc = sqlite3_prepare_v2(w->db, "SELECT count(*) FROM capture_log WHERE outcome = 'open'",
+                                -1, &s, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *n = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW ? SQLITE_OK : rc;
+}
+
+/*
+ * Room in the .shutdown file for the final row of one more session, before
+ * its row is added: a stop on a full disk then still has somewhere to keep
+ * it.  The count of open rows is an upper bound between exact counts,
+ * which are taken only when the room seems short.  0 or SC_STORE_EIO.
+ */
+static int stop_room_for_one_more(store_writer *w)
+{
+    if (store_stop_room(w, w->open_rows + 1, STORE_STOP_SPARE_ROWS) == 0)
+        return 0;
+    int64_t exact;
+    if (sql_count_open(w, &exact) == SQLITE_OK) {
+        w->open_rows = exact;
+        if (store_stop_room(w, exact + 1, STORE_STOP_SPARE_ROWS) == 0)
+            return 0;
+    }
+    w->why = "database or disk is full (no room for the session's final log row)";
+    w->full = true;
+    if (!w->stop_warned) {
+        w->stop_warned = true;
+        store_sqlite_warn(w, "the disk is full: session.open is refused until the .shutdown file "
+                             "next to the database has room for another session's final row");
+    }
+    return SC_STORE_EIO;
+}
+
 int store_writer_prepare(store_writer *w, char *errbuf, size_t errlen)
 {
     const char *db = sqlite3_db_filename(w->db, "main");
@@ -181,9 +270,23 @@ int store_writer_prepare(store_writer *w, char *errbuf, size_t errlen)
         if (w->reserve_path) {
             memcpy(w->reserve_path, db, n);
             memcpy(w->reserve_path + n, ".reserve", sizeof ".reserve");
-            reserve_make(w);
         }
     }
+    /* The stop's rows come first: the room for them and its margin (made
+     * whole again, should a delete have spent it), then the reserve. */
+    if (sql_count_open(w, &w->open_rows) != SQLITE_OK)
+        w->open_rows = 0;
+    int e = store_stop_room(w, w->open_rows + STORE_STOP_SPARE_ROWS, 0);
+    if (e != 0 && store_stop_room(w, w->open_rows, 0) == 0)
+        store_sqlite_warn(w,
+                          "only room for the rows of the open sessions next to the database "
+                          "(%s): a graph.delete on a full disk has no margin to use",
+                          strerror(e));
+    else if (e != 0)
+        store_sqlite_warn(w,
+                          "cannot allocate room for the stop's log rows next to the database: %s",
+                          strerror(e));
+    reserve_make(w, true);
     for (size_t i = 0; i < N_WRITER_SQL; i++) {
         if (sqlite3_prepare_v3(w->db, writer_sql[i].sql, -1, SQLITE_PREPARE_PERSISTENT,
                                stmt_slot(w, i), NULL) != SQLITE_OK) {
@@ -228,6 +331,8 @@ static void bind_label(sqlite3_stmt *s, int idx, const char *label, size_t len)
 
 static int run_log_open(store_writer *w, store_job *j)
 {
+    if (stop_room_for_one_more(w) != 0)
+        return SC_STORE_EIO;
     sqlite3_stmt *s = w->log_insert;
     bind_label(s, 1, j->u.open.label, j->u.open.label_len);
     sqlite3_bind_int64(s, 2, j->u.open.uid);
@@ -240,6 +345,8 @@ static int run_log_open(store_writer *w, store_job *j)
     if (sqlrc != SQLITE_OK)
         return SC_STORE_EIO;
     j->id = sqlite3_last_insert_rowid(w->db);
+    w->open_rows++;
+    w->stop_warned = false;
     return 0;
 }
 
@@ -628,10 +735,32 @@ static void restore_sync(store_writer *w)
     w->relaxed = false;
 }
 
+/* The start's recovery a full disk refused, about once a second. */
+static void recovery_check(store_writer *w)
+{
+    uint64_t now = mono_ms();
+    if (!w->recovery_due || now < w->recovery_retry_ms)
+        return;
+    w->recovery_retry_ms = now + 900;
+    if (store_sqlite_recover_sessions(w) == SQLITE_OK) {
+        w->recovery_due = false;
+        store_sqlite_warn(w, "the sessions of the last run are ended now (the database takes "
+                             "writes again)");
+    }
+}
+
+int store_sqlite_idle(sc_store_be *w)
+{
+    reserve_check(w);
+    recovery_check(w);
+    return w->recovery_due || (w->reserve_path && !w->have_reserve) ? 1000 : -1;
+}
+
 int store_sqlite_begin(sc_store_be *w, unsigned flags, char *err, size_t len)
 {
     clear_failure(w);
     reserve_check(w);
+    recovery_check(w);
     /*
      * No chunk is acknowledged, so none needs its own sync: the last
      * transaction's sync (FULL) makes every earlier frame of the log
@@ -671,6 +800,7 @@ void store_sqlite_rollback(sc_store_be *w)
 
 int store_sqlite_write(sc_store_be *w, sc_store_job *j, char *err, size_t len)
 {
+    w->deleting = j->type == SC_STORE_JOB_DELETE_GRAPH;
     int rc = run_job(w, j);
     return rc == SC_STORE_EIO ? fail_code(w, err, len) : rc;
 }
@@ -684,10 +814,18 @@ bool store_writer_release_reserve(store_writer *w)
  * runs once more on the reserve's space (see reserve_make). */
 bool store_sqlite_make_room(sc_store_be *w)
 {
-    if (!w->full || !reserve_release(w))
+    if (!w->full)
         return false;
-    w->checkpoint_due = true;
-    return true;
+    if (reserve_release(w)) {
+        w->checkpoint_due = true;
+        return true;
+    }
+    /* Without the reserve, a delete takes the margin of the stop's room
+     * (the rows of the sessions open now keep theirs); a final log row has
+     * its place in that room already.  No checkpoint then: it would grow
+     * the database file into the few pages freed, which the next writes
+     * need for the log. */
+    return w->deleting && store_stop_shrink(w, w->open_rows);
 }
 
 /* ---- chunked commits ---- */

@@ -1,7 +1,7 @@
 /*
  * rel_fullfs DIR: a full filesystem under the database.  DIR must be an
  * empty directory on a small filesystem of its own (tests/soak/fullfs.sh
- * mounts a 2 MiB tmpfs).  The daemon keeps its database there; captures
+ * mounts a 3 MiB tmpfs).  The daemon keeps its database there; captures
  * are ended until the filesystem is full.  Then: the failing end is 1007
  * (kind storage), nothing partial is listed, reads keep working; once room
  * is made (a ballast file removed) ends succeed again; and after a restart
@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <setjmp.h>
@@ -20,12 +22,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "rel_util.h"
 
 #define BALLAST_BYTES (512u << 10)
 #define KERNELS       1500
 #define MAX_GRAPHS    500
+/* A graph of about 2 MB of pages: twice the reserve. */
+#define BIG_KERNELS 20000
 
 typedef struct acked {
     int64_t graph, nodes, edges;
@@ -46,22 +51,22 @@ static void write_ballast(const char *path)
     close(fd);
 }
 
-/* Record KERNELS kernels on stream 0 of session `s` and end it: the end's reply. */
-static cJSON *fill_and_end(sc_it_conn *c, long long s, int i)
+/* Record `kernels` kernels on stream 0 of session `s` and end it: the end's reply. */
+static cJSON *fill_and_end_n(sc_it_conn *c, long long s, int i, int kernels)
 {
-    char **lines = calloc(KERNELS, sizeof(char *));
-    cJSON **replies = calloc(KERNELS, sizeof(cJSON *));
+    char **lines = calloc((size_t)kernels, sizeof(char *));
+    cJSON **replies = calloc((size_t)kernels, sizeof(cJSON *));
     assert_non_null(lines);
     assert_non_null(replies);
-    for (int k = 0; k < KERNELS; k++)
+    for (int k = 0; k < kernels; k++)
         if (asprintf(&lines[k],
                      "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"capture.record_kernel\","
                      "\"params\":{\"session\":%lld,\"stream\":0,\"function_name\":"
                      "\"fill_%d_%d\",\"num_blocks\":1,\"threads_per_block\":32}}",
                      k, s, i, k) < 0)
             fail_msg("out of memory");
-    assert_int_equal(sc_rel_pipeline(c, lines, KERNELS, replies), 0);
-    for (int k = 0; k < KERNELS; k++) {
+    assert_int_equal(sc_rel_pipeline(c, lines, (size_t)kernels, replies), 0);
+    for (int k = 0; k < kernels; k++) {
         sc_it_ok(c, replies[k]);
         cJSON_Delete(replies[k]);
         free(lines[k]);
@@ -69,6 +74,11 @@ static cJSON *fill_and_end(sc_it_conn *c, long long s, int i)
     free(lines);
     free(replies);
     return sc_it_call(c, "capture.end", "{\"session\":%lld,\"stream\":0}", s);
+}
+
+static cJSON *fill_and_end(sc_it_conn *c, long long s, int i)
+{
+    return fill_and_end_n(c, s, i, KERNELS);
 }
 
 /* A session capturing on stream 0, or 0 when session.open found the disk full. */
@@ -272,29 +282,362 @@ static void test_stop_on_full_filesystem(void **state)
     sc_it_must_stop(d);
 }
 
+/* ---- the cases below run each on an 8 MiB tmpfs of their own ---- */
+
+/* Fill the filesystem with `path` until at most `left` bytes stay free. */
+static void fill_leaving(const char *path, uint64_t left)
+{
+    struct statvfs vfs;
+    char dir[512];
+    snprintf(dir, sizeof(dir), "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    if (statvfs(dir, &vfs) != 0)
+        fail_msg("statvfs %s: %s", dir, strerror(errno));
+    uint64_t avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+    if (avail <= left)
+        return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0)
+        fail_msg("create %s: %s", path, strerror(errno));
+    if (posix_fallocate(fd, 0, (off_t)(avail - left)) != 0)
+        fail_msg("allocate %s: %s", path, strerror(errno));
+    close(fd);
+}
+
+/* Whether the daemon's log (stderr) holds `text`. */
+static bool logged(const sc_it_daemon *d, const char *text)
+{
+    char *log = sc_it_read_file(sc_it_daemon_stderr_path(d));
+    bool seen = log && strstr(log, text) != NULL;
+    free(log);
+    return seen;
+}
+
+/* The database's free pages, read through a read-only connection. */
+static int64_t freelist_pages(const char *db)
+{
+    sqlite3 *h = NULL;
+    sqlite3_stmt *s = NULL;
+    int64_t n = -1;
+    if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(h, "PRAGMA freelist_count", -1, &s, NULL) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
+        n = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(h);
+    if (n < 0)
+        fail_msg("PRAGMA freelist_count on %s failed", db);
+    return n;
+}
+
+/* Store one graph through a fresh session: its id, or 0 on 1007. */
+static long long store_one(sc_it_conn *c, int i, acked *out)
+{
+    long long s = open_capturing(c);
+    if (!s)
+        return 0;
+    cJSON *reply = fill_and_end(c, s, i);
+    if (!cJSON_GetObjectItemCaseSensitive(reply, "result")) {
+        sc_it_err(c, reply, 1007, "storage");
+        cJSON_Delete(reply);
+        return 0;
+    }
+    const cJSON *res = sc_it_ok(c, reply);
+    *out = (acked){sc_it_int(res, "graph"), sc_it_int(res, "node_count"),
+                   sc_it_int(res, "edge_count")};
+    cJSON_Delete(reply);
+    return out->graph;
+}
+
+/*
+ * rel_fullfs DIR closed: a stop on a full disk that has no reserve (under
+ * 1.25 MiB free at start), with two sessions open and one that its client
+ * closed while the disk refused its row (the close answered 1007).  The
+ * rows go into the room allocated ahead in "<db>.shutdown"; after a
+ * restart with space, the closed one reads `closed`, the open ones
+ * `shutdown`: none is `lost`.
+ */
+static void test_stop_keeps_closed_and_open_rows(void **state)
+{
+    const char *dir = ((sc_rel_fixture *)*state)->arg;
+    char db[512], filler[512], filler2[512];
+    snprintf(db, sizeof(db), "%s/streamcap.db", dir);
+    snprintf(filler, sizeof(filler), "%s/filler", dir);
+    snprintf(filler2, sizeof(filler2), "%s/filler2", dir);
+    fill_leaving(filler, 1024u << 10);
+    const char *const args[] = {"--db", db, NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    sc_it_conn *c = sc_it_must_connect(d);
+    long long open1 = open_capturing(c), open2 = open_capturing(c), closed = open_capturing(c);
+    assert_true(open1 > 0 && open2 > 0 && closed > 0);
+    fill_up(filler2);
+    /* The disk refuses the row: the close says so, and the session is gone. */
+    cJSON *reply = sc_it_call(c, "session.close", "{\"session\":%lld}", closed);
+    sc_it_err(c, reply, 1007, "storage");
+    cJSON_Delete(reply);
+    sc_it_must_error(c, 1001, NULL, "session.close", "{\"session\":%lld}", closed);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    /* The database refused all three rows: the stop kept them in the room
+     * allocated for them. */
+    if (!logged(d, "outcome closed kept for the next start") ||
+        !logged(d, "outcome shutdown kept for the next start"))
+        fail_msg("the stop did not keep its refused rows in the .shutdown file");
+    sc_it_must_see_outcome(db, closed, "open", 0);
+
+    assert_int_equal(unlink(filler2), 0);
+    assert_int_equal(unlink(filler), 0);
+    sc_it_must_restart(d, args);
+    sc_it_must_see_outcome(db, closed, "closed", 0);
+    sc_it_must_see_outcome(db, open1, "shutdown", 0);
+    sc_it_must_see_outcome(db, open2, "shutdown", 0);
+    sc_it_must_stop(d);
+}
+
+/*
+ * rel_fullfs DIR noreserve: the daemon starts with about 1 MiB free, so
+ * it cannot make its 1 MiB reserve and says so in its log.  Once the disk
+ * is full to the last byte a store answers 1007, yet graph.delete
+ * succeeds (on the room allocated for the stop's rows when it needs room)
+ * and the graph's pages are free for later stores; once space is back the
+ * reserve is made again.
+ */
+static void test_delete_without_reserve(void **state)
+{
+    const char *dir = ((sc_rel_fixture *)*state)->arg;
+    char db[512], filler[512], filler2[512], reserve[600], stop_file[600];
+    snprintf(db, sizeof(db), "%s/streamcap.db", dir);
+    snprintf(filler, sizeof(filler), "%s/filler", dir);
+    snprintf(filler2, sizeof(filler2), "%s/filler2", dir);
+    snprintf(reserve, sizeof(reserve), "%s.reserve", db);
+    snprintf(stop_file, sizeof(stop_file), "%s.shutdown", db);
+    fill_leaving(filler, 1200u << 10);
+    const char *const args[] = {"--db", db, NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    sc_it_conn *c = sc_it_must_connect(d);
+    if (access(reserve, F_OK) == 0)
+        fail_msg("%s was made with under 1.25 MiB free", reserve);
+    if (!logged(d, "cannot keep 1024 KiB free for deletes"))
+        fail_msg("no warning that the reserve could not be made");
+    /* Stored while there is room, so that the full disk below leaves the
+     * log no unused tail for the delete to write into. */
+    acked g[2];
+    int n = 2;
+    for (int i = 0; i < n; i++)
+        if (!store_one(c, i, &g[i]))
+            fail_msg("store %d failed with room on the disk", i);
+    fill_up(filler2);
+    acked extra;
+    if (store_one(c, 99, &extra))
+        fail_msg("a store succeeded on the full filesystem");
+    int64_t free_before = freelist_pages(db);
+    struct stat room;
+    assert_int_equal(stat(stop_file, &room), 0);
+    off_t room_before = room.st_size;
+    sc_it_must_ok(c, "graph.delete", "{\"graph\":%lld}", (long long)g[0].graph);
+    assert_int_equal(stat(stop_file, &room), 0);
+    print_message("the delete took %lld KiB of the .shutdown file's margin\n",
+                  (long long)(room_before - room.st_size) / 1024);
+    /* No reserve, no free byte, no unused log tail: the margin it was. */
+    if (room.st_size >= room_before)
+        fail_msg("the delete did not take the margin of %s", stop_file);
+    sc_it_must_error(c, 1001, NULL, "graph.get", "{\"graph\":%lld}", (long long)g[0].graph);
+    /* The graph's pages are free for the next stores. */
+    int64_t free_after = freelist_pages(db);
+    print_message("the delete on the full disk freed %lld pages\n",
+                  (long long)(free_after - free_before));
+    if (free_after <= free_before)
+        fail_msg("the delete freed no page (%lld free before, %lld after)", (long long)free_before,
+                 (long long)free_after);
+    expect_all_whole(c, g + 1, n - 1);
+
+    /* Space back: the reserve is made again within seconds, no request needed. */
+    assert_int_equal(unlink(filler2), 0);
+    assert_int_equal(unlink(filler), 0);
+    for (int i = 0; i < 100 && access(reserve, F_OK) != 0; i++)
+        usleep(100 * 1000);
+    if (access(reserve, F_OK) != 0)
+        fail_msg("no %s once the filesystem has room again", reserve);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+}
+
+/*
+ * rel_fullfs DIR crash: kill -9 with two sessions open on a full disk,
+ * then a restart on the disk still full.  The daemon starts, serves reads
+ * and a delete while a new session.open answers 1007, and once space is
+ * back the crashed sessions read `lost` within seconds, without a request
+ * (their rows were left open until the database took writes again).
+ */
+static void test_restart_after_crash_on_full_disk(void **state)
+{
+    const char *dir = ((sc_rel_fixture *)*state)->arg;
+    char db[512], filler[512];
+    snprintf(db, sizeof(db), "%s/streamcap.db", dir);
+    snprintf(filler, sizeof(filler), "%s/filler", dir);
+    const char *const args[] = {"--db", db, NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    sc_it_conn *c = sc_it_must_connect(d);
+    acked g[2];
+    for (int i = 0; i < 2; i++)
+        if (!store_one(c, i, &g[i]))
+            fail_msg("store %d failed with room on the disk", i);
+    long long a = open_capturing(c), b = open_capturing(c);
+    assert_true(a > 0 && b > 0);
+    fill_up(filler);
+    sc_it_conn_close(c);
+    assert_int_equal(sc_it_daemon_kill(d), 0);
+
+    sc_it_must_restart(d, args);
+    c = sc_it_must_connect(d);
+    expect_all_whole(c, g, 2);
+    if (open_capturing(c) != 0)
+        fail_msg("session.open succeeded on the full filesystem");
+    sc_it_must_ok(c, "graph.delete", "{\"graph\":%lld}", (long long)g[1].graph);
+    sc_it_must_error(c, 1001, NULL, "graph.get", "{\"graph\":%lld}", (long long)g[1].graph);
+
+    /* A session of this run, opened on the room the delete made (most
+     * likely before the recovery's next attempt): never taken for one of
+     * the dead run's. */
+    cJSON *res = sc_it_must_result(c, "session.open", "{\"label\":\"early\"}");
+    long long live = (long long)sc_it_int(res, "session");
+    cJSON_Delete(res);
+
+    assert_int_equal(unlink(filler), 0);
+    /* Recorded within seconds, no request needed. */
+    sc_it_must_see_outcome(db, a, "lost", 10000);
+    sc_it_must_see_outcome(db, b, "lost", 0);
+    sc_it_must_see_outcome(db, live, "open", 0);
+    sc_it_must_ok(c, "session.close", "{\"session\":%lld}", live);
+    sc_it_must_see_outcome(db, live, "closed", 0);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    sc_it_must_restart(d, args);
+    c = sc_it_must_connect(d);
+    expect_all_whole(c, g, 1);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+}
+
+/*
+ * rel_fullfs DIR bigdelete: a graph larger than the reserve (about 2 MB of
+ * pages), deleted on a disk full to the last byte.  A delete writes only
+ * the pages that point at the freed ones, not the freed pages themselves
+ * (secure_delete FAST), so the 1 MiB reserve suffices however big the
+ * graph; the other graph stays whole.
+ */
+static void test_delete_graph_larger_than_reserve(void **state)
+{
+    const char *dir = ((sc_rel_fixture *)*state)->arg;
+    char db[512], filler[512];
+    snprintf(db, sizeof(db), "%s/streamcap.db", dir);
+    snprintf(filler, sizeof(filler), "%s/filler", dir);
+    const char *const args[] = {"--db", db, NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    sc_it_conn *c = sc_it_must_connect(d);
+    long long s = open_capturing(c);
+    assert_true(s > 0);
+    cJSON *reply = fill_and_end_n(c, s, 0, BIG_KERNELS);
+    long long big = (long long)sc_it_int(sc_it_ok(c, reply), "graph");
+    cJSON_Delete(reply);
+    acked small;
+    if (!store_one(c, 1, &small))
+        fail_msg("a small store failed with room on the disk");
+    long long late = open_capturing(c);
+    assert_true(late > 0);
+    fill_up(filler);
+    reply = fill_and_end(c, late, 2);
+    sc_it_err(c, reply, 1007, "storage");
+    cJSON_Delete(reply);
+    char wal[600];
+    snprintf(wal, sizeof(wal), "%s-wal", db);
+    struct stat before, after;
+    assert_int_equal(stat(wal, &before), 0);
+    sc_it_must_ok(c, "graph.delete", "{\"graph\":%lld}", big);
+    assert_int_equal(stat(wal, &after), 0);
+    print_message("deleting a graph of %d nodes on the full disk grew the log by %lld KiB\n",
+                  BIG_KERNELS, (long long)(after.st_size - before.st_size) / 1024);
+    sc_it_must_error(c, 1001, NULL, "graph.get", "{\"graph\":%lld}", big);
+    expect_all_whole(c, &small, 1);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    unlink(filler);
+}
+
+/*
+ * rel_fullfs DIR cleanstop: a clean stop, then a start on the disk filled
+ * to the last byte meanwhile.  A stop leaves no "-shm" file, which SQLite
+ * must make even to read; the start gives up the space kept next to the
+ * database for it (logged), then serves reads and a delete.
+ */
+static void test_start_on_full_disk_after_clean_stop(void **state)
+{
+    const char *dir = ((sc_rel_fixture *)*state)->arg;
+    char db[512], filler[512];
+    snprintf(db, sizeof(db), "%s/streamcap.db", dir);
+    snprintf(filler, sizeof(filler), "%s/filler", dir);
+    const char *const args[] = {"--db", db, NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    sc_it_conn *c = sc_it_must_connect(d);
+    acked g[2];
+    for (int i = 0; i < 2; i++)
+        if (!store_one(c, i, &g[i]))
+            fail_msg("store %d failed with room on the disk", i);
+    long long s = open_capturing(c);
+    assert_true(s > 0);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    fill_up(filler);
+
+    sc_it_must_restart(d, args);
+    if (!logged(d, "the space kept next to it was given up so that it opens"))
+        fail_msg("no warning that the start took the space kept for a full disk");
+    c = sc_it_must_connect(d);
+    expect_all_whole(c, g, 2);
+    sc_it_must_ok(c, "graph.delete", "{\"graph\":%lld}", (long long)g[0].graph);
+    sc_it_must_error(c, 1001, NULL, "graph.get", "{\"graph\":%lld}", (long long)g[0].graph);
+    expect_all_whole(c, g + 1, 1);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+    sc_it_must_see_outcome(db, s, "shutdown", 0);
+    unlink(filler);
+}
+
+typedef struct fullfs_case {
+    const char *mode; /* argv[2]; NULL: none */
+    CMUnitTestFunction fn;
+    const char *name;
+} fullfs_case;
+
 int main(int argc, char **argv)
 {
-    if (argc < 2 || argc > 3 ||
-        (argc == 3 && strcmp(argv[2], "delete") != 0 && strcmp(argv[2], "stop") != 0)) {
-        fprintf(stderr, "usage: rel_fullfs DIR [delete|stop]  (an empty directory on a small "
-                        "filesystem)\n");
+    static const fullfs_case cases[] = {
+        {NULL, test_full_filesystem, "test_full_filesystem"},
+        {"delete", test_delete_on_full_filesystem, "test_delete_on_full_filesystem"},
+        {"stop", test_stop_on_full_filesystem, "test_stop_on_full_filesystem"},
+        {"closed", test_stop_keeps_closed_and_open_rows, "test_stop_keeps_closed_and_open_rows"},
+        {"noreserve", test_delete_without_reserve, "test_delete_without_reserve"},
+        {"crash", test_restart_after_crash_on_full_disk, "test_restart_after_crash_on_full_disk"},
+        {"bigdelete", test_delete_graph_larger_than_reserve,
+         "test_delete_graph_larger_than_reserve"},
+        {"cleanstop", test_start_on_full_disk_after_clean_stop,
+         "test_start_on_full_disk_after_clean_stop"},
+    };
+    const fullfs_case *which = NULL;
+    for (size_t i = 0; argc >= 2 && argc <= 3 && i < sizeof(cases) / sizeof(cases[0]); i++)
+        if (argc == 2 ? cases[i].mode == NULL
+                      : cases[i].mode != NULL && strcmp(argv[2], cases[i].mode) == 0)
+            which = &cases[i];
+    if (!which) {
+        fprintf(stderr, "usage: rel_fullfs DIR "
+                        "[delete|stop|closed|noreserve|crash|bigdelete|cleanstop]  (an empty "
+                        "directory on a small filesystem)\n");
         return 2;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_prestate_setup_teardown(test_full_filesystem, sc_rel_setup,
-                                                 sc_rel_teardown, argv[1]),
+        {which->name, which->fn, sc_rel_setup, sc_rel_teardown, argv[1]},
     };
-    const struct CMUnitTest delete_tests[] = {
-        cmocka_unit_test_prestate_setup_teardown(test_delete_on_full_filesystem, sc_rel_setup,
-                                                 sc_rel_teardown, argv[1]),
-    };
-    const struct CMUnitTest stop_tests[] = {
-        cmocka_unit_test_prestate_setup_teardown(test_stop_on_full_filesystem, sc_rel_setup,
-                                                 sc_rel_teardown, argv[1]),
-    };
-    if (argc == 3 && strcmp(argv[2], "stop") == 0)
-        return cmocka_run_group_tests(stop_tests, NULL, NULL);
-    if (argc == 3)
-        return cmocka_run_group_tests(delete_tests, NULL, NULL);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -164,7 +164,8 @@ int fx_teardown(void **state)
         remove_file(f, "");
         remove_file(f, "-wal");
         remove_file(f, "-shm");
-        remove_file(f, ".reserve"); /* the store keeps it on purpose */
+        remove_file(f, ".reserve");  /* the store keeps it on purpose */
+        remove_file(f, ".shutdown"); /* and this one, allocated for a stop's rows */
     }
     assert_int_equal(rmdir(f->dir), 0);
     free(f);

@@ -2,9 +2,11 @@
  * test_store_errors.c - the store's failure paths: a full database, a
  * write lock held elsewhere, refusals inside a batch, bad arguments.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "store_fixture.h"
@@ -337,9 +339,24 @@ static void test_bad_arguments(void **state)
 /*
  * Final log rows refused during a stop are kept by the store and recorded
  * at close in "<db>.shutdown"; the next open ends them (only rows still
- * open) before it marks the rest lost, and removes the file.  A line cut
- * short (a crash while appending) is skipped.
+ * open) before it marks the rest lost, and zeros them, keeping the file's
+ * room.  A line cut short (a crash while writing) is skipped.
  */
+
+/* Where the rows of the file end: at its first zero byte. */
+static long rows_end(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return -1;
+    long n = 0;
+    int ch;
+    while ((ch = fgetc(fp)) != EOF && ch != '\0')
+        n++;
+    fclose(fp);
+    return n;
+}
+
 static void test_deferred_log_ends_applied_at_open(void **state)
 {
     fx *f = *state;
@@ -361,8 +378,11 @@ static void test_deferred_log_ends_applied_at_open(void **state)
 
     char side[sizeof f->path + 16];
     snprintf(side, sizeof side, "%s.shutdown", f->path);
-    FILE *fp = fopen(side, "a");
+    long end = rows_end(side);
+    assert_true(end > 0);
+    FILE *fp = fopen(side, "r+b");
     assert_non_null(fp);
+    assert_int_equal(fseek(fp, end, SEEK_SET), 0);
     fprintf(fp, "%lld shutdown 3", (long long)torn);
     fclose(fp);
 
@@ -381,7 +401,51 @@ static void test_deferred_log_ends_applied_at_open(void **state)
     assert_string_equal(o, "closed");
     free(o);
     fx_db_close(db);
-    assert_int_equal(access(side, F_OK), -1);
+    /* Applied: no rows left, the room kept for the next stop. */
+    assert_int_equal(rows_end(side), 0);
+    fx_close(f);
+}
+
+/* Size and allocated bytes of a file; asserts that it exists. */
+static void file_room(const char *path, off_t *size, off_t *allocated)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        fail_msg("no %s: %s", path, strerror(errno));
+    *size = st.st_size;
+    *allocated = (off_t)st.st_blocks * 512;
+}
+
+/*
+ * "<db>.shutdown" holds allocated room, not a sparse promise, for the
+ * final row (64 bytes) of every open log row plus a 4096-row margin, grown
+ * as sessions open, so that a stop on a full disk can still write there.
+ */
+static void test_stop_room_allocated_ahead(void **state)
+{
+    fx *f = *state;
+    fx_sqlite_only(f, "the room for a stop's rows is a file beside the SQLite database");
+    fx_open(f, 0, 0);
+    char side[sizeof f->path + 16];
+    snprintf(side, sizeof side, "%s.shutdown", f->path);
+    off_t size, allocated;
+    file_room(side, &size, &allocated);
+    assert_true(size >= 4096 * 64);
+    assert_true(allocated >= size);
+
+    enum { N = 5000 };
+    wres *w = calloc(N, sizeof *w);
+    assert_non_null(w);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(sc_store_log_open(f->st, 1, 1, "r", 1, T0, wres_cb, &w[i]), 0);
+    fx_drain(f);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(w[i].rc, 0);
+    free(w);
+    file_room(side, &size, &allocated);
+    if (size < (off_t)N * 64 || allocated < size)
+        fail_msg("%d open rows, but %s has %lld bytes (%lld allocated)", N, side, (long long)size,
+                 (long long)allocated);
     fx_close(f);
 }
 
@@ -398,6 +462,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_arguments, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_deferred_log_ends_applied_at_open, fx_setup,
                                         fx_teardown),
+        cmocka_unit_test_setup_teardown(test_stop_room_allocated_ahead, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
