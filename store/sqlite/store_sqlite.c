@@ -344,14 +344,18 @@ static int lock_busy(long pid, char *errbuf, size_t errlen)
  * Closing any descriptor of a file drops the fcntl locks its process
  * holds on it, SQLite's included, so a store of this process already on
  * the file must be found without opening one: /proc/locks names the
- * holder first, and only a file nobody is listed as holding is opened.
+ * holder first, and a file this process is listed as holding is not
+ * opened.
  */
 static int take_lock(sc_store_be *st, const char *path, char *errbuf, size_t errlen)
 {
     struct stat sb;
+    /* Only this process must be found before opening: any other holder
+     * is met by the flock below, which, unlike the list's inode guess
+     * for stacked file systems, cannot mistake another file for it. */
     if (stat(path, &sb) == 0) {
         long pid = flock_holder(sb.st_dev, sb.st_ino);
-        if (pid > 0)
+        if (pid > 0 && pid == (long)getpid())
             return lock_busy(pid, errbuf, errlen);
     }
     /* Created here when new: an empty file is an empty SQLite database. */
