@@ -174,10 +174,18 @@ static const cli_cmd commands[] = {
      "                     (default: the program's name and pid)\n"
      "  --summary-file F   write the summary (text, or JSON with --json) to F\n"
      "                     instead of standard error\n"
+     "  --fail-on LIST     exit 98 when one of these holds, each named on\n"
+     "                     standard error: unreachable (a process had no\n"
+     "                     daemon), failed (a capture failed), unsupported (a\n"
+     "                     call the stand-in lacks), none-stored (no graph\n"
+     "                     stored), all; comma-separated ('races' is not\n"
+     "                     available yet and is refused)\n"
      "\n"
      "Exit status: PROGRAM's own, or 128 + N when signal N killed it (as shells\n"
-     "report it); 127 when PROGRAM is not found, 126 when it cannot be run; 2\n"
-     "when streamcap fails before running it (bad arguments, no stand-in).\n",
+     "report it); 98 when a --fail-on condition holds (the summary keeps the\n"
+     "program's own in exit_status; --json adds fail_on); 127 when PROGRAM is\n"
+     "not found, 126 when it cannot be run; 2 when streamcap fails before\n"
+     "running it (bad arguments, no stand-in).\n",
      cli_run},
     {"log", "", "the capture log, newest first",
      "One row per capture session: when it opened and ended, its outcome\n"

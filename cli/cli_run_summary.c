@@ -177,6 +177,8 @@ void cli_run_summary_json(sc_buf *b, const run_end *end, const run_report *r)
     json_items(b, &first, "failed", r, SC_REPORT_FAILED);
     json_items(b, &first, "discarded", r, SC_REPORT_DISCARDED);
     json_tail(b, &first, r);
+    if (end->fail)
+        cli_run_fail_json(b, &first, end->fail);
     sc_json_obj_end(b);
     sc_buf_putc(b, '\n');
 }

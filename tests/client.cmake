@@ -49,6 +49,19 @@ add_dependencies(test_client_example libstreamcap libstreamcap_static)
 add_executable(run_probe ${CMAKE_CURRENT_SOURCE_DIR}/client/run_probe.c)
 set_target_properties(run_probe PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
 sc_add_daemon_test(test_client_run client 180 LIBS sc_ct_run DEPENDS streamcap run_probe)
+# streamcap run --fail-on, a forked child, another libcudart first: run_cuda
+# is a C program linked against the stand-in.
+if(TARGET sc_cudart)
+    add_executable(run_cuda ${CMAKE_CURRENT_SOURCE_DIR}/client/run_cuda.c)
+    target_include_directories(run_cuda PRIVATE ${PROJECT_SOURCE_DIR}/cudart)
+    target_link_libraries(run_cuda PRIVATE sc_cudart)
+    set_target_properties(run_cuda PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+    sc_add_daemon_test(test_client_run_fail client 180 LIBS sc_ct_run libstreamcap_static
+                       DEPENDS streamcap run_probe run_cuda)
+    target_link_libraries(test_client_run_fail PRIVATE sc_cli_fixture)
+    target_compile_definitions(test_client_run_fail PRIVATE
+        SC_RUN_PROBE="$<TARGET_FILE:run_probe>" SC_RUN_CUDA="$<TARGET_FILE:run_cuda>")
+endif()
 include(GNUInstallDirs)
 file(RELATIVE_PATH SC_RUN_CUDART_REL ${CMAKE_INSTALL_FULL_BINDIR}
      ${CMAKE_INSTALL_FULL_LIBDIR}/streamcap/cudart)

@@ -1,0 +1,202 @@
+/*
+ * streamcap run as CI uses it, against a real streamcapd: --fail-on and its
+ * own exit status, with run_probe's report lines and with run_cuda, a C
+ * program linked against the CUDA runtime stand-in; the summary of a
+ * forked child; the hint when the program loaded another libcudart.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli_fixture.h"
+
+static const char *const no_cudart_dir[] = {"STREAMCAP_CUDART_DIR", "STREAMCAP_LABEL", NULL};
+
+static int group_setup(void **state)
+{
+    *state = sc_cli_fx_new(30000);
+    return 0;
+}
+
+/* streamcap [--socket S] ARGS..., the build's stand-in found next to it. */
+static sc_ct_result run_at(const char *socket, ...)
+{
+    sc_ct_opts o = {.unsetenv = no_cudart_dir};
+    sc_ct_result r;
+    va_list ap;
+    va_start(ap, socket);
+    int rc = sc_ct_vrun(SC_CLI_STREAMCAP, socket, &o, ap, &r);
+    va_end(ap);
+    assert_int_equal(rc, 0);
+    return r;
+}
+
+static void expect_not_in(const char *text, const char *unwanted)
+{
+    if (strstr(text, unwanted))
+        fail_msg("'%s' should not be in:\n%s", unwanted, text);
+}
+
+/* The --json summary: the last line of stderr that starts with '{'. */
+static cJSON *summary_of(const char *err)
+{
+    const char *p = strstr(err, "{\"program\"");
+    if (!p)
+        fail_msg("no JSON summary in:\n%s", err);
+    cJSON *j = cJSON_ParseWithOpts(p, NULL, false);
+    if (!j)
+        fail_msg("bad JSON summary in:\n%s", err);
+    return j;
+}
+
+static const char *held_reason(cJSON *sum, const char *condition)
+{
+    cJSON *held = cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "fail_on"), "held");
+    cJSON *h;
+    cJSON_ArrayForEach(h, held)
+    {
+        if (strcmp(cJSON_GetObjectItem(h, "condition")->valuestring, condition) == 0)
+            return cJSON_GetObjectItem(h, "reason")->valuestring;
+    }
+    return NULL;
+}
+
+/* ---------------------------------------------------------- --fail-on */
+
+#define PROC_UNREACHABLE                                                                           \
+    "line={\"event\":\"process\",\"pid\":{pid},\"program\":\"p\",\"label\":\"l\","                 \
+    "\"daemon\":\"unreachable\",\"session\":null,\"captures_begun\":1,"                            \
+    "\"unsupported\":[\"cudaGraphicsMapResources\"]}"
+#define CAP_FAILED                                                                                 \
+    "line={\"event\":\"capture\",\"pid\":{pid},\"capture\":1,\"mode\":\"global\","                 \
+    "\"outcome\":\"failed\",\"graph\":null,\"node_count\":0,\"edge_count\":0,"                     \
+    "\"call\":\"cudaStreamEndCapture\",\"cuda_error\":901,"                                        \
+    "\"cuda_name\":\"cudaErrorStreamCaptureInvalidated\",\"message\":\"m\"}"
+
+/* Every condition that holds is named, the run exits 98 and --json says
+ * the same; without --fail-on the program's 0 passes through. */
+static void test_fail_on_each_condition(void **state)
+{
+    sc_cli_fx *f = *state;
+    const char *sock = sc_it_daemon_socket(f->d);
+    sc_ct_result r = run_at(sock, "run", SC_RUN_PROBE, PROC_UNREACHABLE, CAP_FAILED, "write", NULL);
+    sc_cli_expect_status(&r, 0);
+    expect_not_in(r.err, "failing on");
+    sc_ct_result_free(&r);
+
+    r = run_at(sock, "run", "--fail-on", "all", SC_RUN_PROBE, PROC_UNREACHABLE, CAP_FAILED, "write",
+               NULL);
+    sc_cli_expect_status(&r, 98);
+    sc_cli_expect_in(r.err, "streamcap run: failing on unreachable: no daemon was reachable for 1 "
+                            "process");
+    sc_cli_expect_in(r.err, "streamcap run: failing on failed: 1 capture failed\n");
+    sc_cli_expect_in(r.err, "streamcap run: failing on unsupported: the program called what the "
+                            "stand-in does not support: cudaGraphicsMapResources\n");
+    sc_cli_expect_in(r.err, "streamcap run: failing on none-stored: no graph was stored\n");
+    sc_cli_expect_in(r.err, "streamcap run: exit status 98 (the program's was 0)\n");
+    sc_ct_result_free(&r);
+
+    /* Only what was asked for; the program's status stays in the summary. */
+    r = run_at(sock, "--json", "run", "--fail-on", "failed,unsupported", SC_RUN_PROBE,
+               PROC_UNREACHABLE, CAP_FAILED, "write", "exit=4", NULL);
+    sc_cli_expect_status(&r, 98);
+    cJSON *sum = summary_of(r.err);
+    assert_int_equal(cJSON_GetObjectItem(sum, "exit_status")->valueint, 4);
+    cJSON *fo = cJSON_GetObjectItem(sum, "fail_on");
+    assert_non_null(fo);
+    assert_int_equal(cJSON_GetObjectItem(fo, "status")->valueint, 98);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(fo, "conditions")), 2);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(fo, "held")), 2);
+    assert_non_null(held_reason(sum, "failed"));
+    assert_non_null(held_reason(sum, "unsupported"));
+    assert_null(held_reason(sum, "unreachable"));
+    cJSON_Delete(sum);
+    sc_ct_result_free(&r);
+}
+
+/* A condition asked for that does not hold leaves the program's status. */
+static void test_fail_on_none_holding(void **state)
+{
+    sc_cli_fx *f = *state;
+    sc_ct_result r = run_at(sc_it_daemon_socket(f->d), "--json", "run", "--fail-on", "failed",
+                            SC_RUN_PROBE, PROC_UNREACHABLE, "write", "exit=3", NULL);
+    sc_cli_expect_status(&r, 3);
+    expect_not_in(r.err, "failing on");
+    cJSON *sum = summary_of(r.err);
+    cJSON *fo = cJSON_GetObjectItem(sum, "fail_on");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(fo, "status")));
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(fo, "held")), 0);
+    cJSON_Delete(sum);
+    sc_ct_result_free(&r);
+}
+
+static void test_fail_on_usage(void **state)
+{
+    sc_cli_fx *f = *state;
+    sc_ct_result r =
+        run_at(sc_it_daemon_socket(f->d), "run", "--fail-on", "races", SC_RUN_PROBE, "argv", NULL);
+    sc_cli_expect_status(&r, 2);
+    sc_cli_expect_in(r.err, "--fail-on races is not available yet");
+    expect_not_in(r.out, "argv[0]");
+    sc_ct_result_free(&r);
+    r = run_at(sc_it_daemon_socket(f->d), "run", "--fail-on", "failed,bogus", SC_RUN_PROBE, NULL);
+    sc_cli_expect_status(&r, 2);
+    sc_cli_expect_in(r.err, "unknown condition 'bogus'");
+    sc_ct_result_free(&r);
+    r = run_at(sc_it_daemon_socket(f->d), "run", "--help", NULL);
+    sc_cli_expect_status(&r, 0);
+    sc_cli_expect_in(r.out, "--fail-on LIST");
+    sc_ct_result_free(&r);
+}
+
+/* A real program on the stand-in with no daemon: --fail-on all fails the
+ * run, naming unreachable and none-stored; without it the run passes. */
+static void test_fail_on_all_without_daemon(void **state)
+{
+    sc_cli_fx *f = *state;
+    char *sock = sc_it_fmt("%s/no-daemon.sock", f->tmp);
+    sc_ct_result r = run_at(sock, "run", SC_RUN_CUDA, "capture", NULL);
+    sc_cli_expect_status(&r, 0);
+    sc_cli_expect_in(r.err, "daemon unreachable");
+    sc_ct_result_free(&r);
+    r = run_at(sock, "run", "--fail-on", "all", SC_RUN_CUDA, "capture", NULL);
+    sc_cli_expect_status(&r, 98);
+    sc_cli_expect_in(r.err, "failing on unreachable:");
+    sc_cli_expect_in(r.err, "failing on none-stored:");
+    expect_not_in(r.err, "failing on failed:");
+    sc_ct_result_free(&r);
+    free(sock);
+}
+
+/* The same program with the daemon up: everything stored, the run passes. */
+static void test_fail_on_all_passes_when_stored(void **state)
+{
+    sc_cli_fx *f = *state;
+    sc_ct_result r =
+        run_at(sc_it_daemon_socket(f->d), "run", "--fail-on", "all", SC_RUN_CUDA, "capture", NULL);
+    sc_cli_expect_status(&r, 0);
+    expect_not_in(r.err, "failing on");
+    sc_ct_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fail_on_each_condition),
+        cmocka_unit_test(test_fail_on_none_holding),
+        cmocka_unit_test(test_fail_on_usage),
+        cmocka_unit_test(test_fail_on_all_without_daemon),
+        cmocka_unit_test(test_fail_on_all_passes_when_stored),
+    };
+    return cmocka_run_group_tests(tests, group_setup, sc_cli_group_teardown);
+}
