@@ -263,9 +263,12 @@ void sc_rt_kernels_free(sc_rt_state *st);
 void sc_rt_feed_open(sc_rt_state *st);
 void sc_rt_feed_stream_create(sc_rt_state *st, uint32_t stream, bool non_blocking);
 void sc_rt_feed_begin(sc_rt_state *st, uint32_t stream, uint32_t thread, sc_cuda_mode mode);
-void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const sc_node *n);
+/* `call`: the CUDA function, when the local model says the call broke a
+ * capture (the daemon's log then names it), else NULL. */
+void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const sc_node *n,
+                       const char *call);
 void sc_rt_feed_event(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t event, bool wait,
-                      bool external);
+                      bool external, const char *call);
 void sc_rt_feed_update_deps(sc_rt_state *st, uint32_t stream, uint32_t thread,
                             const uint32_t *nodes, size_t n, bool set);
 void sc_rt_feed_host_call(sc_rt_state *st, sc_cuda_host kind, uint32_t stream, uint32_t event,

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include <cjson/cJSON.h>
+#include <sqlite3.h>
 
 #include "cli_fixture.h"
 
@@ -189,6 +190,48 @@ static void test_fail_on_all_passes_when_stored(void **state)
     sc_ct_result_free(&r);
 }
 
+/* ---------------------------------------------------------- the log */
+
+/* The newest captures row's inv_method and inv_call, as stored. */
+static void last_inv(sc_cli_fx *f, char *method, char *call, size_t len)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_open_v2(sc_it_daemon_db(f->d), &db, SQLITE_OPEN_READONLY, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(db,
+                                        "SELECT inv_method, inv_call FROM captures ORDER BY "
+                                        "session DESC, capture DESC LIMIT 1",
+                                        -1, &st, NULL),
+                     SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    const unsigned char *m = sqlite3_column_text(st, 0), *c = sqlite3_column_text(st, 1);
+    snprintf(method, len, "%s", m ? (const char *)m : "NULL");
+    snprintf(call, len, "%s", c ? (const char *)c : "NULL");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+/* A kernel launched on the legacy stream breaks a capture (906): the log
+ * and captures.inv_call name cudaLaunchKernel, not the protocol method. */
+static void test_legacy_launch_named(void **state)
+{
+    sc_cli_fx *f = *state;
+    sc_ct_result r = run_at(sc_it_daemon_socket(f->d), "run", SC_RUN_CUDA, "legacy", NULL);
+    sc_cli_expect_status(&r, 0);
+    sc_cli_expect_in(r.err, "broken by cudaLaunchKernel");
+    sc_ct_result_free(&r);
+    char method[128], call[128];
+    last_inv(f, method, call, sizeof(method));
+    assert_string_equal(method, "capture.record_kernel");
+    assert_string_equal(call, "cudaLaunchKernel");
+    r = sc_cli_run(f, "log", "--limit", "1", NULL);
+    sc_cli_expect_status(&r, 0);
+    sc_cli_expect_in(r.out, "invalidated by cudaLaunchKernel from thread");
+    expect_not_in(r.out, "capture.record_kernel");
+    sc_ct_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -197,6 +240,7 @@ int main(void)
         cmocka_unit_test(test_fail_on_usage),
         cmocka_unit_test(test_fail_on_all_without_daemon),
         cmocka_unit_test(test_fail_on_all_passes_when_stored),
+        cmocka_unit_test(test_legacy_launch_named),
     };
     return cmocka_run_group_tests(tests, group_setup, sc_cli_group_teardown);
 }
