@@ -97,6 +97,7 @@ typedef struct sc_rt_capture {
     const char *broken_call;  /* the CUDA function that invalidated it, static */
     cudaError_t broken_error; /* and what it returned */
     char *unjoined;           /* failed with 904: [{"stream":S,"nodes":[...]},...], malloc'd */
+    bool inherited;           /* ended before this process was forked: the parent reports it */
     /* cudaStreamBeginCaptureToGraph: `graph` is the program's, which had
      * `base` nodes at the begin.  Those are the model's first `base`
      * nodes; when their index order was not topological their model ids
@@ -167,7 +168,8 @@ typedef struct sc_rt_state {
     size_t stream_cap_len;
     sc_rt_submit *submits;
     size_t nsubmits, submits_cap;
-    uint64_t launches; /* kernels run outside capture (counted only) */
+    size_t submits_inherited; /* the first ones, a fork()ed parent's to report */
+    uint64_t launches;        /* kernels run outside capture (counted only) */
     _Atomic unsigned char unsupported[SC_RT_NEXPORTS];
     char program[256];
     char label[320];

@@ -232,6 +232,32 @@ static void test_legacy_launch_named(void **state)
     sc_ct_result_free(&r);
 }
 
+/* ------------------------------------------------------------ fork() */
+
+/* A forked child reports its own capture, not its parent's again: one
+ * graph stored by the parent, the child's one capture kept (it has no
+ * connection of its own), two captures begun in all. */
+static void test_forked_child_reports_its_own(void **state)
+{
+    sc_cli_fx *f = *state;
+    sc_ct_result r =
+        run_at(sc_it_daemon_socket(f->d), "--json", "run", SC_RUN_CUDA, "capture", "fork", NULL);
+    sc_cli_expect_status(&r, 0);
+    cJSON *sum = summary_of(r.err);
+    cJSON *procs = cJSON_GetObjectItem(sum, "processes");
+    assert_int_equal(cJSON_GetArraySize(procs), 2);
+    assert_int_equal(cJSON_GetObjectItem(sum, "captures_begun")->valueint, 2);
+    cJSON *graphs = cJSON_GetObjectItem(sum, "graphs"), *kept = cJSON_GetObjectItem(sum, "kept");
+    if (cJSON_GetArraySize(graphs) != 1 || cJSON_GetArraySize(kept) != 1)
+        fail_msg("want 1 stored and 1 kept:\n%s", r.err);
+    double parent = cJSON_GetObjectItem(cJSON_GetArrayItem(graphs, 0), "pid")->valuedouble;
+    cJSON *child = cJSON_GetArrayItem(kept, 0);
+    assert_true(cJSON_GetObjectItem(child, "pid")->valuedouble != parent);
+    assert_int_equal(cJSON_GetObjectItem(child, "capture")->valueint, 2);
+    cJSON_Delete(sum);
+    sc_ct_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_fail_on_all_without_daemon),
         cmocka_unit_test(test_fail_on_all_passes_when_stored),
         cmocka_unit_test(test_legacy_launch_named),
+        cmocka_unit_test(test_forked_child_reports_its_own),
     };
     return cmocka_run_group_tests(tests, group_setup, sc_cli_group_teardown);
 }
