@@ -191,7 +191,10 @@ static const cli_cmd commands[] = {
      "One row per capture session: when it opened and ended, its outcome\n"
      "(open, completed, failed, closed, abandoned, shutdown, lost), its node\n"
      "count, the graph it produced, its host (the --host-name of the daemon\n"
-     "that ran it), owner and label.  Under the table, one line for each\n"
+     "that ran it), owner and label.  A cuda-mode session's row counts the\n"
+     "nodes of its ended captures, lists their graph ids (\"3,4,5,6,+2 more\")\n"
+     "and, under CAPTURES, how many ended and how (\"3 (2 completed, 1\n"
+     "failed)\").  Under the table, one line for each\n"
      "failed capture of a cuda-mode session: the call that invalidated it,\n"
      "with its stream, thread and the capture's mode, and CUDA's message\n"
      "(\"session 4: capture 3 on stream 7 invalidated by cudaMalloc from\n"
@@ -206,7 +209,12 @@ static const cli_cmd commands[] = {
      "                   user other than root sees only the sessions of the\n"
      "                   daemon it talks to: another host lists nothing)\n"
      "  --before CURSOR  the next page, as printed (on standard error) after a\n"
-     "                   full page\n", cli_log},
+     "                   full page\n"
+     "  --session N      only session N (no other option): its entry, then one\n"
+     "                   row per ended capture with its stream, mode, thread,\n"
+     "                   outcome, nodes, graph and the CUDA call that broke it;\n"
+     "                   --json: the entry as log.list has it; exit 2 when the\n"
+     "                   log has no session N\n", cli_log},
 };
 /* clang-format on */
 

@@ -232,6 +232,64 @@ static void test_legacy_launch_named(void **state)
     sc_ct_result_free(&r);
 }
 
+/* A cuda-mode session's row counts its captures' nodes, lists their graph
+ * ids and outcomes; --session lists each capture and what broke it. */
+static void test_log_row_and_session(void **state)
+{
+    sc_cli_fx *f = *state;
+    sc_ct_result r = run_at(sc_it_daemon_socket(f->d), "--json", "run", SC_RUN_CUDA, "capture",
+                            "legacy", "capture", NULL);
+    sc_cli_expect_status(&r, 0);
+    cJSON *sum = summary_of(r.err);
+    cJSON *proc = cJSON_GetArrayItem(cJSON_GetObjectItem(sum, "processes"), 0);
+    long long session = (long long)cJSON_GetObjectItem(proc, "session")->valuedouble;
+    cJSON *graphs = cJSON_GetObjectItem(sum, "graphs");
+    assert_int_equal(cJSON_GetArraySize(graphs), 2);
+    char *ids = sc_it_fmt(
+        " %lld,%lld ",
+        (long long)cJSON_GetObjectItem(cJSON_GetArrayItem(graphs, 0), "graph")->valuedouble,
+        (long long)cJSON_GetObjectItem(cJSON_GetArrayItem(graphs, 1), "graph")->valuedouble);
+    cJSON_Delete(sum);
+    sc_ct_result_free(&r);
+
+    char *sid = sc_it_fmt("%lld", session);
+    r = sc_cli_run(f, "log", "--limit", "1", NULL);
+    sc_cli_expect_status(&r, 0);
+    sc_cli_expect_in(r.out, "CAPTURES");
+    sc_cli_expect_in(r.out, ids);
+    sc_cli_expect_in(r.out, " 3 (2 completed, 1 failed) ");
+    /* two memsets stored, the broken capture's nodes counted too */
+    expect_not_in(r.out, " closed     0 ");
+    sc_ct_result_free(&r);
+
+    r = sc_cli_run(f, "log", "--session", sid, NULL);
+    sc_cli_expect_status(&r, 0);
+    char *head = sc_it_fmt("session %s (cuda mode)", sid);
+    sc_cli_expect_in(r.out, head);
+    sc_cli_expect_in(r.out, "CAPTURE  STREAM  MODE    THREAD  OUTCOME");
+    sc_cli_expect_in(r.out, "BROKEN BY");
+    sc_cli_expect_in(r.out, "cudaLaunchKernel (cudaErrorStreamCaptureImplicit)");
+    sc_cli_expect_in(r.out, "failed cudaErrorStreamCaptureInvalidated");
+    sc_ct_result_free(&r);
+
+    r = sc_cli_run(f, "--json", "log", "--session", sid, NULL);
+    sc_cli_expect_status(&r, 0);
+    cJSON *e = cJSON_Parse(r.out);
+    assert_non_null(e);
+    assert_int_equal((long long)cJSON_GetObjectItem(e, "session")->valuedouble, session);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(e, "captures")), 3);
+    cJSON_Delete(e);
+    sc_ct_result_free(&r);
+
+    r = sc_cli_run(f, "log", "--session", "999999", NULL);
+    sc_cli_expect_status(&r, 2);
+    sc_cli_expect_in(r.err, "session 999999 is not in the log");
+    sc_ct_result_free(&r);
+    free(head);
+    free(sid);
+    free(ids);
+}
+
 /* ------------------------------------------------------------ fork() */
 
 /* A forked child reports its own capture, not its parent's again: one
@@ -267,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_fail_on_all_without_daemon),
         cmocka_unit_test(test_fail_on_all_passes_when_stored),
         cmocka_unit_test(test_legacy_launch_named),
+        cmocka_unit_test(test_log_row_and_session),
         cmocka_unit_test(test_forked_child_reports_its_own),
     };
     return cmocka_run_group_tests(tests, group_setup, sc_cli_group_teardown);
