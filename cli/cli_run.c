@@ -309,9 +309,8 @@ static int run_args(cli *x, int argc, char **argv, run_opts *o)
     return CLI_OK;
 }
 
-static int prepare_env(cli *x, const run_opts *o, const char *report)
+static int prepare_env(cli *x, const run_opts *o, const char *report, char *dir)
 {
-    char dir[PATH_MAX];
     if (find_standin(x, dir) != CLI_OK || set_library_path(x, dir) != CLI_OK ||
         set_socket(x) != CLI_OK || set_env(x, SC_REPORT_ENV, report) != CLI_OK)
         return CLI_ERROR;
@@ -379,7 +378,8 @@ int cli_run(cli *x, int argc, char **argv)
     pid_t child = -1;
     /* Whole milliseconds, so that a graph stored in this one still counts. */
     int64_t started_ms = wall_ms();
-    rc = prepare_env(x, &o, report);
+    char standin[PATH_MAX];
+    rc = prepare_env(x, &o, report, standin);
     if (rc == CLI_OK)
         rc = run_program(x, argv + o.prog, &wstatus, &child);
     if (rc == CLI_OK) {
@@ -388,6 +388,8 @@ int cli_run(cli *x, int argc, char **argv)
         run_report r = {0};
         cli_run_report_read(report, &r);
         cli_run_from_daemon(x, &r, child, started_ms);
+        cli_run_find_cudart(&r, argv[o.prog], standin);
+        r.standin = standin;
         run_fail fail;
         if (o.fail_on) {
             cli_run_fail_check(o.fail_on, &r, &fail);

@@ -71,6 +71,12 @@ typedef struct run_report {
      * for it were asked of the daemon (cli_run_daemon.c). */
     bool asked_daemon;
     char *daemon_error; /* why the daemon could not tell; NULL when it did */
+    /* No process line: what the program's loader resolves (cli_run_libs.c). */
+    bool cudart_checked; /* it was asked and answered */
+    bool cudart_none;    /* the program needs no libcudart.so (static runtime) */
+    char *cudart_soname; /* the libcudart.so.N it needs, or NULL */
+    char *cudart_other;  /* the one loaded instead of the stand-in, or NULL */
+    char *standin;       /* the stand-in's directory */
 } run_report;
 
 /* --fail-on's conditions (cli_run_fail.c). */
@@ -119,6 +125,11 @@ bool cli_run_outcome_is(const run_item *it, const char *o);
  *  add the graphs the daemon at x->socket stored for `pid` since
  *  `since_ms` (Unix time), as stored items marked from_daemon. */
 void cli_run_from_daemon(cli *x, run_report *r, int64_t pid, int64_t since_ms);
+
+/** When the report has no process line, ask the loader which libcudart
+ *  `program` (argv[0] of the run) gets, into r->cudart_*; the stand-in is
+ *  the one in `standin_dir`. */
+void cli_run_find_cudart(run_report *r, const char *program, const char *standin_dir);
 
 /** The summary as one JSON object and a newline. */
 void cli_run_summary_json(sc_buf *b, const run_end *end, const run_report *r);

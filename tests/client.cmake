@@ -59,8 +59,24 @@ if(TARGET sc_cudart)
     sc_add_daemon_test(test_client_run_fail client 180 LIBS sc_ct_run libstreamcap_static
                        DEPENDS streamcap run_probe run_cuda)
     target_link_libraries(test_client_run_fail PRIVATE sc_cli_fixture)
+    # run_rpath: linked against the stand-in, with a DT_RPATH (not RUNPATH)
+    # to a directory holding another libcudart.so.13.
+    set(dummy_dir ${CMAKE_BINARY_DIR}/tests/dummy_cudart)
+    add_library(dummy_cudart SHARED ${CMAKE_CURRENT_SOURCE_DIR}/client/dummy_cudart.c)
+    set_target_properties(dummy_cudart PROPERTIES OUTPUT_NAME cudart SOVERSION 13
+                          LIBRARY_OUTPUT_DIRECTORY ${dummy_dir})
+    target_link_options(dummy_cudart PRIVATE
+        -Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/client/dummy_cudart.map)
+    add_executable(run_rpath ${CMAKE_CURRENT_SOURCE_DIR}/client/run_rpath.c)
+    target_include_directories(run_rpath PRIVATE ${PROJECT_SOURCE_DIR}/cudart)
+    target_link_libraries(run_rpath PRIVATE sc_cudart)
+    set_target_properties(run_rpath PROPERTIES SKIP_BUILD_RPATH TRUE
+                          RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+    target_link_options(run_rpath PRIVATE -Wl,--disable-new-dtags,-rpath,${dummy_dir})
+    add_dependencies(test_client_run_fail run_rpath dummy_cudart)
     target_compile_definitions(test_client_run_fail PRIVATE
-        SC_RUN_PROBE="$<TARGET_FILE:run_probe>" SC_RUN_CUDA="$<TARGET_FILE:run_cuda>")
+        SC_RUN_PROBE="$<TARGET_FILE:run_probe>" SC_RUN_CUDA="$<TARGET_FILE:run_cuda>"
+        SC_RUN_RPATH="$<TARGET_FILE:run_rpath>" SC_DUMMY_CUDART="${dummy_dir}/libcudart.so.13")
 endif()
 include(GNUInstallDirs)
 file(RELATIVE_PATH SC_RUN_CUDART_REL ${CMAKE_INSTALL_FULL_BINDIR}

@@ -316,6 +316,48 @@ static void test_forked_child_reports_its_own(void **state)
     sc_ct_result_free(&r);
 }
 
+/* ------------------------------------------------ another libcudart */
+
+/* A DT_RPATH to another libcudart.so.13: the summary names the library
+ * loaded instead of the stand-in, and the ways out. */
+static void test_rpath_names_the_library_loaded(void **state)
+{
+    sc_cli_fx *f = *state;
+    sc_ct_result r = run_at(sc_it_daemon_socket(f->d), "run", SC_RUN_RPATH, NULL);
+    sc_cli_expect_status(&r, 0);
+    sc_cli_expect_in(r.out, "devices 0, rc 0");
+    char *want = sc_it_fmt("the program left no report: it loaded %s instead of the stand-in ",
+                           SC_DUMMY_CUDART);
+    sc_cli_expect_in(r.err, want);
+    free(want);
+    sc_cli_expect_in(r.err, "DT_RPATH");
+    sc_cli_expect_in(r.err, "LD_PRELOAD=");
+    sc_cli_expect_in(r.err, "patchelf --remove-rpath");
+    expect_not_in(r.err, "was it linked with");
+    sc_ct_result_free(&r);
+
+    r = run_at(sc_it_daemon_socket(f->d), "--json", "run", SC_RUN_RPATH, NULL);
+    cJSON *sum = summary_of(r.err);
+    cJSON *c = cJSON_GetObjectItem(sum, "cudart");
+    assert_non_null(c);
+    assert_string_equal(cJSON_GetObjectItem(c, "loaded_instead")->valuestring, SC_DUMMY_CUDART);
+    assert_string_equal(cJSON_GetObjectItem(c, "needed")->valuestring, "libcudart.so.13");
+    cJSON_Delete(sum);
+    sc_ct_result_free(&r);
+}
+
+/* A program that loads no libcudart at all (a static runtime, CMake's
+ * default): the hint says so and names the switch. */
+static void test_static_runtime_hint(void **state)
+{
+    sc_cli_fx *f = *state;
+    sc_ct_result r = run_at(sc_it_daemon_socket(f->d), "run", SC_RUN_PROBE, "argv", NULL);
+    sc_cli_expect_status(&r, 0);
+    sc_cli_expect_in(r.err, "does not load libcudart.so at all");
+    sc_cli_expect_in(r.err, "CMAKE_CUDA_RUNTIME_LIBRARY Shared");
+    sc_ct_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +369,8 @@ int main(void)
         cmocka_unit_test(test_legacy_launch_named),
         cmocka_unit_test(test_log_row_and_session),
         cmocka_unit_test(test_forked_child_reports_its_own),
+        cmocka_unit_test(test_rpath_names_the_library_loaded),
+        cmocka_unit_test(test_static_runtime_hint),
     };
     return cmocka_run_group_tests(tests, group_setup, sc_cli_group_teardown);
 }
