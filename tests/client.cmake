@@ -78,6 +78,36 @@ if(TARGET sc_cudart)
         SC_RUN_PROBE="$<TARGET_FILE:run_probe>" SC_RUN_CUDA="$<TARGET_FILE:run_cuda>"
         SC_RUN_RPATH="$<TARGET_FILE:run_rpath>" SC_DUMMY_CUDART="${dummy_dir}/libcudart.so.13")
 endif()
+
+# The same under nvcc: run_cuda.cu with the shared runtime and with nvcc's
+# default static one (test_client_run_cu skips, saying why, without nvcc or
+# in a sanitized build, whose stand-in an nvcc program cannot load alone).
+include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/nvcc.cmake)
+sc_find_nvcc(SC_RUN_NVCC SC_RUN_NVCC_WHY)
+if(SC_SANITIZE)
+    set(SC_RUN_NVCC "")
+    set(SC_RUN_NVCC_WHY "a sanitized stand-in needs its runtime preloaded into nvcc programs")
+endif()
+set(SC_RUN_CU_SCRIPT ${CMAKE_CURRENT_SOURCE_DIR}/client/run_cu.sh)
+if(TARGET sc_cudart AND SC_RUN_NVCC)
+    set(cu_src ${CMAKE_CURRENT_SOURCE_DIR}/client/run_cuda.cu)
+    set(cu_shared ${CMAKE_BINARY_DIR}/tests/run_cuda_cu)
+    set(cu_static ${CMAKE_BINARY_DIR}/tests/run_cuda_cu_static)
+    add_custom_command(OUTPUT ${cu_shared} ${cu_static}
+        COMMAND ${SC_RUN_NVCC} -cudart shared -o ${cu_shared} ${cu_src}
+        COMMAND ${SC_RUN_NVCC} -o ${cu_static} ${cu_src}
+        DEPENDS ${cu_src} COMMENT "nvcc run_cuda.cu" VERBATIM)
+    add_custom_target(run_cuda_cu ALL DEPENDS ${cu_shared} ${cu_static})
+    sc_add_command_test(test_client_run_cu
+        COMMAND sh ${SC_RUN_CU_SCRIPT} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} ${cu_shared} ${cu_static}
+        TIMEOUT 120 SKIP_RETURN_CODE 77)
+else()
+    if(NOT SC_RUN_NVCC_WHY)
+        set(SC_RUN_NVCC_WHY "the stand-in is not built")
+    endif()
+    sc_add_command_test(test_client_run_cu
+        COMMAND sh ${SC_RUN_CU_SCRIPT} --skip "${SC_RUN_NVCC_WHY}" SKIP_RETURN_CODE 77)
+endif()
 include(GNUInstallDirs)
 file(RELATIVE_PATH SC_RUN_CUDART_REL ${CMAKE_INSTALL_FULL_BINDIR}
      ${CMAKE_INSTALL_FULL_LIBDIR}/streamcap/cudart)
