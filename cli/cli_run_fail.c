@@ -107,10 +107,16 @@ static void check_unreachable(const run_report *r, run_fail *f)
         unreachable += d && strcmp(d, "unreachable") == 0;
         lost += d && strcmp(d, "lost") == 0;
     }
-    if (unreachable || lost)
+    if (unreachable && lost)
         say(f, RUN_FAIL_UNREACHABLE,
-            "no daemon was reachable for %zu process%s and the connection was lost in %zu",
-            unreachable, unreachable == 1 ? "" : "es", lost);
+            "no daemon was reachable for %zu process%s, and %zu lost its connection", unreachable,
+            unreachable == 1 ? "" : "es", lost);
+    else if (unreachable)
+        say(f, RUN_FAIL_UNREACHABLE, "no daemon was reachable for %zu process%s", unreachable,
+            unreachable == 1 ? "" : "es");
+    else if (lost)
+        say(f, RUN_FAIL_UNREACHABLE, "%zu process%s lost the daemon's connection", lost,
+            lost == 1 ? "" : "es");
     else if (r->nprocs == 0 && r->daemon_error)
         say(f, RUN_FAIL_UNREACHABLE,
             "the program left no report and the daemon could not be "
