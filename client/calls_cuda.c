@@ -50,7 +50,7 @@ static bool takes_call(sc_method_id m)
     return m == SC_M_CAPTURE_RECORD_KERNEL || m == SC_M_CAPTURE_RECORD_MEMCPY ||
            m == SC_M_CAPTURE_RECORD_MEMSET || m == SC_M_CAPTURE_RECORD_HOST_CALLBACK ||
            m == SC_M_CAPTURE_RECORD_MEM_ALLOC || m == SC_M_CAPTURE_RECORD_MEM_FREE ||
-           m == SC_M_CAPTURE_RECORD_EVENT || m == SC_M_CAPTURE_WAIT_EVENT;
+           m == SC_M_CAPTURE_RECORD_EVENT || m == SC_M_CAPTURE_WAIT_EVENT || m == SC_M_CAPTURE_END;
 }
 
 /* Start a cuda call (its sc_cl_call has needs_reply: refused in a

@@ -283,6 +283,9 @@ static int send_op(sc_rt_feed *f, const sc_rt_op *o)
     case SC_RT_OP_END:
         if ((rc = expect(f, false, o->aux)) != 0)
             return rc;
+        /* The daemon keeps the name only for captures the end broke (908
+         * from another thread, 901 from another stream). */
+        sc_client_next_call(c, "cudaStreamEndCapture");
         rc = sc_client_cuda_end(c, s, o->stream, o->thread, NULL);
         break;
     case SC_RT_OP_SUBMIT: {

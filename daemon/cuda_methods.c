@@ -604,13 +604,17 @@ static void capture_committed(void *arg, const sc_store_result *res)
 static int capture_end(sc_req *r, sc_session *s)
 {
     uint32_t stream, thread;
-    if (get_stream_thread(r, &stream, &thread) != 0)
+    const char *call;
+    size_t call_len;
+    if (get_stream_thread(r, &stream, &thread) != 0 || read_call(r, &call, &call_len) != 0)
         return H_ERROR;
     end_ctx *e = calloc(1, sizeof *e);
     if (!e)
         return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
     sc_buf_init(&e->extra);
     e->core_rc = sc_cuda_end(s->cu, stream, thread, &e->res);
+    if (e->core_rc != 0 && call_len)
+        note_call(s, call, call_len);
     sc_cuda_capture_info ci;
     /* 401, 903, 908 and out of memory leave the capture running. */
     if ((e->core_rc != 0 && e->core_rc != SC_ECUDA_INVALIDATED &&

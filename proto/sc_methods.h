@@ -159,7 +159,7 @@ enum sc_method_flag {
       "Cuda mode: add a node to a capture's graph by hand.")                                       \
     X(CAPTURE_END, capture_end, "capture.end",                                                     \
       SC_MF_SESSION | SC_MF_WRITES_STORE | SC_MF_HOLDABLE,                                         \
-      "{session, stream, thread?}",                                                                \
+      "{session, stream, call?, thread?}",                                                                \
       "{graph, capture?, node_count, edge_count}",                                                 \
       "End capture; replies after the graph is committed (default mode: consumes the session).")                  \
     X(GRAPH_LIST, graph_list, "graph.list",                                                        \

@@ -54,7 +54,7 @@ sc_add_daemon_test(test_client_run client 180 LIBS sc_ct_run DEPENDS streamcap r
 if(TARGET sc_cudart)
     add_executable(run_cuda ${CMAKE_CURRENT_SOURCE_DIR}/client/run_cuda.c)
     target_include_directories(run_cuda PRIVATE ${PROJECT_SOURCE_DIR}/cudart)
-    target_link_libraries(run_cuda PRIVATE sc_cudart)
+    target_link_libraries(run_cuda PRIVATE sc_cudart Threads::Threads)
     set_target_properties(run_cuda PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
     sc_add_daemon_test(test_client_run_fail client 180 LIBS sc_ct_run libstreamcap_static
                        DEPENDS streamcap run_probe run_cuda)

@@ -7,7 +7,10 @@
  *   legacy    begin a capture on a blocking stream, launch a kernel on the
  *             legacy stream 0 (which breaks it: 906), end it (fails)
  *   fork      a child process (which captures once and exits) is waited for
+ *   wrong     another thread ends a global capture (908, which breaks it);
+ *             its own thread's end then fails (901)
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -62,6 +65,34 @@ static void legacy_break(void)
     cudaStreamDestroy(s);
 }
 
+static cudaStream_t wrong_stream;
+
+static void *end_elsewhere(void *arg)
+{
+    cudaGraph_t g = NULL;
+    (void)arg;
+    check(cudaStreamEndCapture(wrong_stream, &g), cudaErrorStreamCaptureWrongThread, "end");
+    (void)cudaGetLastError();
+    return NULL;
+}
+
+static void wrong_thread(void)
+{
+    void *d = NULL;
+    cudaGraph_t g = NULL;
+    pthread_t t;
+    check(cudaMalloc(&d, 64), cudaSuccess, "cudaMalloc");
+    check(cudaStreamCreateWithFlags(&wrong_stream, cudaStreamNonBlocking), cudaSuccess,
+          "cudaStreamCreate");
+    check(cudaStreamBeginCapture(wrong_stream, cudaStreamCaptureModeGlobal), cudaSuccess, "begin");
+    check(cudaMemsetAsync(d, 0, 64, wrong_stream), cudaSuccess, "cudaMemsetAsync");
+    if (pthread_create(&t, NULL, end_elsewhere, NULL) != 0 || pthread_join(t, NULL) != 0)
+        exit(1);
+    check(cudaStreamEndCapture(wrong_stream, &g), cudaErrorStreamCaptureInvalidated, "end");
+    (void)cudaGetLastError();
+    cudaStreamDestroy(wrong_stream);
+}
+
 static void fork_child(void)
 {
     fflush(NULL);
@@ -87,6 +118,8 @@ int main(int argc, char **argv)
             legacy_break();
         else if (a[0] == 'f')
             fork_child();
+        else if (a[0] == 'w')
+            wrong_thread();
     }
     return 0;
 }

@@ -232,6 +232,25 @@ static void test_legacy_launch_named(void **state)
     sc_ct_result_free(&r);
 }
 
+/* Another thread's end breaks a global capture (908): the row names
+ * cudaStreamEndCapture, not capture.end. */
+static void test_wrong_thread_end_named(void **state)
+{
+    sc_cli_fx *f = *state;
+    sc_ct_result r = run_at(sc_it_daemon_socket(f->d), "run", SC_RUN_CUDA, "wrong", NULL);
+    sc_cli_expect_status(&r, 0);
+    sc_cli_expect_in(r.err, "broken by cudaStreamEndCapture");
+    sc_ct_result_free(&r);
+    char method[128], call[128];
+    last_inv(f, method, call, sizeof(method));
+    assert_string_equal(method, "capture.end");
+    assert_string_equal(call, "cudaStreamEndCapture");
+    r = sc_cli_run(f, "log", "--limit", "1", NULL);
+    sc_cli_expect_status(&r, 0);
+    sc_cli_expect_in(r.out, "invalidated by cudaStreamEndCapture from thread");
+    sc_ct_result_free(&r);
+}
+
 /* A cuda-mode session's row counts its captures' nodes, lists their graph
  * ids and outcomes; --session lists each capture and what broke it. */
 static void test_log_row_and_session(void **state)
@@ -367,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_fail_on_all_without_daemon),
         cmocka_unit_test(test_fail_on_all_passes_when_stored),
         cmocka_unit_test(test_legacy_launch_named),
+        cmocka_unit_test(test_wrong_thread_end_named),
         cmocka_unit_test(test_log_row_and_session),
         cmocka_unit_test(test_forked_child_reports_its_own),
         cmocka_unit_test(test_rpath_names_the_library_loaded),
