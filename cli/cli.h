@@ -143,6 +143,18 @@ void cli_json_graph_members(sc_buf *b, bool *first, const sc_client_graph *g);
 void cli_json_log_captures(sc_buf *b, bool *first, const sc_client_log_entry *e);
 /** One line per failed capture of the entry: what broke it. */
 void cli_print_failed_captures(const sc_client_log_entry *e, FILE *f);
+
+/* cli_log_session.c: a cuda-mode session's log row and --session N. */
+/** The nodes of its ended captures. */
+uint64_t cli_log_cuda_nodes(const sc_client_log_entry *e);
+/** Its graph ids, "3,4,5,6,+2 more", or "-" when none. */
+void cli_log_cuda_graphs(const sc_client_log_entry *e, char *out, size_t len);
+/** "3 (2 completed, 1 failed)": its ended captures by outcome. */
+void cli_log_cuda_captures(const sc_client_log_entry *e, char *out, size_t len);
+/** streamcap log --session ARG: that session's entry, each capture with
+ *  its outcome and what broke it (as JSON with json_row under --json). */
+int cli_log_session(cli *x, const char *arg,
+                    void (*json_row)(sc_buf *, const sc_client_log_entry *));
 /** The human form of a graph: header, node table, edge table. */
 void cli_print_graph(const sc_client_graph *g, FILE *f);
 

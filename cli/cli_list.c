@@ -322,19 +322,29 @@ static void log_row(cli_table *t, const list_page *p, size_t i)
     cli_table_cell(t, "%s", e->opened_at);
     cli_table_cell(t, "%s", e->ended_at ? e->ended_at : "-");
     cli_table_cell(t, "%s", e->outcome);
-    cli_table_cell(t, "%llu", (unsigned long long)e->node_count);
-    if (e->graph)
-        cli_table_cell(t, "%llu", (unsigned long long)e->graph);
-    else
+    if (e->semantics) {
+        /* A cuda-mode session holds many captures, each its own graph. */
+        char graphs[96], caps[96];
+        cli_log_cuda_graphs(e, graphs, sizeof(graphs));
+        cli_log_cuda_captures(e, caps, sizeof(caps));
+        cli_table_cell(t, "%llu", (unsigned long long)cli_log_cuda_nodes(e));
+        cli_table_cell(t, "%s", graphs);
+        cli_table_cell(t, "%s", caps);
+    } else {
+        cli_table_cell(t, "%llu", (unsigned long long)e->node_count);
+        if (e->graph)
+            cli_table_cell(t, "%llu", (unsigned long long)e->graph);
+        else
+            cli_table_cell(t, "-");
         cli_table_cell(t, "-");
+    }
     cli_table_cell(t, "%s", e->host && *e->host ? e->host : "-");
     cli_table_cell(t, "uid %u pid %lld", (unsigned)e->owner_uid, (long long)e->owner_pid);
     cli_table_cell(t, "%s", e->label ? e->label : "-");
 }
 
-static void log_json_row(sc_buf *b, const list_page *p, size_t i)
+static void log_entry_json(sc_buf *b, const sc_client_log_entry *e)
 {
-    const sc_client_log_entry *e = &p->u.log.entries[i];
     bool ef;
     sc_json_obj_begin(b, &ef);
     sc_json_member_u64(b, &ef, "session", e->session);
@@ -357,6 +367,11 @@ static void log_json_row(sc_buf *b, const list_page *p, size_t i)
     sc_json_obj_end(b);
 }
 
+static void log_json_row(sc_buf *b, const list_page *p, size_t i)
+{
+    log_entry_json(b, &p->u.log.entries[i]);
+}
+
 /* Under the table: what broke each failed capture of a cuda-mode session. */
 static void log_below(const list_page *p, FILE *f)
 {
@@ -371,8 +386,8 @@ static void log_free(list_page *p)
 
 int cli_log(cli *x, int argc, char **argv)
 {
-    static const char *const head[] = {"SESSION", "OPENED", "ENDED", "OUTCOME", "NODES",
-                                       "GRAPH",   "HOST",   "OWNER", "LABEL"};
+    static const char *const head[] = {"SESSION", "OPENED",   "ENDED", "OUTCOME", "NODES",
+                                       "GRAPH",   "CAPTURES", "HOST",  "OWNER",   "LABEL"};
     static const lister log = {
         .cmd = "log",
         .what = "log entries",
@@ -388,5 +403,14 @@ int cli_log(cli *x, int argc, char **argv)
         .below = log_below,
         .free = log_free,
     };
+    for (int i = 0; i < argc; i++) {
+        const char *session = NULL;
+        int at = i, r = cli_take_opt(argc, argv, &at, "--session", &session);
+        if (r == 0)
+            continue;
+        if (r < 0 || argc != at - i)
+            return cli_usage_fail(x, "--session takes a session id, and no other option");
+        return cli_log_session(x, session, log_entry_json);
+    }
     return run_lister(x, &log, argc, argv);
 }

@@ -155,11 +155,15 @@ static const cli_cmd commands[] = {
      "runtime calls used that the stand-in does not support.  When PROGRAM's\n"
      "process left no report (killed, crashed, _exit), the graphs the daemon\n"
      "stored for that process since the run began are asked of the daemon and\n"
-     "listed as stored.  With --json the summary is one JSON object, also on\n"
+     "listed as stored, and the program's loader is asked (ldd) which\n"
+     "libcudart it gets: the summary names one loaded instead of the stand-in\n"
+     "(a DT_RPATH) and the ways out, or says that it loads none (a static\n"
+     "runtime).  With --json the summary is one JSON object, also on\n"
      "standard error (standard output is the program's): program,\n"
      "exit_status, signal, processes, captures_begun, graphs, kept, failed,\n"
-     "discarded, unsupported, report_missing, asked_daemon, daemon_error (when\n"
-     "the daemon could not be asked), bad_report_lines.\n"
+     "discarded, unsupported, report_missing, cudart (what the loader said),\n"
+     "asked_daemon, daemon_error (when the daemon could not be asked),\n"
+     "bad_report_lines, and fail_on with --fail-on.\n"
      "\n"
      "The stand-in is looked for in $STREAMCAP_CUDART_DIR, then in the build\n"
      "tree next to this tool (BIN/../lib/streamcap/cudart), then where it is\n"
@@ -174,16 +178,27 @@ static const cli_cmd commands[] = {
      "                     (default: the program's name and pid)\n"
      "  --summary-file F   write the summary (text, or JSON with --json) to F\n"
      "                     instead of standard error\n"
+     "  --fail-on LIST     exit 98 when one of these holds, each named on\n"
+     "                     standard error: unreachable (a process had no\n"
+     "                     daemon), failed (a capture failed), unsupported (a\n"
+     "                     call the stand-in lacks), none-stored (no graph\n"
+     "                     stored), all; comma-separated ('races' is not\n"
+     "                     available yet and is refused)\n"
      "\n"
      "Exit status: PROGRAM's own, or 128 + N when signal N killed it (as shells\n"
-     "report it); 127 when PROGRAM is not found, 126 when it cannot be run; 2\n"
-     "when streamcap fails before running it (bad arguments, no stand-in).\n",
+     "report it); 98 when a --fail-on condition holds (the summary keeps the\n"
+     "program's own in exit_status; --json adds fail_on); 127 when PROGRAM is\n"
+     "not found, 126 when it cannot be run; 2 when streamcap fails before\n"
+     "running it (bad arguments, no stand-in).\n",
      cli_run},
     {"log", "", "the capture log, newest first",
      "One row per capture session: when it opened and ended, its outcome\n"
      "(open, completed, failed, closed, abandoned, shutdown, lost), its node\n"
      "count, the graph it produced, its host (the --host-name of the daemon\n"
-     "that ran it), owner and label.  Under the table, one line for each\n"
+     "that ran it), owner and label.  A cuda-mode session's row counts the\n"
+     "nodes of its ended captures, lists their graph ids (\"3,4,5,6,+2 more\")\n"
+     "and, under CAPTURES, how many ended and how (\"3 (2 completed, 1\n"
+     "failed)\").  Under the table, one line for each\n"
      "failed capture of a cuda-mode session: the call that invalidated it,\n"
      "with its stream, thread and the capture's mode, and CUDA's message\n"
      "(\"session 4: capture 3 on stream 7 invalidated by cudaMalloc from\n"
@@ -198,7 +213,12 @@ static const cli_cmd commands[] = {
      "                   user other than root sees only the sessions of the\n"
      "                   daemon it talks to: another host lists nothing)\n"
      "  --before CURSOR  the next page, as printed (on standard error) after a\n"
-     "                   full page\n", cli_log},
+     "                   full page\n"
+     "  --session N      only session N (no other option): its entry, then one\n"
+     "                   row per ended capture with its stream, mode, thread,\n"
+     "                   outcome, nodes, graph and the CUDA call that broke it;\n"
+     "                   --json: the entry as log.list has it; exit 2 when the\n"
+     "                   log has no session N\n", cli_log},
 };
 /* clang-format on */
 

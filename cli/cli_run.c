@@ -261,12 +261,14 @@ static int run_program(cli *x, char **argv, int *wstatus, pid_t *child)
 
 bool cli_run_takes_value(const char *arg)
 {
-    return strcmp(arg, "--label") == 0 || strcmp(arg, "--summary-file") == 0;
+    return strcmp(arg, "--label") == 0 || strcmp(arg, "--summary-file") == 0 ||
+           strcmp(arg, "--fail-on") == 0;
 }
 
 typedef struct run_opts {
     const char *label, *summary_file;
-    int prog; /* index of PROGRAM in argv */
+    unsigned fail_on; /* RUN_FAIL_* bits */
+    int prog;         /* index of PROGRAM in argv */
 } run_opts;
 
 static int run_args(cli *x, int argc, char **argv, run_opts *o)
@@ -286,6 +288,12 @@ static int run_args(cli *x, int argc, char **argv, run_opts *o)
             if (r < 0 || !*v)
                 return cli_usage_fail(x, "--summary-file takes a path");
             o->summary_file = v;
+        } else if ((r = cli_take_opt(argc, argv, &i, "--fail-on", &v)) != 0) {
+            char err[256];
+            if (r < 0)
+                return cli_usage_fail(x, "--fail-on takes a list of conditions");
+            if (cli_run_fail_parse(v, &o->fail_on, err, sizeof(err)) != 0)
+                return cli_usage_fail(x, "%s", err);
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return cli_usage_fail(x,
                                   "unknown option '%s' (put '--' before a program whose name "
@@ -301,9 +309,8 @@ static int run_args(cli *x, int argc, char **argv, run_opts *o)
     return CLI_OK;
 }
 
-static int prepare_env(cli *x, const run_opts *o, const char *report)
+static int prepare_env(cli *x, const run_opts *o, const char *report, char *dir)
 {
-    char dir[PATH_MAX];
     if (find_standin(x, dir) != CLI_OK || set_library_path(x, dir) != CLI_OK ||
         set_socket(x) != CLI_OK || set_env(x, SC_REPORT_ENV, report) != CLI_OK)
         return CLI_ERROR;
@@ -371,7 +378,8 @@ int cli_run(cli *x, int argc, char **argv)
     pid_t child = -1;
     /* Whole milliseconds, so that a graph stored in this one still counts. */
     int64_t started_ms = wall_ms();
-    rc = prepare_env(x, &o, report);
+    char standin[PATH_MAX];
+    rc = prepare_env(x, &o, report, standin);
     if (rc == CLI_OK)
         rc = run_program(x, argv + o.prog, &wstatus, &child);
     if (rc == CLI_OK) {
@@ -380,7 +388,19 @@ int cli_run(cli *x, int argc, char **argv)
         run_report r = {0};
         cli_run_report_read(report, &r);
         cli_run_from_daemon(x, &r, child, started_ms);
+        cli_run_find_cudart(&r, argv[o.prog], standin);
+        r.standin = standin;
+        run_fail fail;
+        if (o.fail_on) {
+            cli_run_fail_check(o.fail_on, &r, &fail);
+            end.fail = &fail;
+        }
         rc = write_summary(x, sf, &end, &r) == CLI_OK ? end.status : CLI_ERROR;
+        if (o.fail_on) {
+            cli_run_fail_print(stderr, &end, &fail);
+            if (rc != CLI_ERROR && fail.held)
+                rc = RUN_FAIL_STATUS;
+        }
         cli_run_report_free(&r);
     }
     unlink(report);

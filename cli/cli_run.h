@@ -71,14 +71,48 @@ typedef struct run_report {
      * for it were asked of the daemon (cli_run_daemon.c). */
     bool asked_daemon;
     char *daemon_error; /* why the daemon could not tell; NULL when it did */
+    /* No process line: what the program's loader resolves (cli_run_libs.c). */
+    bool cudart_checked; /* it was asked and answered */
+    bool cudart_none;    /* the program needs no libcudart.so (static runtime) */
+    char *cudart_soname; /* the libcudart.so.N it needs, or NULL */
+    char *cudart_other;  /* the one loaded instead of the stand-in, or NULL */
+    char *standin;       /* the stand-in's directory */
 } run_report;
+
+/* --fail-on's conditions (cli_run_fail.c). */
+#define RUN_FAIL_UNREACHABLE 1u /* a process ran without the daemon, or lost it */
+#define RUN_FAIL_FAILED      2u /* a capture failed */
+#define RUN_FAIL_UNSUPPORTED 4u /* the program called what the stand-in lacks */
+#define RUN_FAIL_NONE_STORED 8u /* the daemon stored no graph of the run */
+#define RUN_FAIL_ALL         15u
+/* The exit status of a run failed on a condition, whatever the program's. */
+#define RUN_FAIL_STATUS 98
+
+typedef struct run_fail {
+    unsigned want; /* the conditions asked for */
+    unsigned held; /* those that hold */
+    char reason[4][320];
+} run_fail;
 
 /* How the program ended. */
 typedef struct run_end {
     const char *program;
-    int status; /* what streamcap run exits with */
-    int signal; /* 0: it exited */
+    int status;           /* the program's status, as a shell reports it */
+    int signal;           /* 0: it exited */
+    const run_fail *fail; /* NULL without --fail-on */
 } run_end;
+
+/** The comma-separated `list` of --fail-on into *out (RUN_FAIL_* bits);
+ *  -1 with the reason in err for an unknown or unavailable name. */
+int cli_run_fail_parse(const char *list, unsigned *out, char *err, size_t errlen);
+/** Which of `want` hold for the report, and why, into *f. */
+void cli_run_fail_check(unsigned want, const run_report *r, run_fail *f);
+/** The condition's name ("none-stored") of one RUN_FAIL_* bit. */
+const char *cli_run_fail_name(unsigned bit);
+/** One line per condition that holds, then the exit status, to `out`. */
+void cli_run_fail_print(FILE *out, const run_end *end, const run_fail *f);
+/** The summary's "fail_on" member. */
+void cli_run_fail_json(sc_buf *b, bool *first, const run_fail *f);
 
 /** Every line of the report file at `path` into *r (zeroed by the caller);
  *  a file that cannot be read is one bad line 0. */
@@ -91,6 +125,11 @@ bool cli_run_outcome_is(const run_item *it, const char *o);
  *  add the graphs the daemon at x->socket stored for `pid` since
  *  `since_ms` (Unix time), as stored items marked from_daemon. */
 void cli_run_from_daemon(cli *x, run_report *r, int64_t pid, int64_t since_ms);
+
+/** When the report has no process line, ask the loader which libcudart
+ *  `program` (argv[0] of the run) gets, into r->cudart_*; the stand-in is
+ *  the one in `standin_dir`. */
+void cli_run_find_cudart(run_report *r, const char *program, const char *standin_dir);
 
 /** The summary as one JSON object and a newline. */
 void cli_run_summary_json(sc_buf *b, const run_end *end, const run_report *r);

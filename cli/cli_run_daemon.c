@@ -129,6 +129,8 @@ void cli_run_from_daemon(cli *x, run_report *r, int64_t pid, int64_t since_ms)
         sc_client_graph_page_free(&p);
     }
     free(cursor);
-    qsort(r->items + first, r->nitems - first, sizeof(*r->items), cmp_graph);
+    /* qsort may not be given a null array, even an empty one. */
+    if (r->nitems > first)
+        qsort(r->items + first, r->nitems - first, sizeof(*r->items), cmp_graph);
     sc_client_close(c);
 }

@@ -345,6 +345,8 @@ void cli_run_report_free(run_report *r)
     free(r->unsupported);
     free(r->bad);
     free(r->daemon_error);
+    free(r->cudart_soname);
+    free(r->cudart_other);
 }
 
 bool cli_run_outcome_is(const run_item *it, const char *o)

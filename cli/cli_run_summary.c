@@ -142,6 +142,15 @@ static void json_tail(sc_buf *b, bool *first, const run_report *r)
     }
     sc_buf_putc(b, ']');
     sc_json_member_bool(b, first, "report_missing", r->nprocs == 0);
+    if (r->cudart_checked) {
+        bool cf;
+        sc_json_key(b, first, "cudart");
+        sc_json_obj_begin(b, &cf);
+        cli_json_member_str_or_null(b, &cf, "needed", r->cudart_soname);
+        cli_json_member_str_or_null(b, &cf, "loaded_instead", r->cudart_other);
+        sc_json_member_bool(b, &cf, "none", r->cudart_none);
+        sc_json_obj_end(b);
+    }
     sc_json_member_bool(b, first, "asked_daemon", r->asked_daemon);
     if (r->daemon_error)
         sc_json_member_cstr(b, first, "daemon_error", r->daemon_error);
@@ -177,6 +186,8 @@ void cli_run_summary_json(sc_buf *b, const run_end *end, const run_report *r)
     json_items(b, &first, "failed", r, SC_REPORT_FAILED);
     json_items(b, &first, "discarded", r, SC_REPORT_DISCARDED);
     json_tail(b, &first, r);
+    if (end->fail)
+        cli_run_fail_json(b, &first, end->fail);
     sc_json_obj_end(b);
     sc_buf_putc(b, '\n');
 }
@@ -323,6 +334,39 @@ static void text_procs(FILE *f, const run_report *r)
     }
 }
 
+/* Why the program left no report, as far as its loader tells: another
+ * libcudart found first, one of another CUDA version, or none at all. */
+static void text_no_report(FILE *f, const run_end *end, const run_report *r)
+{
+    const char *dir = r->standin ? r->standin : "STANDIN_DIR";
+    if (r->cudart_other) {
+        fputs("  the program left no report: it loaded ", f);
+        put_safe(f, r->cudart_other);
+        fprintf(f, " instead of the stand-in %s/" RUN_STANDIN "\n", dir);
+        fputs("  (a DT_RPATH in the program, searched before LD_LIBRARY_PATH, or a copy of its "
+              "own finds that one first);\n  run it with LD_PRELOAD=",
+              f);
+        fprintf(f,
+                "%s/" RUN_STANDIN ", relink it with RUNPATH (-Wl,--enable-new-dtags) or "
+                "without that path,\n  or remove it: patchelf --remove-rpath ",
+                dir);
+        put_safe(f, end->program);
+        fputc('\n', f);
+    } else if (r->cudart_soname && strcmp(r->cudart_soname, RUN_STANDIN) != 0) {
+        fputs("  the program left no report: it needs ", f);
+        put_safe(f, r->cudart_soname);
+        fputs(", the stand-in is " RUN_STANDIN " (CUDA 13): rebuild it with CUDA 13\n", f);
+    } else if (r->cudart_none) {
+        fputs("  the program left no report (it did not exit normally, or it does not load "
+              "libcudart.so at all:\n  its CUDA runtime is linked statically, which nvcc does "
+              "by default and so do CMake's CUDA\n  projects; rebuild it with 'nvcc -cudart "
+              "shared' or CMAKE_CUDA_RUNTIME_LIBRARY Shared)\n",
+              f);
+    } else {
+        fprintf(f, "  %s\n", no_report);
+    }
+}
+
 void cli_run_summary_text(FILE *f, const run_end *end, const run_report *r)
 {
     fputs("streamcap run: ", f);
@@ -333,7 +377,7 @@ void cli_run_summary_text(FILE *f, const run_end *end, const run_report *r)
     else
         fprintf(f, " exited with status %d\n", end->status);
     if (r->nprocs == 0)
-        fprintf(f, "  %s\n", no_report);
+        text_no_report(f, end, r);
     if (r->nprocs == 0 && r->asked_daemon && !r->daemon_error)
         fputs("  the graphs stored are those the daemon lists for the program's process since the "
               "run began\n",

@@ -44,17 +44,38 @@ static int bad_arg(sc_client *c, const char *what)
     return c ? sc_cl_fail(c, -EINVAL, "%s", what) : -EINVAL;
 }
 
+/* The methods that take sc_client_next_call's `call`. */
+static bool takes_call(sc_method_id m)
+{
+    return m == SC_M_CAPTURE_RECORD_KERNEL || m == SC_M_CAPTURE_RECORD_MEMCPY ||
+           m == SC_M_CAPTURE_RECORD_MEMSET || m == SC_M_CAPTURE_RECORD_HOST_CALLBACK ||
+           m == SC_M_CAPTURE_RECORD_MEM_ALLOC || m == SC_M_CAPTURE_RECORD_MEM_FREE ||
+           m == SC_M_CAPTURE_RECORD_EVENT || m == SC_M_CAPTURE_WAIT_EVENT || m == SC_M_CAPTURE_END;
+}
+
 /* Start a cuda call (its sc_cl_call has needs_reply: refused in a
- * pipeline, whose replies have no room for these results). */
+ * pipeline, whose replies have no room for these results).  The call name
+ * set for the next request goes with this one when its method takes one. */
 static int begin_cuda(sc_client *c, const sc_cl_call *k, uint64_t session, uint32_t thread)
 {
+    const char *call = c ? c->next_call : NULL;
+    if (c)
+        c->next_call = NULL;
     int rc = sc_cl_start(c, k);
     if (rc != 0)
         return rc;
     sc_cl_u64(c, "session", session);
     if (thread)
         sc_cl_u64(c, "thread", thread);
+    if (call && takes_call(k->m))
+        sc_cl_str(c, "call", call);
     return 0;
+}
+
+void sc_client_next_call(sc_client *c, const char *call)
+{
+    if (c)
+        c->next_call = call;
 }
 
 static void u32_array(sc_client *c, const char *key, const uint32_t *v, size_t n)

@@ -86,6 +86,8 @@ struct sc_client {
     /* Asynchronous mode (async.c); NULL while off.  When on, the request
      * writer runs under its lock, from sc_cl_begin to the request's end. */
     struct sc_cl_async *async;
+    /* sc_client_next_call's name (static text), for the next record call */
+    const char *next_call;
 };
 
 /* ------------------------------------------------------- async.c */

@@ -327,6 +327,14 @@ SC_CLIENT_API int sc_client_cuda_begin(sc_client *c, uint64_t session, uint32_t 
                                        uint32_t thread, sc_client_capture_mode mode,
                                        uint64_t *capture);
 
+/** Name the CUDA function (`call`, static text such as "cudaLaunchKernel")
+ *  that the next capture.record_* (sc_client_cuda_record_*),
+ *  capture.record_event, capture.wait_event (sc_client_cuda_event_ex) or
+ *  capture.end (sc_client_cuda_end) request on `c` stands for: sent as its `call`, so that the log
+ * and captures.inv_call name it when that request breaks a capture.  That request clears it,
+ * whichever it is. */
+SC_CLIENT_API void sc_client_next_call(sc_client *c, const char *call);
+
 /** capture.record_kernel with a 3-D launch shape (each extent >= 1).
  *  *node (may be NULL) is the new node's id, or -1 when the stream is not
  *  capturing (the kernel ran, nothing was recorded). */

@@ -62,6 +62,7 @@ typedef struct sc_rt_op {
     uint32_t shared;
     uint64_t size;
     const char *name;
+    const char *call; /* record, event: the CUDA function that broke a capture */
     void *ext;
 } sc_rt_op;
 
@@ -253,9 +254,12 @@ static int send_op(sc_rt_feed *f, const sc_rt_op *o)
         if (o->sub > SC_KIND_HOST_CALLBACK && o->sub != SC_KIND_MEM_ALLOC &&
             o->sub != SC_KIND_MEM_FREE)
             return 1;
+        sc_client_next_call(c, o->call);
         rc = send_record(f, o);
+        sc_client_next_call(c, NULL);
         break;
     case SC_RT_OP_EVENT:
+        sc_client_next_call(c, o->call);
         rc = sc_client_cuda_event_ex(c, s, o->stream, o->thread, o->aux, o->flags & SC_RT_OPF_WAIT,
                                      o->flags & SC_RT_OPF_EXTERNAL, NULL);
         break;
@@ -279,6 +283,9 @@ static int send_op(sc_rt_feed *f, const sc_rt_op *o)
     case SC_RT_OP_END:
         if ((rc = expect(f, false, o->aux)) != 0)
             return rc;
+        /* The daemon keeps the name only for captures the end broke (908
+         * from another thread, 901 from another stream). */
+        sc_client_next_call(c, "cudaStreamEndCapture");
         rc = sc_client_cuda_end(c, s, o->stream, o->thread, NULL);
         break;
     case SC_RT_OP_SUBMIT: {
@@ -551,7 +558,8 @@ void sc_rt_feed_begin(sc_rt_state *st, uint32_t stream, uint32_t thread, sc_cuda
     push_done(f);
 }
 
-void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const sc_node *n)
+void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const sc_node *n,
+                       const char *call)
 {
     sc_rt_feed *f = live(st);
     sc_rt_op *o = f ? push_slot(f) : NULL;
@@ -562,6 +570,7 @@ void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const 
     o->stream = stream;
     o->thread = thread;
     o->name = n->name;
+    o->call = call;
     if (n->kind == SC_KIND_KERNEL) {
         o->grid[0] = sc_rt_feed_dim(n->num_blocks);
         o->grid[1] = sc_rt_feed_dim(n->grid_y);
@@ -578,7 +587,7 @@ void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const 
 }
 
 void sc_rt_feed_event(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t event, bool wait,
-                      bool external)
+                      bool external, const char *call)
 {
     sc_rt_feed *f = live(st);
     sc_rt_op *o = f ? push_slot(f) : NULL;
@@ -588,6 +597,7 @@ void sc_rt_feed_event(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_
     o->stream = stream;
     o->thread = thread;
     o->aux = event;
+    o->call = call;
     o->flags = (uint8_t)((wait ? SC_RT_OPF_WAIT : 0) | (external ? SC_RT_OPF_EXTERNAL : 0));
     push_done(f);
 }

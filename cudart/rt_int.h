@@ -97,6 +97,7 @@ typedef struct sc_rt_capture {
     const char *broken_call;  /* the CUDA function that invalidated it, static */
     cudaError_t broken_error; /* and what it returned */
     char *unjoined;           /* failed with 904: [{"stream":S,"nodes":[...]},...], malloc'd */
+    bool inherited;           /* ended before this process was forked: the parent reports it */
     /* cudaStreamBeginCaptureToGraph: `graph` is the program's, which had
      * `base` nodes at the begin.  Those are the model's first `base`
      * nodes; when their index order was not topological their model ids
@@ -167,7 +168,8 @@ typedef struct sc_rt_state {
     size_t stream_cap_len;
     sc_rt_submit *submits;
     size_t nsubmits, submits_cap;
-    uint64_t launches; /* kernels run outside capture (counted only) */
+    size_t submits_inherited; /* the first ones, a fork()ed parent's to report */
+    uint64_t launches;        /* kernels run outside capture (counted only) */
     _Atomic unsigned char unsupported[SC_RT_NEXPORTS];
     char program[256];
     char label[320];
@@ -263,9 +265,12 @@ void sc_rt_kernels_free(sc_rt_state *st);
 void sc_rt_feed_open(sc_rt_state *st);
 void sc_rt_feed_stream_create(sc_rt_state *st, uint32_t stream, bool non_blocking);
 void sc_rt_feed_begin(sc_rt_state *st, uint32_t stream, uint32_t thread, sc_cuda_mode mode);
-void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const sc_node *n);
+/* `call`: the CUDA function, when the local model says the call broke a
+ * capture (the daemon's log then names it), else NULL. */
+void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const sc_node *n,
+                       const char *call);
 void sc_rt_feed_event(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t event, bool wait,
-                      bool external);
+                      bool external, const char *call);
 void sc_rt_feed_update_deps(sc_rt_state *st, uint32_t stream, uint32_t thread,
                             const uint32_t *nodes, size_t n, bool set);
 void sc_rt_feed_host_call(sc_rt_state *st, sc_cuda_host kind, uint32_t stream, uint32_t event,

@@ -33,6 +33,16 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* Captures begun by this process: a fork()ed child's own and those it
+ * inherited still running. */
+static uint32_t captures_begun(const sc_rt_state *st)
+{
+    uint32_t n = 0;
+    for (uint32_t c = 1; c <= st->ncaps; c++)
+        n += !st->caps[c].inherited;
+    return n;
+}
+
 static void process_line(FILE *f, sc_rt_state *st, long pid, const char *daemon, uint64_t session)
 {
     fprintf(f,
@@ -47,7 +57,8 @@ static void process_line(FILE *f, sc_rt_state *st, long pid, const char *daemon,
         fprintf(f, "%llu", (unsigned long long)session);
     else
         fputs("null", f);
-    fprintf(f, "," KEY(SC_REPORT_CAPTURES_BEGUN) "%u," KEY(SC_REPORT_UNSUPPORTED) "[", st->ncaps);
+    fprintf(f, "," KEY(SC_REPORT_CAPTURES_BEGUN) "%u," KEY(SC_REPORT_UNSUPPORTED) "[",
+            captures_begun(st));
     bool first = true;
     for (size_t i = 0; i < SC_RT_NEXPORTS; i++) {
         if (!atomic_load(&st->unsupported[i]))
@@ -142,9 +153,11 @@ void sc_rt_report_write(sc_rt_state *st)
         return;
     long pid = (long)getpid();
     process_line(f, st, pid, daemon, session);
-    for (uint32_t c = 1; c <= st->ncaps; c++)
-        capture_line(f, st, pid, c);
-    for (size_t i = 0; i < st->nsubmits; i++)
+    for (uint32_t c = 1; c <= st->ncaps; c++) {
+        if (!st->caps[c].inherited)
+            capture_line(f, st, pid, c);
+    }
+    for (size_t i = st->submits_inherited; i < st->nsubmits; i++)
         graph_line(f, st, pid, &st->submits[i]);
     if (fclose(f) != 0) {
         free(buf);

@@ -40,6 +40,20 @@ static void rt_atexit(void)
     sc_rt_unlock();
 }
 
+/* A fork()ed child inherits the parent's records: those ended before the
+ * fork are the parent's to report, not the child's again. */
+static void rt_atfork_child(void)
+{
+    sc_rt_state *st = g_state;
+    if (!st)
+        return;
+    for (uint32_t c = 1; c <= st->ncaps; c++) {
+        if (st->caps[c].outcome != SC_RT_OUT_RUNNING)
+            st->caps[c].inherited = true;
+    }
+    st->submits_inherited = st->nsubmits;
+}
+
 static void rt_names(sc_rt_state *st)
 {
     const char *prog = program_invocation_short_name;
@@ -68,6 +82,7 @@ static void rt_init(void)
     rt_names(st);
     g_state = st;
     sc_rt_feed_open(st);
+    pthread_atfork(NULL, NULL, rt_atfork_child);
     atexit(rt_atexit);
 }
 

@@ -311,7 +311,7 @@ static cudaError_t event_record(sc_rt_call *c, cudaEvent_t ev, cudaStream_t s, u
     /* Outside every capture the record still changes the event's state
      * (§4.4), so the daemon hears of it unless it failed. */
     if (rc == 0 || st->nactive)
-        sc_rt_feed_event(st, stream, t->id, ev->id, false, external);
+        sc_rt_feed_event(st, stream, t->id, ev->id, false, external, rc ? "cudaEventRecord" : NULL);
     cudaError_t e = cudaSuccess;
     if (rc != 0) {
         sc_rt_note_invalidations(st, "cudaEventRecord");
@@ -424,7 +424,8 @@ static cudaError_t stream_wait(sc_rt_call *c, cudaStream_t s, cudaEvent_t ev, un
     int rc = sc_cuda_wait_event(st->cu, stream, t->id, ev->id, external, &node);
     /* With no capture running a wait changes nothing (§4.5). */
     if (st->nactive)
-        sc_rt_feed_event(st, stream, t->id, ev->id, true, external);
+        sc_rt_feed_event(st, stream, t->id, ev->id, true, external,
+                         rc ? "cudaStreamWaitEvent" : NULL);
     cudaError_t e = cudaSuccess;
     if (rc != 0) {
         sc_rt_note_invalidations(st, "cudaStreamWaitEvent");

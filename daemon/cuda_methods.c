@@ -227,15 +227,22 @@ static int record_mem_free(sc_req *r, sc_node *n)
     return 0;
 }
 
+static int read_call(sc_req *r, const char **call, size_t *len);
+static void note_call(sc_session *s, const char *call, size_t len);
+
 static int record(sc_req *r, sc_session *s, int (*read)(sc_req *, sc_node *))
 {
     uint32_t stream, thread, node = SC_CUDA_NO_NODE;
     sc_node n;
     memset(&n, 0, sizeof n);
+    const char *call;
+    size_t call_len;
     if (get_stream_thread(r, &stream, &thread) != 0 || read(r, &n) != 0 ||
-        check_node_limit(r, s) != 0)
+        read_call(r, &call, &call_len) != 0 || check_node_limit(r, s) != 0)
         return H_ERROR;
     int rc = sc_cuda_record(s->cu, stream, thread, &n, &node);
+    if (rc != 0 && call_len)
+        note_call(s, call, call_len);
     return node_done(r, s, rc, node);
 }
 
@@ -335,13 +342,17 @@ static int event(sc_req *r, sc_session *s, bool wait)
 {
     uint32_t stream, thread, event, node = SC_CUDA_NO_NODE;
     bool external = false;
+    const char *call;
+    size_t call_len;
     if (get_stream_thread(r, &stream, &thread) != 0 ||
         sc_param_u32(r->params, "event", &event, &r->err) != 0 ||
         sc_param_opt_bool(r->params, "external", &external, &r->err) != 0 ||
-        (external && check_node_limit(r, s) != 0))
+        read_call(r, &call, &call_len) != 0 || (external && check_node_limit(r, s) != 0))
         return H_ERROR;
     int rc = wait ? sc_cuda_wait_event(s->cu, stream, thread, event, external, &node)
                   : sc_cuda_record_event(s->cu, stream, thread, event, external, &node);
+    if (rc != 0 && call_len)
+        note_call(s, call, call_len);
     return node_done(r, s, rc, node);
 }
 
@@ -593,13 +604,17 @@ static void capture_committed(void *arg, const sc_store_result *res)
 static int capture_end(sc_req *r, sc_session *s)
 {
     uint32_t stream, thread;
-    if (get_stream_thread(r, &stream, &thread) != 0)
+    const char *call;
+    size_t call_len;
+    if (get_stream_thread(r, &stream, &thread) != 0 || read_call(r, &call, &call_len) != 0)
         return H_ERROR;
     end_ctx *e = calloc(1, sizeof *e);
     if (!e)
         return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
     sc_buf_init(&e->extra);
     e->core_rc = sc_cuda_end(s->cu, stream, thread, &e->res);
+    if (e->core_rc != 0 && call_len)
+        note_call(s, call, call_len);
     sc_cuda_capture_info ci;
     /* 401, 903, 908 and out of memory leave the capture running. */
     if ((e->core_rc != 0 && e->core_rc != SC_ECUDA_INVALIDATED &&
@@ -720,6 +735,15 @@ static int update_dependencies(sc_req *r, sc_session *s)
 static int capture_info(sc_req *r, sc_session *s)
 {
     return info(r, s, true);
+}
+
+/* The optional `call`: the CUDA function a record or host call stands
+ * for, kept for the log of the captures it breaks. */
+static int read_call(sc_req *r, const char **call, size_t *len)
+{
+    *call = NULL;
+    *len = 0;
+    return sc_param_opt_string(r->params, "call", call, len, &r->err) == 0 ? 0 : -1;
 }
 
 /* Keep the CUDA function's name for every capture the call just

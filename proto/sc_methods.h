@@ -69,32 +69,32 @@ enum sc_method_flag {
       "Begin capture on a stream.")                                                                \
     X(CAPTURE_RECORD_KERNEL, capture_record_kernel, "capture.record_kernel",                       \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, function_name, num_blocks, threads_per_block, shared_mem?, grid?, block?, thread?}", \
+      "{session, stream, function_name, num_blocks, threads_per_block, shared_mem?, grid?, block?, call?, thread?}", \
       "{node}",                                                                                    \
       "Record a kernel launch.")                                                                   \
     X(CAPTURE_RECORD_MEMCPY, capture_record_memcpy, "capture.record_memcpy",                       \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, name, dir, size_bytes, src_device?, dst_device?, thread?}",               \
+      "{session, stream, name, dir, size_bytes, src_device?, dst_device?, call?, thread?}",               \
       "{node}",                                                                                    \
       "Record a memcpy.")                                                                          \
     X(CAPTURE_RECORD_MEMSET, capture_record_memset, "capture.record_memset",                       \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, name, size_bytes, value, thread?}",                                       \
+      "{session, stream, name, size_bytes, value, call?, thread?}",                                       \
       "{node}",                                                                                    \
       "Record a memset.")                                                                          \
     X(CAPTURE_RECORD_HOST_CALLBACK, capture_record_host_callback, "capture.record_host_callback",  \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, label, thread?}",                                                         \
+      "{session, stream, label, call?, thread?}",                                                         \
       "{node}",                                                                                    \
       "Record a host callback.")                                                                   \
     X(CAPTURE_RECORD_EVENT, capture_record_event, "capture.record_event",                          \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, event, external?, thread?}",                                                                  \
+      "{session, stream, event, external?, call?, thread?}",                                                                  \
       "{node?}",                                                                                        \
       "Point an event at the stream's last op.")                                                   \
     X(CAPTURE_WAIT_EVENT, capture_wait_event, "capture.wait_event",                                \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, event, external?, thread?}",                                                                  \
+      "{session, stream, event, external?, call?, thread?}",                                                                  \
       "{node?}",                                                                                        \
       "Make the stream's next op depend on the event's op.")                                       \
     X(CAPTURE_STATUS, capture_status, "capture.status",                                            \
@@ -124,12 +124,12 @@ enum sc_method_flag {
       "Cuda mode: declare a stream blocking (default) or non_blocking.")                           \
     X(CAPTURE_RECORD_MEM_ALLOC, capture_record_mem_alloc, "capture.record_mem_alloc",              \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, name, size_bytes, thread?}",                                              \
+      "{session, stream, name, size_bytes, call?, thread?}",                                              \
       "{node}",                                                                                    \
       "Cuda mode: record a stream-ordered allocation.")                                            \
     X(CAPTURE_RECORD_MEM_FREE, capture_record_mem_free, "capture.record_mem_free",                 \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, name, thread?}",                                                          \
+      "{session, stream, name, call?, thread?}",                                                          \
       "{node}",                                                                                    \
       "Cuda mode: record a stream-ordered free.")                                                  \
     X(CAPTURE_UPDATE_DEPENDENCIES, capture_update_dependencies, "capture.update_dependencies",     \
@@ -159,7 +159,7 @@ enum sc_method_flag {
       "Cuda mode: add a node to a capture's graph by hand.")                                       \
     X(CAPTURE_END, capture_end, "capture.end",                                                     \
       SC_MF_SESSION | SC_MF_WRITES_STORE | SC_MF_HOLDABLE,                                         \
-      "{session, stream, thread?}",                                                                \
+      "{session, stream, call?, thread?}",                                                                \
       "{graph, capture?, node_count, edge_count}",                                                 \
       "End capture; replies after the graph is committed (default mode: consumes the session).")                  \
     X(GRAPH_LIST, graph_list, "graph.list",                                                        \

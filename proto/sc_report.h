@@ -21,7 +21,9 @@
  *   unsupported     the runtime calls used that the stand-in does not
  *                   support (array of names)
  *
- * "capture", one per stream capture begun, in order:
+ * "capture", one per stream capture begun, in order (a fork()ed child
+ * reports the captures it began and those it inherited still running, not
+ * its parent's ended ones, nor its parent's "graph" lines):
  *   capture         its number in the process (1, 2, ...)
  *   mode            "global", "thread_local" or "relaxed"
  *   outcome         "stored" (the daemon holds it), "kept" (in the process

@@ -49,6 +49,65 @@ add_dependencies(test_client_example libstreamcap libstreamcap_static)
 add_executable(run_probe ${CMAKE_CURRENT_SOURCE_DIR}/client/run_probe.c)
 set_target_properties(run_probe PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
 sc_add_daemon_test(test_client_run client 180 LIBS sc_ct_run DEPENDS streamcap run_probe)
+# streamcap run --fail-on, a forked child, another libcudart first: run_cuda
+# is a C program linked against the stand-in.
+if(TARGET sc_cudart)
+    add_executable(run_cuda ${CMAKE_CURRENT_SOURCE_DIR}/client/run_cuda.c)
+    target_include_directories(run_cuda PRIVATE ${PROJECT_SOURCE_DIR}/cudart)
+    target_link_libraries(run_cuda PRIVATE sc_cudart Threads::Threads)
+    set_target_properties(run_cuda PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+    sc_add_daemon_test(test_client_run_fail client 180 LIBS sc_ct_run libstreamcap_static
+                       DEPENDS streamcap run_probe run_cuda)
+    target_link_libraries(test_client_run_fail PRIVATE sc_cli_fixture)
+    # run_rpath: linked against the stand-in, with a DT_RPATH (not RUNPATH)
+    # to a directory holding another libcudart.so.13.
+    set(dummy_dir ${CMAKE_BINARY_DIR}/tests/dummy_cudart)
+    add_library(dummy_cudart SHARED ${CMAKE_CURRENT_SOURCE_DIR}/client/dummy_cudart.c)
+    set_target_properties(dummy_cudart PROPERTIES OUTPUT_NAME cudart SOVERSION 13
+                          LIBRARY_OUTPUT_DIRECTORY ${dummy_dir})
+    target_link_options(dummy_cudart PRIVATE
+        -Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/client/dummy_cudart.map)
+    add_executable(run_rpath ${CMAKE_CURRENT_SOURCE_DIR}/client/run_rpath.c)
+    target_include_directories(run_rpath PRIVATE ${PROJECT_SOURCE_DIR}/cudart)
+    target_link_libraries(run_rpath PRIVATE sc_cudart)
+    set_target_properties(run_rpath PROPERTIES SKIP_BUILD_RPATH TRUE
+                          RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+    target_link_options(run_rpath PRIVATE -Wl,--disable-new-dtags,-rpath,${dummy_dir})
+    add_dependencies(test_client_run_fail run_rpath dummy_cudart)
+    target_compile_definitions(test_client_run_fail PRIVATE
+        SC_RUN_PROBE="$<TARGET_FILE:run_probe>" SC_RUN_CUDA="$<TARGET_FILE:run_cuda>"
+        SC_RUN_RPATH="$<TARGET_FILE:run_rpath>" SC_DUMMY_CUDART="${dummy_dir}/libcudart.so.13")
+endif()
+
+# The same under nvcc: run_cuda.cu with the shared runtime and with nvcc's
+# default static one (test_client_run_cu skips, saying why, without nvcc or
+# in a sanitized build, whose stand-in an nvcc program cannot load alone).
+include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/nvcc.cmake)
+sc_find_nvcc(SC_RUN_NVCC SC_RUN_NVCC_WHY)
+if(SC_SANITIZE)
+    set(SC_RUN_NVCC "")
+    set(SC_RUN_NVCC_WHY "a sanitized stand-in needs its runtime preloaded into nvcc programs")
+endif()
+set(SC_RUN_CU_SCRIPT ${CMAKE_CURRENT_SOURCE_DIR}/client/run_cu.sh)
+if(TARGET sc_cudart AND SC_RUN_NVCC)
+    set(cu_src ${CMAKE_CURRENT_SOURCE_DIR}/client/run_cuda.cu)
+    set(cu_shared ${CMAKE_BINARY_DIR}/tests/run_cuda_cu)
+    set(cu_static ${CMAKE_BINARY_DIR}/tests/run_cuda_cu_static)
+    add_custom_command(OUTPUT ${cu_shared} ${cu_static}
+        COMMAND ${SC_RUN_NVCC} -cudart shared -o ${cu_shared} ${cu_src}
+        COMMAND ${SC_RUN_NVCC} -o ${cu_static} ${cu_src}
+        DEPENDS ${cu_src} COMMENT "nvcc run_cuda.cu" VERBATIM)
+    add_custom_target(run_cuda_cu ALL DEPENDS ${cu_shared} ${cu_static})
+    sc_add_command_test(test_client_run_cu
+        COMMAND sh ${SC_RUN_CU_SCRIPT} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} ${cu_shared} ${cu_static}
+        TIMEOUT 120 SKIP_RETURN_CODE 77)
+else()
+    if(NOT SC_RUN_NVCC_WHY)
+        set(SC_RUN_NVCC_WHY "the stand-in is not built")
+    endif()
+    sc_add_command_test(test_client_run_cu
+        COMMAND sh ${SC_RUN_CU_SCRIPT} --skip "${SC_RUN_NVCC_WHY}" SKIP_RETURN_CODE 77)
+endif()
 include(GNUInstallDirs)
 file(RELATIVE_PATH SC_RUN_CUDART_REL ${CMAKE_INSTALL_FULL_BINDIR}
      ${CMAKE_INSTALL_FULL_LIBDIR}/streamcap/cudart)

@@ -10,7 +10,10 @@
 #      restart (the lock freed by its death) marks its own unfinished
 #      sessions lost, not the other's;
 #   3. the server stopped mid-run: requests fail with 1007 (nothing is
-#      acknowledged), and the same daemon serves again once it is back.
+#      acknowledged), and the same daemon serves again once it is back;
+#   4. a program on the CUDA runtime stand-in whose legacy-stream launch
+#      breaks a capture: captures.inv_call names cudaLaunchKernel;
+#   5. docs/fleet.md's queries run on the fleet's database.
 set -eu
 bin=$1
 [ -n "${STREAMCAP_TEST_PG:-}" ] || { echo "fleet.sh: skipped: run under tests/pg/cluster.sh" >&2; exit 77; }
@@ -152,7 +155,20 @@ while [ ! -s "$work/acked_up" ]; do
 done
 g=$(cat "$work/acked_up")
 [ "$(q "SELECT host FROM graphs WHERE graph = $g")" = beta ] || fail "graph $g after recovery is not stored"
-# 4. docs/fleet.md's queries run on this fleet's database.
+# 4. a capture broken by a kernel launched on the legacy stream: the row
+#    names the CUDA call, as on SQLite.
+run_cuda=$bin/../tests/run_cuda
+if [ -x "$run_cuda" ]; then
+    "$bin/streamcap" --socket "$work/beta.sock" run "$run_cuda" legacy >>"$work/run.log" 2>&1 ||
+        fail "streamcap run $run_cuda legacy: $(cat "$work/run.log")"
+    [ "$(q "SELECT inv_call FROM captures c JOIN capture_log l USING (session)
+             WHERE l.host = 'beta' AND c.inv_method = 'capture.record_kernel'")" = cudaLaunchKernel ] ||
+        fail "captures.inv_call does not name cudaLaunchKernel: $(q "SELECT * FROM captures")"
+    echo "fleet.sh: captures.inv_call names cudaLaunchKernel"
+else
+    echo "fleet.sh: no $run_cuda (built without the stand-in): inv_call not checked"
+fi
+# 5. docs/fleet.md's queries run on this fleet's database.
 doc=$(dirname "$0")/../../docs/fleet.md
 awk '/^```sql$/ {on = 1; next} /^```$/ {on = 0} on' "$doc" >"$work/doc.sql"
 [ -s "$work/doc.sql" ] || fail "no queries found in docs/fleet.md"

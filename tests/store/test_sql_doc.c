@@ -23,7 +23,7 @@
 
 #define DOC_PATH SC_DOCS_DIR "/sql.md"
 
-enum { Q_GRAPHS = 1, Q_KINDS, Q_EDGES, Q_FAILED, Q_REACH, Q_HOSTS, N_BLOCKS };
+enum { Q_GRAPHS = 1, Q_KINDS, Q_EDGES, Q_FAILED, Q_CAPTURES, Q_REACH, Q_HOSTS, N_BLOCKS };
 
 /* ---- the document ---- */
 
@@ -150,6 +150,8 @@ static void doc_load(doc *d)
     assert_non_null(strstr(doc_sql(d, Q_GRAPHS), "host"));
     assert_non_null(strstr(doc_sql(d, Q_FAILED), "host"));
     assert_non_null(strstr(doc_sql(d, Q_HOSTS), "GROUP BY host"));
+    assert_non_null(strstr(doc_sql(d, Q_CAPTURES), "FROM captures"));
+    assert_non_null(strstr(doc_sql(d, Q_CAPTURES), "inv_call"));
 }
 
 /* ---- the shell ---- */
@@ -295,6 +297,31 @@ static int64_t commit_as(fx *f, int64_t session, const sc_graph *g, uint32_t uid
 
 #define T0 1795981461123LL /* 2026-11-29T19:44:21.123Z */
 
+/* A failed capture's row in an open session: broken by `call` (NULL: its
+ * end failed, 904, with nothing before it). */
+static void fail_capture(fx *f, int64_t session, uint32_t capture, uint32_t stream,
+                         const char *call, int64_t ms)
+{
+    sc_store_capture c = {.capture = capture,
+                          .origin = stream,
+                          .mode = "global",
+                          .outcome = "failed",
+                          .cuda_error = call ? 901 : 904,
+                          .node_count = 1};
+    if (call) {
+        c.inv_method = "capture.record_kernel";
+        c.inv_call = call;
+        c.inv_call_len = strlen(call);
+        c.inv_error = 906;
+    }
+    wres w = {0};
+    assert_int_equal(sc_store_commit_capture(f->st, session, &c, NULL, 1000, 4300, "scratch", 7, ms,
+                                             wres_cb, &w),
+                     0);
+    fx_drain(f);
+    assert_int_equal(w.rc, 0);
+}
+
 /* Close the store and open it again as the daemon of another host. */
 static void reopen_as(fx *f, const char *host)
 {
@@ -334,6 +361,8 @@ static void fill_example(fx *f, sc_graph **g1, sc_graph **g2)
     fx_log_end(f, s4, "failed", 0, T0 + 159379);
     reopen_as(f, "gpu-a");
     int64_t s5 = fx_log_open(f, 1000, 4300, "scratch", T0 + 200000);
+    fail_capture(f, s5, 1, 1, "cudaLaunchKernel", T0 + 200500);
+    fail_capture(f, s5, 2, 3, NULL, T0 + 201000);
     fx_log_end(f, s5, "closed", 2, T0 + 201500);
     assert_int_equal(fx_log_open(f, 1002, 6001, "live", T0 + 300000), 6);
 }
