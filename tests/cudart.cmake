@@ -71,7 +71,7 @@ set_tests_properties(test_cudart_trace PROPERTIES
 sc_add_test(test_cudart_fatbin SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_fatbin.c
             LIBS sc_cudart_obj)
 set_tests_properties(test_cudart_fatbin PROPERTIES
-    ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock")
+    ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock;STREAMCAP_DEVICE=L4")
 
 # Memory pools (rt_pool.c).
 sc_add_test(test_cudart_pool SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_pool.c
@@ -79,5 +79,7 @@ sc_add_test(test_cudart_pool SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_pool.c
 
 # The end-to-end scenario suite (tests/cudart/suite.cmake).
 include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/suite.cmake)
+# CUB, Thrust and kernel arguments built with nvcc (tests/cudart/cccl/cccl.cmake).
+include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/cccl/cccl.cmake)
 # A program killed mid-capture (tests/cudart/killed/killed.cmake).
 include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/killed/killed.cmake)

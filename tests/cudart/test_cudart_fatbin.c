@@ -20,6 +20,7 @@
 
 #include "fatbin.h"
 #include "rt.h"
+#include "rt_int.h"
 #include "sc_cudart.h"
 
 #define KNAME       "_Z4kaddPfidc"
@@ -185,8 +186,9 @@ static void t_runtime(void **state)
 
     struct cudaFuncAttributes a;
     assert_int_equal(cudaFuncGetAttributes(&a, (const void *)kadd_stub), cudaSuccess);
+    /* The L4 (8.9, ctest's STREAMCAP_DEVICE) runs the sm_80 SASS. */
     assert_int_equal(a.ptxVersion, 80);
-    assert_int_equal(a.binaryVersion, 90);
+    assert_int_equal(a.binaryVersion, 80);
     size_t off = 0, size = 0;
     assert_int_equal(cudaFuncGetParamInfo((const void *)kadd_stub, 2, &off, &size), cudaSuccess);
     assert_int_equal(off, 16);
@@ -245,11 +247,46 @@ static void t_runtime(void **state)
     assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
 }
 
+/* The table, and the device STREAMCAP_DEVICE=L4 (set by ctest) chose
+ * for this process, as the program sees it. */
+static void t_devices(void **state)
+{
+    (void)state;
+    const sc_rt_devspec *d = sc_rt_dev_pick("a100");
+    assert_int_equal(d->major, 8);
+    assert_int_equal(d->sms, 108);
+    assert_string_equal(sc_rt_dev_pick("V100")->name, "Tesla V100-SXM2-32GB");
+    assert_int_equal(sc_rt_dev_pick("B200")->major, 10);
+    assert_int_equal(sc_rt_dev_pick("H100")->sms, 132);
+    /* Unknown or unset: the default, the device emulated so far. */
+    assert_string_equal(sc_rt_dev_pick("no-such-gpu")->name, "streamcap emulated GPU (sm_90)");
+    assert_ptr_equal(sc_rt_dev_pick(NULL), sc_rt_dev_pick("no-such-gpu"));
+    assert_ptr_equal(sc_rt_dev_pick(""), sc_rt_dev_pick("default"));
+
+    struct cudaDeviceProp p;
+    assert_int_equal(cudaGetDeviceProperties(&p, 0), cudaSuccess);
+    assert_string_equal(p.name, "NVIDIA L4");
+    assert_int_equal(p.major, 8);
+    assert_int_equal(p.minor, 9);
+    assert_int_equal(p.multiProcessorCount, 58);
+    assert_int_equal(p.maxThreadsPerMultiProcessor, 1536);
+    assert_int_equal(p.totalGlobalMem, (size_t)23034 << 20);
+    int v = 0;
+    assert_int_equal(cudaDeviceGetAttribute(&v, cudaDevAttrComputeCapabilityMinor, 0), cudaSuccess);
+    assert_int_equal(v, 9);
+    assert_int_equal(cudaDeviceGetAttribute(&v, cudaDevAttrL2CacheSize, 0), cudaSuccess);
+    assert_int_equal(v, 48 << 20);
+    size_t free_b = 0, total = 0;
+    assert_int_equal(cudaMemGetInfo(&free_b, &total), cudaSuccess);
+    assert_int_equal(total, (size_t)23034 << 20);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_reader),
         cmocka_unit_test(t_runtime),
+        cmocka_unit_test(t_devices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
