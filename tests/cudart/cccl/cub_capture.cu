@@ -51,6 +51,7 @@ int main()
     CK(cudaGraphGetNodes(g, nodes, &count));
     cudaKernelNodeParams k;
     CK(cudaGraphKernelNodeGetParams(nodes[1], &k));
+    need_values(k);
     if (*(int **)k.kernelParams[0] != in || *(int **)k.kernelParams[1] != out ||
         *(unsigned *)k.kernelParams[2] != (unsigned)n) {
         std::fprintf(stderr, "reduce kernel arguments differ\n");

@@ -21,6 +21,15 @@
         }                                                                                          \
     } while (0)
 
+/* A kernel node must hold argument values to read. */
+static inline void need_values(const cudaKernelNodeParams &k)
+{
+    if (k.kernelParams == nullptr) {
+        std::fprintf(stderr, "the kernel node keeps no argument values\n");
+        std::exit(1);
+    }
+}
+
 /* One expected node: its type, and for kernels a part of its name. */
 struct want_node {
     cudaGraphNodeType type;

@@ -20,10 +20,11 @@ static void check_values(cudaGraphNode_t node, float *out, int n, double f, char
 {
     cudaKernelNodeParams k;
     CK(cudaGraphKernelNodeGetParams(node, &k));
+    need_values(k);
     const pair *got = (const pair *)k.kernelParams[4];
     if (*(float **)k.kernelParams[0] != out || *(int *)k.kernelParams[1] != n ||
-        *(double *)k.kernelParams[2] != f || *(char *)k.kernelParams[3] != tag ||
-        got->a != p.a || got->b != p.b) {
+        *(double *)k.kernelParams[2] != f || *(char *)k.kernelParams[3] != tag || got->a != p.a ||
+        got->b != p.b) {
         std::fprintf(stderr, "kernel node values: n=%d f=%g tag=%d p={%d,%g}\n",
                      *(int *)k.kernelParams[1], *(double *)k.kernelParams[2],
                      *(char *)k.kernelParams[3], got->a, got->b);

@@ -37,6 +37,7 @@ int main()
     CK(cudaGraphGetNodes(g, nodes, &count));
     cudaKernelNodeParams k;
     CK(cudaGraphKernelNodeGetParams(nodes[0], &k));
+    need_values(k);
     struct fill_functor {
         int *it;
         int value;
