@@ -138,7 +138,7 @@ const char *sc_rt_kernel_name(const void *func);
  *  layout's offsets), NULL when it keeps the caller's pointers. */
 const void *sc_rt_node_args(cudaGraphNode_t n, size_t *size);
 /** The parameter layout of a kernel as its fat binary describes it, in
- *  ordinal order (lock held; valid for the process's life); false when
+ *  ordinal order (lock held; valid until the stub is registered again); false when
  *  the binary carries none or the stub was never registered. */
 bool sc_rt_kernel_params(const void *func, const sc_fb_param **params, size_t *n);
 

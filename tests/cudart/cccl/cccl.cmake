@@ -39,7 +39,7 @@ foreach(prog ${SC_CCCL_PROGRAMS})
             set(test cudart_cccl_${prog}_${arch}_on_${dev})
             if(SC_CCCL_WHY)
                 sc_add_command_test(${test}
-                    COMMAND sh -c "echo \"$1\"; exit 77" sh "${SC_CCCL_WHY}"
+                    COMMAND sh -c "echo \"$1\" && exit 77" sh "${SC_CCCL_WHY}"
                     SKIP_RETURN_CODE 77)
                 continue()
             endif()
