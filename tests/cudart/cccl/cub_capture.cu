@@ -57,5 +57,11 @@ int main()
         std::fprintf(stderr, "reduce kernel arguments differ\n");
         return 1;
     }
+    CK(cudaGraphDestroy(g));
+    CK(cudaFree(in));
+    CK(cudaFree(out));
+    CK(cudaFree(keys));
+    CK(cudaFree(sorted));
+    CK(cudaStreamDestroy(s));
     return 0;
 }

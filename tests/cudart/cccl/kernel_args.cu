@@ -103,5 +103,7 @@ int main()
     CK(cudaGraphLaunch(x, s));
     CK(cudaStreamSynchronize(s));
     CK(cudaGraphExecDestroy(x));
+    CK(cudaFree(out));
+    CK(cudaStreamDestroy(s));
     return 0;
 }

@@ -47,5 +47,9 @@ int main()
         std::fprintf(stderr, "fill kernel arguments differ\n");
         return 1;
     }
+    CK(cudaGraphDestroy(g));
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+    CK(cudaStreamDestroy(s));
     return 0;
 }
