@@ -46,21 +46,26 @@ void sc_g_node_free_args(cudaGraphNode_t n)
 
 cudaError_t sc_g_node_take_args(cudaGraphNode_t n, void **args)
 {
-    sc_g_node_free_args(n);
-    n->kernel_params = args;
+    /* The new values are copied before the old block goes: a program that
+     * reads a node's parameters and sets them again passes pointers into
+     * that block. */
     n->d.args = NULL;
     const sc_fb_param *p;
-    size_t np;
-    if (args == NULL || !sc_rt_kernel_params(n->d.func, &p, &np))
-        return cudaSuccess;
-    size_t bytes;
-    void **block = args_copy(p, np, args, &bytes);
-    if (block == NULL)
-        return cudaErrorMemoryAllocation;
-    n->args_block = block;
-    n->args_bytes = bytes;
-    n->args_size = bytes - (np + 1) * sizeof(void *);
-    n->kernel_params = block;
+    size_t np, bytes = 0;
+    void **block = NULL;
+    if (args != NULL && sc_rt_kernel_params(n->d.func, &p, &np)) {
+        block = args_copy(p, np, args, &bytes);
+        if (block == NULL)
+            return cudaErrorMemoryAllocation;
+    }
+    sc_g_node_free_args(n);
+    n->kernel_params = args;
+    if (block != NULL) {
+        n->args_block = block;
+        n->args_bytes = bytes;
+        n->args_size = bytes - (np + 1) * sizeof(void *);
+        n->kernel_params = block;
+    }
     return cudaSuccess;
 }
 

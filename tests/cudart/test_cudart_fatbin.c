@@ -243,6 +243,15 @@ static void t_runtime(void **state)
     n = 6;
     assert_int_equal(cudaGraphKernelNodeGetParams(added, &kp), cudaSuccess);
     assert_int_equal(*(int *)kp.kernelParams[1], 5);
+    /* Read, change the grid, set again: kernelParams points into the
+     * node's own copy, which must be read before it is replaced. */
+    assert_int_equal(cudaGraphKernelNodeGetParams(added, &kp), cudaSuccess);
+    kp.gridDim.x = 4;
+    assert_int_equal(cudaGraphKernelNodeSetParams(added, &kp), cudaSuccess);
+    assert_int_equal(cudaGraphKernelNodeGetParams(added, &kp), cudaSuccess);
+    assert_int_equal(kp.gridDim.x, 4);
+    assert_int_equal(*(int *)kp.kernelParams[1], 5);
+    assert_true(*(double *)kp.kernelParams[2] == -1);
     assert_int_equal(cudaGraphDestroy(clone), cudaSuccess);
     assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
 }
