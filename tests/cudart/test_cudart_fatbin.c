@@ -256,6 +256,50 @@ static void t_runtime(void **state)
     assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
 }
 
+static void plain_stub(void) {}
+
+/* A binary without a layout (the C twins' stand-in image): said once, and
+ * nodes keep the caller's array. */
+static void t_no_layout(void **state)
+{
+    (void)state;
+    static const unsigned long long image[2] = {0, 0};
+    static struct {
+        int magic, version;
+        const void *data;
+        void *rest;
+    } wrapper;
+    wrapper.magic = (int)SC_FB_WRAPPER_MAGIC;
+    wrapper.data = image;
+    void **h = __cudaRegisterFatBinary(&wrapper);
+    __cudaRegisterFunction(h, (const char *)(void *)plain_stub, (char *)"_Z5plainv", "_Z5plainv",
+                           -1, NULL, NULL, NULL, NULL, NULL);
+    __cudaRegisterFatBinaryEnd(h);
+    assert_false(sc_rt_state_get()->layout_warned);
+    size_t off, size;
+    assert_int_equal(cudaFuncGetParamInfo((const void *)plain_stub, 0, &off, &size),
+                     cudaErrorNotSupported);
+    (void)cudaGetLastError();
+    assert_true(sc_rt_state_get()->layout_warned);
+    struct cudaFuncAttributes a;
+    assert_int_equal(cudaFuncGetAttributes(&a, (const void *)plain_stub), cudaSuccess);
+    assert_int_equal(a.ptxVersion, 89); /* the device's own: L4 */
+
+    cudaGraph_t g;
+    assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+    int n = 1;
+    void *args[] = {&n};
+    struct cudaKernelNodeParams np = {(void *)plain_stub, {1, 1, 1}, {1, 1, 1}, 0, args, NULL};
+    cudaGraphNode_t node;
+    assert_int_equal(cudaGraphAddKernelNode(&node, g, NULL, 0, &np), cudaSuccess);
+    struct cudaKernelNodeParams kp;
+    assert_int_equal(cudaGraphKernelNodeGetParams(node, &kp), cudaSuccess);
+    assert_ptr_equal(kp.kernelParams, args);
+    size_t bytes;
+    assert_null(sc_rt_node_args(node, &bytes));
+    assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+}
+
 /* The table, and the device STREAMCAP_DEVICE=L4 (set by ctest) chose
  * for this process, as the program sees it. */
 static void t_devices(void **state)
@@ -294,6 +338,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_reader),
+        cmocka_unit_test(t_no_layout),
         cmocka_unit_test(t_runtime),
         cmocka_unit_test(t_devices),
     };
