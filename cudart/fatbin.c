@@ -1,9 +1,10 @@
 /*
  * fatbin.c - the fat binary reader (fatbin.h).  The container layout is
- * not documented by NVIDIA; what is read here is only what every toolkit
- * since CUDA 9 writes: a 16-byte header (magic, version, header size, size
- * of the entries), then entries, each with its own header that names its
- * kind, architecture, flags and, when compressed, the uncompressed size.
+ * not documented by NVIDIA; what is read here is only the part open-source
+ * readers agree on and CUDA 13's nvcc was checked to write: a 16-byte
+ * header (magic, version, header size, size of the entries), then entries,
+ * each with its own header that names its kind, architecture, flags and,
+ * when compressed, the uncompressed size.
  * Everything is bounds-checked: the bytes are the program's.
  */
 #include "fatbin.h"
