@@ -12,13 +12,16 @@
 
 /* One block: the pointer array kernelParams is, then the values laid out
  * as the kernel's parameter buffer. */
-static void **args_copy(const sc_fb_param *p, size_t n, void *const *args, size_t *bytes)
+static void **args_copy(const sc_fb_param *p, size_t n, void *const *args, size_t *bytes,
+                        size_t *size)
 {
     size_t buf = 0;
     for (size_t i = 0; i < n; i++)
         if (p[i].offset + p[i].size > buf)
             buf = p[i].offset + p[i].size;
-    size_t head = (n + 1) * sizeof(void *);
+    /* The values start 16-byte aligned, as a parameter buffer does: the
+     * offsets keep each parameter's own alignment (a float4 at 16). */
+    size_t head = ((n + 1) * sizeof(void *) + 15) & ~(size_t)15;
     void **block = malloc(head + buf + 1);
     if (block == NULL)
         return NULL;
@@ -31,6 +34,7 @@ static void **args_copy(const sc_fb_param *p, size_t n, void *const *args, size_
     }
     block[n] = NULL;
     *bytes = head + buf;
+    *size = buf;
     return block;
 }
 
@@ -51,10 +55,10 @@ cudaError_t sc_g_node_take_args(cudaGraphNode_t n, void **args)
      * that block. */
     n->d.args = NULL;
     const sc_fb_param *p;
-    size_t np, bytes = 0;
+    size_t np, bytes = 0, size = 0;
     void **block = NULL;
     if (args != NULL && sc_rt_kernel_params(n->d.func, &p, &np)) {
-        block = args_copy(p, np, args, &bytes);
+        block = args_copy(p, np, args, &bytes, &size);
         if (block == NULL)
             return cudaErrorMemoryAllocation;
     }
@@ -63,7 +67,7 @@ cudaError_t sc_g_node_take_args(cudaGraphNode_t n, void **args)
     if (block != NULL) {
         n->args_block = block;
         n->args_bytes = bytes;
-        n->args_size = bytes - (np + 1) * sizeof(void *);
+        n->args_size = size;
         n->kernel_params = block;
     }
     return cudaSuccess;

@@ -228,6 +228,8 @@ static void t_runtime(void **state)
     assert_non_null(raw);
     assert_int_equal(bytes, 25);
     assert_int_equal(raw[8], 3);
+    assert_int_equal((uintptr_t)raw % 16, 0); /* aligned as a parameter buffer */
+    assert_ptr_equal(kp.kernelParams[2], raw + 16);
 
     /* A clone and a hand-added node keep copies of their own. */
     cudaGraph_t clone;
