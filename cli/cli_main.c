@@ -176,6 +176,8 @@ static const cli_cmd commands[] = {
      "Options:\n"
      "  --label L          the label of the program's sessions and graphs\n"
      "                     (default: the program's name and pid)\n"
+     "  --device NAME      the GPU the stand-in emulates: V100, A100, L4, H100\n"
+     "                     or B200 (sets STREAMCAP_DEVICE; default: its own)\n"
      "  --summary-file F   write the summary (text, or JSON with --json) to F\n"
      "                     instead of standard error\n"
      "  --fail-on LIST     exit 98 when one of these holds, each named on\n"

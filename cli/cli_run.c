@@ -262,11 +262,11 @@ static int run_program(cli *x, char **argv, int *wstatus, pid_t *child)
 bool cli_run_takes_value(const char *arg)
 {
     return strcmp(arg, "--label") == 0 || strcmp(arg, "--summary-file") == 0 ||
-           strcmp(arg, "--fail-on") == 0;
+           strcmp(arg, "--fail-on") == 0 || strcmp(arg, "--device") == 0;
 }
 
 typedef struct run_opts {
-    const char *label, *summary_file;
+    const char *label, *summary_file, *device;
     unsigned fail_on; /* RUN_FAIL_* bits */
     int prog;         /* index of PROGRAM in argv */
 } run_opts;
@@ -284,6 +284,11 @@ static int run_args(cli *x, int argc, char **argv, run_opts *o)
             if (r < 0 || !*v)
                 return cli_usage_fail(x, "--label takes a label");
             o->label = v;
+        } else if ((r = cli_take_opt(argc, argv, &i, "--device", &v)) != 0) {
+            if (r < 0 || !*v)
+                return cli_usage_fail(x,
+                                      "--device takes a device name (V100, A100, L4, H100, B200)");
+            o->device = v;
         } else if ((r = cli_take_opt(argc, argv, &i, "--summary-file", &v)) != 0) {
             if (r < 0 || !*v)
                 return cli_usage_fail(x, "--summary-file takes a path");
@@ -313,6 +318,8 @@ static int prepare_env(cli *x, const run_opts *o, const char *report, char *dir)
 {
     if (find_standin(x, dir) != CLI_OK || set_library_path(x, dir) != CLI_OK ||
         set_socket(x) != CLI_OK || set_env(x, SC_REPORT_ENV, report) != CLI_OK)
+        return CLI_ERROR;
+    if (o->device && set_env(x, "STREAMCAP_DEVICE", o->device) != CLI_OK)
         return CLI_ERROR;
     if (o->label)
         return set_env(x, "STREAMCAP_LABEL", o->label);

@@ -580,6 +580,8 @@ SC_RT_EXPORT cudaError_t cudaFuncGetName(const char **name, const void *func);
 
 /* Functions and occupancy (rt_func.c), limits and caches (rt_device.c) */
 SC_RT_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func);
+SC_RT_EXPORT cudaError_t cudaFuncGetParamInfo(const void *func, size_t paramIndex,
+                                              size_t *paramOffset, size_t *paramSize);
 SC_RT_EXPORT cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr,
                                               int value);
 SC_RT_EXPORT cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig);

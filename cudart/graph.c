@@ -143,6 +143,8 @@ bool sc_g_has_edge(cudaGraph_t g, uint32_t from, uint32_t to)
 static cudaError_t node_take_desc(cudaGraphNode_t n, const sc_rt_node_desc *d)
 {
     n->d = *d;
+    if (d->type == cudaGraphNodeTypeKernel)
+        return sc_g_node_take_args(n, d->args);
     if (d->type == cudaGraphNodeTypeGraph) {
         n->d.child = NULL;
         if (d->child == NULL)

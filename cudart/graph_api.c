@@ -351,7 +351,8 @@ static void node_set_extra(cudaGraphNode_t n, const node_extra *x, const sc_rt_n
 {
     if (d->type == cudaGraphNodeTypeMemcpy && x->copy.extent.width != 0)
         n->copy = x->copy;
-    n->kernel_params = x->kernel_params;
+    if (d->type != cudaGraphNodeTypeKernel)
+        n->kernel_params = x->kernel_params;
     n->extra = x->extra;
     n->pool = x->pool;
     n->block = x->block;
@@ -435,6 +436,7 @@ cudaError_t sc_g_kernel_desc(sc_rt_node_desc *d, node_extra *x,
     d->grid = p->gridDim;
     d->block = p->blockDim;
     d->shared_mem = p->sharedMemBytes;
+    d->args = p->kernelParams;
     x->kernel_params = p->kernelParams;
     x->extra = p->extra;
     return cudaSuccess;

@@ -107,6 +107,8 @@ cudaError_t cudaGraphKernelNodeCopyAttributes(cudaGraphNode_t hDst, cudaGraphNod
 bool sc_g_node_copy_extras(cudaGraphNode_t to, cudaGraphNode_t from)
 {
     to->disabled = from->disabled;
+    if (from->d.type == cudaGraphNodeTypeKernel && !sc_g_node_copy_args(to, from))
+        return false;
     if (from->nattrs == 0)
         return true;
     to->attrs = malloc(from->nattrs * sizeof *to->attrs);
@@ -119,6 +121,7 @@ bool sc_g_node_copy_extras(cudaGraphNode_t to, cudaGraphNode_t from)
 
 void sc_g_node_free_extras(cudaGraphNode_t n)
 {
+    sc_g_node_free_args(n);
     free(n->attrs);
     n->attrs = NULL;
     n->nattrs = 0;

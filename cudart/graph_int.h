@@ -50,9 +50,12 @@ struct CUgraphNode_st {
     /* Memcpy nodes: the full copy as the program gave it (d has the
      * resolved kind and the byte count). */
     struct cudaMemcpy3DParms copy;
-    /* Kernel nodes: argument arrays as given (not copied: the stand-in
-     * never runs kernels). */
+    /* Kernel nodes: kernelParams points into args_block, the node's copy
+     * of the values, where the kernel's layout is known (graph_args.c),
+     * else it is the caller's array; extra is always the caller's. */
     void **kernel_params, **extra;
+    void **args_block;
+    size_t args_bytes, args_size; /* the block; the parameter buffer in it */
     /* Mem alloc nodes: the pool properties as given, and the block when
      * the graph API allocated it (NULL when the runtime did). */
     struct cudaMemPoolProps pool;
@@ -144,6 +147,12 @@ void sc_g_block_unref(sc_g_block *b);
 /** Node extras a clone copies (attributes, enabled state); false when
  *  memory is short (graph_attr.c). */
 bool sc_g_node_copy_extras(cudaGraphNode_t to, cudaGraphNode_t from);
+/** The node's kernelParams from the caller's array: a copy of the values
+ *  where the layout is known (graph_args.c); cudaErrorMemoryAllocation. */
+cudaError_t sc_g_node_take_args(cudaGraphNode_t n, void **args);
+/** The clone's own copy of from's values; false when memory is short. */
+bool sc_g_node_copy_args(cudaGraphNode_t to, cudaGraphNode_t from);
+void sc_g_node_free_args(cudaGraphNode_t n);
 /** Free what sc_g_node_copy_extras copied. */
 void sc_g_node_free_extras(cudaGraphNode_t n);
 /** The clone takes references to the user objects of g; the freed graph

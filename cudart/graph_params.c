@@ -51,7 +51,9 @@ static cudaError_t kernel_set(cudaGraphNode_t n, const struct cudaKernelNodePara
     if (err != cudaSuccess)
         return err;
     n->d = d;
-    n->kernel_params = x.kernel_params;
+    err = sc_g_node_take_args(n, d.args);
+    if (err != cudaSuccess)
+        return err;
     n->extra = x.extra;
     sc_g_touch(n->graph);
     return cudaSuccess;

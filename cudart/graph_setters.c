@@ -31,6 +31,12 @@ static cudaError_t node_apply(cudaGraphNode_t n, const sc_rt_node_desc *d, const
     if (d->type == cudaGraphNodeTypeGraph)
         return cudaErrorInvalidValue; /* child graphs go through child_set */
     n->d = *d;
+    if (d->type == cudaGraphNodeTypeKernel) {
+        cudaError_t err = sc_g_node_take_args(n, d->args);
+        if (err != cudaSuccess)
+            return err;
+        n->extra = x->extra;
+    }
     if (d->type == cudaGraphNodeTypeMemcpy) {
         if (x->copy.extent.width != 0) {
             n->copy = x->copy;
@@ -41,10 +47,6 @@ static cudaError_t node_apply(cudaGraphNode_t n, const sc_rt_node_desc *d, const
             n->copy.extent = (struct cudaExtent){d->size, 1, 1};
             n->copy.kind = d->kind;
         }
-    }
-    if (d->type == cudaGraphNodeTypeKernel) {
-        n->kernel_params = x->kernel_params;
-        n->extra = x->extra;
     }
     return cudaSuccess;
 }

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 
 #include "abi_base.h"
+#include "fatbin.h"
 
 /** What a node does, for the capture path and the graph API alike. */
 typedef struct sc_rt_node_desc {
@@ -29,6 +30,10 @@ typedef struct sc_rt_node_desc {
     const void *func; /* host stub; its name comes from sc_rt_kernel_name */
     dim3 grid, block;
     unsigned int shared_mem;
+    /* The caller's kernelParams, read only while the node is made: a
+     * node keeps a copy of the values where the kernel's layout is known
+     * (sc_rt_kernel_params), else this pointer. */
+    void **args;
     /* cudaGraphNodeTypeMemcpy: kind already resolved (never Default) */
     void *dst;
     const void *src;
@@ -129,6 +134,13 @@ cudaError_t sc_rt_error(cudaError_t err);
 /** The demangled device function name of a registered host stub, or a
  *  stable "kernel@0x..." text for one never registered. */
 const char *sc_rt_kernel_name(const void *func);
+/** A kernel node's copy of its parameter buffer (the values at the
+ *  layout's offsets), NULL when it keeps the caller's pointers. */
+const void *sc_rt_node_args(cudaGraphNode_t n, size_t *size);
+/** The parameter layout of a kernel as its fat binary describes it, in
+ *  ordinal order (lock held; valid until the stub is registered again); false when
+ *  the binary carries none or the stub was never registered. */
+bool sc_rt_kernel_params(const void *func, const sc_fb_param **params, size_t *n);
 
 /** Resolve cudaMemcpyDefault from where dst and src live (cudaMalloc'd,
  *  managed, pinned or plain host memory); other kinds come back as given. */

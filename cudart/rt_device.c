@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
+#include <limits.h>
 #include <string.h>
 
 #include "rt_int.h"
@@ -30,9 +31,13 @@ typedef struct sc_rt_dev_row {
 #define PROP(member)                                                                               \
     offsetof(struct cudaDeviceProp, member), sizeof(((struct cudaDeviceProp *)0)->member)
 #define NO_PROP SC_RT_NO_FIELD, 0
+/* A value the emulated device gives (rt_devices.c): the field's offset,
+ * encoded far below any real value. */
+#define SC_RT_DEV_BASE (LLONG_MIN / 2)
+#define DEV(field)     (SC_RT_DEV_BASE + (long long)offsetof(sc_rt_devspec, field))
 
 static const sc_rt_dev_row g_device[] = {
-    {SC_RT_NO_ATTR, PROP(totalGlobalMem), (long long)SC_RT_DEV_TOTAL_MEM},
+    {SC_RT_NO_ATTR, PROP(totalGlobalMem), DEV(total_mem)},
     {cudaDevAttrMaxSharedMemoryPerBlock, PROP(sharedMemPerBlock), SC_RT_DEV_SMEM_DEFAULT},
     {cudaDevAttrMaxRegistersPerBlock, PROP(regsPerBlock), 65536},
     {cudaDevAttrWarpSize, PROP(warpSize), 32},
@@ -45,11 +50,11 @@ static const sc_rt_dev_row g_device[] = {
     {cudaDevAttrMaxGridDimY, PROP(maxGridSize[1]), 65535},
     {cudaDevAttrMaxGridDimZ, PROP(maxGridSize[2]), 65535},
     {cudaDevAttrTotalConstantMemory, PROP(totalConstMem), 64 << 10},
-    {cudaDevAttrComputeCapabilityMajor, PROP(major), 9},
-    {cudaDevAttrComputeCapabilityMinor, PROP(minor), 0},
+    {cudaDevAttrComputeCapabilityMajor, PROP(major), DEV(major)},
+    {cudaDevAttrComputeCapabilityMinor, PROP(minor), DEV(minor)},
     {cudaDevAttrTextureAlignment, PROP(textureAlignment), 512},
     {SC_RT_NO_ATTR, PROP(texturePitchAlignment), 32},
-    {cudaDevAttrMultiProcessorCount, PROP(multiProcessorCount), SC_RT_DEV_SMS},
+    {cudaDevAttrMultiProcessorCount, PROP(multiProcessorCount), DEV(sms)},
     {cudaDevAttrCanMapHostMemory, PROP(canMapHostMemory), 1},
     {SC_RT_NO_ATTR, PROP(maxTexture1D), 131072},
     {SC_RT_NO_ATTR, PROP(surfaceAlignment), 512},
@@ -59,17 +64,16 @@ static const sc_rt_dev_row g_device[] = {
     {cudaDevAttrTccDriver, PROP(tccDriver), 0},
     {cudaDevAttrAsyncEngineCount, PROP(asyncEngineCount), 3},
     {cudaDevAttrUnifiedAddressing, PROP(unifiedAddressing), 1},
-    {cudaDevAttrGlobalMemoryBusWidth, PROP(memoryBusWidth), 5120},
-    {cudaDevAttrL2CacheSize, PROP(l2CacheSize), 50 << 20},
-    {cudaDevAttrMaxPersistingL2CacheSize, PROP(persistingL2CacheMaxSize),
-     (long long)SC_RT_DEV_PERSISTING_L2MAX},
+    {cudaDevAttrGlobalMemoryBusWidth, PROP(memoryBusWidth), DEV(bus_width)},
+    {cudaDevAttrL2CacheSize, PROP(l2CacheSize), DEV(l2)},
+    {cudaDevAttrMaxPersistingL2CacheSize, PROP(persistingL2CacheMaxSize), DEV(persisting_l2max)},
     {cudaDevAttrMaxThreadsPerMultiProcessor, PROP(maxThreadsPerMultiProcessor),
-     SC_RT_DEV_THREADS_PER_SM},
+     DEV(threads_per_sm)},
     {cudaDevAttrStreamPrioritiesSupported, PROP(streamPrioritiesSupported), 1},
     {cudaDevAttrGlobalL1CacheSupported, PROP(globalL1CacheSupported), 1},
     {cudaDevAttrLocalL1CacheSupported, PROP(localL1CacheSupported), 1},
     {cudaDevAttrMaxSharedMemoryPerMultiprocessor, PROP(sharedMemPerMultiprocessor),
-     SC_RT_DEV_SMEM_PER_SM},
+     DEV(smem_per_sm)},
     {cudaDevAttrMaxRegistersPerMultiprocessor, PROP(regsPerMultiprocessor), 65536},
     {cudaDevAttrManagedMemory, PROP(managedMemory), 1},
     {cudaDevAttrHostNativeAtomicSupported, PROP(hostNativeAtomicSupported), 0},
@@ -78,13 +82,11 @@ static const sc_rt_dev_row g_device[] = {
     {cudaDevAttrComputePreemptionSupported, PROP(computePreemptionSupported), 1},
     {cudaDevAttrCanUseHostPointerForRegisteredMem, PROP(canUseHostPointerForRegisteredMem), 1},
     {cudaDevAttrCooperativeLaunch, PROP(cooperativeLaunch), 1},
-    {cudaDevAttrMaxSharedMemoryPerBlockOptin, PROP(sharedMemPerBlockOptin), SC_RT_DEV_SMEM_OPTIN},
+    {cudaDevAttrMaxSharedMemoryPerBlockOptin, PROP(sharedMemPerBlockOptin), DEV(smem_optin)},
     {cudaDevAttrDirectManagedMemAccessFromHost, PROP(directManagedMemAccessFromHost), 0},
-    {cudaDevAttrMaxBlocksPerMultiprocessor, PROP(maxBlocksPerMultiProcessor),
-     SC_RT_DEV_BLOCKS_PER_SM},
+    {cudaDevAttrMaxBlocksPerMultiprocessor, PROP(maxBlocksPerMultiProcessor), DEV(blocks_per_sm)},
     {cudaDevAttrMaxAccessPolicyWindowSize, PROP(accessPolicyMaxWindowSize), 128 << 20},
-    {cudaDevAttrReservedSharedMemoryPerBlock, PROP(reservedSharedMemPerBlock),
-     SC_RT_DEV_SMEM_RESERVED},
+    {cudaDevAttrReservedSharedMemoryPerBlock, PROP(reservedSharedMemPerBlock), DEV(smem_reserved)},
     {cudaDevAttrHostRegisterSupported, PROP(hostRegisterSupported), 1},
     {SC_RT_NO_ATTR, PROP(timelineSemaphoreInteropSupported), 1},
     {cudaDevAttrMemoryPoolsSupported, PROP(memoryPoolsSupported), 1},
@@ -106,19 +108,28 @@ static const sc_rt_dev_row g_device[] = {
     {cudaDevAttrGPUDirectRDMASupported, PROP(gpuDirectRDMASupported), 0},
     {cudaDevAttrMpsEnabled, PROP(mpsEnabled), 0},
     /* Attributes with no member in struct cudaDeviceProp. */
-    {cudaDevAttrClockRate, NO_PROP, 1980000},
+    {cudaDevAttrClockRate, NO_PROP, DEV(clock_khz)},
     {cudaDevAttrGpuOverlap, NO_PROP, 1},
     {cudaDevAttrKernelExecTimeout, NO_PROP, 0},
     {cudaDevAttrComputeMode, NO_PROP, 0},
-    {cudaDevAttrMemoryClockRate, NO_PROP, 2619000},
+    {cudaDevAttrMemoryClockRate, NO_PROP, DEV(mem_clock_khz)},
     {cudaDevAttrMemSyncDomainCount, NO_PROP, 4},
 };
 #define SC_RT_NDEVICE (sizeof g_device / sizeof *g_device)
 
+static long long row_value(const sc_rt_dev_row *r)
+{
+    if (r->value < SC_RT_DEV_BASE || r->value >= SC_RT_DEV_BASE + (long long)sizeof(sc_rt_devspec))
+        return r->value;
+    long long v;
+    memcpy(&v, (const char *)sc_rt_dev() + (r->value - SC_RT_DEV_BASE), sizeof v);
+    return v;
+}
+
 static void device_props(struct cudaDeviceProp *p)
 {
     memset(p, 0, sizeof *p);
-    strcpy(p->name, "streamcap emulated GPU (sm_90)");
+    snprintf(p->name, sizeof p->name, "%s", sc_rt_dev()->name);
     memcpy(p->uuid.bytes, "streamcap-cudart", 16);
     for (size_t i = 0; i < SC_RT_NDEVICE; i++) {
         const sc_rt_dev_row *r = &g_device[i];
@@ -126,10 +137,10 @@ static void device_props(struct cudaDeviceProp *p)
         if (r->offset == SC_RT_NO_FIELD)
             continue;
         if (r->size == sizeof(size_t)) {
-            size_t v = (size_t)r->value;
+            size_t v = (size_t)row_value(r);
             memcpy(at, &v, sizeof v);
         } else {
-            int v = (int)r->value;
+            int v = (int)row_value(r);
             memcpy(at, &v, sizeof v);
         }
     }
@@ -140,7 +151,7 @@ static int attr_value(enum cudaDeviceAttr a, int *v)
 {
     for (size_t i = 0; i < SC_RT_NDEVICE; i++) {
         if (g_device[i].attr == (int)a) {
-            *v = (int)g_device[i].value;
+            *v = (int)row_value(&g_device[i]);
             return 0;
         }
     }

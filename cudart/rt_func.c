@@ -83,6 +83,21 @@ static sc_x_func *func_entry(sc_rt_funcs *x, const void *func)
     return &x->funcs[x->nfuncs++];
 }
 
+/* What a driver reports for the emulated device: the code the kernel's fat
+ * binary carries for it; the device's own version where the binary says
+ * nothing (a kernel registered without one). */
+static void func_versions(sc_rt_call *c, const void *func, int *ptx, int *binary)
+{
+    sc_rt_state *st = sc_rt_call_lock(c);
+    const sc_rt_kernel *k = sc_rt_kernel_layout(st, func);
+    *ptx = *binary = sc_rt_dev_cc();
+    if (k && k->ptx) {
+        *ptx = k->ptx;
+        *binary = k->binary;
+    }
+    sc_rt_call_unlock(c);
+}
+
 SC_RT_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
 {
     SC_RT_ENTER();
@@ -94,8 +109,7 @@ SC_RT_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, 
     memset(attr, 0, sizeof *attr);
     attr->maxThreadsPerBlock = 1024;
     attr->numRegs = SC_X_REGS;
-    attr->ptxVersion = 90;
-    attr->binaryVersion = 90;
+    func_versions(SC_RT_CALL, func, &attr->ptxVersion, &attr->binaryVersion);
     attr->maxDynamicSharedSizeBytes = f.max_dyn_smem;
     attr->preferredShmemCarveout = f.carveout;
     attr->requiredClusterWidth = f.cluster[0];

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "abi_rt.h"
+#include "fatbin.h"
 #include "rt.h"
 #include "sc_cuda.h"
 
@@ -22,18 +23,31 @@
 #include "sc_exports.inc"
 #undef X
 
-/* The emulated device's numbers that more than its property table
- * (rt_device.c) needs: occupancy, limits and free memory are computed
- * from them. */
-#define SC_RT_DEV_TOTAL_MEM        ((size_t)80 << 30)
-#define SC_RT_DEV_SMS              132
-#define SC_RT_DEV_THREADS_PER_SM   2048
-#define SC_RT_DEV_BLOCKS_PER_SM    32
-#define SC_RT_DEV_SMEM_PER_SM      (228u << 10)
-#define SC_RT_DEV_SMEM_RESERVED    (1u << 10)
-#define SC_RT_DEV_SMEM_DEFAULT     (48u << 10) /* per block */
-#define SC_RT_DEV_SMEM_OPTIN       (227u << 10)
-#define SC_RT_DEV_PERSISTING_L2MAX ((size_t)30 << 20)
+/** An emulated device (rt_devices.c): what more than its property table
+ *  (rt_device.c) needs, since occupancy, limits and free memory are
+ *  computed from it.  Sizes in bytes. */
+typedef struct sc_rt_devspec {
+    const char *key;  /* STREAMCAP_DEVICE's name for it */
+    const char *name; /* cudaDeviceProp.name */
+    long long major, minor, sms, total_mem, threads_per_sm, blocks_per_sm, smem_per_sm, smem_optin,
+        smem_reserved, l2, persisting_l2max, bus_width, clock_khz, mem_clock_khz;
+} sc_rt_devspec;
+
+/** The device named (case-insensitive), the default for NULL or "", and
+ *  the default with a message on stderr for a name not in the table. */
+const sc_rt_devspec *sc_rt_dev_pick(const char *name);
+/** The device this process emulates (chosen once, at start-up). */
+const sc_rt_devspec *sc_rt_dev(void);
+
+#define SC_RT_DEV_TOTAL_MEM        ((size_t)sc_rt_dev()->total_mem)
+#define SC_RT_DEV_SMS              ((int)sc_rt_dev()->sms)
+#define SC_RT_DEV_THREADS_PER_SM   ((int)sc_rt_dev()->threads_per_sm)
+#define SC_RT_DEV_BLOCKS_PER_SM    ((int)sc_rt_dev()->blocks_per_sm)
+#define SC_RT_DEV_SMEM_PER_SM      ((unsigned)sc_rt_dev()->smem_per_sm)
+#define SC_RT_DEV_SMEM_RESERVED    ((unsigned)sc_rt_dev()->smem_reserved)
+#define SC_RT_DEV_SMEM_DEFAULT     (48u << 10) /* per block, on every device */
+#define SC_RT_DEV_SMEM_OPTIN       ((unsigned)sc_rt_dev()->smem_optin)
+#define SC_RT_DEV_PERSISTING_L2MAX ((size_t)sc_rt_dev()->persisting_l2max)
 
 /** A stream handle (cudaStream_t points at one; the per-thread default
  *  stream is one inside each thread's record). */
@@ -69,9 +83,27 @@ typedef struct sc_rt_alloc {
     bool owned; /* freed by the stand-in (not a registered range or variable) */
 } sc_rt_alloc;
 
+/** A fat binary's handle: the void ** nvcc's host code holds points at
+ *  `cubin`, the first member.  Its entries are read on first use. */
+struct sc_rt_fatbin {
+    void *cubin;
+    struct sc_rt_fatbin *next;
+    bool parsed;
+    sc_fb fb;
+};
+
 typedef struct sc_rt_kernel {
     const void *stub;
     char *name; /* demangled, or "kernel@0x..." for one never registered */
+    /* What registration named it with, read from its fat binary on first
+     * use (sc_rt_kernel_layout): the parameter layout and the versions a
+     * driver would report for the emulated device. */
+    struct sc_rt_fatbin *fatbin;
+    char *mangled;
+    int layout;      /* 0: not read yet; 1: read; -1: the binary has none */
+    int ptx, binary; /* 0 when the binary has nothing for the device */
+    sc_fb_param *params;
+    size_t nparams;
 } sc_rt_kernel;
 
 typedef struct sc_rt_var {
@@ -187,6 +219,8 @@ typedef struct sc_rt_state {
     size_t nstreams, nevents;
     /* __cudaRegisterFatBinary's handles, kept for the process's life */
     struct sc_rt_fatbin *fatbins;
+    bool layout_warned;       /* a kernel without a usable layout was reported */
+    const sc_rt_devspec *dev; /* the emulated device, chosen at start-up */
 } sc_rt_state;
 
 /** The state, initialised on first use (never NULL; aborts when even the
@@ -258,6 +292,11 @@ void sc_rt_perform(const sc_rt_node_desc *d);
 
 /* Kernels (rt_launch.c). */
 void sc_rt_kernels_free(sc_rt_state *st);
+/** The kernel table's entry of a host stub, NULL when none (lock held). */
+sc_rt_kernel *sc_rt_kernel_find(const sc_rt_state *st, const void *stub);
+/** The registered kernel of a host stub with its fat binary read (lock
+ *  held), NULL when the stub was never registered. */
+const sc_rt_kernel *sc_rt_kernel_layout(sc_rt_state *st, const void *func);
 
 /* Feed (rt_feed.c): the daemon mirror.  Every function is a no-op when no
  * daemon is attached; none waits for a reply, except the end with
@@ -295,6 +334,10 @@ const char *sc_rt_added_name(enum cudaGraphNodeType t);
 
 /* The node an sc_rt_node_desc becomes in the model. */
 void sc_rt_desc_to_node(const sc_rt_node_desc *d, uint32_t stream, sc_node *n);
+
+/** The emulated device's compute capability, 10 * major + minor
+ *  (rt_device.c). */
+int sc_rt_dev_cc(void);
 
 /** Host clock, ns. */
 uint64_t sc_rt_now_ns(void);

@@ -21,7 +21,7 @@ static size_t slot_of(const void *stub, size_t cap)
     return (size_t)(h >> 7) & (cap - 1);
 }
 
-static sc_rt_kernel *kernel_find(const sc_rt_state *st, const void *stub)
+sc_rt_kernel *sc_rt_kernel_find(const sc_rt_state *st, const void *stub)
 {
     if (!st->kernels_cap)
         return NULL;
@@ -58,7 +58,7 @@ static int kernels_grow(sc_rt_state *st)
 /* Insert or rename; the name is taken over.  NULL when out of memory. */
 static sc_rt_kernel *kernel_put(sc_rt_state *st, const void *stub, char *name)
 {
-    sc_rt_kernel *k = kernel_find(st, stub);
+    sc_rt_kernel *k = sc_rt_kernel_find(st, stub);
     if (k) {
         /* The old name is not freed: records queued for the daemon may
          * still point at it (kernel names live as long as the process). */
@@ -72,15 +72,18 @@ static sc_rt_kernel *kernel_put(sc_rt_state *st, const void *stub, char *name)
     size_t i = slot_of(stub, st->kernels_cap);
     while (st->kernels[i].stub)
         i = (i + 1) & (st->kernels_cap - 1);
-    st->kernels[i] = (sc_rt_kernel){stub, name};
+    st->kernels[i] = (sc_rt_kernel){.stub = stub, .name = name};
     st->nkernels++;
     return &st->kernels[i];
 }
 
 void sc_rt_kernels_free(sc_rt_state *st)
 {
-    for (size_t i = 0; i < st->kernels_cap; i++)
+    for (size_t i = 0; i < st->kernels_cap; i++) {
         free(st->kernels[i].name);
+        free(st->kernels[i].mangled);
+        free(st->kernels[i].params);
+    }
     free(st->kernels);
     st->kernels = NULL;
     st->kernels_cap = st->nkernels = 0;
@@ -89,7 +92,7 @@ void sc_rt_kernels_free(sc_rt_state *st)
 const char *sc_rt_kernel_name(const void *func)
 {
     sc_rt_state *st = sc_rt_state_get();
-    sc_rt_kernel *k = kernel_find(st, func);
+    sc_rt_kernel *k = sc_rt_kernel_find(st, func);
     if (k)
         return k->name;
     char buf[40];
@@ -136,13 +139,6 @@ static char *demangle(const char *mangled)
 
 /* ---------------------------------------------------------- registration */
 
-/* A fat binary's handle: the void ** nvcc's host code holds points at
- * `cubin`, the first member. */
-struct sc_rt_fatbin {
-    void *cubin;
-    struct sc_rt_fatbin *next;
-};
-
 SC_RT_EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
 {
     /* The handle only has to be unique and stay valid: it is never freed,
@@ -155,6 +151,7 @@ SC_RT_EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
         SC_RT_LEAVE();
         return NULL;
     }
+    memset(f, 0, sizeof *f);
     f->cubin = fatCubin;
     sc_rt_state *st = SC_RT_LOCK();
     f->next = st->fatbins;
@@ -184,7 +181,6 @@ SC_RT_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *host
                                          char *deviceFun, const char *deviceName, int thread_limit,
                                          uint3 *tid, uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize)
 {
-    (void)fatCubinHandle;
     (void)thread_limit;
     (void)tid;
     (void)bid;
@@ -192,10 +188,21 @@ SC_RT_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *host
     (void)gDim;
     (void)wSize;
     SC_RT_ENTER();
-    char *name = demangle(deviceName ? deviceName : deviceFun);
+    const char *mangled = deviceName ? deviceName : deviceFun;
+    char *name = demangle(mangled);
     if (name) {
         sc_rt_state *st = SC_RT_LOCK();
-        kernel_put(st, hostFun, name);
+        sc_rt_kernel *k = kernel_put(st, hostFun, name);
+        /* Only a handle __cudaRegisterFatBinary gave out is read later. */
+        if (k && fatCubinHandle && mangled) {
+            free(k->mangled);
+            free(k->params);
+            k->mangled = strdup(mangled);
+            k->fatbin = (struct sc_rt_fatbin *)(void *)fatCubinHandle;
+            k->layout = 0;
+            k->params = NULL;
+            k->nparams = 0;
+        }
     }
     SC_RT_LEAVE();
 }
@@ -417,7 +424,7 @@ SC_RT_EXPORT cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
 /* --------------------------------------------------------------- launches */
 
 static cudaError_t launch(sc_rt_call *c, const void *func, dim3 grid, dim3 block, size_t shared,
-                          cudaStream_t s, bool ptsz)
+                          cudaStream_t s, bool ptsz, void **args)
 {
     if (!func)
         return cudaErrorInvalidDeviceFunction;
@@ -428,6 +435,7 @@ static cudaError_t launch(sc_rt_call *c, const void *func, dim3 grid, dim3 block
     sc_rt_node_desc d;
     d.type = cudaGraphNodeTypeKernel;
     d.func = func;
+    d.args = args;
     d.grid = grid;
     d.block = block;
     d.shared_mem = (unsigned int)shared;
@@ -440,38 +448,34 @@ SC_RT_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 b
                                           void **args, size_t sharedMem, cudaStream_t stream)
 {
     SC_RT_ENTER();
-    (void)args;
-    SC_RT_RETURN(launch(SC_RT_CALL, func, gridDim, blockDim, sharedMem, stream, false));
+    SC_RT_RETURN(launch(SC_RT_CALL, func, gridDim, blockDim, sharedMem, stream, false, args));
 }
 
 SC_RT_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 gridDim, dim3 blockDim,
                                                void **args, size_t sharedMem, cudaStream_t stream)
 {
     SC_RT_ENTER();
-    (void)args;
-    SC_RT_RETURN(launch(SC_RT_CALL, func, gridDim, blockDim, sharedMem, stream, true));
+    SC_RT_RETURN(launch(SC_RT_CALL, func, gridDim, blockDim, sharedMem, stream, true, args));
 }
 
 SC_RT_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func,
                                              void **args)
 {
     SC_RT_ENTER();
-    (void)args;
     if (!config || (config->numAttrs && !config->attrs))
         SC_RT_RETURN(cudaErrorInvalidValue);
     SC_RT_RETURN(launch(SC_RT_CALL, func, config->gridDim, config->blockDim,
-                        config->dynamicSmemBytes, config->stream, false));
+                        config->dynamicSmemBytes, config->stream, false, args));
 }
 
 SC_RT_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config,
                                                   const void *func, void **args)
 {
     SC_RT_ENTER();
-    (void)args;
     if (!config || (config->numAttrs && !config->attrs))
         SC_RT_RETURN(cudaErrorInvalidValue);
     SC_RT_RETURN(launch(SC_RT_CALL, func, config->gridDim, config->blockDim,
-                        config->dynamicSmemBytes, config->stream, true));
+                        config->dynamicSmemBytes, config->stream, true, args));
 }
 
 SC_RT_EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
@@ -517,18 +521,16 @@ SC_RT_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, d
                                             void **args, size_t sharedMem, cudaStream_t stream)
 {
     SC_RT_ENTER();
-    (void)args;
-    SC_RT_RETURN(
-        launch(SC_RT_CALL, (const void *)kernel, gridDim, blockDim, sharedMem, stream, false));
+    SC_RT_RETURN(launch(SC_RT_CALL, (const void *)kernel, gridDim, blockDim, sharedMem, stream,
+                        false, args));
 }
 
 SC_RT_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim,
                                                  void **args, size_t sharedMem, cudaStream_t stream)
 {
     SC_RT_ENTER();
-    (void)args;
     SC_RT_RETURN(
-        launch(SC_RT_CALL, (const void *)kernel, gridDim, blockDim, sharedMem, stream, true));
+        launch(SC_RT_CALL, (const void *)kernel, gridDim, blockDim, sharedMem, stream, true, args));
 }
 
 SC_RT_EXPORT cudaError_t cudaFuncGetName(const char **name, const void *func)

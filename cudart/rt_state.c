@@ -80,6 +80,7 @@ static void rt_init(void)
     st->next_stream = 1;
     st->next_event = 1;
     rt_names(st);
+    st->dev = sc_rt_dev_pick(getenv("STREAMCAP_DEVICE"));
     g_state = st;
     sc_rt_feed_open(st);
     pthread_atfork(NULL, NULL, rt_atfork_child);

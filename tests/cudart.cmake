@@ -30,7 +30,8 @@ set(SC_CUDART_GRAPH_SOURCES
     ${PROJECT_SOURCE_DIR}/cudart/graph.c ${PROJECT_SOURCE_DIR}/cudart/graph_api.c
     ${PROJECT_SOURCE_DIR}/cudart/graph_params.c ${PROJECT_SOURCE_DIR}/cudart/graph_exec.c
     ${PROJECT_SOURCE_DIR}/cudart/graph_dot.c ${PROJECT_SOURCE_DIR}/cudart/graph_setters.c
-    ${PROJECT_SOURCE_DIR}/cudart/graph_attr.c ${PROJECT_SOURCE_DIR}/cudart/graph_uobj.c)
+    ${PROJECT_SOURCE_DIR}/cudart/graph_attr.c ${PROJECT_SOURCE_DIR}/cudart/graph_uobj.c
+    ${PROJECT_SOURCE_DIR}/cudart/graph_args.c)
 add_library(sc_cudart_graph_stub STATIC ${SC_CUDART_GRAPH_SOURCES}
             ${SC_CUDART_TEST_DIR}/graph_rt_stub.c)
 target_include_directories(sc_cudart_graph_stub PUBLIC ${PROJECT_SOURCE_DIR}/cudart
@@ -65,11 +66,20 @@ sc_add_test(test_cudart_trace SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_trace.c
 set_tests_properties(test_cudart_trace PROPERTIES
     ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock")
 
+# Fat binaries read at registration (fatbin.c, rt_fatbin.c) and kernel
+# nodes' own copies of their argument values (graph_args.c).
+sc_add_test(test_cudart_fatbin SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_fatbin.c
+            LIBS sc_cudart_obj)
+set_tests_properties(test_cudart_fatbin PROPERTIES
+    ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock;STREAMCAP_DEVICE=L4")
+
 # Memory pools (rt_pool.c).
 sc_add_test(test_cudart_pool SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_pool.c
             LIBS sc_cudart_obj)
 
 # The end-to-end scenario suite (tests/cudart/suite.cmake).
 include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/suite.cmake)
+# CUB, Thrust and kernel arguments built with nvcc (tests/cudart/cccl/cccl.cmake).
+include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/cccl/cccl.cmake)
 # A program killed mid-capture (tests/cudart/killed/killed.cmake).
 include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/killed/killed.cmake)

@@ -222,6 +222,12 @@ static void test_run_environment(void **state)
     expect_in(r.out, "STREAMCAP_LABEL=my run\n");
     sc_ct_result_free(&r);
 
+    /* --device: the device the stand-in emulates, for the program. */
+    r = RUN(f, "run", "--device", "A100", SC_RUN_PROBE, "env=STREAMCAP_DEVICE");
+    expect_status(&r, 0);
+    expect_in(r.out, "STREAMCAP_DEVICE=A100\n");
+    sc_ct_result_free(&r);
+
     /* No --socket: the CLI's default rule, $STREAMCAP_SOCKET first; no
      * --label: none set. */
     const char *const env2[] = {"STREAMCAP_SOCKET=/from/env.sock", NULL};

@@ -76,6 +76,15 @@ const char *sc_rt_kernel_name(const void *func)
 
 void sc_stub_kernel(void) {}
 
+/* No fat binaries here: nodes keep the caller's argument pointers. */
+bool sc_rt_kernel_params(const void *func, const sc_fb_param **params, size_t *n)
+{
+    (void)func;
+    (void)params;
+    (void)n;
+    return false;
+}
+
 enum cudaMemcpyKind sc_rt_memcpy_kind(void *dst, const void *src, enum cudaMemcpyKind kind)
 {
     (void)dst, (void)src;
