@@ -134,13 +134,20 @@ static cudaError_t launch(cudaGraphExec_t x, cudaStream_t s)
 {
     if (!sc_gx_valid(x))
         return cudaErrorInvalidValue;
+    bool capturing = false;
+    uint32_t stream = sc_rt_launch_stream(s, &capturing);
+    cudaError_t err = capturing ? cudaSuccess : sc_g_mem_launch_check(x->g);
+    if (err != cudaSuccess)
+        return err;
     sc_rt_node_desc d;
     memset(&d, 0, sizeof d);
     d.type = cudaGraphNodeTypeGraph;
     d.child = x->g;
-    cudaError_t err = sc_rt_issue(s, &d, NULL);
+    err = sc_rt_issue(s, &d, NULL);
     if (err == cudaSuccess)
         x->launches++;
+    if (err == cudaSuccess && !capturing)
+        sc_g_mem_launched(x->g, stream);
     return err;
 }
 
@@ -159,6 +166,7 @@ static cudaError_t exec_destroy(cudaGraphExec_t x)
 {
     if (!sc_gx_valid(x))
         return cudaErrorInvalidValue;
+    sc_g_mem_forget(x->g);
     sc_rt_graph_free(x->g);
     x->magic = 0;
     free(x);

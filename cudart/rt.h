@@ -162,6 +162,21 @@ cudaError_t sc_rt_capture_add_node(cudaGraph_t g, const sc_rt_node_desc *d,
  */
 void sc_rt_submit_graph(cudaGraph_t g);
 
+/** The model stream a graph launch on s runs on, and whether that stream
+ *  is capturing (the launch is then a node, not work done). */
+uint32_t sc_rt_launch_stream(cudaStream_t s, bool *capturing);
+
+/** Where the graph half keeps the device's graph memory pool: a slot of
+ *  the process state, NULL until the graph half first fills it. */
+void **sc_rt_graph_mem_slot(void);
+
+/** cudaFree (stream SC_RT_ANY_STREAM) or cudaFreeAsync outside capture of
+ *  p: when p is a live graph allocation (made by a launched mem-alloc node
+ *  and not freed since), it is freed, its memory goes back to the graph
+ *  pool, and the result is true.  Implemented by the graph half. */
+#define SC_RT_ANY_STREAM UINT32_MAX
+bool sc_rt_graph_mem_free(void *p, uint32_t stream);
+
 /* ------------------------------------------------------- graph half */
 
 /** A new empty graph (cudaGraphCreate without the export's checks). */

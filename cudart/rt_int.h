@@ -177,6 +177,7 @@ typedef struct sc_rt_state {
     sc_rt_funcs *funcs;
     sc_rt_sattrs *sattrs;
     sc_rt_pools *pools; /* rt_pool.c, created on first use */
+    void *graph_mem;    /* the graph half's graph memory pool (graph_mem.c) */
     /* Every stream and event created and not destroyed: the device context
      * owns them, as in CUDA, so cudaDeviceReset can destroy what is left
      * and a program that never destroys them leaks nothing. */

@@ -99,6 +99,18 @@ cudaError_t sc_rt_issue(cudaStream_t s, const sc_rt_node_desc *d, cudaGraphNode_
     return cudaSuccess;
 }
 
+/* Stream handles are their own ids here. */
+uint32_t sc_rt_launch_stream(cudaStream_t s, bool *capturing)
+{
+    *capturing = s == SC_STUB_CAPTURING;
+    return (uint32_t)(uintptr_t)s;
+}
+
+void **sc_rt_graph_mem_slot(void)
+{
+    return &sc_stub.graph_mem;
+}
+
 void sc_rt_event_reached(cudaEvent_t e)
 {
     (void)e;
