@@ -70,6 +70,13 @@ set_tests_properties(test_cudart_trace PROPERTIES
 sc_add_test(test_cudart_pool SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_pool.c
             LIBS sc_cudart_obj)
 
+# Graph memory (graph_mem.c): addresses, the graph memory pool, cudaFree
+# of graph allocations.
+sc_add_test(test_cudart_graph_mem SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_graph_mem.c
+            LIBS sc_cudart_obj)
+set_tests_properties(test_cudart_graph_mem PROPERTIES
+    ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock")
+
 # The end-to-end scenario suite (tests/cudart/suite.cmake).
 include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/suite.cmake)
 # A program killed mid-capture (tests/cudart/killed/killed.cmake).
