@@ -458,8 +458,12 @@ cudaError_t sc_g_memcpy3d_desc(sc_rt_node_desc *d, node_extra *x, const struct c
 {
     if (p == NULL)
         return cudaErrorInvalidValue;
-    if (p->srcArray != NULL || p->dstArray != NULL)
-        return cudaErrorNotSupported;
+    /* A copy naming arrays is kept as the copy of their memory. */
+    struct cudaMemcpy3DParms flat = *p;
+    cudaError_t err = sc_rt_copy3d_flatten(&flat);
+    if (err != cudaSuccess)
+        return err;
+    p = &flat;
     if (p->srcPtr.ptr == NULL || p->dstPtr.ptr == NULL)
         return cudaErrorInvalidValue;
     if ((unsigned)p->kind > cudaMemcpyDefault)

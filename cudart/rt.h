@@ -143,6 +143,13 @@ enum cudaMemcpyKind sc_rt_memcpy_kind(void *dst, const void *src, enum cudaMemcp
  */
 cudaError_t sc_rt_issue(cudaStream_t s, const sc_rt_node_desc *d, cudaGraphNode_t *out);
 
+/** A copy of cudaMemcpy3D's form that names arrays made one between
+ *  pitched pointers to the arrays' memory (positions and width then in
+ *  bytes); a copy without arrays is left alone.  cudaErrorInvalidValue for
+ *  a bad array, a window outside one, or arrays of different elements. */
+struct cudaMemcpy3DParms;
+cudaError_t sc_rt_copy3d_flatten(struct cudaMemcpy3DParms *p);
+
 /** The event was reached by a launched graph: record its host time. */
 void sc_rt_event_reached(cudaEvent_t e);
 

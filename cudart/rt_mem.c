@@ -76,6 +76,13 @@ static ptrdiff_t alloc_exact(const sc_rt_state *st, const void *p)
     return i >= 0 && st->allocs[i].base == (uintptr_t)p ? i : -1;
 }
 
+void sc_rt_alloc_drop(sc_rt_state *st, const void *p)
+{
+    ptrdiff_t i = alloc_exact(st, p);
+    if (i >= 0)
+        alloc_remove(st, (size_t)i);
+}
+
 static void *host_block(size_t size)
 {
     size_t rounded = (size + SC_RT_ALIGN - 1) / SC_RT_ALIGN * SC_RT_ALIGN;

@@ -99,6 +99,12 @@ cudaError_t sc_rt_issue(cudaStream_t s, const sc_rt_node_desc *d, cudaGraphNode_
     return cudaSuccess;
 }
 
+/* No arrays in the stub: a copy naming one is not supported. */
+cudaError_t sc_rt_copy3d_flatten(struct cudaMemcpy3DParms *p)
+{
+    return p->srcArray || p->dstArray ? cudaErrorNotSupported : cudaSuccess;
+}
+
 /* Stream handles are their own ids here. */
 uint32_t sc_rt_launch_stream(cudaStream_t s, bool *capturing)
 {

@@ -1,0 +1,122 @@
+/*
+ * abi_array.h - CUDA arrays and mipmapped arrays, and the copies to and
+ * from them: the subset of driver_types.h and cuda_runtime_api.h the
+ * stand-in implements (cudart/rt_array.c).  With SC_CUDART_PROTOTYPES_ONLY
+ * only the prototypes (the ABI test compiles them after the toolkit's).
+ */
+#ifndef SC_CUDART_ABI_ARRAY_H
+#define SC_CUDART_ABI_ARRAY_H
+
+#include <stddef.h>
+
+#ifndef SC_CUDART_PROTOTYPES_ONLY
+#include "abi_graph.h"
+#endif
+
+#ifndef SC_RT_EXPORT
+#define SC_RT_EXPORT __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef SC_CUDART_PROTOTYPES_ONLY
+
+enum cudaChannelFormatKind {
+    cudaChannelFormatKindSigned = 0,
+    cudaChannelFormatKindUnsigned = 1,
+    cudaChannelFormatKindFloat = 2,
+    cudaChannelFormatKindNone = 3,
+};
+
+struct cudaChannelFormatDesc {
+    int x, y, z, w; /* bits per component */
+    enum cudaChannelFormatKind f;
+};
+
+typedef const struct cudaArray *cudaArray_const_t;
+typedef struct cudaMipmappedArray *cudaMipmappedArray_t;
+typedef const struct cudaMipmappedArray *cudaMipmappedArray_const_t;
+
+#define cudaArrayDefault          0x00
+#define cudaArrayLayered          0x01
+#define cudaArraySurfaceLoadStore 0x02
+#define cudaArrayCubemap          0x04
+#define cudaArrayTextureGather    0x08
+
+#endif /* !SC_CUDART_PROTOTYPES_ONLY */
+
+#ifdef SC_CUDART_PROTOTYPES_ONLY
+#define SC_RT_ARRAY_API extern
+#else
+#define SC_RT_ARRAY_API SC_RT_EXPORT extern
+#endif
+
+SC_RT_ARRAY_API struct cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int w,
+                                                                   enum cudaChannelFormatKind f);
+SC_RT_ARRAY_API cudaError_t cudaMallocArray(cudaArray_t *array,
+                                            const struct cudaChannelFormatDesc *desc, size_t width,
+                                            size_t height, unsigned int flags);
+SC_RT_ARRAY_API cudaError_t cudaMalloc3DArray(cudaArray_t *array,
+                                              const struct cudaChannelFormatDesc *desc,
+                                              struct cudaExtent extent, unsigned int flags);
+SC_RT_ARRAY_API cudaError_t cudaFreeArray(cudaArray_t array);
+SC_RT_ARRAY_API cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc *desc,
+                                             struct cudaExtent *extent, unsigned int *flags,
+                                             cudaArray_t array);
+SC_RT_ARRAY_API cudaError_t cudaGetChannelDesc(struct cudaChannelFormatDesc *desc,
+                                               cudaArray_const_t array);
+SC_RT_ARRAY_API cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t *mipmappedArray,
+                                                     const struct cudaChannelFormatDesc *desc,
+                                                     struct cudaExtent extent,
+                                                     unsigned int numLevels, unsigned int flags);
+SC_RT_ARRAY_API cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t *levelArray,
+                                                       cudaMipmappedArray_const_t mipmappedArray,
+                                                       unsigned int level);
+SC_RT_ARRAY_API cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray);
+
+/* 2-D copies: offsets and widths in bytes, heights in rows. */
+SC_RT_ARRAY_API cudaError_t cudaMemcpy2DToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                                const void *src, size_t spitch, size_t width,
+                                                size_t height, enum cudaMemcpyKind kind);
+SC_RT_ARRAY_API cudaError_t cudaMemcpy2DToArrayAsync(cudaArray_t dst, size_t wOffset,
+                                                     size_t hOffset, const void *src, size_t spitch,
+                                                     size_t width, size_t height,
+                                                     enum cudaMemcpyKind kind, cudaStream_t stream);
+SC_RT_ARRAY_API cudaError_t cudaMemcpy2DFromArray(void *dst, size_t dpitch, cudaArray_const_t src,
+                                                  size_t wOffset, size_t hOffset, size_t width,
+                                                  size_t height, enum cudaMemcpyKind kind);
+SC_RT_ARRAY_API cudaError_t cudaMemcpy2DFromArrayAsync(void *dst, size_t dpitch,
+                                                       cudaArray_const_t src, size_t wOffset,
+                                                       size_t hOffset, size_t width, size_t height,
+                                                       enum cudaMemcpyKind kind,
+                                                       cudaStream_t stream);
+SC_RT_ARRAY_API cudaError_t cudaMemcpy2DArrayToArray(cudaArray_t dst, size_t wOffsetDst,
+                                                     size_t hOffsetDst, cudaArray_const_t src,
+                                                     size_t wOffsetSrc, size_t hOffsetSrc,
+                                                     size_t width, size_t height,
+                                                     enum cudaMemcpyKind kind);
+/* The deprecated 1-D forms: count bytes from (wOffset, hOffset) on. */
+SC_RT_ARRAY_API cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                              const void *src, size_t count,
+                                              enum cudaMemcpyKind kind);
+SC_RT_ARRAY_API cudaError_t cudaMemcpyToArrayAsync(cudaArray_t dst, size_t wOffset, size_t hOffset,
+                                                   const void *src, size_t count,
+                                                   enum cudaMemcpyKind kind, cudaStream_t stream);
+SC_RT_ARRAY_API cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset,
+                                                size_t hOffset, size_t count,
+                                                enum cudaMemcpyKind kind);
+SC_RT_ARRAY_API cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src,
+                                                     size_t wOffset, size_t hOffset, size_t count,
+                                                     enum cudaMemcpyKind kind, cudaStream_t stream);
+SC_RT_ARRAY_API cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffsetDst,
+                                                   size_t hOffsetDst, cudaArray_const_t src,
+                                                   size_t wOffsetSrc, size_t hOffsetSrc,
+                                                   size_t count, enum cudaMemcpyKind kind);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
