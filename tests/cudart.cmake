@@ -77,6 +77,12 @@ sc_add_test(test_cudart_graph_mem SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_grap
 set_tests_properties(test_cudart_graph_mem PROPERTIES
     ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock")
 
+# CUDA arrays (rt_array.c): white-box, like test_cudart_rt.
+sc_add_test(test_cudart_array SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_array.c
+            LIBS sc_cudart_obj)
+set_tests_properties(test_cudart_array PROPERTIES
+    ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock")
+
 # The end-to-end scenario suite (tests/cudart/suite.cmake).
 include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/suite.cmake)
 # A program killed mid-capture (tests/cudart/killed/killed.cmake).

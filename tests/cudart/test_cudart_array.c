@@ -1,0 +1,243 @@
+/*
+ * test_cudart_array.c - CUDA arrays (cudart/rt_array.c): allocation and
+ * its checks, queries, mipmapped levels, and every copy to, from and
+ * between arrays, outside capture, in a capture and as a memcpy node of
+ * a graph built by hand.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rt.h"
+#include "sc_cudart.h"
+
+enum { W = 16, H = 8 }; /* a W x H array of float2 (8 bytes) */
+
+static struct cudaChannelFormatDesc float2_desc(void)
+{
+    return cudaCreateChannelDesc(32, 32, 0, 0, cudaChannelFormatKindFloat);
+}
+
+static void t_alloc_and_info(void **state)
+{
+    (void)state;
+    struct cudaChannelFormatDesc d = float2_desc(), got;
+    assert_int_equal(d.x, 32);
+    assert_int_equal(d.f, cudaChannelFormatKindFloat);
+    cudaArray_t a = NULL;
+    assert_int_equal(cudaMallocArray(&a, &d, W, H, cudaArraySurfaceLoadStore), cudaSuccess);
+    struct cudaExtent e;
+    unsigned int flags = 99;
+    assert_int_equal(cudaArrayGetInfo(&got, &e, &flags, a), cudaSuccess);
+    assert_int_equal(got.y, 32);
+    assert_int_equal(e.width, W);
+    assert_int_equal(e.height, H);
+    assert_int_equal(e.depth, 0);
+    assert_int_equal(flags, cudaArraySurfaceLoadStore);
+    memset(&got, 0, sizeof got);
+    assert_int_equal(cudaGetChannelDesc(&got, a), cudaSuccess);
+    assert_int_equal(got.x, 32);
+    assert_int_equal(cudaFreeArray(a), cudaSuccess);
+    assert_int_equal(cudaFreeArray(a), cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+
+    struct cudaChannelFormatDesc bad3 =
+        cudaCreateChannelDesc(8, 8, 8, 0, cudaChannelFormatKindUnsigned);
+    struct cudaChannelFormatDesc badf =
+        cudaCreateChannelDesc(8, 0, 0, 0, cudaChannelFormatKindFloat);
+    struct cudaChannelFormatDesc mixed =
+        cudaCreateChannelDesc(8, 16, 0, 0, cudaChannelFormatKindSigned);
+    assert_int_equal(cudaMallocArray(&a, &bad3, W, H, 0), cudaErrorInvalidChannelDescriptor);
+    assert_int_equal(cudaMallocArray(&a, &badf, W, H, 0), cudaErrorInvalidChannelDescriptor);
+    assert_int_equal(cudaMallocArray(&a, &mixed, W, H, 0), cudaErrorInvalidChannelDescriptor);
+    assert_int_equal(cudaMallocArray(&a, &d, 0, H, 0), cudaErrorInvalidValue);
+    assert_int_equal(cudaMallocArray(&a, &d, W, H, cudaArrayLayered), cudaErrorInvalidValue);
+    struct cudaExtent cube = {W, W, 5};
+    assert_int_equal(cudaMalloc3DArray(&a, &d, cube, cudaArrayCubemap), cudaErrorInvalidValue);
+    cube.depth = 6;
+    assert_int_equal(cudaMalloc3DArray(&a, &d, cube, cudaArrayCubemap), cudaSuccess);
+    assert_int_equal(cudaFreeArray(a), cudaSuccess);
+    (void)cudaGetLastError();
+}
+
+static void t_mipmap_levels(void **state)
+{
+    (void)state;
+    struct cudaChannelFormatDesc d =
+        cudaCreateChannelDesc(8, 0, 0, 0, cudaChannelFormatKindUnsigned);
+    cudaMipmappedArray_t m = NULL;
+    struct cudaExtent e = {64, 16, 0};
+    assert_int_equal(cudaMallocMipmappedArray(&m, &d, e, 20, 0), cudaSuccess);
+    cudaArray_t l = NULL;
+    struct cudaExtent le;
+    assert_int_equal(cudaGetMipmappedArrayLevel(&l, m, 2), cudaSuccess);
+    assert_int_equal(cudaArrayGetInfo(NULL, &le, NULL, l), cudaSuccess);
+    assert_int_equal(le.width, 16);
+    assert_int_equal(le.height, 4);
+    assert_int_equal(cudaGetMipmappedArrayLevel(&l, m, 6), cudaSuccess); /* 1 x 1 */
+    assert_int_equal(cudaArrayGetInfo(NULL, &le, NULL, l), cudaSuccess);
+    assert_int_equal(le.width, 1);
+    assert_int_equal(le.height, 1);
+    assert_int_equal(cudaGetMipmappedArrayLevel(&l, m, 7), cudaErrorInvalidValue); /* clamped */
+    /* A level is copied like any array, and freed only with its owner. */
+    unsigned char in[16], out[16];
+    for (int i = 0; i < 16; i++)
+        in[i] = (unsigned char)(i + 1);
+    assert_int_equal(cudaGetMipmappedArrayLevel(&l, m, 2), cudaSuccess);
+    assert_int_equal(cudaMemcpy2DToArray(l, 0, 3, in, 16, 16, 1, cudaMemcpyHostToDevice),
+                     cudaSuccess);
+    assert_int_equal(cudaMemcpy2DFromArray(out, 16, l, 0, 3, 16, 1, cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    assert_memory_equal(in, out, 16);
+    assert_int_equal(cudaFreeArray(l), cudaErrorInvalidValue);
+    assert_int_equal(cudaFreeMipmappedArray(m), cudaSuccess);
+    assert_int_equal(cudaArrayGetInfo(NULL, &le, NULL, l), cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+}
+
+static void fill(float *h, float base)
+{
+    for (int i = 0; i < W * H * 2; i++)
+        h[i] = base + (float)i;
+}
+
+/* Every copy form outside capture: bytes land where CUDA puts them. */
+static void t_copies(void **state)
+{
+    (void)state;
+    struct cudaChannelFormatDesc d = float2_desc();
+    cudaArray_t a, b;
+    assert_int_equal(cudaMallocArray(&a, &d, W, H, 0), cudaSuccess);
+    assert_int_equal(cudaMallocArray(&b, &d, W, H, 0), cudaSuccess);
+    static float h[W * H * 2], back[W * H * 2];
+    fill(h, 1);
+    const size_t row = W * 8;
+    assert_int_equal(cudaMemcpy2DToArray(a, 0, 0, h, row, row, H, cudaMemcpyHostToDevice),
+                     cudaSuccess);
+    memset(back, 0, sizeof back);
+    assert_int_equal(cudaMemcpy2DFromArray(back, row, a, 0, 0, row, H, cudaMemcpyDefault),
+                     cudaSuccess);
+    assert_memory_equal(h, back, sizeof h);
+    /* A window: 2 elements at (3, 5) of a into (1, 2) of b. */
+    assert_int_equal(cudaMemcpy2DArrayToArray(b, 8, 2, a, 24, 5, 16, 1, cudaMemcpyDeviceToDevice),
+                     cudaSuccess);
+    float win[4];
+    assert_int_equal(cudaMemcpy2DFromArray(win, 16, b, 8, 2, 16, 1, cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    assert_true(win[0] == h[(5 * W + 3) * 2] && win[3] == h[(5 * W + 4) * 2 + 1]);
+    /* Outside the array. */
+    assert_int_equal(cudaMemcpy2DToArray(a, 8, 0, h, row, row, H, cudaMemcpyHostToDevice),
+                     cudaErrorInvalidValue);
+    assert_int_equal(cudaMemcpy2DFromArray(back, row, a, 0, 1, row, H, cudaMemcpyDeviceToHost),
+                     cudaErrorInvalidValue);
+    /* The 1-D forms run on across rows. */
+    float two[4] = {-1, -2, -3, -4};
+    assert_int_equal(cudaMemcpyToArray(a, row - 8, 0, two, sizeof two, cudaMemcpyHostToDevice),
+                     cudaSuccess);
+    assert_int_equal(cudaMemcpy2DFromArray(win, 8, a, 0, 1, 8, 1, cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    assert_true(win[0] == -3 && win[1] == -4);
+    assert_int_equal(cudaMemcpyFromArray(win, a, row - 8, 0, 16, cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    assert_true(win[0] == -1 && win[3] == -4);
+    assert_int_equal(cudaMemcpyArrayToArray(b, 0, 0, a, row - 8, 0, 16, cudaMemcpyDefault),
+                     cudaSuccess);
+    assert_int_equal(cudaMemcpyFromArray(win, b, 0, 0, 16, cudaMemcpyDeviceToHost), cudaSuccess);
+    assert_true(win[0] == -1 && win[3] == -4);
+    assert_int_equal(cudaMemcpyToArray(a, 0, H - 1, h, row + 8, cudaMemcpyHostToDevice),
+                     cudaErrorInvalidValue);
+    /* cudaMemcpy3D: positions and widths in elements for arrays. */
+    struct cudaMemcpy3DParms p;
+    memset(&p, 0, sizeof p);
+    p.srcArray = a;
+    p.srcPos = (struct cudaPos){2, 3, 0};
+    p.dstPtr = (struct cudaPitchedPtr){back, 16, 2, 2};
+    p.extent = (struct cudaExtent){2, 2, 1};
+    p.kind = cudaMemcpyDeviceToHost;
+    assert_int_equal(cudaMemcpy3D(&p), cudaSuccess);
+    assert_true(back[0] == h[(3 * W + 2) * 2] && back[4] == h[(4 * W + 2) * 2]);
+    p.srcPos.x = W - 1;
+    assert_int_equal(cudaMemcpy3D(&p), cudaErrorInvalidValue);
+    assert_int_equal(cudaFreeArray(a), cudaSuccess);
+    assert_int_equal(cudaFreeArray(b), cudaSuccess);
+    (void)cudaGetLastError();
+}
+
+/* In a capture an array copy is one memcpy node of the array's bytes; a
+ * graph's memcpy node naming arrays copies when launched. */
+static void t_capture_and_nodes(void **state)
+{
+    (void)state;
+    struct cudaChannelFormatDesc d = float2_desc();
+    cudaArray_t a;
+    assert_int_equal(cudaMallocArray(&a, &d, W, H, 0), cudaSuccess);
+    static float h[W * H * 2], back[W * H * 2];
+    fill(h, 100);
+    const size_t row = W * 8;
+    cudaStream_t s;
+    assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+    assert_int_equal(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+    assert_int_equal(cudaMemcpy2DToArrayAsync(a, 0, 0, h, row, row, H, cudaMemcpyHostToDevice, s),
+                     cudaSuccess);
+    assert_int_equal(cudaMemcpy2DFromArrayAsync(back, row, a, 0, 0, row, H, cudaMemcpyDefault, s),
+                     cudaSuccess);
+    cudaGraph_t g;
+    assert_int_equal(cudaStreamEndCapture(s, &g), cudaSuccess);
+    cudaGraphNode_t nodes[2];
+    size_t n = 2;
+    assert_int_equal(cudaGraphGetNodes(g, nodes, &n), cudaSuccess);
+    assert_int_equal(n, 2);
+    const sc_rt_node_desc *nd = sc_rt_node_desc_of(nodes[1]);
+    assert_int_equal(nd->size, row * H);
+    assert_int_equal(nd->kind, cudaMemcpyDeviceToHost);
+    memset(back, 0, sizeof back);
+    cudaGraphExec_t x;
+    assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+    assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+    assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+    assert_memory_equal(h, back, sizeof h);
+    assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+    assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+
+    /* By hand: array -> host of rows 2..3 through cudaGraphAddMemcpyNode. */
+    struct cudaMemcpy3DParms p;
+    memset(&p, 0, sizeof p);
+    p.srcArray = a;
+    p.srcPos = (struct cudaPos){0, 2, 0};
+    p.dstPtr = (struct cudaPitchedPtr){back, row, W, 2};
+    p.extent = (struct cudaExtent){W, 2, 1};
+    p.kind = cudaMemcpyDefault;
+    memset(back, 0, sizeof back);
+    cudaGraphNode_t c;
+    assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+    assert_int_equal(cudaGraphAddMemcpyNode(&c, g, NULL, 0, &p), cudaSuccess);
+    assert_int_equal(sc_rt_node_desc_of(c)->kind, cudaMemcpyDeviceToHost);
+    assert_int_equal(sc_rt_node_desc_of(c)->size, 2 * row);
+    p.extent.height = H; /* past the array's last row */
+    assert_int_equal(cudaGraphAddMemcpyNode(&c, g, NULL, 0, &p), cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+    assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+    assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+    assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+    assert_memory_equal(back, h + 2 * W * 2, 2 * row);
+    assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+    assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+    assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+    assert_int_equal(cudaFreeArray(a), cudaSuccess);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(t_alloc_and_info),
+        cmocka_unit_test(t_mipmap_levels),
+        cmocka_unit_test(t_copies),
+        cmocka_unit_test(t_capture_and_nodes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
