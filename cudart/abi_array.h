@@ -45,6 +45,25 @@ typedef const struct cudaMipmappedArray *cudaMipmappedArray_const_t;
 #define cudaArrayCubemap          0x04
 #define cudaArrayTextureGather    0x08
 
+/* driver_functions.h's constructors. */
+static inline struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d)
+{
+    struct cudaExtent e = {w, h, d};
+    return e;
+}
+
+static inline struct cudaPos make_cudaPos(size_t x, size_t y, size_t z)
+{
+    struct cudaPos p = {x, y, z};
+    return p;
+}
+
+static inline struct cudaPitchedPtr make_cudaPitchedPtr(void *d, size_t p, size_t xsz, size_t ysz)
+{
+    struct cudaPitchedPtr s = {d, p, xsz, ysz};
+    return s;
+}
+
 #endif /* !SC_CUDART_PROTOTYPES_ONLY */
 
 #ifdef SC_CUDART_PROTOTYPES_ONLY
