@@ -45,6 +45,89 @@ typedef const struct cudaMipmappedArray *cudaMipmappedArray_const_t;
 #define cudaArrayCubemap          0x04
 #define cudaArrayTextureGather    0x08
 
+/* Texture and surface objects (texture_types.h, surface_types.h). */
+typedef unsigned long long cudaTextureObject_t;
+typedef unsigned long long cudaSurfaceObject_t;
+
+enum cudaResourceType {
+    cudaResourceTypeArray = 0x00,
+    cudaResourceTypeMipmappedArray = 0x01,
+    cudaResourceTypeLinear = 0x02,
+    cudaResourceTypePitch2D = 0x03,
+};
+
+struct cudaResourceDesc {
+    enum cudaResourceType resType;
+    union {
+        struct {
+            cudaArray_t array;
+        } array;
+        struct {
+            cudaMipmappedArray_t mipmap;
+        } mipmap;
+        struct {
+            void *devPtr;
+            struct cudaChannelFormatDesc desc;
+            size_t sizeInBytes;
+        } linear;
+        struct {
+            void *devPtr;
+            struct cudaChannelFormatDesc desc;
+            size_t width, height; /* elements */
+            size_t pitchInBytes;
+        } pitch2D;
+        struct {
+            int reserved[32];
+        } reserved;
+    } res;
+    unsigned int flags; /* zero */
+};
+
+enum cudaResourceViewFormat {
+    cudaResViewFormatNone = 0x00,
+};
+
+struct cudaResourceViewDesc {
+    enum cudaResourceViewFormat format;
+    size_t width, height, depth;
+    unsigned int firstMipmapLevel, lastMipmapLevel;
+    unsigned int firstLayer, lastLayer;
+    unsigned int reserved[16];
+};
+
+enum cudaTextureAddressMode {
+    cudaAddressModeWrap = 0,
+    cudaAddressModeClamp = 1,
+    cudaAddressModeMirror = 2,
+    cudaAddressModeBorder = 3,
+};
+
+enum cudaTextureFilterMode {
+    cudaFilterModePoint = 0,
+    cudaFilterModeLinear = 1,
+};
+
+enum cudaTextureReadMode {
+    cudaReadModeElementType = 0,
+    cudaReadModeNormalizedFloat = 1,
+};
+
+struct cudaTextureDesc {
+    enum cudaTextureAddressMode addressMode[3];
+    enum cudaTextureFilterMode filterMode;
+    enum cudaTextureReadMode readMode;
+    int sRGB;
+    float borderColor[4];
+    int normalizedCoords;
+    unsigned int maxAnisotropy;
+    enum cudaTextureFilterMode mipmapFilterMode;
+    float mipmapLevelBias;
+    float minMipmapLevelClamp;
+    float maxMipmapLevelClamp;
+    int disableTrilinearOptimization;
+    int seamlessCubemap;
+};
+
 /* driver_functions.h's constructors. */
 static inline struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d)
 {
@@ -133,6 +216,24 @@ SC_RT_ARRAY_API cudaError_t cudaMemcpyArrayToArray(cudaArray_t dst, size_t wOffs
                                                    size_t hOffsetDst, cudaArray_const_t src,
                                                    size_t wOffsetSrc, size_t hOffsetSrc,
                                                    size_t count, enum cudaMemcpyKind kind);
+
+/* Texture and surface objects: created, queried and destroyed; never
+ * sampled, since kernels do not run. */
+SC_RT_ARRAY_API cudaError_t cudaCreateTextureObject(
+    cudaTextureObject_t *pTexObject, const struct cudaResourceDesc *pResDesc,
+    const struct cudaTextureDesc *pTexDesc, const struct cudaResourceViewDesc *pResViewDesc);
+SC_RT_ARRAY_API cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject);
+SC_RT_ARRAY_API cudaError_t cudaGetTextureObjectResourceDesc(struct cudaResourceDesc *pResDesc,
+                                                             cudaTextureObject_t texObject);
+SC_RT_ARRAY_API cudaError_t cudaGetTextureObjectTextureDesc(struct cudaTextureDesc *pTexDesc,
+                                                            cudaTextureObject_t texObject);
+SC_RT_ARRAY_API cudaError_t cudaGetTextureObjectResourceViewDesc(
+    struct cudaResourceViewDesc *pResViewDesc, cudaTextureObject_t texObject);
+SC_RT_ARRAY_API cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfObject,
+                                                    const struct cudaResourceDesc *pResDesc);
+SC_RT_ARRAY_API cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject);
+SC_RT_ARRAY_API cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc,
+                                                             cudaSurfaceObject_t surfObject);
 
 #ifdef __cplusplus
 }

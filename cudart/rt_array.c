@@ -350,6 +350,16 @@ bool sc_rt_array_valid(const struct cudaArray *a)
     return array_ok(a);
 }
 
+unsigned int sc_rt_array_flags(const struct cudaArray *a)
+{
+    return a->flags;
+}
+
+bool sc_rt_channel_ok(const struct cudaChannelFormatDesc *d, size_t *elem)
+{
+    return format_ok(d, elem);
+}
+
 /* ----------------------------------------------------------------- copies */
 
 /* One side of a cudaMemcpy3D-style copy (positions and width in elements)

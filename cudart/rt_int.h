@@ -182,6 +182,9 @@ typedef struct sc_rt_state {
      * handle is checked without reading through it */
     const void **arrays;
     size_t narrays, arrays_cap;
+    struct sc_rt_texobj *texobjs; /* texture and surface objects (rt_texture.c) */
+    size_t ntexobjs, texobjs_cap;
+    unsigned long long next_texobj;
     /* Every stream and event created and not destroyed: the device context
      * owns them, as in CUDA, so cudaDeviceReset can destroy what is left
      * and a program that never destroys them leaks nothing. */
@@ -257,6 +260,11 @@ struct cudaArray;
 struct cudaMipmappedArray;
 bool sc_rt_array_valid(const struct cudaArray *a);
 bool sc_rt_mipmap_valid(const struct cudaMipmappedArray *m);
+/** The flags an array was made with (a live one). */
+unsigned int sc_rt_array_flags(const struct cudaArray *a);
+/** A channel format an array or texture may have; its bytes in *elem. */
+struct cudaChannelFormatDesc;
+bool sc_rt_channel_ok(const struct cudaChannelFormatDesc *d, size_t *elem);
 /** cudaMallocAsync and cudaMallocFromPoolAsync: stream work (a mem_alloc
  *  node named `call` in capture); outside capture the bytes count as used
  *  memory of `pool` (NULL: the device's current pool).  Locks as the

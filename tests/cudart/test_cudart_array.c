@@ -2,7 +2,7 @@
  * test_cudart_array.c - CUDA arrays (cudart/rt_array.c): allocation and
  * its checks, queries, mipmapped levels, and every copy to, from and
  * between arrays, outside capture, in a capture and as a memcpy node of
- * a graph built by hand.
+ * a graph built by hand; texture and surface objects (rt_texture.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -231,13 +231,92 @@ static void t_capture_and_nodes(void **state)
     assert_int_equal(cudaFreeArray(a), cudaSuccess);
 }
 
+/* Texture and surface objects keep their descriptions; a surface needs
+ * an array made for load and store. */
+static void t_texture_surface(void **state)
+{
+    (void)state;
+    struct cudaChannelFormatDesc d = float2_desc();
+    cudaArray_t a, plain;
+    assert_int_equal(cudaMallocArray(&a, &d, W, H, cudaArraySurfaceLoadStore), cudaSuccess);
+    assert_int_equal(cudaMallocArray(&plain, &d, W, H, 0), cudaSuccess);
+    struct cudaResourceDesc r, got;
+    memset(&r, 0, sizeof r);
+    r.resType = cudaResourceTypeArray;
+    r.res.array.array = a;
+    struct cudaTextureDesc t, tgot;
+    memset(&t, 0, sizeof t);
+    t.addressMode[0] = cudaAddressModeClamp;
+    t.filterMode = cudaFilterModeLinear;
+    t.normalizedCoords = 1;
+    t.borderColor[2] = 0.5f;
+    cudaTextureObject_t tex = 0, tex2 = 0;
+    assert_int_equal(cudaCreateTextureObject(&tex, &r, &t, NULL), cudaSuccess);
+    assert_int_not_equal(tex, 0);
+    assert_int_equal(cudaGetTextureObjectResourceDesc(&got, tex), cudaSuccess);
+    assert_ptr_equal(got.res.array.array, a);
+    assert_int_equal(cudaGetTextureObjectTextureDesc(&tgot, tex), cudaSuccess);
+    assert_memory_equal(&tgot, &t, sizeof t);
+    struct cudaResourceViewDesc v;
+    assert_int_equal(cudaGetTextureObjectResourceViewDesc(&v, tex), cudaErrorInvalidValue);
+    memset(&v, 0, sizeof v);
+    v.width = W;
+    v.height = H;
+    assert_int_equal(cudaCreateTextureObject(&tex2, &r, &t, &v), cudaSuccess);
+    assert_int_not_equal(tex2, tex);
+    struct cudaResourceViewDesc vgot;
+    assert_int_equal(cudaGetTextureObjectResourceViewDesc(&vgot, tex2), cudaSuccess);
+    assert_int_equal(vgot.height, H);
+    /* Linear memory: a pointer, a format, a size; no view. */
+    void *lin;
+    assert_int_equal(cudaMalloc(&lin, 4096), cudaSuccess);
+    struct cudaResourceDesc lr;
+    memset(&lr, 0, sizeof lr);
+    lr.resType = cudaResourceTypeLinear;
+    lr.res.linear.devPtr = lin;
+    lr.res.linear.desc = d;
+    lr.res.linear.sizeInBytes = 4096;
+    cudaTextureObject_t ltex;
+    assert_int_equal(cudaCreateTextureObject(&ltex, &lr, &t, NULL), cudaSuccess);
+    assert_int_equal(cudaCreateTextureObject(&ltex, &lr, &t, &v), cudaErrorInvalidValue);
+    lr.resType = cudaResourceTypePitch2D;
+    lr.res.pitch2D.devPtr = lin;
+    lr.res.pitch2D.desc = d;
+    lr.res.pitch2D.width = 32;
+    lr.res.pitch2D.height = 8;
+    lr.res.pitch2D.pitchInBytes = 128; /* 32 float2 need 256 */
+    assert_int_equal(cudaCreateTextureObject(&tex2, &lr, &t, NULL), cudaErrorInvalidPitchValue);
+    assert_int_equal(cudaCreateTextureObject(&tex2, &r, NULL, NULL), cudaErrorInvalidValue);
+    r.res.array.array = (cudaArray_t)(uintptr_t)64;
+    assert_int_equal(cudaCreateTextureObject(&tex2, &r, &t, NULL), cudaErrorInvalidResourceHandle);
+    /* Surfaces. */
+    r.res.array.array = a;
+    cudaSurfaceObject_t surf;
+    assert_int_equal(cudaCreateSurfaceObject(&surf, &r), cudaSuccess);
+    assert_int_equal(cudaGetSurfaceObjectResourceDesc(&got, surf), cudaSuccess);
+    assert_ptr_equal(got.res.array.array, a);
+    assert_int_equal(cudaGetTextureObjectResourceDesc(&got, surf), cudaErrorInvalidValue);
+    r.res.array.array = plain;
+    assert_int_equal(cudaCreateSurfaceObject(&surf, &r), cudaErrorInvalidValue);
+    assert_int_equal(cudaCreateSurfaceObject(&surf, &lr), cudaErrorInvalidValue);
+    assert_int_equal(cudaDestroySurfaceObject(surf), cudaSuccess);
+    assert_int_equal(cudaDestroySurfaceObject(surf), cudaErrorInvalidValue);
+    assert_int_equal(cudaDestroyTextureObject(tex), cudaSuccess);
+    assert_int_equal(cudaDestroyTextureObject(tex), cudaErrorInvalidValue);
+    assert_int_equal(cudaDestroyTextureObject(ltex), cudaSuccess);
+    assert_int_equal(cudaGetTextureObjectTextureDesc(&tgot, ltex), cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+    assert_int_equal(cudaFree(lin), cudaSuccess);
+    assert_int_equal(cudaFreeArray(a), cudaSuccess);
+    assert_int_equal(cudaFreeArray(plain), cudaSuccess);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(t_alloc_and_info),
-        cmocka_unit_test(t_mipmap_levels),
-        cmocka_unit_test(t_copies),
-        cmocka_unit_test(t_capture_and_nodes),
+        cmocka_unit_test(t_alloc_and_info),  cmocka_unit_test(t_mipmap_levels),
+        cmocka_unit_test(t_copies),          cmocka_unit_test(t_capture_and_nodes),
+        cmocka_unit_test(t_texture_surface),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
