@@ -150,6 +150,11 @@ cudaError_t sc_rt_issue(cudaStream_t s, const sc_rt_node_desc *d, cudaGraphNode_
 struct cudaMemcpy3DParms;
 cudaError_t sc_rt_copy3d_flatten(struct cudaMemcpy3DParms *p);
 
+/** The bytes [offset, offset + count) of a registered __device__ variable
+ *  (its host shadow, which is its memory here) in *at; cudaErrorInvalidSymbol
+ *  for a symbol never registered, cudaErrorInvalidValue past its end. */
+cudaError_t sc_rt_symbol_range(const void *symbol, size_t count, size_t offset, void **at);
+
 /** The event was reached by a launched graph: record its host time. */
 void sc_rt_event_reached(cudaEvent_t e);
 

@@ -105,6 +105,13 @@ cudaError_t sc_rt_copy3d_flatten(struct cudaMemcpy3DParms *p)
     return p->srcArray || p->dstArray ? cudaErrorNotSupported : cudaSuccess;
 }
 
+/* No variables are registered with the stub. */
+cudaError_t sc_rt_symbol_range(const void *symbol, size_t count, size_t offset, void **at)
+{
+    (void)symbol, (void)count, (void)offset, (void)at;
+    return cudaErrorInvalidSymbol;
+}
+
 /* Stream handles are their own ids here. */
 uint32_t sc_rt_launch_stream(cudaStream_t s, bool *capturing)
 {

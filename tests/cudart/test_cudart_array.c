@@ -2,7 +2,8 @@
  * test_cudart_array.c - CUDA arrays (cudart/rt_array.c): allocation and
  * its checks, queries, mipmapped levels, and every copy to, from and
  * between arrays, outside capture, in a capture and as a memcpy node of
- * a graph built by hand; texture and surface objects (rt_texture.c).
+ * a graph built by hand; texture and surface objects (rt_texture.c);
+ * memcpy nodes to and from symbols (graph_symbol.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -311,12 +312,80 @@ static void t_texture_surface(void **state)
     assert_int_equal(cudaFreeArray(plain), cudaSuccess);
 }
 
+/* Memcpy nodes to and from a __device__ variable copy its bytes when
+ * launched; set again, they copy the new range. */
+static void t_symbol_nodes(void **state)
+{
+    (void)state;
+    static char fatbin[16];
+    static int var[8];
+    void **h = __cudaRegisterFatBinary(fatbin);
+    __cudaRegisterVar(h, (char *)var, (char *)"var", "var", 0, sizeof var, 0, 0);
+    __cudaRegisterFatBinaryEnd(h);
+    const int in[2] = {11, 22};
+    int out[2] = {0, 0};
+    cudaGraph_t g;
+    cudaGraphNode_t to, from;
+    assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+    assert_int_equal(cudaGraphAddMemcpyNodeToSymbol(&to, g, NULL, 0, var, in, sizeof in,
+                                                    4 * sizeof(int), cudaMemcpyHostToDevice),
+                     cudaSuccess);
+    assert_int_equal(cudaGraphAddMemcpyNodeFromSymbol(&from, g, &to, 1, out, var, sizeof out,
+                                                      4 * sizeof(int), cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    const sc_rt_node_desc *d = sc_rt_node_desc_of(to);
+    assert_ptr_equal(d->dst, &var[4]);
+    assert_int_equal(d->size, sizeof in);
+    assert_int_equal(d->kind, cudaMemcpyHostToDevice);
+    assert_int_equal(sc_rt_node_desc_of(from)->kind, cudaMemcpyDeviceToHost);
+    /* Past the variable, the wrong way, no such variable. */
+    cudaGraphNode_t bad;
+    assert_int_equal(cudaGraphAddMemcpyNodeToSymbol(&bad, g, NULL, 0, var, in, sizeof in,
+                                                    7 * sizeof(int), cudaMemcpyHostToDevice),
+                     cudaErrorInvalidValue);
+    assert_int_equal(cudaGraphAddMemcpyNodeToSymbol(&bad, g, NULL, 0, var, in, sizeof in, 0,
+                                                    cudaMemcpyDeviceToHost),
+                     cudaErrorInvalidMemcpyDirection);
+    assert_int_equal(cudaGraphAddMemcpyNodeFromSymbol(&bad, g, NULL, 0, out, in, sizeof out, 0,
+                                                      cudaMemcpyDeviceToHost),
+                     cudaErrorInvalidSymbol);
+    (void)cudaGetLastError();
+    cudaGraphExec_t x;
+    assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+    assert_int_equal(cudaGraphLaunch(x, 0), cudaSuccess);
+    assert_int_equal(cudaStreamSynchronize(0), cudaSuccess);
+    assert_int_equal(var[5], 22);
+    assert_int_equal(out[0], 11);
+    /* The exec's nodes moved to offset 0, then the graph's to offset 2. */
+    cudaGraphNode_t nodes[2];
+    size_t n = 2;
+    assert_int_equal(cudaGraphGetNodes(g, nodes, &n), cudaSuccess);
+    assert_int_equal(cudaGraphExecMemcpyNodeSetParamsToSymbol(x, nodes[0], var, in, sizeof in, 0,
+                                                              cudaMemcpyHostToDevice),
+                     cudaSuccess);
+    assert_int_equal(cudaGraphExecMemcpyNodeSetParamsFromSymbol(
+                         x, nodes[1], out, var, sizeof(int), sizeof(int), cudaMemcpyDeviceToHost),
+                     cudaSuccess);
+    assert_int_equal(cudaGraphLaunch(x, 0), cudaSuccess);
+    assert_int_equal(var[0], 11);
+    assert_int_equal(out[0], 22);
+    assert_int_equal(cudaGraphMemcpyNodeSetParamsToSymbol(nodes[0], var, in, sizeof in,
+                                                          2 * sizeof(int), cudaMemcpyDefault),
+                     cudaSuccess);
+    assert_int_equal(cudaGraphMemcpyNodeSetParamsFromSymbol(nodes[1], out, var, sizeof out,
+                                                            2 * sizeof(int), cudaMemcpyDefault),
+                     cudaSuccess);
+    assert_ptr_equal(sc_rt_node_desc_of(nodes[0])->dst, &var[2]);
+    assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+    assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_alloc_and_info),  cmocka_unit_test(t_mipmap_levels),
         cmocka_unit_test(t_copies),          cmocka_unit_test(t_capture_and_nodes),
-        cmocka_unit_test(t_texture_surface),
+        cmocka_unit_test(t_texture_surface), cmocka_unit_test(t_symbol_nodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
