@@ -1,8 +1,9 @@
 /*
- * abi_array.h - CUDA arrays and mipmapped arrays, and the copies to and
- * from them: the subset of driver_types.h and cuda_runtime_api.h the
- * stand-in implements (cudart/rt_array.c).  With SC_CUDART_PROTOTYPES_ONLY
- * only the prototypes (the ABI test compiles them after the toolkit's).
+ * abi_array.h - CUDA arrays and mipmapped arrays and the copies to and
+ * from them (cudart/rt_array.c), texture and surface objects
+ * (rt_texture.c), kernel handles and driver entry points (rt_entry.c): the
+ * subset of driver_types.h and cuda_runtime_api.h the stand-in implements.  With
+ * SC_CUDART_PROTOTYPES_ONLY only the prototypes (the ABI test compiles them after the toolkit's).
  */
 #ifndef SC_CUDART_ABI_ARRAY_H
 #define SC_CUDART_ABI_ARRAY_H
@@ -128,6 +129,18 @@ struct cudaTextureDesc {
     int seamlessCubemap;
 };
 
+enum cudaGetDriverEntryPointFlags {
+    cudaEnableDefault = 0x0,
+    cudaEnableLegacyStream = 0x1,
+    cudaEnablePerThreadDefaultStream = 0x2,
+};
+
+enum cudaDriverEntryPointQueryResult {
+    cudaDriverEntryPointSuccess = 0,
+    cudaDriverEntryPointSymbolNotFound = 1,
+    cudaDriverEntryPointVersionNotSufficent = 2,
+};
+
 /* driver_functions.h's constructors. */
 static inline struct cudaExtent make_cudaExtent(size_t w, size_t h, size_t d)
 {
@@ -234,6 +247,17 @@ SC_RT_ARRAY_API cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *pSurfOb
 SC_RT_ARRAY_API cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject);
 SC_RT_ARRAY_API cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResourceDesc *pResDesc,
                                                              cudaSurfaceObject_t surfObject);
+
+/* The kernel handle of a host stub (the stub itself). */
+SC_RT_ARRAY_API cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr);
+/* There is no driver: every symbol is one it does not have (*funcPtr NULL,
+ * cudaDriverEntryPointSymbolNotFound, cudaSuccess). */
+SC_RT_ARRAY_API cudaError_t
+cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags,
+                        enum cudaDriverEntryPointQueryResult *driverStatus);
+SC_RT_ARRAY_API cudaError_t cudaGetDriverEntryPointByVersion(
+    const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
+    enum cudaDriverEntryPointQueryResult *driverStatus);
 
 #ifdef __cplusplus
 }

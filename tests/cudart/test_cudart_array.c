@@ -3,7 +3,8 @@
  * its checks, queries, mipmapped levels, and every copy to, from and
  * between arrays, outside capture, in a capture and as a memcpy node of
  * a graph built by hand; texture and surface objects (rt_texture.c);
- * memcpy nodes to and from symbols (graph_symbol.c).
+ * memcpy nodes to and from symbols (graph_symbol.c); cudaGetKernel and the
+ * driver entry points (rt_entry.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -380,12 +381,43 @@ static void t_symbol_nodes(void **state)
     assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
 }
 
+static void stub(void) {}
+
+/* A kernel handle is its stub; no driver symbol is ever found. */
+static void t_kernel_and_entry_points(void **state)
+{
+    (void)state;
+    cudaKernel_t k = NULL;
+    assert_int_equal(cudaGetKernel(&k, (const void *)(uintptr_t)stub), cudaSuccess);
+    assert_ptr_equal((const void *)k, (const void *)(uintptr_t)stub);
+    assert_int_equal(cudaGetKernel(&k, NULL), cudaErrorInvalidDeviceFunction);
+    assert_int_equal(cudaGetKernel(NULL, (const void *)(uintptr_t)stub), cudaErrorInvalidValue);
+    void *fn = (void *)(uintptr_t)1;
+    enum cudaDriverEntryPointQueryResult st = cudaDriverEntryPointSuccess;
+    assert_int_equal(cudaGetDriverEntryPoint("cuMemAlloc", &fn, cudaEnableDefault, &st),
+                     cudaSuccess);
+    assert_null(fn);
+    assert_int_equal(st, cudaDriverEntryPointSymbolNotFound);
+    fn = (void *)(uintptr_t)1;
+    assert_int_equal(cudaGetDriverEntryPointByVersion("cuGraphAddNode", &fn, 12030,
+                                                      cudaEnablePerThreadDefaultStream, NULL),
+                     cudaSuccess);
+    assert_null(fn);
+    assert_int_equal(cudaGetDriverEntryPoint("cuMemAlloc", &fn, 7, &st), cudaErrorInvalidValue);
+    assert_int_equal(cudaGetDriverEntryPoint(NULL, &fn, 0, &st), cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(t_alloc_and_info),  cmocka_unit_test(t_mipmap_levels),
-        cmocka_unit_test(t_copies),          cmocka_unit_test(t_capture_and_nodes),
-        cmocka_unit_test(t_texture_surface), cmocka_unit_test(t_symbol_nodes),
+        cmocka_unit_test(t_alloc_and_info),
+        cmocka_unit_test(t_mipmap_levels),
+        cmocka_unit_test(t_copies),
+        cmocka_unit_test(t_capture_and_nodes),
+        cmocka_unit_test(t_texture_surface),
+        cmocka_unit_test(t_symbol_nodes),
+        cmocka_unit_test(t_kernel_and_entry_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
