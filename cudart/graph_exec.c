@@ -136,6 +136,8 @@ static cudaError_t launch(cudaGraphExec_t x, cudaStream_t s)
         return cudaErrorInvalidValue;
     bool capturing = false;
     uint32_t stream = sc_rt_launch_stream(s, &capturing);
+    if (!capturing && (x->flags & cudaGraphInstantiateFlagAutoFreeOnLaunch))
+        sc_g_mem_auto_free(x->g, stream);
     cudaError_t err = capturing ? cudaSuccess : sc_g_mem_launch_check(x->g);
     if (err != cudaSuccess)
         return err;

@@ -150,6 +150,9 @@ cudaError_t sc_g_mem_launch_check(cudaGraph_t xg);
 /** After that launch on model stream `stream`: its allocations and frees
  *  in the graph memory pool. */
 void sc_g_mem_launched(cudaGraph_t xg, uint32_t stream);
+/** A launch of an exec made with cudaGraphInstantiateFlagAutoFreeOnLaunch:
+ *  what its earlier launches left live is freed first, in `stream`. */
+void sc_g_mem_auto_free(cudaGraph_t xg, uint32_t stream);
 /** The exec graph xg is destroyed: its live allocations stay live. */
 void sc_g_mem_forget(cudaGraph_t xg);
 

@@ -254,6 +254,14 @@ void sc_g_mem_launched(cudaGraph_t xg, uint32_t stream)
     free(order);
 }
 
+void sc_g_mem_auto_free(cudaGraph_t xg, uint32_t stream)
+{
+    sc_g_mem *m = mem_get(false);
+    for (size_t i = 0; m != NULL && i < m->n; i++)
+        if (m->p[i].addr != NULL && m->p[i].owner == xg)
+            (void)release(m, m->p[i].addr, stream);
+}
+
 void sc_g_mem_forget(cudaGraph_t xg)
 {
     sc_g_mem *m = mem_get(false);

@@ -275,12 +275,38 @@ static void t_unfreed_outlives_exec(void **state)
     assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
 }
 
+/* An exec made to free on launch frees what its last launch left live. */
+static void t_auto_free_on_launch(void **state)
+{
+    (void)state;
+    cudaStream_t s;
+    assert_int_equal(cudaStreamCreate(&s), cudaSuccess);
+    cudaGraph_t g;
+    cudaGraphNode_t a;
+    assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+    void *p = add_alloc(&a, g, NULL, 0, MB);
+    cudaGraphExec_t x;
+    assert_int_equal(cudaGraphInstantiateWithFlags(&x, g, cudaGraphInstantiateFlagAutoFreeOnLaunch),
+                     cudaSuccess);
+    assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+    assert_int_equal(cudaGraphLaunch(x, s), cudaSuccess);
+    assert_int_equal(footprint(), MB); /* the same block again */
+    assert_int_equal(cudaFree(p), cudaSuccess);
+    assert_int_equal(cudaFree(p), cudaErrorInvalidDevicePointer);
+    (void)cudaGetLastError();
+    assert_int_equal(cudaDeviceGraphMemTrim(0), cudaSuccess);
+    assert_int_equal(footprint(), 0);
+    assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+    assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+    assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_attribute_errors),      cmocka_unit_test(t_address_reuse),
         cmocka_unit_test(t_pool_per_stream),       cmocka_unit_test(t_unfreed_cudafree),
-        cmocka_unit_test(t_unfreed_outlives_exec),
+        cmocka_unit_test(t_unfreed_outlives_exec), cmocka_unit_test(t_auto_free_on_launch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
