@@ -250,6 +250,8 @@ SC_RT_ARRAY_API cudaError_t cudaGetSurfaceObjectResourceDesc(struct cudaResource
 
 /* The kernel handle of a host stub (the stub itself). */
 SC_RT_ARRAY_API cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entryFuncAddr);
+/* The function handle of a host stub (the stub itself, as for kernels). */
+SC_RT_ARRAY_API cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr);
 /* There is no driver: every symbol is one it does not have (*funcPtr NULL,
  * cudaDriverEntryPointSymbolNotFound, cudaSuccess). */
 SC_RT_ARRAY_API cudaError_t

@@ -22,6 +22,17 @@ SC_RT_EXPORT cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr, const void *entr
     SC_RT_RETURN(cudaSuccess);
 }
 
+SC_RT_EXPORT cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)
+{
+    SC_RT_ENTER();
+    if (!functionPtr)
+        SC_RT_RETURN(cudaErrorInvalidValue);
+    if (!symbolPtr)
+        SC_RT_RETURN(cudaErrorInvalidDeviceFunction);
+    *functionPtr = (cudaFunction_t)(uintptr_t)symbolPtr;
+    SC_RT_RETURN(cudaSuccess);
+}
+
 static cudaError_t no_driver(const char *symbol, void **funcPtr, unsigned long long flags,
                              enum cudaDriverEntryPointQueryResult *driverStatus)
 {

@@ -392,6 +392,10 @@ static void t_kernel_and_entry_points(void **state)
     assert_ptr_equal((const void *)k, (const void *)(uintptr_t)stub);
     assert_int_equal(cudaGetKernel(&k, NULL), cudaErrorInvalidDeviceFunction);
     assert_int_equal(cudaGetKernel(NULL, (const void *)(uintptr_t)stub), cudaErrorInvalidValue);
+    cudaFunction_t f = NULL;
+    assert_int_equal(cudaGetFuncBySymbol(&f, (const void *)(uintptr_t)stub), cudaSuccess);
+    assert_ptr_equal((const void *)f, (const void *)(uintptr_t)stub);
+    assert_int_equal(cudaGetFuncBySymbol(&f, NULL), cudaErrorInvalidDeviceFunction);
     void *fn = (void *)(uintptr_t)1;
     enum cudaDriverEntryPointQueryResult st = cudaDriverEntryPointSuccess;
     assert_int_equal(cudaGetDriverEntryPoint("cuMemAlloc", &fn, cudaEnableDefault, &st),
