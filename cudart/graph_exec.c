@@ -168,7 +168,7 @@ static cudaError_t exec_destroy(cudaGraphExec_t x)
 {
     if (!sc_gx_valid(x))
         return cudaErrorInvalidValue;
-    sc_g_mem_forget(x->g);
+    sc_g_mem_reown(x->g, NULL);
     sc_rt_graph_free(x->g);
     x->magic = 0;
     free(x);
@@ -241,6 +241,7 @@ static cudaError_t exec_update(cudaGraphExec_t x, cudaGraph_t g,
         info->result = cudaGraphExecUpdateError;
         return err;
     }
+    sc_g_mem_reown(x->g, copy);
     sc_rt_graph_free(x->g);
     x->g = copy;
     /* What launches from now on is g: store it as instantiate would. */

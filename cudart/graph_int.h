@@ -153,8 +153,9 @@ void sc_g_mem_launched(cudaGraph_t xg, uint32_t stream);
 /** A launch of an exec made with cudaGraphInstantiateFlagAutoFreeOnLaunch:
  *  what its earlier launches left live is freed first, in `stream`. */
 void sc_g_mem_auto_free(cudaGraph_t xg, uint32_t stream);
-/** The exec graph xg is destroyed: its live allocations stay live. */
-void sc_g_mem_forget(cudaGraph_t xg);
+/** The exec's graph xg is replaced by `to` (cudaGraphExecUpdate), or
+ *  destroyed (to NULL: its live allocations stay live, owned by nobody). */
+void sc_g_mem_reown(cudaGraph_t xg, cudaGraph_t to);
 
 /** Release a block reference. */
 void sc_g_block_unref(sc_g_block *b);

@@ -262,12 +262,12 @@ void sc_g_mem_auto_free(cudaGraph_t xg, uint32_t stream)
             (void)release(m, m->p[i].addr, stream);
 }
 
-void sc_g_mem_forget(cudaGraph_t xg)
+void sc_g_mem_reown(cudaGraph_t xg, cudaGraph_t to)
 {
     sc_g_mem *m = mem_get(false);
     for (size_t i = 0; m != NULL && i < m->n; i++)
         if (m->p[i].owner == xg)
-            m->p[i].owner = NULL;
+            m->p[i].owner = to;
 }
 
 /* -------------------------------------------------------------- exports */

@@ -301,12 +301,37 @@ static void t_auto_free_on_launch(void **state)
     assert_int_equal(cudaStreamDestroy(s), cudaSuccess);
 }
 
+/* An exec updated with a graph of the same shape keeps its allocations. */
+static void t_update_keeps_live(void **state)
+{
+    (void)state;
+    cudaGraph_t g, h;
+    cudaGraphNode_t a, b;
+    assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+    assert_int_equal(cudaGraphCreate(&h, 0), cudaSuccess);
+    void *p = add_alloc(&a, g, NULL, 0, MB);
+    (void)add_alloc(&b, h, NULL, 0, MB);
+    cudaGraphExec_t x;
+    assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+    assert_int_equal(cudaGraphLaunch(x, 0), cudaSuccess);
+    cudaGraphExecUpdateResultInfo info;
+    assert_int_equal(cudaGraphExecUpdate(x, h, &info), cudaSuccess);
+    assert_int_equal(cudaGraphLaunch(x, 0), cudaErrorInvalidValue); /* p is live */
+    (void)cudaGetLastError();
+    assert_int_equal(cudaFree(p), cudaSuccess);
+    assert_int_equal(cudaGraphLaunch(x, 0), cudaSuccess);
+    assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+    assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+    assert_int_equal(cudaGraphDestroy(h), cudaSuccess);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_attribute_errors),      cmocka_unit_test(t_address_reuse),
         cmocka_unit_test(t_pool_per_stream),       cmocka_unit_test(t_unfreed_cudafree),
         cmocka_unit_test(t_unfreed_outlives_exec), cmocka_unit_test(t_auto_free_on_launch),
+        cmocka_unit_test(t_update_keeps_live),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
