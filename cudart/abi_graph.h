@@ -150,6 +150,13 @@ enum cudaMemAllocationType {
     cudaMemAllocationTypeMax = 0x7FFFFFFF,
 };
 
+enum cudaGraphMemAttributeType {
+    cudaGraphMemAttrUsedMemCurrent = 0x0,
+    cudaGraphMemAttrUsedMemHigh = 0x1,
+    cudaGraphMemAttrReservedMemCurrent = 0x2,
+    cudaGraphMemAttrReservedMemHigh = 0x3,
+};
+
 enum cudaMemAllocationHandleType {
     cudaMemHandleTypeNone = 0x0,
     cudaMemHandleTypePosixFileDescriptor = 0x1,
@@ -436,6 +443,40 @@ SC_RT_GRAPH_API cudaError_t cudaGraphEventWaitNodeGetEvent(cudaGraphNode_t node,
 SC_RT_GRAPH_API cudaError_t
 cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, struct cudaMemAllocNodeParams *params_out);
 SC_RT_GRAPH_API cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void *dptr_out);
+
+/* Memcpy nodes to and from a __device__ variable. */
+SC_RT_GRAPH_API cudaError_t cudaGraphAddMemcpyNodeToSymbol(
+    cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies,
+    size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset,
+    enum cudaMemcpyKind kind);
+SC_RT_GRAPH_API cudaError_t cudaGraphAddMemcpyNodeFromSymbol(
+    cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies,
+    size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset,
+    enum cudaMemcpyKind kind);
+SC_RT_GRAPH_API cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node,
+                                                                 const void *symbol,
+                                                                 const void *src, size_t count,
+                                                                 size_t offset,
+                                                                 enum cudaMemcpyKind kind);
+SC_RT_GRAPH_API cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst,
+                                                                   const void *symbol, size_t count,
+                                                                   size_t offset,
+                                                                   enum cudaMemcpyKind kind);
+SC_RT_GRAPH_API cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(
+    cudaGraphExec_t hGraphExec, cudaGraphNode_t node, const void *symbol, const void *src,
+    size_t count, size_t offset, enum cudaMemcpyKind kind);
+SC_RT_GRAPH_API cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(
+    cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void *dst, const void *symbol, size_t count,
+    size_t offset, enum cudaMemcpyKind kind);
+
+/* The device's graph memory pool (value: a cuuint64_t). */
+SC_RT_GRAPH_API cudaError_t cudaDeviceGetGraphMemAttribute(int device,
+                                                           enum cudaGraphMemAttributeType attr,
+                                                           void *value);
+SC_RT_GRAPH_API cudaError_t cudaDeviceSetGraphMemAttribute(int device,
+                                                           enum cudaGraphMemAttributeType attr,
+                                                           void *value);
+SC_RT_GRAPH_API cudaError_t cudaDeviceGraphMemTrim(int device);
 
 /* Executable graphs. */
 SC_RT_GRAPH_API cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph,

@@ -460,8 +460,12 @@ cudaError_t sc_g_memcpy3d_desc(sc_rt_node_desc *d, node_extra *x, const struct c
 {
     if (p == NULL)
         return cudaErrorInvalidValue;
-    if (p->srcArray != NULL || p->dstArray != NULL)
-        return cudaErrorNotSupported;
+    /* A copy naming arrays is kept as the copy of their memory. */
+    struct cudaMemcpy3DParms flat = *p;
+    cudaError_t err = sc_rt_copy3d_flatten(&flat);
+    if (err != cudaSuccess)
+        return err;
+    p = &flat;
     if (p->srcPtr.ptr == NULL || p->dstPtr.ptr == NULL)
         return cudaErrorInvalidValue;
     if ((unsigned)p->kind > cudaMemcpyDefault)
@@ -617,32 +621,22 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *pGraphNode, cudaGraph_t 
     SC_G_ADD(child_desc(&d_, graph, childGraph));
 }
 
-/* CUDA hands out graph allocations 256-byte aligned. */
-#define SC_G_ALLOC_ALIGN 256
-
-static cudaError_t alloc_desc(sc_rt_node_desc *d, node_extra *x, struct cudaMemAllocNodeParams *p)
+/* The address comes from graph_mem.c, which knows which earlier
+ * allocation of the graph the node may take the place of. */
+static cudaError_t alloc_desc(sc_rt_node_desc *d, node_extra *x, struct cudaMemAllocNodeParams *p,
+                              cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps)
 {
     if (p == NULL || p->bytesize == 0 || (p->accessDescCount > 0 && p->accessDescs == NULL) ||
         p->poolProps.allocType != cudaMemAllocationTypePinned)
         return cudaErrorInvalidValue;
-    if (p->bytesize > SIZE_MAX - SC_G_ALLOC_ALIGN)
-        return cudaErrorMemoryAllocation;
-    sc_g_block *b = calloc(1, sizeof *b);
-    size_t rounded = (p->bytesize + SC_G_ALLOC_ALIGN - 1) / SC_G_ALLOC_ALIGN * SC_G_ALLOC_ALIGN;
-    void *mem = b != NULL ? aligned_alloc(SC_G_ALLOC_ALIGN, rounded) : NULL;
-    if (mem == NULL) {
-        free(b);
-        return cudaErrorMemoryAllocation;
-    }
-    b->refs = 1;
-    b->mem = mem;
-    b->size = p->bytesize;
-    x->block = b;
+    cudaError_t err = sc_g_alloc_block(g, deps, ndeps, p->bytesize, &x->block);
+    if (err != cudaSuccess)
+        return err;
     x->pool = p->poolProps;
     d->type = cudaGraphNodeTypeMemAlloc;
-    d->dst = mem;
+    d->dst = x->block->mem;
     d->size = p->bytesize;
-    p->dptr = mem;
+    p->dptr = x->block->mem;
     return cudaSuccess;
 }
 
@@ -651,7 +645,7 @@ cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t *pGraphNode, cudaGraph_t gr
                                      struct cudaMemAllocNodeParams *nodeParams)
 {
     const cudaGraphEdgeData *dep_data = NULL;
-    SC_G_ADD(alloc_desc(&d_, &x_, nodeParams));
+    SC_G_ADD(alloc_desc(&d_, &x_, nodeParams, graph, pDependencies, numDependencies));
 }
 
 static cudaError_t free_desc(sc_rt_node_desc *d, void *dptr)
@@ -682,7 +676,8 @@ static bool zero_ints(const void *p, size_t n)
 
 /* The generic form: the V2 structs have the layouts of the first ones. */
 static cudaError_t generic_desc(sc_rt_node_desc *d, node_extra *x, cudaGraph_t g,
-                                struct cudaGraphNodeParams *p)
+                                struct cudaGraphNodeParams *p, const cudaGraphNode_t *deps,
+                                size_t ndeps)
 {
     if (p == NULL || !zero_ints(p->reserved0, sizeof p->reserved0) || p->reserved2 != 0)
         return cudaErrorInvalidValue;
@@ -722,7 +717,7 @@ static cudaError_t generic_desc(sc_rt_node_desc *d, node_extra *x, cudaGraph_t g
     case cudaGraphNodeTypeMemAlloc: {
         struct cudaMemAllocNodeParams a;
         memcpy(&a, &p->alloc, sizeof a);
-        cudaError_t err = alloc_desc(d, x, &a);
+        cudaError_t err = alloc_desc(d, x, &a, g, deps, ndeps);
         p->alloc.dptr = a.dptr;
         return err;
     }
@@ -743,5 +738,5 @@ cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                              struct cudaGraphNodeParams *nodeParams)
 {
     const cudaGraphEdgeData *dep_data = dependencyData;
-    SC_G_ADD(generic_desc(&d_, &x_, graph, nodeParams));
+    SC_G_ADD(generic_desc(&d_, &x_, graph, nodeParams, pDependencies, numDependencies));
 }

@@ -134,13 +134,22 @@ static cudaError_t launch(cudaGraphExec_t x, cudaStream_t s)
 {
     if (!sc_gx_valid(x))
         return cudaErrorInvalidValue;
+    bool capturing = false;
+    uint32_t stream = sc_rt_launch_stream(s, &capturing);
+    if (!capturing && (x->flags & cudaGraphInstantiateFlagAutoFreeOnLaunch))
+        sc_g_mem_auto_free(x->g, stream);
+    cudaError_t err = capturing ? cudaSuccess : sc_g_mem_launch_check(x->g);
+    if (err != cudaSuccess)
+        return err;
     sc_rt_node_desc d;
     memset(&d, 0, sizeof d);
     d.type = cudaGraphNodeTypeGraph;
     d.child = x->g;
-    cudaError_t err = sc_rt_issue(s, &d, NULL);
+    err = sc_rt_issue(s, &d, NULL);
     if (err == cudaSuccess)
         x->launches++;
+    if (err == cudaSuccess && !capturing)
+        sc_g_mem_launched(x->g, stream);
     return err;
 }
 
@@ -159,6 +168,7 @@ static cudaError_t exec_destroy(cudaGraphExec_t x)
 {
     if (!sc_gx_valid(x))
         return cudaErrorInvalidValue;
+    sc_g_mem_reown(x->g, NULL);
     sc_rt_graph_free(x->g);
     x->magic = 0;
     free(x);
@@ -231,6 +241,7 @@ static cudaError_t exec_update(cudaGraphExec_t x, cudaGraph_t g,
         info->result = cudaGraphExecUpdateError;
         return err;
     }
+    sc_g_mem_reown(x->g, copy);
     sc_rt_graph_free(x->g);
     x->g = copy;
     /* What launches from now on is g: store it as instantiate would. */

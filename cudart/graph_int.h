@@ -141,6 +141,25 @@ bool sc_g_has_edge(cudaGraph_t g, uint32_t from, uint32_t to);
  *  when g has a cycle, cudaErrorMemoryAllocation. */
 cudaError_t sc_g_topo_order(cudaGraph_t g, uint32_t **order);
 
+/** The block of a new mem-alloc node of g depending on deps: the block of
+ *  an earlier allocation of g when every use of it is freed before the
+ *  node (the address is then the same, as CUDA's), else a new one
+ *  (graph_mem.c).  cudaErrorMemoryAllocation. */
+cudaError_t sc_g_alloc_block(cudaGraph_t g, const cudaGraphNode_t *deps, size_t ndeps, size_t size,
+                             sc_g_block **out);
+/** Before a launch of the exec graph xg outside capture: an allocation an
+ *  earlier launch made and nobody freed yet: cudaErrorInvalidValue. */
+cudaError_t sc_g_mem_launch_check(cudaGraph_t xg);
+/** After that launch on model stream `stream`: its allocations and frees
+ *  in the graph memory pool. */
+void sc_g_mem_launched(cudaGraph_t xg, uint32_t stream);
+/** A launch of an exec made with cudaGraphInstantiateFlagAutoFreeOnLaunch:
+ *  what its earlier launches left live is freed first, in `stream`. */
+void sc_g_mem_auto_free(cudaGraph_t xg, uint32_t stream);
+/** The exec's graph xg is replaced by `to` (cudaGraphExecUpdate), or
+ *  destroyed (to NULL: its live allocations stay live, owned by nobody). */
+void sc_g_mem_reown(cudaGraph_t xg, cudaGraph_t to);
+
 /** Release a block reference. */
 void sc_g_block_unref(sc_g_block *b);
 

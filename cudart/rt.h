@@ -155,6 +155,18 @@ enum cudaMemcpyKind sc_rt_memcpy_kind(void *dst, const void *src, enum cudaMemcp
  */
 cudaError_t sc_rt_issue(cudaStream_t s, const sc_rt_node_desc *d, cudaGraphNode_t *out);
 
+/** A copy of cudaMemcpy3D's form that names arrays made one between
+ *  pitched pointers to the arrays' memory (positions and width then in
+ *  bytes); a copy without arrays is left alone.  cudaErrorInvalidValue for
+ *  a bad array, a window outside one, or arrays of different elements. */
+struct cudaMemcpy3DParms;
+cudaError_t sc_rt_copy3d_flatten(struct cudaMemcpy3DParms *p);
+
+/** The bytes [offset, offset + count) of a registered __device__ variable
+ *  (its host shadow, which is its memory here) in *at; cudaErrorInvalidSymbol
+ *  for a symbol never registered, cudaErrorInvalidValue past its end. */
+cudaError_t sc_rt_symbol_range(const void *symbol, size_t count, size_t offset, void **at);
+
 /** The event was reached by a launched graph: record its host time. */
 void sc_rt_event_reached(cudaEvent_t e);
 
@@ -173,6 +185,21 @@ cudaError_t sc_rt_capture_add_node(cudaGraph_t g, const sc_rt_node_desc *d,
  * Never waits for the daemon.
  */
 void sc_rt_submit_graph(cudaGraph_t g);
+
+/** The model stream a graph launch on s runs on, and whether that stream
+ *  is capturing (the launch is then a node, not work done). */
+uint32_t sc_rt_launch_stream(cudaStream_t s, bool *capturing);
+
+/** Where the graph half keeps the device's graph memory pool: a slot of
+ *  the process state, NULL until the graph half first fills it. */
+void **sc_rt_graph_mem_slot(void);
+
+/** cudaFree (stream SC_RT_ANY_STREAM) or cudaFreeAsync outside capture of
+ *  p: when p is a live graph allocation (made by a launched mem-alloc node
+ *  and not freed since), it is freed, its memory goes back to the graph
+ *  pool, and the result is true.  Implemented by the graph half. */
+#define SC_RT_ANY_STREAM UINT32_MAX
+bool sc_rt_graph_mem_free(void *p, uint32_t stream);
 
 /* ------------------------------------------------------- graph half */
 

@@ -211,6 +211,14 @@ typedef struct sc_rt_state {
     sc_rt_funcs *funcs;
     sc_rt_sattrs *sattrs;
     sc_rt_pools *pools; /* rt_pool.c, created on first use */
+    void *graph_mem;    /* the graph half's graph memory pool (graph_mem.c) */
+    /* live array and mipmapped array handles (rt_array.c), so that a
+     * handle is checked without reading through it */
+    const void **arrays;
+    size_t narrays, arrays_cap;
+    struct sc_rt_texobj *texobjs; /* texture and surface objects (rt_texture.c) */
+    size_t ntexobjs, texobjs_cap;
+    unsigned long long next_texobj;
     /* Every stream and event created and not destroyed: the device context
      * owns them, as in CUDA, so cudaDeviceReset can destroy what is left
      * and a program that never destroys them leaks nothing. */
@@ -265,6 +273,8 @@ cudaError_t sc_rt_issue_id(sc_rt_state *st, uint32_t stream, const sc_rt_node_de
 const sc_rt_alloc *sc_rt_alloc_find(const sc_rt_state *st, const void *p);
 cudaError_t sc_rt_alloc_add(sc_rt_state *st, void *p, size_t size, sc_rt_mem_kind kind,
                             unsigned int flags, bool owned);
+/** Forget the entry that starts at p (memory its owner frees itself). */
+void sc_rt_alloc_drop(sc_rt_state *st, const void *p);
 /** Memory handed out by a captured cudaMallocAsync (device kind). */
 void *sc_rt_alloc_device(sc_rt_state *st, size_t size);
 /** The copies: synchronous ones a host call first (legacy_sync, or a
@@ -275,6 +285,22 @@ cudaError_t sc_rt_copy_sync(sc_rt_call *c, void *dst, const void *src, size_t co
                             enum cudaMemcpyKind kind, bool ptds, const char *call);
 cudaError_t sc_rt_copy_async(sc_rt_call *c, void *dst, const void *src, size_t count,
                              enum cudaMemcpyKind kind, cudaStream_t s, bool ptsz, const char *call);
+/** cudaMemcpy3D (async false: a host call first, _ptds when per_thread)
+ *  or cudaMemcpy3DAsync (on s; _ptsz when per_thread) of p, arrays and
+ *  all (rt_pitched.c).  Locks as the copies do. */
+struct cudaMemcpy3DParms;
+cudaError_t sc_rt_copy3d(sc_rt_call *c, const struct cudaMemcpy3DParms *p, bool async,
+                         cudaStream_t s, bool per_thread, const char *call);
+/** A live array or mipmapped array handle (rt_array.c). */
+struct cudaArray;
+struct cudaMipmappedArray;
+bool sc_rt_array_valid(const struct cudaArray *a);
+bool sc_rt_mipmap_valid(const struct cudaMipmappedArray *m);
+/** The flags an array was made with (a live one). */
+unsigned int sc_rt_array_flags(const struct cudaArray *a);
+/** A channel format an array or texture may have; its bytes in *elem. */
+struct cudaChannelFormatDesc;
+bool sc_rt_channel_ok(const struct cudaChannelFormatDesc *d, size_t *elem);
 /** cudaMallocAsync and cudaMallocFromPoolAsync: stream work (a mem_alloc
  *  node named `call` in capture); outside capture the bytes count as used
  *  memory of `pool` (NULL: the device's current pool).  Locks as the

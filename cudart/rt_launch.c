@@ -288,6 +288,12 @@ static cudaError_t symbol_at(sc_rt_call *c, const void *symbol, size_t count, si
     return e;
 }
 
+cudaError_t sc_rt_symbol_range(const void *symbol, size_t count, size_t offset, void **at)
+{
+    sc_rt_call c = {"", false};
+    return symbol_at(&c, symbol, count, offset, at); /* unlocks again */
+}
+
 /* The symbol copies and their per-thread-stream flavours (_ptds, _ptsz). */
 static cudaError_t to_symbol(sc_rt_call *c, const void *symbol, const void *src, size_t count,
                              size_t offset, enum cudaMemcpyKind kind, bool ptsz)

@@ -76,6 +76,13 @@ static ptrdiff_t alloc_exact(const sc_rt_state *st, const void *p)
     return i >= 0 && st->allocs[i].base == (uintptr_t)p ? i : -1;
 }
 
+void sc_rt_alloc_drop(sc_rt_state *st, const void *p)
+{
+    ptrdiff_t i = alloc_exact(st, p);
+    if (i >= 0)
+        alloc_remove(st, (size_t)i);
+}
+
 static void *host_block(size_t size)
 {
     size_t rounded = (size + SC_RT_ALIGN - 1) / SC_RT_ALIGN * SC_RT_ALIGN;
@@ -123,10 +130,14 @@ static cudaError_t mem_free(sc_rt_call *c, void *p, bool host, const char *call)
     if (e == cudaSuccess && p) {
         ptrdiff_t i = alloc_exact(st, p);
         bool pinned = i >= 0 && st->allocs[i].kind == SC_RT_MEM_PINNED;
-        if (i < 0 || !st->allocs[i].owned || pinned != host) {
+        if (i < 0 && !host && sc_rt_graph_mem_free(p, SC_RT_ANY_STREAM)) {
+            /* a graph allocation its graph left live: the graph pool's */
+        } else if (i < 0 || !st->allocs[i].owned || pinned != host) {
             e = host ? cudaErrorInvalidHostPointer : cudaErrorInvalidDevicePointer;
         } else {
             sc_rt_pool_note_free(st, p); /* cudaFree of a cudaMallocAsync block */
+            if (!host)                   /* one a captured cudaMallocAsync made, launched */
+                (void)sc_rt_graph_mem_free(p, SC_RT_ANY_STREAM);
             alloc_remove(st, (size_t)i);
         }
     }
@@ -525,11 +536,16 @@ static cudaError_t free_async(sc_rt_call *c, void *p, cudaStream_t s, bool ptsz)
     sc_rt_state *st = sc_rt_call_lock(c);
     cudaError_t e = cudaSuccess;
     ptrdiff_t i = p ? alloc_exact(st, p) : -1;
-    if (p && (i < 0 || st->allocs[i].kind != SC_RT_MEM_DEVICE)) {
+    uint32_t stream = sc_rt_stream_id(st, s, ptsz);
+    bool captured = sc_rt_stream_capture(st, stream) != 0;
+    if (p && i < 0 && !captured && sc_rt_graph_mem_free(p, stream)) {
+        sc_rt_node_desc d = {0};
+        d.type = cudaGraphNodeTypeMemFree;
+        d.dst = p;
+        e = sc_rt_issue_id(st, stream, &d, "cudaFreeAsync", NULL);
+    } else if (p && (i < 0 || st->allocs[i].kind != SC_RT_MEM_DEVICE)) {
         e = cudaErrorInvalidValue;
     } else {
-        uint32_t stream = sc_rt_stream_id(st, s, ptsz);
-        bool captured = sc_rt_stream_capture(st, stream) != 0;
         sc_rt_node_desc d = {0};
         d.type = cudaGraphNodeTypeMemFree;
         d.dst = p;
@@ -537,6 +553,7 @@ static cudaError_t free_async(sc_rt_call *c, void *p, cudaStream_t s, bool ptsz)
         /* In capture the free belongs to the graph; the memory stays. */
         if (e == cudaSuccess && !captured && i >= 0) {
             sc_rt_pool_note_free(st, p);
+            (void)sc_rt_graph_mem_free(p, stream);
             alloc_remove(st, (size_t)i);
         }
     }
@@ -651,4 +668,19 @@ SC_RT_EXPORT cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void
 {
     SC_RT_ENTER();
     SC_RT_RETURN(cudaStreamAttachMemAsync(stream, devPtr, length, flags));
+}
+
+/* ------------------------------------------------ graph memory's hooks */
+
+uint32_t sc_rt_launch_stream(cudaStream_t s, bool *capturing)
+{
+    sc_rt_state *st = sc_rt_state_get();
+    uint32_t id = sc_rt_stream_id(st, s, false);
+    *capturing = sc_rt_stream_capture(st, id) != 0;
+    return id;
+}
+
+void **sc_rt_graph_mem_slot(void)
+{
+    return &sc_rt_state_get()->graph_mem;
 }

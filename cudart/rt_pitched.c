@@ -15,7 +15,7 @@ static const char *pitched_at(const struct cudaPitchedPtr *p, const struct cudaP
     return (const char *)p->ptr + (pos->z * p->ysize + pos->y) * p->pitch + pos->x;
 }
 
-/* CUDA's checks of a copy between pitched pointers (no cudaArray). */
+/* CUDA's checks of a copy between pitched pointers (arrays flattened). */
 static cudaError_t copy3d_checks(const struct cudaMemcpy3DParms *p)
 {
     if (!p)
@@ -71,10 +71,23 @@ static cudaError_t host_sync(sc_rt_state *st, bool ptds, const char *call)
     return sc_rt_host(st, SC_CUDA_HOST_LEGACY_SYNC, 0, 0, call);
 }
 
+/* Arrays become their memory first (rt_array.c). */
+static cudaError_t flat(const struct cudaMemcpy3DParms **p, struct cudaMemcpy3DParms *q)
+{
+    if (!*p)
+        return cudaErrorInvalidValue;
+    *q = **p;
+    *p = q;
+    return sc_rt_copy3d_flatten(q);
+}
+
 static cudaError_t copy3d_sync(sc_rt_call *c, const struct cudaMemcpy3DParms *p, bool ptds,
                                const char *call)
 {
-    cudaError_t e = copy3d_checks(p);
+    struct cudaMemcpy3DParms q;
+    cudaError_t e = flat(&p, &q);
+    if (e == cudaSuccess)
+        e = copy3d_checks(p);
     if (e != cudaSuccess)
         return e;
     sc_rt_state *st = sc_rt_call_lock(c);
@@ -90,7 +103,10 @@ static cudaError_t copy3d_sync(sc_rt_call *c, const struct cudaMemcpy3DParms *p,
 static cudaError_t copy3d_async(sc_rt_call *c, const struct cudaMemcpy3DParms *p, cudaStream_t s,
                                 bool ptsz, const char *call)
 {
-    cudaError_t e = copy3d_checks(p);
+    struct cudaMemcpy3DParms q;
+    cudaError_t e = flat(&p, &q);
+    if (e == cudaSuccess)
+        e = copy3d_checks(p);
     if (e != cudaSuccess)
         return e;
     sc_rt_state *st = sc_rt_call_lock(c);
@@ -109,6 +125,12 @@ static cudaError_t copy3d_async(sc_rt_call *c, const struct cudaMemcpy3DParms *p
         copy3d_rows(p);
     }
     return e;
+}
+
+cudaError_t sc_rt_copy3d(sc_rt_call *c, const struct cudaMemcpy3DParms *p, bool async,
+                         cudaStream_t s, bool per_thread, const char *call)
+{
+    return async ? copy3d_async(c, p, s, per_thread, call) : copy3d_sync(c, p, per_thread, call);
 }
 
 static struct cudaMemcpy3DParms copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,

@@ -8,5 +8,6 @@
 #include "abi_base.h"
 #include "abi_rt.h"
 #include "abi_graph.h"
+#include "abi_array.h"
 
 #endif

@@ -31,7 +31,8 @@ set(SC_CUDART_GRAPH_SOURCES
     ${PROJECT_SOURCE_DIR}/cudart/graph_params.c ${PROJECT_SOURCE_DIR}/cudart/graph_exec.c
     ${PROJECT_SOURCE_DIR}/cudart/graph_dot.c ${PROJECT_SOURCE_DIR}/cudart/graph_setters.c
     ${PROJECT_SOURCE_DIR}/cudart/graph_attr.c ${PROJECT_SOURCE_DIR}/cudart/graph_uobj.c
-    ${PROJECT_SOURCE_DIR}/cudart/graph_args.c)
+    ${PROJECT_SOURCE_DIR}/cudart/graph_args.c ${PROJECT_SOURCE_DIR}/cudart/graph_mem.c
+    ${PROJECT_SOURCE_DIR}/cudart/graph_symbol.c)
 add_library(sc_cudart_graph_stub STATIC ${SC_CUDART_GRAPH_SOURCES}
             ${SC_CUDART_TEST_DIR}/graph_rt_stub.c)
 target_include_directories(sc_cudart_graph_stub PUBLIC ${PROJECT_SOURCE_DIR}/cudart
@@ -76,6 +77,19 @@ set_tests_properties(test_cudart_fatbin PROPERTIES
 # Memory pools (rt_pool.c).
 sc_add_test(test_cudart_pool SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_pool.c
             LIBS sc_cudart_obj)
+
+# Graph memory (graph_mem.c): addresses, the graph memory pool, cudaFree
+# of graph allocations.
+sc_add_test(test_cudart_graph_mem SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_graph_mem.c
+            LIBS sc_cudart_obj)
+set_tests_properties(test_cudart_graph_mem PROPERTIES
+    ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock")
+
+# CUDA arrays (rt_array.c): white-box, like test_cudart_rt.
+sc_add_test(test_cudart_array SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_array.c
+            LIBS sc_cudart_obj)
+set_tests_properties(test_cudart_array PROPERTIES
+    ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock")
 
 # The end-to-end scenario suite (tests/cudart/suite.cmake).
 include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/suite.cmake)

@@ -7,4 +7,7 @@
 #if __has_include("abi_graph.h")
 #include "abi_graph.h"
 #endif
+#if __has_include("abi_array.h")
+#include "abi_array.h"
+#endif
 #endif

@@ -108,6 +108,31 @@ cudaError_t sc_rt_issue(cudaStream_t s, const sc_rt_node_desc *d, cudaGraphNode_
     return cudaSuccess;
 }
 
+/* No arrays in the stub: a copy naming one is not supported. */
+cudaError_t sc_rt_copy3d_flatten(struct cudaMemcpy3DParms *p)
+{
+    return p->srcArray || p->dstArray ? cudaErrorNotSupported : cudaSuccess;
+}
+
+/* No variables are registered with the stub. */
+cudaError_t sc_rt_symbol_range(const void *symbol, size_t count, size_t offset, void **at)
+{
+    (void)symbol, (void)count, (void)offset, (void)at;
+    return cudaErrorInvalidSymbol;
+}
+
+/* Stream handles are their own ids here. */
+uint32_t sc_rt_launch_stream(cudaStream_t s, bool *capturing)
+{
+    *capturing = s == SC_STUB_CAPTURING;
+    return (uint32_t)(uintptr_t)s;
+}
+
+void **sc_rt_graph_mem_slot(void)
+{
+    return &sc_stub.graph_mem;
+}
+
 void sc_rt_event_reached(cudaEvent_t e)
 {
     (void)e;

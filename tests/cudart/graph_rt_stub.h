@@ -14,6 +14,7 @@ typedef struct sc_stub_counts {
     cudaGraph_t capture_graph;
     cudaGraph_t last_submitted;
     size_t last_submitted_nodes;
+    void *graph_mem; /* the graph half's graph memory pool */
 } sc_stub_counts;
 
 extern sc_stub_counts sc_stub;

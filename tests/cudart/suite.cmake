@@ -27,9 +27,12 @@ set(SC_SUITE_DIR ${CMAKE_CURRENT_LIST_DIR}/programs)
 set(SC_SUITE_OUT ${CMAKE_BINARY_DIR}/tests/cudart)
 set(SC_SUITE_SCENARIOS
     fork_join event_rerecord empty_fork forgotten_join malloc_modes wrong_thread
-    per_thread create_destroy mem_async by_hand capture_edit ns_template)
+    per_thread create_destroy mem_async by_hand capture_edit ns_template graph_mem arrays)
 # nvcc flags a scenario needs besides -cudart shared.
 set(SC_SUITE_NVCC_FLAGS_per_thread --default-stream per-thread)
+# Sources a scenario's .cu includes besides prog.h.
+set(SC_SUITE_CU_DEPENDS_graph_mem ${SC_SUITE_DIR}/graph_mem.c)
+set(SC_SUITE_CU_DEPENDS_arrays ${SC_SUITE_DIR}/arrays.c)
 
 # The harness, driven per scenario below (it is no test of its own).
 add_executable(run_suite ${CMAKE_CURRENT_LIST_DIR}/run_suite.c)
@@ -59,6 +62,7 @@ foreach(name ${SC_SUITE_SCENARIOS})
             COMMAND ${SC_NVCC_EXECUTABLE} -cudart shared ${SC_SUITE_NVCC_FLAGS_${name}}
                     -I${SC_SUITE_DIR} -o ${out} ${SC_SUITE_DIR}/${name}.cu
             DEPENDS ${SC_SUITE_DIR}/${name}.cu ${SC_SUITE_DIR}/prog.h
+                    ${SC_SUITE_CU_DEPENDS_${name}}
             COMMENT "nvcc ${name}.cu" VERBATIM)
         add_custom_target(suite_${name}_cu ALL DEPENDS ${out})
         sc_add_command_test(cudart_suite_${name}_cu COMMAND run_suite ${expect} ${out}

@@ -268,8 +268,8 @@ static void t_copy3d_and_malloc3d(void **state)
     assert_int_equal(host[1][3][2], 0);
     assert_int_equal(host[0][1][2], 0);
     assert_int_equal(cudaMemcpy3D(NULL), cudaErrorInvalidValue);
-    p.srcArray = (cudaArray_t)(uintptr_t)16;
-    assert_int_equal(cudaMemcpy3D(&p), cudaErrorNotSupported);
+    p.srcArray = (cudaArray_t)(uintptr_t)16; /* no array of the program's */
+    assert_int_equal(cudaMemcpy3D(&p), cudaErrorInvalidValue);
     assert_int_equal(cudaFree(pp.ptr), cudaSuccess);
     (void)cudaGetLastError();
 }

@@ -1,0 +1,2 @@
+// arrays: see arrays.c, which nvcc compiles as CUDA C++ here.
+#include "arrays.c"
