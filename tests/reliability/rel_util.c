@@ -197,10 +197,11 @@ static const struct {
      "SELECT g.graph, g.edge_count, (SELECT count(*) FROM edges e WHERE e.graph = g.graph)"
      " AS stored FROM graphs g WHERE g.edge_count <>"
      " (SELECT count(*) FROM edges e WHERE e.graph = g.graph)"},
-    {"nodes of a graph that has no graphs row",
-     "SELECT DISTINCT graph FROM nodes WHERE graph NOT IN (SELECT graph FROM graphs)"},
-    {"edges of a graph that has no graphs row",
-     "SELECT DISTINCT graph FROM edges WHERE graph NOT IN (SELECT graph FROM graphs)"},
+    /* The nodes and edges views are both read out of node_chunks; asking
+     * the table spares expanding every node of the database through
+     * json_each (minutes for a 2M-node graph). */
+    {"nodes or edges of a graph that has no graphs row",
+     "SELECT DISTINCT graph FROM node_chunks WHERE graph NOT IN (SELECT graph FROM graphs)"},
     {"completed log row whose graph is missing",
      "SELECT session, graph FROM capture_log WHERE outcome = 'completed'"
      " AND graph_deleted_at IS NULL AND graph NOT IN (SELECT graph FROM graphs)"},
