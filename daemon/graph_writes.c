@@ -166,10 +166,12 @@ static void graph_submitted(void *arg, const sc_store_result *res)
             return;
     }
     if (res->rc != SC_STORE_OK || x->next < x->count) {
+        /* A body the store refused to queue (stopping) fails like a write. */
+        int rc = res->rc != SC_STORE_OK ? res->rc : SC_STORE_EIO;
         sc_rpc_error err = {0};
-        sc_log_store_error(x->a.d, res->rc, res->errmsg, (uint32_t)x->a.c->uid, x->a.c->pid,
+        sc_log_store_error(x->a.d, rc, res->errmsg, (uint32_t)x->a.c->uid, x->a.c->pid,
                            "storing a submitted graph");
-        sc_store_rpc_error(&err, res->rc ? res->rc : SC_STORE_EIO, res->errmsg);
+        sc_store_rpc_error(&err, rc, res->errmsg);
         sc_async_error(&x->a, &err);
         /* What was stored goes: deleting the top-level graph takes its bodies. */
         if (x->next > 0)
