@@ -89,6 +89,13 @@ static void test_submit_nested(void **state)
     assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "reachable")));
     cJSON_Delete(r);
 
+    /* DOT names the holding nodes' kinds. */
+    r = sc_it_must_result(c, "graph.export", "{\"graph\":%lld,\"format\":\"dot\"}", top);
+    const char *dot = sc_it_str(r, "text");
+    if (!strstr(dot, "1\\nCHILD_GRAPH\\n") || !strstr(dot, "2\\nCONDITIONAL\\n"))
+        fail_msg("export names no child graph or conditional node: %s", dot);
+    cJSON_Delete(r);
+
     assert_int_equal(count_graphs(c, "{}"), 1);
     assert_int_equal(count_graphs(c, "{\"nested\":true}"), 4);
 
