@@ -156,6 +156,8 @@ static void json_node(sc_buf *b, const sc_client_node *n)
         break;
     case SC_CLIENT_MEM_FREE:
     case SC_CLIENT_EMPTY:
+    case SC_CLIENT_GRAPH: /* bodies: graphs of their own (graph.get of the node's graph) */
+    case SC_CLIENT_CONDITIONAL:
         break;
     }
     sc_json_obj_end(b);
@@ -233,6 +235,8 @@ static void node_details(cli_table *t, const sc_client_node *n)
         return;
     case SC_CLIENT_MEM_FREE:
     case SC_CLIENT_EMPTY:
+    case SC_CLIENT_GRAPH: /* bodies: graphs of their own (graph.get of the node's graph) */
+    case SC_CLIENT_CONDITIONAL:
         break;
     }
     cli_table_cell(t, "-");

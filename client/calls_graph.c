@@ -118,6 +118,8 @@ static int decode_kind_fields(sc_client *c, const cJSON *o, sc_client_node *n)
         return get_u32(c, m, o, "event", &n->event);
     case SC_CLIENT_MEM_FREE:
     case SC_CLIENT_EMPTY:
+    case SC_CLIENT_GRAPH: /* its child and bodies ids are not kept here */
+    case SC_CLIENT_CONDITIONAL:
         return 0;
     }
     return sc_cl_malformed(c, m, "unknown node kind");
@@ -208,10 +210,10 @@ int sc_client_graph_get(sc_client *c, uint64_t graph, sc_client_graph *out)
     return sc_cl_finish(c, &graph_get, out);
 }
 
-void sc_cl_write_node(sc_buf *b, const sc_client_node *n, bool with_stream)
+/* The members of a node object being written, not its closing brace. */
+static void write_node_members(sc_buf *b, bool *pfirst, const sc_client_node *n, bool with_stream)
 {
-    bool first;
-    sc_json_obj_begin(b, &first);
+    bool first = *pfirst;
     sc_json_member_cstr(b, &first, "kind", sc_client_kind_name(n->kind));
     if (with_stream)
         sc_json_member_u64(b, &first, "stream", n->stream);
@@ -261,10 +263,18 @@ void sc_cl_write_node(sc_buf *b, const sc_client_node *n, bool with_stream)
         sc_json_member_u64(b, &first, "event", n->event);
         sc_json_member_cstr(b, &first, "name", name);
         break;
-    default: /* mem_free, empty */
+    default: /* mem_free, empty, graph, conditional */
         sc_json_member_cstr(b, &first, "name", name);
         break;
     }
+    *pfirst = first;
+}
+
+void sc_cl_write_node(sc_buf *b, const sc_client_node *n, bool with_stream)
+{
+    bool first;
+    sc_json_obj_begin(b, &first);
+    write_node_members(b, &first, n, with_stream);
     sc_json_obj_end(b);
 }
 
@@ -317,6 +327,97 @@ int sc_client_graph_submit(sc_client *c, const char *label, const sc_client_node
                       (unsigned)sorted[i].dst);
     sc_buf_putc(b, ']');
     free(sorted);
+    return sc_cl_finish(c, &graph_submit, graph);
+}
+
+static int check_subgraph(sc_client *c, const sc_client_subgraph *g, unsigned depth)
+{
+    if (depth > 16)
+        return sc_cl_fail(c, -EINVAL, "bodies nest more than 16 deep");
+    if ((g->n && !g->nodes) || (g->m && !g->edges))
+        return sc_cl_null_arg(c, "nodes and edges");
+    for (size_t i = 0; i < g->n; i++) {
+        sc_client_kind k = g->nodes[i].kind;
+        size_t nb = g->bodies ? g->nbodies[i] : 0;
+        if (strcmp(sc_client_kind_name(k), "unknown") == 0)
+            return sc_cl_fail(c, -EINVAL, "nodes[%zu]: unknown kind %d", i, (int)k);
+        if ((k == SC_CLIENT_GRAPH && nb != 1) || (k == SC_CLIENT_CONDITIONAL && nb == 0) ||
+            (k != SC_CLIENT_GRAPH && k != SC_CLIENT_CONDITIONAL && nb != 0))
+            return sc_cl_fail(c, -EINVAL, "nodes[%zu]: %zu bodies for kind %s", i, nb,
+                              sc_client_kind_name(k));
+        for (size_t j = 0; j < nb; j++) {
+            int rc = check_subgraph(c, &g->bodies[i][j], depth + 1);
+            if (rc != 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* `"nodes":[...],"edges":[...]` of g, bodies inside their nodes. */
+static int write_subgraph(sc_buf *b, bool *first, const sc_client_subgraph *g)
+{
+    sc_json_key(b, first, "nodes");
+    sc_buf_putc(b, '[');
+    for (size_t i = 0; i < g->n; i++) {
+        bool f;
+        if (i)
+            sc_buf_putc(b, ',');
+        sc_json_obj_begin(b, &f);
+        write_node_members(b, &f, &g->nodes[i], true);
+        size_t nb = g->bodies ? g->nbodies[i] : 0;
+        if (nb) {
+            bool cond = g->nodes[i].kind == SC_CLIENT_CONDITIONAL;
+            sc_json_key(b, &f, cond ? "bodies" : "child");
+            if (cond)
+                sc_buf_putc(b, '[');
+            for (size_t j = 0; j < nb; j++) {
+                bool fb;
+                if (j)
+                    sc_buf_putc(b, ',');
+                sc_json_obj_begin(b, &fb);
+                if (write_subgraph(b, &fb, &g->bodies[i][j]) != 0)
+                    return -ENOMEM;
+                sc_json_obj_end(b);
+            }
+            if (cond)
+                sc_buf_putc(b, ']');
+        }
+        sc_json_obj_end(b);
+    }
+    sc_buf_putc(b, ']');
+    sc_client_edge *sorted = malloc((g->m ? g->m : 1) * sizeof(*sorted));
+    if (!sorted)
+        return -ENOMEM;
+    if (g->m)
+        memcpy(sorted, g->edges, g->m * sizeof(*sorted));
+    qsort(sorted, g->m, sizeof(*sorted), cmp_edge);
+    sc_json_key(b, first, "edges");
+    sc_buf_putc(b, '[');
+    for (size_t i = 0; i < g->m; i++)
+        sc_buf_printf(b, i ? ",[%u,%u]" : "[%u,%u]", (unsigned)sorted[i].src,
+                      (unsigned)sorted[i].dst);
+    sc_buf_putc(b, ']');
+    free(sorted);
+    return 0;
+}
+
+int sc_client_graph_submit_nested(sc_client *c, const char *label, const sc_client_subgraph *g,
+                                  uint64_t *graph)
+{
+    if (!g)
+        return sc_cl_null_arg(c, "g");
+    if (!c)
+        return -EINVAL;
+    int rc = check_subgraph(c, g, 0);
+    if (rc != 0 || (rc = sc_cl_start(c, &graph_submit)) != 0)
+        return rc;
+    if (label)
+        sc_cl_str(c, "label", label);
+    if (write_subgraph(&c->out, &c->req_first, g) != 0) {
+        sc_cl_cancel(c);
+        return sc_cl_fail(c, -ENOMEM, "out of memory");
+    }
     return sc_cl_finish(c, &graph_submit, graph);
 }
 

@@ -146,6 +146,8 @@ typedef enum sc_client_kind {
     SC_CLIENT_EVENT_RECORD, /* event */
     SC_CLIENT_EVENT_WAIT,   /* event */
     SC_CLIENT_EMPTY,
+    SC_CLIENT_GRAPH,       /* a child graph node (graph.submit: its body) */
+    SC_CLIENT_CONDITIONAL, /* if / while / switch (graph.submit: its bodies) */
 } sc_client_kind;
 
 /** Wire names: "none" / "active" / "invalidated". */
@@ -153,7 +155,8 @@ SC_CLIENT_API const char *sc_client_status_name(sc_client_status s);
 /** Wire names: "host_to_device", ... ; NULL for a value outside the enum. */
 SC_CLIENT_API const char *sc_client_dir_name(sc_client_dir d);
 /** "kernel" / "memcpy" / "memset" / "host_callback", and the cuda kinds'
- *  "mem_alloc" / "mem_free" / "event_record" / "event_wait" / "empty". */
+ *  "mem_alloc" / "mem_free" / "event_record" / "event_wait" / "empty" /
+ *  "graph" / "conditional". */
 SC_CLIENT_API const char *sc_client_kind_name(sc_client_kind k);
 /** Wire name -> enum: 0 or -EINVAL.  These two know the default mode's
  *  four directions only. */
@@ -594,6 +597,29 @@ typedef struct sc_client_graph {
 SC_CLIENT_API int sc_client_graph_submit(sc_client *c, const char *label,
                                          const sc_client_node *nodes, size_t n,
                                          const sc_client_edge *edges, size_t m, uint64_t *graph);
+
+/**
+ * A graph for sc_client_graph_submit_nested: nodes and edges as
+ * sc_client_graph_submit takes them, and when `bodies` is not NULL, for
+ * each node i, nbodies[i] body graphs at bodies[i] (one for a node of kind
+ * SC_CLIENT_GRAPH, one or more for SC_CLIENT_CONDITIONAL, none for the
+ * other kinds), nested to any depth the daemon accepts (16).
+ */
+typedef struct sc_client_subgraph {
+    const sc_client_node *nodes;
+    size_t n;
+    const sc_client_edge *edges;
+    size_t m;
+    const struct sc_client_subgraph *const *bodies;
+    const size_t *nbodies;
+} sc_client_subgraph;
+
+/** graph.submit of a graph whose nodes may hold body graphs: each body is
+ *  stored as a graph of its own linked to its node.  *graph (may be NULL)
+ *  is the top-level graph's id.  -EINVAL for a graph or conditional node
+ *  without bodies.  Also in asynchronous mode. */
+SC_CLIENT_API int sc_client_graph_submit_nested(sc_client *c, const char *label,
+                                                const sc_client_subgraph *g, uint64_t *graph);
 
 /** graph.get.  Free with sc_client_graph_free. */
 SC_CLIENT_API int sc_client_graph_get(sc_client *c, uint64_t graph, sc_client_graph *out);

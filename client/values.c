@@ -45,12 +45,13 @@ _Static_assert(0 SC_MEMCPY_DIRS(SC_CL_ONE) == SC_CLIENT_PEER_TO_PEER + 1,
  * those; the daemon's cuda model names the rest). */
 static const char *const cuda_dir_names[] = {"host_to_host", "default"};
 static const char *const cuda_kind_names[] = {"mem_alloc", "mem_free", "event_record", "event_wait",
-                                              "empty"};
+                                              "empty",     "graph",    "conditional"};
 _Static_assert(SC_CLIENT_DIR_DEFAULT == SC_CLIENT_PEER_TO_PEER + 2, "two cuda-only directions");
-_Static_assert(SC_CLIENT_EMPTY == SC_CLIENT_HOST_CALLBACK + 5, "five cuda-only kinds");
+_Static_assert(SC_CLIENT_CONDITIONAL == SC_CLIENT_HOST_CALLBACK + 7, "seven cuda-only kinds");
 
-#define NDIRS  (sizeof(dir_names) / sizeof(dir_names[0]))
-#define NKINDS (sizeof(kind_names) / sizeof(kind_names[0]))
+#define NDIRS      (sizeof(dir_names) / sizeof(dir_names[0]))
+#define NKINDS     (sizeof(kind_names) / sizeof(kind_names[0]))
+#define NCUDAKINDS (sizeof(cuda_kind_names) / sizeof(cuda_kind_names[0]))
 
 /* Name i of the shared table then of the cuda one; NULL past both. */
 static const char *name_at(const char *const *shared, size_t ns, const char *const *cuda, size_t nc,
@@ -103,13 +104,13 @@ int sc_client_cuda_dir_parse(const char *name, sc_client_dir *out)
 
 const char *sc_client_kind_name(sc_client_kind k)
 {
-    const char *name = name_at(kind_names, NKINDS, cuda_kind_names, 5, (unsigned)k);
+    const char *name = name_at(kind_names, NKINDS, cuda_kind_names, NCUDAKINDS, (unsigned)k);
     return name ? name : "unknown";
 }
 
 int sc_cl_parse_kind(const char *name, sc_client_kind *out)
 {
-    int i = index_of(kind_names, NKINDS, cuda_kind_names, 5, name);
+    int i = index_of(kind_names, NKINDS, cuda_kind_names, NCUDAKINDS, name);
     if (i < 0)
         return -EINVAL;
     *out = (sc_client_kind)i;

@@ -76,6 +76,8 @@ enum {
     SC_KIND_EVENT_RECORD = 18,
     SC_KIND_EVENT_WAIT = 19,
     SC_KIND_EMPTY = 20,
+    SC_KIND_GRAPH = 21,       /* a child graph node: its body is a graph of its own */
+    SC_KIND_CONDITIONAL = 22, /* if / while / switch: bodies are graphs of their own */
 };
 enum {
     SC_DIR_HOST_TO_HOST = 16,
@@ -87,7 +89,9 @@ enum {
     X(MEM_FREE, "mem_free")                                                                        \
     X(EVENT_RECORD, "event_record")                                                                \
     X(EVENT_WAIT, "event_wait")                                                                    \
-    X(EMPTY, "empty")
+    X(EMPTY, "empty")                                                                              \
+    X(GRAPH, "graph")                                                                              \
+    X(CONDITIONAL, "conditional")
 
 #define SC_CUDA_MEMCPY_DIRS(X)                                                                     \
     X(HOST_TO_HOST, "host_to_host")                                                                \

@@ -292,7 +292,12 @@ static int send_op(sc_rt_feed *f, const sc_rt_op *o)
         const sc_rt_submit_payload *p = o->ext;
         if ((rc = expect(f, true, o->aux)) != 0)
             return rc;
-        rc = sc_client_graph_submit(c, f->label, p->nodes, p->n, p->edges, p->m, NULL);
+        if (p->children) {
+            sc_client_subgraph sg = sc_rt_feed_subgraph(p);
+            rc = sc_client_graph_submit_nested(c, f->label, &sg, NULL);
+        } else {
+            rc = sc_client_graph_submit(c, f->label, p->nodes, p->n, p->edges, p->m, NULL);
+        }
         break;
     }
     default:
@@ -365,11 +370,8 @@ static void *feed_main(void *arg)
                 if (rc < 0)
                     lost(f, rc);
             }
-            if (o->op == SC_RT_OP_SUBMIT && o->ext) {
-                sc_rt_submit_payload *p = o->ext;
-                free(p->nodes);
-                free(p->edges);
-            }
+            if (o->op == SC_RT_OP_SUBMIT && o->ext)
+                sc_rt_feed_payload_free(o->ext);
             free(o->ext);
         }
         atomic_store_explicit(&f->popped, done, memory_order_release);
@@ -759,8 +761,7 @@ void sc_rt_feed_submit(sc_rt_state *st, cudaGraph_t g, size_t submit)
     }
     sc_rt_op *o = push_slot(f);
     if (!o) {
-        free(p->nodes);
-        free(p->edges);
+        sc_rt_feed_payload_free(p);
         free(p);
         return;
     }

@@ -16,6 +16,12 @@ typedef struct sc_rt_submit_payload {
     size_t n;
     sc_client_edge *edges;
     size_t m;
+    /* The child graph of each child graph node, by node index; NULL when
+     * no node holds one. */
+    struct sc_rt_submit_payload *children;
+    sc_client_subgraph *subs;           /* children as the client sends them */
+    const sc_client_subgraph **body_of; /* n entries: &subs[i] or NULL */
+    size_t *nbodies;
 } sc_rt_submit_payload;
 
 /** The client's direction of a model memcpy direction (sc_dir). */
@@ -30,5 +36,9 @@ void sc_rt_feed_node(const sc_rt_node_desc *d, sc_client_node *out);
  *  renumbered to it.  false, and nothing allocated, when g has a cycle or
  *  memory runs out. */
 bool sc_rt_feed_payload(cudaGraph_t g, sc_rt_submit_payload *p);
+/** Free what sc_rt_feed_payload allocated in p (not p). */
+void sc_rt_feed_payload_free(sc_rt_submit_payload *p);
+/** p as sc_client_graph_submit_nested takes it. */
+sc_client_subgraph sc_rt_feed_subgraph(const sc_rt_submit_payload *p);
 
 #endif

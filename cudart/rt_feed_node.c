@@ -93,6 +93,35 @@ void sc_rt_feed_node(const sc_rt_node_desc *d, sc_client_node *out)
     }
 }
 
+/* The arrays that hold node `at`'s child graph; once per payload. */
+static bool children_alloc(sc_rt_submit_payload *p, size_t n)
+{
+    if (p->children)
+        return true;
+    p->children = calloc(n, sizeof *p->children);
+    p->subs = calloc(n, sizeof *p->subs);
+    p->body_of = calloc(n, sizeof *p->body_of);
+    p->nbodies = calloc(n, sizeof *p->nbodies);
+    return p->children && p->subs && p->body_of && p->nbodies;
+}
+
+/* Node v of g as node `at` of the payload; a child graph node goes with
+ * its graph's nodes and edges (stored as a body graph of its own). */
+static bool feed_graph_node(cudaGraph_t g, uint32_t v, sc_rt_submit_payload *p, size_t at)
+{
+    const sc_rt_node_desc *d = sc_rt_node_desc_of(sc_rt_graph_node_at(g, v));
+    sc_rt_feed_node(d, &p->nodes[at]);
+    if (d->type != cudaGraphNodeTypeGraph || d->child == NULL)
+        return true;
+    size_t n = sc_rt_graph_node_count(g);
+    if (!children_alloc(p, n ? n : 1) || !sc_rt_feed_payload(d->child, &p->children[at]))
+        return false;
+    p->nodes[at].kind = SC_CLIENT_GRAPH;
+    p->body_of[at] = &p->subs[at];
+    p->nbodies[at] = 1;
+    return true;
+}
+
 bool sc_rt_feed_payload(cudaGraph_t g, sc_rt_submit_payload *p)
 {
     size_t n = sc_rt_graph_node_count(g);
@@ -106,6 +135,7 @@ bool sc_rt_feed_payload(cudaGraph_t g, sc_rt_submit_payload *p)
     uint32_t *heap = malloc((n ? n : 1) * sizeof *heap);
     p->nodes = calloc(n ? n : 1, sizeof *p->nodes);
     p->edges = malloc((m ? m : 1) * sizeof *p->edges);
+    p->n = n; /* what sc_rt_feed_payload_free walks, also on a failure */
     bool ok = indeg && start && adj && rank && heap && p->nodes && p->edges;
     for (size_t i = 0; ok && i < m; i++) {
         indeg[to[i]]++;
@@ -148,7 +178,7 @@ bool sc_rt_feed_payload(cudaGraph_t g, sc_rt_submit_payload *p)
         if (nh)
             heap[k] = last;
         rank[v] = (uint32_t)done;
-        sc_rt_feed_node(sc_rt_node_desc_of(sc_rt_graph_node_at(g, v)), &p->nodes[done++]);
+        ok = feed_graph_node(g, v, p, done++);
         for (size_t e = start[v]; e < start[v + 1]; e++) {
             uint32_t w = adj[e];
             if (--indeg[w])
@@ -169,11 +199,33 @@ bool sc_rt_feed_payload(cudaGraph_t g, sc_rt_submit_payload *p)
     free(adj);
     free(rank);
     free(heap);
-    if (!ok) {
-        free(p->nodes);
-        free(p->edges);
-        p->nodes = NULL;
-        p->edges = NULL;
-    }
+    if (!ok)
+        sc_rt_feed_payload_free(p);
     return ok;
+}
+
+void sc_rt_feed_payload_free(sc_rt_submit_payload *p)
+{
+    for (size_t i = 0; p->children && i < p->n; i++)
+        sc_rt_feed_payload_free(&p->children[i]);
+    free(p->children);
+    free(p->subs);
+    free(p->body_of);
+    free(p->nbodies);
+    free(p->nodes);
+    free(p->edges);
+    memset(p, 0, sizeof *p);
+}
+
+sc_client_subgraph sc_rt_feed_subgraph(const sc_rt_submit_payload *p)
+{
+    for (size_t i = 0; p->children && i < p->n; i++)
+        if (p->nbodies[i])
+            p->subs[i] = sc_rt_feed_subgraph(&p->children[i]);
+    return (sc_client_subgraph){.nodes = p->nodes,
+                                .n = p->n,
+                                .edges = p->edges,
+                                .m = p->m,
+                                .bodies = p->children ? p->body_of : NULL,
+                                .nbodies = p->nbodies};
 }

@@ -270,7 +270,8 @@ int sc_cuda_read_node(sc_req *r, sc_jval obj, sc_node *n)
     if (sc_cuda_kind_parse(kind, len, &k) != 0) {
         sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
                     "invalid params: 'kind' must be one of kernel, memcpy, memset, "
-                    "host_callback, mem_alloc, mem_free, event_record, event_wait, empty");
+                    "host_callback, mem_alloc, mem_free, event_record, event_wait, empty, "
+                    "graph, conditional");
         r->err.field = "kind";
         return -1;
     }
@@ -821,7 +822,8 @@ static int read_bare_node(sc_req *r, sc_node *x)
     if (kind && sc_cuda_kind_parse(kind, kind_len, &x->kind) != 0) {
         sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
                     "invalid params: 'kind' must be one of kernel, memcpy, memset, "
-                    "host_callback, mem_alloc, mem_free, event_record, event_wait, empty");
+                    "host_callback, mem_alloc, mem_free, event_record, event_wait, empty, "
+                    "graph, conditional");
         r->err.field = "kind";
         return -1;
     }

@@ -44,6 +44,14 @@ static void cuda_node_label(sc_buf *b, uint32_t id, const sc_node *n)
     case SC_KIND_EVENT_WAIT:
         sc_buf_printf(b, "%u\\nEVENT_WAIT\\nevent %u", (unsigned)id, (unsigned)n->event);
         break;
+    case SC_KIND_GRAPH: /* the body is a graph of its own, exported by its id */
+        sc_buf_printf(b, "%u\\nCHILD_GRAPH\\n", (unsigned)id);
+        dot_string(b, n->name, n->name_len);
+        break;
+    case SC_KIND_CONDITIONAL:
+        sc_buf_printf(b, "%u\\nCONDITIONAL\\n", (unsigned)id);
+        dot_string(b, n->name, n->name_len);
+        break;
     default:
         sc_buf_printf(b, "%u\\nEMPTY\\n", (unsigned)id);
         dot_string(b, n->name, n->name_len);

@@ -47,6 +47,7 @@ struct graph_ctx {
      * (0 before the first slice) and the answers so far. */
     uint32_t reach_next;
     sc_buf answers;
+    sc_graph_page *bodies; /* graph.get: the bodies of its nodes, if any */
 };
 
 static void graph_ctx_free(graph_ctx *g)
@@ -54,6 +55,7 @@ static void graph_ctx_free(graph_ctx *g)
     sc_cache_release(g->a.d->cache, g->entry);
     sc_buf_free(&g->text);
     sc_buf_free(&g->answers);
+    sc_graph_page_free(g->bodies);
     free(g);
 }
 
@@ -574,7 +576,7 @@ static void write_dim3(sc_buf *b, bool *first, const char *key, uint32_t x, uint
 }
 
 /* A node of a cuda-mode graph: every kind, and kernels with their 3-D shape. */
-static void write_cuda_node(sc_buf *b, uint32_t id, const sc_node *n)
+static void write_cuda_node(sc_buf *b, uint32_t id, const sc_node *n, const sc_graph_page *bodies)
 {
     bool first;
     sc_json_obj_begin(b, &first);
@@ -613,7 +615,8 @@ static void write_cuda_node(sc_buf *b, uint32_t id, const sc_node *n)
     case SC_KIND_EVENT_WAIT:
         sc_json_member_u64(b, &first, "event", n->event);
         break;
-    default: /* mem_free, empty: the name says it all */
+    default: /* mem_free, empty: the name says it all; bodies below */
+        sc_write_node_bodies(b, &first, bodies, id, (int)n->kind);
         break;
     }
     sc_json_obj_end(b);
@@ -669,6 +672,16 @@ void sc_write_meta_fields(sc_buf *b, bool *first, const sc_graph_meta *m)
         if (m->capture)
             sc_json_member_u64(b, first, "capture", m->capture);
     }
+    /* Only bodies say where they hang; top-level graphs read as before. */
+    if (m->parent_graph) {
+        bool f;
+        sc_json_key(b, first, "parent");
+        sc_json_obj_begin(b, &f);
+        sc_json_member_i64(b, &f, "graph", m->parent_graph);
+        sc_json_member_u64(b, &f, "node", m->parent_node);
+        sc_json_member_u64(b, &f, "index", m->parent_index);
+        sc_json_obj_end(b);
+    }
 }
 
 /* ------------------------------------------------------- renders */
@@ -721,7 +734,7 @@ static void body_get(graph_ctx *g, body_out *o)
         if (sc_graph_node(gr, i, &node) != 0)
             continue;
         if (sg->meta.cuda)
-            write_cuda_node(b, i, &node);
+            write_cuda_node(b, i, &node, g->bodies);
         else
             write_node(b, i, &node);
         body_flush(o, false);
@@ -922,8 +935,28 @@ static void reach_done(graph_ctx *g)
     graph_ctx_free(g);
 }
 
+static void bodies_fetched(void *arg, int rc, sc_graph_page *page, const char *errmsg)
+{
+    graph_ctx *g = arg;
+    if (rc != 0) {
+        sc_rpc_error err = {0};
+        sc_store_rpc_error(&err, rc, errmsg);
+        sc_async_error(&g->a, &err);
+        sc_async_done(&g->a);
+        graph_ctx_free(g);
+        return;
+    }
+    g->bodies = page;
+    render_queue(g, body_get);
+}
+
 static void get_ready(graph_ctx *g)
 {
+    const sc_stored_graph *sg = sc_cache_graph(g->entry);
+    /* Only graphs that hold bodies pay for the look-up. */
+    if (sg->meta.cuda && sc_graph_has_bodies(sg->graph) &&
+        sc_bodies_fetch(g->a.d, g->id, bodies_fetched, g) == 0)
+        return;
     render_queue(g, body_get);
 }
 

@@ -52,6 +52,13 @@ static void delete_meta_loaded(void *arg, int rc, sc_graph_meta *meta, const cha
         sc_log_store_error(x->a.d, rc, errmsg, (uint32_t)x->a.c->uid, x->a.c->pid,
                            "reading graph %" PRId64 " to delete it", x->id);
         sc_store_rpc_error(&err, rc, errmsg);
+    } else if (meta->parent_graph) {
+        /* A body lives and dies with the node that holds it. */
+        sc_rpc_fail(&err, SC_RPC_INVALID_PARAMS,
+                    "invalid params: graph %" PRId64 " is a body of graph %" PRId64
+                    " node %u; delete graph %" PRId64,
+                    x->id, meta->parent_graph, (unsigned)meta->parent_node, meta->parent_graph);
+        err.field = "graph";
     } else if ((rc = sc_store_delete_graph(x->a.d->store, x->id, sc_now_ms(), graph_deleted, x)) ==
                0) {
         sc_graph_meta_free(meta);
@@ -86,40 +93,106 @@ int sc_h_graph_delete(sc_req *r)
 
 /* ----------------------------------------------------- graph.submit */
 
+/* Bodies nest at most this deep below the submitted graph. */
+#define SUBMIT_MAX_DEPTH 16
+
+/* One graph of a submission: the top-level one first, then each body
+ * after the graph that holds it (pre-order), so its parent's id is known
+ * by the time it is stored. */
+typedef struct submit_item {
+    sc_graph *g;
+    uint32_t parent; /* item index of the graph holding it (top level: none) */
+    uint32_t node;   /* the node of that graph holding it */
+    uint32_t index;  /* among that node's bodies */
+    int64_t id;      /* once stored */
+} submit_item;
+
 typedef struct submit_ctx {
     sc_async a;
-    sc_graph *g;
-    char *label; /* the store reads it on its writer thread */
+    submit_item *items;
+    uint32_t count, cap;
+    uint32_t next;  /* the item being stored */
+    uint32_t total; /* nodes in all items, against --max-session-nodes */
+    char *label;    /* the store reads it on its writer thread */
+    size_t label_len;
 } submit_ctx;
 
 static void submit_ctx_free(submit_ctx *x)
 {
-    sc_graph_destroy(x->g);
+    for (uint32_t i = 0; i < x->count; i++)
+        sc_graph_destroy(x->items[i].g);
+    free(x->items);
     free(x->label);
     free(x);
+}
+
+static void ignore_done(void *arg, const sc_store_result *res)
+{
+    (void)arg;
+    (void)res;
+}
+
+static int submit_store_next(submit_ctx *x);
+
+static void submit_reply(submit_ctx *x)
+{
+    sc_buf *b = sc_async_result_begin(&x->a);
+    bool first;
+    sc_json_obj_begin(b, &first);
+    sc_json_member_i64(b, &first, "graph", x->items[0].id);
+    sc_json_member_u64(b, &first, "node_count", sc_graph_node_count(x->items[0].g));
+    sc_json_member_u64(b, &first, "edge_count", sc_graph_edge_count(x->items[0].g));
+    if (x->count > 1) {
+        /* Every body's id, in the order the request nests them. */
+        sc_json_key(b, &first, "bodies");
+        sc_buf_putc(b, '[');
+        for (uint32_t i = 1; i < x->count; i++) {
+            if (i > 1)
+                sc_buf_putc(b, ',');
+            sc_json_i64(b, x->items[i].id);
+        }
+        sc_buf_putc(b, ']');
+    }
+    sc_json_obj_end(b);
+    sc_async_result_end(&x->a, b);
 }
 
 static void graph_submitted(void *arg, const sc_store_result *res)
 {
     submit_ctx *x = arg;
-    if (res->rc != SC_STORE_OK) {
+    if (res->rc == SC_STORE_OK) {
+        x->items[x->next++].id = res->id;
+        if (x->next < x->count && submit_store_next(x) == 0)
+            return;
+    }
+    if (res->rc != SC_STORE_OK || x->next < x->count) {
+        /* A body the store refused to queue (stopping) fails like a write. */
+        int rc = res->rc != SC_STORE_OK ? res->rc : SC_STORE_EIO;
         sc_rpc_error err = {0};
-        sc_log_store_error(x->a.d, res->rc, res->errmsg, (uint32_t)x->a.c->uid, x->a.c->pid,
+        sc_log_store_error(x->a.d, rc, res->errmsg, (uint32_t)x->a.c->uid, x->a.c->pid,
                            "storing a submitted graph");
-        sc_store_rpc_error(&err, res->rc, res->errmsg);
+        sc_store_rpc_error(&err, rc, res->errmsg);
         sc_async_error(&x->a, &err);
+        /* What was stored goes: deleting the top-level graph takes its bodies. */
+        if (x->next > 0)
+            (void)sc_store_delete_graph(x->a.d->store, x->items[0].id, sc_now_ms(), ignore_done,
+                                        NULL);
     } else {
-        sc_buf *b = sc_async_result_begin(&x->a);
-        bool first;
-        sc_json_obj_begin(b, &first);
-        sc_json_member_i64(b, &first, "graph", res->id);
-        sc_json_member_u64(b, &first, "node_count", sc_graph_node_count(x->g));
-        sc_json_member_u64(b, &first, "edge_count", sc_graph_edge_count(x->g));
-        sc_json_obj_end(b);
-        sc_async_result_end(&x->a, b);
+        submit_reply(x);
     }
     sc_async_done(&x->a);
     submit_ctx_free(x);
+}
+
+static int submit_store_next(submit_ctx *x)
+{
+    const submit_item *it = &x->items[x->next];
+    sc_store_parent p = {0};
+    if (x->next > 0)
+        p = (sc_store_parent){x->items[it->parent].id, it->node, it->index};
+    return sc_store_submit_body(x->a.d->store, it->g, x->next > 0 ? &p : NULL,
+                                (uint32_t)x->a.c->uid, x->a.c->pid, x->label, x->label_len,
+                                sc_now_ms(), graph_submitted, x);
 }
 
 static int no_memory(sc_req *r)
@@ -138,7 +211,46 @@ static int bad_element(sc_req *r, const char *field, uint32_t i, const char *why
     return -1;
 }
 
-static int submit_nodes(sc_req *r, sc_jval nodes, sc_graph *g)
+static int submit_graph(sc_req *r, submit_ctx *x, sc_jval obj, uint32_t parent, uint32_t node,
+                        uint32_t index, unsigned depth);
+
+/* The bodies a node holds: `child` (one graph object) for kind graph,
+ * `bodies` (an array of them) for kind conditional; none for the rest. */
+static int submit_node_bodies(sc_req *r, submit_ctx *x, sc_jval o, const sc_node *n, uint32_t self,
+                              uint32_t node, unsigned depth)
+{
+    int kind = (int)n->kind;
+    if (kind != SC_KIND_GRAPH && kind != SC_KIND_CONDITIONAL)
+        return 0;
+    const char *field = kind == SC_KIND_GRAPH ? "child" : "bodies";
+    sc_jval v = sc_jval_get(o, field, strlen(field));
+    if (kind == SC_KIND_GRAPH) {
+        if (!v.doc || !sc_jval_is(v, SC_JOBJECT)) {
+            sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
+                        "invalid params: 'child' must be an object {nodes, edges}");
+            return -1;
+        }
+        return submit_graph(r, x, v, self, node, 0, depth + 1);
+    }
+    if (!v.doc || !sc_jval_is(v, SC_JARRAY) || sc_jval_count(v) == 0) {
+        sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
+                    "invalid params: 'bodies' must be a non-empty array of {nodes, edges}");
+        return -1;
+    }
+    uint32_t i = 0;
+    for (sc_jval b = sc_jval_first(v); b.doc; b = sc_jval_next(v, b), i++) {
+        if (!sc_jval_is(b, SC_JOBJECT)) {
+            sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS, "invalid params: bodies[%u]: not an object",
+                        (unsigned)i);
+            return -1;
+        }
+        if (submit_graph(r, x, b, self, node, i, depth + 1) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int submit_nodes(sc_req *r, submit_ctx *x, sc_jval nodes, uint32_t self, unsigned depth)
 {
     uint32_t i = 0;
     for (sc_jval o = sc_jval_first(nodes); o.doc; o = sc_jval_next(nodes, o), i++) {
@@ -147,8 +259,10 @@ static int submit_nodes(sc_req *r, sc_jval nodes, sc_graph *g)
             return bad_element(r, "nodes", i, "not an object");
         if (sc_cuda_read_node(r, o, &n) != 0)
             return bad_element(r, "nodes", i, r->err.message);
-        if (sc_graph_add_node(g, &n, NULL) != 0)
+        if (sc_graph_add_node(x->items[self].g, &n, NULL) != 0)
             return no_memory(r);
+        if (submit_node_bodies(r, x, o, &n, self, i, depth) != 0)
+            return bad_element(r, "nodes", i, r->err.message);
     }
     return 0;
 }
@@ -202,9 +316,9 @@ static int submit_edges(sc_req *r, sc_jval edges, sc_graph *g, uint32_t n)
     return rc;
 }
 
-static int get_array(sc_req *r, const char *field, sc_jval *out)
+static int get_array_in(sc_req *r, sc_jval obj, const char *field, sc_jval *out)
 {
-    *out = sc_param_get(r->params, field);
+    *out = sc_jval_get(obj, field, strlen(field));
     if (out->doc && sc_jval_is(*out, SC_JARRAY))
         return 0;
     sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS, "invalid params: '%s' must be an array", field);
@@ -212,38 +326,69 @@ static int get_array(sc_req *r, const char *field, sc_jval *out)
     return -1;
 }
 
+/* A new item for the graph object `obj` ({nodes, edges}, the request's
+ * params for the top level), its bodies after it. */
+static int submit_graph(sc_req *r, submit_ctx *x, sc_jval obj, uint32_t parent, uint32_t node,
+                        uint32_t index, unsigned depth)
+{
+    sc_jval nodes, edges;
+    if (depth > SUBMIT_MAX_DEPTH) {
+        sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS, "invalid params: bodies nest more than %d deep",
+                    SUBMIT_MAX_DEPTH);
+        return -1;
+    }
+    if (get_array_in(r, obj, "nodes", &nodes) != 0 || get_array_in(r, obj, "edges", &edges) != 0)
+        return -1;
+    uint32_t n = sc_jval_count(nodes);
+    x->total += n;
+    if (n > r->d->cfg.max_session_nodes || x->total > r->d->cfg.max_session_nodes) {
+        sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
+                    "invalid params: 'nodes' holds %u nodes, more than the limit of %u",
+                    (unsigned)x->total, (unsigned)r->d->cfg.max_session_nodes);
+        r->err.field = "nodes";
+        return -1;
+    }
+    if (x->count == x->cap) {
+        uint32_t cap = x->cap ? 2 * x->cap : 4;
+        submit_item *more = realloc(x->items, cap * sizeof *more);
+        if (!more)
+            return no_memory(r);
+        x->items = more;
+        x->cap = cap;
+    }
+    uint32_t self = x->count;
+    x->items[self] = (submit_item){.parent = parent, .node = node, .index = index};
+    if (sc_graph_create(&x->items[self].g) != 0)
+        return no_memory(r);
+    x->count++;
+    if (submit_nodes(r, x, nodes, self, depth) != 0 ||
+        submit_edges(r, edges, x->items[self].g, n) != 0)
+        return -1;
+    return sc_graph_seal(x->items[self].g) != 0 ? no_memory(r) : 0;
+}
+
 int sc_h_graph_submit(sc_req *r)
 {
     const char *label = "submitted";
     size_t label_len = strlen(label);
-    sc_jval nodes, edges;
-    if (sc_param_opt_string(r->params, "label", &label, &label_len, &r->err) != 0 ||
-        get_array(r, "nodes", &nodes) != 0 || get_array(r, "edges", &edges) != 0)
+    if (sc_param_opt_string(r->params, "label", &label, &label_len, &r->err) != 0)
         return H_ERROR;
-    uint32_t n = sc_jval_count(nodes);
-    if (n > r->d->cfg.max_session_nodes) {
-        sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
-                    "invalid params: 'nodes' holds %u nodes, more than the limit of %u",
-                    (unsigned)n, (unsigned)r->d->cfg.max_session_nodes);
-        r->err.field = "nodes";
-        return H_ERROR;
-    }
     submit_ctx *x = calloc(1, sizeof *x);
-    if (!x || sc_graph_create(&x->g) != 0 || !(x->label = strndup(label, label_len))) {
+    if (!x || !(x->label = strndup(label, label_len))) {
         if (x)
             submit_ctx_free(x);
         return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
     }
-    if (submit_nodes(r, nodes, x->g) != 0 || submit_edges(r, edges, x->g, n) != 0) {
+    x->label_len = label_len;
+    if (submit_graph(r, x, r->params, 0, 0, 0, 0) != 0) {
         submit_ctx_free(x);
         return H_ERROR;
     }
-    if (sc_graph_seal(x->g) != 0) {
-        submit_ctx_free(x);
-        return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
-    }
-    if (sc_store_submit_graph(r->d->store, x->g, (uint32_t)r->c->uid, r->c->pid, x->label,
-                              label_len, sc_now_ms(), graph_submitted, x) != 0) {
+    /* The first store call reads d and c before sc_async_start sets them
+     * (its completion runs later, on the loop). */
+    x->a.d = r->d;
+    x->a.c = r->c;
+    if (submit_store_next(x) != 0) {
         submit_ctx_free(x);
         return sc_req_store_unavailable(r);
     }

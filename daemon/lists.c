@@ -151,7 +151,8 @@ int sc_h_graph_list(sc_req *r)
     if (get_limit(r, &q.limit) != 0 ||
         sc_param_opt_string(r->params, "before", &before, &before_len, &r->err) != 0 ||
         sc_param_opt_string(r->params, "label", &label, &label_len, &r->err) != 0 ||
-        sc_param_opt_string(r->params, "host", &host, &host_len, &r->err) != 0)
+        sc_param_opt_string(r->params, "host", &host, &host_len, &r->err) != 0 ||
+        sc_param_opt_bool(r->params, "nested", &q.nested, &r->err) != 0)
         return H_ERROR;
     if (!own_host_filter(r, &host, &host_len))
         return empty_page(r, "graphs");

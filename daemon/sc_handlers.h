@@ -109,6 +109,18 @@ bool sc_may_access_meta(const sc_conn *c, const sc_daemon *d, const sc_graph_met
 /* graph_reads.c */
 /** The members graph.get and graph.list share, into an object being written. */
 void sc_write_meta_fields(sc_buf *b, bool *first, const sc_graph_meta *m);
+/* graph_bodies.c */
+/** Whether g has a child graph or conditional node. */
+bool sc_graph_has_bodies(const sc_graph *g);
+typedef void (*sc_bodies_fn)(void *arg, int rc, sc_graph_page *page, const char *errmsg);
+/** The body graphs of stored graph `graph` (access already checked), as a
+ *  graph.list page the callback owns.  0, or a store code (not queued). */
+int sc_bodies_fetch(sc_daemon *d, int64_t graph, sc_bodies_fn done, void *arg);
+/** `child: ID` (kind graph) or `bodies: [ID, ...]` by index (kind
+ *  conditional) of node `node`, from a page of sc_bodies_fetch; nothing
+ *  for other kinds. */
+void sc_write_node_bodies(sc_buf *b, bool *first, const sc_graph_page *bodies, uint32_t node,
+                          int kind);
 
 /* Async: start (pins the connection), reply with one of the writers, done.
  * A store write (r->may_hold) is held when it can be: later requests of the

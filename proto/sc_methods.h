@@ -164,13 +164,13 @@ enum sc_method_flag {
       "End capture; replies after the graph is committed (default mode: consumes the session).")                  \
     X(GRAPH_LIST, graph_list, "graph.list",                                                        \
       SC_MF_READS_STORE,                                                                           \
-      "{limit?, before?, label?, host?}",                                                           \
+      "{limit?, before?, label?, host?, nested?}",                                                  \
       "{graphs, next?}",                                                                           \
       "Stored graphs the caller may read, newest first.")                                          \
     X(GRAPH_GET, graph_get, "graph.get",                                                           \
       SC_MF_READS_STORE,                                                                           \
       "{graph}",                                                                                   \
-      "{graph, label, created_at, owner_uid, owner_pid, host, semantics?, capture?, nodes, edges}",                            \
+      "{graph, label, created_at, owner_uid, owner_pid, host, semantics?, capture?, parent?, nodes, edges}",                   \
       "A stored graph.")                                                                           \
     X(GRAPH_REACHABLE, graph_reachable, "graph.reachable",                                         \
       SC_MF_READS_STORE,                                                                           \
@@ -190,7 +190,7 @@ enum sc_method_flag {
     X(GRAPH_SUBMIT, graph_submit, "graph.submit",                                                  \
       SC_MF_READS_STORE | SC_MF_WRITES_STORE,                                                      \
       "{label?, nodes, edges}",                                                                    \
-      "{graph, node_count, edge_count}",                                                           \
+      "{graph, node_count, edge_count, bodies?}",                                                           \
       "Store a graph built outside any capture; replies after it is committed.")                   \
     X(LOG_LIST, log_list, "log.list",                                                              \
       SC_MF_READS_STORE,                                                                           \

@@ -260,6 +260,24 @@ int sc_store_submit_graph(sc_store *st, const sc_graph *g, uint32_t uid, int64_t
                           const char *label, size_t label_len, int64_t created_ms,
                           sc_store_done_fn done, void *arg);
 
+/** Where a body graph hangs: the graph and node holding it, and its index
+ *  among that node's bodies (0 for a child graph). */
+typedef struct sc_store_parent {
+    int64_t graph;
+    uint32_t node;
+    uint32_t index;
+} sc_store_parent;
+
+/**
+ * sc_store_submit_graph for the body of a child graph or conditional node
+ * of graph `parent->graph` (already stored); NULL parent is a top-level
+ * graph.  graph.list leaves bodies out unless asked; deleting the parent
+ * deletes its bodies.  SC_STORE_EINVAL for a parent id below 1.
+ */
+int sc_store_submit_body(sc_store *st, const sc_graph *g, const sc_store_parent *parent,
+                         uint32_t uid, int64_t pid, const char *label, size_t label_len,
+                         int64_t created_ms, sc_store_done_fn done, void *arg);
+
 /**
  * One ended capture of a cuda-mode session (docs/cuda-semantics.md §6), as
  * its `captures` row holds it.  Strings are static wire words, except
@@ -311,6 +329,12 @@ typedef struct sc_graph_meta {
     bool cuda;        /* made by a cuda-mode session ... */
     uint32_t capture; /* ... in this capture of it (0 otherwise) */
     char *host;       /* the daemon's --host-name that stored it, owned */
+    /* A body of another graph's child graph or conditional node: that
+     * graph, node and the body's index among the node's bodies (all 0 for
+     * a top-level graph, parent_graph 0 telling it apart). */
+    int64_t parent_graph;
+    uint32_t parent_node;
+    uint32_t parent_index;
 } sc_graph_meta;
 
 typedef struct sc_stored_graph {
@@ -390,6 +414,8 @@ typedef struct sc_graph_query {
     size_t label_len;
     const char *host; /* NULL: any host; else exact match, copied at the call */
     size_t host_len;
+    bool nested;    /* bodies of other graphs' nodes too; else top-level graphs only */
+    int64_t parent; /* 0: any; else only the bodies of this graph (implies nested) */
 } sc_graph_query;
 
 typedef struct sc_graph_page {

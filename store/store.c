@@ -492,7 +492,14 @@ int sc_store_submit_graph(sc_store *st, const sc_graph *g, uint32_t uid, int64_t
                           const char *label, size_t label_len, int64_t created_ms,
                           sc_store_done_fn done, void *arg)
 {
-    if (!g || !sc_graph_is_sealed(g))
+    return sc_store_submit_body(st, g, NULL, uid, pid, label, label_len, created_ms, done, arg);
+}
+
+int sc_store_submit_body(sc_store *st, const sc_graph *g, const sc_store_parent *parent,
+                         uint32_t uid, int64_t pid, const char *label, size_t label_len,
+                         int64_t created_ms, sc_store_done_fn done, void *arg)
+{
+    if (!g || !sc_graph_is_sealed(g) || (parent && parent->graph <= 0))
         return SC_STORE_EINVAL;
     int rc;
     store_job *j = store_commit_job(st, SC_STORE_JOB_COMMIT_GRAPH, 0, g, uid, pid, label, label_len,
@@ -500,6 +507,11 @@ int sc_store_submit_graph(sc_store *st, const sc_graph *g, uint32_t uid, int64_t
     if (!j)
         return rc;
     j->u.commit.submitted = true;
+    if (parent) {
+        j->u.commit.parent_graph = parent->graph;
+        j->u.commit.parent_node = parent->node;
+        j->u.commit.parent_index = parent->index;
+    }
     return submit(st, j);
 }
 

@@ -111,6 +111,10 @@ typedef struct sc_store_job {
             /* SC_STORE_JOB_COMMIT_GRAPH from graph.submit: no session row
              * to check or complete (session 0), stored as a cuda graph */
             bool submitted;
+            /* A submitted body of another graph's node: that graph (0 for
+             * a top-level graph), node and the body's index. */
+            int64_t parent_graph;
+            uint32_t parent_node, parent_index;
             /* A chunked commit: the graph id the backend reserved in the
              * first chunk (0 before it), then the next node of the next
              * chunk and the nodes per chunk (generic scheduling). */

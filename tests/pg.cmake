@@ -44,7 +44,8 @@ endif()
 # tests of SQLite's own mechanisms skipped there.  test_sql_doc is not
 # here: it runs docs/sql.md, which is written for the sqlite3 shell.
 if(LIBPQ_FOUND)
-    foreach(t test_store test_store_errors test_store_list test_store_index test_cache_kinds)
+    foreach(t test_store test_store_errors test_store_list test_store_bodies test_store_index
+              test_cache_kinds)
         sc_add_command_test(${t}_pg
             COMMAND ${SC_PG_CLUSTER} $<TARGET_FILE:${t}>
             TIMEOUT 240 SKIP_RETURN_CODE 77 LABELS pg)

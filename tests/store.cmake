@@ -12,6 +12,10 @@ sc_add_test(test_store_stream
 sc_add_test(test_store_list
     SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_store_list.c ${SC_STORE_TEST_HELPERS}
     LIBS sc_store sc_core PkgConfig::LIBUV)
+# Body graphs of child graph and conditional nodes: links, lists, deletion.
+sc_add_test(test_store_bodies
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_store_bodies.c ${SC_STORE_TEST_HELPERS}
+    LIBS sc_store sc_core PkgConfig::LIBUV)
 # docs/sql.md's queries, run by the stock sqlite3 shell (scripts/deps installs it).
 find_program(SC_SQLITE3_SHELL sqlite3)
 if(NOT SC_SQLITE3_SHELL)

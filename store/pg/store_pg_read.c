@@ -76,9 +76,10 @@ static char *dup_col(const PGresult *r, int row, int col, size_t *len)
 }
 
 #define GRAPH_COLS                                                                                 \
-    "graph, session, label, " TS_OUT(                                                              \
-        "created_at") ", owner_uid, owner_pid, node_count,"                                        \
-                      " edge_count, stream_count, semantics, capture, host"
+    "graph, session, label, " TS_OUT("created_at") ", owner_uid, owner_pid, node_count,"           \
+                                                   " edge_count, stream_count, semantics, "        \
+                                                   "capture, host, parent_graph, parent_node,"     \
+                                                   " parent_index"
 
 static int row_to_meta(const PGresult *r, int i, sc_graph_meta *m)
 {
@@ -93,6 +94,9 @@ static int row_to_meta(const PGresult *r, int i, sc_graph_meta *m)
     m->stream_count = col_u32(r, i, 8);
     m->cuda = strcmp(PQgetvalue(r, i, 9), "cuda") == 0;
     m->capture = col_u32(r, i, 10);
+    m->parent_graph = col_i64(r, i, 12);
+    m->parent_node = col_u32(r, i, 13);
+    m->parent_index = col_u32(r, i, 14);
     if (!(m->label = dup_col(r, i, 2, &m->label_len)) || !(m->host = dup_col(r, i, 11, NULL))) {
         free(m->label);
         free(m->host);
@@ -380,6 +384,12 @@ static void read_graphs(const pg_reader *pr, sc_store_read *rq)
     if (q->host) {
         ok = ok && p_text(&p, q->host, q->host_len);
         add_cond(sql, sizeof sql, " AND host = $%d", p.n);
+    }
+    if (q->parent) {
+        p_i64(&p, q->parent);
+        add_cond(sql, sizeof sql, " AND parent_graph = $%d", p.n);
+    } else if (!q->nested) {
+        strcat(sql, " AND parent_graph IS NULL");
     }
     p_i64(&p, (int64_t)q->limit + 1);
     add_cond(sql, sizeof sql, " ORDER BY graph DESC LIMIT $%d", p.n);

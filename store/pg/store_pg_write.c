@@ -614,12 +614,22 @@ static int insert_graph_row(sc_store_be *be, sc_store_job *j, int64_t *gid, char
         p_i64(&p, j->u.commit.pending_gid);
     else
         p_null(&p);
+    if (j->u.commit.parent_graph) {
+        p_i64(&p, j->u.commit.parent_graph);
+        p_i64(&p, j->u.commit.parent_node);
+        p_i64(&p, j->u.commit.parent_index);
+    } else {
+        p_null(&p);
+        p_null(&p);
+        p_null(&p);
+    }
     int rc = 0;
     PGresult *r = pg_run(be->conn,
                          "INSERT INTO graphs (graph, host, session, label, created_at, owner_uid,"
-                         " owner_pid, node_count, edge_count, stream_count, semantics, capture)"
+                         " owner_pid, node_count, edge_count, stream_count, semantics, capture,"
+                         " parent_graph, parent_node, parent_index)"
                          " VALUES (coalesce($12::bigint, nextval('graph_ids')), $1, $2, $3, " TS_IN(
-                             4) ", $5, $6, $7, $8, $9, $10, $11) RETURNING graph",
+                             4) ", $5, $6, $7, $8, $9, $10, $11, $13, $14, $15) RETURNING graph",
                          &p, PGRES_TUPLES_OK, "cannot store the graph", &rc, err, len);
     p_free(&p);
     if (!r)
@@ -868,13 +878,23 @@ static int delete_graph(sc_store_be *be, sc_store_job *j, char *err, size_t len)
     int64_t session = col_i64(r, 0, 0);
     j->u.del.uid = col_u32(r, 0, 1);
     PQclear(r);
+    /* Bodies first (schema/pg/003_bodies.sql): they live and die with the
+     * graph that holds them, at any depth. */
+#define BODIES_OF_1                                                                                \
+    "WITH RECURSIVE d(g) AS (SELECT graph FROM graphs WHERE parent_graph = $1"                     \
+    " UNION ALL SELECT graphs.graph FROM graphs JOIN d ON graphs.parent_graph = d.g) "
     static const char *const dels[] = {
+        BODIES_OF_1 "DELETE FROM graph_index WHERE graph IN (SELECT g FROM d)",
+        BODIES_OF_1 "DELETE FROM edges WHERE graph IN (SELECT g FROM d)",
+        BODIES_OF_1 "DELETE FROM nodes WHERE graph IN (SELECT g FROM d)",
+        BODIES_OF_1 "DELETE FROM graphs WHERE graph IN (SELECT g FROM d)",
         "DELETE FROM graph_index WHERE graph = $1",
         "DELETE FROM edges WHERE graph = $1",
         "DELETE FROM nodes WHERE graph = $1",
         "DELETE FROM graphs WHERE graph = $1",
     };
-    for (size_t i = 0; i < 4 && rc == 0; i++)
+#undef BODIES_OF_1
+    for (size_t i = 0; i < sizeof dels / sizeof dels[0] && rc == 0; i++)
         rc = pg_exec(be->conn, dels[i], &p, "cannot delete the graph", err, len, NULL);
     params q = {0};
     p_i64(&q, session);

@@ -67,8 +67,8 @@ static const struct {
      "UPDATE capture_log SET graph_deleted_at = ?3 WHERE session = ?1 AND graph = ?2"},
     {offsetof(store_writer, graph_insert_cuda),
      "INSERT INTO graphs (session, label, created_at, owner_uid, owner_pid, node_count,"
-     " edge_count, stream_count, semantics, capture, graph, host)"
-     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'cuda', ?9, ?10, ?11)"},
+     " edge_count, stream_count, semantics, capture, graph, host, parent_graph, parent_node,"
+     " parent_index) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'cuda', ?9, ?10, ?11, ?12, ?13, ?14)"},
     {offsetof(store_writer, capture_insert),
      "INSERT INTO captures (session, capture, origin, mode, thread, outcome, cuda_error,"
      " node_count, ended_at, graph, inv_method, inv_stream, inv_event, inv_thread, inv_call,"
@@ -398,6 +398,11 @@ static int insert_graph_row(store_writer *w, store_job *j, int64_t *gid)
     if (j->u.commit.pending_gid)
         sqlite3_bind_int64(s, 10, j->u.commit.pending_gid);
     sqlite3_bind_text(s, 11, w->host, -1, SQLITE_STATIC);
+    if (j->u.commit.parent_graph) {
+        sqlite3_bind_int64(s, 12, j->u.commit.parent_graph);
+        sqlite3_bind_int64(s, 13, j->u.commit.parent_node);
+        sqlite3_bind_int64(s, 14, j->u.commit.parent_index);
+    }
     int sqlrc = sql_step_done(s);
     sqlite3_clear_bindings(s);
     if (sqlrc != SQLITE_OK)
@@ -646,12 +651,52 @@ static int sql_delete_rows(sqlite3_stmt *s, int64_t graph)
     return sql_step_done(s);
 }
 
+/* The rows of every body below `graph` (schema/009_bodies.sql), deepest
+ * included: a body lives and dies with the graph that holds it. */
+static int delete_bodies(store_writer *w, int64_t graph)
+{
+    static const char sql[] =
+        "WITH RECURSIVE d(g) AS (SELECT graph FROM graphs WHERE parent_graph = ?1"
+        " UNION ALL SELECT graphs.graph FROM graphs JOIN d ON graphs.parent_graph = d.g)"
+        " SELECT g FROM d";
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(w->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return SC_STORE_EIO;
+    sqlite3_bind_int64(s, 1, graph);
+    int rc = 0, sqlrc;
+    int64_t *ids = NULL;
+    size_t n = 0, cap = 0;
+    while (rc == 0 && (sqlrc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (n == cap) {
+            int64_t *more = realloc(ids, (cap = cap ? 2 * cap : 8) * sizeof *ids);
+            if (!more)
+                rc = SC_STORE_ENOMEM;
+            else
+                ids = more;
+        }
+        if (rc == 0)
+            ids[n++] = sqlite3_column_int64(s, 0);
+    }
+    if (rc == 0 && sqlrc != SQLITE_DONE)
+        rc = SC_STORE_EIO;
+    sqlite3_finalize(s);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (sql_delete_rows(w->index_delete, ids[i]) != SQLITE_OK ||
+            sql_delete_rows(w->nodes_delete, ids[i]) != SQLITE_OK ||
+            sql_delete_rows(w->graph_delete, ids[i]) != SQLITE_OK)
+            rc = SC_STORE_EIO;
+    free(ids);
+    return rc;
+}
+
 static int run_delete_graph(store_writer *w, store_job *j)
 {
     int64_t graph = j->u.del.graph, session;
     /* Looked up before any write, so a missing graph leaves the batch intact. */
     int rc = graph_session(w, graph, &session, &j->u.del.uid);
     if (rc)
+        return rc;
+    if ((rc = delete_bodies(w, graph)) != 0)
         return rc;
     if (sql_delete_rows(w->index_delete, graph) != SQLITE_OK ||
         sql_delete_rows(w->nodes_delete, graph) != SQLITE_OK ||

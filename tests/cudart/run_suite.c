@@ -14,7 +14,9 @@
  * unsupported (the exact list), graphs (each with source "capture" and
  * its capture id, or source "submit", matched in order among the
  * submits; nodes in id order, each holding only the members to compare;
- * edges), failed (each by capture id: call, cuda_error, cuda_name,
+ * edges; a child graph node's "child" and a conditional node's "bodies"
+ * hold the expected body graphs, checked the same way through the ids the
+ * stored node names), failed (each by capture id: call, cuda_error, cuda_name,
  * message?, broken_by?, unjoined?).  A node's "stream" is a letter: the
  * same letter must be the same stream id throughout the run, different
  * letters different ids.  Kernel names are the demangled device names, for
@@ -120,6 +122,38 @@ static void compare_members(const cJSON *want, const cJSON *got, stream_map *m, 
 
 /* graph.get of `id` must hold exactly the nodes and edges expected. */
 static void check_stored_graph(sc_it_conn *c, int64_t id, const cJSON *want, stream_map *m,
+                               const char *where);
+
+/* A node's expected body graphs ("child": one graph, "bodies": a list),
+ * each read back by the id the stored node names and checked like a
+ * top-level graph, with its parent link. */
+static void check_bodies(sc_it_conn *c, int64_t id, int node, const cJSON *wn, const cJSON *n,
+                         stream_map *m, const char *where)
+{
+    const cJSON *wchild = member(wn, "child"), *wbodies = member(wn, "bodies");
+    if (!wchild && !wbodies)
+        return;
+    const cJSON *got = member(n, wchild ? "child" : "bodies");
+    int count = wchild ? 1 : cJSON_GetArraySize(wbodies);
+    if (!got || (wbodies && cJSON_GetArraySize(got) != count))
+        fail_msg("%s: stored node names no bodies like %s", where, sc_it_json_text(n));
+    for (int i = 0; i < count; i++) {
+        const cJSON *gid = wchild ? got : cJSON_GetArrayItem(got, i);
+        const cJSON *wb = wchild ? wchild : cJSON_GetArrayItem(wbodies, i);
+        char *bw = sc_it_fmt("%s, body %d", where, i);
+        int64_t body = (int64_t)gid->valuedouble;
+        cJSON *bg = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)body);
+        const cJSON *p = member(bg, "parent");
+        if (!p || sc_it_int(p, "graph") != id || sc_it_int(p, "node") != node ||
+            sc_it_int(p, "index") != i)
+            fail_msg("%s: graph %lld has parent %s", bw, (long long)body, sc_it_json_text(p));
+        cJSON_Delete(bg);
+        check_stored_graph(c, body, wb, m, bw);
+        free(bw);
+    }
+}
+
+static void check_stored_graph(sc_it_conn *c, int64_t id, const cJSON *want, stream_map *m,
                                const char *where)
 {
     cJSON *g = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)id);
@@ -134,7 +168,18 @@ static void check_stored_graph(sc_it_conn *c, int64_t id, const cJSON *want, str
         char *nw = sc_it_fmt("%s, graph %lld, node %d", where, (long long)id, i);
         if (int_or(n, "id", -1) != i)
             fail_msg("%s: id %lld out of order", nw, (long long)int_or(n, "id", -1));
-        compare_members(cJSON_GetArrayItem(wnodes, i), n, m, nw);
+        cJSON *wn = cJSON_Duplicate(cJSON_GetArrayItem(wnodes, i), true);
+        cJSON *wchild = cJSON_DetachItemFromObjectCaseSensitive(wn, "child");
+        cJSON *wbodies = cJSON_DetachItemFromObjectCaseSensitive(wn, "bodies");
+        compare_members(wn, n, m, nw);
+        cJSON_Delete(wn);
+        cJSON *wb = cJSON_CreateObject();
+        if (wchild)
+            cJSON_AddItemToObject(wb, "child", wchild);
+        if (wbodies)
+            cJSON_AddItemToObject(wb, "bodies", wbodies);
+        check_bodies(c, id, i, wb, n, m, nw);
+        cJSON_Delete(wb);
         free(nw);
     }
     if (!cJSON_Compare(edges, wedges, true)) {

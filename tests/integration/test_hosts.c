@@ -125,6 +125,12 @@ static void test_default_host_name(void **state)
     sc_it_daemon_destroy(d);
 }
 
+/* Takes a version-9 file back to version 8: no links from body graphs to
+ * the nodes that hold them (schema/009_bodies.sql). */
+#define V9_TO_V8                                                                                   \
+    "DROP INDEX graphs_by_parent; ALTER TABLE graphs DROP COLUMN parent_graph;"                    \
+    " ALTER TABLE graphs DROP COLUMN parent_node; ALTER TABLE graphs DROP COLUMN parent_index;"
+
 /* Takes a version-8 file back to version 7's graph_index, a row per graph
  * keyed by it (schema/001_init.sql).  The graphs here are small: one part
  * each. */
@@ -267,7 +273,7 @@ static void check_upgrade(const char *downgrade, int version)
                                         -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 8);
+    assert_int_equal(sqlite3_column_int(st, 0), 9);
     assert_string_equal((const char *)sqlite3_column_text(st, 1), "view");
     /* From version 5 or older, 900 nodes in runs of 16. */
     if (version < 6)
@@ -294,7 +300,7 @@ static void check_upgrade(const char *downgrade, int version)
 static void test_upgrade_from_version_7(void **state)
 {
     (void)state;
-    check_upgrade(V8_TO_V7, 7);
+    check_upgrade(V9_TO_V8 V8_TO_V7, 7);
 }
 
 /* A version-6 database gets its node_chunks rows copied into a rowid table
@@ -302,7 +308,7 @@ static void test_upgrade_from_version_7(void **state)
 static void test_upgrade_from_version_6(void **state)
 {
     (void)state;
-    check_upgrade(V8_TO_V7 V7_TO_V6, 6);
+    check_upgrade(V9_TO_V8 V8_TO_V7 V7_TO_V6, 6);
 }
 
 /* A version-5 database gets node_chunks in place (schema/006_node_chunks.sql),
@@ -310,7 +316,7 @@ static void test_upgrade_from_version_6(void **state)
 static void test_upgrade_from_version_5(void **state)
 {
     (void)state;
-    check_upgrade(V8_TO_V7 V7_TO_V6 V6_TO_V5, 5);
+    check_upgrade(V9_TO_V8 V8_TO_V7 V7_TO_V6 V6_TO_V5, 5);
 }
 
 /* A version-4 database gets node_rows (schema/005_packed_rows.sql), then
@@ -318,7 +324,7 @@ static void test_upgrade_from_version_5(void **state)
 static void test_upgrade_from_version_4(void **state)
 {
     (void)state;
-    check_upgrade(V8_TO_V7 V7_TO_V6 V6_TO_V5 V5_TO_V4, 4);
+    check_upgrade(V9_TO_V8 V8_TO_V7 V7_TO_V6 V6_TO_V5 V5_TO_V4, 4);
 }
 
 /* A version-3 database gets the host columns in place; its rows become
@@ -337,12 +343,13 @@ static void test_upgrade_from_version_3(void **state)
     sqlite3 *db;
     assert_int_equal(sqlite3_open(sc_it_daemon_db(d), &db), SQLITE_OK);
     char *err = NULL;
-    if (sqlite3_exec(db,
-                     "ALTER TABLE capture_log DROP COLUMN host;"
-                     "ALTER TABLE graphs DROP COLUMN host;"
-                     "ALTER TABLE captures DROP COLUMN host;" V8_TO_V7 V7_TO_V6 V6_TO_V5 V5_TO_V4
-                     "PRAGMA user_version = 3;",
-                     NULL, NULL, &err) != SQLITE_OK)
+    if (sqlite3_exec(
+            db,
+            "ALTER TABLE capture_log DROP COLUMN host;"
+            "ALTER TABLE graphs DROP COLUMN host;"
+            "ALTER TABLE captures DROP COLUMN host;" V9_TO_V8 V8_TO_V7 V7_TO_V6 V6_TO_V5 V5_TO_V4
+            "PRAGMA user_version = 3;",
+            NULL, NULL, &err) != SQLITE_OK)
         fail_msg("making a version-3 database: %s", err ? err : "?");
     sqlite3_close(db);
 
@@ -363,7 +370,7 @@ static void test_upgrade_from_version_3(void **state)
                                         -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 8);
+    assert_int_equal(sqlite3_column_int(st, 0), 9);
     assert_string_equal((const char *)sqlite3_column_text(st, 1), "new");
     sqlite3_finalize(st);
     sqlite3_close(db);

@@ -1,0 +1,155 @@
+/*
+ * test_store_bodies.c - body graphs of child graph and conditional nodes:
+ * stored with the graph, node and index that hold them, left out of
+ * graph.list unless asked, listed by parent, and deleted with the graph
+ * that holds them (at any depth).  Runs on both backends.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_fixture.h"
+
+#define T0 1795981461123LL
+
+typedef struct gres {
+    int calls;
+    int rc;
+    sc_graph_page *page;
+} gres;
+
+static void gres_cb(void *arg, int rc, sc_graph_page *page, const char *errmsg)
+{
+    (void)errmsg;
+    gres *r = arg;
+    r->calls++;
+    r->rc = rc;
+    r->page = page;
+}
+
+typedef struct mres {
+    int calls;
+    int rc;
+    sc_graph_meta *meta;
+} mres;
+
+static void mres_cb(void *arg, int rc, sc_graph_meta *meta, const char *errmsg)
+{
+    (void)errmsg;
+    mres *r = arg;
+    r->calls++;
+    r->rc = rc;
+    r->meta = meta;
+}
+
+static int64_t submit(fx *f, const sc_graph *g, const sc_store_parent *p, const char *label)
+{
+    wres w = {0};
+    assert_int_equal(
+        sc_store_submit_body(f->st, g, p, 1000, 7, label, strlen(label), T0, wres_cb, &w), 0);
+    fx_drain(f);
+    assert_int_equal(w.calls, 1);
+    assert_int_equal(w.rc, SC_STORE_OK);
+    return w.id;
+}
+
+static sc_graph_page *list(fx *f, bool nested, int64_t parent)
+{
+    sc_graph_query q = {.limit = 100, .any_owner = true, .nested = nested, .parent = parent};
+    gres r = {0};
+    assert_int_equal(sc_store_list_graphs(f->st, &q, gres_cb, &r), 0);
+    fx_drain(f);
+    assert_int_equal(r.calls, 1);
+    assert_int_equal(r.rc, 0);
+    assert_non_null(r.page);
+    return r.page;
+}
+
+static sc_graph_meta *meta(fx *f, int64_t g, int want_rc)
+{
+    mres r = {0};
+    assert_int_equal(sc_store_graph_meta(f->st, g, mres_cb, &r), 0);
+    fx_drain(f);
+    assert_int_equal(r.calls, 1);
+    assert_int_equal(r.rc, want_rc);
+    return r.meta;
+}
+
+/* top (node 1 holds a child), the child (its node 0 a conditional with two
+ * bodies): five rows, one of them top-level. */
+static void test_bodies_linked_listed_deleted(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 1000, 0);
+    sc_graph *g = chain_graph(3, 4);
+    int64_t top = submit(f, g, NULL, "top");
+    sc_store_parent p = {top, 1, 0};
+    int64_t child = submit(f, g, &p, "top");
+    p = (sc_store_parent){child, 0, 0};
+    int64_t then = submit(f, g, &p, "top");
+    p.index = 1;
+    int64_t otherwise = submit(f, g, &p, "top");
+    int64_t other = submit(f, g, NULL, "other");
+
+    sc_graph_page *pg = list(f, false, 0);
+    assert_int_equal(pg->count, 2);
+    assert_int_equal(pg->graphs[0].graph, other);
+    assert_int_equal(pg->graphs[1].graph, top);
+    assert_int_equal(pg->graphs[1].parent_graph, 0);
+    sc_graph_page_free(pg);
+
+    pg = list(f, true, 0);
+    assert_int_equal(pg->count, 5);
+    sc_graph_page_free(pg);
+
+    pg = list(f, false, child);
+    assert_int_equal(pg->count, 2);
+    assert_int_equal(pg->graphs[0].graph, otherwise);
+    assert_int_equal(pg->graphs[0].parent_index, 1);
+    assert_int_equal(pg->graphs[1].graph, then);
+    assert_int_equal(pg->graphs[1].parent_index, 0);
+    sc_graph_page_free(pg);
+
+    sc_graph_meta *m = meta(f, child, 0);
+    assert_int_equal(m->parent_graph, top);
+    assert_int_equal(m->parent_node, 1);
+    assert_int_equal(m->parent_index, 0);
+    sc_graph_meta_free(m);
+    m = meta(f, top, 0);
+    assert_int_equal(m->parent_graph, 0);
+    sc_graph_meta_free(m);
+
+    /* The body reads back whole, like any graph. */
+    lres l = {0};
+    fx_load(f, otherwise, &l);
+    assert_int_equal(l.rc, 0);
+    fx_assert_same_graph(g, l.sg->graph);
+    sc_stored_graph_free(l.sg);
+
+    wres w = {0};
+    assert_int_equal(sc_store_delete_graph(f->st, top, T0 + 1, wres_cb, &w), 0);
+    fx_drain(f);
+    assert_int_equal(w.rc, SC_STORE_OK);
+    sc_graph_meta_free(meta(f, child, SC_STORE_ENOTFOUND));
+    sc_graph_meta_free(meta(f, then, SC_STORE_ENOTFOUND));
+    sc_graph_meta_free(meta(f, otherwise, SC_STORE_ENOTFOUND));
+    pg = list(f, true, 0);
+    assert_int_equal(pg->count, 1);
+    assert_int_equal(pg->graphs[0].graph, other);
+    sc_graph_page_free(pg);
+
+    wres bad = {0};
+    p.graph = 0;
+    assert_int_equal(sc_store_submit_body(f->st, g, &p, 1000, 7, "x", 1, T0, wres_cb, &bad),
+                     SC_STORE_EINVAL);
+    sc_graph_destroy(g);
+    fx_close(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_bodies_linked_listed_deleted, fx_setup, fx_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
