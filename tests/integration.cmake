@@ -6,6 +6,8 @@ sc_add_daemon_test(test_conformance_daemon integration 60)
 sc_add_daemon_test(test_cuda_daemon integration 120 LIBS sc_cuda_ops)
 # capture.add_node with a whole node: attributes stored, conflicts refused.
 sc_add_daemon_test(test_add_node integration 60)
+# Kernel argument values (args, param_sizes): stored, read back, checked.
+sc_add_daemon_test(test_kernel_args integration 60)
 # --host-name on the rows, the host filter, server.info backend and host;
 # the upgrades of version-3 and version-4 databases.
 sc_add_daemon_test(test_hosts integration 60 LIBS sc_it_graph)
