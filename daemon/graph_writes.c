@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sc_handlers.h"
+#include "sc_kargs_node.h"
 
 /* ------------------------------------------------------- graph.delete */
 
@@ -147,7 +148,9 @@ static int submit_nodes(sc_req *r, sc_jval nodes, sc_graph *g)
             return bad_element(r, "nodes", i, "not an object");
         if (sc_cuda_read_node(r, o, &n) != 0)
             return bad_element(r, "nodes", i, r->err.message);
-        if (sc_graph_add_node(g, &n, NULL) != 0)
+        int rc = sc_graph_add_node(g, &n, NULL);
+        sc_kargs_node_free(&n);
+        if (rc != 0)
             return no_memory(r);
     }
     return 0;

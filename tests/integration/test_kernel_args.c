@@ -99,6 +99,59 @@ static void test_args_round_trip(void **state)
     assert_string_equal(p, "NULL");
 }
 
+/* Node `id` of graph g has the arguments ARGS split as [4,1,8]. */
+static void expect_args(sc_it_conn *c, long long g, int id)
+{
+    cJSON *graph = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", g);
+    const cJSON *k = cJSON_GetArrayItem(member(graph, "nodes"), id);
+    assert_non_null(k);
+    assert_string_equal(sc_it_str(k, "args"), ARGS);
+    char *sizes = sc_it_json_text(member(k, "param_sizes"));
+    assert_string_equal(sizes, "[4,1,8]");
+    free(sizes);
+    cJSON_Delete(graph);
+}
+
+/* The cuda-mode record call, capture.add_node's node and graph.submit's
+ * nodes keep them too, a 3-D launch included. */
+static void test_args_other_calls(void **state)
+{
+    sc_it_conn *c = sc_it_must_connect(*state);
+    cJSON *o = sc_it_must_result(c, "session.open", "{\"semantics\":\"cuda\"}");
+    long long s = (long long)sc_it_int(o, "session");
+    cJSON_Delete(o);
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":1}", s);
+    sc_it_must_ok(c, "capture.record_kernel",
+                  "{\"session\":%lld,\"stream\":1,\"function_name\":\"k3\",\"grid\":[2,2,1],"
+                  "\"block\":[32,1,1],\"args\":\"" ARGS "\",\"param_sizes\":[4,1,8]}",
+                  s);
+    sc_it_must_ok(c, "capture.record_kernel",
+                  "{\"session\":%lld,\"stream\":1,\"function_name\":\"k1\",\"args\":\"" ARGS
+                  "\",\"param_sizes\":[4,1,8]}",
+                  s);
+    sc_it_must_ok(c, "capture.add_node",
+                  "{\"session\":%lld,\"stream\":1,\"deps\":[1],\"node\":{\"kind\":\"kernel\","
+                  "\"function_name\":\"byhand\",\"args\":\"" ARGS "\",\"param_sizes\":[4,1,8]}}",
+                  s);
+    cJSON *end = sc_it_must_result(c, "capture.end", "{\"session\":%lld,\"stream\":1}", s);
+    long long g = (long long)sc_it_int(end, "graph");
+    cJSON_Delete(end);
+    for (int id = 0; id < 3; id++)
+        expect_args(c, g, id);
+
+    cJSON *sub = sc_it_must_result(c, "graph.submit",
+                                   "{\"nodes\":[{\"kind\":\"kernel\",\"function_name\":\"f\","
+                                   "\"args\":\"" ARGS "\",\"param_sizes\":[4,1,8]}],\"edges\":[]}");
+    expect_args(c, sc_it_int(sub, "graph"), 0);
+    cJSON_Delete(sub);
+    cJSON *bad = sc_it_call(c, "graph.submit",
+                            "{\"nodes\":[{\"kind\":\"kernel\",\"function_name\":\"f\","
+                            "\"args\":\"abc\",\"param_sizes\":[2]}],\"edges\":[]}");
+    sc_it_err(c, bad, -32602, "invalid_params");
+    cJSON_Delete(bad);
+    sc_it_conn_close(c);
+}
+
 static void must_refuse(sc_it_conn *c, long long s, const char *rest, const char *field)
 {
     cJSON *r = sc_it_call(c, "capture.record_kernel",
@@ -142,6 +195,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_args_round_trip),
         cmocka_unit_test(test_bad_args_refused),
+        cmocka_unit_test(test_args_other_calls),
     };
     return cmocka_run_group_tests(tests, sc_it_group_setup, sc_it_group_teardown);
 }
