@@ -1,7 +1,7 @@
 /*
  * test_kernel_args.c - a kernel node's argument values (args, param_sizes)
  * through a real streamcapd: kept by capture.record_kernel and returned by
- * graph.get and the nodes view, absent when not sent, and every malformed
+ * graph.get, graph.export and the nodes view, absent when not sent, and every malformed
  * value refused naming its field.
  */
 #define _GNU_SOURCE
@@ -88,6 +88,10 @@ static void test_args_round_trip(void **state)
     assert_null(cJSON_GetObjectItemCaseSensitive(plain, "args"));
     assert_null(cJSON_GetObjectItemCaseSensitive(plain, "param_sizes"));
     cJSON_Delete(graph);
+    cJSON *dot = sc_it_must_result(c, "graph.export", "{\"graph\":%lld,\"format\":\"dot\"}", g);
+    if (!strstr(sc_it_str(dot, "text"), "args: 2a000000 ff 8877665544332211"))
+        fail_msg("no arguments in %s", sc_it_str(dot, "text"));
+    cJSON_Delete(dot);
     sc_it_conn_close(c);
 
     char a[256], p[256];
