@@ -94,6 +94,42 @@ void sc_kargs_decode(const sc_kargs *k, uint8_t *bytes, uint32_t *sizes)
     }
 }
 
+int sc_kargs_from_text(const char *hex, size_t hex_len, const char *sizes, size_t sizes_len,
+                       uint32_t *buf, uint32_t *nparams, size_t *nbytes)
+{
+    if (hex_len % 2 || hex_len / 2 > SC_KARGS_MAX_BYTES)
+        return -1;
+    size_t i = 0, end = sizes_len;
+    if (end >= 2 && sizes[0] == '[' && sizes[end - 1] == ']') {
+        i = 1;
+        end--;
+    }
+    uint32_t count = 0;
+    uint64_t sum = 0;
+    while (i < end) {
+        uint64_t v = 0;
+        size_t start = i;
+        while (i < end && sizes[i] >= '0' && sizes[i] <= '9' && v <= SC_KARGS_MAX_BYTES)
+            v = v * 10 + (uint64_t)(sizes[i++] - '0');
+        if (i == start || v == 0 || v > SC_KARGS_MAX_BYTES || (i < end && sizes[i++] != ','))
+            return -1;
+        buf[count++] = (uint32_t)v;
+        sum += v;
+    }
+    if (count == 0 || sum != hex_len / 2)
+        return -1;
+    uint8_t *bytes = (uint8_t *)(buf + count);
+    for (size_t k = 0; k < hex_len / 2; k++) {
+        int hi = nibble(hex[2 * k]), lo = nibble(hex[2 * k + 1]);
+        if (hi < 0 || lo < 0)
+            return -1;
+        bytes[k] = (uint8_t)(hi << 4 | lo);
+    }
+    *nparams = count;
+    *nbytes = hex_len / 2;
+    return 0;
+}
+
 void sc_kargs_hex(const uint8_t *bytes, size_t n, char *out)
 {
     static const char digits[] = "0123456789abcdef";

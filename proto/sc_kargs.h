@@ -48,6 +48,21 @@ int sc_param_opt_kargs(sc_jval params, sc_kargs *out, sc_rpc_error *err);
  */
 void sc_kargs_decode(const sc_kargs *k, uint8_t *bytes, uint32_t *sizes);
 
+/**
+ * Read arguments back from a store: `hex` (hex_len digits) and `sizes`,
+ * decimal sizes separated by commas, in brackets or not ("[4,8]", "4,8").
+ * Needs room for sc_kargs_text_room(hex_len, sizes_len) bytes at buf
+ * (4-byte aligned): the sizes go first, then the bytes.  0 with *nparams
+ * and *nbytes set, or -1 when the text is malformed or the sizes do not
+ * add up.
+ */
+int sc_kargs_from_text(const char *hex, size_t hex_len, const char *sizes, size_t sizes_len,
+                       uint32_t *buf, uint32_t *nparams, size_t *nbytes);
+static inline size_t sc_kargs_text_room(size_t hex_len, size_t sizes_len)
+{
+    return (sizes_len / 2 + 1) * 4 + hex_len / 2;
+}
+
 /** Lowercase hex of n bytes into out (2n chars, no NUL). */
 void sc_kargs_hex(const uint8_t *bytes, size_t n, char *out);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sc_json.h"
+#include "sc_kargs.h"
 #include "store_pg_int.h"
 
 #define COPY_CHUNK (1u << 18)
@@ -313,6 +314,48 @@ static bool node_name(const sc_node *n, name_tmp *t, const char **s, size_t *len
     return true;
 }
 
+/* A kernel's args (bytea) and param_sizes (int4[], element type oid 23). */
+static void b_args(copy_buf *b, const sc_node *n)
+{
+    if (!(sc_node_attrs(n) & SC_NODE_ATTR_ARGS)) {
+        b_int(b, false, 0, 0);
+        b_int(b, false, 0, 0);
+        return;
+    }
+    b_str(b, (const char *)n->args, n->args_len);
+    b_be(b, 20 + 8 * (uint64_t)n->nparams, 4);
+    b_be(b, 1, 4);  /* dimensions */
+    b_be(b, 0, 4);  /* no nulls */
+    b_be(b, 23, 4); /* int4 */
+    b_be(b, n->nparams, 4);
+    b_be(b, 1, 4); /* lower bound */
+    for (uint32_t i = 0; i < n->nparams; i++) {
+        b_be(b, 4, 4);
+        b_be(b, n->param_sizes[i], 4);
+    }
+}
+
+static void t_args(copy_buf *b, const sc_node *n)
+{
+    if (!(sc_node_attrs(n) & SC_NODE_ATTR_ARGS)) {
+        cb_put(b, "\\N\t\\N\t", 6);
+        return;
+    }
+    /* bytea in text COPY: \\x and hex digits. */
+    cb_put(b, "\\\\x", 3);
+    if (cb_reserve(b, 2 * (size_t)n->args_len)) {
+        sc_kargs_hex(n->args, n->args_len, b->p + b->len);
+        b->len += 2 * (size_t)n->args_len;
+    }
+    cb_put(b, "\t{", 2);
+    for (uint32_t i = 0; i < n->nparams; i++) {
+        if (i)
+            cb_put(b, ",", 1);
+        cb_u64(b, n->param_sizes[i]);
+    }
+    cb_put(b, "}\t", 2);
+}
+
 static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_node *n,
                      name_tmp *tmp)
 {
@@ -332,7 +375,7 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
     }
     const char *orig = n->name ? n->name : "";
     if (bin) {
-        b_be(b, 19, 2);
+        b_be(b, 21, 2);
         b_int(b, true, gid, 8);
         b_int(b, true, id, 4);
         b_str(b, kind, strlen(kind));
@@ -354,6 +397,7 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
         b_int(b, shaped, n->block_y, 8);
         b_int(b, shaped, n->block_z, 8);
         b_int(b, event, n->event, 8);
+        b_args(b, n);
         if (raw)
             b_str(b, orig, n->name_len);
         else
@@ -381,6 +425,7 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
     t_num(b, shaped, n->block_y, '\t');
     t_num(b, shaped, n->block_z, '\t');
     t_num(b, event, n->event, '\t');
+    t_args(b, n);
     if (raw) {
         /* bytea in text COPY: \\x and hex digits. */
         static const char hex[] = "0123456789abcdef";
@@ -467,12 +512,12 @@ static int copy_rows(sc_store_be *be, const sc_graph *g, int64_t gid, uint32_t l
                      bool edges, char *err, size_t len)
 {
     PGconn *c = be->conn;
-    char sql[256];
+    char sql[320];
     snprintf(sql, sizeof sql, "COPY %s FROM STDIN%s",
              edges ? "edges (graph, src, dst)"
                    : "nodes (graph, id, kind, stream, name, num_blocks, threads_per_block,"
                      " shared_mem, dir, size_bytes, src_device, dst_device, value, grid_y,"
-                     " grid_z, block_y, block_z, event, name_bytes)",
+                     " grid_z, block_y, block_z, event, args, param_sizes, name_bytes)",
              be->binary ? " (FORMAT binary)" : "");
     PGresult *r = PQexec(c, sql);
     if (!r || PQresultStatus(r) != PGRES_COPY_IN) {

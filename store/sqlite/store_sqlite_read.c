@@ -304,29 +304,19 @@ typedef struct args_buf {
     size_t cap;
 } args_buf;
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
 /* The args and param_sizes columns (hex text, JSON array text) into n
  * through ab; none when both are NULL.  False when they are not what
- * attrs_text() writes (sc_graph_add_node checks that the sizes add up),
- * or out of memory (*nomem). */
+ * attrs_text() writes, or out of memory (*nomem). */
 static bool row_args(sqlite3_stmt *s, sc_node *n, args_buf *ab, bool *nomem)
 {
     const char *hex = (const char *)sqlite3_column_text(s, 17);
     const char *sizes = (const char *)sqlite3_column_text(s, 18);
     if (!hex && !sizes)
         return true;
-    size_t hlen = (size_t)sqlite3_column_bytes(s, 17), slen = (size_t)sqlite3_column_bytes(s, 18);
-    if (!hex || !sizes || hlen % 2 || hlen / 2 > SC_KARGS_MAX_BYTES || slen < 3 || sizes[0] != '[')
+    if (!hex || !sizes)
         return false;
-    size_t need = (slen / 2 + 1) * 4 + hlen / 2;
+    size_t hlen = (size_t)sqlite3_column_bytes(s, 17), slen = (size_t)sqlite3_column_bytes(s, 18);
+    size_t need = sc_kargs_text_room(hlen, slen);
     if (ab->cap < need) {
         uint32_t *p = realloc(ab->p, need);
         if (!p)
@@ -334,26 +324,12 @@ static bool row_args(sqlite3_stmt *s, sc_node *n, args_buf *ab, bool *nomem)
         ab->p = p;
         ab->cap = need;
     }
-    uint32_t count = 0;
-    for (const char *q = sizes + 1; *q;) {
-        char *end;
-        unsigned long v = strtoul(q, &end, 10);
-        if (end == q || v == 0 || v > SC_KARGS_MAX_BYTES || (*end != ',' && *end != ']'))
-            return false;
-        ab->p[count++] = (uint32_t)v;
-        q = *end == ',' ? end + 1 : end + 1 + strlen(end + 1);
-    }
-    uint8_t *bytes = (uint8_t *)(ab->p + count);
-    for (size_t i = 0; i < hlen / 2; i++) {
-        int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return false;
-        bytes[i] = (uint8_t)(hi << 4 | lo);
-    }
+    size_t nbytes;
+    if (sc_kargs_from_text(hex, hlen, sizes, slen, ab->p, &n->nparams, &nbytes) != 0)
+        return false;
     n->param_sizes = ab->p;
-    n->nparams = count;
-    n->args = bytes;
-    n->args_len = (uint32_t)(hlen / 2);
+    n->args = (const uint8_t *)(ab->p + n->nparams);
+    n->args_len = (uint32_t)nbytes;
     return true;
 }
 
