@@ -217,9 +217,18 @@ static int send_record(sc_rt_feed *f, const sc_rt_op *o)
     sc_client *c = f->c;
     uint64_t s = f->session;
     switch (o->sub) {
-    case SC_KIND_KERNEL:
-        return sc_client_cuda_record_kernel(c, s, o->stream, o->thread, o->name, o->grid, o->block,
-                                            o->shared, NULL);
+    case SC_KIND_KERNEL: {
+        const uint32_t *blob = o->ext;
+        if (!blob)
+            return sc_client_cuda_record_kernel(c, s, o->stream, o->thread, o->name, o->grid,
+                                                o->block, o->shared, NULL);
+        size_t bytes = 0;
+        for (uint32_t i = 0; i < blob[0]; i++)
+            bytes += blob[1 + i];
+        return sc_client_cuda_record_kernel_args(c, s, o->stream, o->thread, o->name, o->grid,
+                                                 o->block, o->shared, blob + 1 + blob[0], bytes,
+                                                 blob + 1, blob[0], NULL);
+    }
     case SC_KIND_MEMCPY:
         return sc_client_cuda_record_memcpy(c, s, o->stream, o->thread, o->name,
                                             sc_rt_feed_dir(o->dir), o->size, 0, 0, NULL);
@@ -558,8 +567,37 @@ void sc_rt_feed_begin(sc_rt_state *st, uint32_t stream, uint32_t thread, sc_cuda
     push_done(f);
 }
 
+/* A kernel launch's argument values, packed (no padding) with their sizes,
+ * when its layout is known: nparams, the sizes, the bytes, in one block
+ * the op owns.  Copied now, while the caller's kernelParams still hold the
+ * launch's values; hex is made by the sender, off the launching thread. */
+static void *pack_args(const sc_rt_node_desc *d)
+{
+    const sc_fb_param *p;
+    size_t np;
+    if (!d || d->type != cudaGraphNodeTypeKernel || !d->args ||
+        !sc_rt_kernel_params(d->func, &p, &np) || np == 0)
+        return NULL;
+    size_t bytes = 0;
+    for (size_t i = 0; i < np; i++)
+        bytes += p[i].size;
+    if (bytes > 32764 || np > bytes)
+        return NULL;
+    uint32_t *blob = malloc(4 + 4 * np + bytes);
+    if (!blob)
+        return NULL;
+    blob[0] = (uint32_t)np;
+    unsigned char *out = (unsigned char *)(blob + 1 + np);
+    for (size_t i = 0; i < np; i++) {
+        blob[1 + i] = p[i].size;
+        memcpy(out, d->args[i], p[i].size);
+        out += p[i].size;
+    }
+    return blob;
+}
+
 void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const sc_node *n,
-                       const char *call)
+                       const char *call, const sc_rt_node_desc *d)
 {
     sc_rt_feed *f = live(st);
     sc_rt_op *o = f ? push_slot(f) : NULL;
@@ -579,6 +617,7 @@ void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const 
         o->block[1] = sc_rt_feed_dim(n->block_y);
         o->block[2] = sc_rt_feed_dim(n->block_z);
         o->shared = n->shared_mem;
+        o->ext = pack_args(d);
     }
     o->dir = (uint8_t)n->dir;
     o->size = n->size_bytes;

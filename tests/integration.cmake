@@ -43,9 +43,14 @@ if(TARGET sc_cudart)
     add_executable(cudart_feed_prog ${CMAKE_CURRENT_SOURCE_DIR}/integration/cudart_feed_prog.c)
     target_include_directories(cudart_feed_prog PRIVATE ${PROJECT_SOURCE_DIR}/cudart)
     target_link_libraries(cudart_feed_prog PRIVATE sc_cudart libstreamcap)
+    # Its kernel has a parameter layout: the stored graph shows the values.
+    add_executable(cudart_args_prog ${CMAKE_CURRENT_SOURCE_DIR}/integration/cudart_args_prog.c)
+    target_include_directories(cudart_args_prog PRIVATE ${PROJECT_SOURCE_DIR}/cudart)
+    target_link_libraries(cudart_args_prog PRIVATE sc_cudart)
     sc_add_daemon_test(test_cudart_feed integration 120 LIBS libstreamcap
-                       DEPENDS cudart_feed_prog sc_cudart)
+                       DEPENDS cudart_feed_prog cudart_args_prog sc_cudart)
     target_compile_definitions(test_cudart_feed PRIVATE
+        SC_ARGS_PROG="$<TARGET_FILE:cudart_args_prog>"
         SC_FEED_PROG="$<TARGET_FILE:cudart_feed_prog>"
         SC_CUDART_DIR="$<TARGET_FILE_DIR:sc_cudart>")
 endif()
