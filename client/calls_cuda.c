@@ -219,7 +219,22 @@ static void put_args(sc_client *c, const uint8_t *args, size_t len, const uint32
         }
     }
     sc_buf_putc(b, '"');
-    u32_array(c, "param_sizes", sizes, n);
+    /* Digits by hand: printf per size would cost more than the rest. */
+    b = sc_cl_key(c, "param_sizes");
+    sc_buf_putc(b, '[');
+    for (size_t i = 0; i < n; i++) {
+        char t[11];
+        int k = (int)sizeof t;
+        uint32_t v = sizes[i];
+        do {
+            t[--k] = (char)('0' + v % 10);
+            v /= 10;
+        } while (v);
+        if (i)
+            sc_buf_putc(b, ',');
+        sc_buf_append(b, t + k, sizeof t - (size_t)k);
+    }
+    sc_buf_putc(b, ']');
 }
 
 int sc_client_cuda_record_kernel_args(sc_client *c, uint64_t session, uint32_t stream,
