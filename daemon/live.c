@@ -421,7 +421,7 @@ int sc_h_capture_record_kernel(sc_req *r)
 
 static int record_kernel(sc_req *r, sc_session *s)
 {
-    uint32_t stream, blocks, threads, shared = 0, node;
+    uint32_t stream, blocks, threads, shared = 0, node = 0;
     const char *name;
     size_t len;
     if (get_stream(r, &stream) != 0 ||
