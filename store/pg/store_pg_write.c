@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "sc_json.h"
-#include "sc_kargs.h"
 #include "store_pg_int.h"
 
 #define COPY_CHUNK (1u << 18)
@@ -314,46 +313,11 @@ static bool node_name(const sc_node *n, name_tmp *t, const char **s, size_t *len
     return true;
 }
 
-/* A kernel's args (bytea) and param_sizes (int4[], element type oid 23). */
-static void b_args(copy_buf *b, const sc_node *n)
+/* A kernel's args and param_sizes fields (store_pg_args.c), or two NULLs. */
+static void put_args(copy_buf *b, bool bin, const sc_node *n)
 {
-    if (!(sc_node_attrs(n) & SC_NODE_ATTR_ARGS)) {
-        b_int(b, false, 0, 0);
-        b_int(b, false, 0, 0);
-        return;
-    }
-    b_str(b, (const char *)n->args, n->args_len);
-    b_be(b, 20 + 8 * (uint64_t)n->nparams, 4);
-    b_be(b, 1, 4);  /* dimensions */
-    b_be(b, 0, 4);  /* no nulls */
-    b_be(b, 23, 4); /* int4 */
-    b_be(b, n->nparams, 4);
-    b_be(b, 1, 4); /* lower bound */
-    for (uint32_t i = 0; i < n->nparams; i++) {
-        b_be(b, 4, 4);
-        b_be(b, n->param_sizes[i], 4);
-    }
-}
-
-static void t_args(copy_buf *b, const sc_node *n)
-{
-    if (!(sc_node_attrs(n) & SC_NODE_ATTR_ARGS)) {
-        cb_put(b, "\\N\t\\N\t", 6);
-        return;
-    }
-    /* bytea in text COPY: \\x and hex digits. */
-    cb_put(b, "\\\\x", 3);
-    if (cb_reserve(b, 2 * (size_t)n->args_len)) {
-        sc_kargs_hex(n->args, n->args_len, b->p + b->len);
-        b->len += 2 * (size_t)n->args_len;
-    }
-    cb_put(b, "\t{", 2);
-    for (uint32_t i = 0; i < n->nparams; i++) {
-        if (i)
-            cb_put(b, ",", 1);
-        cb_u64(b, n->param_sizes[i]);
-    }
-    cb_put(b, "}\t", 2);
+    if (cb_reserve(b, store_pg_args_room(n)))
+        b->len += store_pg_args(n, bin, b->p + b->len);
 }
 
 static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_node *n,
@@ -397,7 +361,7 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
         b_int(b, shaped, n->block_y, 8);
         b_int(b, shaped, n->block_z, 8);
         b_int(b, event, n->event, 8);
-        b_args(b, n);
+        put_args(b, true, n);
         if (raw)
             b_str(b, orig, n->name_len);
         else
@@ -425,7 +389,7 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
     t_num(b, shaped, n->block_y, '\t');
     t_num(b, shaped, n->block_z, '\t');
     t_num(b, event, n->event, '\t');
-    t_args(b, n);
+    put_args(b, false, n);
     if (raw) {
         /* bytea in text COPY: \\x and hex digits. */
         static const char hex[] = "0123456789abcdef";
