@@ -148,7 +148,7 @@ static char *args_text(const sc_node *n, char *p)
  * The attrs column: the node's attribute values as a JSON array in the
  * order of schema/005_packed_rows.sql (num_blocks, threads_per_block,
  * shared_mem, dir, size_bytes, src_device, dst_device, value, grid_y,
- * grid_z, block_y, block_z, event) and schema/009_kernel_args.sql (args,
+ * grid_z, block_y, block_z, event) and schema/010_kernel_args.sql (args,
  * param_sizes), null where a value does not belong to
  * the node's kind, trailing nulls left out; its length, 0 for none (the
  * column is then NULL).

@@ -603,7 +603,7 @@ static void test_upgrade_from_version_1(void **state)
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     /* Upgraded to the latest version (8: schema/008_index_parts.sql). */
-    assert_int_equal(sqlite3_column_int(st, 0), 9);
+    assert_int_equal(sqlite3_column_int(st, 0), 10);
     assert_int_equal(sqlite3_column_int(st, 1), 1);
     assert_string_equal((const char *)sqlite3_column_text(st, 2), "empty");
     assert_string_equal((const char *)sqlite3_column_text(st, 3), "oxicuda");

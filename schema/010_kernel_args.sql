@@ -1,5 +1,5 @@
--- streamcap schema, version 9: kernel nodes carry their argument values.
--- See schema/README.md.  Applied in one transaction with user_version = 9;
+-- streamcap schema, version 10: kernel nodes carry their argument values.
+-- See schema/README.md.  Applied in one transaction with user_version = 10;
 -- no stored row changes.
 --
 -- A kernel node's attrs array (schema/005_packed_rows.sql) gains two
@@ -7,7 +7,7 @@
 -- packed in order, and 14, param_sizes, the JSON array of each
 -- parameter's size, which splits args.  Both are absent for a kernel
 -- recorded without its arguments and for every other kind, so the rows of
--- version 8 read as kernels without arguments.  The nodes view exposes
+-- earlier versions read as kernels without arguments.  The nodes view exposes
 -- them as two more columns (args TEXT, param_sizes JSON text).
 DROP VIEW nodes;
 CREATE VIEW nodes (graph, id, kind, stream, name, num_blocks, threads_per_block, shared_mem,
