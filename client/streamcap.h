@@ -345,6 +345,17 @@ SC_CLIENT_API int sc_client_cuda_record_kernel(sc_client *c, uint64_t session, u
                                                uint32_t thread, const char *function_name,
                                                const uint32_t grid[3], const uint32_t block[3],
                                                uint32_t shared_mem, int64_t *node);
+/** sc_client_cuda_record_kernel with the kernel's argument values: `args`,
+ *  args_len bytes, is each parameter's bytes packed in order (no padding)
+ *  and param_sizes[0..nparams) their sizes, which must add up to args_len
+ *  (-EINVAL otherwise, or for more than 32,764 bytes).  nparams 0 sends
+ *  none, as sc_client_cuda_record_kernel does. */
+SC_CLIENT_API int sc_client_cuda_record_kernel_args(sc_client *c, uint64_t session, uint32_t stream,
+                                                    uint32_t thread, const char *function_name,
+                                                    const uint32_t grid[3], const uint32_t block[3],
+                                                    uint32_t shared_mem, const void *args,
+                                                    size_t args_len, const uint32_t *param_sizes,
+                                                    size_t nparams, int64_t *node);
 
 /** capture.record_event (wait false) or capture.wait_event (wait true). */
 SC_CLIENT_API int sc_client_cuda_event(sc_client *c, uint64_t session, uint32_t stream,

@@ -203,7 +203,7 @@ static uint32_t write_preds(sc_graph *g, sc_stream *st)
 
 /* docs/semantics.md §4.5: check, append the node, drain parked waits, chain to the head. */
 static int record(sc_capture *cap, uint32_t stream, const char *name, size_t len,
-                  const sc_rec *proto, uint32_t *node_out)
+                  const sc_rec *proto, const sc_node *kargs, uint32_t *node_out)
 {
     if (!cap || (!name && len))
         return SC_EINVAL;
@@ -232,6 +232,8 @@ static int record(sc_capture *cap, uint32_t stream, const char *name, size_t len
     sc_rec *r = sc_rec_at(g, id);
     *r = *proto;
     r->stream = stream;
+    if (kargs && (rc = sc_graph_set_args(g, r, kargs)) != 0)
+        return rc;
     r->name = ref;
     r->pred_start = g->pred_count;
     g->pred_count += write_preds(g, st);
@@ -251,7 +253,20 @@ int sc_capture_record_kernel(sc_capture *cap, uint32_t stream, const char *funct
     r.u.k.blocks = num_blocks;
     r.u.k.threads = threads_per_block;
     r.x = shared_mem;
-    return record(cap, stream, function_name, name_len, &r, node_out);
+    return record(cap, stream, function_name, name_len, &r, NULL, node_out);
+}
+
+int sc_capture_record_kernel_node(sc_capture *cap, uint32_t stream, const sc_node *k,
+                                  uint32_t *node_out)
+{
+    if (!k || k->kind != SC_KIND_KERNEL || !sc_node_valid(k))
+        return SC_EINVAL;
+    sc_rec r = {0};
+    r.kind = SC_KIND_KERNEL;
+    r.u.k.blocks = k->num_blocks;
+    r.u.k.threads = k->threads_per_block;
+    r.x = k->shared_mem;
+    return record(cap, stream, k->name, k->name_len, &r, k, node_out);
 }
 
 int sc_capture_record_memcpy(sc_capture *cap, uint32_t stream, const char *name, size_t name_len,
@@ -268,7 +283,7 @@ int sc_capture_record_memcpy(sc_capture *cap, uint32_t stream, const char *name,
         r.x = src_device;
         r.y = dst_device;
     }
-    return record(cap, stream, name, name_len, &r, node_out);
+    return record(cap, stream, name, name_len, &r, NULL, node_out);
 }
 
 int sc_capture_record_memset(sc_capture *cap, uint32_t stream, const char *name, size_t name_len,
@@ -278,7 +293,7 @@ int sc_capture_record_memset(sc_capture *cap, uint32_t stream, const char *name,
     r.kind = SC_KIND_MEMSET;
     r.u.size = size_bytes;
     r.value = value;
-    return record(cap, stream, name, name_len, &r, node_out);
+    return record(cap, stream, name, name_len, &r, NULL, node_out);
 }
 
 int sc_capture_record_host_callback(sc_capture *cap, uint32_t stream, const char *label,
@@ -286,7 +301,7 @@ int sc_capture_record_host_callback(sc_capture *cap, uint32_t stream, const char
 {
     sc_rec r = {0};
     r.kind = SC_KIND_HOST_CALLBACK;
-    return record(cap, stream, label, label_len, &r, node_out);
+    return record(cap, stream, label, label_len, &r, NULL, node_out);
 }
 
 /* docs/semantics.md §4.6: only the head is captured; parked waits are not included, and

@@ -115,7 +115,8 @@ unsigned sc_node_attrs(const sc_node *n)
     case SC_KIND_KERNEL: {
         /* Extents of 1 (or 0, which the graph reads as 1) are no shape. */
         bool shaped = n->grid_y > 1 || n->grid_z > 1 || n->block_y > 1 || n->block_z > 1;
-        return SC_NODE_ATTR_LAUNCH | (shaped ? SC_NODE_ATTR_SHAPE : 0u);
+        return SC_NODE_ATTR_LAUNCH | (shaped ? SC_NODE_ATTR_SHAPE : 0u) |
+               (n->nparams ? SC_NODE_ATTR_ARGS : 0u);
     }
     case SC_KIND_MEMCPY:
         return SC_NODE_ATTR_DIR | SC_NODE_ATTR_SIZE |
@@ -186,6 +187,13 @@ bool sc_node_valid(const sc_node *n)
         return false;
     if (n->kind == SC_KIND_MEMCPY && !any_dir((int)n->dir))
         return false;
+    if (n->kind == SC_KIND_KERNEL && n->nparams) {
+        uint64_t sum = 0;
+        for (uint32_t i = 0; i < n->nparams; i++)
+            sum += n->param_sizes[i];
+        if (!n->args || sum != n->args_len)
+            return false;
+    }
     return n->name || n->name_len == 0;
 }
 
@@ -225,7 +233,8 @@ void sc_graph_rec_from_node(sc_graph *g, sc_rec *r, const sc_node *n)
         r->x = n->shared_mem;
         if (sc_node_needs_dims(n)) {
             *dims_at(g, g->dims_count) = (sc_dims){
-                {extent(n->grid_y), extent(n->grid_z), extent(n->block_y), extent(n->block_z)}};
+                {extent(n->grid_y), extent(n->grid_z), extent(n->block_y), extent(n->block_z)},
+                SC_NO_REF};
             r->flags |= SC_REC_DIMS;
             r->y = g->dims_count++;
         }
@@ -254,6 +263,52 @@ void sc_graph_rec_from_node(sc_graph *g, sc_rec *r, const sc_node *n)
     }
 }
 
+/*
+ * The arguments are interned as one blob (nparams, the sizes, the bytes),
+ * so the sizes sit 4-byte aligned right after the arena's entry header and
+ * launches with equal arguments share it.
+ */
+int sc_graph_set_args(sc_graph *g, sc_rec *r, const sc_node *n)
+{
+    if (n->kind != SC_KIND_KERNEL || n->nparams == 0)
+        return 0;
+    bool has_dims = r->flags & SC_REC_DIMS;
+    int rc = has_dims ? 0 : sc_graph_reserve_dims(g);
+    if (rc != 0)
+        return rc;
+    size_t len = 4 + (size_t)n->nparams * 4 + n->args_len;
+    char *blob = malloc(len);
+    if (!blob)
+        return SC_ENOMEM;
+    memcpy(blob, &n->nparams, 4);
+    memcpy(blob + 4, n->param_sizes, (size_t)n->nparams * 4);
+    memcpy(blob + 4 + (size_t)n->nparams * 4, n->args, n->args_len);
+    uint32_t ref;
+    rc = sc_graph_intern(g, blob, len, &ref);
+    free(blob);
+    if (rc != 0)
+        return rc;
+    if (!has_dims) {
+        *dims_at(g, g->dims_count) = (sc_dims){{1, 1, 1, 1}, SC_NO_REF};
+        r->flags |= SC_REC_DIMS;
+        r->y = g->dims_count++;
+    }
+    dims_at(g, r->y)->args = ref;
+    return 0;
+}
+
+static void fill_args(const sc_graph *g, uint32_t ref, sc_node *out)
+{
+    if (ref == SC_NO_REF)
+        return;
+    uint32_t len;
+    const char *p = sc_name_at(g, ref, &len);
+    memcpy(&out->nparams, p, 4);
+    out->param_sizes = (const uint32_t *)(const void *)(p + 4);
+    out->args = (const uint8_t *)p + 4 + (size_t)out->nparams * 4;
+    out->args_len = len - 4 - out->nparams * 4;
+}
+
 int sc_graph_add_node(sc_graph *g, const sc_node *node, uint32_t *id_out)
 {
     if (!g || !node || g->sealed || !sc_node_valid(node))
@@ -271,6 +326,8 @@ int sc_graph_add_node(sc_graph *g, const sc_node *node, uint32_t *id_out)
         return rc;
     sc_rec *r = sc_rec_at(g, g->node_count);
     sc_graph_rec_from_node(g, r, node);
+    if ((rc = sc_graph_set_args(g, r, node)) != 0)
+        return rc;
     r->name = ref;
     r->pred_start = g->pred_count;
     if (id_out)
@@ -576,6 +633,7 @@ void sc_graph_fill_node(const sc_graph *g, const sc_rec *r, sc_node *out)
             out->grid_z = d->v[1];
             out->block_y = d->v[2];
             out->block_z = d->v[3];
+            fill_args(g, d->args, out);
         }
         break;
     case SC_KIND_MEMCPY:

@@ -69,10 +69,12 @@ _Static_assert(sizeof(sc_rec) == 32, "node record must stay 32 bytes");
 #define SC_REC_RELEASED 0x02u /* cuda capture: released by a dependency update */
 #define SC_REC_BY_HAND  0x04u /* cuda capture: added straight to the graph */
 
-/* The y and z extents of a 3-D kernel launch (grid y, z, block y, z); only
- * launches that are not 1-D keep one, so the common record stays 32 bytes. */
+/* The y and z extents of a 3-D kernel launch (grid y, z, block y, z) and
+ * the kernel's arguments; only launches that are not 1-D or carry
+ * arguments keep one, so the common record stays 32 bytes. */
 typedef struct sc_dims {
     uint32_t v[4];
+    uint32_t args; /* SC_NO_REF, or the interned argument blob (graph.c) */
 } sc_dims;
 #define SC_DIMS_SHIFT 12
 
@@ -191,6 +193,10 @@ int sc_graph_reserve_dims(sc_graph *g);
  * a valid node; takes a dims entry reserved by sc_graph_reserve_dims()
  * when sc_node_needs_dims(). */
 void sc_graph_rec_from_node(sc_graph *g, sc_rec *r, const sc_node *n);
+/* Give kernel record r (not yet counted) n's arguments, if it has any:
+ * interns them and takes a dims entry when r has none.  0, or SC_ENOMEM /
+ * SC_ELIMIT with the graph's counts unchanged. */
+int sc_graph_set_args(sc_graph *g, sc_rec *r, const sc_node *n);
 /* Fill a public node view from a record. */
 void sc_graph_fill_node(const sc_graph *g, const sc_rec *r, sc_node *out);
 size_t sc_graph_storage_bytes(const sc_graph *g);

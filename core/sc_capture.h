@@ -63,6 +63,11 @@ int sc_capture_begin(sc_capture *cap, uint32_t stream);
 int sc_capture_record_kernel(sc_capture *cap, uint32_t stream, const char *function_name,
                              size_t name_len, uint32_t num_blocks, uint32_t threads_per_block,
                              uint32_t shared_mem, uint32_t *node_out);
+/** The same for kernel node k (its name, launch and arguments; its
+ *  stream, shape and other fields are ignored); SC_EINVAL when k is not a
+ *  valid kernel node (param_sizes not adding up to args_len). */
+int sc_capture_record_kernel_node(sc_capture *cap, uint32_t stream, const sc_node *k,
+                                  uint32_t *node_out);
 /** src_device/dst_device are kept only for SC_DIR_PEER_TO_PEER (else 0). */
 int sc_capture_record_memcpy(sc_capture *cap, uint32_t stream, const char *name, size_t name_len,
                              sc_memcpy_dir dir, uint64_t size_bytes, uint32_t src_device,

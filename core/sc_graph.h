@@ -128,6 +128,14 @@ typedef struct sc_node {
     uint32_t block_y, block_z;
     /* event_record and event_wait: the event */
     uint32_t event;
+    /* kernel: the argument values as the runtime copied them, each
+     * parameter's bytes packed in order (no padding), and the size of each
+     * parameter, which splits `args`; nparams 0 for none.  On a node read
+     * back they point into the graph; param_sizes sums to args_len. */
+    const uint8_t *args;
+    uint32_t args_len;
+    const uint32_t *param_sizes;
+    uint32_t nparams;
 } sc_node;
 
 /** Wire/corpus names: "kernel", "memcpy", ...; NULL for an out-of-range value. */
@@ -155,11 +163,13 @@ enum {
     SC_NODE_ATTR_DEVICES = 1u << 4, /* src_device, dst_device */
     SC_NODE_ATTR_VALUE = 1u << 5,   /* value */
     SC_NODE_ATTR_EVENT = 1u << 6,   /* event */
+    SC_NODE_ATTR_ARGS = 1u << 7,    /* args, args_len, param_sizes, nparams */
 };
 /**
  * The attribute groups that apply to n, by its kind (any kind, the
  * cuda-only ones included): a kernel has its launch, and its shape too
- * when it was launched in more than one dimension; a memcpy its direction
+ * when it was launched in more than one dimension, and its arguments when
+ * it carries them (nparams > 0); a memcpy its direction
  * and size, and its devices when it is peer to peer; a memset its size and
  * value; a mem_alloc its size; an event record or wait its event; any
  * other kind none.  The stores write NULL for every group not in the mask

@@ -118,7 +118,7 @@ cudaError_t sc_rt_issue_id(sc_rt_state *st, uint32_t stream, const sc_rt_node_de
     /* Outside every capture a record op is work done, nothing the daemon's
      * model keeps. */
     if (st->nactive)
-        sc_rt_feed_record(st, stream, t->id, &n, rc ? call : NULL);
+        sc_rt_feed_record(st, stream, t->id, &n, rc ? call : NULL, d);
     if (rc != 0) {
         sc_rt_note_invalidations(st, call);
         return sc_rt_error(sc_rt_from_model(rc));

@@ -64,6 +64,7 @@ typedef struct sc_rt_op {
     const char *name;
     const char *call; /* record, event: the CUDA function that broke a capture */
     void *ext;
+    const uint32_t *args; /* record of a kernel: pack_args(), or NULL */
 } sc_rt_op;
 
 #define SC_RT_BLOCK_OPS 2048
@@ -71,9 +72,16 @@ typedef struct sc_rt_op {
  * a slow daemon must cost memory up to here, not without bound. */
 #define SC_RT_MAX_BACKLOG ((uint64_t)1 << 20)
 
+/* Room in a block for its kernels' packed arguments (pack_args), so that
+ * a launch allocates nothing: 32 bytes a record on average, more goes to
+ * the heap. */
+#define SC_RT_BLOCK_ARGS (SC_RT_BLOCK_OPS * 32)
+
 typedef struct sc_rt_block {
     struct sc_rt_block *next;
+    size_t args_used;
     sc_rt_op ops[SC_RT_BLOCK_OPS];
+    alignas(4) unsigned char args[SC_RT_BLOCK_ARGS];
 } sc_rt_block;
 
 /* What a capture.end or graph.submit reply said. */
@@ -217,9 +225,18 @@ static int send_record(sc_rt_feed *f, const sc_rt_op *o)
     sc_client *c = f->c;
     uint64_t s = f->session;
     switch (o->sub) {
-    case SC_KIND_KERNEL:
-        return sc_client_cuda_record_kernel(c, s, o->stream, o->thread, o->name, o->grid, o->block,
-                                            o->shared, NULL);
+    case SC_KIND_KERNEL: {
+        const uint32_t *blob = o->args;
+        if (!blob)
+            return sc_client_cuda_record_kernel(c, s, o->stream, o->thread, o->name, o->grid,
+                                                o->block, o->shared, NULL);
+        size_t bytes = 0;
+        for (uint32_t i = 0; i < blob[0]; i++)
+            bytes += blob[1 + i];
+        return sc_client_cuda_record_kernel_args(c, s, o->stream, o->thread, o->name, o->grid,
+                                                 o->block, o->shared, blob + 1 + blob[0], bytes,
+                                                 blob + 1, blob[0], NULL);
+    }
     case SC_KIND_MEMCPY:
         return sc_client_cuda_record_memcpy(c, s, o->stream, o->thread, o->name,
                                             sc_rt_feed_dir(o->dir), o->size, 0, 0, NULL);
@@ -315,8 +332,10 @@ static sc_rt_block *block_new(sc_rt_feed *f)
     sc_rt_block *b = atomic_exchange(&f->spare, NULL);
     if (!b)
         b = malloc(sizeof *b);
-    if (b)
+    if (b) {
         b->next = NULL;
+        b->args_used = 0;
+    }
     return b;
 }
 
@@ -484,6 +503,7 @@ static int feed_start(sc_rt_feed *f)
     if (!f->head)
         return -ENOMEM;
     f->head->next = NULL;
+    f->head->args_used = 0;
     pthread_mutex_init(&f->mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -560,8 +580,46 @@ void sc_rt_feed_begin(sc_rt_state *st, uint32_t stream, uint32_t thread, sc_cuda
     push_done(f);
 }
 
+/* A kernel launch's argument values, packed (no padding) with their sizes,
+ * when its layout is known: nparams, the sizes, the bytes, in the room of
+ * the op's block (or, past it, a heap block in *ext, freed with the op).  Copied now, while the
+ * caller's kernelParams still hold the launch's values; hex is made by the sender, off the
+ * launching thread. */
+static const uint32_t *pack_args(sc_rt_feed *f, const sc_rt_node_desc *d, void **ext)
+{
+    const sc_fb_param *p;
+    size_t np;
+    if (!d || d->type != cudaGraphNodeTypeKernel || !d->args ||
+        !sc_rt_kernel_params(d->func, &p, &np) || np == 0)
+        return NULL;
+    size_t bytes = 0;
+    for (size_t i = 0; i < np; i++)
+        bytes += p[i].size;
+    if (bytes > 32764 || np > bytes)
+        return NULL;
+    size_t need = (4 + 4 * np + bytes + 3) & ~(size_t)3;
+    sc_rt_block *b = f->tail;
+    uint32_t *blob;
+    if (SC_RT_BLOCK_ARGS - b->args_used >= need) {
+        blob = (uint32_t *)(void *)(b->args + b->args_used);
+        b->args_used += need;
+    } else if ((blob = malloc(need)) != NULL) {
+        *ext = blob;
+    } else {
+        return NULL;
+    }
+    blob[0] = (uint32_t)np;
+    unsigned char *out = (unsigned char *)(blob + 1 + np);
+    for (size_t i = 0; i < np; i++) {
+        blob[1 + i] = p[i].size;
+        memcpy(out, d->args[i], p[i].size);
+        out += p[i].size;
+    }
+    return blob;
+}
+
 void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const sc_node *n,
-                       const char *call)
+                       const char *call, const sc_rt_node_desc *d)
 {
     sc_rt_feed *f = live(st);
     sc_rt_op *o = f ? push_slot(f) : NULL;
@@ -581,6 +639,7 @@ void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const 
         o->block[1] = sc_rt_feed_dim(n->block_y);
         o->block[2] = sc_rt_feed_dim(n->block_z);
         o->shared = n->shared_mem;
+        o->args = pack_args(f, d, &o->ext);
     }
     o->dir = (uint8_t)n->dir;
     o->size = n->size_bytes;

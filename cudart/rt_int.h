@@ -333,7 +333,7 @@ void sc_rt_feed_begin(sc_rt_state *st, uint32_t stream, uint32_t thread, sc_cuda
 /* `call`: the CUDA function, when the local model says the call broke a
  * capture (the daemon's log then names it), else NULL. */
 void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const sc_node *n,
-                       const char *call);
+                       const char *call, const sc_rt_node_desc *d);
 void sc_rt_feed_event(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t event, bool wait,
                       bool external, const char *call);
 void sc_rt_feed_update_deps(sc_rt_state *st, uint32_t stream, uint32_t thread,

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_kargs_node.h"
 #include "sc_session_ops.h"
 
 static int cuda_fail(sc_req *r, int rc)
@@ -160,6 +161,14 @@ static int record_kernel(sc_req *r, sc_node *n)
     n->threads_per_block = block[0];
     n->block_y = block[1];
     n->block_z = block[2];
+    /* Last, so that a reader that fails has nothing to free. */
+    sc_kargs ka;
+    if (sc_param_opt_kargs(r->params, &ka, &r->err) != 0)
+        return -1;
+    if (sc_kargs_node(&ka, n) != 0) {
+        sc_rpc_fail(&r->err, SC_RPC_INTERNAL_ERROR, "out of memory");
+        return -1;
+    }
     return 0;
 }
 
@@ -237,10 +246,14 @@ static int record(sc_req *r, sc_session *s, int (*read)(sc_req *, sc_node *))
     memset(&n, 0, sizeof n);
     const char *call;
     size_t call_len;
-    if (get_stream_thread(r, &stream, &thread) != 0 || read(r, &n) != 0 ||
-        read_call(r, &call, &call_len) != 0 || check_node_limit(r, s) != 0)
+    if (get_stream_thread(r, &stream, &thread) != 0 || read(r, &n) != 0)
         return H_ERROR;
+    if (read_call(r, &call, &call_len) != 0 || check_node_limit(r, s) != 0) {
+        sc_kargs_node_free(&n);
+        return H_ERROR;
+    }
     int rc = sc_cuda_record(s->cu, stream, thread, &n, &node);
+    sc_kargs_node_free(&n);
     if (rc != 0 && call_len)
         note_call(s, call, call_len);
     return node_done(r, s, rc, node);
@@ -312,6 +325,8 @@ int sc_cuda_read_node(sc_req *r, sc_jval obj, sc_node *n)
         rc = -1;
     if (rc == 0 && sc_param_opt_u32(obj, "stream", &n->stream, &r->err) != 0)
         rc = -1;
+    if (rc != 0)
+        sc_kargs_node_free(n);
     r->params = params;
     n->kind = k;
     if (!n->name)
@@ -874,9 +889,12 @@ static int add_node(sc_req *r, sc_session *s)
     sc_jval full = sc_param_get(r->params, "node");
     int rc = full.doc && !sc_jval_is(full, SC_JNULL) ? read_full_node(r, full, &x)
                                                      : read_bare_node(r, &x);
-    if (rc != 0 || check_node_limit(r, s) != 0 || get_ids(r, "deps", false, &deps, &n) != 0)
+    if (rc != 0 || check_node_limit(r, s) != 0 || get_ids(r, "deps", false, &deps, &n) != 0) {
+        sc_kargs_node_free(&x);
         return H_ERROR;
+    }
     rc = sc_cuda_add_node(s->cu, stream, thread, &x, deps, n, &node);
+    sc_kargs_node_free(&x);
     free(deps);
     return node_done(r, s, rc, node);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "sc_dot.h"
+#include "sc_kargs.h"
 
 /* A DOT double-quoted string: escape quotes and backslashes, keep newlines as \n. */
 static void dot_string(sc_buf *b, const char *s, size_t len)
@@ -24,6 +25,30 @@ static void dot_string(sc_buf *b, const char *s, size_t len)
 }
 
 static const char *const dir_short[] = {"HtoD", "DtoH", "DtoD", "PeerToPeer"};
+
+/* A kernel's arguments, a parameter per hex word; long ones are cut, so
+ * that a label stays readable (graph.get has them all). */
+#define DOT_ARGS_MAX 64
+
+static void args_label(sc_buf *b, const sc_node *n)
+{
+    if (!(sc_node_attrs(n) & SC_NODE_ATTR_ARGS))
+        return;
+    sc_buf_puts(b, "\\nargs:");
+    char hex[2 * DOT_ARGS_MAX];
+    uint32_t off = 0;
+    for (uint32_t i = 0; i < n->nparams && off < DOT_ARGS_MAX; i++) {
+        uint32_t len = n->param_sizes[i];
+        if (len > DOT_ARGS_MAX - off)
+            len = DOT_ARGS_MAX - off;
+        sc_kargs_hex(n->args + off, len, hex);
+        sc_buf_putc(b, ' ');
+        sc_buf_append(b, hex, 2 * (size_t)len);
+        off += n->param_sizes[i];
+    }
+    if (n->args_len > DOT_ARGS_MAX)
+        sc_buf_printf(b, " ... (%u bytes)", (unsigned)n->args_len);
+}
 
 /* The kinds only cuda-mode captures make (docs/cuda-semantics.md §5). */
 static void cuda_node_label(sc_buf *b, uint32_t id, const sc_node *n)
@@ -76,6 +101,7 @@ static void node_label(sc_buf *b, uint32_t id, const sc_node *n)
         else
             sc_buf_printf(b, "\\n<<<%u, %u, %u>>>", (unsigned)n->num_blocks,
                           (unsigned)n->threads_per_block, (unsigned)n->shared_mem);
+        args_label(b, n);
         break;
     case SC_KIND_MEMCPY:
         sc_buf_printf(b, "%u\\nMEMCPY\\n", (unsigned)id);

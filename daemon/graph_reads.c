@@ -16,6 +16,7 @@
 
 #include "sc_dot.h"
 #include "sc_handlers.h"
+#include "sc_kargs_node.h"
 
 /* ------------------------------------------------------- cached graphs */
 
@@ -592,6 +593,7 @@ static void write_cuda_node(sc_buf *b, uint32_t id, const sc_node *n, const sc_g
         sc_json_member_u64(b, &first, "shared_mem", n->shared_mem);
         write_dim3(b, &first, "grid", n->num_blocks, n->grid_y, n->grid_z);
         write_dim3(b, &first, "block", n->threads_per_block, n->block_y, n->block_z);
+        sc_kargs_write(b, &first, n);
         break;
     case SC_KIND_MEMCPY:
         sc_json_member_cstr(b, &first, "dir", sc_cuda_dir_name((int)n->dir));
@@ -636,6 +638,7 @@ static void write_node(sc_buf *b, uint32_t id, const sc_node *n)
         sc_json_member_u64(b, &first, "num_blocks", n->num_blocks);
         sc_json_member_u64(b, &first, "threads_per_block", n->threads_per_block);
         sc_json_member_u64(b, &first, "shared_mem", n->shared_mem);
+        sc_kargs_write(b, &first, n);
         break;
     case SC_KIND_MEMCPY:
         sc_json_member_cstr(b, &first, "dir", sc_memcpy_dir_name(n->dir));

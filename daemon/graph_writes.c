@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sc_handlers.h"
+#include "sc_kargs_node.h"
 
 /* ------------------------------------------------------- graph.delete */
 
@@ -259,7 +260,9 @@ static int submit_nodes(sc_req *r, submit_ctx *x, sc_jval nodes, uint32_t self, 
             return bad_element(r, "nodes", i, "not an object");
         if (sc_cuda_read_node(r, o, &n) != 0)
             return bad_element(r, "nodes", i, r->err.message);
-        if (sc_graph_add_node(x->items[self].g, &n, NULL) != 0)
+        int rc = sc_graph_add_node(x->items[self].g, &n, NULL);
+        sc_kargs_node_free(&n);
+        if (rc != 0)
             return no_memory(r);
         if (submit_node_bodies(r, x, o, &n, self, i, depth) != 0)
             return bad_element(r, "nodes", i, r->err.message);

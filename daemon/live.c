@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_kargs_node.h"
 #include "sc_session_ops.h"
 
 static int capture_fail(sc_req *r, int rc, uint32_t stream)
@@ -420,7 +421,7 @@ int sc_h_capture_record_kernel(sc_req *r)
 
 static int record_kernel(sc_req *r, sc_session *s)
 {
-    uint32_t stream, blocks, threads, shared = 0, node;
+    uint32_t stream, blocks, threads, shared = 0, node = 0;
     const char *name;
     size_t len;
     if (get_stream(r, &stream) != 0 ||
@@ -430,7 +431,19 @@ static int record_kernel(sc_req *r, sc_session *s)
         sc_param_opt_u32(r->params, "shared_mem", &shared, &r->err) != 0 ||
         check_node_limit(r, s) != 0)
         return H_ERROR;
-    int rc = sc_capture_record_kernel(s->cap, stream, name, len, blocks, threads, shared, &node);
+    sc_kargs ka;
+    if (sc_param_opt_kargs(r->params, &ka, &r->err) != 0)
+        return H_ERROR;
+    sc_node k = {.kind = SC_KIND_KERNEL,
+                 .name = name,
+                 .name_len = len,
+                 .num_blocks = blocks,
+                 .threads_per_block = threads,
+                 .shared_mem = shared};
+    int rc = sc_kargs_node(&ka, &k);
+    if (rc == 0)
+        rc = sc_capture_record_kernel_node(s->cap, stream, &k, &node);
+    sc_kargs_node_free(&k);
     return recorded(r, s, rc, stream, node);
 }
 

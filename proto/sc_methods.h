@@ -69,7 +69,7 @@ enum sc_method_flag {
       "Begin capture on a stream.")                                                                \
     X(CAPTURE_RECORD_KERNEL, capture_record_kernel, "capture.record_kernel",                       \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, function_name, num_blocks, threads_per_block, shared_mem?, grid?, block?, call?, thread?}", \
+      "{session, stream, function_name, num_blocks, threads_per_block, shared_mem?, args?, param_sizes?, grid?, block?, call?, thread?}", \
       "{node}",                                                                                    \
       "Record a kernel launch.")                                                                   \
     X(CAPTURE_RECORD_MEMCPY, capture_record_memcpy, "capture.record_memcpy",                       \

@@ -8,6 +8,8 @@ sc_add_daemon_test(test_cuda_daemon integration 120 LIBS sc_cuda_ops)
 sc_add_daemon_test(test_add_node integration 60)
 # graph.submit with child graph and conditional nodes: bodies linked both ways.
 sc_add_daemon_test(test_bodies integration 60)
+# Kernel argument values (args, param_sizes): stored, read back, checked.
+sc_add_daemon_test(test_kernel_args integration 60)
 # --host-name on the rows, the host filter, server.info backend and host;
 # the upgrades of version-3 and version-4 databases.
 sc_add_daemon_test(test_hosts integration 60 LIBS sc_it_graph)
@@ -43,9 +45,14 @@ if(TARGET sc_cudart)
     add_executable(cudart_feed_prog ${CMAKE_CURRENT_SOURCE_DIR}/integration/cudart_feed_prog.c)
     target_include_directories(cudart_feed_prog PRIVATE ${PROJECT_SOURCE_DIR}/cudart)
     target_link_libraries(cudart_feed_prog PRIVATE sc_cudart libstreamcap)
+    # Its kernel has a parameter layout: the stored graph shows the values.
+    add_executable(cudart_args_prog ${CMAKE_CURRENT_SOURCE_DIR}/integration/cudart_args_prog.c)
+    target_include_directories(cudart_args_prog PRIVATE ${PROJECT_SOURCE_DIR}/cudart)
+    target_link_libraries(cudart_args_prog PRIVATE sc_cudart)
     sc_add_daemon_test(test_cudart_feed integration 120 LIBS libstreamcap
-                       DEPENDS cudart_feed_prog sc_cudart)
+                       DEPENDS cudart_feed_prog cudart_args_prog sc_cudart)
     target_compile_definitions(test_cudart_feed PRIVATE
+        SC_ARGS_PROG="$<TARGET_FILE:cudart_args_prog>"
         SC_FEED_PROG="$<TARGET_FILE:cudart_feed_prog>"
         SC_CUDART_DIR="$<TARGET_FILE_DIR:sc_cudart>")
 endif()

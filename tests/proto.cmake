@@ -10,3 +10,4 @@ sc_add_test(proto_methods SOURCES ${SC_PROTO_TESTS}/test_methods.c LIBS sc_proto
 target_compile_definitions(proto_methods PRIVATE SC_PROTO_DIR="${PROJECT_SOURCE_DIR}/proto")
 sc_add_test(proto_json SOURCES ${SC_PROTO_TESTS}/test_json.c LIBS sc_proto)
 sc_add_test(proto_paths SOURCES ${SC_PROTO_TESTS}/test_paths.c LIBS sc_proto)
+sc_add_test(proto_kargs SOURCES ${SC_PROTO_TESTS}/test_kargs.c LIBS sc_proto)

@@ -144,4 +144,11 @@ int store_pg_reader_open(sc_store_be *be, void **reader, char *err, size_t len);
 void store_pg_reader_close(void *reader);
 void store_pg_read(void *reader, sc_store_read *rq);
 
+/* A kernel node's args (bytea) and param_sizes (int4[]) as two fields of
+ * a COPY row, binary or text (text: each followed by a tab), or two
+ * NULLs; at most store_pg_args_room(n) bytes at out.  Returns the bytes
+ * written.  store_pg_args.c. */
+size_t store_pg_args_room(const sc_node *n);
+size_t store_pg_args(const sc_node *n, bool bin, char *out);
+
 #endif

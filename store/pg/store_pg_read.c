@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sc_json.h"
+#include "sc_kargs.h"
 #include "store_pg_int.h"
 
 /* ---- reads ---- */
@@ -157,8 +158,37 @@ typedef struct load_ctx {
     sc_store_read *rq;
     sc_graph *g;
     uint32_t expect;
-    char *name; /* name_bytes or scrubbed text */
+    char *name;     /* name_bytes or scrubbed text */
+    uint32_t *args; /* a kernel's param_sizes, then its args */
+    size_t args_cap;
 } load_ctx;
+
+/* Columns 18 and 19 (hex of args, param_sizes joined by commas) into n;
+ * 0, or -1 for a malformed pair, SC_STORE_ENOMEM. */
+static int take_args(load_ctx *lc, const PGresult *r, sc_node *n)
+{
+    if (PQgetisnull(r, 0, 18) && PQgetisnull(r, 0, 19))
+        return 0;
+    if (PQgetisnull(r, 0, 18) || PQgetisnull(r, 0, 19))
+        return -1;
+    size_t hlen = (size_t)PQgetlength(r, 0, 18), slen = (size_t)PQgetlength(r, 0, 19);
+    size_t need = sc_kargs_text_room(hlen, slen);
+    if (lc->args_cap < need) {
+        uint32_t *p = realloc(lc->args, need);
+        if (!p)
+            return SC_STORE_ENOMEM;
+        lc->args = p;
+        lc->args_cap = need;
+    }
+    size_t nbytes;
+    if (sc_kargs_from_text(PQgetvalue(r, 0, 18), hlen, PQgetvalue(r, 0, 19), slen, lc->args,
+                           &n->nparams, &nbytes) != 0)
+        return -1;
+    n->param_sizes = lc->args;
+    n->args = (const uint8_t *)(lc->args + n->nparams);
+    n->args_len = (uint32_t)nbytes;
+    return 0;
+}
 
 static int take_node(void *p, const PGresult *r)
 {
@@ -204,6 +234,11 @@ static int take_node(void *p, const PGresult *r)
         n.name = PQgetvalue(r, 0, 3);
         n.name_len = (size_t)PQgetlength(r, 0, 3);
     }
+    int arc = take_args(lc, r, &n);
+    if (arc == SC_STORE_ENOMEM)
+        return rd_nomem(lc->rq);
+    if (arc)
+        return rd_fail(lc->rq, SC_STORE_EIO, "stored graph has a malformed node row");
     uint32_t id;
     int rc = sc_graph_add_node(lc->g, &n, &id);
     if (rc == SC_ENOMEM)
@@ -235,9 +270,12 @@ static int load_rows(PGconn *c, sc_store_read *rq, sc_stored_graph *sg)
     int rc = stream_rows(c, rq,
                          "SELECT id, kind, stream, name, num_blocks, threads_per_block, shared_mem,"
                          " dir, size_bytes, src_device, dst_device, value, grid_y, grid_z, block_y,"
-                         " block_z, event, name_bytes FROM nodes WHERE graph = $1 ORDER BY id",
+                         " block_z, event, name_bytes, encode(args, 'hex'),"
+                         " array_to_string(param_sizes, ',') FROM nodes WHERE graph = $1"
+                         " ORDER BY id",
                          &p, take_node, &lc);
     free(lc.name);
+    free(lc.args);
     if (rc == 0 && lc.expect != sg->meta.node_count)
         rc = rd_fail(rq, SC_STORE_EIO, "stored graph is missing node rows");
     if (rc == 0)

@@ -313,6 +313,13 @@ static bool node_name(const sc_node *n, name_tmp *t, const char **s, size_t *len
     return true;
 }
 
+/* A kernel's args and param_sizes fields (store_pg_args.c), or two NULLs. */
+static void put_args(copy_buf *b, bool bin, const sc_node *n)
+{
+    if (cb_reserve(b, store_pg_args_room(n)))
+        b->len += store_pg_args(n, bin, b->p + b->len);
+}
+
 static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_node *n,
                      name_tmp *tmp)
 {
@@ -332,7 +339,7 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
     }
     const char *orig = n->name ? n->name : "";
     if (bin) {
-        b_be(b, 19, 2);
+        b_be(b, 21, 2);
         b_int(b, true, gid, 8);
         b_int(b, true, id, 4);
         b_str(b, kind, strlen(kind));
@@ -354,6 +361,7 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
         b_int(b, shaped, n->block_y, 8);
         b_int(b, shaped, n->block_z, 8);
         b_int(b, event, n->event, 8);
+        put_args(b, true, n);
         if (raw)
             b_str(b, orig, n->name_len);
         else
@@ -381,6 +389,7 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
     t_num(b, shaped, n->block_y, '\t');
     t_num(b, shaped, n->block_z, '\t');
     t_num(b, event, n->event, '\t');
+    put_args(b, false, n);
     if (raw) {
         /* bytea in text COPY: \\x and hex digits. */
         static const char hex[] = "0123456789abcdef";
@@ -467,12 +476,12 @@ static int copy_rows(sc_store_be *be, const sc_graph *g, int64_t gid, uint32_t l
                      bool edges, char *err, size_t len)
 {
     PGconn *c = be->conn;
-    char sql[256];
+    char sql[320];
     snprintf(sql, sizeof sql, "COPY %s FROM STDIN%s",
              edges ? "edges (graph, src, dst)"
                    : "nodes (graph, id, kind, stream, name, num_blocks, threads_per_block,"
                      " shared_mem, dir, size_bytes, src_device, dst_device, value, grid_y,"
-                     " grid_z, block_y, block_z, event, name_bytes)",
+                     " grid_z, block_y, block_z, event, args, param_sizes, name_bytes)",
              be->binary ? " (FORMAT binary)" : "");
     PGresult *r = PQexec(c, sql);
     if (!r || PQresultStatus(r) != PGRES_COPY_IN) {

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "sc_json.h"
+#include "sc_kargs.h"
 #include "store_sqlite.h"
 
 typedef struct sqlite_reader {
@@ -51,7 +52,8 @@ typedef struct sqlite_reader {
     " json_extract(j.value, '$[3][5]'), json_extract(j.value, '$[3][6]'),"                         \
     " json_extract(j.value, '$[3][7]'), json_extract(j.value, '$[3][8]'),"                         \
     " json_extract(j.value, '$[3][9]'), json_extract(j.value, '$[3][10]'),"                        \
-    " json_extract(j.value, '$[3][11]'), json_extract(j.value, '$[3][12]')"
+    " json_extract(j.value, '$[3][11]'), json_extract(j.value, '$[3][12]'),"                       \
+    " json_extract(j.value, '$[3][13]'), j.value -> '$[3][14]'"
 
 static void reader_close(sqlite_reader *r)
 {
@@ -299,6 +301,41 @@ static bool row_name(sqlite3_stmt *s, int col, sc_node *n, name_buf *dec, bool *
     return true;
 }
 
+/* Room for a kernel's arguments, sizes first (row_args). */
+typedef struct args_buf {
+    uint32_t *p;
+    size_t cap;
+} args_buf;
+
+/* The args and param_sizes columns (hex text, JSON array text) into n
+ * through ab; none when both are NULL.  False when they are not what
+ * attrs_text() writes, or out of memory (*nomem). */
+static bool row_args(sqlite3_stmt *s, sc_node *n, args_buf *ab, bool *nomem)
+{
+    const char *hex = (const char *)sqlite3_column_text(s, 17);
+    const char *sizes = (const char *)sqlite3_column_text(s, 18);
+    if (!hex && !sizes)
+        return true;
+    if (!hex || !sizes)
+        return false;
+    size_t hlen = (size_t)sqlite3_column_bytes(s, 17), slen = (size_t)sqlite3_column_bytes(s, 18);
+    size_t need = sc_kargs_text_room(hlen, slen);
+    if (ab->cap < need) {
+        uint32_t *p = realloc(ab->p, need);
+        if (!p)
+            return !(*nomem = true);
+        ab->p = p;
+        ab->cap = need;
+    }
+    size_t nbytes;
+    if (sc_kargs_from_text(hex, hlen, sizes, slen, ab->p, &n->nparams, &nbytes) != 0)
+        return false;
+    n->param_sizes = ab->p;
+    n->args = (const uint8_t *)(ab->p + n->nparams);
+    n->args_len = (uint32_t)nbytes;
+    return true;
+}
+
 /* One nodes row into *n; the name is set by row_name().  False when the
  * row holds no valid node. */
 static bool row_to_node(sqlite3_stmt *s, sc_node *n)
@@ -368,12 +405,13 @@ static int read_nodes(sqlite_reader *r, sc_store_read *q, sc_graph *g)
     int sqlrc, core_rc, ret = 0;
     uint32_t expect = 0;
     name_buf nb = {0}, dec = {0};
+    args_buf ab = {0};
     bool nomem = false;
     while (ret == 0 && (sqlrc = sql_next_row(r, q, s)) == SQLITE_ROW) {
         sc_node n;
         uint32_t id;
         if (sqlite3_column_int64(s, 0) != expect || !row_to_node(s, &n) ||
-            !row_name(s, 3, &n, &dec, &nomem))
+            !row_name(s, 3, &n, &dec, &nomem) || !row_args(s, &n, &ab, &nomem))
             ret = nomem ? fail_nomem(q) : corrupt(q, "bad node row");
         else if (!valid_name(&n, &nb))
             ret = fail_nomem(q);
@@ -383,6 +421,7 @@ static int read_nodes(sqlite_reader *r, sc_store_read *q, sc_graph *g)
     }
     free(nb.p);
     free(dec.p);
+    free(ab.p);
     /* A step error: sql_next_row recorded it. */
     if (ret == 0 && sqlrc != SQLITE_DONE)
         ret = q->rc;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "store_sqlite.h"
+#include "sc_kargs.h"
 
 enum { CHUNK_LO, CHUNK_NODES, CHUNK_GRAPH };
 
@@ -127,11 +128,28 @@ static char *put_u64(char *p, uint64_t v)
     return p;
 }
 
+/* A kernel's arguments as two attrs slots: "hex", [sizes], (with commas). */
+static char *args_text(const sc_node *n, char *p)
+{
+    *p++ = '"';
+    sc_kargs_hex(n->args, n->args_len, p);
+    p += 2 * (size_t)n->args_len;
+    *p++ = '"';
+    *p++ = ',';
+    *p++ = '[';
+    for (uint32_t i = 0; i < n->nparams; i++)
+        p = put_u64(p, n->param_sizes[i]);
+    p[-1] = ']';
+    *p++ = ',';
+    return p;
+}
+
 /*
  * The attrs column: the node's attribute values as a JSON array in the
  * order of schema/005_packed_rows.sql (num_blocks, threads_per_block,
  * shared_mem, dir, size_bytes, src_device, dst_device, value, grid_y,
- * grid_z, block_y, block_z, event), null where a value does not belong to
+ * grid_z, block_y, block_z, event) and schema/010_kernel_args.sql (args,
+ * param_sizes), null where a value does not belong to
  * the node's kind, trailing nulls left out; its length, 0 for none (the
  * column is then NULL).
  */
@@ -182,6 +200,8 @@ static size_t attrs_text(const sc_node *n, char *out)
     SLOT(shaped, n->block_z);
     SLOT(event, n->event);
 #undef SLOT
+    if (has & SC_NODE_ATTR_ARGS)
+        end = p = args_text(n, p);
     if (end == out + 1)
         return 0;
     end[-1] = ']';
@@ -299,7 +319,8 @@ static int put_node(chunk_cursor *c, uint32_t id)
     const char *kind = sc_cuda_kind_name((int)n.kind);
     size_t kind_len = strlen(kind), name_len = n.name ? n.name_len : 0;
     /* Punctuation, the stream, a name all escapes, attrs, the ids. */
-    size_t need = 16 + kind_len + 11 + 6 * name_len + ATTRS_MAX + 11 * (size_t)npreds;
+    size_t need = 16 + kind_len + 11 + 6 * name_len + ATTRS_MAX + 11 * (size_t)npreds +
+                  2 * (size_t)n.args_len + 11 * (size_t)n.nparams;
     if (text_reserve(c, need) != SQLITE_OK)
         return SQLITE_NOMEM;
     char *p = c->text + c->len;

@@ -60,7 +60,9 @@ static void prog_start(prog *p, const char *dir, const char *sock, const char *m
         unsetenv("STREAMCAP_SYNC_END");
         for (size_t i = 0; env && env[i]; i++)
             putenv((char *)env[i]);
-        execl(SC_FEED_PROG, SC_FEED_PROG, mode, (char *)NULL);
+        /* "args": the program with a registered parameter layout. */
+        const char *bin = strcmp(mode, "args") == 0 ? SC_ARGS_PROG : SC_FEED_PROG;
+        execl(bin, bin, mode, (char *)NULL);
         _exit(127);
     }
     close(in[0]);
@@ -373,6 +375,45 @@ static void test_capture_to_graph_stored(void **state)
     sc_it_daemon_destroy(d);
 }
 
+/* A captured launch of a kernel whose fat binary gives its parameter
+ * layout is stored with its argument values as the launch copied them,
+ * not as the program's locals held them later; a kernel without a layout
+ * is stored without any. */
+static void test_kernel_args_stored(void **state)
+{
+    (void)state;
+    sc_it_daemon *d = sc_it_must_start(NULL);
+    prog p;
+    const char *env[] = {"STREAMCAP_SYNC_END=1", NULL};
+    prog_start(&p, sc_it_daemon_dir(d), sc_it_daemon_socket(d), "args", env);
+    cJSON *out = read_lines(p.out);
+    assert_int_equal(prog_wait(&p, 30000), 0);
+    cJSON *report = read_report(p.report);
+    cJSON *cap = capture_line(report, 1);
+    assert_non_null(cap);
+    assert_string_equal(sc_it_str(cap, "outcome"), "stored");
+    sc_it_conn *c = sc_it_must_connect(d);
+    cJSON *g = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)num(cap, "graph"));
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(g, "nodes");
+    assert_int_equal(cJSON_GetArraySize(nodes), 2);
+    const cJSON *k = cJSON_GetArrayItem(nodes, 0);
+    /* x = 0x1000, n = 7, a = 2.0, ch = 'c', packed, little-endian */
+    assert_string_equal(sc_it_str(k, "args"), "0010000000000000"
+                                              "07000000"
+                                              "0000000000000040"
+                                              "63");
+    char *sizes = sc_it_json_text(cJSON_GetObjectItemCaseSensitive(k, "param_sizes"));
+    assert_string_equal(sizes, "[8,4,8,1]");
+    free(sizes);
+    assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(nodes, 1), "args"));
+    cJSON_Delete(g);
+    sc_it_conn_close(c);
+    cJSON_Delete(out);
+    cJSON_Delete(report);
+    sc_it_must_stop(d);
+    sc_it_daemon_destroy(d);
+}
+
 /* STREAMCAP_SYNC_END=1: the graph is in the daemon when the end returns. */
 static void test_sync_end_commits_first(void **state)
 {
@@ -461,6 +502,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_captures_stored_exactly),
         cmocka_unit_test(test_capture_to_graph_stored),
+        cmocka_unit_test(test_kernel_args_stored),
         cmocka_unit_test(test_sync_end_commits_first),
         cmocka_unit_test(test_no_daemon),
         cmocka_unit_test(test_daemon_killed),

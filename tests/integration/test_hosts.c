@@ -273,7 +273,7 @@ static void check_upgrade(const char *downgrade, int version)
                                         -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 9);
+    assert_int_equal(sqlite3_column_int(st, 0), 10);
     assert_string_equal((const char *)sqlite3_column_text(st, 1), "view");
     /* From version 5 or older, 900 nodes in runs of 16. */
     if (version < 6)
@@ -370,7 +370,7 @@ static void test_upgrade_from_version_3(void **state)
                                         -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 9);
+    assert_int_equal(sqlite3_column_int(st, 0), 10);
     assert_string_equal((const char *)sqlite3_column_text(st, 1), "new");
     sqlite3_finalize(st);
     sqlite3_close(db);

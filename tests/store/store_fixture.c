@@ -480,6 +480,12 @@ static void assert_same_nodes(const sc_graph *a, const sc_graph *b, bool whole)
         assert_int_equal(x.size_bytes, y.size_bytes);
         assert_int_equal(x.value, y.value);
         assert_int_equal(x.event, y.event);
+        assert_int_equal(x.nparams, y.nparams);
+        assert_int_equal(x.args_len, y.args_len);
+        if (x.nparams) {
+            assert_memory_equal(x.param_sizes, y.param_sizes, 4 * (size_t)x.nparams);
+            assert_memory_equal(x.args, y.args, x.args_len);
+        }
     }
 }
 

@@ -23,7 +23,7 @@
 
 #define DOC_PATH SC_DOCS_DIR "/sql.md"
 
-enum { Q_GRAPHS = 1, Q_KINDS, Q_EDGES, Q_FAILED, Q_CAPTURES, Q_REACH, Q_HOSTS, N_BLOCKS };
+enum { Q_GRAPHS = 1, Q_KINDS, Q_EDGES, Q_ARGS, Q_FAILED, Q_CAPTURES, Q_REACH, Q_HOSTS, N_BLOCKS };
 
 /* ---- the document ---- */
 
@@ -144,6 +144,7 @@ static void doc_load(doc *d)
     }
     assert_non_null(strstr(doc_sql(d, Q_KINDS), ":graph"));
     assert_non_null(strstr(doc_sql(d, Q_EDGES), ":graph"));
+    assert_non_null(strstr(doc_sql(d, Q_ARGS), "param_sizes"));
     assert_non_null(strstr(doc_sql(d, Q_REACH), "WITH RECURSIVE"));
     assert_non_null(strstr(doc_sql(d, Q_REACH), ":from"));
     assert_non_null(strstr(doc_sql(d, Q_REACH), ":to"));
@@ -274,6 +275,16 @@ static sc_graph *make_graph(const nspec *nodes, size_t n, const uint32_t (*edges
                         .size_bytes = 1 << 20};
         if (node.kind == SC_KIND_MEMCPY)
             node.dir = i == 0 ? SC_DIR_HOST_TO_DEVICE : SC_DIR_DEVICE_TO_HOST;
+        /* conv1(float *x, int n) as the runtime copied its arguments. */
+        static const uint8_t conv1_args[] = {0x00, 0x10, 0x00, 0x00, 0x00, 0x7f,
+                                             0x00, 0x00, 0xe0, 0x00, 0x00, 0x00};
+        static const uint32_t conv1_sizes[] = {8, 4};
+        if (strcmp(nodes[i].name, "conv1") == 0) {
+            node.args = conv1_args;
+            node.args_len = sizeof conv1_args;
+            node.param_sizes = conv1_sizes;
+            node.nparams = 2;
+        }
         uint32_t id;
         assert_int_equal(sc_graph_add_node(g, &node, &id), 0);
     }

@@ -213,6 +213,10 @@ static const char nul_name[] = {'a', '\0', 'b'};
  * duplicate edges (removed by the seal). */
 static sc_graph *mixed_graph(void)
 {
+    /* gemm_fp16(const half *a, int n, char c) as the runtime copied them. */
+    static const uint8_t gemm_args[] = {0x00, 0x10, 0x00, 0x00, 0x00, 0x7f, 0x00,
+                                        0x00, 0x00, 0x04, 0x00, 0x00, 0x22};
+    static const uint32_t gemm_sizes[] = {8, 4, 1};
     const sc_node nodes[] = {
         {.kind = SC_KIND_KERNEL,
          .stream = 0,
@@ -220,7 +224,11 @@ static sc_graph *mixed_graph(void)
          .name_len = 9,
          .num_blocks = 1024,
          .threads_per_block = 256,
-         .shared_mem = 49152},
+         .shared_mem = 49152,
+         .args = gemm_args,
+         .args_len = sizeof gemm_args,
+         .param_sizes = gemm_sizes,
+         .nparams = 3},
         {.kind = SC_KIND_MEMCPY,
          .stream = 0,
          .name = "h2d",
