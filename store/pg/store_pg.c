@@ -8,7 +8,9 @@
  * wrote it, ids come from sequences, migrations run under an advisory
  * lock, and start-up recovery touches only this host's rows.  One daemon
  * per host name: a connection of its own holds a session advisory lock
- * keyed by the host name for the store's life (hold_host()).
+ * keyed by the host name for the store's life (hold_host()), taken again
+ * before the next write when a server restart dropped it
+ * (pg_host_locked()); while another daemon holds it, writes are refused.
  *
  * A connection that broke (server stopped, restarted) is made again by
  * the next transaction or read on it (PQreset), so the daemon recovers once
