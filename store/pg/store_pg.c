@@ -23,6 +23,7 @@
  * Times are sent and read as Unix milliseconds and converted by the
  * server (TS_IN / TS_OUT), so the columns are real timestamptz for psql.
  */
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -515,16 +516,24 @@ static int hold_host(sc_store_be *be, char *err, size_t len)
     return host_in_use(be, "", err, len);
 }
 
+/* Nothing arrived on the idle lock connection: the server sends an idle
+ * session nothing unless it ends it (a FATAL message, then EOF). */
+static bool lock_conn_quiet(PGconn *c)
+{
+    struct pollfd p = {.fd = PQsocket(c), .events = POLLIN};
+    return p.fd >= 0 && poll(&p, 1, 0) == 0;
+}
+
 /* Whether the lock survived: the server drops it with the connection
- * (a restart, a crash, the backend terminated).  A connection the server
- * closed shows as EOF to PQconsumeInput, which only reads what arrived;
- * a writer that had to reconnect may have seen a restart the lock
- * connection has not read yet, so then one round trip makes sure. */
+ * (a restart, a crash, the backend terminated).  A quiet socket and no
+ * reconnect of the writer since the last check cost one poll(); else a
+ * round trip on the lock connection makes sure, as a writer that had to
+ * reconnect may have seen a restart the lock connection has not read yet. */
 static bool lock_still_held(sc_store_be *be)
 {
-    if (!be->lock_held || !PQconsumeInput(be->lock) || PQstatus(be->lock) != CONNECTION_OK)
+    if (!be->lock_held || PQstatus(be->lock) != CONNECTION_OK)
         return false;
-    if (be->lock_gen == be->generation)
+    if (be->lock_gen == be->generation && lock_conn_quiet(be->lock))
         return true;
     PGresult *r = PQexec(be->lock, "SELECT 1");
     bool ok = r && PQresultStatus(r) == PGRES_TUPLES_OK;
@@ -557,21 +566,23 @@ int pg_host_locked(sc_store_be *be, uint64_t deadline_us, char *err, size_t len)
 {
     if (!be->lock) /* never migrated (hold_host not run): nothing to keep */
         return 0;
-    if (lock_still_held(be))
-        return 0;
-    be->lock_held = false;
     /* A connection that still works without the lock (another daemon has
-     * it) keeps its session: only a lost one is made again. */
-    int rc = lock_conn_ready(be, deadline_us, err, len);
-    if (rc)
-        return rc;
-    int got = try_host_lock(be, be->lock_key, err, len);
-    if (got < 0)
-        return got;
-    if (got == 0)
-        return host_in_use(be, "; writes are refused until it stops", err, len);
-    be->lock_held = true;
-    be->lock_gen = be->generation;
+     * it) keeps its session: only a lost one is made again, also one that
+     * turns out lost only under the try (its server's end not read yet). */
+    while (!lock_still_held(be)) {
+        be->lock_held = false;
+        int rc = lock_conn_ready(be, deadline_us, err, len);
+        if (rc)
+            return rc;
+        int got = try_host_lock(be, be->lock_key, err, len);
+        if (got == 0)
+            return host_in_use(be, "; writes are refused until it stops", err, len);
+        if (got == 1) {
+            be->lock_held = true;
+            be->lock_gen = be->generation;
+        } else if (PQstatus(be->lock) == CONNECTION_OK || pg_now_us() >= deadline_us)
+            return got;
+    }
     return 0;
 }
 

@@ -62,11 +62,12 @@ int pg_ready(PGconn *conn, char *err, size_t len);
  * counts in be->generation. */
 int pg_writer_ready(sc_store_be *be, uint64_t deadline_us, char *err, size_t len);
 /* The host name's lock, checked before every write: 0 when this daemon
- * holds it.  Cheap (no round trip) while the lock connection has not seen
- * its server end it and the writer has not reconnected since the last
- * check; otherwise the connection is made again (until `deadline_us`) and
- * the lock taken again.  EIO with err naming the holder when another
- * daemon took the host name meanwhile; the next call tries again. */
+ * holds it.  Cheap (one poll(), no round trip) while nothing arrived on
+ * the lock connection and the writer has not reconnected since the last
+ * check; otherwise one round trip checks it, and a lost connection is made
+ * again (until `deadline_us`) and the lock taken again.  EIO with err
+ * naming the holder when another daemon took the host name meanwhile; the
+ * next call tries again. */
 int pg_host_locked(sc_store_be *be, uint64_t deadline_us, char *err, size_t len);
 /* CLOCK_MONOTONIC in microseconds. */
 uint64_t pg_now_us(void);
