@@ -217,6 +217,22 @@ grep -q "host name \"alpha\" in use by streamcapd pid $pid_alpha since " "$work/
     fail "the refusal after the crash does not name alpha: $(cat "$work/alpha3.log")"
 echo "fleet.sh: after a crash alpha holds its host name again"
 
+# 3c. only alpha's lock connection ends (its backend terminated; the
+#     writer's connection lives on): the next write still notices and
+#     takes the lock again, so a second alpha is refused.
+[ "$(q "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+         WHERE application_name LIKE 'streamcapd pid $pid_alpha since %'")" = 1 ] ||
+    fail "alpha's lock connection not found in pg_stat_activity"
+: >"$work/acked_term"
+demo alpha "$work/acked_term"
+[ -s "$work/acked_term" ] || fail "alpha did not write after its lock connection ended: $(cat "$work/acked_term.replies")"
+rc=0
+timeout 15 "$bin/streamcapd" --socket "$work/alpha4.sock" --db "$STREAMCAP_TEST_PG" \
+    --host-name alpha >"$work/alpha4.log" 2>&1 || rc=$?
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "a second alpha started after alpha's lock connection ended (exit $rc)"
+grep -q "host name \"alpha\" in use by streamcapd pid $pid_alpha since " "$work/alpha4.log" ||
+    fail "the refusal after the lock connection ended does not name alpha: $(cat "$work/alpha4.log")"
+
 # 4. a capture broken by a kernel launched on the legacy stream: the row
 #    names the CUDA call, as on SQLite.
 run_cuda=$bin/../tests/run_cuda
