@@ -14,7 +14,7 @@
 #      the restart dropped alpha's host lock: a second alpha started then
 #      holds it, alpha's writes answer 1007 naming it until it stops; after
 #      a crash alpha's next write takes the lock again and a second alpha
-#      is refused;
+#      is refused, as it is after only alpha's lock connection ended;
 #   4. a program on the CUDA runtime stand-in whose legacy-stream launch
 #      breaks a capture: captures.inv_call names cudaLaunchKernel;
 #   5. docs/fleet.md's queries run on the fleet's database.
@@ -232,6 +232,7 @@ timeout 15 "$bin/streamcapd" --socket "$work/alpha4.sock" --db "$STREAMCAP_TEST_
 [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "a second alpha started after alpha's lock connection ended (exit $rc)"
 grep -q "host name \"alpha\" in use by streamcapd pid $pid_alpha since " "$work/alpha4.log" ||
     fail "the refusal after the lock connection ended does not name alpha: $(cat "$work/alpha4.log")"
+echo "fleet.sh: after its lock connection ended alpha holds its host name again"
 
 # 4. a capture broken by a kernel launched on the legacy stream: the row
 #    names the CUDA call, as on SQLite.
