@@ -553,8 +553,11 @@ static int lock_conn_ready(sc_store_be *be, uint64_t deadline_us, char *err, siz
             return name_lock_conn(be, err, len);
         }
         if (pg_now_us() >= deadline_us) {
-            pg_set_err(err, len, "cannot take the host name's lock again",
-                       PQerrorMessage(be->lock));
+            char what[128];
+            snprintf(what, sizeof what,
+                     "cannot reach the database within %d ms to take the host name's lock again",
+                     be->reconnect_ms);
+            pg_set_err(err, len, what, PQerrorMessage(be->lock));
             return SC_STORE_EIO;
         }
         nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
