@@ -583,7 +583,9 @@ int pg_host_locked(sc_store_be *be, uint64_t deadline_us, char *err, size_t len)
         if (got == 1) {
             be->lock_held = true;
             be->lock_gen = be->generation;
-        } else if (PQstatus(be->lock) == CONNECTION_OK || pg_now_us() >= deadline_us)
+            return 0;
+        }
+        if (PQstatus(be->lock) == CONNECTION_OK || pg_now_us() >= deadline_us)
             return got;
     }
     return 0;
