@@ -8,7 +8,9 @@
  * wrote it, ids come from sequences, migrations run under an advisory
  * lock, and start-up recovery touches only this host's rows.  One daemon
  * per host name: a connection of its own holds a session advisory lock
- * keyed by the host name for the store's life (hold_host()).
+ * keyed by the host name for the store's life (hold_host()), taken again
+ * before the next write when a server restart dropped it
+ * (pg_host_locked()); while another daemon holds it, writes are refused.
  *
  * A connection that broke (server stopped, restarted) is made again by
  * the next transaction or read on it (PQreset), so the daemon recovers once
@@ -21,6 +23,7 @@
  * Times are sent and read as Unix milliseconds and converted by the
  * server (TS_IN / TS_OUT), so the columns are real timestamptz for psql.
  */
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -452,6 +455,33 @@ static int try_host_lock(sc_store_be *be, int64_t key, char *err, size_t len)
     return got;
 }
 
+/* The lock connection's application_name, which lock_holder() reads
+ * back: set again after every reset, with the start time of the first. */
+static int name_lock_conn(sc_store_be *be, char *err, size_t len)
+{
+    params p = {0};
+    p_word(&p, be->lock_name);
+    int rc = 0;
+    PGresult *r = pg_run(be->lock, "SELECT set_config('application_name', $1, false)", &p,
+                         PGRES_TUPLES_OK, "cannot name the lock's connection", &rc, err, len);
+    if (!r)
+        return rc;
+    PQclear(r);
+    return 0;
+}
+
+/* The refusal, naming the daemon that holds our host name. */
+static int host_in_use(sc_store_be *be, const char *then, char *err, size_t len)
+{
+    char who[96];
+    lock_holder(be, be->lock_key, who, sizeof who);
+    char msg[320];
+    snprintf(msg, sizeof msg, "host name \"%.60s\" in use by %s (one daemon per host name)%s",
+             be->host, who, then);
+    pg_set_err(err, len, msg, NULL);
+    return SC_STORE_EIO;
+}
+
 /* Take this host name's lock on a connection kept for the store's life,
  * before anything of this host's is touched, so a second daemon with the
  * same --host-name cannot mark the first's live sessions lost.  The
@@ -463,33 +493,102 @@ static int hold_host(sc_store_be *be, char *err, size_t len)
     int rc = 0;
     if (!(be->lock = pg_connect(be->uri, err, len, &rc)))
         return rc;
-    char name[96], since[32];
+    char since[32];
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(since, sizeof since, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    snprintf(name, sizeof name, "streamcapd pid %ld since %s", (long)getpid(), since);
-    params p = {0};
-    p_word(&p, name);
-    PGresult *r = pg_run(be->lock, "SELECT set_config('application_name', $1, false)", &p,
-                         PGRES_TUPLES_OK, "cannot name the lock's connection", &rc, err, len);
-    if (!r)
+    snprintf(be->lock_name, sizeof be->lock_name, "streamcapd pid %ld since %s", (long)getpid(),
+             since);
+    be->lock_key = host_lock_key(be->host);
+    if ((rc = name_lock_conn(be, err, len)))
         return rc;
-    PQclear(r);
-    int64_t key = host_lock_key(be->host);
     for (int tries = 0; tries < 20; tries++) {
-        int got = try_host_lock(be, key, err, len);
+        int got = try_host_lock(be, be->lock_key, err, len);
+        if (got == 1) {
+            be->lock_held = true;
+            be->lock_gen = be->generation;
+        }
         if (got != 0)
             return got == 1 ? 0 : got;
         nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
     }
-    char who[96];
-    lock_holder(be, key, who, sizeof who);
-    char msg[224];
-    snprintf(msg, sizeof msg, "host name \"%.60s\" in use by %s (one daemon per host name)",
-             be->host, who);
-    pg_set_err(err, len, msg, NULL);
-    return SC_STORE_EIO;
+    return host_in_use(be, "", err, len);
+}
+
+/* Nothing arrived on the idle lock connection: the server sends an idle
+ * session nothing unless it ends it (a FATAL message, then EOF). */
+static bool lock_conn_quiet(PGconn *c)
+{
+    struct pollfd p = {.fd = PQsocket(c), .events = POLLIN};
+    return p.fd >= 0 && poll(&p, 1, 0) == 0;
+}
+
+/* Whether the lock survived: the server drops it with the connection
+ * (a restart, a crash, the backend terminated).  A quiet socket and no
+ * reconnect of the writer since the last check cost one poll(); else a
+ * round trip on the lock connection makes sure, as a writer that had to
+ * reconnect may have seen a restart the lock connection has not read yet. */
+static bool lock_still_held(sc_store_be *be)
+{
+    if (!be->lock_held || PQstatus(be->lock) != CONNECTION_OK)
+        return false;
+    if (be->lock_gen == be->generation && lock_conn_quiet(be->lock))
+        return true;
+    PGresult *r = PQexec(be->lock, "SELECT 1");
+    bool ok = r && PQresultStatus(r) == PGRES_TUPLES_OK;
+    PQclear(r);
+    if (ok)
+        be->lock_gen = be->generation;
+    return ok;
+}
+
+/* The lock connection made again, as the writer's (pg_writer_ready). */
+static int lock_conn_ready(sc_store_be *be, uint64_t deadline_us, char *err, size_t len)
+{
+    while (PQstatus(be->lock) != CONNECTION_OK) {
+        PQreset(be->lock);
+        if (PQstatus(be->lock) == CONNECTION_OK) {
+            PQclear(PQexec(be->lock, "SET TIME ZONE 'UTC'"));
+            return name_lock_conn(be, err, len);
+        }
+        if (pg_now_us() >= deadline_us) {
+            char what[128];
+            snprintf(what, sizeof what,
+                     "cannot reach the database within %d ms to take the host name's lock again",
+                     be->reconnect_ms);
+            pg_set_err(err, len, what, PQerrorMessage(be->lock));
+            return SC_STORE_EIO;
+        }
+        nanosleep(&(struct timespec){.tv_nsec = 100 * 1000 * 1000}, NULL);
+    }
+    return 0;
+}
+
+int pg_host_locked(sc_store_be *be, uint64_t deadline_us, char *err, size_t len)
+{
+    if (!be->lock) /* never migrated (hold_host not run): nothing to keep */
+        return 0;
+    /* A connection that still works without the lock (another daemon has
+     * it) keeps its session: only a lost one is made again, also one that
+     * turns out lost only under the try (its server's end not read yet). */
+    while (!lock_still_held(be)) {
+        be->lock_held = false;
+        int rc = lock_conn_ready(be, deadline_us, err, len);
+        if (rc)
+            return rc;
+        int got = try_host_lock(be, be->lock_key, err, len);
+        if (got == 0)
+            return host_in_use(be, "; writes are refused until it stops", err, len);
+        if (got == 1) {
+            be->lock_held = true;
+            be->lock_gen = be->generation;
+            return 0;
+        }
+        if (PQstatus(be->lock) == CONNECTION_OK || pg_now_us() >= deadline_us)
+            return got;
+    }
+    return 0;
 }
 
 static int pg_migrate(sc_store_be *be, char *err, size_t len)

@@ -28,7 +28,11 @@
 
 struct sc_store_be {
     PGconn *conn;
-    PGconn *lock; /* holds this host name's advisory lock for the store's life */
+    PGconn *lock;       /* holds this host name's advisory lock for the store's life */
+    char lock_name[96]; /* the lock connection's application_name, kept across resets */
+    int64_t lock_key;   /* the host name's advisory lock key */
+    bool lock_held;     /* the lock was taken on `lock` and the connection not lost since */
+    uint64_t lock_gen;  /* the writer's generation when the lock was last known held */
     char *uri;
     char *host;
     char *host_lit; /* host as an SQL literal, for the BEGIN batch */
@@ -57,6 +61,14 @@ int pg_ready(PGconn *conn, char *err, size_t len);
  * (pg_now_us) passes: 0, or EIO with err set.  Each reset that worked
  * counts in be->generation. */
 int pg_writer_ready(sc_store_be *be, uint64_t deadline_us, char *err, size_t len);
+/* The host name's lock, checked before every write: 0 when this daemon
+ * holds it.  Cheap (one poll(), no round trip) while nothing arrived on
+ * the lock connection and the writer has not reconnected since the last
+ * check; otherwise one round trip checks it, and a lost connection is made
+ * again (until `deadline_us`) and the lock taken again.  EIO with err
+ * naming the holder when another daemon took the host name meanwhile; the
+ * next call tries again. */
+int pg_host_locked(sc_store_be *be, uint64_t deadline_us, char *err, size_t len);
 /* CLOCK_MONOTONIC in microseconds. */
 uint64_t pg_now_us(void);
 

@@ -20,7 +20,9 @@
  * back when the connection breaks with COMMIT sent: the number is there if
  * and only if the transaction committed.  Numbers only grow, also past a
  * transaction that never committed, so an older transaction's mark can
- * never be taken for this one's.
+ * never be taken for this one's.  The row's number also grows past marks
+ * another daemon left while it held our host name (pg_host_locked), so
+ * the mark is the larger of the two, read back.
  */
 static int begin_once(sc_store_be *be, unsigned flags, char *err, size_t len)
 {
@@ -44,19 +46,21 @@ static int begin_once(sc_store_be *be, unsigned flags, char *err, size_t len)
              "BEGIN; SET LOCAL lock_timeout = %d;%s"
              " LOCK TABLE capture_log, graphs, nodes, edges, graph_index, captures,"
              " pending_graphs IN ROW EXCLUSIVE MODE;"
-             " UPDATE hosts SET write_seq = %lld WHERE host = %s",
+             " UPDATE hosts SET write_seq = greatest(write_seq + 1, %lld) WHERE host = %s"
+             " RETURNING write_seq",
              be->busy_timeout_ms,
              (flags & SC_STORE_TXN_UNACKED) ? " SET LOCAL synchronous_commit = off;" : "",
              (long long)be->write_seq, be->host_lit);
     PGresult *res = PQexec(be->conn, begin);
     free(begin);
     int rc = 0;
-    if (!res || PQresultStatus(res) != PGRES_COMMAND_OK)
+    if (!res || PQresultStatus(res) != PGRES_TUPLES_OK)
         rc = pg_fail(be->conn, res, "cannot begin a write", err, len);
-    else if (strcmp(PQcmdTuples(res), "1") != 0) {
+    else if (PQntuples(res) != 1) {
         pg_set_err(err, len, "cannot begin a write", "this host's row in hosts is missing");
         rc = SC_STORE_EIO;
-    }
+    } else
+        be->write_seq = col_i64(res, 0, 0);
     PQclear(res);
     /* A failed statement after BEGIN leaves the transaction open. */
     if (rc && PQstatus(be->conn) == CONNECTION_OK)
@@ -66,13 +70,16 @@ static int begin_once(sc_store_be *be, unsigned flags, char *err, size_t len)
 
 /* A connection that breaks under the BEGIN (the server restarted since it
  * was last used, which the connection learns only now) is made again, for
- * at most reconnect_ms, before the write fails. */
+ * at most reconnect_ms, before the write fails.  No write begins without
+ * the host name's lock, which a restart drops too (pg_host_locked). */
 int store_pg_begin(sc_store_be *be, unsigned flags, char *err, size_t len)
 {
     be->outcome = SC_STORE_TXN_PLAIN;
     uint64_t deadline = pg_now_us() + (uint64_t)be->reconnect_ms * 1000u;
     for (;;) {
         int rc = pg_writer_ready(be, deadline, err, len);
+        if (rc == 0)
+            rc = pg_host_locked(be, deadline, err, len);
         if (rc)
             return rc;
         rc = begin_once(be, flags, err, len);
@@ -977,7 +984,8 @@ int store_pg_write_chunk(sc_store_be *be, sc_store_job *j, uint32_t lo, uint32_t
 void store_pg_drop_chunks(sc_store_be *be, int64_t gid)
 {
     char err[128]; /* read by nobody: a failed drop is retried at the next start */
-    if (pg_writer_ready(be, pg_now_us(), err, sizeof err) != 0)
+    if (pg_writer_ready(be, pg_now_us(), err, sizeof err) != 0 ||
+        pg_host_locked(be, pg_now_us(), err, sizeof err) != 0)
         return;
     params p = {0};
     p_i64(&p, gid);

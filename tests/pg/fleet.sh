@@ -11,6 +11,10 @@
 #      sessions lost, not the other's;
 #   3. the server stopped mid-run: requests fail with 1007 (nothing is
 #      acknowledged), and the same daemon serves again once it is back;
+#      the restart dropped alpha's host lock: a second alpha started then
+#      holds it, alpha's writes answer 1007 naming it until it stops; after
+#      a crash alpha's next write takes the lock again and a second alpha
+#      is refused, as it is after only alpha's lock connection ended;
 #   4. a program on the CUDA runtime stand-in whose legacy-stream launch
 #      breaks a capture: captures.inv_call names cudaLaunchKernel;
 #   5. docs/fleet.md's queries run on the fleet's database.
@@ -155,6 +159,81 @@ while [ ! -s "$work/acked_up" ]; do
 done
 g=$(cat "$work/acked_up")
 [ "$(q "SELECT host FROM graphs WHERE graph = $g")" = beta ] || fail "graph $g after recovery is not stored"
+# 3a. the server's restart dropped alpha's lock: a second daemon for host
+#     alpha that starts before alpha wrote again gets it, and alpha's next
+#     write answers 1007 naming that daemon and stores nothing; once the
+#     second stops, alpha takes the lock back and writes again.
+"$bin/streamcapd" --socket "$work/alpha2.sock" --db "$STREAMCAP_TEST_PG" --host-name alpha \
+    >"$work/alpha2.log" 2>&1 &
+pid_alpha2=$!
+pids="$pids $pid_alpha2"
+i=0
+until "$bin/streamcap" --socket "$work/alpha2.sock" ping >/dev/null 2>&1; do
+    i=$((i + 1))
+    [ "$i" -lt 100 ] || fail "a second alpha did not start after the restart: $(cat "$work/alpha2.log")"
+    sleep 0.1
+done
+before=$(q "SELECT count(*) FROM graphs WHERE host = 'alpha'")
+: >"$work/acked_taken"
+demo alpha "$work/acked_taken"
+[ ! -s "$work/acked_taken" ] || fail "alpha wrote while another daemon held its host name"
+grep -q "1007" "$work/acked_taken.replies" ||
+    fail "alpha's write without the lock did not answer 1007: $(cat "$work/acked_taken.replies")"
+grep -q "in use by streamcapd pid $pid_alpha2 since " "$work/acked_taken.replies" ||
+    fail "alpha's refusal does not name the holder: $(cat "$work/acked_taken.replies")"
+[ "$(q "SELECT count(*) FROM graphs WHERE host = 'alpha'")" = "$before" ] ||
+    fail "alpha stored a graph without the lock"
+kill -TERM "$pid_alpha2"
+wait "$pid_alpha2" || fail "the second alpha did not stop cleanly"
+: >"$work/acked_back"
+i=0
+while [ ! -s "$work/acked_back" ]; do # the server may take a moment to end the holder's backend
+    i=$((i + 1))
+    [ "$i" -le 10 ] || fail "alpha did not write again once the lock was free: $(cat "$work/acked_back.replies")"
+    demo alpha "$work/acked_back"
+    [ -s "$work/acked_back" ] || sleep 0.5
+done
+g=$(cat "$work/acked_back")
+[ "$(q "SELECT host FROM graphs WHERE graph = $g")" = alpha ] || fail "graph $g of alpha is not stored"
+echo "fleet.sh: a restart's lost lock: alpha refused writes while another held its name"
+
+# 3b. a crash of the server: alpha's first write after it takes the lock
+#     again, and a second daemon for host alpha is then refused at start.
+eval "$STREAMCAP_TEST_PG_CRASH"
+eval "$STREAMCAP_TEST_PG_START"
+: >"$work/acked_crash"
+i=0
+while [ ! -s "$work/acked_crash" ]; do
+    i=$((i + 1))
+    [ "$i" -le 20 ] || fail "alpha did not recover after the crash: $(cat "$work/acked_crash.replies")"
+    demo alpha "$work/acked_crash"
+    [ -s "$work/acked_crash" ] || sleep 0.5
+done
+rc=0
+timeout 15 "$bin/streamcapd" --socket "$work/alpha3.sock" --db "$STREAMCAP_TEST_PG" \
+    --host-name alpha >"$work/alpha3.log" 2>&1 || rc=$?
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "a second alpha started after the crash (exit $rc)"
+grep -q "host name \"alpha\" in use by streamcapd pid $pid_alpha since " "$work/alpha3.log" ||
+    fail "the refusal after the crash does not name alpha: $(cat "$work/alpha3.log")"
+echo "fleet.sh: after a crash alpha holds its host name again"
+
+# 3c. only alpha's lock connection ends (its backend terminated; the
+#     writer's connection lives on): the next write still notices and
+#     takes the lock again, so a second alpha is refused.
+[ "$(q "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+         WHERE application_name LIKE 'streamcapd pid $pid_alpha since %'")" = 1 ] ||
+    fail "alpha's lock connection not found in pg_stat_activity"
+: >"$work/acked_term"
+demo alpha "$work/acked_term"
+[ -s "$work/acked_term" ] || fail "alpha did not write after its lock connection ended: $(cat "$work/acked_term.replies")"
+rc=0
+timeout 15 "$bin/streamcapd" --socket "$work/alpha4.sock" --db "$STREAMCAP_TEST_PG" \
+    --host-name alpha >"$work/alpha4.log" 2>&1 || rc=$?
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "a second alpha started after alpha's lock connection ended (exit $rc)"
+grep -q "host name \"alpha\" in use by streamcapd pid $pid_alpha since " "$work/alpha4.log" ||
+    fail "the refusal after the lock connection ended does not name alpha: $(cat "$work/alpha4.log")"
+echo "fleet.sh: after its lock connection ended alpha holds its host name again"
+
 # 4. a capture broken by a kernel launched on the legacy stream: the row
 #    names the CUDA call, as on SQLite.
 run_cuda=$bin/../tests/run_cuda
