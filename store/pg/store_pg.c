@@ -17,7 +17,7 @@
  * the server is back without being restarted.  The writer waits for it up
  * to reconnect_ms at a BEGIN, and after a COMMIT that got no answer learns
  * from this host's hosts.write_seq whether it committed
- * (store_pg_write.c), so no client is told a write failed that was
+ * (store_pg_txn.c), so no client is told a write failed that was
  * stored, or succeeded that was not.
  *
  * Times are sent and read as Unix milliseconds and converted by the

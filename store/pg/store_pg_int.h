@@ -1,9 +1,10 @@
 /*
  * store_pg_int.h - internals of the PostgreSQL backend (store_pg.h),
  * shared by store_pg.c (errors, parameters, connecting, the schema and
- * the backend's vtable), store_pg_write.c (transactions, COPY and the
- * writer's jobs) and store_pg_read.c (the reader connections and their
- * reads).  Not part of the API.
+ * the backend's vtable), store_pg_txn.c (write transactions),
+ * store_pg_write.c (COPY and the writer's jobs), store_pg_args.c (kernel
+ * arguments in COPY rows) and store_pg_read.c (the reader connections and
+ * their reads).  Not part of the API.
  *
  * Result codes: functions here return 0 or an SC_STORE_E* code and say
  * why in `err` (`len` bytes); libpq's statuses never leave the backend.
@@ -140,11 +141,13 @@ static inline uint32_t col_u32(const PGresult *r, int row, int col)
  * (ENOMEM or EIO) and err set. */
 PGconn *pg_connect(const char *uri, char *err, size_t len, int *rc);
 
-/* store_pg_write.c: the writer's operations of the vtable. */
+/* store_pg_txn.c: the writer's transactions. */
 int store_pg_begin(sc_store_be *be, unsigned flags, char *err, size_t len);
 int store_pg_commit(sc_store_be *be, char *err, size_t len);
 void store_pg_rollback(sc_store_be *be);
 int store_pg_txn_outcome(sc_store_be *be);
+
+/* store_pg_write.c: the writer's jobs of the vtable. */
 int store_pg_write(sc_store_be *be, sc_store_job *j, char *err, size_t len);
 int store_pg_write_chunk(sc_store_be *be, sc_store_job *j, uint32_t lo, uint32_t hi, char *err,
                          size_t len);
