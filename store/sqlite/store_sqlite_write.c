@@ -245,7 +245,7 @@ static int stop_room_for_one_more(store_writer *w)
 {
     if (store_stop_room(w, w->open_rows + 1, STORE_STOP_SPARE_ROWS) == 0)
         return 0;
-    int64_t exact;
+    int64_t exact = 0;
     if (sql_count_open(w, &exact) == SQLITE_OK) {
         w->open_rows = exact;
         if (store_stop_room(w, exact + 1, STORE_STOP_SPARE_ROWS) == 0)
