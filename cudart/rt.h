@@ -52,7 +52,28 @@ typedef struct sc_rt_node_desc {
      * bytes), cudaGraphNodeTypeMemFree (dst is the address) */
     /* cudaGraphNodeTypeGraph */
     cudaGraph_t child;
+    /* cudaGraphNodeTypeConditional: the body graphs, owned by the node, in
+     * body index order (if: then, else; while: the body; switch: a case
+     * each) */
+    cudaGraph_t *bodies;
+    uint32_t nbodies;
 } sc_rt_node_desc;
+
+/** The graphs node d holds, in body index order, through *out: a child
+ *  graph node's graph, a conditional node's bodies; 0 for any other. */
+static inline size_t sc_rt_node_bodies(const sc_rt_node_desc *d, cudaGraph_t const **out)
+{
+    *out = NULL;
+    if (d->type == cudaGraphNodeTypeGraph && d->child) {
+        *out = &d->child;
+        return 1;
+    }
+    if (d->type == cudaGraphNodeTypeConditional && d->bodies) {
+        *out = d->bodies;
+        return d->nbodies;
+    }
+    return 0;
+}
 
 /** Make room in *p, an array of *cap items of `elem` bytes, for `need`
  *  items: the capacity doubles (from 8) until it does.  False, and
