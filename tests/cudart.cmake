@@ -70,7 +70,7 @@ set_tests_properties(test_cudart_trace PROPERTIES
 # Fat binaries read at registration (fatbin.c, rt_fatbin.c) and kernel
 # nodes' own copies of their argument values (graph_args.c).
 sc_add_test(test_cudart_fatbin SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_fatbin.c
-            LIBS sc_cudart_obj)
+            ${SC_CUDART_TEST_DIR}/fatbin_image.c LIBS sc_cudart_obj)
 set_tests_properties(test_cudart_fatbin PROPERTIES
     ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock;STREAMCAP_DEVICE=L4")
 
