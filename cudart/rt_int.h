@@ -350,9 +350,12 @@ void sc_rt_feed_update_deps(sc_rt_state *st, uint32_t stream, uint32_t thread,
 void sc_rt_feed_host_call(sc_rt_state *st, sc_cuda_host kind, uint32_t stream, uint32_t event,
                           uint32_t thread, const char *call);
 void sc_rt_feed_exchange_mode(sc_rt_state *st, uint32_t thread, sc_cuda_mode mode);
-/* `d` is the node as the program described it: it is sent whole. */
+/* `d` is the node as the program described it: it is sent whole, a
+ * kernel's argument values from `node`'s copy (a node the graph holds
+ * already) or, node NULL, from d->args. */
 void sc_rt_feed_add_node(sc_rt_state *st, uint32_t stream, uint32_t thread,
-                         const sc_rt_node_desc *d, const uint32_t *deps, size_t ndeps);
+                         const sc_rt_node_desc *d, cudaGraphNode_t node, const uint32_t *deps,
+                         size_t ndeps);
 void sc_rt_feed_end(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t capture);
 void sc_rt_feed_submit(sc_rt_state *st, cudaGraph_t g, size_t submit);
 /** At exit: send what is queued, wait (bounded) for the replies, close.

@@ -5,8 +5,10 @@
  * section carries the layout of kadd(float *, int, double, char), stored
  * uncompressed), launches kadd in a capture and then changes the locals
  * the launch pointed at, so that the stored graph shows the values as the
- * launch copied them.  A second kernel, never given a layout, is launched
- * too: it must be stored without arguments.
+ * launch copied them; a kadd node added by hand to the capture's graph
+ * and one of a graph built by hand (stored at instantiation) must be
+ * stored with the values they were given too.  A second kernel, never
+ * given a layout, is launched too: it must be stored without arguments.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +40,37 @@ static void ok(cudaError_t e, const char *what)
         fprintf(stderr, "cudart_args_prog: %s: %s\n", what, cudaGetErrorName(e));
         exit(1);
     }
+}
+
+/* A kadd node added by hand to the capture's graph (capture.add_node),
+ * after the launch; the values are the node's from the add on. */
+static void add_to_capture(cudaStream_t s, void **args)
+{
+    enum cudaStreamCaptureStatus st;
+    cudaGraph_t cg;
+    const cudaGraphNode_t *deps;
+    size_t ndeps;
+    ok(cudaStreamGetCaptureInfo(s, &st, NULL, &cg, &deps, NULL, &ndeps),
+       "cudaStreamGetCaptureInfo");
+    struct cudaKernelNodeParams kp = {(void *)kadd_stub, {1, 1, 1}, {64, 1, 1}, 0, args, NULL};
+    cudaGraphNode_t node;
+    ok(cudaGraphAddKernelNode(&node, cg, deps, ndeps, &kp), "cudaGraphAddKernelNode");
+}
+
+/* A graph of one kadd node built by hand, stored at instantiation
+ * (graph.submit) after the caller's locals changed. */
+static void submit_by_hand(void **args)
+{
+    cudaGraph_t g;
+    ok(cudaGraphCreate(&g, 0), "cudaGraphCreate");
+    struct cudaKernelNodeParams kp = {(void *)kadd_stub, {3, 1, 1}, {16, 1, 1}, 0, args, NULL};
+    cudaGraphNode_t node;
+    ok(cudaGraphAddKernelNode(&node, g, NULL, 0, &kp), "cudaGraphAddKernelNode");
+    *(int *)args[1] = -2;
+    cudaGraphExec_t x;
+    ok(cudaGraphInstantiate(&x, g, 0), "cudaGraphInstantiate");
+    ok(cudaGraphExecDestroy(x), "cudaGraphExecDestroy");
+    ok(cudaGraphDestroy(g), "cudaGraphDestroy");
 }
 
 int main(void)
@@ -73,6 +106,11 @@ int main(void)
     ok(cudaLaunchKernel((const void *)kadd_stub, (dim3){2, 1, 1}, (dim3){32, 1, 1}, args, 0, s),
        "cudaLaunchKernel");
     /* What the launch saw, not what the locals hold by the end. */
+    x = (float *)(uintptr_t)0x3000;
+    n = 8;
+    a = 3.0;
+    ch = 'e';
+    add_to_capture(s, args);
     x = NULL;
     n = -1;
     a = 0;
@@ -82,5 +120,11 @@ int main(void)
     cudaGraph_t g;
     ok(cudaStreamEndCapture(s, &g), "cudaStreamEndCapture");
     ok(cudaGraphDestroy(g), "cudaGraphDestroy");
+
+    x = (float *)(uintptr_t)0x2000;
+    n = 9;
+    a = 4.0;
+    ch = 'd';
+    submit_by_hand(args);
     return 0;
 }

@@ -395,7 +395,7 @@ static void test_kernel_args_stored(void **state)
     sc_it_conn *c = sc_it_must_connect(d);
     cJSON *g = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)num(cap, "graph"));
     const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(g, "nodes");
-    assert_int_equal(cJSON_GetArraySize(nodes), 2);
+    assert_int_equal(cJSON_GetArraySize(nodes), 3);
     const cJSON *k = cJSON_GetArrayItem(nodes, 0);
     /* x = 0x1000, n = 7, a = 2.0, ch = 'c', packed, little-endian */
     assert_string_equal(sc_it_str(k, "args"), "0010000000000000"
@@ -405,7 +405,26 @@ static void test_kernel_args_stored(void **state)
     char *sizes = sc_it_json_text(cJSON_GetObjectItemCaseSensitive(k, "param_sizes"));
     assert_string_equal(sizes, "[8,4,8,1]");
     free(sizes);
-    assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(nodes, 1), "args"));
+    /* Added by hand to the capture's graph: x = 0x3000, 8, 3.0, 'e'. */
+    assert_string_equal(sc_it_str(cJSON_GetArrayItem(nodes, 1), "args"), "0030000000000000"
+                                                                         "08000000"
+                                                                         "0000000000000840"
+                                                                         "65");
+    assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(nodes, 2), "args"));
+    cJSON_Delete(g);
+    /* Built by hand and submitted: the values of the add (x = 0x2000, 9,
+     * 4.0, 'd'), not the caller's n changed before the instantiation. */
+    cJSON *sub = find(report, "event", "graph", 0);
+    assert_non_null(sub);
+    g = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)num(sub, "graph"));
+    k = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(g, "nodes"), 0);
+    assert_string_equal(sc_it_str(k, "args"), "0020000000000000"
+                                              "09000000"
+                                              "0000000000001040"
+                                              "64");
+    sizes = sc_it_json_text(cJSON_GetObjectItemCaseSensitive(k, "param_sizes"));
+    assert_string_equal(sizes, "[8,4,8,1]");
+    free(sizes);
     cJSON_Delete(g);
     sc_it_conn_close(c);
     cJSON_Delete(out);
