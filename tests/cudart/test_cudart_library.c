@@ -216,12 +216,51 @@ static void t_forms(void **state)
     (void)cudaGetLastError();
 }
 
+static int count_sym(const sc_fb_sym *s, void *ctx)
+{
+    size_t *n = ctx;
+    *n += 1 + (s->init != NULL);
+    return 0;
+}
+
+/* The symbol reader on every prefix of the cubin and with each byte
+ * changed: never outside the bytes (the sanitized build checks), the whole
+ * cubin's kernel and three variables found. */
+static void t_reader_bounds(void **state)
+{
+    (void)state;
+    static sc_tfb e, bad;
+    sc_tfb_cubin(&e, 90);
+    size_t n = 0;
+    assert_int_equal(sc_fb_elf_symbols(e.b, e.n, count_sym, &n), 0);
+    assert_int_equal(n, 4 + 2); /* counter and man have initial bytes */
+    assert_int_equal(sc_fb_elf_size(e.b, e.n), e.n);
+    assert_int_equal(sc_fb_elf_arch(e.b, e.n), 90);
+    for (size_t len = 0; len < e.n; len++) {
+        n = 0;
+        (void)sc_fb_elf_symbols(e.b, len, count_sym, &n);
+        assert_int_equal(sc_fb_elf_size(e.b, len), 0);
+    }
+    for (size_t i = 0; i < e.n; i++) {
+        bad = e;
+        bad.b[i] ^= 0xa5;
+        n = 0;
+        (void)sc_fb_elf_symbols(bad.b, bad.n, count_sym, &n);
+        (void)sc_fb_elf_size(bad.b, bad.n);
+    }
+    const char ptx[] = ".entry";
+    n = 0;
+    assert_int_equal(sc_fb_ptx_entries(ptx, sizeof ptx - 1, count_sym, &n), 0);
+    assert_int_equal(n, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_kernels),
         cmocka_unit_test(t_globals),
         cmocka_unit_test(t_forms),
+        cmocka_unit_test(t_reader_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,8 @@
  * the launch pointed at, so that the stored graph shows the values as the
  * launch copied them; a kadd node added by hand to the capture's graph
  * and one of a graph built by hand (stored at instantiation) must be
- * stored with the values they were given too.  A second kernel, never
+ * stored with the values they were given too, as must the node of a
+ * graph captured into (cudaStreamBeginCaptureToGraph).  A second kernel, never
  * given a layout, is launched too: it must be stored without arguments.
  */
 #include <stdint.h>
@@ -73,6 +74,25 @@ static void submit_by_hand(void **args)
     ok(cudaGraphDestroy(g), "cudaGraphDestroy");
 }
 
+/* A graph holding a kadd node, captured into
+ * (cudaStreamBeginCaptureToGraph): the node is the capture's first, sent
+ * with the node's own values (capture 2). */
+static void capture_into(cudaStream_t s, void **args)
+{
+    cudaGraph_t g, out;
+    ok(cudaGraphCreate(&g, 0), "cudaGraphCreate");
+    struct cudaKernelNodeParams kp = {(void *)kadd_stub, {1, 1, 1}, {8, 1, 1}, 0, args, NULL};
+    cudaGraphNode_t node;
+    ok(cudaGraphAddKernelNode(&node, g, NULL, 0, &kp), "cudaGraphAddKernelNode");
+    *(int *)args[1] = -3;
+    ok(cudaStreamBeginCaptureToGraph(s, g, NULL, NULL, 0, cudaStreamCaptureModeGlobal),
+       "cudaStreamBeginCaptureToGraph");
+    ok(cudaLaunchKernel((const void *)plain_stub, (dim3){1, 1, 1}, (dim3){1, 1, 1}, NULL, 0, s),
+       "cudaLaunchKernel");
+    ok(cudaStreamEndCapture(s, &out), "cudaStreamEndCapture");
+    ok(cudaGraphDestroy(g), "cudaGraphDestroy");
+}
+
 int main(void)
 {
     static sc_tfb c;
@@ -126,5 +146,11 @@ int main(void)
     a = 4.0;
     ch = 'd';
     submit_by_hand(args);
+
+    x = (float *)(uintptr_t)0x4000;
+    n = 10;
+    a = 5.0;
+    ch = 'f';
+    capture_into(s, args);
     return 0;
 }

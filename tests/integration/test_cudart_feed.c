@@ -426,6 +426,17 @@ static void test_kernel_args_stored(void **state)
     assert_string_equal(sizes, "[8,4,8,1]");
     free(sizes);
     cJSON_Delete(g);
+    /* Captured into: the graph's own node first, x = 0x4000, 10, 5.0, 'f'. */
+    cap = capture_line(report, 2);
+    assert_non_null(cap);
+    assert_string_equal(sc_it_str(cap, "outcome"), "stored");
+    g = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)num(cap, "graph"));
+    k = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(g, "nodes"), 0);
+    assert_string_equal(sc_it_str(k, "args"), "0040000000000000"
+                                              "0a000000"
+                                              "0000000000001440"
+                                              "66");
+    cJSON_Delete(g);
     sc_it_conn_close(c);
     cJSON_Delete(out);
     cJSON_Delete(report);
