@@ -193,7 +193,9 @@ static void library_free(sc_rt_state *st, struct CUlib_st *l)
         free(l->kernels[i].mangled);
     }
     for (size_t i = 0; i < l->nvars; i++) {
-        if (sc_rt_alloc_find(st, l->vars[i].mem))
+        /* Only its own entry: a load that failed half-way added not all. */
+        const sc_rt_alloc *a = sc_rt_alloc_find(st, l->vars[i].mem);
+        if (a && a->base == (uintptr_t)l->vars[i].mem)
             sc_rt_alloc_drop(st, l->vars[i].mem);
         free(l->vars[i].name);
         free(l->vars[i].mem);
