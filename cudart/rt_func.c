@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi_array.h"
 #include "abi_graph.h"
-#include "abi_lib.h"
 #include "rt_int.h"
 
 /* Registers a thread of every function (cudaFuncGetAttributes). */

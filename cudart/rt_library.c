@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "abi_lib.h"
+#include "abi_array.h"
 #include "rt_int.h"
 
 /** A kernel handle: what cudaKernel_t points at. */

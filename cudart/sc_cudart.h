@@ -9,6 +9,5 @@
 #include "abi_rt.h"
 #include "abi_graph.h"
 #include "abi_array.h"
-#include "abi_lib.h"
 
 #endif

@@ -10,7 +10,4 @@
 #if __has_include("abi_array.h")
 #include "abi_array.h"
 #endif
-#if __has_include("abi_lib.h")
-#include "abi_lib.h"
-#endif
 #endif
