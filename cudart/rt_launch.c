@@ -177,29 +177,10 @@ SC_RT_EXPORT char __cudaInitModule(void **fatCubinHandle)
     return 1;
 }
 
-sc_rt_kernel *sc_rt_kernel_register(sc_rt_state *st, const void *stub, const char *mangled,
-                                    struct sc_rt_fatbin *fatbin)
+/* Forget what a kernel's binary said of it; its name stays, since records
+ * queued for the daemon may point at it. */
+static void kernel_clear(sc_rt_kernel *k)
 {
-    char *name = demangle(mangled);
-    sc_rt_kernel *k = name ? kernel_put(st, stub, name) : NULL;
-    if (!k || !fatbin || !mangled)
-        return k;
-    free(k->mangled);
-    free(k->params);
-    k->mangled = strdup(mangled);
-    k->fatbin = fatbin;
-    k->layout = 0;
-    k->params = NULL;
-    k->nparams = 0;
-    return k;
-}
-
-void sc_rt_kernel_forget(sc_rt_state *st, const void *stub)
-{
-    sc_rt_kernel *k = sc_rt_kernel_find(st, stub);
-    if (!k)
-        return;
-    /* The name stays: records queued for the daemon may point at it. */
     free(k->mangled);
     free(k->params);
     k->mangled = NULL;
@@ -208,6 +189,26 @@ void sc_rt_kernel_forget(sc_rt_state *st, const void *stub)
     k->fatbin = NULL;
     k->layout = 0;
     k->ptx = k->binary = 0;
+}
+
+sc_rt_kernel *sc_rt_kernel_register(sc_rt_state *st, const void *stub, const char *mangled,
+                                    struct sc_rt_fatbin *fatbin)
+{
+    char *name = demangle(mangled);
+    sc_rt_kernel *k = name ? kernel_put(st, stub, name) : NULL;
+    if (!k || !fatbin || !mangled)
+        return k;
+    kernel_clear(k);
+    k->mangled = strdup(mangled);
+    k->fatbin = fatbin;
+    return k;
+}
+
+void sc_rt_kernel_forget(sc_rt_state *st, const void *stub)
+{
+    sc_rt_kernel *k = sc_rt_kernel_find(st, stub);
+    if (k)
+        kernel_clear(k);
 }
 
 SC_RT_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun,
