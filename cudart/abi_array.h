@@ -290,8 +290,9 @@ SC_RT_ARRAY_API cudaError_t cudaGetDriverEntryPointByVersion(
 
 /* ---- libraries loaded at run time (rt_library.c) */
 
-/* A library is a fat binary (nvcc -fatbin, or the container nvcc embeds),
- * a cubin (nvcc -cubin) or PTX text; its bytes are copied. */
+/* A library is a fat binary (nvcc -fatbin, the container nvcc embeds or,
+ * in memory, the wrapper it registers), a cubin (nvcc -cubin) or PTX
+ * text; its bytes are copied. */
 SC_RT_ARRAY_API cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code,
                                                 enum cudaJitOption *jitOptions,
                                                 void **jitOptionsValues, unsigned int numJitOptions,

@@ -50,13 +50,27 @@ struct CUlib_st {
  * whose headers do not hold; LIB_NONE, bytes that are not even PTX. */
 typedef enum lib_kind { LIB_NONE, LIB_BAD, LIB_FATBIN, LIB_CUBIN, LIB_PTX } lib_kind;
 
-/* The kind and size of the code at p, no more than `limit` bytes
- * (SIZE_MAX: as its headers say, as for cudaLibraryLoadData). */
-static lib_kind code_kind(const uint8_t *p, size_t limit, size_t *size)
+/* The kind and size of the code at *pp, no more than `limit` bytes
+ * (SIZE_MAX: as its headers say, as for cudaLibraryLoadData, where *pp
+ * may also be the wrapper nvcc registers, then replaced by its
+ * container). */
+static lib_kind code_kind(const uint8_t **pp, size_t limit, size_t *size)
 {
+    const uint8_t *p = *pp;
+    /* No image has a NUL in its magic: a shorter string is read no
+     * further than its end. */
+    if (limit == SIZE_MAX && strnlen((const char *)p, 4) < 4)
+        limit = strlen((const char *)p) + 1;
     uint32_t magic = 0;
     if (limit >= 4)
         memcpy(&magic, p, 4);
+    if (limit == SIZE_MAX && magic == SC_FB_WRAPPER_MAGIC) {
+        const void *c = sc_fb_container(p);
+        if (!c)
+            return LIB_BAD;
+        *pp = c; /* a container's magic: no further wrapper */
+        return code_kind(pp, limit, size);
+    }
     if (limit >= 16 && magic == SC_FB_MAGIC) {
         uint16_t hsize;
         uint64_t total;
@@ -208,10 +222,11 @@ static void library_free(sc_rt_state *st, struct CUlib_st *l)
 }
 
 /* A library of the code at p (limit: as for code_kind); lock held. */
-static cudaError_t library_load(sc_rt_state *st, const void *p, size_t limit, cudaLibrary_t *out)
+static cudaError_t library_load(sc_rt_state *st, const void *code, size_t limit, cudaLibrary_t *out)
 {
     size_t size = 0;
-    lib_kind kind = code_kind(p, limit, &size);
+    const uint8_t *p = code;
+    lib_kind kind = code_kind(&p, limit, &size);
     if (kind == LIB_NONE)
         return cudaErrorInvalidPtx; /* what is no image is taken for PTX */
     if (kind == LIB_BAD)

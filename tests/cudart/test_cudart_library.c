@@ -190,6 +190,18 @@ static void t_forms(void **state)
 
     static sc_tfb c;
     make_fatbin(&c);
+    static struct {
+        int magic, version;
+        const void *data;
+        void *rest;
+    } wrapper = {(int)SC_FB_WRAPPER_MAGIC, 1, NULL, NULL};
+    wrapper.data = c.b; /* what nvcc registers, as a library */
+    lib = load(&wrapper);
+    assert_int_equal(cudaLibraryGetKernelCount(&count, lib), cudaSuccess);
+    assert_int_equal(count, 1);
+    assert_int_equal(cudaLibraryUnload(lib), cudaSuccess);
+    assert_int_equal(cudaLibraryLoadData(&lib, "", NULL, NULL, 0, NULL, NULL, 0),
+                     cudaErrorInvalidPtx);
     char path[] = "/tmp/sc_test_library_XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
