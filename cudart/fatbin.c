@@ -437,3 +437,23 @@ int sc_fb_ptx_entries(const char *ptx, size_t size, sc_fb_sym_fn fn, void *ctx)
     }
     return 0;
 }
+
+int sc_fb_ptx_target(const char *ptx, size_t size)
+{
+    static const char key[] = ".target";
+    size_t klen = sizeof key - 1;
+    for (size_t at = 0; at + klen < size && ptx[at]; at++) {
+        if (memcmp(ptx + at, key, klen) != 0)
+            continue;
+        size_t p = at + klen;
+        while (p < size && (ptx[p] == ' ' || ptx[p] == '\t'))
+            p++;
+        if (p + 3 >= size || memcmp(ptx + p, "sm_", 3) != 0)
+            return 0;
+        int arch = 0;
+        for (p += 3; p < size && ptx[p] >= '0' && ptx[p] <= '9' && arch < 10000; p++)
+            arch = arch * 10 + (ptx[p] - '0');
+        return arch;
+    }
+    return 0;
+}

@@ -109,6 +109,10 @@ typedef int (*sc_fb_sym_fn)(const sc_fb_sym *s, void *ctx);
  *  64-bit ELF with a symbol table. */
 int sc_fb_elf_symbols(const uint8_t *elf, size_t size, sc_fb_sym_fn fn, void *ctx);
 
+/** The architecture of PTX text's `.target sm_NN` (10 * major + minor:
+ *  75 for sm_75, 90 for sm_90a), 0 when it names none. */
+int sc_fb_ptx_target(const char *ptx, size_t size);
+
 /** Each `.entry NAME` of PTX text (`size` bytes, NUL or not), as a kernel
  *  symbol (no layout, no variables).  0 or fn's non-zero result. */
 int sc_fb_ptx_entries(const char *ptx, size_t size, sc_fb_sym_fn fn, void *ctx);

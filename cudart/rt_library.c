@@ -94,7 +94,7 @@ static lib_kind code_kind(const uint8_t **pp, size_t limit, size_t *size)
 }
 
 /* The library's entries: a container's, or one entry of a bare cubin or
- * PTX (which is JIT-compiled for the device, as a driver does). */
+ * PTX (for its .target, JIT-compiled for the device as a driver does). */
 static int entries_make(struct CUlib_st *l, lib_kind kind)
 {
     l->fb.cubin = l->image;
@@ -105,7 +105,10 @@ static int entries_make(struct CUlib_st *l, lib_kind kind)
     if (!e)
         return -ENOMEM;
     e->kind = kind == LIB_CUBIN ? SC_FB_ELF : SC_FB_PTX;
-    e->arch = kind == LIB_CUBIN ? sc_fb_elf_arch(l->image, l->size) : sc_rt_dev_cc();
+    if (kind == LIB_CUBIN)
+        e->arch = sc_fb_elf_arch(l->image, l->size);
+    else if (!(e->arch = sc_fb_ptx_target((const char *)l->image, l->size)))
+        e->arch = sc_rt_dev_cc(); /* no target: whatever the device is */
     e->data = l->image;
     e->size = e->raw_size = l->size;
     l->fb.fb = (sc_fb){e, 1};

@@ -186,7 +186,15 @@ static void t_forms(void **state)
     cudaKernel_t k;
     assert_int_equal(cudaLibraryGetKernel(&k, lib, "bar"), cudaSuccess);
     assert_string_equal(sc_rt_kernel_name((const void *)k), "bar");
+    struct cudaFuncAttributes a;
+    assert_int_equal(cudaFuncGetAttributes(&a, (const void *)k), cudaSuccess);
+    assert_int_equal(a.ptxVersion, 75); /* its .target */
+    assert_int_equal(a.binaryVersion, cc);
     assert_int_equal(cudaLibraryUnload(lib), cudaSuccess);
+    /* PTX for a later device is not compiled for an earlier one. */
+    const char later[] = ".version 9.0\n.target sm_120\n.entry k()\n{ ret; }\n";
+    assert_int_equal(cudaLibraryLoadData(&lib, later, NULL, NULL, 0, NULL, NULL, 0),
+                     cudaErrorNoKernelImageForDevice);
 
     static sc_tfb c;
     make_fatbin(&c);
