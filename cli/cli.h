@@ -144,6 +144,17 @@ void cli_json_log_captures(sc_buf *b, bool *first, const sc_client_log_entry *e)
 /** One line per failed capture of the entry: what broke it. */
 void cli_print_failed_captures(const sc_client_log_entry *e, FILE *f);
 
+/* cli_kargs.c: a kernel node's argument values (nothing when it has none). */
+/** At most this many parameters are printed ("; ... N more"), and at most
+ *  this many bytes of a parameter other than a 1-, 2-, 4- or 8-byte one
+ *  ("[00 01 ... ]"). */
+#define CLI_KARGS_PARAMS      16
+#define CLI_KARGS_PARAM_BYTES 16
+/** "args: 8 bytes 0x0000000000001000; 4 bytes 0x00000007; 16 bytes [04 00
+ *  ...]": each parameter's size and value, one of 1, 2, 4 or 8 bytes as
+ *  its little-endian integer, a larger one as its bytes in memory order. */
+void cli_kargs_text(sc_buf *b, const sc_client_node *n);
+
 /* cli_log_session.c: a cuda-mode session's log row and --session N. */
 /** The nodes of its ended captures. */
 uint64_t cli_log_cuda_nodes(const sc_client_log_entry *e);

@@ -131,6 +131,8 @@ static void json_node(sc_buf *b, const sc_client_node *n)
             sc_buf_printf(b, "[%u,%u,%u]", (unsigned)n->block[0], (unsigned)n->block[1],
                           (unsigned)n->block[2]);
         }
+        if (n->nparams && n->args && n->param_sizes)
+            sc_json_member_kargs(b, &first, n->args, n->args_len, n->param_sizes, n->nparams);
         break;
     case SC_CLIENT_MEMCPY:
         sc_json_member_cstr(b, &first, "dir", sc_client_cuda_dir_name(n->dir));
@@ -201,17 +203,25 @@ void cli_json_graph_members(sc_buf *b, bool *first, const sc_client_graph *g)
 static void node_details(cli_table *t, const sc_client_node *n)
 {
     switch (n->kind) {
-    case SC_CLIENT_KERNEL:
+    case SC_CLIENT_KERNEL: {
+        sc_buf b;
+        sc_buf_init(&b);
+        const char *fn = n->function_name ? n->function_name : "";
         if (n->dim3)
-            cli_table_cell(t, "%s grid %ux%ux%u block %ux%ux%u shared %u B",
-                           n->function_name ? n->function_name : "", (unsigned)n->grid[0],
-                           (unsigned)n->grid[1], (unsigned)n->grid[2], (unsigned)n->block[0],
-                           (unsigned)n->block[1], (unsigned)n->block[2], (unsigned)n->shared_mem);
+            sc_buf_printf(&b, "%s grid %ux%ux%u block %ux%ux%u shared %u B", fn,
+                          (unsigned)n->grid[0], (unsigned)n->grid[1], (unsigned)n->grid[2],
+                          (unsigned)n->block[0], (unsigned)n->block[1], (unsigned)n->block[2],
+                          (unsigned)n->shared_mem);
         else
-            cli_table_cell(t, "%s<<<%u, %u, %u>>>", n->function_name ? n->function_name : "",
-                           (unsigned)n->num_blocks, (unsigned)n->threads_per_block,
-                           (unsigned)n->shared_mem);
+            sc_buf_printf(&b, "%s<<<%u, %u, %u>>>", fn, (unsigned)n->num_blocks,
+                          (unsigned)n->threads_per_block, (unsigned)n->shared_mem);
+        if (n->nparams)
+            sc_buf_puts(&b, "; ");
+        cli_kargs_text(&b, n);
+        cli_table_cell(t, "%.*s", (int)b.len, b.data ? b.data : "");
+        sc_buf_free(&b);
         return;
+    }
     case SC_CLIENT_MEMCPY:
         if (n->dir == SC_CLIENT_PEER_TO_PEER)
             cli_table_cell(t, "peer_to_peer dev%u -> dev%u, %llu B", (unsigned)n->src_device,

@@ -205,38 +205,6 @@ int sc_client_cuda_record_kernel(sc_client *c, uint64_t session, uint32_t stream
                                              shared_mem, NULL, 0, NULL, 0, node);
 }
 
-/* The members args (hex, written straight into the request) and
- * param_sizes; the caller checked that the sizes add up. */
-static void put_args(sc_client *c, const uint8_t *args, size_t len, const uint32_t *sizes, size_t n)
-{
-    static const char digits[] = "0123456789abcdef";
-    sc_buf *b = sc_cl_key(c, "args");
-    sc_buf_putc(b, '"');
-    if (sc_buf_reserve(b, 2 * len) == 0) {
-        for (size_t i = 0; i < len; i++) {
-            b->data[b->len++] = digits[args[i] >> 4];
-            b->data[b->len++] = digits[args[i] & 15];
-        }
-    }
-    sc_buf_putc(b, '"');
-    /* Digits by hand: printf per size would cost more than the rest. */
-    b = sc_cl_key(c, "param_sizes");
-    sc_buf_putc(b, '[');
-    for (size_t i = 0; i < n; i++) {
-        char t[11];
-        int k = (int)sizeof t;
-        uint32_t v = sizes[i];
-        do {
-            t[--k] = (char)('0' + v % 10);
-            v /= 10;
-        } while (v);
-        if (i)
-            sc_buf_putc(b, ',');
-        sc_buf_append(b, t + k, sizeof t - (size_t)k);
-    }
-    sc_buf_putc(b, ']');
-}
-
 int sc_client_cuda_record_kernel_args(sc_client *c, uint64_t session, uint32_t stream,
                                       uint32_t thread, const char *function_name,
                                       const uint32_t grid[3], const uint32_t block[3],
@@ -259,7 +227,7 @@ int sc_client_cuda_record_kernel_args(sc_client *c, uint64_t session, uint32_t s
     u32_array(c, "block", block, 3);
     sc_cl_u64(c, "shared_mem", shared_mem);
     if (nparams)
-        put_args(c, args, args_len, param_sizes, nparams);
+        sc_json_member_kargs(&c->out, &c->req_first, args, args_len, param_sizes, nparams);
     return sc_cl_finish(c, &record_kernel, node);
 }
 

@@ -29,6 +29,8 @@ static void node_free(sc_client_node *n)
     free(n->name);
     free(n->function_name);
     free(n->label);
+    free(n->args);
+    free(n->param_sizes);
 }
 
 void sc_client_graph_free(sc_client_graph *g)
@@ -79,6 +81,51 @@ static int decode_dim3(sc_client *c, const cJSON *o, sc_client_node *n)
     return 0;
 }
 
+static int hex_digit(char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    return ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+}
+
+/* A kernel's argument values, when graph.get sent them: the hex of args
+ * into n->args, param_sizes into n->param_sizes (which must add up). */
+static int decode_kargs(sc_client *c, const cJSON *o, sc_client_node *n)
+{
+    const sc_method_id m = SC_M_GRAPH_GET;
+    const cJSON *hex = cJSON_GetObjectItemCaseSensitive(o, "args");
+    const cJSON *sizes = cJSON_GetObjectItemCaseSensitive(o, "param_sizes");
+    if ((!hex || cJSON_IsNull(hex)) && (!sizes || cJSON_IsNull(sizes)))
+        return 0;
+    size_t len = cJSON_IsString(hex) ? strlen(hex->valuestring) : 1;
+    int np = cJSON_GetArraySize(sizes);
+    if (len % 2 || !cJSON_IsArray(sizes) || np <= 0)
+        return sc_cl_malformed(c, m, "a kernel's 'args' and 'param_sizes' do not go together");
+    n->args = malloc(len / 2 + 1);
+    n->param_sizes = malloc((size_t)np * sizeof *n->param_sizes);
+    if (!n->args || !n->param_sizes)
+        return sc_cl_fail(c, -ENOMEM, "out of memory");
+    for (size_t i = 0; i < len / 2; i++) {
+        int hi = hex_digit(hex->valuestring[2 * i]), lo = hex_digit(hex->valuestring[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return sc_cl_malformed(c, m, "a kernel's 'args' is not lowercase hex");
+        n->args[i] = (uint8_t)(hi << 4 | lo);
+    }
+    uint64_t sum = 0;
+    for (int i = 0; i < np; i++) {
+        const cJSON *v = cJSON_GetArrayItem(sizes, i);
+        if (!cJSON_IsNumber(v) || !(v->valuedouble >= 1) || v->valuedouble > 32764)
+            return sc_cl_malformed(c, m, "a kernel's 'param_sizes' holds no valid size");
+        n->param_sizes[i] = (uint32_t)v->valuedouble;
+        sum += n->param_sizes[i];
+    }
+    if (sum != len / 2)
+        return sc_cl_malformed(c, m, "a kernel's 'param_sizes' do not add up to its 'args'");
+    n->args_len = len / 2;
+    n->nparams = (size_t)np;
+    return 0;
+}
+
 static int decode_kind_fields(sc_client *c, const cJSON *o, sc_client_node *n)
 {
     const sc_method_id m = SC_M_GRAPH_GET;
@@ -90,7 +137,8 @@ static int decode_kind_fields(sc_client *c, const cJSON *o, sc_client_node *n)
             get_u32(c, m, o, "threads_per_block", &n->threads_per_block) != 0 ||
             get_u32(c, m, o, "shared_mem", &n->shared_mem) != 0)
             return -EPROTO;
-        return decode_dim3(c, o, n);
+        int rc = decode_kargs(c, o, n);
+        return rc != 0 ? rc : decode_dim3(c, o, n);
     case SC_CLIENT_MEMCPY: {
         const cJSON *dir = cJSON_GetObjectItemCaseSensitive(o, "dir");
         if (!cJSON_IsString(dir) || sc_client_cuda_dir_parse(dir->valuestring, &n->dir) != 0)
@@ -234,6 +282,8 @@ static void write_node_members(sc_buf *b, bool *pfirst, const sc_client_node *n,
                                n->threads_per_block ? n->threads_per_block : 1);
         }
         sc_json_member_u64(b, &first, "shared_mem", n->shared_mem);
+        if (n->nparams && n->args && n->param_sizes)
+            sc_json_member_kargs(b, &first, n->args, n->args_len, n->param_sizes, n->nparams);
         break;
     case SC_CLIENT_MEMCPY: {
         const char *dir = sc_client_cuda_dir_name(n->dir);

@@ -572,6 +572,18 @@ struct sc_client_node {
     bool dim3;
     /* event_record and event_wait */
     uint32_t event;
+    /* Added with kernel arguments (a program built against the older
+     * header indexes the nodes with the older size: rebuild it).  A
+     * kernel's argument values as capture.record_kernel takes them
+     * (sc_client_cuda_record_kernel_args): args_len bytes, each
+     * parameter's packed in order, and param_sizes[0..nparams) their
+     * sizes; NULL and 0 when it has none.  graph.get fills them (freed
+     * with the graph); graph.submit and capture.add_node send them when
+     * nparams is not 0 (the sizes must add up to args_len). */
+    uint8_t *args;
+    size_t args_len;
+    uint32_t *param_sizes;
+    size_t nparams;
 };
 
 typedef struct sc_client_edge {

@@ -1,7 +1,8 @@
 /*
  * abi_array.h - CUDA arrays and mipmapped arrays and the copies to and
  * from them (cudart/rt_array.c), texture and surface objects
- * (rt_texture.c), kernel handles and driver entry points (rt_entry.c): the
+ * (rt_texture.c), kernel handles and driver entry points (rt_entry.c),
+ * libraries loaded at run time (rt_library.c): the
  * subset of driver_types.h and cuda_runtime_api.h the stand-in implements.  With
  * SC_CUDART_PROTOTYPES_ONLY only the prototypes (the ABI test compiles them after the toolkit's).
  */
@@ -12,6 +13,7 @@
 
 #ifndef SC_CUDART_PROTOTYPES_ONLY
 #include "abi_graph.h"
+#include "abi_rt.h"
 #endif
 
 #ifndef SC_RT_EXPORT
@@ -160,6 +162,31 @@ static inline struct cudaPitchedPtr make_cudaPitchedPtr(void *d, size_t p, size_
     return s;
 }
 
+/* Options of the just-in-time compiler: accepted and ignored (there is
+ * none); the values the stand-in names are the toolkit's. */
+enum cudaJitOption {
+    cudaJitMaxRegisters = 0,
+    cudaJitThreadsPerBlock = 1,
+    cudaJitWallTime = 2,
+    cudaJitInfoLogBuffer = 3,
+    cudaJitInfoLogBufferSizeBytes = 4,
+    cudaJitErrorLogBuffer = 5,
+    cudaJitErrorLogBufferSizeBytes = 6,
+    cudaJitOptimizationLevel = 7,
+    cudaJitFallbackStrategy = 10,
+    cudaJitGenerateDebugInfo = 11,
+    cudaJitLogVerbose = 12,
+    cudaJitGenerateLineInfo = 13,
+    cudaJitCacheMode = 14,
+};
+
+enum cudaLibraryOption {
+    cudaLibraryHostUniversalFunctionAndDataTable = 0,
+    cudaLibraryBinaryIsPreserved = 1,
+};
+
+typedef struct CUlib_st *cudaLibrary_t;
+
 #endif /* !SC_CUDART_PROTOTYPES_ONLY */
 
 #ifdef SC_CUDART_PROTOTYPES_ONLY
@@ -260,6 +287,42 @@ cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long f
 SC_RT_ARRAY_API cudaError_t cudaGetDriverEntryPointByVersion(
     const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
     enum cudaDriverEntryPointQueryResult *driverStatus);
+
+/* ---- libraries loaded at run time (rt_library.c) */
+
+/* A library is a fat binary (nvcc -fatbin, the container nvcc embeds or,
+ * in memory, the wrapper it registers), a cubin (nvcc -cubin) or PTX
+ * text; its bytes are copied. */
+SC_RT_ARRAY_API cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code,
+                                                enum cudaJitOption *jitOptions,
+                                                void **jitOptionsValues, unsigned int numJitOptions,
+                                                enum cudaLibraryOption *libraryOptions,
+                                                void **libraryOptionValues,
+                                                unsigned int numLibraryOptions);
+SC_RT_ARRAY_API cudaError_t cudaLibraryLoadFromFile(
+    cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions,
+    void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions,
+    void **libraryOptionValues, unsigned int numLibraryOptions);
+SC_RT_ARRAY_API cudaError_t cudaLibraryUnload(cudaLibrary_t library);
+/* Kernels by their entry (mangled) name. */
+SC_RT_ARRAY_API cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library,
+                                                 const char *name);
+SC_RT_ARRAY_API cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib);
+SC_RT_ARRAY_API cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels,
+                                                        unsigned int numKernels, cudaLibrary_t lib);
+/* A cubin's __device__, __constant__ and __managed__ variables, host
+ * memory behind each. */
+SC_RT_ARRAY_API cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library,
+                                                 const char *name);
+SC_RT_ARRAY_API cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library,
+                                                  const char *name);
+/* No device has unified function pointers: cudaErrorSymbolNotFound. */
+SC_RT_ARRAY_API cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library,
+                                                          const char *symbol);
+/* cudaFuncSetAttribute for the one device (0). */
+SC_RT_ARRAY_API cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel,
+                                                            enum cudaFuncAttribute attr, int value,
+                                                            int device);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <lz4.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +195,16 @@ int sc_fb_versions(const sc_fb *fb, int cc, int *ptx, int *binary)
     return -ENOENT;
 }
 
+/* The ELF header of a 64-bit little-endian ELF, false when it is none. */
+static bool elf_header(const uint8_t *elf, size_t size, Elf64_Ehdr *h)
+{
+    if (size < sizeof *h || memcmp(elf, ELFMAG, SELFMAG) != 0 || elf[EI_CLASS] != ELFCLASS64 ||
+        elf[EI_DATA] != ELFDATA2LSB)
+        return false;
+    memcpy(h, elf, sizeof *h);
+    return true;
+}
+
 /* The section header of index i, NULL when out of bounds. */
 static const Elf64_Shdr *elf_section(const uint8_t *elf, size_t size, const Elf64_Ehdr *h, size_t i,
                                      Elf64_Shdr *buf)
@@ -213,10 +224,7 @@ static const uint8_t *info_section(const uint8_t *elf, size_t size, const char *
 {
     Elf64_Ehdr h;
     Elf64_Shdr str, s;
-    if (size < sizeof h || memcmp(elf, ELFMAG, SELFMAG) != 0 || elf[EI_CLASS] != ELFCLASS64)
-        return NULL;
-    memcpy(&h, elf, sizeof h);
-    if (!elf_section(elf, size, &h, h.e_shstrndx, &str))
+    if (!elf_header(elf, size, &h) || !elf_section(elf, size, &h, h.e_shstrndx, &str))
         return NULL;
     const char *names = (const char *)elf + str.sh_offset;
     size_t nlen = strlen(name);
@@ -294,4 +302,158 @@ int sc_fb_params(sc_fb *fb, const char *name, sc_fb_param *out, size_t cap, size
         rc = 0;
     }
     return rc;
+}
+
+/* CUDA's ELF ABI version 8 and later (CUDA 12.8 on) keep the architecture
+ * in bits 8-15 of e_flags, the earlier ones in bits 0-7. */
+#define CUDA_ABI_NEW_FLAGS 8
+
+int sc_fb_elf_arch(const uint8_t *elf, size_t size)
+{
+    Elf64_Ehdr h;
+    if (!elf_header(elf, size, &h) || h.e_machine != EM_CUDA)
+        return 0;
+    if (h.e_ident[EI_ABIVERSION] >= CUDA_ABI_NEW_FLAGS)
+        return (int)((h.e_flags >> 8) & 0xff);
+    return (int)(h.e_flags & 0xff);
+}
+
+static uint64_t span_end(uint64_t off, uint64_t n, uint64_t each)
+{
+    if (each && n > (UINT64_MAX - off) / each)
+        return UINT64_MAX;
+    return off + n * each;
+}
+
+size_t sc_fb_elf_size(const uint8_t *elf, size_t limit)
+{
+    Elf64_Ehdr h;
+    if (!elf_header(elf, limit, &h) || h.e_shentsize != sizeof(Elf64_Shdr))
+        return 0;
+    uint64_t end = span_end(h.e_shoff, h.e_shnum, h.e_shentsize);
+    uint64_t ph = span_end(h.e_phoff, h.e_phnum, h.e_phentsize);
+    if (ph > end)
+        end = ph;
+    if (end > limit)
+        return 0;
+    for (size_t i = 1; i < h.e_shnum; i++) {
+        Elf64_Shdr s;
+        if (!elf_section(elf, limit, &h, i, &s))
+            return 0;
+        if (s.sh_type != SHT_NOBITS && s.sh_offset + s.sh_size > end)
+            end = s.sh_offset + s.sh_size;
+    }
+    return (size_t)end;
+}
+
+/* st_other bits of CUDA's symbols: a kernel entry, a managed variable. */
+#define STO_CUDA_ENTRY   0x10
+#define STO_CUDA_MANAGED 0x04
+
+/* Whether section `s` (named `sn`) holds variables a library exposes. */
+static bool var_section(const char *sn)
+{
+    return strncmp(sn, ".nv.global", 10) == 0 || strncmp(sn, ".nv.constant", 12) == 0;
+}
+
+/* Symbol `y` as a kernel or variable (false: neither, or out of bounds). */
+static bool sym_read(const uint8_t *elf, size_t size, const Elf64_Ehdr *h, const Elf64_Shdr *str,
+                     const Elf64_Sym *y, sc_fb_sym *out)
+{
+    Elf64_Shdr at, shstr;
+    if (y->st_name >= str->sh_size || y->st_shndx == SHN_UNDEF || y->st_shndx >= h->e_shnum ||
+        !elf_section(elf, size, h, y->st_shndx, &at) ||
+        !elf_section(elf, size, h, h->e_shstrndx, &shstr) || at.sh_name >= shstr.sh_size)
+        return false;
+    const char *name = (const char *)elf + str->sh_offset + y->st_name;
+    if (!memchr(name, '\0', str->sh_size - y->st_name))
+        return false;
+    memset(out, 0, sizeof *out);
+    out->name = name;
+    if (ELF64_ST_TYPE(y->st_info) == STT_FUNC)
+        return (out->kernel = (y->st_other & STO_CUDA_ENTRY) != 0);
+    const char *sn = (const char *)elf + shstr.sh_offset + at.sh_name;
+    if (ELF64_ST_TYPE(y->st_info) != STT_OBJECT || !memchr(sn, '\0', shstr.sh_size - at.sh_name) ||
+        !var_section(sn) || y->st_value > at.sh_size || y->st_size > at.sh_size - y->st_value)
+        return false;
+    out->managed = (y->st_other & STO_CUDA_MANAGED) != 0;
+    out->size = y->st_size;
+    out->init = at.sh_type == SHT_NOBITS ? NULL : elf + at.sh_offset + y->st_value;
+    return true;
+}
+
+int sc_fb_elf_symbols(const uint8_t *elf, size_t size, sc_fb_sym_fn fn, void *ctx)
+{
+    Elf64_Ehdr h;
+    Elf64_Shdr tab, str;
+    if (!elf_header(elf, size, &h))
+        return -EINVAL;
+    size_t i = 1;
+    for (; i < h.e_shnum; i++)
+        if (elf_section(elf, size, &h, i, &tab) && tab.sh_type == SHT_SYMTAB)
+            break;
+    if (i >= h.e_shnum || tab.sh_entsize != sizeof(Elf64_Sym) ||
+        !elf_section(elf, size, &h, tab.sh_link, &str))
+        return -EINVAL;
+    for (size_t k = 1; k < tab.sh_size / sizeof(Elf64_Sym); k++) {
+        Elf64_Sym y;
+        sc_fb_sym s;
+        memcpy(&y, elf + tab.sh_offset + k * sizeof y, sizeof y);
+        if (!sym_read(elf, size, &h, &str, &y, &s))
+            continue;
+        int rc = fn(&s, ctx);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static bool ptx_ident(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '$';
+}
+
+int sc_fb_ptx_entries(const char *ptx, size_t size, sc_fb_sym_fn fn, void *ctx)
+{
+    char name[512];
+    for (size_t at = 0; at + 6 < size && ptx[at]; at++) {
+        if (memcmp(ptx + at, ".entry", 6) != 0 || (at && ptx_ident(ptx[at - 1])) ||
+            ptx_ident(ptx[at + 6]))
+            continue;
+        size_t p = at + 6, n = 0;
+        while (p < size && (ptx[p] == ' ' || ptx[p] == '\t' || ptx[p] == '\n' || ptx[p] == '\r'))
+            p++;
+        while (p < size && ptx_ident(ptx[p]) && n + 1 < sizeof name)
+            name[n++] = ptx[p++];
+        if (!n)
+            continue;
+        name[n] = '\0';
+        sc_fb_sym s = {.name = name, .kernel = true};
+        int rc = fn(&s, ctx);
+        if (rc != 0)
+            return rc;
+        at = p - 1;
+    }
+    return 0;
+}
+
+int sc_fb_ptx_target(const char *ptx, size_t size)
+{
+    static const char key[] = ".target";
+    size_t klen = sizeof key - 1;
+    for (size_t at = 0; at + klen < size && ptx[at]; at++) {
+        if (memcmp(ptx + at, key, klen) != 0)
+            continue;
+        size_t p = at + klen;
+        while (p < size && (ptx[p] == ' ' || ptx[p] == '\t'))
+            p++;
+        if (p + 3 >= size || memcmp(ptx + p, "sm_", 3) != 0)
+            return 0;
+        int arch = 0;
+        for (p += 3; p < size && ptx[p] >= '0' && ptx[p] <= '9' && arch < 10000; p++)
+            arch = arch * 10 + (ptx[p] - '0');
+        return arch;
+    }
+    return 0;
 }

@@ -82,4 +82,39 @@ int sc_fb_params(sc_fb *fb, const char *name, sc_fb_param *out, size_t cap, size
 int sc_fb_elf_params(const uint8_t *elf, size_t size, const char *name, sc_fb_param *out,
                      size_t cap, size_t *n);
 
+/** The SM architecture a cubin is built for (10 * major + minor, from its
+ *  ELF flags), 0 when the bytes are no CUDA ELF. */
+int sc_fb_elf_arch(const uint8_t *elf, size_t size);
+
+/** The size of the cubin at `elf` from its headers (the furthest of its
+ *  section and program headers and section contents), at most `limit`;
+ *  0 when it is no 64-bit ELF or reaches past `limit`. */
+size_t sc_fb_elf_size(const uint8_t *elf, size_t limit);
+
+/** One kernel entry or variable of a cubin (sc_fb_elf_symbols). */
+typedef struct sc_fb_sym {
+    const char *name;    /* valid during the call only */
+    bool kernel;         /* a kernel entry; else a variable */
+    bool managed;        /* a __managed__ variable */
+    uint64_t size;       /* a variable's bytes */
+    const uint8_t *init; /* its initial bytes; NULL when zero (NOBITS) */
+} sc_fb_sym;
+
+/** Called for each symbol; a non-zero return stops the walk with it. */
+typedef int (*sc_fb_sym_fn)(const sc_fb_sym *s, void *ctx);
+
+/** Each kernel entry (a function marked as an entry) and each variable
+ *  of a .nv.global or .nv.constant section of a cubin, in symbol table
+ *  order.  0, fn's non-zero result, or -EINVAL when the bytes are no
+ *  64-bit ELF with a symbol table. */
+int sc_fb_elf_symbols(const uint8_t *elf, size_t size, sc_fb_sym_fn fn, void *ctx);
+
+/** The architecture of PTX text's `.target sm_NN` (10 * major + minor:
+ *  75 for sm_75, 90 for sm_90a), 0 when it names none. */
+int sc_fb_ptx_target(const char *ptx, size_t size);
+
+/** Each `.entry NAME` of PTX text (`size` bytes, NUL or not), as a kernel
+ *  symbol (no layout, no variables).  0 or fn's non-zero result. */
+int sc_fb_ptx_entries(const char *ptx, size_t size, sc_fb_sym_fn fn, void *ctx);
+
 #endif

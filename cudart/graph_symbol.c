@@ -6,16 +6,51 @@
  */
 #include "graph_int.h"
 
-/* A copy into a symbol comes from the host or the device; one out of it
- * goes to either. */
-static cudaError_t symbol_bytes(const void *symbol, size_t count, size_t offset,
-                                enum cudaMemcpyKind kind, bool to, void **at)
+/* What a symbol copy does with its 1-D copy: add a node, set a node's
+ * parameters, or set them in an exec. */
+typedef enum sym_how { SYM_ADD, SYM_SET, SYM_EXEC } sym_how;
+
+typedef struct sym_target {
+    sym_how how;
+    cudaGraphNode_t *out; /* SYM_ADD */
+    cudaGraph_t graph;
+    const cudaGraphNode_t *deps;
+    size_t ndeps;
+    cudaGraphNode_t node; /* SYM_SET, SYM_EXEC */
+    cudaGraphExec_t exec; /* SYM_EXEC */
+} sym_target;
+
+/* The one resolver of the six calls: a copy into a symbol (to) comes from
+ * the host or the device and writes the variable's bytes; one out of it
+ * reads them and goes to either.  Then the 1-D copy goes to t. */
+static cudaError_t symbol_copy(sym_target t, const void *symbol, void *dst, const void *src,
+                               size_t count, size_t offset, enum cudaMemcpyKind kind, bool to)
 {
     enum cudaMemcpyKind other = to ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
     if (kind != other && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
         return cudaErrorInvalidMemcpyDirection;
-    return sc_rt_symbol_range(symbol, count, offset, at);
+    void *at = NULL;
+    cudaError_t err = sc_rt_symbol_range(symbol, count, offset, &at);
+    if (err != cudaSuccess)
+        return err;
+    if (to)
+        dst = at;
+    else
+        src = at;
+    switch (t.how) {
+    case SYM_ADD:
+        return cudaGraphAddMemcpyNode1D(t.out, t.graph, t.deps, t.ndeps, dst, src, count, kind);
+    case SYM_SET:
+        return cudaGraphMemcpyNodeSetParams1D(t.node, dst, src, count, kind);
+    default:
+        return cudaGraphExecMemcpyNodeSetParams1D(t.exec, t.node, dst, src, count, kind);
+    }
 }
+
+#define SC_SYM_ADD(pn, g, d, n)                                                                    \
+    ((sym_target){.how = SYM_ADD, .out = (pn), .graph = (g), .deps = (d), .ndeps = (n)})
+#define SC_SYM_SET(n)     ((sym_target){.how = SYM_SET, .node = (n)})
+#define SC_SYM_EXEC(e, n) ((sym_target){.how = SYM_EXEC, .exec = (e), .node = (n)})
 
 cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
                                            const cudaGraphNode_t *pDependencies,
@@ -25,12 +60,8 @@ cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t *pGraphNode, cudaGrap
 {
     SC_RT_ENTER();
     SC_RT_LOCK();
-    void *at = NULL;
-    cudaError_t err = symbol_bytes(symbol, count, offset, kind, true, &at);
-    if (err == cudaSuccess)
-        err = cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, at, src,
-                                       count, kind);
-    SC_RT_RETURN(err);
+    SC_RT_RETURN(symbol_copy(SC_SYM_ADD(pGraphNode, graph, pDependencies, numDependencies), symbol,
+                             NULL, src, count, offset, kind, true));
 }
 
 cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
@@ -40,12 +71,8 @@ cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t *pGraphNode, cudaGr
 {
     SC_RT_ENTER();
     SC_RT_LOCK();
-    void *at = NULL;
-    cudaError_t err = symbol_bytes(symbol, count, offset, kind, false, &at);
-    if (err == cudaSuccess)
-        err = cudaGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, at,
-                                       count, kind);
-    SC_RT_RETURN(err);
+    SC_RT_RETURN(symbol_copy(SC_SYM_ADD(pGraphNode, graph, pDependencies, numDependencies), symbol,
+                             dst, NULL, count, offset, kind, false));
 }
 
 cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const void *symbol,
@@ -54,11 +81,7 @@ cudaError_t cudaGraphMemcpyNodeSetParamsToSymbol(cudaGraphNode_t node, const voi
 {
     SC_RT_ENTER();
     SC_RT_LOCK();
-    void *at = NULL;
-    cudaError_t err = symbol_bytes(symbol, count, offset, kind, true, &at);
-    if (err == cudaSuccess)
-        err = cudaGraphMemcpyNodeSetParams1D(node, at, src, count, kind);
-    SC_RT_RETURN(err);
+    SC_RT_RETURN(symbol_copy(SC_SYM_SET(node), symbol, NULL, src, count, offset, kind, true));
 }
 
 cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *dst,
@@ -67,11 +90,7 @@ cudaError_t cudaGraphMemcpyNodeSetParamsFromSymbol(cudaGraphNode_t node, void *d
 {
     SC_RT_ENTER();
     SC_RT_LOCK();
-    void *at = NULL;
-    cudaError_t err = symbol_bytes(symbol, count, offset, kind, false, &at);
-    if (err == cudaSuccess)
-        err = cudaGraphMemcpyNodeSetParams1D(node, dst, at, count, kind);
-    SC_RT_RETURN(err);
+    SC_RT_RETURN(symbol_copy(SC_SYM_SET(node), symbol, dst, NULL, count, offset, kind, false));
 }
 
 cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec,
@@ -81,11 +100,8 @@ cudaError_t cudaGraphExecMemcpyNodeSetParamsToSymbol(cudaGraphExec_t hGraphExec,
 {
     SC_RT_ENTER();
     SC_RT_LOCK();
-    void *at = NULL;
-    cudaError_t err = symbol_bytes(symbol, count, offset, kind, true, &at);
-    if (err == cudaSuccess)
-        err = cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, at, src, count, kind);
-    SC_RT_RETURN(err);
+    SC_RT_RETURN(
+        symbol_copy(SC_SYM_EXEC(hGraphExec, node), symbol, NULL, src, count, offset, kind, true));
 }
 
 cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExec,
@@ -95,9 +111,6 @@ cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_t hGraphExe
 {
     SC_RT_ENTER();
     SC_RT_LOCK();
-    void *at = NULL;
-    cudaError_t err = symbol_bytes(symbol, count, offset, kind, false, &at);
-    if (err == cudaSuccess)
-        err = cudaGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, at, count, kind);
-    SC_RT_RETURN(err);
+    SC_RT_RETURN(
+        symbol_copy(SC_SYM_EXEC(hGraphExec, node), symbol, dst, NULL, count, offset, kind, false));
 }

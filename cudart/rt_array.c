@@ -428,9 +428,29 @@ static cudaError_t run(cudaArray_const_t a, size_t woff, size_t hoff, size_t cou
     return cudaSuccess;
 }
 
-static struct cudaPitchedPtr linear(const void *p, size_t pitch, size_t width, size_t height)
+/* One side of a copy naming an array: the array at (woff, hoff), or
+ * linear memory `p` with its pitch (the 1-D calls: the count). */
+typedef struct side {
+    cudaArray_const_t a;
+    size_t woff, hoff;
+    const void *p;
+    size_t pitch;
+} side;
+
+#define SC_ARRAY_SIDE(arr, w, h) ((side){.a = (arr), .woff = (w), .hoff = (h)})
+#define SC_LINEAR_SIDE(ptr, pt)  ((side){.p = (ptr), .pitch = (pt)})
+
+/* A side as a pitched pointer and position, after the array's checks:
+ * a window of width x height bytes (rows) or a run of width bytes. */
+static cudaError_t side_resolve(const side *s, bool rows, size_t width, size_t height,
+                                struct cudaPitchedPtr *ptr, struct cudaPos *pos)
 {
-    return (struct cudaPitchedPtr){(void *)(uintptr_t)p, pitch, width, height};
+    if (s->a && rows)
+        return window(s->a, s->woff, s->hoff, width, height, ptr, pos);
+    if (s->a)
+        return run(s->a, s->woff, s->hoff, width, ptr);
+    *ptr = (struct cudaPitchedPtr){(void *)(uintptr_t)s->p, s->pitch, width, height};
+    return cudaSuccess;
 }
 
 /* How a copy is done: at once (sync), or as stream work. */
@@ -440,234 +460,109 @@ typedef struct how {
     const char *call;
 } how;
 
-static cudaError_t go(sc_rt_call *c, cudaError_t err, struct cudaMemcpy3DParms *p, size_t width,
-                      size_t height, enum cudaMemcpyKind kind, how h)
+/* The one checking path of every copy naming an array: each side
+ * resolved, then the copy as a cudaMemcpy3D of width x height bytes.
+ * `rows`: the 2-D calls (windows of rows); else the deprecated 1-D ones
+ * (a run of width bytes, height 1). */
+static cudaError_t array_copy(sc_rt_call *c, side dst, side src, bool rows, size_t width,
+                              size_t height, enum cudaMemcpyKind kind, how h)
 {
+    struct cudaMemcpy3DParms p;
+    memset(&p, 0, sizeof p);
+    cudaError_t err = side_resolve(&dst, rows, width, height, &p.dstPtr, &p.dstPos);
+    if (err == cudaSuccess)
+        err = side_resolve(&src, rows, width, height, &p.srcPtr, &p.srcPos);
     if (err != cudaSuccess)
         return err;
-    p->extent = (struct cudaExtent){width, height, 1};
-    p->kind = kind;
-    return sc_rt_copy3d(c, p, h.async, h.stream, h.per_thread, h.call);
-}
-
-static cudaError_t to2d(sc_rt_call *c, cudaArray_t dst, size_t woff, size_t hoff, const void *src,
-                        size_t spitch, size_t width, size_t height, enum cudaMemcpyKind kind, how h)
-{
-    struct cudaMemcpy3DParms p;
-    memset(&p, 0, sizeof p);
-    p.srcPtr = linear(src, spitch, width, height);
-    cudaError_t err = window(dst, woff, hoff, width, height, &p.dstPtr, &p.dstPos);
-    return go(c, err, &p, width, height, kind, h);
-}
-
-static cudaError_t from2d(sc_rt_call *c, void *dst, size_t dpitch, cudaArray_const_t src,
-                          size_t woff, size_t hoff, size_t width, size_t height,
-                          enum cudaMemcpyKind kind, how h)
-{
-    struct cudaMemcpy3DParms p;
-    memset(&p, 0, sizeof p);
-    p.dstPtr = linear(dst, dpitch, width, height);
-    cudaError_t err = window(src, woff, hoff, width, height, &p.srcPtr, &p.srcPos);
-    return go(c, err, &p, width, height, kind, h);
-}
-
-static cudaError_t a2a2d(sc_rt_call *c, cudaArray_t dst, size_t wd, size_t hd,
-                         cudaArray_const_t src, size_t ws, size_t hs, size_t width, size_t height,
-                         enum cudaMemcpyKind kind, how h)
-{
-    struct cudaMemcpy3DParms p;
-    memset(&p, 0, sizeof p);
-    cudaError_t err = window(dst, wd, hd, width, height, &p.dstPtr, &p.dstPos);
-    if (err == cudaSuccess)
-        err = window(src, ws, hs, width, height, &p.srcPtr, &p.srcPos);
-    return go(c, err, &p, width, height, kind, h);
-}
-
-static cudaError_t to1d(sc_rt_call *c, cudaArray_t dst, size_t woff, size_t hoff, const void *src,
-                        size_t count, enum cudaMemcpyKind kind, how h)
-{
-    struct cudaMemcpy3DParms p;
-    memset(&p, 0, sizeof p);
-    p.srcPtr = linear(src, count, count, 1);
-    return go(c, run(dst, woff, hoff, count, &p.dstPtr), &p, count, 1, kind, h);
-}
-
-static cudaError_t from1d(sc_rt_call *c, void *dst, cudaArray_const_t src, size_t woff, size_t hoff,
-                          size_t count, enum cudaMemcpyKind kind, how h)
-{
-    struct cudaMemcpy3DParms p;
-    memset(&p, 0, sizeof p);
-    p.dstPtr = linear(dst, count, count, 1);
-    return go(c, run(src, woff, hoff, count, &p.srcPtr), &p, count, 1, kind, h);
-}
-
-static cudaError_t a2a1d(sc_rt_call *c, cudaArray_t dst, size_t wd, size_t hd,
-                         cudaArray_const_t src, size_t ws, size_t hs, size_t count,
-                         enum cudaMemcpyKind kind, how h)
-{
-    struct cudaMemcpy3DParms p;
-    memset(&p, 0, sizeof p);
-    cudaError_t err = run(dst, wd, hd, count, &p.dstPtr);
-    if (err == cudaSuccess)
-        err = run(src, ws, hs, count, &p.srcPtr);
-    return go(c, err, &p, count, 1, kind, h);
+    p.extent = (struct cudaExtent){width, height, 1};
+    p.kind = kind;
+    return sc_rt_copy3d(c, &p, h.async, h.stream, h.per_thread, h.call);
 }
 
 /* The exports: each a synchronous form, its _ptds twin, an asynchronous
- * form and its _ptsz twin, over the helpers above. */
+ * form and its _ptsz twin, all over array_copy. */
 #define SC_SYNC(name)        ((how){false, false, NULL, #name})
 #define SC_SYNC_PT(name)     ((how){false, true, NULL, #name})
 #define SC_ASYNC(name, s)    ((how){true, false, (s), #name})
 #define SC_ASYNC_PT(name, s) ((how){true, true, (s), #name})
 
+/* The four flavours of a copy whose arguments are ARGS and whose
+ * array_copy arguments (before the how) are PASS. */
+#define SC_ARRAY_COPY_SYNC(name, ARGS, PASS)                                                       \
+    SC_RT_EXPORT cudaError_t name(ARGS)                                                            \
+    {                                                                                              \
+        SC_RT_ENTER();                                                                             \
+        SC_RT_RETURN(array_copy(SC_RT_CALL, PASS, SC_SYNC(name)));                                 \
+    }                                                                                              \
+    SC_RT_EXPORT cudaError_t name##_ptds(ARGS)                                                     \
+    {                                                                                              \
+        SC_RT_ENTER();                                                                             \
+        SC_RT_RETURN(array_copy(SC_RT_CALL, PASS, SC_SYNC_PT(name)));                              \
+    }
+#define SC_ARRAY_COPY_ASYNC(name, ARGS, PASS)                                                      \
+    SC_RT_EXPORT cudaError_t name(ARGS, cudaStream_t stream)                                       \
+    {                                                                                              \
+        SC_RT_ENTER();                                                                             \
+        SC_RT_RETURN(array_copy(SC_RT_CALL, PASS, SC_ASYNC(name, stream)));                        \
+    }                                                                                              \
+    SC_RT_EXPORT cudaError_t name##_ptsz(ARGS, cudaStream_t stream)                                \
+    {                                                                                              \
+        SC_RT_ENTER();                                                                             \
+        SC_RT_RETURN(array_copy(SC_RT_CALL, PASS, SC_ASYNC_PT(name, stream)));                     \
+    }
+
+/* The macros' arguments hold commas: each list is one macro of its own. */
 #define SC_TO2D_ARGS                                                                               \
     cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, \
         size_t height, enum cudaMemcpyKind kind
-#define SC_TO2D_PASS dst, wOffset, hOffset, src, spitch, width, height, kind
+#define SC_TO2D_PASS                                                                               \
+    SC_ARRAY_SIDE(dst, wOffset, hOffset), SC_LINEAR_SIDE(src, spitch), true, width, height, kind
 
-SC_RT_EXPORT cudaError_t cudaMemcpy2DToArray(SC_TO2D_ARGS)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(to2d(SC_RT_CALL, SC_TO2D_PASS, SC_SYNC(cudaMemcpy2DToArray)));
-}
-
-SC_RT_EXPORT cudaError_t cudaMemcpy2DToArray_ptds(SC_TO2D_ARGS)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(to2d(SC_RT_CALL, SC_TO2D_PASS, SC_SYNC_PT(cudaMemcpy2DToArray)));
-}
-
-SC_RT_EXPORT cudaError_t cudaMemcpy2DToArrayAsync(SC_TO2D_ARGS, cudaStream_t stream)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(to2d(SC_RT_CALL, SC_TO2D_PASS, SC_ASYNC(cudaMemcpy2DToArrayAsync, stream)));
-}
-
-SC_RT_EXPORT cudaError_t cudaMemcpy2DToArrayAsync_ptsz(SC_TO2D_ARGS, cudaStream_t stream)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(to2d(SC_RT_CALL, SC_TO2D_PASS, SC_ASYNC_PT(cudaMemcpy2DToArrayAsync, stream)));
-}
+SC_ARRAY_COPY_SYNC(cudaMemcpy2DToArray, SC_TO2D_ARGS, SC_TO2D_PASS)
+SC_ARRAY_COPY_ASYNC(cudaMemcpy2DToArrayAsync, SC_TO2D_ARGS, SC_TO2D_PASS)
 
 #define SC_FROM2D_ARGS                                                                             \
     void *dst, size_t dpitch, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t width, \
         size_t height, enum cudaMemcpyKind kind
-#define SC_FROM2D_PASS dst, dpitch, src, wOffset, hOffset, width, height, kind
+#define SC_FROM2D_PASS                                                                             \
+    SC_LINEAR_SIDE(dst, dpitch), SC_ARRAY_SIDE(src, wOffset, hOffset), true, width, height, kind
 
-SC_RT_EXPORT cudaError_t cudaMemcpy2DFromArray(SC_FROM2D_ARGS)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(from2d(SC_RT_CALL, SC_FROM2D_PASS, SC_SYNC(cudaMemcpy2DFromArray)));
-}
-
-SC_RT_EXPORT cudaError_t cudaMemcpy2DFromArray_ptds(SC_FROM2D_ARGS)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(from2d(SC_RT_CALL, SC_FROM2D_PASS, SC_SYNC_PT(cudaMemcpy2DFromArray)));
-}
-
-SC_RT_EXPORT cudaError_t cudaMemcpy2DFromArrayAsync(SC_FROM2D_ARGS, cudaStream_t stream)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(from2d(SC_RT_CALL, SC_FROM2D_PASS, SC_ASYNC(cudaMemcpy2DFromArrayAsync, stream)));
-}
-
-SC_RT_EXPORT cudaError_t cudaMemcpy2DFromArrayAsync_ptsz(SC_FROM2D_ARGS, cudaStream_t stream)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(
-        from2d(SC_RT_CALL, SC_FROM2D_PASS, SC_ASYNC_PT(cudaMemcpy2DFromArrayAsync, stream)));
-}
+SC_ARRAY_COPY_SYNC(cudaMemcpy2DFromArray, SC_FROM2D_ARGS, SC_FROM2D_PASS)
+SC_ARRAY_COPY_ASYNC(cudaMemcpy2DFromArrayAsync, SC_FROM2D_ARGS, SC_FROM2D_PASS)
 
 #define SC_A2A2D_ARGS                                                                              \
     cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src,                  \
         size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height,                         \
         enum cudaMemcpyKind kind
-#define SC_A2A2D_PASS dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind
+#define SC_A2A2D_PASS                                                                              \
+    SC_ARRAY_SIDE(dst, wOffsetDst, hOffsetDst), SC_ARRAY_SIDE(src, wOffsetSrc, hOffsetSrc), true,  \
+        width, height, kind
 
-SC_RT_EXPORT cudaError_t cudaMemcpy2DArrayToArray(SC_A2A2D_ARGS)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(a2a2d(SC_RT_CALL, SC_A2A2D_PASS, SC_SYNC(cudaMemcpy2DArrayToArray)));
-}
-
-SC_RT_EXPORT cudaError_t cudaMemcpy2DArrayToArray_ptds(SC_A2A2D_ARGS)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(a2a2d(SC_RT_CALL, SC_A2A2D_PASS, SC_SYNC_PT(cudaMemcpy2DArrayToArray)));
-}
+SC_ARRAY_COPY_SYNC(cudaMemcpy2DArrayToArray, SC_A2A2D_ARGS, SC_A2A2D_PASS)
 
 #define SC_TO1D_ARGS                                                                               \
     cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count,                \
         enum cudaMemcpyKind kind
-#define SC_TO1D_PASS dst, wOffset, hOffset, src, count, kind
+#define SC_TO1D_PASS                                                                               \
+    SC_ARRAY_SIDE(dst, wOffset, hOffset), SC_LINEAR_SIDE(src, count), false, count, 1, kind
 
-SC_RT_EXPORT cudaError_t cudaMemcpyToArray(SC_TO1D_ARGS)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(to1d(SC_RT_CALL, SC_TO1D_PASS, SC_SYNC(cudaMemcpyToArray)));
-}
-
-SC_RT_EXPORT cudaError_t cudaMemcpyToArray_ptds(SC_TO1D_ARGS)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(to1d(SC_RT_CALL, SC_TO1D_PASS, SC_SYNC_PT(cudaMemcpyToArray)));
-}
-
-SC_RT_EXPORT cudaError_t cudaMemcpyToArrayAsync(SC_TO1D_ARGS, cudaStream_t stream)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(to1d(SC_RT_CALL, SC_TO1D_PASS, SC_ASYNC(cudaMemcpyToArrayAsync, stream)));
-}
-
-SC_RT_EXPORT cudaError_t cudaMemcpyToArrayAsync_ptsz(SC_TO1D_ARGS, cudaStream_t stream)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(to1d(SC_RT_CALL, SC_TO1D_PASS, SC_ASYNC_PT(cudaMemcpyToArrayAsync, stream)));
-}
+SC_ARRAY_COPY_SYNC(cudaMemcpyToArray, SC_TO1D_ARGS, SC_TO1D_PASS)
+SC_ARRAY_COPY_ASYNC(cudaMemcpyToArrayAsync, SC_TO1D_ARGS, SC_TO1D_PASS)
 
 #define SC_FROM1D_ARGS                                                                             \
     void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count,                \
         enum cudaMemcpyKind kind
-#define SC_FROM1D_PASS dst, src, wOffset, hOffset, count, kind
+#define SC_FROM1D_PASS                                                                             \
+    SC_LINEAR_SIDE(dst, count), SC_ARRAY_SIDE(src, wOffset, hOffset), false, count, 1, kind
 
-SC_RT_EXPORT cudaError_t cudaMemcpyFromArray(SC_FROM1D_ARGS)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(from1d(SC_RT_CALL, SC_FROM1D_PASS, SC_SYNC(cudaMemcpyFromArray)));
-}
-
-SC_RT_EXPORT cudaError_t cudaMemcpyFromArray_ptds(SC_FROM1D_ARGS)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(from1d(SC_RT_CALL, SC_FROM1D_PASS, SC_SYNC_PT(cudaMemcpyFromArray)));
-}
-
-SC_RT_EXPORT cudaError_t cudaMemcpyFromArrayAsync(SC_FROM1D_ARGS, cudaStream_t stream)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(from1d(SC_RT_CALL, SC_FROM1D_PASS, SC_ASYNC(cudaMemcpyFromArrayAsync, stream)));
-}
-
-SC_RT_EXPORT cudaError_t cudaMemcpyFromArrayAsync_ptsz(SC_FROM1D_ARGS, cudaStream_t stream)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(from1d(SC_RT_CALL, SC_FROM1D_PASS, SC_ASYNC_PT(cudaMemcpyFromArrayAsync, stream)));
-}
+SC_ARRAY_COPY_SYNC(cudaMemcpyFromArray, SC_FROM1D_ARGS, SC_FROM1D_PASS)
+SC_ARRAY_COPY_ASYNC(cudaMemcpyFromArrayAsync, SC_FROM1D_ARGS, SC_FROM1D_PASS)
 
 #define SC_A2A1D_ARGS                                                                              \
     cudaArray_t dst, size_t wOffsetDst, size_t hOffsetDst, cudaArray_const_t src,                  \
         size_t wOffsetSrc, size_t hOffsetSrc, size_t count, enum cudaMemcpyKind kind
-#define SC_A2A1D_PASS dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind
+#define SC_A2A1D_PASS                                                                              \
+    SC_ARRAY_SIDE(dst, wOffsetDst, hOffsetDst), SC_ARRAY_SIDE(src, wOffsetSrc, hOffsetSrc), false, \
+        count, 1, kind
 
-SC_RT_EXPORT cudaError_t cudaMemcpyArrayToArray(SC_A2A1D_ARGS)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(a2a1d(SC_RT_CALL, SC_A2A1D_PASS, SC_SYNC(cudaMemcpyArrayToArray)));
-}
-
-SC_RT_EXPORT cudaError_t cudaMemcpyArrayToArray_ptds(SC_A2A1D_ARGS)
-{
-    SC_RT_ENTER();
-    SC_RT_RETURN(a2a1d(SC_RT_CALL, SC_A2A1D_PASS, SC_SYNC_PT(cudaMemcpyArrayToArray)));
-}
+SC_ARRAY_COPY_SYNC(cudaMemcpyArrayToArray, SC_A2A1D_ARGS, SC_A2A1D_PASS)

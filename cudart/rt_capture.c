@@ -357,7 +357,7 @@ static cudaError_t seed(sc_rt_state *st, sc_rt_capture *cap, uint32_t capture, u
         uint32_t node = SC_CUDA_NO_NODE;
         rc = sc_cuda_add_node(st->cu, stream, thread, &n, deps, ndeps, &node);
         if (rc == 0)
-            sc_rt_feed_add_node(st, stream, thread, d, deps, ndeps);
+            sc_rt_feed_add_node(st, stream, thread, d, sc_rt_graph_node_at(g, at), deps, ndeps);
     }
     if (rc == 0 && p->ndeps) {
         rc = sc_cuda_update_dependencies(st->cu, stream, thread, p->dep_ids, p->ndeps,
@@ -813,7 +813,7 @@ cudaError_t sc_rt_capture_add_node(cudaGraph_t g, const sc_rt_node_desc *d,
         sc_rt_desc_to_node(d, info.origin, &n);
         uint32_t node = SC_CUDA_NO_NODE;
         int rc = sc_cuda_add_node(st->cu, info.origin, t->id, &n, ids, ndeps, &node);
-        sc_rt_feed_add_node(st, info.origin, t->id, d, ids, ndeps);
+        sc_rt_feed_add_node(st, info.origin, t->id, d, NULL, ids, ndeps);
         e = sc_rt_from_model(rc);
         sc_rt_capture *cap = sc_rt_capture_slot(st, capture);
         for (size_t i = 0; i < ndeps; i++)

@@ -391,6 +391,8 @@ static void *feed_main(void *arg)
             }
             if (o->op == SC_RT_OP_SUBMIT && o->ext)
                 sc_rt_feed_payload_free(o->ext);
+            if (o->op == SC_RT_OP_ADD_NODE && o->ext)
+                sc_rt_feed_node_free(&((sc_rt_add_payload *)o->ext)->node);
             free(o->ext);
         }
         atomic_store_explicit(&f->popped, done, memory_order_release);
@@ -595,7 +597,7 @@ static const uint32_t *pack_args(sc_rt_feed *f, const sc_rt_node_desc *d, void *
     size_t bytes = 0;
     for (size_t i = 0; i < np; i++)
         bytes += p[i].size;
-    if (bytes > 32764 || np > bytes)
+    if (bytes > SC_RT_KARGS_MAX || np > bytes)
         return NULL;
     size_t need = (4 + 4 * np + bytes + 3) & ~(size_t)3;
     sc_rt_block *b = f->tail;
@@ -723,7 +725,8 @@ void sc_rt_feed_exchange_mode(sc_rt_state *st, uint32_t thread, sc_cuda_mode mod
 }
 
 void sc_rt_feed_add_node(sc_rt_state *st, uint32_t stream, uint32_t thread,
-                         const sc_rt_node_desc *d, const uint32_t *deps, size_t ndeps)
+                         const sc_rt_node_desc *d, cudaGraphNode_t node, const uint32_t *deps,
+                         size_t ndeps)
 {
     sc_rt_feed *f = live(st);
     if (!f)
@@ -736,11 +739,13 @@ void sc_rt_feed_add_node(sc_rt_state *st, uint32_t stream, uint32_t thread,
     /* The daemon's node gets what the local graph has: a kernel's
      * function and shape, a memcpy's resolved direction and size. */
     sc_rt_feed_node(d, &p->node);
+    sc_rt_feed_kargs(d, node, &p->node);
     p->ndeps = ndeps;
     if (ndeps)
         memcpy(p->deps, deps, ndeps * sizeof *deps);
     sc_rt_op *o = push_slot(f);
     if (!o) {
+        sc_rt_feed_node_free(&p->node);
         free(p);
         return;
     }

@@ -31,6 +31,16 @@ uint32_t sc_rt_feed_dim(uint32_t v);
 /** A node of the graph API as capture.add_node and graph.submit describe
  *  it (lock held: an event's id is read). */
 void sc_rt_feed_node(const sc_rt_node_desc *d, sc_client_node *out);
+/** The most argument bytes the daemon takes (proto/sc_kargs.h). */
+#define SC_RT_KARGS_MAX 32764u
+/** A kernel node's argument values into out->args and out->param_sizes
+ *  (malloc'd; sc_rt_feed_node_free), packed as the daemon takes them: from
+ *  `node`'s own copy when it has one, else from the caller's d->args.
+ *  Nothing when the kernel has no layout or a value is missing (lock
+ *  held). */
+void sc_rt_feed_kargs(const sc_rt_node_desc *d, cudaGraphNode_t node, sc_client_node *out);
+/** Free what sc_rt_feed_kargs put in n. */
+void sc_rt_feed_node_free(sc_client_node *n);
 /** g's nodes in a topological order (the ready node of lowest index
  *  first, so a graph built in order keeps its numbering) and its edges
  *  renumbered to it.  false, and nothing allocated, when g has a cycle or

@@ -93,6 +93,56 @@ void sc_rt_feed_node(const sc_rt_node_desc *d, sc_client_node *out)
     }
 }
 
+/* Whether every parameter of a layout can be sent: sizes from 1 byte,
+ * all within the daemon's limit and, with a parameter buffer of `size`
+ * bytes, inside it.  *bytes: their sum. */
+static bool kargs_fit(const sc_fb_param *p, size_t np, bool in_buffer, size_t size, size_t *bytes)
+{
+    *bytes = 0;
+    for (size_t i = 0; i < np; i++) {
+        if (p[i].size == 0 || (in_buffer && p[i].offset + (size_t)p[i].size > size))
+            return false;
+        *bytes += p[i].size;
+    }
+    return np > 0 && *bytes <= SC_RT_KARGS_MAX;
+}
+
+void sc_rt_feed_kargs(const sc_rt_node_desc *d, cudaGraphNode_t node, sc_client_node *out)
+{
+    const sc_fb_param *p;
+    size_t np, size = 0, bytes;
+    const uint8_t *buf = node ? sc_rt_node_args(node, &size) : NULL;
+    if (d->type != cudaGraphNodeTypeKernel || (!buf && !d->args) ||
+        !sc_rt_kernel_params(d->func, &p, &np) || !kargs_fit(p, np, buf != NULL, size, &bytes))
+        return;
+    for (size_t i = 0; !buf && i < np; i++)
+        if (!d->args[i])
+            return;
+    out->args = malloc(bytes);
+    out->param_sizes = malloc(np * sizeof *out->param_sizes);
+    if (!out->args || !out->param_sizes) {
+        sc_rt_feed_node_free(out);
+        return;
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < np; i++) {
+        memcpy(out->args + at, buf ? buf + p[i].offset : (const uint8_t *)d->args[i], p[i].size);
+        out->param_sizes[i] = p[i].size;
+        at += p[i].size;
+    }
+    out->args_len = bytes;
+    out->nparams = np;
+}
+
+void sc_rt_feed_node_free(sc_client_node *n)
+{
+    free(n->args);
+    free(n->param_sizes);
+    n->args = NULL;
+    n->param_sizes = NULL;
+    n->args_len = n->nparams = 0;
+}
+
 /* The arrays that hold node `at`'s child graph; once per payload. */
 static bool children_alloc(sc_rt_submit_payload *p, size_t n)
 {
@@ -109,8 +159,10 @@ static bool children_alloc(sc_rt_submit_payload *p, size_t n)
  * its graph's nodes and edges (stored as a body graph of its own). */
 static bool feed_graph_node(cudaGraph_t g, uint32_t v, sc_rt_submit_payload *p, size_t at)
 {
-    const sc_rt_node_desc *d = sc_rt_node_desc_of(sc_rt_graph_node_at(g, v));
+    cudaGraphNode_t node = sc_rt_graph_node_at(g, v);
+    const sc_rt_node_desc *d = sc_rt_node_desc_of(node);
     sc_rt_feed_node(d, &p->nodes[at]);
+    sc_rt_feed_kargs(d, node, &p->nodes[at]);
     if (d->type != cudaGraphNodeTypeGraph || d->child == NULL)
         return true;
     size_t n = sc_rt_graph_node_count(g);
@@ -208,6 +260,8 @@ void sc_rt_feed_payload_free(sc_rt_submit_payload *p)
 {
     for (size_t i = 0; p->children && i < p->n; i++)
         sc_rt_feed_payload_free(&p->children[i]);
+    for (size_t i = 0; p->nodes && i < p->n; i++)
+        sc_rt_feed_node_free(&p->nodes[i]);
     free(p->children);
     free(p->subs);
     free(p->body_of);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi_array.h"
 #include "abi_graph.h"
 #include "rt_int.h"
 
@@ -166,6 +167,18 @@ SC_RT_EXPORT cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAtt
     sc_x_func *f = x ? func_entry(x, func) : NULL;
     cudaError_t e = f ? func_attr_set(f, attr, value) : cudaErrorMemoryAllocation;
     SC_RT_RETURN(e);
+}
+
+/* A kernel handle is the function pointer it stands for (cudaGetKernel,
+ * rt_library.c), and there is one device. */
+SC_RT_EXPORT cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel,
+                                                         enum cudaFuncAttribute attr, int value,
+                                                         int device)
+{
+    SC_RT_ENTER();
+    if (device != 0)
+        SC_RT_RETURN(cudaErrorInvalidDevice);
+    SC_RT_RETURN(cudaFuncSetAttribute((const void *)kernel, attr, value));
 }
 
 SC_RT_EXPORT cudaError_t cudaFuncSetCacheConfig(const void *func, enum cudaFuncCache cacheConfig)

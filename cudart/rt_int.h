@@ -227,8 +227,9 @@ typedef struct sc_rt_state {
     size_t nstreams, nevents;
     /* __cudaRegisterFatBinary's handles, kept for the process's life */
     struct sc_rt_fatbin *fatbins;
-    bool layout_warned;       /* a kernel without a usable layout was reported */
-    const sc_rt_devspec *dev; /* the emulated device, chosen at start-up */
+    struct CUlib_st *libraries; /* loaded and not unloaded (rt_library.c) */
+    bool layout_warned;         /* a kernel without a usable layout was reported */
+    const sc_rt_devspec *dev;   /* the emulated device, chosen at start-up */
 } sc_rt_state;
 
 /** The state, initialised on first use (never NULL; aborts when even the
@@ -320,6 +321,14 @@ void sc_rt_perform(const sc_rt_node_desc *d);
 void sc_rt_kernels_free(sc_rt_state *st);
 /** The kernel table's entry of a host stub, NULL when none (lock held). */
 sc_rt_kernel *sc_rt_kernel_find(const sc_rt_state *st, const void *stub);
+/** Register (or rename) the kernel of `stub`: its name demangled from
+ *  `mangled`, its layout to be read from `fatbin` (may be NULL) on first
+ *  use (lock held).  NULL when memory is short. */
+sc_rt_kernel *sc_rt_kernel_register(sc_rt_state *st, const void *stub, const char *mangled,
+                                    struct sc_rt_fatbin *fatbin);
+/** Forget what `stub`'s binary said of it (its library was unloaded); its
+ *  name stays (lock held). */
+void sc_rt_kernel_forget(sc_rt_state *st, const void *stub);
 /** The registered kernel of a host stub with its fat binary read (lock
  *  held), NULL when the stub was never registered. */
 const sc_rt_kernel *sc_rt_kernel_layout(sc_rt_state *st, const void *func);
@@ -341,9 +350,12 @@ void sc_rt_feed_update_deps(sc_rt_state *st, uint32_t stream, uint32_t thread,
 void sc_rt_feed_host_call(sc_rt_state *st, sc_cuda_host kind, uint32_t stream, uint32_t event,
                           uint32_t thread, const char *call);
 void sc_rt_feed_exchange_mode(sc_rt_state *st, uint32_t thread, sc_cuda_mode mode);
-/* `d` is the node as the program described it: it is sent whole. */
+/* `d` is the node as the program described it: it is sent whole, a
+ * kernel's argument values from `node`'s copy (a node the graph holds
+ * already) or, node NULL, from d->args. */
 void sc_rt_feed_add_node(sc_rt_state *st, uint32_t stream, uint32_t thread,
-                         const sc_rt_node_desc *d, const uint32_t *deps, size_t ndeps);
+                         const sc_rt_node_desc *d, cudaGraphNode_t node, const uint32_t *deps,
+                         size_t ndeps);
 void sc_rt_feed_end(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t capture);
 void sc_rt_feed_submit(sc_rt_state *st, cudaGraph_t g, size_t submit);
 /** At exit: send what is queued, wait (bounded) for the replies, close.

@@ -177,6 +177,40 @@ SC_RT_EXPORT char __cudaInitModule(void **fatCubinHandle)
     return 1;
 }
 
+/* Forget what a kernel's binary said of it; its name stays, since records
+ * queued for the daemon may point at it. */
+static void kernel_clear(sc_rt_kernel *k)
+{
+    free(k->mangled);
+    free(k->params);
+    k->mangled = NULL;
+    k->params = NULL;
+    k->nparams = 0;
+    k->fatbin = NULL;
+    k->layout = 0;
+    k->ptx = k->binary = 0;
+}
+
+sc_rt_kernel *sc_rt_kernel_register(sc_rt_state *st, const void *stub, const char *mangled,
+                                    struct sc_rt_fatbin *fatbin)
+{
+    char *name = demangle(mangled);
+    sc_rt_kernel *k = name ? kernel_put(st, stub, name) : NULL;
+    if (!k || !fatbin || !mangled)
+        return k;
+    kernel_clear(k);
+    k->mangled = strdup(mangled);
+    k->fatbin = fatbin;
+    return k;
+}
+
+void sc_rt_kernel_forget(sc_rt_state *st, const void *stub)
+{
+    sc_rt_kernel *k = sc_rt_kernel_find(st, stub);
+    if (k)
+        kernel_clear(k);
+}
+
 SC_RT_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun,
                                          char *deviceFun, const char *deviceName, int thread_limit,
                                          uint3 *tid, uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize)
@@ -188,22 +222,10 @@ SC_RT_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *host
     (void)gDim;
     (void)wSize;
     SC_RT_ENTER();
-    const char *mangled = deviceName ? deviceName : deviceFun;
-    char *name = demangle(mangled);
-    if (name) {
-        sc_rt_state *st = SC_RT_LOCK();
-        sc_rt_kernel *k = kernel_put(st, hostFun, name);
-        /* Only a handle __cudaRegisterFatBinary gave out is read later. */
-        if (k && fatCubinHandle && mangled) {
-            free(k->mangled);
-            free(k->params);
-            k->mangled = strdup(mangled);
-            k->fatbin = (struct sc_rt_fatbin *)(void *)fatCubinHandle;
-            k->layout = 0;
-            k->params = NULL;
-            k->nparams = 0;
-        }
-    }
+    sc_rt_state *st = SC_RT_LOCK();
+    /* Only a handle __cudaRegisterFatBinary gave out is read later. */
+    (void)sc_rt_kernel_register(st, hostFun, deviceName ? deviceName : deviceFun,
+                                (struct sc_rt_fatbin *)(void *)fatCubinHandle);
     SC_RT_LEAVE();
 }
 

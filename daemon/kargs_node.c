@@ -40,16 +40,5 @@ void sc_kargs_write(sc_buf *b, bool *first, const sc_node *n)
 {
     if (!(sc_node_attrs(n) & SC_NODE_ATTR_ARGS))
         return;
-    sc_json_key(b, first, "args");
-    sc_buf_putc(b, '"');
-    if (sc_buf_reserve(b, (size_t)n->args_len * 2) == 0) {
-        sc_kargs_hex(n->args, n->args_len, b->data + b->len);
-        b->len += (size_t)n->args_len * 2;
-    }
-    sc_buf_putc(b, '"');
-    sc_json_key(b, first, "param_sizes");
-    sc_buf_putc(b, '[');
-    for (uint32_t i = 0; i < n->nparams; i++)
-        sc_buf_printf(b, i ? ",%u" : "%u", (unsigned)n->param_sizes[i]);
-    sc_buf_putc(b, ']');
+    sc_json_member_kargs(b, first, n->args, n->args_len, n->param_sizes, n->nparams);
 }

@@ -211,3 +211,28 @@ void sc_json_time_ms(sc_buf *b, int64_t unix_ms)
     sc_buf_printf(b, "\"%04d-%02d-%02dT%02d:%02d:%02d.%03dZ\"", tm.tm_year + 1900, tm.tm_mon + 1,
                   tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)ms);
 }
+
+void sc_json_member_kargs(sc_buf *b, bool *first, const uint8_t *args, size_t len,
+                          const uint32_t *sizes, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    sc_json_key(b, first, "args");
+    sc_buf_putc(b, '"');
+    /* Digits by hand, straight into the buffer: a kernel's bytes are the
+     * bulk of a captured launch's request. */
+    if (sc_buf_reserve(b, 2 * len) == 0) {
+        for (size_t i = 0; i < len; i++) {
+            b->data[b->len++] = digits[args[i] >> 4];
+            b->data[b->len++] = digits[args[i] & 15];
+        }
+    }
+    sc_buf_putc(b, '"');
+    sc_json_key(b, first, "param_sizes");
+    sc_buf_putc(b, '[');
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            sc_buf_putc(b, ',');
+        sc_json_u64(b, sizes[i]);
+    }
+    sc_buf_putc(b, ']');
+}

@@ -82,6 +82,11 @@ void sc_json_bool(sc_buf *b, bool v);
 /** "2026-11-29T19:44:21.123Z" for a Unix time in milliseconds, quoted
  *  (UTC; times before 1970 too); `null` when the time is out of range. */
 void sc_json_time_ms(sc_buf *b, int64_t unix_ms);
+/** A kernel's members "args" (the lowercase hex of len bytes) and
+ *  "param_sizes" (the n sizes), proto/PROTOCOL.md "Kernel arguments"; the
+ *  caller checked that the sizes add up to len. */
+void sc_json_member_kargs(sc_buf *b, bool *first, const uint8_t *args, size_t len,
+                          const uint32_t *sizes, size_t n);
 
 /*
  * Object members.  An object is written as sc_json_obj_begin, any number of

@@ -70,9 +70,15 @@ set_tests_properties(test_cudart_trace PROPERTIES
 # Fat binaries read at registration (fatbin.c, rt_fatbin.c) and kernel
 # nodes' own copies of their argument values (graph_args.c).
 sc_add_test(test_cudart_fatbin SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_fatbin.c
-            LIBS sc_cudart_obj)
+            ${SC_CUDART_TEST_DIR}/fatbin_image.c LIBS sc_cudart_obj)
 set_tests_properties(test_cudart_fatbin PROPERTIES
     ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock;STREAMCAP_DEVICE=L4")
+
+# Libraries loaded at run time (rt_library.c) from images built in the test.
+sc_add_test(test_cudart_library SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_library.c
+            ${SC_CUDART_TEST_DIR}/fatbin_image.c LIBS sc_cudart_obj)
+set_tests_properties(test_cudart_library PROPERTIES
+    ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock")
 
 # Memory pools (rt_pool.c).
 sc_add_test(test_cudart_pool SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_pool.c
@@ -95,5 +101,7 @@ set_tests_properties(test_cudart_array PROPERTIES
 include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/suite.cmake)
 # CUB, Thrust and kernel arguments built with nvcc (tests/cudart/cccl/cccl.cmake).
 include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/cccl/cccl.cmake)
+# Device code loaded at run time (tests/cudart/library/library.cmake).
+include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/library/library.cmake)
 # A program killed mid-capture (tests/cudart/killed/killed.cmake).
 include(${CMAKE_CURRENT_SOURCE_DIR}/cudart/killed/killed.cmake)

@@ -46,8 +46,10 @@ if(TARGET sc_cudart)
     target_include_directories(cudart_feed_prog PRIVATE ${PROJECT_SOURCE_DIR}/cudart)
     target_link_libraries(cudart_feed_prog PRIVATE sc_cudart libstreamcap)
     # Its kernel has a parameter layout: the stored graph shows the values.
-    add_executable(cudart_args_prog ${CMAKE_CURRENT_SOURCE_DIR}/integration/cudart_args_prog.c)
-    target_include_directories(cudart_args_prog PRIVATE ${PROJECT_SOURCE_DIR}/cudart)
+    add_executable(cudart_args_prog ${CMAKE_CURRENT_SOURCE_DIR}/integration/cudart_args_prog.c
+                   ${CMAKE_CURRENT_SOURCE_DIR}/cudart/fatbin_image.c)
+    target_include_directories(cudart_args_prog PRIVATE ${PROJECT_SOURCE_DIR}/cudart
+                               ${CMAKE_CURRENT_SOURCE_DIR}/cudart)
     target_link_libraries(cudart_args_prog PRIVATE sc_cudart)
     sc_add_daemon_test(test_cudart_feed integration 120 LIBS libstreamcap
                        DEPENDS cudart_feed_prog cudart_args_prog sc_cudart)

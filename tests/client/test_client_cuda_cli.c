@@ -329,6 +329,66 @@ static void test_graph_show_default_mode_unchanged(void **state)
     free(id);
 }
 
+/* A kernel's argument values: sent with graph.submit, read back by
+ * graph.get, printed per parameter (integers of 1, 2, 4 or 8 bytes, the
+ * bytes of a larger one, both cut as the CLI documents) and in --json. */
+static void test_graph_show_kernel_args(void **state)
+{
+    sc_cli_fx *f = *state;
+    enum { NP = 18 }; /* two past what is printed */
+    uint8_t args[64];
+    uint32_t sizes[NP];
+    size_t len = 0;
+    const uint64_t ptr = 0x1000;
+    const uint32_t n = 7;
+    memcpy(args, &ptr, 8);
+    memcpy(args + 8, &n, 4);
+    for (int i = 0; i < 20; i++)
+        args[12 + i] = (uint8_t)i;
+    sizes[0] = 8;
+    sizes[1] = 4;
+    sizes[2] = 20;
+    len = 32;
+    for (int i = 3; i < NP; i++) {
+        args[len++] = (uint8_t)i;
+        sizes[i] = 1;
+    }
+    sc_client_node k = {.kind = SC_CLIENT_KERNEL,
+                        .function_name = "k",
+                        .num_blocks = 1,
+                        .threads_per_block = 32,
+                        .args = args,
+                        .args_len = len,
+                        .param_sizes = sizes,
+                        .nparams = NP};
+    uint64_t id = 0;
+    assert_int_equal(sc_client_graph_submit(f->c, "kargs", &k, 1, NULL, 0, &id), 0);
+    sc_client_graph g;
+    assert_int_equal(sc_client_graph_get(f->c, id, &g), 0);
+    assert_int_equal(g.nodes[0].nparams, NP);
+    assert_int_equal(g.nodes[0].args_len, len);
+    assert_memory_equal(g.nodes[0].args, args, len);
+    assert_memory_equal(g.nodes[0].param_sizes, sizes, sizeof sizes);
+    sc_client_graph_free(&g);
+
+    char *ids = sc_it_fmt("%llu", (unsigned long long)id);
+    sc_ct_result r = sc_cli_run(f, "graph", "show", ids, NULL);
+    sc_cli_expect_status(&r, 0);
+    sc_cli_expect_in(
+        r.out, "k grid 1x1x1 block 32x1x1 shared 0 B; args: 8 bytes 0x0000000000001000; 4 bytes "
+               "0x00000007; 20 bytes [00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d "
+               "0e 0f ...]; 1 byte 0x03; 1 byte 0x04;");
+    sc_cli_expect_in(r.out, "; 1 byte 0x0f; ... 2 more\n");
+    sc_ct_result_free(&r);
+    r = sc_cli_run(f, "--json", "graph", "show", ids, NULL);
+    sc_cli_expect_status(&r, 0);
+    sc_cli_expect_in(r.out, "\"args\":\"001000000000000007000000000102030405060708090a0b0c0d0e0f"
+                            "10111213030405060708090a0b0c0d0e0f1011\","
+                            "\"param_sizes\":[8,4,20,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]");
+    sc_ct_result_free(&r);
+    free(ids);
+}
+
 /* demo --semantics cuda: the fork/join the CUDA way, one capture, the
  * session closed afterwards. */
 static void test_demo_cuda(void **state)
@@ -384,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_log_names_the_breaking_call),
         cmocka_unit_test(test_graph_show_cuda_kinds),
         cmocka_unit_test(test_graph_show_default_mode_unchanged),
+        cmocka_unit_test(test_graph_show_kernel_args),
         cmocka_unit_test(test_demo_cuda),
     };
     return cmocka_run_group_tests(tests, group_setup, sc_cli_group_teardown);

@@ -1,7 +1,7 @@
 /*
  * test_cudart_fatbin.c - the fat binary reader (cudart/fatbin.c) and what
  * the runtime takes from it (cudart/rt_fatbin.c, cudart/graph_args.c), on
- * a container built here the way nvcc lays one out: a cubin whose
+ * a container built here the way nvcc lays one out (fatbin_image.c): a cubin whose
  * .nv.info.<kernel> section carries EIATTR_KPARAM_INFO records, stored
  * Zstandard-compressed, and a PTX entry.  No toolkit needed.
  */
@@ -19,118 +19,32 @@
 #include <zstd.h>
 
 #include "fatbin.h"
+#include "fatbin_image.h"
 #include "rt.h"
 #include "rt_int.h"
 #include "sc_cudart.h"
 
-#define KNAME       "_Z4kaddPfidc"
-#define EIFMT_SVAL_ 0x04
-
-typedef struct buf {
-    uint8_t b[4096];
-    size_t n;
-} buf;
-
-static size_t put(buf *b, const void *p, size_t n)
-{
-    size_t at = b->n;
-    memcpy(b->b + at, p, n);
-    b->n += n;
-    return at;
-}
-
-static void put_kparam(buf *b, uint16_t ord, uint16_t off, uint32_t size)
-{
-    uint8_t r[16] = {EIFMT_SVAL_, 0x17, 12, 0};
-    uint32_t flags = size << 18 | 0xf000;
-    memcpy(r + 8, &ord, 2);
-    memcpy(r + 10, &off, 2);
-    memcpy(r + 12, &flags, 4);
-    put(b, r, sizeof r);
-}
-
-/* A minimal cubin: ELF header, .shstrtab, .nv.info.KNAME (the layout of
- * kadd(float *, int, double, char)), section headers. */
-static void make_cubin(buf *e)
-{
-    memset(e, 0, sizeof *e);
-    Elf64_Ehdr h = {0};
-    put(e, &h, sizeof h);
-    const char names[] = "\0.shstrtab\0.nv.info." KNAME;
-    size_t str_at = put(e, names, sizeof names);
-    size_t info_at = e->n;
-    uint8_t cbank[8] = {0x03, 0x19, 0x19, 0x00, 0, 0, 0, 0}; /* a 2-byte value record */
-    put(e, cbank, 4);
-    put_kparam(e, 3, 24, 1);
-    put_kparam(e, 2, 16, 8);
-    put_kparam(e, 1, 8, 4);
-    put_kparam(e, 0, 0, 8);
-    size_t info_len = e->n - info_at;
-    while (e->n % 8)
-        e->b[e->n++] = 0;
-    Elf64_Shdr sh[3] = {{0}};
-    sh[1].sh_name = 1;
-    sh[1].sh_type = SHT_STRTAB;
-    sh[1].sh_offset = str_at;
-    sh[1].sh_size = sizeof names;
-    sh[2].sh_name = 11;
-    sh[2].sh_type = 0x70000000;
-    sh[2].sh_offset = info_at;
-    sh[2].sh_size = info_len;
-    size_t shoff = put(e, sh, sizeof sh);
-    memcpy(h.e_ident, ELFMAG, SELFMAG);
-    h.e_ident[EI_CLASS] = ELFCLASS64;
-    h.e_ident[EI_DATA] = ELFDATA2LSB;
-    h.e_shoff = shoff;
-    h.e_shentsize = sizeof(Elf64_Shdr);
-    h.e_shnum = 3;
-    h.e_shstrndx = 1;
-    memcpy(e->b, &h, sizeof h);
-}
-
-static void put_entry(buf *c, uint16_t kind, uint32_t arch, uint64_t flags, const void *p, size_t n,
-                      size_t raw)
-{
-    uint8_t h[64] = {0};
-    uint32_t hsize = 64;
-    uint64_t size = n, raw64 = raw;
-    memcpy(h, &kind, 2);
-    memcpy(h + 4, &hsize, 4);
-    memcpy(h + 8, &size, 8);
-    memcpy(h + 28, &arch, 4);
-    memcpy(h + 40, &flags, 8);
-    memcpy(h + 56, &raw64, 8);
-    put(c, h, sizeof h);
-    put(c, p, n);
-}
+#define KNAME SC_TFB_KNAME
 
 /* The container: a zstd-compressed sm_80 cubin and compute_80 PTX. */
-static void make_container(buf *c)
+static void make_container(sc_tfb *c)
 {
-    buf cubin;
-    make_cubin(&cubin);
+    static sc_tfb cubin;
+    sc_tfb_cubin(&cubin, 80);
     uint8_t z[4096];
     size_t zn = ZSTD_compress(z, sizeof z, cubin.b, cubin.n, 3);
     assert_false(ZSTD_isError(zn));
-    memset(c, 0, sizeof *c);
-    uint8_t head[16] = {0};
-    put(c, head, sizeof head);
-    put_entry(c, SC_FB_ELF, 80, 0x11 | SC_FB_FLAG_ZSTD, z, zn, cubin.n);
+    sc_tfb_begin(c);
+    sc_tfb_entry(c, SC_FB_ELF, 80, 0x11 | SC_FB_FLAG_ZSTD, z, zn, cubin.n);
     const char ptx[] = ".version 9.0\n.target sm_80\n";
-    put_entry(c, SC_FB_PTX, 80, 0x11, ptx, sizeof ptx, sizeof ptx);
-    uint32_t magic = SC_FB_MAGIC;
-    uint16_t ver = 1, hs = 16;
-    uint64_t total = c->n - 16;
-    memcpy(c->b, &magic, 4);
-    memcpy(c->b + 4, &ver, 2);
-    memcpy(c->b + 6, &hs, 2);
-    memcpy(c->b + 8, &total, 8);
+    sc_tfb_entry(c, SC_FB_PTX, 80, 0x11, ptx, sizeof ptx, sizeof ptx);
+    sc_tfb_end(c);
 }
 
 static void t_reader(void **state)
 {
     (void)state;
-    static buf c;
+    static sc_tfb c;
     make_container(&c);
     sc_fb fb;
     assert_int_equal(sc_fb_parse(c.b, &fb), 0);
@@ -169,7 +83,7 @@ static void kadd_stub(void) {}
 static void t_runtime(void **state)
 {
     (void)state;
-    static buf c;
+    static sc_tfb c;
     make_container(&c);
     static struct {
         int magic, version;

@@ -1,109 +1,35 @@
 /*
  * cudart_args_prog - a CUDA program for test_cudart_feed whose kernel has
  * a parameter layout: it registers a fat binary built here the way nvcc
- * lays one out (a cubin whose .nv.info section carries the layout of
- * kadd(float *, int, double, char), as in test_cudart_fatbin.c, stored
+ * lays one out (tests/cudart/fatbin_image.c: a cubin whose .nv.info
+ * section carries the layout of kadd(float *, int, double, char), stored
  * uncompressed), launches kadd in a capture and then changes the locals
  * the launch pointed at, so that the stored graph shows the values as the
- * launch copied them.  A second kernel, never given a layout, is launched
- * too: it must be stored without arguments.
+ * launch copied them; a kadd node added by hand to the capture's graph
+ * and one of a graph built by hand (stored at instantiation) must be
+ * stored with the values they were given too, as must the node of a
+ * graph captured into (cudaStreamBeginCaptureToGraph).  A second kernel, never
+ * given a layout, is launched too: it must be stored without arguments.
  */
-#include <elf.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fatbin.h"
+#include "fatbin_image.h"
 #include "sc_cudart.h"
 
-#define KNAME       "_Z4kaddPfidc"
-#define EIFMT_SVAL_ 0x04
+#define KNAME SC_TFB_KNAME
 
-typedef struct buf {
-    uint8_t b[4096];
-    size_t n;
-} buf;
-
-static size_t put(buf *b, const void *p, size_t n)
+/* The container: the cubin, uncompressed. */
+static void make_container(sc_tfb *c)
 {
-    size_t at = b->n;
-    memcpy(b->b + at, p, n);
-    b->n += n;
-    return at;
-}
-
-static void put_kparam(buf *b, uint16_t ord, uint16_t off, uint32_t size)
-{
-    uint8_t r[16] = {EIFMT_SVAL_, 0x17, 12, 0};
-    uint32_t flags = size << 18 | 0xf000;
-    memcpy(r + 8, &ord, 2);
-    memcpy(r + 10, &off, 2);
-    memcpy(r + 12, &flags, 4);
-    put(b, r, sizeof r);
-}
-
-static void make_cubin(buf *e)
-{
-    memset(e, 0, sizeof *e);
-    Elf64_Ehdr h = {0};
-    put(e, &h, sizeof h);
-    const char names[] = "\0.shstrtab\0.nv.info." KNAME;
-    size_t str_at = put(e, names, sizeof names);
-    size_t info_at = e->n;
-    put_kparam(e, 3, 24, 1);
-    put_kparam(e, 2, 16, 8);
-    put_kparam(e, 1, 8, 4);
-    put_kparam(e, 0, 0, 8);
-    size_t info_len = e->n - info_at;
-    while (e->n % 8)
-        e->b[e->n++] = 0;
-    Elf64_Shdr sh[3] = {{0}};
-    sh[1].sh_name = 1;
-    sh[1].sh_type = SHT_STRTAB;
-    sh[1].sh_offset = str_at;
-    sh[1].sh_size = sizeof names;
-    sh[2].sh_name = 11;
-    sh[2].sh_type = 0x70000000;
-    sh[2].sh_offset = info_at;
-    sh[2].sh_size = info_len;
-    size_t shoff = put(e, sh, sizeof sh);
-    memcpy(h.e_ident, ELFMAG, SELFMAG);
-    h.e_ident[EI_CLASS] = ELFCLASS64;
-    h.e_ident[EI_DATA] = ELFDATA2LSB;
-    h.e_shoff = shoff;
-    h.e_shentsize = sizeof(Elf64_Shdr);
-    h.e_shnum = 3;
-    h.e_shstrndx = 1;
-    memcpy(e->b, &h, sizeof h);
-}
-
-static void make_container(buf *c)
-{
-    static buf cubin;
-    make_cubin(&cubin);
-    memset(c, 0, sizeof *c);
-    uint8_t head[16] = {0};
-    put(c, head, sizeof head);
-    uint8_t h[64] = {0};
-    uint16_t kind = SC_FB_ELF;
-    uint32_t hsize = 64, arch = 80;
-    uint64_t size = cubin.n, flags = 0x11, raw = 0;
-    memcpy(h, &kind, 2);
-    memcpy(h + 4, &hsize, 4);
-    memcpy(h + 8, &size, 8);
-    memcpy(h + 28, &arch, 4);
-    memcpy(h + 40, &flags, 8);
-    memcpy(h + 56, &raw, 8);
-    put(c, h, sizeof h);
-    put(c, cubin.b, cubin.n);
-    uint32_t magic = SC_FB_MAGIC;
-    uint16_t ver = 1, hs = 16;
-    uint64_t total = c->n - 16;
-    memcpy(c->b, &magic, 4);
-    memcpy(c->b + 4, &ver, 2);
-    memcpy(c->b + 6, &hs, 2);
-    memcpy(c->b + 8, &total, 8);
+    static sc_tfb cubin;
+    sc_tfb_cubin(&cubin, 80);
+    sc_tfb_begin(c);
+    sc_tfb_entry(c, SC_FB_ELF, 80, 0x11, cubin.b, cubin.n, 0);
+    sc_tfb_end(c);
 }
 
 static void kadd_stub(void) {}
@@ -117,9 +43,59 @@ static void ok(cudaError_t e, const char *what)
     }
 }
 
+/* A kadd node added by hand to the capture's graph (capture.add_node),
+ * after the launch; the values are the node's from the add on. */
+static void add_to_capture(cudaStream_t s, void **args)
+{
+    enum cudaStreamCaptureStatus st;
+    cudaGraph_t cg;
+    const cudaGraphNode_t *deps;
+    size_t ndeps;
+    ok(cudaStreamGetCaptureInfo(s, &st, NULL, &cg, &deps, NULL, &ndeps),
+       "cudaStreamGetCaptureInfo");
+    struct cudaKernelNodeParams kp = {(void *)kadd_stub, {1, 1, 1}, {64, 1, 1}, 0, args, NULL};
+    cudaGraphNode_t node;
+    ok(cudaGraphAddKernelNode(&node, cg, deps, ndeps, &kp), "cudaGraphAddKernelNode");
+}
+
+/* A graph of one kadd node built by hand, stored at instantiation
+ * (graph.submit) after the caller's locals changed. */
+static void submit_by_hand(void **args)
+{
+    cudaGraph_t g;
+    ok(cudaGraphCreate(&g, 0), "cudaGraphCreate");
+    struct cudaKernelNodeParams kp = {(void *)kadd_stub, {3, 1, 1}, {16, 1, 1}, 0, args, NULL};
+    cudaGraphNode_t node;
+    ok(cudaGraphAddKernelNode(&node, g, NULL, 0, &kp), "cudaGraphAddKernelNode");
+    *(int *)args[1] = -2;
+    cudaGraphExec_t x;
+    ok(cudaGraphInstantiate(&x, g, 0), "cudaGraphInstantiate");
+    ok(cudaGraphExecDestroy(x), "cudaGraphExecDestroy");
+    ok(cudaGraphDestroy(g), "cudaGraphDestroy");
+}
+
+/* A graph holding a kadd node, captured into
+ * (cudaStreamBeginCaptureToGraph): the node is the capture's first, sent
+ * with the node's own values (capture 2). */
+static void capture_into(cudaStream_t s, void **args)
+{
+    cudaGraph_t g, out;
+    ok(cudaGraphCreate(&g, 0), "cudaGraphCreate");
+    struct cudaKernelNodeParams kp = {(void *)kadd_stub, {1, 1, 1}, {8, 1, 1}, 0, args, NULL};
+    cudaGraphNode_t node;
+    ok(cudaGraphAddKernelNode(&node, g, NULL, 0, &kp), "cudaGraphAddKernelNode");
+    *(int *)args[1] = -3;
+    ok(cudaStreamBeginCaptureToGraph(s, g, NULL, NULL, 0, cudaStreamCaptureModeGlobal),
+       "cudaStreamBeginCaptureToGraph");
+    ok(cudaLaunchKernel((const void *)plain_stub, (dim3){1, 1, 1}, (dim3){1, 1, 1}, NULL, 0, s),
+       "cudaLaunchKernel");
+    ok(cudaStreamEndCapture(s, &out), "cudaStreamEndCapture");
+    ok(cudaGraphDestroy(g), "cudaGraphDestroy");
+}
+
 int main(void)
 {
-    static buf c;
+    static sc_tfb c;
     make_container(&c);
     static struct {
         int magic, version;
@@ -150,6 +126,11 @@ int main(void)
     ok(cudaLaunchKernel((const void *)kadd_stub, (dim3){2, 1, 1}, (dim3){32, 1, 1}, args, 0, s),
        "cudaLaunchKernel");
     /* What the launch saw, not what the locals hold by the end. */
+    x = (float *)(uintptr_t)0x3000;
+    n = 8;
+    a = 3.0;
+    ch = 'e';
+    add_to_capture(s, args);
     x = NULL;
     n = -1;
     a = 0;
@@ -159,5 +140,17 @@ int main(void)
     cudaGraph_t g;
     ok(cudaStreamEndCapture(s, &g), "cudaStreamEndCapture");
     ok(cudaGraphDestroy(g), "cudaGraphDestroy");
+
+    x = (float *)(uintptr_t)0x2000;
+    n = 9;
+    a = 4.0;
+    ch = 'd';
+    submit_by_hand(args);
+
+    x = (float *)(uintptr_t)0x4000;
+    n = 10;
+    a = 5.0;
+    ch = 'f';
+    capture_into(s, args);
     return 0;
 }

@@ -375,6 +375,25 @@ static void test_capture_to_graph_stored(void **state)
     sc_it_daemon_destroy(d);
 }
 
+/* Node `node` of stored graph `graph` holds kadd's argument values `hex`
+ * (sizes 8, 4, 8, 1), or none when hex is NULL. */
+static void args_are(sc_it_conn *c, int64_t graph, int node, const char *hex)
+{
+    cJSON *g = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)graph);
+    const cJSON *k = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(g, "nodes"), node);
+    assert_non_null(k);
+    if (!hex) {
+        assert_null(cJSON_GetObjectItemCaseSensitive(k, "args"));
+        cJSON_Delete(g);
+        return;
+    }
+    assert_string_equal(sc_it_str(k, "args"), hex);
+    char *sizes = sc_it_json_text(cJSON_GetObjectItemCaseSensitive(k, "param_sizes"));
+    assert_string_equal(sizes, "[8,4,8,1]");
+    free(sizes);
+    cJSON_Delete(g);
+}
+
 /* A captured launch of a kernel whose fat binary gives its parameter
  * layout is stored with its argument values as the launch copied them,
  * not as the program's locals held them later; a kernel without a layout
@@ -393,20 +412,39 @@ static void test_kernel_args_stored(void **state)
     assert_non_null(cap);
     assert_string_equal(sc_it_str(cap, "outcome"), "stored");
     sc_it_conn *c = sc_it_must_connect(d);
-    cJSON *g = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)num(cap, "graph"));
-    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(g, "nodes");
-    assert_int_equal(cJSON_GetArraySize(nodes), 2);
-    const cJSON *k = cJSON_GetArrayItem(nodes, 0);
-    /* x = 0x1000, n = 7, a = 2.0, ch = 'c', packed, little-endian */
-    assert_string_equal(sc_it_str(k, "args"), "0010000000000000"
-                                              "07000000"
-                                              "0000000000000040"
-                                              "63");
-    char *sizes = sc_it_json_text(cJSON_GetObjectItemCaseSensitive(k, "param_sizes"));
-    assert_string_equal(sizes, "[8,4,8,1]");
-    free(sizes);
-    assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(nodes, 1), "args"));
-    cJSON_Delete(g);
+    /* x = 0x1000, n = 7, a = 2.0, ch = 'c', packed, little-endian; then
+     * a node added by hand to the capture's graph: 0x3000, 8, 3.0, 'e';
+     * then the kernel without a layout. */
+    const int64_t graph = num(cap, "graph");
+    args_are(c, graph, 0,
+             "0010000000000000"
+             "07000000"
+             "0000000000000040"
+             "63");
+    args_are(c, graph, 1,
+             "0030000000000000"
+             "08000000"
+             "0000000000000840"
+             "65");
+    args_are(c, graph, 2, NULL);
+    /* Built by hand and submitted: the values of the add (0x2000, 9, 4.0,
+     * 'd'), not the caller's n changed before the instantiation. */
+    cJSON *sub = find(report, "event", "graph", 0);
+    assert_non_null(sub);
+    args_are(c, num(sub, "graph"), 0,
+             "0020000000000000"
+             "09000000"
+             "0000000000001040"
+             "64");
+    /* Captured into: the graph's own node first, 0x4000, 10, 5.0, 'f'. */
+    cap = capture_line(report, 2);
+    assert_non_null(cap);
+    assert_string_equal(sc_it_str(cap, "outcome"), "stored");
+    args_are(c, num(cap, "graph"), 0,
+             "0040000000000000"
+             "0a000000"
+             "0000000000001440"
+             "66");
     sc_it_conn_close(c);
     cJSON_Delete(out);
     cJSON_Delete(report);
