@@ -195,7 +195,7 @@ static void test_generic_add_node(void **state)
     cudaGraphNode_t x;
     assert_int_equal(cudaGraphAddNode(&x, g, NULL, NULL, 0, &p), cudaErrorInvalidValue);
     memset(&p, 0, sizeof p);
-    p.type = cudaGraphNodeTypeConditional;
+    p.type = cudaGraphNodeTypeExtSemaphoreSignal;
     assert_int_equal(cudaGraphAddNode(&x, g, NULL, NULL, 0, &p), cudaErrorNotSupported);
     assert_int_equal(cudaGetLastError(), cudaErrorNotSupported);
     launch_once(g);
