@@ -46,8 +46,15 @@ if(TARGET sc_cudart)
     # No daemon: the stand-in warns once and keeps graphs in process.
     set_tests_properties(test_cudart_graph_api PROPERTIES
         ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock")
+    sc_add_test(test_cudart_graph_cond SOURCES ${SC_CUDART_TEST_DIR}/test_graph_cond.c
+                LIBS sc_cudart)
+    target_include_directories(test_cudart_graph_cond PRIVATE ${PROJECT_SOURCE_DIR}/cudart)
+    set_tests_properties(test_cudart_graph_cond PROPERTIES
+        ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock")
 else()
     sc_add_test(test_cudart_graph_api SOURCES ${SC_CUDART_TEST_DIR}/test_graph_api.c
+                LIBS sc_cudart_graph_stub)
+    sc_add_test(test_cudart_graph_cond SOURCES ${SC_CUDART_TEST_DIR}/test_graph_cond.c
                 LIBS sc_cudart_graph_stub)
 endif()
 
