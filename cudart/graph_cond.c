@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "graph_int.h"
+#include "sc_graph.h"
 
 /* Serial numbers of the handles made so far (under the process lock). */
 static unsigned long long handles_made;
@@ -33,23 +34,9 @@ cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle
     SC_G_LOCKED(handle_create(pHandle_out, graph, defaultLaunchValue, flags));
 }
 
-bool sc_g_cond_size_valid(unsigned int type, unsigned int size)
-{
-    switch (type) {
-    case cudaGraphCondTypeIf:
-        return size == 1 || size == 2;
-    case cudaGraphCondTypeWhile:
-        return size == 1;
-    case cudaGraphCondTypeSwitch:
-        return size >= 1;
-    default:
-        return false;
-    }
-}
-
 cudaError_t sc_g_cond_desc(sc_rt_node_desc *d, node_extra *x, struct cudaConditionalNodeParams *p)
 {
-    if (!sc_rt_cond_valid(p->handle) || !sc_g_cond_size_valid(p->type, p->size))
+    if (!sc_rt_cond_valid(p->handle) || !sc_cond_size_valid((int)p->type, p->size))
         return cudaErrorInvalidValue;
     d->type = cudaGraphNodeTypeConditional;
     d->cond_type = p->type;

@@ -124,8 +124,6 @@ cudaError_t sc_g_memcpy1d_desc(sc_rt_node_desc *d, void *dst, const void *src, s
 cudaError_t sc_g_host_desc(sc_rt_node_desc *d, const struct cudaHostNodeParams *p);
 
 /* Conditional nodes (graph_cond.c). */
-/** CUDA's sizes by type: if 1 or 2, while 1, switch 1 or more. */
-bool sc_g_cond_size_valid(unsigned int type, unsigned int size);
 /** The description of cudaGraphAddNode's conditional parameters: a
  *  handle from cudaGraphConditionalHandleCreate and a type and size CUDA
  *  takes (cudaErrorInvalidValue otherwise).  Once the node is made,

@@ -37,7 +37,7 @@ add_library(sc_cudart_graph_stub STATIC ${SC_CUDART_GRAPH_SOURCES}
             ${SC_CUDART_TEST_DIR}/graph_rt_stub.c)
 target_include_directories(sc_cudart_graph_stub PUBLIC ${PROJECT_SOURCE_DIR}/cudart
                            ${SC_CUDART_TEST_DIR})
-target_link_libraries(sc_cudart_graph_stub PUBLIC Threads::Threads)
+target_link_libraries(sc_cudart_graph_stub PUBLIC sc_core Threads::Threads)
 sc_add_test(test_cudart_graph_half SOURCES ${SC_CUDART_TEST_DIR}/test_graph_half.c
             LIBS sc_cudart_graph_stub)
 if(TARGET sc_cudart)

@@ -110,6 +110,23 @@ static void b_str(copy_buf *b, const char *s, size_t n)
     cb_put(b, s, n);
 }
 
+/* A text field, NULL when s is. */
+static void b_opt_str(copy_buf *b, const char *s)
+{
+    if (s)
+        b_str(b, s, strlen(s));
+    else
+        b_int(b, false, 0, 0);
+}
+
+static void t_opt_str(copy_buf *b, const char *s, char sep)
+{
+    if (s)
+        t_str(b, s, strlen(s), sep);
+    else
+        t_num(b, false, 0, sep);
+}
+
 /* The name as text PostgreSQL takes, and whether name_bytes must keep the
  * original (a NUL byte or invalid UTF-8). */
 typedef struct name_tmp {
@@ -147,22 +164,18 @@ static void put_cond(copy_buf *b, bool bin, const sc_node *n)
 {
     bool cond = sc_node_attrs(n) & SC_NODE_ATTR_COND;
     const char *type = sc_cond_type_name((int)n->cond_type);
-    if (!type)
+    if (cond && !type)
         type = "if";
+    if (!cond)
+        type = NULL;
     if (bin) {
-        if (cond)
-            b_str(b, type, strlen(type));
-        else
-            b_int(b, false, 0, 0);
+        b_opt_str(b, type);
         b_int(b, cond, n->cond_size, 8);
         b_int(b, cond, n->cond_default, 8);
         b_int(b, cond, n->cond_flags, 8);
         return;
     }
-    if (cond)
-        t_str(b, type, strlen(type), '\t');
-    else
-        t_num(b, false, 0, '\t');
+    t_opt_str(b, type, '\t');
     t_num(b, cond, n->cond_size, '\t');
     t_num(b, cond, n->cond_default, '\t');
     t_num(b, cond, n->cond_flags, '\t');
@@ -196,10 +209,7 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
         b_int(b, kernel, n->num_blocks, 8);
         b_int(b, kernel, n->threads_per_block, 8);
         b_int(b, kernel, n->shared_mem, 8);
-        if (dir)
-            b_str(b, dir, strlen(dir));
-        else
-            b_int(b, false, 0, 0);
+        b_opt_str(b, dir);
         b_int(b, sized, (int64_t)n->size_bytes, 8);
         b_int(b, p2p, n->src_device, 8);
         b_int(b, p2p, n->dst_device, 8);
@@ -225,10 +235,7 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
     t_num(b, kernel, n->num_blocks, '\t');
     t_num(b, kernel, n->threads_per_block, '\t');
     t_num(b, kernel, n->shared_mem, '\t');
-    if (dir)
-        t_str(b, dir, strlen(dir), '\t');
-    else
-        t_num(b, false, 0, '\t');
+    t_opt_str(b, dir, '\t');
     t_num(b, sized, n->size_bytes, '\t');
     t_num(b, p2p, n->src_device, '\t');
     t_num(b, p2p, n->dst_device, '\t');

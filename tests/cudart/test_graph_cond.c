@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "abi_graph.h"
+#include "read_text.h"
 
 cudaError_t cudaGetLastError(void);
 
@@ -199,17 +200,6 @@ static void test_exec_update_compares_bodies(void **state)
     assert_int_equal(cudaGraphDestroy(c), cudaSuccess);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    static char buf[8192];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 /* Each body is a cluster of its own, numbered in index order. */
 static void test_dot_shows_bodies(void **state)
 {
@@ -227,7 +217,7 @@ static void test_dot_shows_bodies(void **state)
     assert_true(fd >= 0);
     close(fd);
     assert_int_equal(cudaGraphDebugDotPrint(g, path, 0), cudaSuccess);
-    const char *dot = slurp(path);
+    const char *dot = sc_test_read_text(path);
     assert_non_null(strstr(dot, "\"graph_1_node_0\"[style=\"solid\" shape=\"rectangle\" "
                                 "label=\"0\nCONDITIONAL\nIF graph_2 graph_3\n\"];"));
     assert_non_null(strstr(dot, "subgraph cluster_2 {\nlabel=\"graph_2\""));
@@ -235,7 +225,7 @@ static void test_dot_shows_bodies(void **state)
     assert_non_null(strstr(dot, "\"graph_3_node_0\"[style=\"solid\" shape=\"rectangle\" "
                                 "label=\"0\nHOST\n\"];"));
     assert_int_equal(cudaGraphDebugDotPrint(g, path, cudaGraphDebugDotFlagsVerbose), cudaSuccess);
-    dot = slurp(path);
+    dot = sc_test_read_text(path);
     assert_non_null(strstr(dot, "label=\"{CONDITIONAL\n| {ID | 0 (topoId: 0) | IF | graph_2 | "
                                 "graph_3}\n| {{size | default | flags} | {2 | 1 | 1}}\n}\"];"));
     unlink(path);
