@@ -1,17 +1,17 @@
 /* conditional: conditional nodes of each type, built by hand and in a
  * capture.  Graph A holds an if with an else (its handle's default 1,
  * assigned at each launch) and an if without one (default 0); graph B a
- * while whose default 1 runs its body once (no kernel clears it) and one
- * whose default 0 never runs it; graph C a switch of three cases whose
- * default 2 picks the last and one whose default 9 picks none.  Graph D
- * is captured: a memset, an if added to the capture's graph through
- * cudaStreamGetCaptureInfo, cudaGraphAddNode and
+ * while whose default 1 runs its body (no kernel clears it: the stand-in
+ * runs it once) and one whose default 0 never runs it; graph C a switch
+ * of three cases whose default 2 picks the last and one whose default 9
+ * picks none.  Graph D is captured: a memset, an if added to the
+ * capture's graph through cudaStreamGetCaptureInfo, cudaGraphAddNode and
  * cudaStreamUpdateCaptureDependencies, and a memset after it; its body is
  * filled afterwards by capturing into it (cudaStreamBeginCaptureToGraph).
- * Instantiating each stores it with every body as a graph of its own;
- * each body holds a host node that names itself when it runs, so the
- * launches show which bodies ran.  The CUDA form (conditional.cu) is this
- * file compiled by nvcc. */
+ * Instantiating each stores it with every body as a graph of its own.
+ * Each body sets a byte of its own in a marks buffer (a memset node, which
+ * CUDA allows in a body), so a launch shows which bodies ran.  The CUDA
+ * form (conditional.cu) is this file compiled by nvcc. */
 #ifdef __CUDACC__
 #include <cuda_runtime.h>
 #else
@@ -22,38 +22,39 @@
 
 enum { N = 256 };
 
-typedef struct run_log {
-    char order[32];
-    size_t len;
-} run_log;
-
-static run_log g_log;
-
-static void note(void *arg)
-{
-    if (g_log.len + 1 < sizeof(g_log.order))
-        g_log.order[g_log.len++] = *(const char *)arg;
-    g_log.order[g_log.len] = 0;
-}
-
-/* The letters the host nodes write. */
+/* The mark of each body: its byte in the marks buffer is its letter. */
 static const char letters[] = "TFXWZabcdC";
+#define NMARKS (sizeof(letters) - 1)
 
-static const char *letter(char c)
+static unsigned char *g_marks; /* device memory, NMARKS bytes */
+
+static unsigned int slot(char c)
 {
-    return strchr(letters, c);
+    return (unsigned int)(strchr(letters, c) - letters);
 }
 
-/* A host node writing c into graph g, after dep when there is one. */
-static cudaGraphNode_t add_note(cudaGraph_t g, cudaGraphNode_t dep, char c)
+/* A memset node of g, after dep when there is one: `size` bytes of `dst`
+ * set to `value`. */
+static cudaGraphNode_t add_memset(cudaGraph_t g, cudaGraphNode_t dep, void *dst, size_t size,
+                                  unsigned int value)
 {
-    struct cudaHostNodeParams hp;
-    memset(&hp, 0, sizeof(hp));
-    hp.fn = note;
-    hp.userData = (void *)letter(c);
+    struct cudaMemsetParams mp;
+    memset(&mp, 0, sizeof(mp));
+    mp.dst = dst;
+    mp.value = value;
+    mp.elementSize = 1;
+    mp.width = size;
+    mp.height = 1;
+    mp.pitch = size;
     cudaGraphNode_t n;
-    SC_OK(cudaGraphAddHostNode(&n, g, dep ? &dep : NULL, dep ? 1 : 0, &hp));
+    SC_OK(cudaGraphAddMemsetNode(&n, g, dep ? &dep : NULL, dep ? 1 : 0, &mp));
     return n;
+}
+
+/* The node that marks c as run. */
+static cudaGraphNode_t add_mark(cudaGraph_t g, cudaGraphNode_t dep, char c)
+{
+    return add_memset(g, dep, g_marks + slot(c), 1, (unsigned char)c);
 }
 
 /* A conditional node of g after deps; its bodies, the array the runtime
@@ -83,23 +84,31 @@ static cudaGraphNode_t add_cond(cudaGraph_t g, const cudaGraphNode_t *deps, size
     return n;
 }
 
-/* Instantiate g, launch it twice on s (the order must be `want` twice),
- * destroy the exec. */
+/* Launch x on s with the marks cleared: exactly the bodies in `want` ran. */
+static void launch_marks(cudaGraphExec_t x, cudaStream_t s, const char *want)
+{
+    unsigned char got[NMARKS];
+    SC_OK(cudaMemset(g_marks, 0, NMARKS));
+    SC_OK(cudaGraphLaunch(x, s));
+    SC_OK(cudaStreamSynchronize(s));
+    SC_OK(cudaMemcpy(got, g_marks, NMARKS, cudaMemcpyDeviceToHost));
+    for (unsigned int i = 0; i < NMARKS; i++) {
+        int ran = got[i] == (unsigned char)letters[i];
+        if (ran != (strchr(want, letters[i]) != NULL) || (!ran && got[i] != 0)) {
+            fprintf(stderr, "body %c: mark %d, want the bodies \"%s\" to have run\n", letters[i],
+                    got[i], want);
+            exit(1);
+        }
+    }
+}
+
+/* Instantiate g and launch it twice: the same bodies run each time. */
 static void launch_twice(cudaGraph_t g, cudaStream_t s, const char *want)
 {
     cudaGraphExec_t x;
     SC_OK(cudaGraphInstantiate(&x, g, 0));
-    g_log.len = 0;
-    g_log.order[0] = 0;
-    SC_OK(cudaGraphLaunch(x, s));
-    SC_OK(cudaGraphLaunch(x, s));
-    SC_OK(cudaStreamSynchronize(s));
-    char twice[32];
-    snprintf(twice, sizeof(twice), "%s%s", want, want);
-    if (strcmp(g_log.order, twice) != 0) {
-        fprintf(stderr, "launches ran \"%s\", want \"%s\"\n", g_log.order, twice);
-        exit(1);
-    }
+    launch_marks(x, s, want);
+    launch_marks(x, s, want);
     SC_OK(cudaGraphExecDestroy(x));
 }
 
@@ -111,36 +120,24 @@ static void if_else(unsigned char *d, cudaStream_t s)
     SC_OK(cudaGraphConditionalHandleCreate(&yes, g, 1, cudaGraphCondAssignDefault));
     SC_OK(cudaGraphConditionalHandleCreate(&no, g, 0, 0));
     SC_CHECK(yes != no);
-    cudaGraphNode_t ms, c1, c2;
-    struct cudaMemsetParams mp;
-    memset(&mp, 0, sizeof(mp));
-    mp.dst = d;
-    mp.value = 7;
-    mp.elementSize = 1;
-    mp.width = N;
-    mp.height = 1;
-    mp.pitch = N;
-    SC_OK(cudaGraphAddMemsetNode(&ms, g, NULL, 0, &mp));
-    c1 = add_cond(g, &ms, 1, yes, cudaGraphCondTypeIf, 2, &b1);
-    add_note(b1[0], NULL, 'T');
-    add_note(b1[1], NULL, 'F');
-    c2 = add_cond(g, &c1, 1, no, cudaGraphCondTypeIf, 1, &b2);
-    add_note(b2[0], NULL, 'X');
-    (void)c2;
+    cudaGraphNode_t ms = add_memset(g, NULL, d, N, 7);
+    cudaGraphNode_t c1 = add_cond(g, &ms, 1, yes, cudaGraphCondTypeIf, 2, &b1);
+    add_mark(b1[0], NULL, 'T');
+    add_mark(b1[1], NULL, 'F');
+    add_cond(g, &c1, 1, no, cudaGraphCondTypeIf, 1, &b2);
+    add_mark(b2[0], NULL, 'X');
     /* The node owns its bodies: the program cannot destroy one. */
     SC_FAILS(cudaErrorInvalidValue, cudaGraphDestroy(b1[0]));
     /* A clone holds bodies of its own that run alike. */
     cudaGraph_t clone;
     SC_OK(cudaGraphClone(&clone, g));
     launch_twice(g, s, "T");
-    cudaGraphExec_t x;
-    SC_OK(cudaGraphInstantiate(&x, clone, 0));
-    SC_OK(cudaGraphExecDestroy(x));
+    launch_twice(clone, s, "T");
     SC_OK(cudaGraphDestroy(clone));
     SC_OK(cudaGraphDestroy(g));
 }
 
-static void loops(cudaStream_t s, unsigned char *d)
+static void loops(unsigned char *d, cudaStream_t s)
 {
     cudaGraph_t g, *once, *never;
     SC_OK(cudaGraphCreate(&g, 0));
@@ -148,19 +145,10 @@ static void loops(cudaStream_t s, unsigned char *d)
     SC_OK(cudaGraphConditionalHandleCreate(&on, g, 1, 0));
     SC_OK(cudaGraphConditionalHandleCreate(&off, g, 0, cudaGraphCondAssignDefault));
     cudaGraphNode_t w1 = add_cond(g, NULL, 0, on, cudaGraphCondTypeWhile, 1, &once);
-    cudaGraphNode_t h = add_note(once[0], NULL, 'W');
-    cudaGraphNode_t ms;
-    struct cudaMemsetParams mp;
-    memset(&mp, 0, sizeof(mp));
-    mp.dst = d;
-    mp.value = 9;
-    mp.elementSize = 1;
-    mp.width = N;
-    mp.height = 1;
-    mp.pitch = N;
-    SC_OK(cudaGraphAddMemsetNode(&ms, once[0], &h, 1, &mp));
+    cudaGraphNode_t m = add_mark(once[0], NULL, 'W');
+    add_memset(once[0], m, d, N, 9);
     add_cond(g, &w1, 1, off, cudaGraphCondTypeWhile, 1, &never);
-    add_note(never[0], NULL, 'Z');
+    add_mark(never[0], NULL, 'Z');
     launch_twice(g, s, "W");
     SC_OK(cudaGraphDestroy(g));
 }
@@ -173,17 +161,17 @@ static void switches(cudaStream_t s)
     SC_OK(cudaGraphConditionalHandleCreate(&two, g, 2, 0));
     SC_OK(cudaGraphConditionalHandleCreate(&nine, g, 9, 0));
     cudaGraphNode_t sw = add_cond(g, NULL, 0, two, cudaGraphCondTypeSwitch, 3, &cases);
-    add_note(cases[0], NULL, 'a');
-    add_note(cases[1], NULL, 'b');
-    add_note(cases[2], NULL, 'c');
+    add_mark(cases[0], NULL, 'a');
+    add_mark(cases[1], NULL, 'b');
+    add_mark(cases[2], NULL, 'c');
     add_cond(g, &sw, 1, nine, cudaGraphCondTypeSwitch, 2, &none);
-    add_note(none[0], NULL, 'd');
+    add_mark(none[0], NULL, 'd');
     /* none[1] stays empty. */
     launch_twice(g, s, "c");
     SC_OK(cudaGraphDestroy(g));
 }
 
-static void captured(cudaStream_t s, unsigned char *d)
+static void captured(unsigned char *d, cudaStream_t s)
 {
     cudaGraph_t g, *body;
     enum cudaStreamCaptureStatus status;
@@ -200,10 +188,11 @@ static void captured(cudaStream_t s, unsigned char *d)
     SC_OK(cudaMemsetAsync(d, 2, N, s));
     SC_OK(cudaStreamEndCapture(s, &g));
 
+    /* The body is filled by capturing into it; the end hands back nothing. */
     cudaStream_t bs;
     SC_OK(cudaStreamCreate(&bs));
     SC_OK(cudaStreamBeginCaptureToGraph(bs, body[0], NULL, NULL, 0, cudaStreamCaptureModeGlobal));
-    SC_OK(cudaLaunchHostFunc(bs, note, (void *)letter('C')));
+    SC_OK(cudaMemsetAsync(g_marks + slot('C'), 'C', 1, bs));
     SC_OK(cudaStreamEndCapture(bs, NULL));
     SC_OK(cudaStreamDestroy(bs));
     launch_twice(g, s, "C");
@@ -214,13 +203,15 @@ int main(void)
 {
     unsigned char *d = NULL;
     SC_OK(cudaMalloc((void **)&d, N));
+    SC_OK(cudaMalloc((void **)&g_marks, NMARKS));
     cudaStream_t s;
     SC_OK(cudaStreamCreate(&s));
     if_else(d, s);
-    loops(s, d);
+    loops(d, s);
     switches(s);
-    captured(s, d);
+    captured(d, s);
     SC_OK(cudaStreamDestroy(s));
+    SC_OK(cudaFree(g_marks));
     SC_OK(cudaFree(d));
     return 0;
 }
