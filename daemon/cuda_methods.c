@@ -851,6 +851,13 @@ static int read_bare_node(sc_req *r, sc_node *x)
         r->err.field = "kind";
         return -1;
     }
+    /* A bare conditional would have no type or size to check. */
+    if ((int)x->kind == SC_KIND_CONDITIONAL) {
+        sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
+                    "invalid params: 'kind' conditional needs 'node', with its type and size");
+        r->err.field = "kind";
+        return -1;
+    }
     return 0;
 }
 
