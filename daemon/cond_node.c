@@ -39,6 +39,8 @@ int sc_cond_node_read(sc_jval obj, sc_node *n, sc_rpc_error *err)
 
 void sc_cond_node_write(sc_buf *b, bool *first, const sc_node *n)
 {
+    if ((int)n->kind != SC_KIND_CONDITIONAL)
+        return;
     const char *type = sc_cond_type_name((int)n->cond_type);
     sc_json_member_cstr(b, first, "type", type ? type : "if");
     sc_json_member_u64(b, first, "size", n->cond_size);

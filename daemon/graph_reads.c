@@ -618,11 +618,8 @@ static void write_cuda_node(sc_buf *b, uint32_t id, const sc_node *n, const sc_g
     case SC_KIND_EVENT_WAIT:
         sc_json_member_u64(b, &first, "event", n->event);
         break;
-    case SC_KIND_CONDITIONAL:
+    default: /* mem_free, empty: the name says it all; bodies, a conditional's fields */
         sc_cond_node_write(b, &first, n);
-        sc_write_node_bodies(b, &first, bodies, id, (int)n->kind);
-        break;
-    default: /* mem_free, empty: the name says it all; a child graph's body */
         sc_write_node_bodies(b, &first, bodies, id, (int)n->kind);
         break;
     }

@@ -19,7 +19,8 @@
  * -32602 in *err naming the field.
  */
 int sc_cond_node_read(sc_jval obj, sc_node *n, sc_rpc_error *err);
-/** The members type, size, default_value and flags of conditional n. */
+/** The members type, size, default_value and flags of n when it is a
+ *  conditional; nothing for any other kind. */
 void sc_cond_node_write(sc_buf *b, bool *first, const sc_node *n);
 
 #endif

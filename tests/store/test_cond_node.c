@@ -104,6 +104,13 @@ static void test_written(void **state)
                      strlen("{\"type\":\"switch\",\"size\":4,\"default_value\":2,\"flags\":1}"));
     assert_memory_equal(b.data, "{\"type\":\"switch\",\"size\":4,\"default_value\":2,\"flags\":1}",
                         b.len);
+    /* Other kinds have none of the four. */
+    n.kind = (sc_node_kind)SC_KIND_EMPTY;
+    sc_buf_reset(&b);
+    first = true;
+    sc_cond_node_write(&b, &first, &n);
+    assert_int_equal(b.len, 0);
+    assert_true(first);
     sc_buf_free(&b);
 }
 
