@@ -204,8 +204,9 @@ enum {
  * it carries them (nparams > 0); a memcpy its direction
  * and size, and its devices when it is peer to peer; a memset its size and
  * value; a mem_alloc its size; an event record or wait its event; a
- * conditional its type, size, default and flags; any other kind none.  The stores write NULL for
- * every group not in the mask and the DOT labels show only those in it.  Never fails.
+ * conditional its type, size, default and flags; any other kind none.
+ * The stores write NULL for every group not in the mask and the DOT
+ * labels show only those in it.  Never fails.
  */
 unsigned sc_node_attrs(const sc_node *n);
 
