@@ -109,6 +109,13 @@ void cli_table_free(cli_table *t)
 
 /* ------------------------------------------------------------- graphs */
 
+/* A conditional's type as the wire spells it. */
+static const char *cli_cond_type(sc_client_cond_type t)
+{
+    static const char *const names[] = {"if", "while", "switch"};
+    return (unsigned)t < 3 ? names[t] : "unknown";
+}
+
 static void json_node(sc_buf *b, const sc_client_node *n)
 {
     bool first;
@@ -156,10 +163,15 @@ static void json_node(sc_buf *b, const sc_client_node *n)
     case SC_CLIENT_EVENT_WAIT:
         sc_json_member_u64(b, &first, "event", n->event);
         break;
+    case SC_CLIENT_CONDITIONAL:
+        sc_json_member_cstr(b, &first, "type", cli_cond_type(n->cond_type));
+        sc_json_member_u64(b, &first, "size", n->cond_size);
+        sc_json_member_u64(b, &first, "default_value", n->cond_default);
+        sc_json_member_u64(b, &first, "flags", n->cond_flags);
+        break;
     case SC_CLIENT_MEM_FREE:
     case SC_CLIENT_EMPTY:
     case SC_CLIENT_GRAPH: /* bodies: graphs of their own (graph.get of the node's graph) */
-    case SC_CLIENT_CONDITIONAL:
         break;
     }
     sc_json_obj_end(b);
@@ -243,10 +255,14 @@ static void node_details(cli_table *t, const sc_client_node *n)
     case SC_CLIENT_EVENT_WAIT:
         cli_table_cell(t, "event %u", (unsigned)n->event);
         return;
+    case SC_CLIENT_CONDITIONAL:
+        cli_table_cell(t, "%s, size %u, default %u%s", cli_cond_type(n->cond_type),
+                       (unsigned)n->cond_size, (unsigned)n->cond_default,
+                       n->cond_flags & 1u ? ", assign_default" : "");
+        return;
     case SC_CLIENT_MEM_FREE:
     case SC_CLIENT_EMPTY:
     case SC_CLIENT_GRAPH: /* bodies: graphs of their own (graph.get of the node's graph) */
-    case SC_CLIENT_CONDITIONAL:
         break;
     }
     cli_table_cell(t, "-");

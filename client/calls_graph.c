@@ -126,6 +126,28 @@ static int decode_kargs(sc_client *c, const cJSON *o, sc_client_node *n)
     return 0;
 }
 
+static const char *const cond_types[] = {"if", "while", "switch"};
+
+/* A conditional's type, size, default_value and flags; its bodies' ids
+ * are not kept here. */
+static int decode_cond(sc_client *c, const cJSON *o, sc_client_node *n)
+{
+    const sc_method_id m = SC_M_GRAPH_GET;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(o, "type");
+    int t = -1;
+    for (int i = 0; i < 3 && cJSON_IsString(type); i++)
+        if (strcmp(type->valuestring, cond_types[i]) == 0)
+            t = i;
+    if (t < 0)
+        return sc_cl_malformed(c, m, "a conditional node has no valid 'type'");
+    n->cond_type = (sc_client_cond_type)t;
+    if (get_u32(c, m, o, "size", &n->cond_size) != 0 ||
+        get_u32(c, m, o, "default_value", &n->cond_default) != 0 ||
+        get_u32(c, m, o, "flags", &n->cond_flags) != 0)
+        return -EPROTO;
+    return 0;
+}
+
 static int decode_kind_fields(sc_client *c, const cJSON *o, sc_client_node *n)
 {
     const sc_method_id m = SC_M_GRAPH_GET;
@@ -164,10 +186,11 @@ static int decode_kind_fields(sc_client *c, const cJSON *o, sc_client_node *n)
     case SC_CLIENT_EVENT_RECORD:
     case SC_CLIENT_EVENT_WAIT:
         return get_u32(c, m, o, "event", &n->event);
+    case SC_CLIENT_CONDITIONAL:
+        return decode_cond(c, o, n);
     case SC_CLIENT_MEM_FREE:
     case SC_CLIENT_EMPTY:
     case SC_CLIENT_GRAPH: /* its child and bodies ids are not kept here */
-    case SC_CLIENT_CONDITIONAL:
         return 0;
     }
     return sc_cl_malformed(c, m, "unknown node kind");
@@ -313,7 +336,15 @@ static void write_node_members(sc_buf *b, bool *pfirst, const sc_client_node *n,
         sc_json_member_u64(b, &first, "event", n->event);
         sc_json_member_cstr(b, &first, "name", name);
         break;
-    default: /* mem_free, empty, graph, conditional */
+    case SC_CLIENT_CONDITIONAL:
+        sc_json_member_cstr(b, &first, "name", name);
+        sc_json_member_cstr(b, &first, "type",
+                            (unsigned)n->cond_type < 3 ? cond_types[n->cond_type] : "unknown");
+        sc_json_member_u64(b, &first, "size", n->cond_size);
+        sc_json_member_u64(b, &first, "default_value", n->cond_default);
+        sc_json_member_u64(b, &first, "flags", n->cond_flags);
+        break;
+    default: /* mem_free, empty, graph */
         sc_json_member_cstr(b, &first, "name", name);
         break;
     }
@@ -391,7 +422,8 @@ static int check_subgraph(sc_client *c, const sc_client_subgraph *g, unsigned de
         size_t nb = g->bodies ? g->nbodies[i] : 0;
         if (strcmp(sc_client_kind_name(k), "unknown") == 0)
             return sc_cl_fail(c, -EINVAL, "nodes[%zu]: unknown kind %d", i, (int)k);
-        if ((k == SC_CLIENT_GRAPH && nb != 1) || (k == SC_CLIENT_CONDITIONAL && nb == 0) ||
+        if ((k == SC_CLIENT_GRAPH && nb != 1) ||
+            (k == SC_CLIENT_CONDITIONAL && (nb == 0 || nb != g->nodes[i].cond_size)) ||
             (k != SC_CLIENT_GRAPH && k != SC_CLIENT_CONDITIONAL && nb != 0))
             return sc_cl_fail(c, -EINVAL, "nodes[%zu]: %zu bodies for kind %s", i, nb,
                               sc_client_kind_name(k));

@@ -150,6 +150,14 @@ typedef enum sc_client_kind {
     SC_CLIENT_CONDITIONAL, /* if / while / switch (graph.submit: its bodies) */
 } sc_client_kind;
 
+/** A conditional node's type, numbered as CUDA's
+ *  cudaGraphConditionalNodeType; wire names "if" / "while" / "switch". */
+typedef enum sc_client_cond_type {
+    SC_CLIENT_COND_IF = 0,
+    SC_CLIENT_COND_WHILE = 1,
+    SC_CLIENT_COND_SWITCH = 2,
+} sc_client_cond_type;
+
 /** Wire names: "none" / "active" / "invalidated". */
 SC_CLIENT_API const char *sc_client_status_name(sc_client_status s);
 /** Wire names: "host_to_device", ... ; NULL for a value outside the enum. */
@@ -584,6 +592,14 @@ struct sc_client_node {
     size_t args_len;
     uint32_t *param_sizes;
     size_t nparams;
+    /* Added with conditional nodes (rebuild a program built against the
+     * older header).  A conditional's type, number of bodies (if 1 or 2,
+     * while 1, switch 1 or more), and its condition handle's default
+     * value and flags (1: the default is assigned at each launch). */
+    sc_client_cond_type cond_type;
+    uint32_t cond_size;
+    uint32_t cond_default;
+    uint32_t cond_flags;
 };
 
 typedef struct sc_client_edge {
@@ -626,7 +642,8 @@ SC_CLIENT_API int sc_client_graph_submit(sc_client *c, const char *label,
  * sc_client_graph_submit takes them, and when `bodies` is not NULL, for
  * each node i, nbodies[i] body graphs at bodies[i] (one for a node of kind
  * SC_CLIENT_GRAPH, one or more for SC_CLIENT_CONDITIONAL, none for the
- * other kinds), nested to any depth the daemon accepts (16).
+ * other kinds), nested to any depth the daemon accepts (16).  A
+ * conditional's cond_size must equal its nbodies.
  */
 typedef struct sc_client_subgraph {
     const sc_client_node *nodes;

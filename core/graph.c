@@ -109,6 +109,40 @@ int sc_cuda_dir_parse(const char *s, size_t len, sc_memcpy_dir *out)
     return SC_EINVAL;
 }
 
+#define SC_COND_NAME(id, name) [SC_COND_##id] = name,
+static const char *const cond_names[] = {SC_COND_TYPES(SC_COND_NAME)};
+#undef SC_COND_NAME
+#define SC_NCOND ((int)(sizeof cond_names / sizeof cond_names[0]))
+
+const char *sc_cond_type_name(int type)
+{
+    return type >= 0 && type < SC_NCOND ? cond_names[type] : NULL;
+}
+
+int sc_cond_type_parse(const char *s, size_t len, sc_cond_type *out)
+{
+    int i = parse_name(cond_names, SC_NCOND, s, len);
+    if (i < 0 || !out)
+        return SC_EINVAL;
+    *out = (sc_cond_type)i;
+    return 0;
+}
+
+/* CUDA's limits on cudaConditionalNodeParams.size, by type. */
+bool sc_cond_size_valid(int type, uint32_t size)
+{
+    switch (type) {
+    case SC_COND_IF:
+        return size == 1 || size == 2;
+    case SC_COND_WHILE:
+        return size == 1;
+    case SC_COND_SWITCH:
+        return size >= 1;
+    default:
+        return false;
+    }
+}
+
 unsigned sc_node_attrs(const sc_node *n)
 {
     switch ((int)n->kind) {
@@ -128,6 +162,8 @@ unsigned sc_node_attrs(const sc_node *n)
     case SC_KIND_EVENT_RECORD:
     case SC_KIND_EVENT_WAIT:
         return SC_NODE_ATTR_EVENT;
+    case SC_KIND_CONDITIONAL:
+        return SC_NODE_ATTR_COND;
     default:
         return 0;
     }
@@ -258,7 +294,13 @@ void sc_graph_rec_from_node(sc_graph *g, sc_rec *r, const sc_node *n)
     case SC_KIND_EVENT_WAIT:
         r->x = n->event;
         break;
-    default: /* host callback, mem_free, empty: the name is all */
+    case SC_KIND_CONDITIONAL:
+        r->dir = (uint8_t)n->cond_type;
+        r->u.k.blocks = n->cond_size;
+        r->u.k.threads = n->cond_flags;
+        r->x = n->cond_default;
+        break;
+    default: /* host callback, mem_free, empty, graph: the name is all */
         break;
     }
 }
@@ -652,6 +694,12 @@ void sc_graph_fill_node(const sc_graph *g, const sc_rec *r, sc_node *out)
     case SC_KIND_EVENT_RECORD:
     case SC_KIND_EVENT_WAIT:
         out->event = r->x;
+        break;
+    case SC_KIND_CONDITIONAL:
+        out->cond_type = (sc_cond_type)r->dir;
+        out->cond_size = r->u.k.blocks;
+        out->cond_flags = r->u.k.threads;
+        out->cond_default = r->x;
         break;
     default:
         break;

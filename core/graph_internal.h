@@ -43,6 +43,8 @@
  *   memset:  u.size, value
  *   mem_alloc: u.size
  *   event_record, event_wait: x = event
+ *   conditional: dir = type, u.k.blocks = size, u.k.threads = flags,
+ *                x = default value
  *   host callback, mem_free, empty: nothing beyond the name (the label). */
 typedef struct sc_rec {
     uint32_t stream;

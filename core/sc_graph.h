@@ -93,6 +93,23 @@ enum {
     X(GRAPH, "graph")                                                                              \
     X(CONDITIONAL, "conditional")
 
+/** The types of a conditional node, as CUDA numbers them
+ *  (cudaGraphConditionalNodeType); wire spelling if, while, switch. */
+typedef enum sc_cond_type {
+    SC_COND_IF = 0,     /* body 0 when the condition is non-zero, else body 1 if any */
+    SC_COND_WHILE = 1,  /* body 0 while the condition is non-zero */
+    SC_COND_SWITCH = 2, /* body n when the condition is n */
+} sc_cond_type;
+
+#define SC_COND_TYPES(X)                                                                           \
+    X(IF, "if")                                                                                    \
+    X(WHILE, "while")                                                                              \
+    X(SWITCH, "switch")
+
+/** The handle flag that resets the condition to its default at each
+ *  launch (cudaGraphCondAssignDefault). */
+#define SC_COND_ASSIGN_DEFAULT 1u
+
 #define SC_CUDA_MEMCPY_DIRS(X)                                                                     \
     X(HOST_TO_HOST, "host_to_host")                                                                \
     X(DEFAULT, "default")
@@ -136,6 +153,13 @@ typedef struct sc_node {
     uint32_t args_len;
     const uint32_t *param_sizes;
     uint32_t nparams;
+    /* conditional: its type, its number of bodies (if: 1 or 2, while: 1,
+     * switch: 1 or more), and the default value and flags of its
+     * condition's handle */
+    sc_cond_type cond_type;
+    uint32_t cond_size;
+    uint32_t cond_default;
+    uint32_t cond_flags;
 } sc_node;
 
 /** Wire/corpus names: "kernel", "memcpy", ...; NULL for an out-of-range value. */
@@ -152,6 +176,13 @@ const char *sc_cuda_dir_name(int dir);
 /** Parse any kind or direction name.  0 or SC_EINVAL. */
 int sc_cuda_kind_parse(const char *s, size_t len, sc_node_kind *out);
 int sc_cuda_dir_parse(const char *s, size_t len, sc_memcpy_dir *out);
+/** "if", "while", "switch"; NULL for any other value. */
+const char *sc_cond_type_name(int type);
+/** Parse a conditional type's name.  0 or SC_EINVAL. */
+int sc_cond_type_parse(const char *s, size_t len, sc_cond_type *out);
+/** Whether `size` bodies suit a conditional of `type` (if: 1 or 2,
+ *  while: 1, switch: at least 1); false for an unknown type. */
+bool sc_cond_size_valid(int type, uint32_t size);
 
 /** The attribute fields of an sc_node, in groups, as sc_node_attrs()
  *  reports which of them hold a value. */
@@ -164,6 +195,7 @@ enum {
     SC_NODE_ATTR_VALUE = 1u << 5,   /* value */
     SC_NODE_ATTR_EVENT = 1u << 6,   /* event */
     SC_NODE_ATTR_ARGS = 1u << 7,    /* args, args_len, param_sizes, nparams */
+    SC_NODE_ATTR_COND = 1u << 8,    /* cond_type, cond_size, cond_default, cond_flags */
 };
 /**
  * The attribute groups that apply to n, by its kind (any kind, the
@@ -171,9 +203,10 @@ enum {
  * when it was launched in more than one dimension, and its arguments when
  * it carries them (nparams > 0); a memcpy its direction
  * and size, and its devices when it is peer to peer; a memset its size and
- * value; a mem_alloc its size; an event record or wait its event; any
- * other kind none.  The stores write NULL for every group not in the mask
- * and the DOT labels show only those in it.  Never fails.
+ * value; a mem_alloc its size; an event record or wait its event; a
+ * conditional its type, size, default and flags; any other kind none.
+ * The stores write NULL for every group not in the mask and the DOT
+ * labels show only those in it.  Never fails.
  */
 unsigned sc_node_attrs(const sc_node *n);
 
@@ -185,6 +218,8 @@ void sc_graph_destroy(sc_graph *g);
 /**
  * Append a node (copied, name included); its id is the previous node count.
  * Any kind or direction above is accepted, the cuda-only ones included.
+ * A conditional's fields are kept as given (rows stored before they
+ * existed read as type if, size 0); the protocol checks them.
  * SC_EINVAL on a sealed graph or bad enum, SC_ELIMIT past UINT32_MAX nodes.
  */
 int sc_graph_add_node(sc_graph *g, const sc_node *node, uint32_t *id_out);

@@ -213,6 +213,10 @@ struct cudaChildGraphNodeParams {
     enum cudaGraphChildGraphNodeOwnership ownership;
 };
 
+enum cudaGraphConditionalHandleFlags {
+    cudaGraphCondAssignDefault = 1,
+};
+
 enum cudaGraphConditionalNodeType {
     cudaGraphCondTypeIf = 0,
     cudaGraphCondTypeWhile = 1,
@@ -416,6 +420,13 @@ SC_RT_GRAPH_API cudaError_t cudaGraphAddNode(cudaGraphNode_t *pGraphNode, cudaGr
                                              const cudaGraphEdgeData *dependencyData,
                                              size_t numDependencies,
                                              struct cudaGraphNodeParams *nodeParams);
+
+/** A handle for the condition of conditional nodes of graph: its value
+ *  is defaultLaunchValue (nothing on the host sets it); flags 0 or
+ *  cudaGraphCondAssignDefault. */
+SC_RT_GRAPH_API cudaError_t
+cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *pHandle_out, cudaGraph_t graph,
+                                 unsigned int defaultLaunchValue, unsigned int flags);
 
 /* Node parameters. */
 SC_RT_GRAPH_API cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node,

@@ -46,11 +46,12 @@ static void state_replace(cudaGraph_t g, bool from_capture)
 
 void sc_g_touch(cudaGraph_t g)
 {
-    if (g->state->refs == 1 && !g->state->from_capture) {
-        g->state->submitted = false;
-        return;
+    for (; g != NULL; g = g->holder) {
+        if (g->state->refs == 1 && !g->state->from_capture)
+            g->state->submitted = false;
+        else
+            state_replace(g, false);
     }
-    state_replace(g, false);
 }
 
 void sc_g_block_unref(sc_g_block *b)
@@ -80,6 +81,8 @@ static void node_free(cudaGraphNode_t n)
 {
     if (n->d.type == cudaGraphNodeTypeGraph)
         sc_rt_graph_free(n->d.child);
+    if (n->d.type == cudaGraphNodeTypeConditional)
+        sc_g_cond_free_bodies(&n->d);
     sc_g_block_unref(n->block);
     sc_g_node_free_extras(n);
     free(n);
@@ -138,8 +141,8 @@ bool sc_g_has_edge(cudaGraph_t g, uint32_t from, uint32_t to)
     return false;
 }
 
-/* The node's own copy of a child graph: every node owns what it points
- * to, so a graph, its clones and execs can be destroyed in any order. */
+/* The node's own copy of a child graph or a conditional's bodies: every
+ * node owns what it points to, so a graph, its clones and execs can be destroyed in any order. */
 static cudaError_t node_take_desc(cudaGraphNode_t n, const sc_rt_node_desc *d)
 {
     n->d = *d;
@@ -154,6 +157,8 @@ static cudaError_t node_take_desc(cudaGraphNode_t n, const sc_rt_node_desc *d)
             n->d.child->owned = true;
         return err;
     }
+    if (d->type == cudaGraphNodeTypeConditional)
+        return sc_g_cond_take_bodies(&n->d, d);
     if (d->type == cudaGraphNodeTypeMemcpy) {
         memset(&n->copy, 0, sizeof n->copy);
         n->copy.srcPtr.ptr = (void *)d->src;
@@ -192,6 +197,8 @@ cudaError_t sc_rt_graph_append(cudaGraph_t g, const sc_rt_node_desc *d, const ui
     }
     n->graph = g;
     n->index = (uint32_t)g->n;
+    for (uint32_t i = 0; d->type == cudaGraphNodeTypeConditional && i < n->d.nbodies; i++)
+        n->d.bodies[i]->holder = g;
     for (size_t i = 0; i < ndeps; i++) {
         g->from[g->ne] = deps[i];
         g->to[g->ne] = n->index;
@@ -251,6 +258,10 @@ void sc_rt_graph_set_capture(cudaGraph_t g, uint32_t capture)
     if (capture != 0)
         state_replace(g, true);
     g->capture = capture;
+    /* A body captured into (cudaStreamBeginCaptureToGraph) changes what
+     * its holder holds: the holder is stored again when instantiated. */
+    if (g->holder != NULL)
+        sc_g_touch(g->holder);
 }
 
 uint32_t sc_rt_graph_capture(cudaGraph_t g)
@@ -275,6 +286,8 @@ void sc_rt_graph_truncate(cudaGraph_t g, size_t n)
         node_free(g->nodes[i]);
     g->n = n;
     state_replace(g, false);
+    if (g->holder != NULL)
+        sc_g_touch(g->holder);
 }
 
 cudaError_t sc_g_clone(cudaGraph_t g, cudaGraph_t *out)

@@ -356,6 +356,8 @@ static void node_set_extra(cudaGraphNode_t n, const node_extra *x, const sc_rt_n
     n->extra = x->extra;
     n->pool = x->pool;
     n->block = x->block;
+    if (x->cond_out != NULL)
+        *x->cond_out = n->d.bodies;
     if (x->move_child) {
         /* The program's graph becomes the node's: its handle stays usable
          * for queries, and it goes with the parent. */
@@ -723,9 +725,10 @@ static cudaError_t generic_desc(sc_rt_node_desc *d, node_extra *x, cudaGraph_t g
     }
     case cudaGraphNodeTypeMemFree:
         return free_desc(d, p->free.dptr);
+    case cudaGraphNodeTypeConditional:
+        return sc_g_cond_desc(d, x, &p->conditional);
     case cudaGraphNodeTypeExtSemaphoreSignal:
     case cudaGraphNodeTypeExtSemaphoreWait:
-    case cudaGraphNodeTypeConditional:
         return cudaErrorNotSupported;
     default:
         return cudaErrorInvalidValue;

@@ -10,7 +10,8 @@
  * parent's), nodes named "graph_K_node_I" by creation index, edges
  * between those names with headlabel=0.  flags 0: a kernel is a bold
  * octagon labelled "I\nNAME\n", a child graph a rectangle labelled
- * "I\ngraph_K\n", any other node a solid rectangle labelled "I\nTYPE\n".
+ * "I\ngraph_K\n", a conditional one labelled "I\nCONDITIONAL\nTYPE graph_K
+ * ..." (its bodies), any other node a solid rectangle labelled "I\nTYPE\n".
  * Other flags: record shapes "{TYPE\n| {ID | I (topoId: T) | ...}...}"
  * where the topoId counts down a topological order to 0, kernels show
  * NAME<<<grid,block,shared>>> and copies their direction and size.
@@ -77,6 +78,25 @@ static const char *kind_text(enum cudaMemcpyKind k)
     }
 }
 
+static const char *cond_type_text(unsigned int type)
+{
+    switch (type) {
+    case cudaGraphCondTypeIf:
+        return "IF";
+    case cudaGraphCondTypeWhile:
+        return "WHILE";
+    default:
+        return "SWITCH";
+    }
+}
+
+/* A conditional's bodies: clusters first, first + 1, ... in index order. */
+static void put_bodies(FILE *f, const sc_rt_node_desc *d, size_t first, const char *sep)
+{
+    for (uint32_t i = 0; i < d->nbodies; i++)
+        fprintf(f, "%sgraph_%zu", sep, first + i);
+}
+
 static void node_plain(FILE *f, size_t gid, cudaGraphNode_t n, size_t child_id)
 {
     const sc_rt_node_desc *d = &n->d;
@@ -87,6 +107,10 @@ static void node_plain(FILE *f, size_t gid, cudaGraphNode_t n, size_t child_id)
     } else if (d->type == cudaGraphNodeTypeGraph) {
         fprintf(f, "[style=\"solid\" shape=\"rectangle\" label=\"%" PRIu32 "\ngraph_%zu", n->index,
                 child_id);
+    } else if (d->type == cudaGraphNodeTypeConditional) {
+        fprintf(f, "[style=\"solid\" shape=\"rectangle\" label=\"%" PRIu32 "\nCONDITIONAL\n%s",
+                n->index, cond_type_text(d->cond_type));
+        put_bodies(f, d, child_id, " ");
     } else {
         fprintf(f, "[style=\"solid\" shape=\"rectangle\" label=\"%" PRIu32 "\n%s", n->index,
                 sc_g_type_dot_name(d->type));
@@ -111,8 +135,14 @@ static void node_record(FILE *f, size_t gid, cudaGraphNode_t n, size_t topo_id, 
         fprintf(f, ",%u\\>\\>\\>", d->shared_mem);
     } else if (d->type == cudaGraphNodeTypeGraph) {
         fprintf(f, " | graph_%zu", child_id);
+    } else if (d->type == cudaGraphNodeTypeConditional) {
+        fprintf(f, " | %s", cond_type_text(d->cond_type));
+        put_bodies(f, d, child_id, " | ");
     }
     fputs("}\n", f);
+    if (d->type == cudaGraphNodeTypeConditional)
+        fprintf(f, "| {{size | default | flags} | {%" PRIu32 " | %" PRIu32 " | %" PRIu32 "}}\n",
+                d->nbodies, sc_rt_cond_default(d->cond_handle), sc_rt_cond_flags(d->cond_handle));
     if (d->type == cudaGraphNodeTypeMemcpy)
         fprintf(f, "| {kind | %s}\n| {size | %zu}\n", kind_text(d->kind), d->size);
     else if (d->type == cudaGraphNodeTypeMemset)
@@ -152,6 +182,15 @@ static cudaError_t write_cluster(FILE *f, dot_work *w, size_t gid, unsigned int 
         size_t child_id = 0;
         if (n->d.type == cudaGraphNodeTypeGraph)
             err = work_push(w, n->d.child, &child_id);
+        /* A conditional's bodies are clusters of their own, numbered in a row. */
+        for (uint32_t b = 0; n->d.type == cudaGraphNodeTypeConditional && n->d.bodies &&
+                             b < n->d.nbodies && err == cudaSuccess;
+             b++) {
+            size_t id = 0;
+            err = work_push(w, n->d.bodies[b], &id);
+            if (b == 0)
+                child_id = id;
+        }
         if (flags == 0)
             node_plain(f, gid, n, child_id);
         else

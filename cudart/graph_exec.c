@@ -190,6 +190,22 @@ static size_t edge_count(cudaGraph_t g, uint32_t f, uint32_t t)
     return c;
 }
 
+static enum cudaGraphExecUpdateResult
+same_topology(cudaGraph_t a, cudaGraph_t g, cudaGraphNode_t *err_node, cudaGraphNode_t *err_from);
+
+/* Two conditionals alike: type, size, and each body's topology. */
+static bool same_bodies(const sc_rt_node_desc *a, const sc_rt_node_desc *g)
+{
+    if (a->cond_type != g->cond_type || a->nbodies != g->nbodies)
+        return false;
+    for (uint32_t i = 0; i < g->nbodies; i++) {
+        cudaGraphNode_t in, inf;
+        if (same_topology(a->bodies[i], g->bodies[i], &in, &inf) != cudaGraphExecUpdateSuccess)
+            return false;
+    }
+    return true;
+}
+
 /* Whether g can replace the exec's graph a: the same nodes (by creation
  * order, types equal) and the same edges, child graphs alike. */
 static enum cudaGraphExecUpdateResult
@@ -208,6 +224,8 @@ same_topology(cudaGraph_t a, cudaGraph_t g, cudaGraphNode_t *err_node, cudaGraph
             if (same_topology(na->d.child, ng->d.child, &in, &inf) != cudaGraphExecUpdateSuccess)
                 return cudaGraphExecUpdateErrorTopologyChanged;
         }
+        if (ng->d.type == cudaGraphNodeTypeConditional && !same_bodies(&na->d, &ng->d))
+            return cudaGraphExecUpdateErrorTopologyChanged;
     }
     for (size_t e = 0; e < g->ne; e++) {
         if (edge_count(a, g->from[e], g->to[e]) != edge_count(g, g->from[e], g->to[e])) {
@@ -353,6 +371,8 @@ static cudaError_t run_node(cudaGraph_t g, cudaGraphNode_t n)
         return cudaSuccess;
     case cudaGraphNodeTypeGraph:
         return sc_rt_graph_run(d->child);
+    case cudaGraphNodeTypeConditional:
+        return sc_g_cond_run(d);
     case cudaGraphNodeTypeEventRecord:
         sc_rt_event_reached(d->event);
         return cudaSuccess;

@@ -83,6 +83,9 @@ struct CUgraph_st {
     size_t ne, cap_e;
     uint32_t capture;
     bool owned; /* a node's child graph: the program may not destroy it */
+    /* A conditional's body: the graph of the node that holds it, whose
+     * stored contents change when the body's do (sc_g_touch). */
+    cudaGraph_t holder;
     sc_g_state *state;
     uint64_t kernels_run; /* kernel nodes reached by launches */
     sc_g_uref *urefs;     /* user objects the graph holds references to */
@@ -103,8 +106,9 @@ typedef struct node_extra {
     struct cudaMemcpy3DParms copy;
     void **kernel_params, **extra;
     struct cudaMemPoolProps pool;
-    sc_g_block *block; /* handed to the node on success */
-    bool move_child;   /* cudaGraphChildGraphOwnershipMove */
+    sc_g_block *block;      /* handed to the node on success */
+    bool move_child;        /* cudaGraphChildGraphOwnershipMove */
+    cudaGraph_t **cond_out; /* a conditional's phGraph_out, set once it is made */
 } node_extra;
 
 /** Descriptions from the program's parameters, checked as CUDA checks
@@ -119,6 +123,25 @@ cudaError_t sc_g_memcpy1d_desc(sc_rt_node_desc *d, void *dst, const void *src, s
                                enum cudaMemcpyKind kind);
 cudaError_t sc_g_host_desc(sc_rt_node_desc *d, const struct cudaHostNodeParams *p);
 
+/* Conditional nodes (graph_cond.c). */
+/** The description of cudaGraphAddNode's conditional parameters: a
+ *  handle from cudaGraphConditionalHandleCreate and a type and size CUDA
+ *  takes (cudaErrorInvalidValue otherwise).  Once the node is made,
+ *  p->phGraph_out is set to its array of bodies, valid while it lives. */
+cudaError_t sc_g_cond_desc(sc_rt_node_desc *d, node_extra *x, struct cudaConditionalNodeParams *p);
+/** Give the node being made (nd, a copy of d) bodies of its own: empty
+ *  ones for a new node (d->bodies NULL), else clones of d's; owned, so
+ *  the program cannot destroy them.  On failure nd holds none. */
+cudaError_t sc_g_cond_take_bodies(sc_rt_node_desc *nd, const sc_rt_node_desc *d);
+void sc_g_cond_free_bodies(sc_rt_node_desc *d);
+/** The body a launch on the host runs, through *body: the condition is
+ *  the handle's default (nothing on the host sets it); if runs body 0 on
+ *  non-zero, else body 1 when there is one; while runs its body once on
+ *  non-zero; switch body[value] when value < size.  False for none. */
+bool sc_g_cond_pick(const sc_rt_node_desc *d, uint32_t *body);
+/** Run the body sc_g_cond_pick chooses, if any. */
+cudaError_t sc_g_cond_run(const sc_rt_node_desc *d);
+
 /** NULL and freed handles (the magic is cleared when freed). */
 bool sc_g_valid(cudaGraph_t g);
 bool sc_gx_valid(cudaGraphExec_t x);
@@ -126,7 +149,8 @@ bool sc_gx_valid(cudaGraphExec_t x);
 /** A deep copy (child graphs cloned, blocks and state shared). */
 cudaError_t sc_g_clone(cudaGraph_t g, cudaGraph_t *out);
 
-/** The program edited g: its state is no longer what was stored. */
+/** The program edited g: its state is no longer what was stored, nor
+ *  that of the graph holding it as a conditional's body, at any depth. */
 void sc_g_touch(cudaGraph_t g);
 
 /** Add edges from[i] -> to[i] (indexes); on cudaErrorMemoryAllocation

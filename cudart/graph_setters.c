@@ -28,8 +28,10 @@ static cudaError_t node_apply(cudaGraphNode_t n, const sc_rt_node_desc *d, const
 {
     if (d->type != n->d.type)
         return cudaErrorInvalidValue;
-    if (d->type == cudaGraphNodeTypeGraph)
-        return cudaErrorInvalidValue; /* child graphs go through child_set */
+    /* Child graphs go through child_set; a conditional's bodies are the
+     * node's for its lifetime, as CUDA keeps them. */
+    if (d->type == cudaGraphNodeTypeGraph || d->type == cudaGraphNodeTypeConditional)
+        return cudaErrorInvalidValue;
     n->d = *d;
     if (d->type == cudaGraphNodeTypeKernel) {
         cudaError_t err = sc_g_node_take_args(n, d->args);

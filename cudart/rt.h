@@ -57,7 +57,32 @@ typedef struct sc_rt_node_desc {
      * each) */
     cudaGraph_t *bodies;
     uint32_t nbodies;
+    /* cudaGraphNodeTypeConditional: its type (cudaGraphCondType*), and
+     * the handle its condition reads (sc_rt_cond_* below read its default
+     * value and flags from it) */
+    unsigned int cond_type;
+    unsigned long long cond_handle;
 } sc_rt_node_desc;
+
+/*
+ * A conditional handle (cudaGraphConditionalHandle) carries what the host
+ * needs of it in its bits: a serial number that keeps handles apart
+ * (bits 40-63, never 0), the flags (bits 32-39) and the default value
+ * (bits 0-31).  Nothing on the host sets a condition, so a handle needs
+ * no storage of its own and nothing to free.
+ */
+static inline bool sc_rt_cond_valid(unsigned long long h)
+{
+    return (h >> 40) != 0;
+}
+static inline uint32_t sc_rt_cond_default(unsigned long long h)
+{
+    return (uint32_t)h;
+}
+static inline uint32_t sc_rt_cond_flags(unsigned long long h)
+{
+    return (uint32_t)(h >> 32) & 0xffu;
+}
 
 /** The graphs node d holds, in body index order, through *out: a child
  *  graph node's graph, a conditional node's bodies; 0 for any other. */

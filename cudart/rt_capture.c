@@ -75,6 +75,14 @@ void sc_rt_desc_to_node(const sc_rt_node_desc *d, uint32_t stream, sc_node *n)
     case cudaGraphNodeTypeWaitEvent:
         n->kind = (sc_node_kind)SC_KIND_EVENT_WAIT;
         break;
+    case cudaGraphNodeTypeConditional:
+        /* CUDA numbers the types as the model does (if 0, while 1, switch 2). */
+        n->kind = (sc_node_kind)SC_KIND_CONDITIONAL;
+        n->cond_type = (sc_cond_type)d->cond_type;
+        n->cond_size = d->nbodies;
+        n->cond_default = sc_rt_cond_default(d->cond_handle);
+        n->cond_flags = sc_rt_cond_flags(d->cond_handle);
+        break;
     default:
         n->kind = (sc_node_kind)SC_KIND_EMPTY;
         break;
@@ -540,14 +548,30 @@ static char *unjoined_json(const sc_cuda_end_result *res)
     return buf;
 }
 
+/* Whether stream's capture fills a graph the program has: its end may
+ * then pass no pGraph, since the program holds the graph (CUDA's
+ * graphConditionalNodes sample ends such captures so). */
+static bool captures_to_graph(sc_rt_state *st, uint32_t stream, uint32_t thread)
+{
+    sc_cuda_info info;
+    if (sc_cuda_info_get(st->cu, stream, thread, &info) != 0 || !info.capture)
+        return false;
+    sc_rt_capture *cap = sc_rt_capture_slot(st, info.capture);
+    return cap && cap->to_graph;
+}
+
 static cudaError_t end(sc_rt_call *c, cudaStream_t s, cudaGraph_t *pGraph, bool ptsz)
 {
-    if (!pGraph)
-        return cudaErrorInvalidValue;
-    *pGraph = NULL;
+    cudaGraph_t none;
+    if (pGraph)
+        *pGraph = NULL;
     sc_rt_state *st = sc_rt_call_lock(c);
     sc_rt_thread *t = sc_rt_thread_get(st);
     uint32_t stream = sc_rt_stream_id(st, s, ptsz);
+    if (!pGraph && !captures_to_graph(st, stream, t->id))
+        return cudaErrorInvalidValue;
+    if (!pGraph)
+        pGraph = &none;
     sc_cuda_end_result res;
     int rc = sc_cuda_end(st->cu, stream, t->id, &res);
     if (res.capture && rc != SC_ENOMEM)

@@ -16,11 +16,12 @@ typedef struct sc_rt_submit_payload {
     size_t n;
     sc_client_edge *edges;
     size_t m;
-    /* The child graph of each child graph node, by node index; NULL when
-     * no node holds one. */
-    struct sc_rt_submit_payload *children;
-    sc_client_subgraph *subs;           /* children as the client sends them */
-    const sc_client_subgraph **body_of; /* n entries: &subs[i] or NULL */
+    /* The graphs each node holds, by node index: nbodies[i] of them at
+     * children[i] (a child graph node's one, a conditional's bodies in
+     * index order); children is NULL when no node holds any. */
+    struct sc_rt_submit_payload **children;
+    sc_client_subgraph **subs;          /* children as the client sends them */
+    const sc_client_subgraph **body_of; /* n entries: subs[i] or NULL */
     size_t *nbodies;
 } sc_rt_submit_payload;
 

@@ -44,6 +44,8 @@ static sc_client_kind client_kind(int k)
         return SC_CLIENT_EVENT_RECORD;
     case SC_KIND_EVENT_WAIT:
         return SC_CLIENT_EVENT_WAIT;
+    case SC_KIND_CONDITIONAL:
+        return SC_CLIENT_CONDITIONAL;
     default:
         return SC_CLIENT_EMPTY;
     }
@@ -87,6 +89,12 @@ void sc_rt_feed_node(const sc_rt_node_desc *d, sc_client_node *out)
     case SC_CLIENT_EVENT_RECORD:
     case SC_CLIENT_EVENT_WAIT:
         out->event = sc_rt_event_id(d->event);
+        break;
+    case SC_CLIENT_CONDITIONAL:
+        out->cond_type = (sc_client_cond_type)n.cond_type;
+        out->cond_size = n.cond_size;
+        out->cond_default = n.cond_default;
+        out->cond_flags = n.cond_flags;
         break;
     default:
         break;
@@ -143,7 +151,8 @@ void sc_rt_feed_node_free(sc_client_node *n)
     n->args_len = n->nparams = 0;
 }
 
-/* The arrays that hold node `at`'s child graph; once per payload. */
+/* The arrays that hold the graphs of the nodes that hold some; once per
+ * payload. */
 static bool children_alloc(sc_rt_submit_payload *p, size_t n)
 {
     if (p->children)
@@ -156,21 +165,32 @@ static bool children_alloc(sc_rt_submit_payload *p, size_t n)
 }
 
 /* Node v of g as node `at` of the payload; a child graph node goes with
- * its graph's nodes and edges (stored as a body graph of its own). */
+ * its graph's nodes and edges, a conditional with each body's, in index
+ * order (each stored as a body graph of its own). */
 static bool feed_graph_node(cudaGraph_t g, uint32_t v, sc_rt_submit_payload *p, size_t at)
 {
     cudaGraphNode_t node = sc_rt_graph_node_at(g, v);
     const sc_rt_node_desc *d = sc_rt_node_desc_of(node);
     sc_rt_feed_node(d, &p->nodes[at]);
     sc_rt_feed_kargs(d, node, &p->nodes[at]);
-    if (d->type != cudaGraphNodeTypeGraph || d->child == NULL)
+    cudaGraph_t const *bodies;
+    size_t nb = sc_rt_node_bodies(d, &bodies);
+    if (nb == 0)
         return true;
     size_t n = sc_rt_graph_node_count(g);
-    if (!children_alloc(p, n ? n : 1) || !sc_rt_feed_payload(d->child, &p->children[at]))
+    if (!children_alloc(p, n ? n : 1))
         return false;
-    p->nodes[at].kind = SC_CLIENT_GRAPH;
-    p->body_of[at] = &p->subs[at];
-    p->nbodies[at] = 1;
+    p->children[at] = calloc(nb, sizeof *p->children[at]);
+    p->subs[at] = calloc(nb, sizeof *p->subs[at]);
+    if (!p->children[at] || !p->subs[at])
+        return false;
+    p->nbodies[at] = nb; /* what the free walks, also on a failure below */
+    for (size_t i = 0; i < nb; i++)
+        if (!sc_rt_feed_payload(bodies[i], &p->children[at][i]))
+            return false;
+    if (d->type == cudaGraphNodeTypeGraph)
+        p->nodes[at].kind = SC_CLIENT_GRAPH;
+    p->body_of[at] = p->subs[at];
     return true;
 }
 
@@ -258,8 +278,12 @@ bool sc_rt_feed_payload(cudaGraph_t g, sc_rt_submit_payload *p)
 
 void sc_rt_feed_payload_free(sc_rt_submit_payload *p)
 {
-    for (size_t i = 0; p->children && i < p->n; i++)
-        sc_rt_feed_payload_free(&p->children[i]);
+    for (size_t i = 0; p->children && i < p->n; i++) {
+        for (size_t j = 0; p->children[i] && j < p->nbodies[i]; j++)
+            sc_rt_feed_payload_free(&p->children[i][j]);
+        free(p->children[i]);
+        free(p->subs[i]);
+    }
     for (size_t i = 0; p->nodes && i < p->n; i++)
         sc_rt_feed_node_free(&p->nodes[i]);
     free(p->children);
@@ -274,8 +298,8 @@ void sc_rt_feed_payload_free(sc_rt_submit_payload *p)
 sc_client_subgraph sc_rt_feed_subgraph(const sc_rt_submit_payload *p)
 {
     for (size_t i = 0; p->children && i < p->n; i++)
-        if (p->nbodies[i])
-            p->subs[i] = sc_rt_feed_subgraph(&p->children[i]);
+        for (size_t j = 0; j < p->nbodies[i]; j++)
+            p->subs[i][j] = sc_rt_feed_subgraph(&p->children[i][j]);
     return (sc_client_subgraph){.nodes = p->nodes,
                                 .n = p->n,
                                 .edges = p->edges,

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_cond_node.h"
 #include "sc_kargs_node.h"
 #include "sc_session_ops.h"
 
@@ -264,6 +265,11 @@ static int read_event(sc_req *r, sc_node *n)
     return sc_param_u32(r->params, "event", &n->event, &r->err) == 0 ? 0 : -1;
 }
 
+static int read_conditional(sc_req *r, sc_node *n)
+{
+    return sc_cond_node_read(r->params, n, &r->err);
+}
+
 static int read_empty(sc_req *r, sc_node *n)
 {
     (void)r;
@@ -312,6 +318,9 @@ int sc_cuda_read_node(sc_req *r, sc_jval obj, sc_node *n)
     case SC_KIND_EVENT_WAIT:
         read = read_event;
         break;
+    case SC_KIND_CONDITIONAL:
+        read = read_conditional;
+        break;
     default:
         break;
     }
@@ -320,7 +329,7 @@ int sc_cuda_read_node(sc_req *r, sc_jval obj, sc_node *n)
     sc_jval params = r->params;
     r->params = obj;
     int rc = read(r, n);
-    if (rc == 0 && (read == read_event || read == read_empty) &&
+    if (rc == 0 && (read == read_event || read == read_empty || read == read_conditional) &&
         sc_param_opt_string(obj, "name", &n->name, &n->name_len, &r->err) != 0)
         rc = -1;
     if (rc == 0 && sc_param_opt_u32(obj, "stream", &n->stream, &r->err) != 0)
@@ -839,6 +848,13 @@ static int read_bare_node(sc_req *r, sc_node *x)
                     "invalid params: 'kind' must be one of kernel, memcpy, memset, "
                     "host_callback, mem_alloc, mem_free, event_record, event_wait, empty, "
                     "graph, conditional");
+        r->err.field = "kind";
+        return -1;
+    }
+    /* A bare conditional would have no type or size to check. */
+    if ((int)x->kind == SC_KIND_CONDITIONAL) {
+        sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
+                    "invalid params: 'kind' conditional needs 'node', with its type and size");
         r->err.field = "kind";
         return -1;
     }

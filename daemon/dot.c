@@ -76,6 +76,10 @@ static void cuda_node_label(sc_buf *b, uint32_t id, const sc_node *n)
     case SC_KIND_CONDITIONAL:
         sc_buf_printf(b, "%u\\nCONDITIONAL\\n", (unsigned)id);
         dot_string(b, n->name, n->name_len);
+        if (sc_cond_type_name((int)n->cond_type))
+            sc_buf_printf(b, "\\n%s, size %u, default %u%s", sc_cond_type_name((int)n->cond_type),
+                          (unsigned)n->cond_size, (unsigned)n->cond_default,
+                          n->cond_flags & SC_COND_ASSIGN_DEFAULT ? ", assign_default" : "");
         break;
     default:
         sc_buf_printf(b, "%u\\nEMPTY\\n", (unsigned)id);

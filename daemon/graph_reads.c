@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_cond_node.h"
 #include "sc_dot.h"
 #include "sc_handlers.h"
 #include "sc_kargs_node.h"
@@ -617,7 +618,8 @@ static void write_cuda_node(sc_buf *b, uint32_t id, const sc_node *n, const sc_g
     case SC_KIND_EVENT_WAIT:
         sc_json_member_u64(b, &first, "event", n->event);
         break;
-    default: /* mem_free, empty: the name says it all; bodies below */
+    default: /* mem_free, empty: the name says it all; bodies, a conditional's fields */
+        sc_cond_node_write(b, &first, n);
         sc_write_node_bodies(b, &first, bodies, id, (int)n->kind);
         break;
     }

@@ -236,6 +236,15 @@ static int submit_node_bodies(sc_req *r, submit_ctx *x, sc_jval o, const sc_node
     if (!v.doc || !sc_jval_is(v, SC_JARRAY) || sc_jval_count(v) == 0) {
         sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
                     "invalid params: 'bodies' must be a non-empty array of {nodes, edges}");
+        r->err.field = "bodies";
+        return -1;
+    }
+    /* A conditional holds exactly the bodies its size says. */
+    if (sc_jval_count(v) != n->cond_size) {
+        sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
+                    "invalid params: 'bodies' holds %u graphs but 'size' is %u",
+                    (unsigned)sc_jval_count(v), (unsigned)n->cond_size);
+        r->err.field = "bodies";
         return -1;
     }
     uint32_t i = 0;

@@ -32,12 +32,12 @@ set(SC_CUDART_GRAPH_SOURCES
     ${PROJECT_SOURCE_DIR}/cudart/graph_dot.c ${PROJECT_SOURCE_DIR}/cudart/graph_setters.c
     ${PROJECT_SOURCE_DIR}/cudart/graph_attr.c ${PROJECT_SOURCE_DIR}/cudart/graph_uobj.c
     ${PROJECT_SOURCE_DIR}/cudart/graph_args.c ${PROJECT_SOURCE_DIR}/cudart/graph_mem.c
-    ${PROJECT_SOURCE_DIR}/cudart/graph_symbol.c)
+    ${PROJECT_SOURCE_DIR}/cudart/graph_symbol.c ${PROJECT_SOURCE_DIR}/cudart/graph_cond.c)
 add_library(sc_cudart_graph_stub STATIC ${SC_CUDART_GRAPH_SOURCES}
             ${SC_CUDART_TEST_DIR}/graph_rt_stub.c)
 target_include_directories(sc_cudart_graph_stub PUBLIC ${PROJECT_SOURCE_DIR}/cudart
                            ${SC_CUDART_TEST_DIR})
-target_link_libraries(sc_cudart_graph_stub PUBLIC Threads::Threads)
+target_link_libraries(sc_cudart_graph_stub PUBLIC sc_core Threads::Threads)
 sc_add_test(test_cudart_graph_half SOURCES ${SC_CUDART_TEST_DIR}/test_graph_half.c
             LIBS sc_cudart_graph_stub)
 if(TARGET sc_cudart)
@@ -46,8 +46,15 @@ if(TARGET sc_cudart)
     # No daemon: the stand-in warns once and keeps graphs in process.
     set_tests_properties(test_cudart_graph_api PROPERTIES
         ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock")
+    sc_add_test(test_cudart_graph_cond SOURCES ${SC_CUDART_TEST_DIR}/test_graph_cond.c
+                LIBS sc_cudart)
+    target_include_directories(test_cudart_graph_cond PRIVATE ${PROJECT_SOURCE_DIR}/cudart)
+    set_tests_properties(test_cudart_graph_cond PROPERTIES
+        ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock")
 else()
     sc_add_test(test_cudart_graph_api SOURCES ${SC_CUDART_TEST_DIR}/test_graph_api.c
+                LIBS sc_cudart_graph_stub)
+    sc_add_test(test_cudart_graph_cond SOURCES ${SC_CUDART_TEST_DIR}/test_graph_cond.c
                 LIBS sc_cudart_graph_stub)
 endif()
 

@@ -40,5 +40,8 @@ target_include_directories(test_cache_kinds PRIVATE ${PROJECT_SOURCE_DIR}/daemon
 # The daemon's mapping of core and store codes onto JSON-RPC (daemon/errors.c).
 sc_add_test(test_rpc_errors SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_rpc_errors.c
             LIBS sc_daemon)
+# A conditional node's fields on the wire (daemon/cond_node.c).
+sc_add_test(test_cond_node SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_cond_node.c
+            LIBS sc_daemon)
 # What the daemon shows of --db: never a PostgreSQL password (daemon/redact.c).
 sc_add_test(test_redact SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_redact.c LIBS sc_daemon)

@@ -213,6 +213,12 @@ static int take_node(void *p, const PGresult *r)
     n.block_y = col_u32(r, 0, 14);
     n.block_z = col_u32(r, 0, 15);
     n.event = col_u32(r, 0, 16);
+    if (!PQgetisnull(r, 0, 20) &&
+        sc_cond_type_parse(PQgetvalue(r, 0, 20), (size_t)PQgetlength(r, 0, 20), &n.cond_type) != 0)
+        return rd_fail(lc->rq, SC_STORE_EIO, "stored graph has a malformed node row");
+    n.cond_size = col_u32(r, 0, 21);
+    n.cond_default = col_u32(r, 0, 22);
+    n.cond_flags = col_u32(r, 0, 23);
     free(lc->name);
     lc->name = NULL;
     if (!PQgetisnull(r, 0, 17)) {
@@ -271,7 +277,8 @@ static int load_rows(PGconn *c, sc_store_read *rq, sc_stored_graph *sg)
                          "SELECT id, kind, stream, name, num_blocks, threads_per_block, shared_mem,"
                          " dir, size_bytes, src_device, dst_device, value, grid_y, grid_z, block_y,"
                          " block_z, event, name_bytes, encode(args, 'hex'),"
-                         " array_to_string(param_sizes, ',') FROM nodes WHERE graph = $1"
+                         " array_to_string(param_sizes, ','), cond_type, cond_size, cond_default,"
+                         " cond_flags FROM nodes WHERE graph = $1"
                          " ORDER BY id",
                          &p, take_node, &lc);
     free(lc.name);

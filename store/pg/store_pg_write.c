@@ -110,6 +110,23 @@ static void b_str(copy_buf *b, const char *s, size_t n)
     cb_put(b, s, n);
 }
 
+/* A text field, NULL when s is. */
+static void b_opt_str(copy_buf *b, const char *s)
+{
+    if (s)
+        b_str(b, s, strlen(s));
+    else
+        b_int(b, false, 0, 0);
+}
+
+static void t_opt_str(copy_buf *b, const char *s, char sep)
+{
+    if (s)
+        t_str(b, s, strlen(s), sep);
+    else
+        t_num(b, false, 0, sep);
+}
+
 /* The name as text PostgreSQL takes, and whether name_bytes must keep the
  * original (a NUL byte or invalid UTF-8). */
 typedef struct name_tmp {
@@ -141,6 +158,29 @@ static void put_args(copy_buf *b, bool bin, const sc_node *n)
         b->len += store_pg_args(n, bin, b->p + b->len);
 }
 
+/* A conditional's cond_type, cond_size, cond_default and cond_flags
+ * fields (schema/pg/005_conditional.sql), or four NULLs. */
+static void put_cond(copy_buf *b, bool bin, const sc_node *n)
+{
+    bool cond = sc_node_attrs(n) & SC_NODE_ATTR_COND;
+    const char *type = sc_cond_type_name((int)n->cond_type);
+    if (cond && !type)
+        type = "if";
+    if (!cond)
+        type = NULL;
+    if (bin) {
+        b_opt_str(b, type);
+        b_int(b, cond, n->cond_size, 8);
+        b_int(b, cond, n->cond_default, 8);
+        b_int(b, cond, n->cond_flags, 8);
+        return;
+    }
+    t_opt_str(b, type, '\t');
+    t_num(b, cond, n->cond_size, '\t');
+    t_num(b, cond, n->cond_default, '\t');
+    t_num(b, cond, n->cond_flags, '\t');
+}
+
 static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_node *n,
                      name_tmp *tmp)
 {
@@ -160,7 +200,7 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
     }
     const char *orig = n->name ? n->name : "";
     if (bin) {
-        b_be(b, 21, 2);
+        b_be(b, 25, 2);
         b_int(b, true, gid, 8);
         b_int(b, true, id, 4);
         b_str(b, kind, strlen(kind));
@@ -169,10 +209,7 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
         b_int(b, kernel, n->num_blocks, 8);
         b_int(b, kernel, n->threads_per_block, 8);
         b_int(b, kernel, n->shared_mem, 8);
-        if (dir)
-            b_str(b, dir, strlen(dir));
-        else
-            b_int(b, false, 0, 0);
+        b_opt_str(b, dir);
         b_int(b, sized, (int64_t)n->size_bytes, 8);
         b_int(b, p2p, n->src_device, 8);
         b_int(b, p2p, n->dst_device, 8);
@@ -183,6 +220,7 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
         b_int(b, shaped, n->block_z, 8);
         b_int(b, event, n->event, 8);
         put_args(b, true, n);
+        put_cond(b, true, n);
         if (raw)
             b_str(b, orig, n->name_len);
         else
@@ -197,10 +235,7 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
     t_num(b, kernel, n->num_blocks, '\t');
     t_num(b, kernel, n->threads_per_block, '\t');
     t_num(b, kernel, n->shared_mem, '\t');
-    if (dir)
-        t_str(b, dir, strlen(dir), '\t');
-    else
-        t_num(b, false, 0, '\t');
+    t_opt_str(b, dir, '\t');
     t_num(b, sized, n->size_bytes, '\t');
     t_num(b, p2p, n->src_device, '\t');
     t_num(b, p2p, n->dst_device, '\t');
@@ -211,6 +246,7 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
     t_num(b, shaped, n->block_z, '\t');
     t_num(b, event, n->event, '\t');
     put_args(b, false, n);
+    put_cond(b, false, n);
     if (raw) {
         /* bytea in text COPY: \\x and hex digits. */
         static const char hex[] = "0123456789abcdef";
@@ -302,7 +338,8 @@ static int copy_rows(sc_store_be *be, const sc_graph *g, int64_t gid, uint32_t l
              edges ? "edges (graph, src, dst)"
                    : "nodes (graph, id, kind, stream, name, num_blocks, threads_per_block,"
                      " shared_mem, dir, size_bytes, src_device, dst_device, value, grid_y,"
-                     " grid_z, block_y, block_z, event, args, param_sizes, name_bytes)",
+                     " grid_z, block_y, block_z, event, args, param_sizes, cond_type, cond_size,"
+                     " cond_default, cond_flags, name_bytes)",
              be->binary ? " (FORMAT binary)" : "");
     PGresult *r = PQexec(c, sql);
     if (!r || PQresultStatus(r) != PGRES_COPY_IN) {

@@ -53,7 +53,9 @@ typedef struct sqlite_reader {
     " json_extract(j.value, '$[3][7]'), json_extract(j.value, '$[3][8]'),"                         \
     " json_extract(j.value, '$[3][9]'), json_extract(j.value, '$[3][10]'),"                        \
     " json_extract(j.value, '$[3][11]'), json_extract(j.value, '$[3][12]'),"                       \
-    " json_extract(j.value, '$[3][13]'), j.value -> '$[3][14]'"
+    " json_extract(j.value, '$[3][13]'), j.value -> '$[3][14]',"                                   \
+    " json_extract(j.value, '$[3][15]'), json_extract(j.value, '$[3][16]'),"                       \
+    " json_extract(j.value, '$[3][17]'), json_extract(j.value, '$[3][18]')"
 
 static void reader_close(sqlite_reader *r)
 {
@@ -314,7 +316,8 @@ static bool row_args(sqlite3_stmt *s, sc_node *n, args_buf *ab, bool *nomem)
 {
     const char *hex = (const char *)sqlite3_column_text(s, 17);
     const char *sizes = (const char *)sqlite3_column_text(s, 18);
-    if (!hex && !sizes)
+    /* A conditional's slots follow: its param_sizes slot is there, JSON null. */
+    if (!hex && (!sizes || strcmp(sizes, "null") == 0))
         return true;
     if (!hex || !sizes)
         return false;
@@ -362,6 +365,13 @@ static bool row_to_node(sqlite3_stmt *s, sc_node *n)
     n->block_y = col_u32(s, 14);
     n->block_z = col_u32(s, 15);
     n->event = col_u32(s, 16);
+    /* Conditionals stored before version 11 have no type: read as if. */
+    const char *type = (const char *)sqlite3_column_text(s, 19);
+    if (type && sc_cond_type_parse(type, (size_t)sqlite3_column_bytes(s, 19), &n->cond_type) != 0)
+        return false;
+    n->cond_size = col_u32(s, 20);
+    n->cond_default = col_u32(s, 21);
+    n->cond_flags = col_u32(s, 22);
     return true;
 }
 

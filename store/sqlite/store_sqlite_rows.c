@@ -144,12 +144,30 @@ static char *args_text(const sc_node *n, char *p)
     return p;
 }
 
+/* A conditional's four slots after two null argument slots: "type",
+ * size, default value, flags, (with commas). */
+static char *cond_text(const sc_node *n, char *p)
+{
+    const char *type = sc_cond_type_name((int)n->cond_type);
+    size_t len = strlen(type ? type : "if");
+    memcpy(p, "null,null,\"", 11);
+    p += 11;
+    memcpy(p, type ? type : "if", len);
+    p += len;
+    *p++ = '"';
+    *p++ = ',';
+    p = put_u64(p, n->cond_size);
+    p = put_u64(p, n->cond_default);
+    return put_u64(p, n->cond_flags);
+}
+
 /*
  * The attrs column: the node's attribute values as a JSON array in the
  * order of schema/005_packed_rows.sql (num_blocks, threads_per_block,
  * shared_mem, dir, size_bytes, src_device, dst_device, value, grid_y,
- * grid_z, block_y, block_z, event) and schema/010_kernel_args.sql (args,
- * param_sizes), null where a value does not belong to
+ * grid_z, block_y, block_z, event), schema/010_kernel_args.sql (args,
+ * param_sizes) and schema/011_conditional.sql (cond_type, cond_size,
+ * cond_default, cond_flags), null where a value does not belong to
  * the node's kind, trailing nulls left out; its length, 0 for none (the
  * column is then NULL).
  */
@@ -202,6 +220,8 @@ static size_t attrs_text(const sc_node *n, char *out)
 #undef SLOT
     if (has & SC_NODE_ATTR_ARGS)
         end = p = args_text(n, p);
+    if (has & SC_NODE_ATTR_COND)
+        end = p = cond_text(n, p);
     if (end == out + 1)
         return 0;
     end[-1] = ']';

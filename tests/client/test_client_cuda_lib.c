@@ -219,6 +219,59 @@ static void test_add_node_ex(void **state)
     assert_int_equal(sc_client_close_session(c, s), 0);
 }
 
+/* A conditional node's type, size, default and flags: added to a capture
+ * and submitted with its bodies, both read back through graph.get; a
+ * nested submit whose bodies do not number its size is refused before
+ * anything is sent. */
+static void test_conditional_nodes(void **state)
+{
+    fixture *f = *state;
+    sc_client *c = f->c;
+    uint64_t s = open_cuda(c);
+    assert_int_equal(sc_client_cuda_begin(c, s, 2, 0, SC_CLIENT_MODE_GLOBAL, NULL), 0);
+    assert_int_equal(kernel(c, s, 2, "set"), 0);
+    sc_client_node w = {.kind = SC_CLIENT_CONDITIONAL,
+                        .cond_type = SC_CLIENT_COND_WHILE,
+                        .cond_size = 1,
+                        .cond_default = 5,
+                        .cond_flags = 1};
+    const uint32_t dep0[] = {0};
+    int64_t id = -2;
+    assert_int_equal(sc_client_cuda_add_node_ex(c, s, 2, 0, &w, dep0, 1, &id), 0);
+    assert_int_equal(id, 1);
+    sc_client_cuda_captured got = {0};
+    assert_int_equal(sc_client_cuda_end(c, s, 2, 0, &got), 0);
+    sc_client_graph g;
+    assert_int_equal(sc_client_graph_get(c, got.graph, &g), 0);
+    assert_int_equal(g.nodes[1].kind, SC_CLIENT_CONDITIONAL);
+    assert_int_equal(g.nodes[1].cond_type, SC_CLIENT_COND_WHILE);
+    assert_int_equal(g.nodes[1].cond_size, 1);
+    assert_int_equal(g.nodes[1].cond_default, 5);
+    assert_int_equal(g.nodes[1].cond_flags, 1);
+    sc_client_graph_free(&g);
+
+    sc_client_node body_nodes[] = {{.kind = SC_CLIENT_EMPTY}};
+    sc_client_subgraph cases[3] = {{.nodes = body_nodes, .n = 1}, {.n = 0}, {.n = 0}};
+    sc_client_node top[] = {{.kind = SC_CLIENT_CONDITIONAL,
+                             .cond_type = SC_CLIENT_COND_SWITCH,
+                             .cond_size = 3,
+                             .cond_default = 2}};
+    const sc_client_subgraph *bodies[] = {cases};
+    size_t nbodies[] = {3};
+    sc_client_subgraph sg = {.nodes = top, .n = 1, .bodies = bodies, .nbodies = nbodies};
+    uint64_t graph = 0;
+    assert_int_equal(sc_client_graph_submit_nested(c, "switch", &sg, &graph), 0);
+    assert_int_equal(sc_client_graph_get(c, graph, &g), 0);
+    assert_int_equal(g.nodes[0].cond_type, SC_CLIENT_COND_SWITCH);
+    assert_int_equal(g.nodes[0].cond_size, 3);
+    assert_int_equal(g.nodes[0].cond_default, 2);
+    assert_int_equal(g.nodes[0].cond_flags, 0);
+    sc_client_graph_free(&g);
+    nbodies[0] = 2;
+    assert_int_equal(sc_client_graph_submit_nested(c, "switch", &sg, &graph), -EINVAL);
+    assert_int_equal(sc_client_close_session(c, s), 0);
+}
+
 /* A forgotten join: 904 with the unjoined stream and node in the data. */
 static void test_unjoined_end(void **state)
 {
@@ -352,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_fork_join_the_cuda_way),
         cmocka_unit_test(test_update_dependencies),
         cmocka_unit_test(test_add_node_ex),
+        cmocka_unit_test(test_conditional_nodes),
         cmocka_unit_test(test_unjoined_end),
         cmocka_unit_test(test_host_calls_and_modes),
         cmocka_unit_test(test_library_refusals),

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "abi_graph.h"
+#include "read_text.h"
 
 /* The runtime calls the tests use (their CUDA prototypes). */
 cudaError_t cudaGetLastError(void);
@@ -195,7 +196,7 @@ static void test_generic_add_node(void **state)
     cudaGraphNode_t x;
     assert_int_equal(cudaGraphAddNode(&x, g, NULL, NULL, 0, &p), cudaErrorInvalidValue);
     memset(&p, 0, sizeof p);
-    p.type = cudaGraphNodeTypeConditional;
+    p.type = cudaGraphNodeTypeExtSemaphoreSignal;
     assert_int_equal(cudaGraphAddNode(&x, g, NULL, NULL, 0, &p), cudaErrorNotSupported);
     assert_int_equal(cudaGetLastError(), cudaErrorNotSupported);
     launch_once(g);
@@ -545,17 +546,6 @@ static void test_exec_update(void **state)
     assert_int_equal(cudaGraphDestroy(g4), cudaSuccess);
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    static char buf[8192];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static void test_dot_output(void **state)
 {
     (void)state;
@@ -577,7 +567,7 @@ static void test_dot_output(void **state)
     assert_true(fd >= 0);
     close(fd);
     assert_int_equal(cudaGraphDebugDotPrint(g, path, 0), cudaSuccess);
-    const char *dot = slurp(path);
+    const char *dot = sc_test_read_text(path);
     assert_true(strncmp(dot, "digraph dot {\n", 14) == 0);
     assert_non_null(
         strstr(dot, "subgraph cluster_1 {\nlabel=\"graph_1\" graph[style=\"dashed\"];\n"));
@@ -595,7 +585,7 @@ static void test_dot_output(void **state)
     assert_true(len > 4 && strcmp(dot + len - 4, "}\n}\n") == 0);
 
     assert_int_equal(cudaGraphDebugDotPrint(g, path, cudaGraphDebugDotFlagsVerbose), cudaSuccess);
-    dot = slurp(path);
+    dot = sc_test_read_text(path);
     assert_non_null(strstr(dot,
                            "\"graph_1_node_0\"[style=\"bold\" shape=\"record\" label=\"{KERNEL\n"
                            "| {ID | 0 (topoId: 2) | "));

@@ -84,14 +84,18 @@ static void test_node_attributes_stored(void **state)
     assert_int_equal(add(c, s, "\"node\":{\"kind\":\"empty\",\"name\":\"join\"}"), 6);
     /* null is the bare form */
     assert_int_equal(add(c, s, "\"kind\":\"empty\",\"name\":\"bare\",\"node\":null"), 7);
+    assert_int_equal(add(c, s,
+                         "\"deps\":[6],\"node\":{\"kind\":\"conditional\",\"type\":\"switch\","
+                         "\"size\":3,\"default_value\":2,\"flags\":1}"),
+                     8);
     cJSON *end = sc_it_must_result(c, "capture.end", "{\"session\":%lld,\"stream\":1}", s);
     long long g = (long long)sc_it_int(end, "graph");
-    assert_int_equal(sc_it_int(end, "node_count"), 8);
+    assert_int_equal(sc_it_int(end, "node_count"), 9);
     cJSON_Delete(end);
 
     cJSON *graph = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", g);
     const cJSON *nodes = member(graph, "nodes");
-    assert_int_equal(cJSON_GetArraySize(nodes), 8);
+    assert_int_equal(cJSON_GetArraySize(nodes), 9);
     assert_has(cJSON_GetArrayItem(nodes, 1),
                "{\"kind\":\"kernel\",\"stream\":1,\"function_name\":\"side(float*, int)\","
                "\"grid\":[8,2,3],\"block\":[256,4,1],\"shared_mem\":512}");
@@ -104,8 +108,11 @@ static void test_node_attributes_stored(void **state)
     assert_has(cJSON_GetArrayItem(nodes, 5), "{\"kind\":\"event_record\",\"event\":5}");
     assert_has(cJSON_GetArrayItem(nodes, 6), "{\"kind\":\"empty\",\"name\":\"join\"}");
     assert_has(cJSON_GetArrayItem(nodes, 7), "{\"kind\":\"empty\",\"name\":\"bare\"}");
+    assert_has(cJSON_GetArrayItem(nodes, 8),
+               "{\"kind\":\"conditional\",\"stream\":1,\"type\":\"switch\",\"size\":3,"
+               "\"default_value\":2,\"flags\":1}");
     char *edges = sc_it_json_text(member(graph, "edges"));
-    assert_string_equal(edges, "[[0,1],[0,3],[0,4],[1,2]]");
+    assert_string_equal(edges, "[[0,1],[0,3],[0,4],[1,2],[6,8]]");
     free(edges);
     cJSON_Delete(graph);
     sc_it_conn_close(c);
@@ -143,6 +150,12 @@ static void test_conflicts_refused(void **state)
                 "\"size_bytes\":1}",
                 "node", NULL);
     must_refuse(c, s, "\"node\":{\"name\":\"m\"}", "node", NULL);
+    /* A conditional needs its type and a size CUDA takes; bare it has neither. */
+    must_refuse(c, s, "\"kind\":\"conditional\"", "kind",
+                "invalid params: 'kind' conditional needs 'node', with its type and size");
+    must_refuse(c, s, "\"node\":{\"kind\":\"conditional\",\"type\":\"while\",\"size\":2}", "node",
+                "node: invalid params: 'size' must be 1 for a while");
+    must_refuse(c, s, "\"node\":{\"kind\":\"conditional\",\"size\":1}", "node", NULL);
     cJSON *r = sc_it_call(c, "capture.add_node",
                           "{\"session\":%lld,\"stream\":1,\"node\":{\"kind\":\"kernel\"}}", s);
     const cJSON *e = sc_it_err(c, r, -32602, "invalid_params");

@@ -45,7 +45,8 @@ static void test_submit_nested(void **state)
         "{\"kind\":\"graph\",\"child\":{\"nodes\":[{\"kind\":\"kernel\",\"function_name\":\"k\","
         "\"grid\":[2,1,1],\"block\":[32,1,1]},{\"kind\":\"memset\",\"name\":\"z\","
         "\"size_bytes\":8,\"value\":0}],\"edges\":[[0,1]]}},"
-        "{\"kind\":\"conditional\",\"bodies\":[{\"nodes\":[{\"kind\":\"empty\"}],\"edges\":[]},"
+        "{\"kind\":\"conditional\",\"type\":\"if\",\"size\":2,\"default_value\":3,\"flags\":1,"
+        "\"bodies\":[{\"nodes\":[{\"kind\":\"empty\"}],\"edges\":[]},"
         "{\"nodes\":[{\"kind\":\"host_callback\",\"label\":\"h\"}],\"edges\":[]}]}],"
         "\"edges\":[[0,1],[1,2]]}");
     long long top = (long long)sc_it_int(r, "graph");
@@ -65,6 +66,10 @@ static void test_submit_nested(void **state)
     assert_int_equal(cJSON_GetArraySize(nb), 2);
     assert_int_equal((long long)cJSON_GetArrayItem(nb, 0)->valuedouble, b0);
     assert_int_equal((long long)cJSON_GetArrayItem(nb, 1)->valuedouble, b1);
+    assert_string_equal(sc_it_str(node_at(g, 2), "type"), "if");
+    assert_int_equal(sc_it_int(node_at(g, 2), "size"), 2);
+    assert_int_equal(sc_it_int(node_at(g, 2), "default_value"), 3);
+    assert_int_equal(sc_it_int(node_at(g, 2), "flags"), 1);
     cJSON_Delete(g);
 
     g = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", child);
@@ -92,7 +97,8 @@ static void test_submit_nested(void **state)
     /* DOT names the holding nodes' kinds. */
     r = sc_it_must_result(c, "graph.export", "{\"graph\":%lld,\"format\":\"dot\"}", top);
     const char *dot = sc_it_str(r, "text");
-    if (!strstr(dot, "1\\nCHILD_GRAPH\\n") || !strstr(dot, "2\\nCONDITIONAL\\n"))
+    if (!strstr(dot, "1\\nCHILD_GRAPH\\n") ||
+        !strstr(dot, "2\\nCONDITIONAL\\n\\nif, size 2, default 3, assign_default"))
         fail_msg("export names no child graph or conditional node: %s", dot);
     cJSON_Delete(r);
 
@@ -127,11 +133,66 @@ static void test_submit_nested_refused(void **state)
     sc_it_conn_close(c);
 }
 
+/* graph.submit of a conditional `fields` (its members after kind) with
+ * `nbodies` empty bodies: -32602 whose message names `field`. */
+static void refused_cond(sc_it_conn *c, const char *fields, int nbodies, const char *field)
+{
+    char bodies[512] = "";
+    for (int i = 0; i < nbodies; i++)
+        strcat(bodies, i ? ",{\"nodes\":[],\"edges\":[]}" : "{\"nodes\":[],\"edges\":[]}");
+    cJSON *r = sc_it_call(c, "graph.submit",
+                          "{\"nodes\":[{\"kind\":\"empty\"},{\"kind\":\"conditional\",%s"
+                          "\"bodies\":[%s]}],\"edges\":[[0,1]]}",
+                          fields, bodies);
+    const cJSON *e = sc_it_err(c, r, -32602, "invalid_params");
+    const char *msg = sc_it_str(e, "message");
+    char want[64];
+    snprintf(want, sizeof want, "'%s'", field);
+    if (strncmp(msg, "nodes[1]: invalid params: ", 26) != 0 || !strstr(msg, want))
+        fail_msg("%s: the message names no '%s': %s", fields, field, msg);
+    cJSON_Delete(r);
+}
+
+/* Each field of a conditional checked as CUDA checks it, and its bodies
+ * counted against its size. */
+static void test_submit_conditional_refused(void **state)
+{
+    sc_it_conn *c = sc_it_must_connect(*state);
+    refused_cond(c, "\"size\":1,", 1, "type");
+    refused_cond(c, "\"type\":\"until\",\"size\":1,", 1, "type");
+    refused_cond(c, "\"type\":\"if\",", 1, "size");
+    refused_cond(c, "\"type\":\"if\",\"size\":3,", 3, "size");
+    refused_cond(c, "\"type\":\"while\",\"size\":2,", 2, "size");
+    refused_cond(c, "\"type\":\"switch\",\"size\":0,", 1, "size");
+    refused_cond(c, "\"type\":\"switch\",\"size\":3,", 2, "bodies");
+    refused_cond(c, "\"type\":\"if\",\"size\":1,\"flags\":2,", 1, "flags");
+    refused_cond(c, "\"type\":\"if\",\"size\":1,\"default_value\":-1,", 1, "default_value");
+    assert_int_equal(count_graphs(c, "{\"nested\":true}"), 0);
+    /* A switch of many cases, its default beyond them, is a valid one. */
+    cJSON *r = sc_it_must_result(
+        c, "graph.submit",
+        "{\"nodes\":[{\"kind\":\"conditional\",\"type\":\"switch\",\"size\":3,"
+        "\"default_value\":7,\"bodies\":[{\"nodes\":[],\"edges\":[]},{\"nodes\":[],\"edges\":[]},"
+        "{\"nodes\":[],\"edges\":[]}]}],\"edges\":[]}");
+    long long top = (long long)sc_it_int(r, "graph");
+    cJSON_Delete(r);
+    cJSON *g = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", top);
+    assert_string_equal(sc_it_str(node_at(g, 0), "type"), "switch");
+    assert_int_equal(sc_it_int(node_at(g, 0), "default_value"), 7);
+    assert_int_equal(sc_it_int(node_at(g, 0), "flags"), 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(node_at(g, 0), "bodies")),
+                     3);
+    cJSON_Delete(g);
+    sc_it_must_ok(c, "graph.delete", "{\"graph\":%lld}", top);
+    sc_it_conn_close(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_submit_nested),
         cmocka_unit_test(test_submit_nested_refused),
+        cmocka_unit_test(test_submit_conditional_refused),
     };
     return cmocka_run_group_tests(tests, sc_it_group_setup, sc_it_group_teardown);
 }

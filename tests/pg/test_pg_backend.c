@@ -142,7 +142,15 @@ static sc_graph *make_graph(uint32_t n)
             node.event = 7;
             break;
         default:
+            /* Every other one a conditional, of each type in turn. */
             node.kind = (sc_node_kind)SC_KIND_EMPTY;
+            if (i % 12 == 5) {
+                node.kind = (sc_node_kind)SC_KIND_CONDITIONAL;
+                node.cond_type = (sc_cond_type)(i % 36 / 12);
+                node.cond_size = node.cond_type == SC_COND_SWITCH ? 7 : 1;
+                node.cond_default = i;
+                node.cond_flags = i % 24 == 5 ? SC_COND_ASSIGN_DEFAULT : 0;
+            }
             break;
         }
         uint32_t id;

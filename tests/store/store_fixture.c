@@ -480,6 +480,10 @@ static void assert_same_nodes(const sc_graph *a, const sc_graph *b, bool whole)
         assert_int_equal(x.size_bytes, y.size_bytes);
         assert_int_equal(x.value, y.value);
         assert_int_equal(x.event, y.event);
+        assert_int_equal(x.cond_type, y.cond_type);
+        assert_int_equal(x.cond_size, y.cond_size);
+        assert_int_equal(x.cond_default, y.cond_default);
+        assert_int_equal(x.cond_flags, y.cond_flags);
         assert_int_equal(x.nparams, y.nparams);
         assert_int_equal(x.args_len, y.args_len);
         if (x.nparams) {

@@ -146,10 +146,122 @@ static void test_bodies_linked_listed_deleted(void **state)
     fx_close(f);
 }
 
+/* A conditional of each type keeps its type, size, default and flags
+ * through the store, in the nodes rows themselves as well. */
+static void test_conditional_fields_round_trip(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 1000, 0);
+    sc_graph *g;
+    assert_int_equal(sc_graph_create(&g), 0);
+    const sc_node nodes[] = {
+        {.kind = (sc_node_kind)SC_KIND_EMPTY, .name = "", .name_len = 0},
+        {.kind = (sc_node_kind)SC_KIND_CONDITIONAL,
+         .name = "pick",
+         .name_len = 4,
+         .cond_type = SC_COND_IF,
+         .cond_size = 2,
+         .cond_default = 1,
+         .cond_flags = SC_COND_ASSIGN_DEFAULT},
+        {.kind = (sc_node_kind)SC_KIND_CONDITIONAL,
+         .name = "",
+         .name_len = 0,
+         .cond_type = SC_COND_WHILE,
+         .cond_size = 1,
+         .cond_default = 0},
+        {.kind = (sc_node_kind)SC_KIND_CONDITIONAL,
+         .name = "",
+         .name_len = 0,
+         .cond_type = SC_COND_SWITCH,
+         .cond_size = 3,
+         .cond_default = 4000000000u,
+         .cond_flags = SC_COND_ASSIGN_DEFAULT},
+    };
+    for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++)
+        assert_int_equal(sc_graph_add_node(g, &nodes[i], NULL), 0);
+    assert_int_equal(sc_graph_add_edge(g, 0, 1), 0);
+    assert_int_equal(sc_graph_add_edge(g, 1, 2), 0);
+    assert_int_equal(sc_graph_add_edge(g, 2, 3), 0);
+    assert_int_equal(sc_graph_seal(g), 0);
+    int64_t id = submit(f, g, NULL, "cond");
+    lres l = {0};
+    fx_load(f, id, &l);
+    if (l.rc != 0)
+        fail_msg("load: %d %s", l.rc, l.msg);
+    fx_assert_same_graph(g, l.sg->graph);
+    sc_stored_graph_free(l.sg);
+
+    fx_sql *db = fx_db(f);
+    char *row = q_text(db,
+                       "SELECT cond_type || ',' || cond_size || ',' || cond_default || ',' ||"
+                       " cond_flags FROM nodes WHERE graph = %lld AND id = 3",
+                       (long long)id);
+    assert_string_equal(row, "switch,3,4000000000,1");
+    free(row);
+    assert_int_equal(q_int(db,
+                           "SELECT count(*) FROM nodes WHERE graph = %lld AND cond_type IS NULL"
+                           " AND cond_size IS NULL AND cond_flags IS NULL",
+                           (long long)id),
+                     1);
+    fx_db_close(db);
+    sc_graph_destroy(g);
+    fx_close(f);
+}
+
+/* A conditional stored before its fields were (SQLite version 10,
+ * PostgreSQL version 4) has none of them: it reads back as an if of
+ * size 0, and the rest of its graph as it was. */
+static void test_conditional_stored_without_fields(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 1000, 0);
+    sc_graph *g;
+    assert_int_equal(sc_graph_create(&g), 0);
+    sc_node n = {.kind = (sc_node_kind)SC_KIND_CONDITIONAL,
+                 .name = "w",
+                 .name_len = 1,
+                 .cond_type = SC_COND_WHILE,
+                 .cond_size = 1,
+                 .cond_default = 3,
+                 .cond_flags = SC_COND_ASSIGN_DEFAULT};
+    assert_int_equal(sc_graph_add_node(g, &n, NULL), 0);
+    assert_int_equal(sc_graph_seal(g), 0);
+    int64_t id = submit(f, g, NULL, "old");
+    fx_sql *db = fx_db(f);
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             fx_pick(db,
+                     "UPDATE node_chunks SET nodes = json_remove(nodes, '$[0][3][18]',"
+                     " '$[0][3][17]', '$[0][3][16]', '$[0][3][15]') WHERE graph = %lld",
+                     "UPDATE nodes SET cond_type = NULL, cond_size = NULL, cond_default = NULL,"
+                     " cond_flags = NULL WHERE graph = %lld"),
+             (long long)id);
+    q_exec(db, sql);
+    fx_db_close(db);
+    lres l = {0};
+    fx_load(f, id, &l);
+    if (l.rc != 0)
+        fail_msg("load: %d %s", l.rc, l.msg);
+    sc_node got;
+    assert_int_equal(sc_graph_node(l.sg->graph, 0, &got), 0);
+    assert_int_equal(got.kind, SC_KIND_CONDITIONAL);
+    assert_int_equal(got.cond_type, SC_COND_IF);
+    assert_int_equal(got.cond_size, 0);
+    assert_int_equal(got.cond_default, 0);
+    assert_int_equal(got.cond_flags, 0);
+    assert_int_equal(got.name_len, 1);
+    sc_stored_graph_free(l.sg);
+    sc_graph_destroy(g);
+    fx_close(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_bodies_linked_listed_deleted, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_conditional_fields_round_trip, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_conditional_stored_without_fields, fx_setup,
+                                        fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

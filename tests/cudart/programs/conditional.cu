@@ -1,0 +1,2 @@
+// conditional: see conditional.c, which nvcc compiles as CUDA C++ here.
+#include "conditional.c"
