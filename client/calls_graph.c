@@ -330,7 +330,7 @@ int sc_client_graph_submit(sc_client *c, const char *label, const sc_client_node
     return sc_cl_finish(c, &graph_submit, graph);
 }
 
-static int check_subgraph(sc_client *c, const sc_client_subgraph *g, unsigned depth)
+int sc_cl_check_subgraph(sc_client *c, const sc_client_subgraph *g, unsigned depth)
 {
     if (depth > 16)
         return sc_cl_fail(c, -EINVAL, "bodies nest more than 16 deep");
@@ -346,7 +346,7 @@ static int check_subgraph(sc_client *c, const sc_client_subgraph *g, unsigned de
             return sc_cl_fail(c, -EINVAL, "nodes[%zu]: %zu bodies for kind %s", i, nb,
                               sc_client_kind_name(k));
         for (size_t j = 0; j < nb; j++) {
-            int rc = check_subgraph(c, &g->bodies[i][j], depth + 1);
+            int rc = sc_cl_check_subgraph(c, &g->bodies[i][j], depth + 1);
             if (rc != 0)
                 return rc;
         }
@@ -355,7 +355,7 @@ static int check_subgraph(sc_client *c, const sc_client_subgraph *g, unsigned de
 }
 
 /* `"nodes":[...],"edges":[...]` of g, bodies inside their nodes. */
-static int write_subgraph(sc_buf *b, bool *first, const sc_client_subgraph *g)
+int sc_cl_write_subgraph(sc_buf *b, bool *first, const sc_client_subgraph *g)
 {
     sc_json_key(b, first, "nodes");
     sc_buf_putc(b, '[');
@@ -376,7 +376,7 @@ static int write_subgraph(sc_buf *b, bool *first, const sc_client_subgraph *g)
                 if (j)
                     sc_buf_putc(b, ',');
                 sc_json_obj_begin(b, &fb);
-                if (write_subgraph(b, &fb, &g->bodies[i][j]) != 0)
+                if (sc_cl_write_subgraph(b, &fb, &g->bodies[i][j]) != 0)
                     return -ENOMEM;
                 sc_json_obj_end(b);
             }
@@ -409,12 +409,12 @@ int sc_client_graph_submit_nested(sc_client *c, const char *label, const sc_clie
         return sc_cl_null_arg(c, "g");
     if (!c)
         return -EINVAL;
-    int rc = check_subgraph(c, g, 0);
+    int rc = sc_cl_check_subgraph(c, g, 0);
     if (rc != 0 || (rc = sc_cl_start(c, &graph_submit)) != 0)
         return rc;
     if (label)
         sc_cl_str(c, "label", label);
-    if (write_subgraph(&c->out, &c->req_first, g) != 0) {
+    if (sc_cl_write_subgraph(&c->out, &c->req_first, g) != 0) {
         sc_cl_cancel(c);
         return sc_cl_fail(c, -ENOMEM, "out of memory");
     }
