@@ -57,10 +57,15 @@ void sc_rt_desc_to_node(const sc_rt_node_desc *d, uint32_t stream, sc_node *n)
         n->value = (uint8_t)d->value;
         break;
     case cudaGraphNodeTypeHost:
-    /* The model has no child-graph kind: a graph launched into a capture
-     * is one host-side node named cudaGraphLaunch. */
-    case cudaGraphNodeTypeGraph:
         n->kind = SC_KIND_HOST_CALLBACK;
+        break;
+    /* A child graph node, and a graph launched into a capture (one node
+     * holding the exec's graph): the body is sent when the capture ends. */
+    case cudaGraphNodeTypeGraph:
+        n->kind = (sc_node_kind)SC_KIND_GRAPH;
+        break;
+    case cudaGraphNodeTypeConditional:
+        n->kind = (sc_node_kind)SC_KIND_CONDITIONAL;
         break;
     case cudaGraphNodeTypeMemAlloc:
         n->kind = (sc_node_kind)SC_KIND_MEM_ALLOC;
@@ -328,7 +333,7 @@ static void abandon(sc_rt_state *st, sc_rt_capture *cap, uint32_t capture, uint3
     sc_cuda_end_result res;
     (void)sc_cuda_end(st->cu, stream, thread, &res);
     sc_cuda_end_free(&res);
-    sc_rt_feed_end(st, stream, thread, capture);
+    sc_rt_feed_end(st, stream, thread, capture, NULL);
     cap->outcome = SC_RT_OUT_FAILED;
     cap->error = cudaErrorMemoryAllocation;
     sc_rt_graph_set_capture(cap->graph, 0);
@@ -550,10 +555,11 @@ static cudaError_t end(sc_rt_call *c, cudaStream_t s, cudaGraph_t *pGraph, bool 
     uint32_t stream = sc_rt_stream_id(st, s, ptsz);
     sc_cuda_end_result res;
     int rc = sc_cuda_end(st->cu, stream, t->id, &res);
-    if (res.capture && rc != SC_ENOMEM)
-        sc_rt_feed_end(st, stream, t->id, res.capture);
-    cudaError_t e = sc_rt_from_model(rc);
     sc_rt_capture *cap = sc_rt_capture_slot(st, res.capture);
+    /* A graph stored goes with the bodies its nodes hold. */
+    if (res.capture && rc != SC_ENOMEM)
+        sc_rt_feed_end(st, stream, t->id, res.capture, rc == 0 ? cap : NULL);
+    cudaError_t e = sc_rt_from_model(rc);
     sc_cuda_capture_info info;
     bool ended = cap && sc_cuda_capture_get(st->cu, res.capture, &info) == 0 &&
                  info.state >= SC_CUDA_STATE_COMPLETED;

@@ -44,6 +44,10 @@ static sc_client_kind client_kind(int k)
         return SC_CLIENT_EVENT_RECORD;
     case SC_KIND_EVENT_WAIT:
         return SC_CLIENT_EVENT_WAIT;
+    case SC_KIND_GRAPH:
+        return SC_CLIENT_GRAPH;
+    case SC_KIND_CONDITIONAL:
+        return SC_CLIENT_CONDITIONAL;
     default:
         return SC_CLIENT_EMPTY;
     }
@@ -93,7 +97,7 @@ void sc_rt_feed_node(const sc_rt_node_desc *d, sc_client_node *out)
     }
 }
 
-/* The arrays that hold node `at`'s child graph; once per payload. */
+/* The arrays that hold the nodes' bodies; once per payload. */
 static bool children_alloc(sc_rt_submit_payload *p, size_t n)
 {
     if (p->children)
@@ -105,20 +109,28 @@ static bool children_alloc(sc_rt_submit_payload *p, size_t n)
     return p->children && p->subs && p->body_of && p->nbodies;
 }
 
-/* Node v of g as node `at` of the payload; a child graph node goes with
- * its graph's nodes and edges (stored as a body graph of its own). */
+/* Node v of g as node `at` of the payload; a node holding graphs goes
+ * with their nodes and edges (each stored as a body graph of its own). */
 static bool feed_graph_node(cudaGraph_t g, uint32_t v, sc_rt_submit_payload *p, size_t at)
 {
     const sc_rt_node_desc *d = sc_rt_node_desc_of(sc_rt_graph_node_at(g, v));
     sc_rt_feed_node(d, &p->nodes[at]);
-    if (d->type != cudaGraphNodeTypeGraph || d->child == NULL)
+    cudaGraph_t const *bodies;
+    size_t nb = sc_rt_node_bodies(d, &bodies);
+    if (nb == 0)
         return true;
     size_t n = sc_rt_graph_node_count(g);
-    if (!children_alloc(p, n ? n : 1) || !sc_rt_feed_payload(d->child, &p->children[at]))
+    if (!children_alloc(p, n ? n : 1))
         return false;
-    p->nodes[at].kind = SC_CLIENT_GRAPH;
-    p->body_of[at] = &p->subs[at];
-    p->nbodies[at] = 1;
+    p->children[at] = calloc(nb, sizeof *p->children[at]);
+    p->subs[at] = calloc(nb, sizeof *p->subs[at]);
+    if (!p->children[at] || !p->subs[at])
+        return false;
+    p->nbodies[at] = nb; /* what sc_rt_feed_payload_free walks, also on a failure */
+    for (size_t j = 0; j < nb; j++)
+        if (!sc_rt_feed_payload(bodies[j], &p->children[at][j]))
+            return false;
+    p->body_of[at] = p->subs[at];
     return true;
 }
 
@@ -206,8 +218,12 @@ bool sc_rt_feed_payload(cudaGraph_t g, sc_rt_submit_payload *p)
 
 void sc_rt_feed_payload_free(sc_rt_submit_payload *p)
 {
-    for (size_t i = 0; p->children && i < p->n; i++)
-        sc_rt_feed_payload_free(&p->children[i]);
+    for (size_t i = 0; p->children && i < p->n; i++) {
+        for (size_t j = 0; p->children[i] && j < p->nbodies[i]; j++)
+            sc_rt_feed_payload_free(&p->children[i][j]);
+        free(p->children[i]);
+        free(p->subs[i]);
+    }
     free(p->children);
     free(p->subs);
     free(p->body_of);
@@ -220,12 +236,58 @@ void sc_rt_feed_payload_free(sc_rt_submit_payload *p)
 sc_client_subgraph sc_rt_feed_subgraph(const sc_rt_submit_payload *p)
 {
     for (size_t i = 0; p->children && i < p->n; i++)
-        if (p->nbodies[i])
-            p->subs[i] = sc_rt_feed_subgraph(&p->children[i]);
+        for (size_t j = 0; j < p->nbodies[i]; j++)
+            p->subs[i][j] = sc_rt_feed_subgraph(&p->children[i][j]);
     return (sc_client_subgraph){.nodes = p->nodes,
                                 .n = p->n,
                                 .edges = p->edges,
                                 .m = p->m,
                                 .bodies = p->children ? p->body_of : NULL,
                                 .nbodies = p->nbodies};
+}
+
+/* The model id of the capture graph's node at `index` (rt_capture.c keeps
+ * the same rule). */
+static uint32_t model_id(const sc_rt_capture *cap, uint32_t index)
+{
+    return cap->to_model && index < cap->base ? cap->to_model[index] : index;
+}
+
+sc_rt_end_payload *sc_rt_feed_end_bodies(const sc_rt_capture *cap)
+{
+    size_t n = cap && cap->graph ? sc_rt_graph_node_count(cap->graph) : 0, total = 0;
+    cudaGraph_t const *bodies;
+    for (uint32_t i = 0; i < n; i++)
+        total += sc_rt_node_bodies(sc_rt_node_desc_of(sc_rt_graph_node_at(cap->graph, i)), &bodies);
+    if (total == 0)
+        return NULL;
+    sc_rt_end_payload *p = calloc(1, sizeof *p);
+    if (!p || !(p->graphs = calloc(total, sizeof *p->graphs)) ||
+        !(p->bodies = calloc(total, sizeof *p->bodies))) {
+        sc_rt_feed_end_free(p);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const sc_rt_node_desc *d = sc_rt_node_desc_of(sc_rt_graph_node_at(cap->graph, i));
+        size_t nb = sc_rt_node_bodies(d, &bodies);
+        for (size_t j = 0; j < nb; j++, p->n++) {
+            p->bodies[p->n] = (sc_client_body){.node = model_id(cap, i), .index = (uint32_t)j};
+            if (!sc_rt_feed_payload(bodies[j], &p->graphs[p->n])) {
+                sc_rt_feed_end_free(p);
+                return NULL;
+            }
+        }
+    }
+    return p;
+}
+
+void sc_rt_feed_end_free(sc_rt_end_payload *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; p->graphs && i < p->n; i++)
+        sc_rt_feed_payload_free(&p->graphs[i]);
+    free(p->graphs);
+    free(p->bodies);
+    free(p);
 }

@@ -344,7 +344,11 @@ void sc_rt_feed_exchange_mode(sc_rt_state *st, uint32_t thread, sc_cuda_mode mod
 /* `d` is the node as the program described it: it is sent whole. */
 void sc_rt_feed_add_node(sc_rt_state *st, uint32_t stream, uint32_t thread,
                          const sc_rt_node_desc *d, const uint32_t *deps, size_t ndeps);
-void sc_rt_feed_end(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t capture);
+/* `cap`: the capture when it ended with a graph (its graph still the
+ * capture's), whose nodes' bodies (sc_rt_node_bodies) go with the end;
+ * NULL for a failed end. */
+void sc_rt_feed_end(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t capture,
+                    const sc_rt_capture *cap);
 void sc_rt_feed_submit(sc_rt_state *st, cudaGraph_t g, size_t submit);
 /** At exit: send what is queued, wait (bounded) for the replies, close.
  *  Returns "connected", "unreachable" or "lost"; *session its id (0: none). */
