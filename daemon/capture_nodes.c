@@ -25,14 +25,8 @@ static int read_bare_node(sc_req *r, sc_node *x)
     if (sc_param_opt_string(r->params, "kind", &kind, &kind_len, &r->err) != 0 ||
         sc_param_opt_string(r->params, "name", &x->name, &x->name_len, &r->err) != 0)
         return -1;
-    if (kind && sc_cuda_kind_parse(kind, kind_len, &x->kind) != 0) {
-        sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
-                    "invalid params: 'kind' must be one of kernel, memcpy, memset, "
-                    "host_callback, mem_alloc, mem_free, event_record, event_wait, empty, "
-                    "graph, conditional");
-        r->err.field = "kind";
-        return -1;
-    }
+    if (kind && sc_cuda_kind_parse(kind, kind_len, &x->kind) != 0)
+        return sc_cuda_bad_kind(r);
     return 0;
 }
 

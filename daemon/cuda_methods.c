@@ -277,6 +277,15 @@ static int read_empty(sc_req *r, sc_node *n)
     return 0;
 }
 
+int sc_cuda_bad_kind(sc_req *r)
+{
+    sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
+                "invalid params: 'kind' must be one of kernel, memcpy, memset, host_callback, "
+                "mem_alloc, mem_free, event_record, event_wait, empty, graph, conditional");
+    r->err.field = "kind";
+    return -1;
+}
+
 int sc_cuda_read_node(sc_req *r, sc_jval obj, sc_node *n)
 {
     const char *kind;
@@ -285,14 +294,8 @@ int sc_cuda_read_node(sc_req *r, sc_jval obj, sc_node *n)
     memset(n, 0, sizeof *n);
     if (sc_param_string(obj, "kind", &kind, &len, &r->err) != 0)
         return -1;
-    if (sc_cuda_kind_parse(kind, len, &k) != 0) {
-        sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
-                    "invalid params: 'kind' must be one of kernel, memcpy, memset, "
-                    "host_callback, mem_alloc, mem_free, event_record, event_wait, empty, "
-                    "graph, conditional");
-        r->err.field = "kind";
-        return -1;
-    }
+    if (sc_cuda_kind_parse(kind, len, &k) != 0)
+        return sc_cuda_bad_kind(r);
     int (*read)(sc_req *, sc_node *) = read_empty;
     switch ((int)k) {
     case SC_KIND_KERNEL:

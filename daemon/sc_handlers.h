@@ -63,6 +63,8 @@ typedef struct sc_async {
  * Strings point into the request.  0, or -1 with r->err set.
  */
 int sc_cuda_read_node(sc_req *r, sc_jval obj, sc_node *n);
+/** -32602 naming `kind`, which is no node kind; returns -1. */
+int sc_cuda_bad_kind(sc_req *r);
 
 /* Every handler: `int sc_h_<handler>(sc_req *r)`, returning H_*. */
 #define SC_X_HANDLER_DECL(id, handler, name, flags, params, result, summary)                       \
