@@ -29,6 +29,7 @@ static void node_free(sc_client_node *n)
     free(n->name);
     free(n->function_name);
     free(n->label);
+    free(n->bodies);
 }
 
 void sc_client_graph_free(sc_client_graph *g)
@@ -79,6 +80,30 @@ static int decode_dim3(sc_client *c, const cJSON *o, sc_client_node *n)
     return 0;
 }
 
+/* A graph node's `child` (one id) or a conditional node's `bodies` (ids);
+ * either may be absent (a node stored without its bodies). */
+static int decode_bodies(sc_client *c, const cJSON *o, sc_client_node *n)
+{
+    const sc_method_id m = SC_M_GRAPH_GET;
+    const cJSON *child = cJSON_GetObjectItemCaseSensitive(o, "child");
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(o, "bodies");
+    size_t count = child ? 1 : cJSON_IsArray(list) ? (size_t)cJSON_GetArraySize(list) : 0;
+    if (!child && list && !cJSON_IsArray(list))
+        return sc_cl_malformed(c, m, "'bodies' is not an array");
+    if (count == 0)
+        return 0;
+    n->bodies = calloc(count, sizeof *n->bodies);
+    if (!n->bodies)
+        return sc_cl_fail(c, -ENOMEM, "out of memory");
+    const cJSON *e = child ? child : list->child;
+    for (; e && n->nbodies < count; e = child ? NULL : e->next) {
+        if (!cJSON_IsNumber(e) || e->valuedouble < 1 || e->valuedouble > 9007199254740992.0)
+            return sc_cl_malformed(c, m, "a body is not a graph id");
+        n->bodies[n->nbodies++] = (uint64_t)e->valuedouble;
+    }
+    return 0;
+}
+
 static int decode_kind_fields(sc_client *c, const cJSON *o, sc_client_node *n)
 {
     const sc_method_id m = SC_M_GRAPH_GET;
@@ -116,10 +141,11 @@ static int decode_kind_fields(sc_client *c, const cJSON *o, sc_client_node *n)
     case SC_CLIENT_EVENT_RECORD:
     case SC_CLIENT_EVENT_WAIT:
         return get_u32(c, m, o, "event", &n->event);
+    case SC_CLIENT_GRAPH:
+    case SC_CLIENT_CONDITIONAL:
+        return decode_bodies(c, o, n);
     case SC_CLIENT_MEM_FREE:
     case SC_CLIENT_EMPTY:
-    case SC_CLIENT_GRAPH: /* its child and bodies ids are not kept here */
-    case SC_CLIENT_CONDITIONAL:
         return 0;
     }
     return sc_cl_malformed(c, m, "unknown node kind");

@@ -591,6 +591,12 @@ struct sc_client_node {
     bool dim3;
     /* event_record and event_wait */
     uint32_t event;
+    /* Added with body graphs (rebuild against this header): graph.get's
+     * `child` of a graph node (one id) or `bodies` of a conditional node
+     * (ids in body order), the stored graphs the node holds; NULL and 0
+     * for other kinds, and ignored by graph.submit. */
+    uint64_t *bodies;
+    size_t nbodies;
 };
 
 typedef struct sc_client_edge {
