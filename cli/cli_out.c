@@ -109,6 +109,23 @@ void cli_table_free(cli_table *t)
 
 /* ------------------------------------------------------------- graphs */
 
+/* `child` of a graph node, `bodies` of a conditional node, as graph.get
+ * gives them. */
+static void json_bodies(sc_buf *b, bool *first, const sc_client_node *n)
+{
+    if (n->kind == SC_CLIENT_GRAPH && n->nbodies) {
+        sc_json_member_u64(b, first, "child", n->bodies[0]);
+        return;
+    }
+    if (n->kind != SC_CLIENT_CONDITIONAL)
+        return;
+    sc_json_key(b, first, "bodies");
+    sc_buf_putc(b, '[');
+    for (size_t i = 0; i < n->nbodies; i++)
+        sc_buf_printf(b, i ? ",%llu" : "%llu", (unsigned long long)n->bodies[i]);
+    sc_buf_putc(b, ']');
+}
+
 static void json_node(sc_buf *b, const sc_client_node *n)
 {
     bool first;
@@ -117,6 +134,7 @@ static void json_node(sc_buf *b, const sc_client_node *n)
     sc_json_member_cstr(b, &first, "kind", sc_client_kind_name(n->kind));
     sc_json_member_u64(b, &first, "stream", n->stream);
     sc_json_member_cstr(b, &first, "name", n->name ? n->name : "");
+    json_bodies(b, &first, n);
     switch (n->kind) {
     case SC_CLIENT_KERNEL:
         sc_json_member_cstr(b, &first, "function_name", n->function_name ? n->function_name : "");
@@ -233,10 +251,21 @@ static void node_details(cli_table *t, const sc_client_node *n)
     case SC_CLIENT_EVENT_WAIT:
         cli_table_cell(t, "event %u", (unsigned)n->event);
         return;
+    case SC_CLIENT_GRAPH:
+    case SC_CLIENT_CONDITIONAL:
+        if (n->nbodies == 1) {
+            cli_table_cell(t, "body graph %llu", (unsigned long long)n->bodies[0]);
+            return;
+        }
+        if (n->nbodies) {
+            cli_table_cell(t, "%zu body graphs, %llu ... %llu", n->nbodies,
+                           (unsigned long long)n->bodies[0],
+                           (unsigned long long)n->bodies[n->nbodies - 1]);
+            return;
+        }
+        break;
     case SC_CLIENT_MEM_FREE:
     case SC_CLIENT_EMPTY:
-    case SC_CLIENT_GRAPH: /* bodies: graphs of their own (graph.get of the node's graph) */
-    case SC_CLIENT_CONDITIONAL:
         break;
     }
     cli_table_cell(t, "-");
