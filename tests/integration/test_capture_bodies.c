@@ -94,6 +94,14 @@ static void test_end_stores_bodies(void **state)
     long long b2 = (long long)cJSON_GetArrayItem(ids, 2)->valuedouble;
     cJSON_Delete(r);
 
+    /* Committed before the reply: another connection, which waits for no
+     * write of this one, reads the deepest body at once. */
+    sc_it_conn *other = sc_it_must_connect(*state);
+    cJSON *early = sc_it_must_result(other, "graph.get", "{\"graph\":%lld}", inner);
+    assert_string_equal(sc_it_str(node_at(early, 0), "kind"), "host_callback");
+    cJSON_Delete(early);
+    sc_it_conn_close(other);
+
     cJSON *g = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", top);
     assert_string_equal(sc_it_str(node_at(g, 1), "kind"), "graph");
     assert_string_equal(sc_it_str(node_at(g, 1), "name"), "cudaGraphAddChildGraphNode");
