@@ -122,6 +122,8 @@ struct sc_submit {
     int64_t pid;
     sc_submit_done_fn finish;
     void *finish_arg;
+    int rc;       /* a failed request's store code, kept while its graph goes */
+    char *errmsg; /* and the store's words, owned */
 };
 typedef struct sc_submit submit_ctx;
 
@@ -131,6 +133,7 @@ static void submit_ctx_free(submit_ctx *x)
         sc_graph_destroy(x->items[i].g);
     free(x->items);
     free(x->label);
+    free(x->errmsg);
     free(x);
 }
 
@@ -138,12 +141,6 @@ void sc_submit_free(sc_submit *x)
 {
     if (x)
         submit_ctx_free(x);
-}
-
-static void ignore_done(void *arg, const sc_store_result *res)
-{
-    (void)arg;
-    (void)res;
 }
 
 static int submit_store_next(submit_ctx *x);
@@ -176,6 +173,36 @@ static void submit_reply(submit_ctx *x)
     sc_async_result_end(&x->a, b);
 }
 
+/* The request's end with rc (a store code): its reply, or the owner's. */
+static void submit_finish(submit_ctx *x, int rc, const char *errmsg)
+{
+    if (x->finish) {
+        x->finish(x->finish_arg, rc, errmsg, x);
+        return; /* the owner replies and frees x */
+    }
+    if (rc != SC_STORE_OK) {
+        sc_rpc_error err = {0};
+        sc_store_rpc_error(&err, rc, errmsg);
+        sc_async_error(&x->a, &err);
+    } else {
+        submit_reply(x);
+    }
+    sc_async_done(&x->a);
+    submit_ctx_free(x);
+}
+
+/* What a failed request stored is gone: only now the error goes out, so
+ * that no one who has it can still read the graph. */
+static void submit_undone(void *arg, const sc_store_result *res)
+{
+    submit_ctx *x = arg;
+    if (res->rc != SC_STORE_OK)
+        sc_log_store_error(x->a.d, res->rc, res->errmsg, x->uid, x->pid,
+                           "deleting graph %" PRId64 " after a body failed", x->items[0].id);
+    sc_cache_forget(x->a.d->cache, x->items[0].id);
+    submit_finish(x, x->rc, x->errmsg);
+}
+
 static void graph_submitted(void *arg, const sc_store_result *res)
 {
     submit_ctx *x = arg;
@@ -184,31 +211,21 @@ static void graph_submitted(void *arg, const sc_store_result *res)
         if (x->next < x->count && submit_store_next(x) == 0)
             return;
     }
-    int rc = SC_STORE_OK;
-    if (res->rc != SC_STORE_OK || x->next < x->count) {
-        /* A body the store refused to queue (stopping) fails like a write. */
-        rc = res->rc != SC_STORE_OK ? res->rc : SC_STORE_EIO;
-        sc_log_store_error(x->a.d, rc, res->errmsg, x->uid, x->pid,
-                           x->finish ? "storing the bodies of a captured graph"
-                                     : "storing a submitted graph");
-        /* What was stored goes: deleting the top-level graph takes its bodies. */
-        if (x->next > 0)
-            (void)sc_store_delete_graph(x->a.d->store, x->items[0].id, sc_now_ms(), ignore_done,
-                                        NULL);
+    if (res->rc == SC_STORE_OK && x->next == x->count) {
+        submit_finish(x, SC_STORE_OK, NULL);
+        return;
     }
-    if (x->finish) {
-        x->finish(x->finish_arg, rc, rc ? res->errmsg : NULL, x);
-        return; /* the owner replies and frees x */
-    }
-    if (rc != SC_STORE_OK) {
-        sc_rpc_error err = {0};
-        sc_store_rpc_error(&err, rc, res->errmsg);
-        sc_async_error(&x->a, &err);
-    } else {
-        submit_reply(x);
-    }
-    sc_async_done(&x->a);
-    submit_ctx_free(x);
+    /* A body the store refused to queue (stopping) fails like a write. */
+    x->rc = res->rc != SC_STORE_OK ? res->rc : SC_STORE_EIO;
+    x->errmsg = res->errmsg ? strdup(res->errmsg) : NULL;
+    sc_log_store_error(x->a.d, x->rc, res->errmsg, x->uid, x->pid,
+                       x->finish ? "storing the bodies of a captured graph"
+                                 : "storing a submitted graph");
+    /* What was stored goes: deleting the top-level graph takes its bodies. */
+    if (x->next > 0 &&
+        sc_store_delete_graph(x->a.d->store, x->items[0].id, sc_now_ms(), submit_undone, x) == 0)
+        return;
+    submit_finish(x, x->rc, x->errmsg);
 }
 
 static int submit_store_next(submit_ctx *x)
