@@ -106,7 +106,8 @@ static void added(cudaStream_t s, unsigned char *d, unsigned char *back)
     SC_OK(cudaStreamGetCaptureInfo(s, &st, NULL, &cg, &deps, NULL, &ndeps));
     SC_CHECK(st == cudaStreamCaptureStatusActive && ndeps == 1);
     SC_OK(cudaGraphAddChildGraphNode(&child, cg, deps, ndeps, mid));
-    SC_OK(cudaStreamUpdateCaptureDependencies(s, &child, NULL, 1, cudaStreamSetCaptureDependencies));
+    SC_OK(
+        cudaStreamUpdateCaptureDependencies(s, &child, NULL, 1, cudaStreamSetCaptureDependencies));
     SC_OK(cudaMemcpyAsync(back, d, N, cudaMemcpyDeviceToHost, s));
     SC_OK(cudaStreamEndCapture(s, &g));
     SC_CHECK(g == cg && node_count(g) == 3 && type_at(g, 1) == cudaGraphNodeTypeGraph);
