@@ -450,7 +450,8 @@ int sc_submit_bodies_new(sc_req *r, const char *label, size_t label_len, uint32_
 {
     *out = NULL;
     submit_ctx *x = calloc(1, sizeof *x);
-    if (!x || !(x->label = strndup(label, label_len)) ||
+    /* A session opened without a label has none (NULL, 0). */
+    if (!x || !(x->label = strndup(label ? label : "", label_len)) ||
         !(x->items = calloc(4, sizeof *x->items))) {
         if (x)
             submit_ctx_free(x);
