@@ -262,8 +262,13 @@ static int end_call(sc_rt_feed *f, const sc_rt_op *o)
     sc_rt_end_payload *p = o->ext;
     for (size_t i = 0; p && i < p->n; i++)
         p->bodies[i].graph = sc_rt_feed_subgraph(&p->graphs[i]);
-    return sc_client_cuda_end_bodies(f->c, f->session, o->stream, o->thread, p ? p->bodies : NULL,
-                                     p ? p->n : 0, NULL);
+    int rc = sc_client_cuda_end_bodies(f->c, f->session, o->stream, o->thread, p ? p->bodies : NULL,
+                                       p ? p->n : 0, NULL);
+    /* Bodies the client refuses to send (a conditional node left without
+     * its bodies) must not keep the capture from ending in the daemon. */
+    if (rc == -EINVAL && p)
+        rc = sc_client_cuda_end(f->c, f->session, o->stream, o->thread, NULL);
+    return rc;
 }
 
 /* One typed asynchronous call; 0 when it was queued (and counted). */
