@@ -185,7 +185,7 @@ typedef struct seed_plan {
     size_t ndeps;
 } seed_plan;
 
-static uint32_t model_of(const sc_rt_capture *cap, uint32_t index)
+uint32_t sc_rt_model_of(const sc_rt_capture *cap, uint32_t index)
 {
     return cap && cap->to_model && index < cap->base ? cap->to_model[index] : index;
 }
@@ -282,7 +282,7 @@ static cudaError_t plan_target(const sc_rt_target *tg, seed_plan *p)
         if (!tg->deps[i] || sc_rt_node_graph(tg->deps[i]) != g)
             e = cudaErrorInvalidValue;
         else
-            p->dep_ids[i] = model_of(&view, sc_rt_node_index(tg->deps[i]));
+            p->dep_ids[i] = sc_rt_model_of(&view, sc_rt_node_index(tg->deps[i]));
     }
     p->ndeps = tg->ndeps;
     uint32_t *cur = e == cudaSuccess ? calloc(n ? n : 1, sizeof *cur) : NULL;
@@ -294,7 +294,7 @@ static cudaError_t plan_target(const sc_rt_target *tg, seed_plan *p)
         for (size_t i = 0; i < n; i++)
             p->in_start[i + 1] += p->in_start[i];
         for (size_t i = 0; i < m; i++)
-            p->in_from[p->in_start[to[i]] + cur[to[i]]++] = model_of(&view, from[i]);
+            p->in_from[p->in_start[to[i]] + cur[to[i]]++] = sc_rt_model_of(&view, from[i]);
     }
     free(cur);
     if (e != cudaSuccess)
@@ -732,7 +732,7 @@ static bool node_ids(sc_rt_state *st, uint32_t capture, cudaGraphNode_t *nodes, 
     for (size_t i = 0; i < n; i++) {
         if (!nodes[i] || !cap || sc_rt_node_graph(nodes[i]) != cap->graph)
             return false;
-        ids[i] = model_of(cap, sc_rt_node_index(nodes[i]));
+        ids[i] = sc_rt_model_of(cap, sc_rt_node_index(nodes[i]));
     }
     return true;
 }

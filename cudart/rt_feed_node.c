@@ -246,13 +246,6 @@ sc_client_subgraph sc_rt_feed_subgraph(const sc_rt_submit_payload *p)
                                 .nbodies = p->nbodies};
 }
 
-/* The model id of the capture graph's node at `index` (rt_capture.c keeps
- * the same rule). */
-static uint32_t model_id(const sc_rt_capture *cap, uint32_t index)
-{
-    return cap->to_model && index < cap->base ? cap->to_model[index] : index;
-}
-
 sc_rt_end_payload *sc_rt_feed_end_bodies(const sc_rt_capture *cap)
 {
     size_t n = cap && cap->graph ? sc_rt_graph_node_count(cap->graph) : 0, total = 0;
@@ -271,7 +264,8 @@ sc_rt_end_payload *sc_rt_feed_end_bodies(const sc_rt_capture *cap)
         const sc_rt_node_desc *d = sc_rt_node_desc_of(sc_rt_graph_node_at(cap->graph, i));
         size_t nb = sc_rt_node_bodies(d, &bodies);
         for (size_t j = 0; j < nb; j++, p->n++) {
-            p->bodies[p->n] = (sc_client_body){.node = model_id(cap, i), .index = (uint32_t)j};
+            p->bodies[p->n] =
+                (sc_client_body){.node = sc_rt_model_of(cap, i), .index = (uint32_t)j};
             if (!sc_rt_feed_payload(bodies[j], &p->graphs[p->n])) {
                 sc_rt_feed_end_free(p);
                 return NULL;

@@ -254,6 +254,10 @@ uint32_t sc_rt_stream_capture(const sc_rt_state *st, uint32_t stream);
 cudaError_t sc_rt_stream_set_capture(sc_rt_state *st, uint32_t stream, uint32_t capture);
 /** The capture slot of an id, NULL when none. */
 sc_rt_capture *sc_rt_capture_slot(sc_rt_state *st, uint32_t capture);
+/** The model node id of the node at `index` of capture cap's graph (they
+ *  differ only for a graph captured into whose order was not
+ *  topological; rt_capture.c). */
+uint32_t sc_rt_model_of(const sc_rt_capture *cap, uint32_t index);
 
 /** Destroy every live stream and event handle (cudaDeviceReset; lock
  *  held).  The model keeps their ids, as it does for one destroyed. */
