@@ -7,7 +7,8 @@
  * (cudaStreamGetCaptureInfo, cudaGraphAddChildGraphNode on its graph and
  * dependencies, cudaStreamUpdateCaptureDependencies), the child holding a
  * memset and a child of its own.  Capture 3 captures into a graph that
- * already holds a child graph node (cudaStreamBeginCaptureToGraph).  Each
+ * already holds a child graph node (cudaStreamBeginCaptureToGraph), out of
+ * index order.  Each
  * child is stored as a body graph linked to its node of the captured
  * graph.  Launching capture 1's graph runs the child's host node.  The
  * CUDA form (child_capture.cu) is this file compiled by nvcc. */
@@ -116,18 +117,22 @@ static void added(cudaStream_t s, unsigned char *d, unsigned char *back)
     SC_OK(cudaGraphDestroy(inner));
 }
 
-/* Capture 3: captured into a graph that holds a child graph node. */
+/* Capture 3: captured into a graph that holds a child graph node, added
+ * before the memcpy it depends on, so that the graph's order is not its
+ * index order: the child is node 1 of the stored graph, its body linked
+ * to that node. */
 static void into_graph(cudaStream_t s, unsigned char *d, unsigned char *host)
 {
     cudaGraph_t inner = host_graph(), g, out;
     cudaGraphNode_t cp, child;
     SC_OK(cudaGraphCreate(&g, 0));
+    SC_OK(cudaGraphAddChildGraphNode(&child, g, NULL, 0, inner));
     SC_OK(cudaGraphAddMemcpyNode1D(&cp, g, NULL, 0, d, host, N, cudaMemcpyHostToDevice));
-    SC_OK(cudaGraphAddChildGraphNode(&child, g, &cp, 1, inner));
+    SC_OK(cudaGraphAddDependencies(g, &cp, &child, NULL, 1));
     SC_OK(cudaStreamBeginCaptureToGraph(s, g, &child, NULL, 1, cudaStreamCaptureModeGlobal));
     SC_OK(cudaMemsetAsync(d, 3, N, s));
     SC_OK(cudaStreamEndCapture(s, &out));
-    SC_CHECK(out == g && node_count(g) == 3 && type_at(g, 1) == cudaGraphNodeTypeGraph);
+    SC_CHECK(out == g && node_count(g) == 3 && type_at(g, 0) == cudaGraphNodeTypeGraph);
     SC_OK(cudaGraphDestroy(g));
     SC_OK(cudaGraphDestroy(inner));
 }
