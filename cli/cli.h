@@ -169,4 +169,15 @@ int cli_log_session(cli *x, const char *arg,
 /** The human form of a graph: header, node table, edge table. */
 void cli_print_graph(const sc_client_graph *g, FILE *f);
 
+/* cli_bodies.c */
+/** The body graphs of g's child graph and conditional nodes, fetched and
+ *  printed as cli_print_graph prints a graph, each indented under a line
+ *  naming its node, theirs below them, max_depth levels down (deeper ones
+ *  are counted, not shown).  CLI_OK or an error already reported. */
+int cli_show_bodies(cli *x, const sc_client_graph *g, unsigned max_depth, FILE *f);
+/** Graph id's DOT export with every holding node drawn as a cluster around
+ *  its bodies' own exports, max_depth levels down; *text is malloc'd.
+ *  CLI_OK or an error already reported. */
+int cli_dot_with_bodies(cli *x, uint64_t id, unsigned max_depth, char **text);
+
 #endif

@@ -26,10 +26,40 @@ static int one_id(cli *x, int argc, char **argv, int want, uint64_t *id)
     return CLI_OK;
 }
 
+/* How many levels of body graphs show and render follow by default. */
+#define BODY_DEPTH 4
+
+/* --NAME N (0 to hi), anywhere: taken out of argv; `usage` when N is no
+ * such number. */
+static int uint_opt(cli *x, int *argc, char **argv, const char *name, uint64_t hi,
+                    const char *usage, uint64_t *out)
+{
+    int n = 0;
+    for (int i = 0; i < *argc;) {
+        const char *v = NULL;
+        int r = cli_take_opt(*argc, argv, &i, name, &v);
+        if (r == 0) {
+            argv[n++] = argv[i++];
+            continue;
+        }
+        if (r < 0 || cli_parse_uint(v, 0, hi, out) != 0)
+            return cli_usage_fail(x, "%s", usage);
+    }
+    *argc = n;
+    return CLI_OK;
+}
+
+static int depth_opt(cli *x, int *argc, char **argv, uint64_t *depth)
+{
+    return uint_opt(x, argc, argv, "--depth", 64, "--depth takes a number of levels, 0 to 64",
+                    depth);
+}
+
 int cli_graph_show(cli *x, int argc, char **argv)
 {
-    uint64_t id;
-    if (one_id(x, argc, argv, 1, &id) != CLI_OK || cli_connect(x) != CLI_OK)
+    uint64_t id, depth = BODY_DEPTH;
+    if (depth_opt(x, &argc, argv, &depth) != CLI_OK || one_id(x, argc, argv, 1, &id) != CLI_OK ||
+        cli_connect(x) != CLI_OK)
         return CLI_ERROR;
     sc_client_graph g;
     int rc = sc_client_graph_get(x->c, id, &g);
@@ -45,6 +75,7 @@ int cli_graph_show(cli *x, int argc, char **argv)
         out = cli_emit_json(x, &b);
     } else {
         cli_print_graph(&g, stdout);
+        out = cli_show_bodies(x, &g, (unsigned)depth, stdout);
     }
     sc_client_graph_free(&g);
     return out;
@@ -166,22 +197,10 @@ static const char *render_format(const char *out)
  * it runs for hours or exhausts memory. */
 #define RENDER_MAX_NODES 5000
 
-/* --max-nodes N, anywhere: taken out of argv. */
 static int render_opts(cli *x, int *argc, char **argv, uint64_t *max_nodes)
 {
-    int n = 0;
-    for (int i = 0; i < *argc;) {
-        const char *v = NULL;
-        int r = cli_take_opt(*argc, argv, &i, "--max-nodes", &v);
-        if (r == 0) {
-            argv[n++] = argv[i++];
-            continue;
-        }
-        if (r < 0 || cli_parse_uint(v, 0, UINT32_MAX, max_nodes) != 0)
-            return cli_usage_fail(x, "--max-nodes takes a number (0: no limit)");
-    }
-    *argc = n;
-    return CLI_OK;
+    return uint_opt(x, argc, argv, "--max-nodes", UINT32_MAX,
+                    "--max-nodes takes a number (0: no limit)", max_nodes);
 }
 
 /* Refuse what dot cannot draw, before it is asked to. */
@@ -206,9 +225,9 @@ static int check_render_size(cli *x, uint64_t id, uint64_t max_nodes)
 
 int cli_graph_render(cli *x, int argc, char **argv)
 {
-    uint64_t id, max_nodes = RENDER_MAX_NODES;
+    uint64_t id, max_nodes = RENDER_MAX_NODES, depth = BODY_DEPTH;
     if (render_opts(x, &argc, argv, &max_nodes) != CLI_OK ||
-        one_id(x, argc, argv, 2, &id) != CLI_OK)
+        depth_opt(x, &argc, argv, &depth) != CLI_OK || one_id(x, argc, argv, 2, &id) != CLI_OK)
         return CLI_ERROR;
     const char *out = argv[1];
     const char *fmt = render_format(out);
@@ -224,9 +243,8 @@ int cli_graph_render(cli *x, int argc, char **argv)
     if (check_render_size(x, id, max_nodes) != CLI_OK)
         return CLI_ERROR;
     char *text;
-    int rc = sc_client_graph_export_dot(x->c, id, &text);
-    if (rc != 0)
-        return cli_call_fail(x, rc);
+    if (cli_dot_with_bodies(x, id, (unsigned)depth, &text) != CLI_OK)
+        return CLI_ERROR;
     int st = run_dot(x, text, fmt, out);
     free(text);
     if (st != CLI_OK)

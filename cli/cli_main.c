@@ -90,18 +90,27 @@ static const cli_cmd commands[] = {
      "Print the graph's owner and host, nodes (one row each) and edges.  A cuda-mode\n"
      "graph's kernels show their 3-D launch shape (\"relu grid 4x2x1 block\n"
      "256x1x1 shared 0 B\"), its mem_alloc nodes their size and its\n"
-     "event_record and event_wait nodes their event.\n", cli_graph_show},
+     "event_record and event_wait nodes their event.  The body graphs of its\n"
+     "graph and conditional nodes follow, each under a line naming its node and\n"
+     "indented a level deeper, theirs below them.\n"
+     "\n"
+     "Options:\n"
+     "  --depth N   follow body graphs N levels down (default 4; 0: none);\n"
+     "              deeper ones are counted, not shown\n", cli_graph_show},
     {"graph dot", "ID", "the graph as Graphviz DOT text",
      "Print the daemon's DOT export of the graph on standard output.\n", cli_graph_dot},
     {"graph render", "ID OUT", "draw the graph into OUT (.svg or .png)",
      "Render the DOT export with Graphviz 'dot -Tsvg' or 'dot -Tpng', chosen by\n"
      "OUT's extension.  Needs Graphviz installed.  Graphs larger than Graphviz\n"
      "can lay out in reasonable time are refused ('graph dot' still exports\n"
-     "them).\n"
+     "them).  A graph or conditional node is drawn as a box holding its body\n"
+     "graphs.\n"
      "\n"
      "Options:\n"
      "  --max-nodes N   refuse graphs of more than N nodes (default 5000;\n"
-     "                  0: no limit)\n", cli_graph_render},
+     "                  0: no limit)\n"
+     "  --depth N       draw body graphs N levels down (default 4; 0: none)\n",
+     cli_graph_render},
     {"graph reach", "ID A B", "does node A happen before node B?",
      "A and B are node ids (7 or N7).  Reachability is reflexive: A reaches A.\n"
      "Exits 0 when A reaches B, 1 when it does not, 2 on error (an unknown\n"

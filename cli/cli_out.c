@@ -116,6 +116,35 @@ static const char *cli_cond_type(sc_client_cond_type t)
     return (unsigned)t < 3 ? names[t] : "unknown";
 }
 
+/* `child` of a graph node, `bodies` of a conditional node, as graph.get
+ * gives them. */
+static void json_bodies(sc_buf *b, bool *first, const sc_client_node *n)
+{
+    if (n->kind == SC_CLIENT_GRAPH && n->nbodies) {
+        sc_json_member_u64(b, first, "child", n->bodies[0]);
+        return;
+    }
+    if (n->kind != SC_CLIENT_CONDITIONAL)
+        return;
+    sc_json_key(b, first, "bodies");
+    sc_buf_putc(b, '[');
+    for (size_t i = 0; i < n->nbodies; i++)
+        sc_buf_printf(b, i ? ",%llu" : "%llu", (unsigned long long)n->bodies[i]);
+    sc_buf_putc(b, ']');
+}
+
+/* The body graphs a node holds, as the node's cell ends them. */
+static void bodies_text(char *out, size_t len, const sc_client_node *n)
+{
+    if (n->nbodies == 1)
+        snprintf(out, len, "body graph %llu", (unsigned long long)n->bodies[0]);
+    else if (n->nbodies)
+        snprintf(out, len, "%zu body graphs, %llu ... %llu", n->nbodies,
+                 (unsigned long long)n->bodies[0], (unsigned long long)n->bodies[n->nbodies - 1]);
+    else
+        *out = '\0';
+}
+
 static void json_node(sc_buf *b, const sc_client_node *n)
 {
     bool first;
@@ -124,6 +153,7 @@ static void json_node(sc_buf *b, const sc_client_node *n)
     sc_json_member_cstr(b, &first, "kind", sc_client_kind_name(n->kind));
     sc_json_member_u64(b, &first, "stream", n->stream);
     sc_json_member_cstr(b, &first, "name", n->name ? n->name : "");
+    json_bodies(b, &first, n);
     switch (n->kind) {
     case SC_CLIENT_KERNEL:
         sc_json_member_cstr(b, &first, "function_name", n->function_name ? n->function_name : "");
@@ -255,14 +285,24 @@ static void node_details(cli_table *t, const sc_client_node *n)
     case SC_CLIENT_EVENT_WAIT:
         cli_table_cell(t, "event %u", (unsigned)n->event);
         return;
-    case SC_CLIENT_CONDITIONAL:
-        cli_table_cell(t, "%s, size %u, default %u%s", cli_cond_type(n->cond_type),
+    case SC_CLIENT_GRAPH:
+        if (n->nbodies) {
+            char bodies[96];
+            bodies_text(bodies, sizeof bodies, n);
+            cli_table_cell(t, "%s", bodies);
+            return;
+        }
+        break;
+    case SC_CLIENT_CONDITIONAL: {
+        char bodies[96];
+        bodies_text(bodies, sizeof bodies, n);
+        cli_table_cell(t, "%s, size %u, default %u%s%s%s", cli_cond_type(n->cond_type),
                        (unsigned)n->cond_size, (unsigned)n->cond_default,
-                       n->cond_flags & 1u ? ", assign_default" : "");
+                       n->cond_flags & 1u ? ", assign_default" : "", *bodies ? "; " : "", bodies);
         return;
+    }
     case SC_CLIENT_MEM_FREE:
     case SC_CLIENT_EMPTY:
-    case SC_CLIENT_GRAPH: /* bodies: graphs of their own (graph.get of the node's graph) */
         break;
     }
     cli_table_cell(t, "-");

@@ -289,6 +289,17 @@ int sc_client_cuda_record_host_callback(sc_client *c, uint64_t session, uint32_t
     return rc ? rc : sc_cl_finish(c, k, node);
 }
 
+int sc_client_cuda_record_graph(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
+                                const char *label, int64_t *node)
+{
+    const sc_cl_call *k = &record_host;
+    int rc = begin_record(c, k, session, stream, thread, "label", label);
+    if (rc != 0)
+        return rc;
+    sc_cl_str(c, "kind", "graph");
+    return sc_cl_finish(c, k, node);
+}
+
 int sc_client_cuda_record_mem_alloc(sc_client *c, uint64_t session, uint32_t stream,
                                     uint32_t thread, const char *name, uint64_t size_bytes,
                                     int64_t *node)
@@ -538,10 +549,47 @@ static const sc_cl_call cuda_end = {.m = SC_M_CAPTURE_END,
 int sc_client_cuda_end(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
                        sc_client_cuda_captured *out)
 {
+    return sc_client_cuda_end_bodies(c, session, stream, thread, NULL, 0, out);
+}
+
+/* `"bodies":[{node, index, nodes, edges}, ...]`. */
+static int write_bodies(sc_client *c, const sc_client_body *bodies, size_t n)
+{
+    sc_buf *b = sc_cl_key(c, "bodies");
+    sc_buf_putc(b, '[');
+    for (size_t i = 0; i < n; i++) {
+        bool first;
+        if (i)
+            sc_buf_putc(b, ',');
+        sc_json_obj_begin(b, &first);
+        sc_json_member_u64(b, &first, "node", bodies[i].node);
+        sc_json_member_u64(b, &first, "index", bodies[i].index);
+        if (sc_cl_write_subgraph(b, &first, &bodies[i].graph) != 0)
+            return -ENOMEM;
+        sc_json_obj_end(b);
+    }
+    sc_buf_putc(b, ']');
+    return 0;
+}
+
+int sc_client_cuda_end_bodies(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
+                              const sc_client_body *bodies, size_t n, sc_client_cuda_captured *out)
+{
+    if (n && !bodies)
+        return sc_cl_null_arg(c, "bodies");
+    for (size_t i = 0; i < n; i++) {
+        int rc = sc_cl_check_subgraph(c, &bodies[i].graph, 1);
+        if (rc != 0)
+            return rc;
+    }
     int rc = begin_cuda(c, &cuda_end, session, thread);
     if (rc != 0)
         return rc;
     sc_cl_u64(c, "stream", stream);
+    if (n && write_bodies(c, bodies, n) != 0) {
+        sc_cl_cancel(c);
+        return sc_cl_fail(c, -ENOMEM, "out of memory");
+    }
     return sc_cl_finish(c, &cuda_end, out);
 }
 

@@ -31,6 +31,7 @@ static void node_free(sc_client_node *n)
     free(n->label);
     free(n->args);
     free(n->param_sizes);
+    free(n->bodies);
 }
 
 void sc_client_graph_free(sc_client_graph *g)
@@ -148,6 +149,30 @@ static int decode_cond(sc_client *c, const cJSON *o, sc_client_node *n)
     return 0;
 }
 
+/* A graph node's `child` (one id) or a conditional node's `bodies` (ids);
+ * either may be absent (a node stored without its bodies). */
+static int decode_bodies(sc_client *c, const cJSON *o, sc_client_node *n)
+{
+    const sc_method_id m = SC_M_GRAPH_GET;
+    const cJSON *child = cJSON_GetObjectItemCaseSensitive(o, "child");
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(o, "bodies");
+    size_t count = child ? 1 : cJSON_IsArray(list) ? (size_t)cJSON_GetArraySize(list) : 0;
+    if (!child && list && !cJSON_IsArray(list))
+        return sc_cl_malformed(c, m, "'bodies' is not an array");
+    if (count == 0)
+        return 0;
+    n->bodies = calloc(count, sizeof *n->bodies);
+    if (!n->bodies)
+        return sc_cl_fail(c, -ENOMEM, "out of memory");
+    const cJSON *e = child ? child : list->child;
+    for (; e && n->nbodies < count; e = child ? NULL : e->next) {
+        if (!cJSON_IsNumber(e) || e->valuedouble < 1 || e->valuedouble > 9007199254740992.0)
+            return sc_cl_malformed(c, m, "a body is not a graph id");
+        n->bodies[n->nbodies++] = (uint64_t)e->valuedouble;
+    }
+    return 0;
+}
+
 static int decode_kind_fields(sc_client *c, const cJSON *o, sc_client_node *n)
 {
     const sc_method_id m = SC_M_GRAPH_GET;
@@ -186,11 +211,14 @@ static int decode_kind_fields(sc_client *c, const cJSON *o, sc_client_node *n)
     case SC_CLIENT_EVENT_RECORD:
     case SC_CLIENT_EVENT_WAIT:
         return get_u32(c, m, o, "event", &n->event);
-    case SC_CLIENT_CONDITIONAL:
-        return decode_cond(c, o, n);
+    case SC_CLIENT_GRAPH:
+        return decode_bodies(c, o, n);
+    case SC_CLIENT_CONDITIONAL: {
+        int rc = decode_cond(c, o, n);
+        return rc != 0 ? rc : decode_bodies(c, o, n);
+    }
     case SC_CLIENT_MEM_FREE:
     case SC_CLIENT_EMPTY:
-    case SC_CLIENT_GRAPH: /* its child and bodies ids are not kept here */
         return 0;
     }
     return sc_cl_malformed(c, m, "unknown node kind");
@@ -411,7 +439,7 @@ int sc_client_graph_submit(sc_client *c, const char *label, const sc_client_node
     return sc_cl_finish(c, &graph_submit, graph);
 }
 
-static int check_subgraph(sc_client *c, const sc_client_subgraph *g, unsigned depth)
+int sc_cl_check_subgraph(sc_client *c, const sc_client_subgraph *g, unsigned depth)
 {
     if (depth > 16)
         return sc_cl_fail(c, -EINVAL, "bodies nest more than 16 deep");
@@ -428,7 +456,7 @@ static int check_subgraph(sc_client *c, const sc_client_subgraph *g, unsigned de
             return sc_cl_fail(c, -EINVAL, "nodes[%zu]: %zu bodies for kind %s", i, nb,
                               sc_client_kind_name(k));
         for (size_t j = 0; j < nb; j++) {
-            int rc = check_subgraph(c, &g->bodies[i][j], depth + 1);
+            int rc = sc_cl_check_subgraph(c, &g->bodies[i][j], depth + 1);
             if (rc != 0)
                 return rc;
         }
@@ -437,7 +465,7 @@ static int check_subgraph(sc_client *c, const sc_client_subgraph *g, unsigned de
 }
 
 /* `"nodes":[...],"edges":[...]` of g, bodies inside their nodes. */
-static int write_subgraph(sc_buf *b, bool *first, const sc_client_subgraph *g)
+int sc_cl_write_subgraph(sc_buf *b, bool *first, const sc_client_subgraph *g)
 {
     sc_json_key(b, first, "nodes");
     sc_buf_putc(b, '[');
@@ -458,7 +486,7 @@ static int write_subgraph(sc_buf *b, bool *first, const sc_client_subgraph *g)
                 if (j)
                     sc_buf_putc(b, ',');
                 sc_json_obj_begin(b, &fb);
-                if (write_subgraph(b, &fb, &g->bodies[i][j]) != 0)
+                if (sc_cl_write_subgraph(b, &fb, &g->bodies[i][j]) != 0)
                     return -ENOMEM;
                 sc_json_obj_end(b);
             }
@@ -491,12 +519,12 @@ int sc_client_graph_submit_nested(sc_client *c, const char *label, const sc_clie
         return sc_cl_null_arg(c, "g");
     if (!c)
         return -EINVAL;
-    int rc = check_subgraph(c, g, 0);
+    int rc = sc_cl_check_subgraph(c, g, 0);
     if (rc != 0 || (rc = sc_cl_start(c, &graph_submit)) != 0)
         return rc;
     if (label)
         sc_cl_str(c, "label", label);
-    if (write_subgraph(&c->out, &c->req_first, g) != 0) {
+    if (sc_cl_write_subgraph(&c->out, &c->req_first, g) != 0) {
         sc_cl_cancel(c);
         return sc_cl_fail(c, -ENOMEM, "out of memory");
     }

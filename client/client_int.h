@@ -140,6 +140,13 @@ sc_buf *sc_cl_key(sc_client *c, const char *key);
  * when dim3 is set), `stream` too when with_stream.
  */
 void sc_cl_write_node(sc_buf *b, const sc_client_node *n, bool with_stream);
+/** Check g (and its bodies) before it is written: -EINVAL naming the fault
+ *  for a kind no graph holds, or bodies that do not fit their node's kind;
+ *  depth is g's below the top-level graph. */
+int sc_cl_check_subgraph(sc_client *c, const sc_client_subgraph *g, unsigned depth);
+/** `"nodes":[...],"edges":[...]` of g into b, bodies inside their nodes.
+ *  -ENOMEM when memory ran out. */
+int sc_cl_write_subgraph(sc_buf *b, bool *first, const sc_client_subgraph *g);
 /** Abandon the request being written (argument error found late). */
 void sc_cl_cancel(sc_client *c);
 

@@ -422,6 +422,20 @@ SC_CLIENT_API int sc_client_cuda_end(sc_client *c, uint64_t session, uint32_t st
                                      uint32_t thread, sc_client_cuda_captured *out);
 
 /*
+ * sc_client_cuda_end with the bodies of the capture's child graph and
+ * conditional nodes (capture.end `bodies`), n of them at `bodies`: each is
+ * stored as a graph of its own linked to its node, with the graph, before
+ * the reply; a body that cannot be stored fails the end and the graph is
+ * deleted.  The daemon refuses (-32602, the capture still running) a node
+ * that is not of kind graph or conditional, a graph node's index other
+ * than 0, or a body given twice.  Also in asynchronous mode.
+ */
+struct sc_client_body;
+SC_CLIENT_API int sc_client_cuda_end_bodies(sc_client *c, uint64_t session, uint32_t stream,
+                                            uint32_t thread, const struct sc_client_body *bodies,
+                                            size_t n, sc_client_cuda_captured *out);
+
+/*
  * The other record calls of a cuda-mode session.  *node (may be NULL) is
  * the new node's id, or -1 when the stream is not capturing (the work was
  * done, nothing was recorded).
@@ -441,6 +455,11 @@ SC_CLIENT_API int sc_client_cuda_record_memset(sc_client *c, uint64_t session, u
 SC_CLIENT_API int sc_client_cuda_record_host_callback(sc_client *c, uint64_t session,
                                                       uint32_t stream, uint32_t thread,
                                                       const char *label, int64_t *node);
+/** capture.record_host_callback with `kind` graph: a graph launched into
+ *  the capture (cudaGraphLaunch), a child graph node whose body comes with
+ *  the end (sc_client_cuda_end_bodies). */
+SC_CLIENT_API int sc_client_cuda_record_graph(sc_client *c, uint64_t session, uint32_t stream,
+                                              uint32_t thread, const char *label, int64_t *node);
 /** capture.record_mem_alloc: a stream-ordered allocation (cudaMallocAsync). */
 SC_CLIENT_API int sc_client_cuda_record_mem_alloc(sc_client *c, uint64_t session, uint32_t stream,
                                                   uint32_t thread, const char *name,
@@ -600,6 +619,12 @@ struct sc_client_node {
     uint32_t cond_size;
     uint32_t cond_default;
     uint32_t cond_flags;
+    /* Added with body graphs (rebuild against this header): graph.get's
+     * `child` of a graph node (one id) or `bodies` of a conditional node
+     * (ids in body order), the stored graphs the node holds; NULL and 0
+     * for other kinds, and ignored by graph.submit. */
+    uint64_t *bodies;
+    size_t nbodies;
 };
 
 typedef struct sc_client_edge {
@@ -653,6 +678,15 @@ typedef struct sc_client_subgraph {
     const struct sc_client_subgraph *const *bodies;
     const size_t *nbodies;
 } sc_client_subgraph;
+
+/** A body for sc_client_cuda_end_bodies: the graph body `index` of node
+ *  `node` of the capture holds (a child graph node's one body has index 0;
+ *  a conditional node's are in body order), bodies of its own nested. */
+typedef struct sc_client_body {
+    uint32_t node;
+    uint32_t index;
+    sc_client_subgraph graph;
+} sc_client_body;
 
 /** graph.submit of a graph whose nodes may hold body graphs: each body is
  *  stored as a graph of its own linked to its node.  *graph (may be NULL)

@@ -378,6 +378,9 @@ static bool record_kind(int kind, sc_cuda_call *call)
         *call = SC_CUDA_CALL_RECORD_MEMSET;
         return true;
     case SC_KIND_HOST_CALLBACK:
+    /* A graph launched into a capture is a child graph node; CUDA makes
+     * it on the host side of the stream, as it does a host function. */
+    case SC_KIND_GRAPH:
         *call = SC_CUDA_CALL_RECORD_HOST_CALLBACK;
         return true;
     case SC_KIND_MEM_ALLOC:

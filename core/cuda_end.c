@@ -295,6 +295,12 @@ uint64_t sc_cuda_call_seq(const sc_cuda *cu)
     return cu ? cu->seq : 0;
 }
 
+uint32_t sc_cuda_stream_capture(const sc_cuda *cu, uint32_t stream)
+{
+    const cu_stream *st = cu && stream ? cu_find_stream((sc_cuda *)cu, stream) : NULL;
+    return st ? st->capture : 0;
+}
+
 int sc_cuda_node(const sc_cuda *cu, uint32_t capture, uint32_t id, sc_node *out)
 {
     if (!cu || !out)

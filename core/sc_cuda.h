@@ -129,8 +129,9 @@ int sc_cuda_begin(sc_cuda *cu, uint32_t stream, sc_cuda_mode mode, uint32_t thre
 
 /**
  * The record ops (§4.3): `node` describes the work (kind kernel, memcpy,
- * memset, host_callback, mem_alloc or mem_free with its attributes and
- * name; node->stream is ignored).  *node_out is the new node's id, or
+ * memset, host_callback, mem_alloc, mem_free, or graph for a graph
+ * launched into the capture, with its attributes and name; node->stream
+ * is ignored).  *node_out is the new node's id, or
  * SC_CUDA_NO_NODE when the work ran outside any capture.  SC_EINVAL for
  * another kind, a bad direction, or a NULL name with a non-zero length.
  */
@@ -266,6 +267,9 @@ int sc_cuda_capture_get(const sc_cuda *cu, uint32_t capture, sc_cuda_capture_inf
 /** Calls made so far (each public call that takes a stream or thread counts
  *  one): lets a caller tell which captures its last call invalidated. */
 uint64_t sc_cuda_call_seq(const sc_cuda *cu);
+/** The capture stream `stream` belongs to (active or invalidated), 0 when
+ *  none; not counted as a call (sc_cuda_call_seq). */
+uint32_t sc_cuda_stream_capture(const sc_cuda *cu, uint32_t stream);
 /** Read node `id` of a capture that has not ended (same contract as sc_graph_node). */
 int sc_cuda_node(const sc_cuda *cu, uint32_t capture, uint32_t id, sc_node *out);
 /** Heap bytes held by the session (for limits and benchmarks). */

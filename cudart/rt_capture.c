@@ -57,10 +57,13 @@ void sc_rt_desc_to_node(const sc_rt_node_desc *d, uint32_t stream, sc_node *n)
         n->value = (uint8_t)d->value;
         break;
     case cudaGraphNodeTypeHost:
-    /* The model has no child-graph kind: a graph launched into a capture
-     * is one host-side node named cudaGraphLaunch. */
-    case cudaGraphNodeTypeGraph:
         n->kind = SC_KIND_HOST_CALLBACK;
+        break;
+    /* A child graph node, and a graph launched into a capture (one node
+     * holding the exec's graph): the body is sent when the capture ends,
+     * as a conditional's are (below). */
+    case cudaGraphNodeTypeGraph:
+        n->kind = (sc_node_kind)SC_KIND_GRAPH;
         break;
     case cudaGraphNodeTypeMemAlloc:
         n->kind = (sc_node_kind)SC_KIND_MEM_ALLOC;
@@ -188,7 +191,7 @@ typedef struct seed_plan {
     size_t ndeps;
 } seed_plan;
 
-static uint32_t model_of(const sc_rt_capture *cap, uint32_t index)
+uint32_t sc_rt_model_of(const sc_rt_capture *cap, uint32_t index)
 {
     return cap && cap->to_model && index < cap->base ? cap->to_model[index] : index;
 }
@@ -285,7 +288,7 @@ static cudaError_t plan_target(const sc_rt_target *tg, seed_plan *p)
         if (!tg->deps[i] || sc_rt_node_graph(tg->deps[i]) != g)
             e = cudaErrorInvalidValue;
         else
-            p->dep_ids[i] = model_of(&view, sc_rt_node_index(tg->deps[i]));
+            p->dep_ids[i] = sc_rt_model_of(&view, sc_rt_node_index(tg->deps[i]));
     }
     p->ndeps = tg->ndeps;
     uint32_t *cur = e == cudaSuccess ? calloc(n ? n : 1, sizeof *cur) : NULL;
@@ -297,7 +300,7 @@ static cudaError_t plan_target(const sc_rt_target *tg, seed_plan *p)
         for (size_t i = 0; i < n; i++)
             p->in_start[i + 1] += p->in_start[i];
         for (size_t i = 0; i < m; i++)
-            p->in_from[p->in_start[to[i]] + cur[to[i]]++] = model_of(&view, from[i]);
+            p->in_from[p->in_start[to[i]] + cur[to[i]]++] = sc_rt_model_of(&view, from[i]);
     }
     free(cur);
     if (e != cudaSuccess)
@@ -336,7 +339,7 @@ static void abandon(sc_rt_state *st, sc_rt_capture *cap, uint32_t capture, uint3
     sc_cuda_end_result res;
     (void)sc_cuda_end(st->cu, stream, thread, &res);
     sc_cuda_end_free(&res);
-    sc_rt_feed_end(st, stream, thread, capture);
+    sc_rt_feed_end(st, stream, thread, capture, NULL);
     cap->outcome = SC_RT_OUT_FAILED;
     cap->error = cudaErrorMemoryAllocation;
     sc_rt_graph_set_capture(cap->graph, 0);
@@ -574,10 +577,11 @@ static cudaError_t end(sc_rt_call *c, cudaStream_t s, cudaGraph_t *pGraph, bool 
         pGraph = &none;
     sc_cuda_end_result res;
     int rc = sc_cuda_end(st->cu, stream, t->id, &res);
-    if (res.capture && rc != SC_ENOMEM)
-        sc_rt_feed_end(st, stream, t->id, res.capture);
-    cudaError_t e = sc_rt_from_model(rc);
     sc_rt_capture *cap = sc_rt_capture_slot(st, res.capture);
+    /* A graph stored goes with the bodies its nodes hold. */
+    if (res.capture && rc != SC_ENOMEM)
+        sc_rt_feed_end(st, stream, t->id, res.capture, rc == 0 ? cap : NULL);
+    cudaError_t e = sc_rt_from_model(rc);
     sc_cuda_capture_info info;
     bool ended = cap && sc_cuda_capture_get(st->cu, res.capture, &info) == 0 &&
                  info.state >= SC_CUDA_STATE_COMPLETED;
@@ -750,7 +754,7 @@ static bool node_ids(sc_rt_state *st, uint32_t capture, cudaGraphNode_t *nodes, 
     for (size_t i = 0; i < n; i++) {
         if (!nodes[i] || !cap || sc_rt_node_graph(nodes[i]) != cap->graph)
             return false;
-        ids[i] = model_of(cap, sc_rt_node_index(nodes[i]));
+        ids[i] = sc_rt_model_of(cap, sc_rt_node_index(nodes[i]));
     }
     return true;
 }

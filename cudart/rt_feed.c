@@ -249,9 +249,26 @@ static int send_record(sc_rt_feed *f, const sc_rt_op *o)
         return sc_client_cuda_record_mem_alloc(c, s, o->stream, o->thread, o->name, o->size, NULL);
     case SC_KIND_MEM_FREE:
         return sc_client_cuda_record_mem_free(c, s, o->stream, o->thread, o->name, NULL);
+    case SC_KIND_GRAPH:
+        return sc_client_cuda_record_graph(c, s, o->stream, o->thread, o->name, NULL);
     default:
         return 0; /* the capture path records no other kind */
     }
+}
+
+/* capture.end, with the bodies of the graph's nodes when they hold any. */
+static int end_call(sc_rt_feed *f, const sc_rt_op *o)
+{
+    sc_rt_end_payload *p = o->ext;
+    for (size_t i = 0; p && i < p->n; i++)
+        p->bodies[i].graph = sc_rt_feed_subgraph(&p->graphs[i]);
+    int rc = sc_client_cuda_end_bodies(f->c, f->session, o->stream, o->thread, p ? p->bodies : NULL,
+                                       p ? p->n : 0, NULL);
+    /* Bodies the client refuses to send (a conditional node left without
+     * its bodies) must not keep the capture from ending in the daemon. */
+    if (rc == -EINVAL && p)
+        rc = sc_client_cuda_end(f->c, f->session, o->stream, o->thread, NULL);
+    return rc;
 }
 
 /* One typed asynchronous call; 0 when it was queued (and counted). */
@@ -269,7 +286,7 @@ static int send_op(sc_rt_feed *f, const sc_rt_op *o)
         break;
     case SC_RT_OP_RECORD:
         if (o->sub > SC_KIND_HOST_CALLBACK && o->sub != SC_KIND_MEM_ALLOC &&
-            o->sub != SC_KIND_MEM_FREE)
+            o->sub != SC_KIND_MEM_FREE && o->sub != SC_KIND_GRAPH)
             return 1;
         sc_client_next_call(c, o->call);
         rc = send_record(f, o);
@@ -303,7 +320,7 @@ static int send_op(sc_rt_feed *f, const sc_rt_op *o)
         /* The daemon keeps the name only for captures the end broke (908
          * from another thread, 901 from another stream). */
         sc_client_next_call(c, "cudaStreamEndCapture");
-        rc = sc_client_cuda_end(c, s, o->stream, o->thread, NULL);
+        rc = end_call(f, o);
         break;
     case SC_RT_OP_SUBMIT: {
         const sc_rt_submit_payload *p = o->ext;
@@ -391,9 +408,13 @@ static void *feed_main(void *arg)
             }
             if (o->op == SC_RT_OP_SUBMIT && o->ext)
                 sc_rt_feed_payload_free(o->ext);
-            if (o->op == SC_RT_OP_ADD_NODE && o->ext)
-                sc_rt_feed_node_free(&((sc_rt_add_payload *)o->ext)->node);
-            free(o->ext);
+            if (o->op == SC_RT_OP_END) {
+                sc_rt_feed_end_free(o->ext);
+            } else {
+                if (o->op == SC_RT_OP_ADD_NODE && o->ext)
+                    sc_rt_feed_node_free(&((sc_rt_add_payload *)o->ext)->node);
+                free(o->ext);
+            }
         }
         atomic_store_explicit(&f->popped, done, memory_order_release);
     }
@@ -791,7 +812,8 @@ static int settle(sc_rt_feed *f, int ms)
     return rc;
 }
 
-void sc_rt_feed_end(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t capture)
+void sc_rt_feed_end(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t capture,
+                    const sc_rt_capture *cap)
 {
     sc_rt_feed *f = live(st);
     sc_rt_op *o = f ? push_slot(f) : NULL;
@@ -801,6 +823,8 @@ void sc_rt_feed_end(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t 
     o->stream = stream;
     o->thread = thread;
     o->aux = capture;
+    /* Copied now: the program may change or free the graph at once. */
+    o->ext = sc_rt_feed_end_bodies(cap);
     push_done(f);
     if (!f->sync_end)
         return;

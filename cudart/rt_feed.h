@@ -16,14 +16,20 @@ typedef struct sc_rt_submit_payload {
     size_t n;
     sc_client_edge *edges;
     size_t m;
-    /* The graphs each node holds, by node index: nbodies[i] of them at
-     * children[i] (a child graph node's one, a conditional's bodies in
-     * index order); children is NULL when no node holds any. */
+    /* The graphs each node holds (sc_rt_node_bodies), by node index:
+     * nbodies[i] of them at children[i]; NULL when no node holds one. */
     struct sc_rt_submit_payload **children;
     sc_client_subgraph **subs;          /* children as the client sends them */
     const sc_client_subgraph **body_of; /* n entries: subs[i] or NULL */
     size_t *nbodies;
 } sc_rt_submit_payload;
+
+/* The bodies of a captured graph's nodes, sent with capture.end. */
+typedef struct sc_rt_end_payload {
+    size_t n;
+    sc_rt_submit_payload *graphs; /* n */
+    sc_client_body *bodies;       /* n, their graphs set when sent */
+} sc_rt_end_payload;
 
 /** The client's direction of a model memcpy direction (sc_dir). */
 sc_client_dir sc_rt_feed_dir(int d);
@@ -51,5 +57,10 @@ bool sc_rt_feed_payload(cudaGraph_t g, sc_rt_submit_payload *p);
 void sc_rt_feed_payload_free(sc_rt_submit_payload *p);
 /** p as sc_client_graph_submit_nested takes it. */
 sc_client_subgraph sc_rt_feed_subgraph(const sc_rt_submit_payload *p);
+/** The bodies the nodes of capture cap's graph hold, by model node id;
+ *  NULL when none holds one or memory runs out (then sent without). */
+sc_rt_end_payload *sc_rt_feed_end_bodies(const sc_rt_capture *cap);
+/** Free what sc_rt_feed_end_bodies made (NULL is a no-op). */
+void sc_rt_feed_end_free(sc_rt_end_payload *p);
 
 #endif

@@ -44,6 +44,8 @@ static sc_client_kind client_kind(int k)
         return SC_CLIENT_EVENT_RECORD;
     case SC_KIND_EVENT_WAIT:
         return SC_CLIENT_EVENT_WAIT;
+    case SC_KIND_GRAPH:
+        return SC_CLIENT_GRAPH;
     case SC_KIND_CONDITIONAL:
         return SC_CLIENT_CONDITIONAL;
     default:
@@ -151,8 +153,7 @@ void sc_rt_feed_node_free(sc_client_node *n)
     n->args_len = n->nparams = 0;
 }
 
-/* The arrays that hold the graphs of the nodes that hold some; once per
- * payload. */
+/* The arrays that hold the nodes' bodies; once per payload. */
 static bool children_alloc(sc_rt_submit_payload *p, size_t n)
 {
     if (p->children)
@@ -164,9 +165,8 @@ static bool children_alloc(sc_rt_submit_payload *p, size_t n)
     return p->children && p->subs && p->body_of && p->nbodies;
 }
 
-/* Node v of g as node `at` of the payload; a child graph node goes with
- * its graph's nodes and edges, a conditional with each body's, in index
- * order (each stored as a body graph of its own). */
+/* Node v of g as node `at` of the payload; a node holding graphs goes
+ * with their nodes and edges (each stored as a body graph of its own). */
 static bool feed_graph_node(cudaGraph_t g, uint32_t v, sc_rt_submit_payload *p, size_t at)
 {
     cudaGraphNode_t node = sc_rt_graph_node_at(g, v);
@@ -184,12 +184,10 @@ static bool feed_graph_node(cudaGraph_t g, uint32_t v, sc_rt_submit_payload *p, 
     p->subs[at] = calloc(nb, sizeof *p->subs[at]);
     if (!p->children[at] || !p->subs[at])
         return false;
-    p->nbodies[at] = nb; /* what the free walks, also on a failure below */
-    for (size_t i = 0; i < nb; i++)
-        if (!sc_rt_feed_payload(bodies[i], &p->children[at][i]))
+    p->nbodies[at] = nb; /* what sc_rt_feed_payload_free walks, also on a failure */
+    for (size_t j = 0; j < nb; j++)
+        if (!sc_rt_feed_payload(bodies[j], &p->children[at][j]))
             return false;
-    if (d->type == cudaGraphNodeTypeGraph)
-        p->nodes[at].kind = SC_CLIENT_GRAPH;
     p->body_of[at] = p->subs[at];
     return true;
 }
@@ -306,4 +304,44 @@ sc_client_subgraph sc_rt_feed_subgraph(const sc_rt_submit_payload *p)
                                 .m = p->m,
                                 .bodies = p->children ? p->body_of : NULL,
                                 .nbodies = p->nbodies};
+}
+
+sc_rt_end_payload *sc_rt_feed_end_bodies(const sc_rt_capture *cap)
+{
+    size_t n = cap && cap->graph ? sc_rt_graph_node_count(cap->graph) : 0, total = 0;
+    cudaGraph_t const *bodies;
+    for (uint32_t i = 0; i < n; i++)
+        total += sc_rt_node_bodies(sc_rt_node_desc_of(sc_rt_graph_node_at(cap->graph, i)), &bodies);
+    if (total == 0)
+        return NULL;
+    sc_rt_end_payload *p = calloc(1, sizeof *p);
+    if (!p || !(p->graphs = calloc(total, sizeof *p->graphs)) ||
+        !(p->bodies = calloc(total, sizeof *p->bodies))) {
+        sc_rt_feed_end_free(p);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const sc_rt_node_desc *d = sc_rt_node_desc_of(sc_rt_graph_node_at(cap->graph, i));
+        size_t nb = sc_rt_node_bodies(d, &bodies);
+        for (size_t j = 0; j < nb; j++, p->n++) {
+            p->bodies[p->n] =
+                (sc_client_body){.node = sc_rt_model_of(cap, i), .index = (uint32_t)j};
+            if (!sc_rt_feed_payload(bodies[j], &p->graphs[p->n])) {
+                sc_rt_feed_end_free(p);
+                return NULL;
+            }
+        }
+    }
+    return p;
+}
+
+void sc_rt_feed_end_free(sc_rt_end_payload *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; p->graphs && i < p->n; i++)
+        sc_rt_feed_payload_free(&p->graphs[i]);
+    free(p->graphs);
+    free(p->bodies);
+    free(p);
 }

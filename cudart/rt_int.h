@@ -255,6 +255,10 @@ uint32_t sc_rt_stream_capture(const sc_rt_state *st, uint32_t stream);
 cudaError_t sc_rt_stream_set_capture(sc_rt_state *st, uint32_t stream, uint32_t capture);
 /** The capture slot of an id, NULL when none. */
 sc_rt_capture *sc_rt_capture_slot(sc_rt_state *st, uint32_t capture);
+/** The model node id of the node at `index` of capture cap's graph (they
+ *  differ only for a graph captured into whose order was not
+ *  topological; rt_capture.c). */
+uint32_t sc_rt_model_of(const sc_rt_capture *cap, uint32_t index);
 
 /** Destroy every live stream and event handle (cudaDeviceReset; lock
  *  held).  The model keeps their ids, as it does for one destroyed. */
@@ -356,7 +360,11 @@ void sc_rt_feed_exchange_mode(sc_rt_state *st, uint32_t thread, sc_cuda_mode mod
 void sc_rt_feed_add_node(sc_rt_state *st, uint32_t stream, uint32_t thread,
                          const sc_rt_node_desc *d, cudaGraphNode_t node, const uint32_t *deps,
                          size_t ndeps);
-void sc_rt_feed_end(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t capture);
+/* `cap`: the capture when it ended with a graph (its graph still the
+ * capture's), whose nodes' bodies (sc_rt_node_bodies) go with the end;
+ * NULL for a failed end. */
+void sc_rt_feed_end(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t capture,
+                    const sc_rt_capture *cap);
 void sc_rt_feed_submit(sc_rt_state *st, cudaGraph_t g, size_t submit);
 /** At exit: send what is queued, wait (bounded) for the replies, close.
  *  Returns "connected", "unreachable" or "lost"; *session its id (0: none). */

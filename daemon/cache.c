@@ -337,6 +337,17 @@ void sc_cache_forget(sc_cache *c, int64_t id)
         if (e)
             unlink_entry(c, e);
     }
+    /* A body is deleted with the graph holding it, at any depth: a cached
+     * one must not outlive it.  The walk starts over after each body, whose
+     * own bodies may have been next in the list. */
+    for (sc_cache_entry *e = c->lru_head; e;) {
+        if (e->sg && e->sg->meta.parent_graph == id) {
+            sc_cache_forget(c, e->id);
+            e = c->lru_head;
+        } else {
+            e = e->lru_next;
+        }
+    }
 }
 
 unsigned sc_cache_loading(const sc_cache *c)

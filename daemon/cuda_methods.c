@@ -212,11 +212,16 @@ static int record_memset(sc_req *r, sc_node *n)
     return 0;
 }
 
+/* `kind` graph: a graph launched into the capture, a child graph node
+ * made where a host function would be (its body comes with capture.end). */
 static int record_host_callback(sc_req *r, sc_node *n)
 {
-    if (sc_param_string(r->params, "label", &n->name, &n->name_len, &r->err) != 0)
+    static const char *const kinds[] = {"host_callback", "graph"};
+    size_t kind = 0;
+    if (sc_param_string(r->params, "label", &n->name, &n->name_len, &r->err) != 0 ||
+        get_word(r, "kind", false, kinds, 2, "host_callback, graph", &kind) != 0)
         return -1;
-    n->kind = SC_KIND_HOST_CALLBACK;
+    n->kind = kind ? (sc_node_kind)SC_KIND_GRAPH : SC_KIND_HOST_CALLBACK;
     return 0;
 }
 
@@ -278,6 +283,15 @@ static int read_empty(sc_req *r, sc_node *n)
     return 0;
 }
 
+int sc_cuda_bad_kind(sc_req *r)
+{
+    sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
+                "invalid params: 'kind' must be one of kernel, memcpy, memset, host_callback, "
+                "mem_alloc, mem_free, event_record, event_wait, empty, graph, conditional");
+    r->err.field = "kind";
+    return -1;
+}
+
 int sc_cuda_read_node(sc_req *r, sc_jval obj, sc_node *n)
 {
     const char *kind;
@@ -286,14 +300,8 @@ int sc_cuda_read_node(sc_req *r, sc_jval obj, sc_node *n)
     memset(n, 0, sizeof *n);
     if (sc_param_string(obj, "kind", &kind, &len, &r->err) != 0)
         return -1;
-    if (sc_cuda_kind_parse(kind, len, &k) != 0) {
-        sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
-                    "invalid params: 'kind' must be one of kernel, memcpy, memset, "
-                    "host_callback, mem_alloc, mem_free, event_record, event_wait, empty, "
-                    "graph, conditional");
-        r->err.field = "kind";
-        return -1;
-    }
+    if (sc_cuda_kind_parse(kind, len, &k) != 0)
+        return sc_cuda_bad_kind(r);
     int (*read)(sc_req *, sc_node *) = read_empty;
     switch ((int)k) {
     case SC_KIND_KERNEL:
@@ -562,11 +570,14 @@ typedef struct end_ctx {
     char *label;
     size_t label_len;
     sc_call_note *note;
-    sc_buf extra; /* data members of a failed end */
+    sc_buf extra;      /* data members of a failed end */
+    sc_submit *bodies; /* `bodies`, stored once the graph is */
+    int64_t graph;     /* the stored graph */
 } end_ctx;
 
 static void end_ctx_free(end_ctx *e)
 {
+    sc_submit_free(e->bodies);
     sc_cuda_end_free(&e->res);
     free(e->label);
     free(e->note);
@@ -592,14 +603,72 @@ static void failed_end_data(end_ctx *e)
     sc_buf_putc(b, ']');
 }
 
+static void end_result(end_ctx *e, const sc_submit *bodies)
+{
+    const sc_graph *g = e->res.graph;
+    sc_buf *b = sc_async_result_begin(&e->a);
+    bool first;
+    sc_json_obj_begin(b, &first);
+    sc_json_member_i64(b, &first, "graph", e->graph);
+    sc_json_member_u64(b, &first, "capture", e->res.capture);
+    sc_json_member_u64(b, &first, "node_count", sc_graph_node_count(g));
+    sc_json_member_u64(b, &first, "edge_count", sc_graph_edge_count(g));
+    sc_submit_write_bodies(b, &first, bodies);
+    sc_json_obj_end(b);
+    sc_async_result_end(&e->a, b);
+}
+
+/* The bodies are stored (or one failed, and the graph is gone with them). */
+static void bodies_stored(void *arg, int rc, const char *errmsg, sc_submit *x)
+{
+    end_ctx *e = arg;
+    if (rc != SC_STORE_OK) {
+        sc_rpc_error err = {0};
+        sc_store_rpc_error(&err, rc, errmsg);
+        sc_async_error(&e->a, &err);
+    } else {
+        end_result(e, x);
+    }
+    sc_submit_free(x);
+    sc_async_done(&e->a);
+    end_ctx_free(e);
+}
+
+/* The graph committed: its bodies follow, one after another, before the
+ * reply.  True when they were queued (bodies_stored then replies). */
+static bool store_bodies(end_ctx *e)
+{
+    sc_submit *x = e->bodies;
+    if (!x || sc_submit_body_count(x) == 0)
+        return false;
+    e->bodies = NULL;
+    int rc = sc_submit_store_bodies(x, e->a.d, e->graph, bodies_stored, e);
+    if (rc == 0)
+        return true;
+    /* Not queued: the graph goes, as a submitted graph whose body the
+     * store would not take. */
+    sc_log_store_error(e->a.d, rc, NULL, e->uid, e->pid, "storing the bodies of capture %u",
+                       (unsigned)e->res.capture);
+    (void)sc_store_delete_graph(e->a.d->store, e->graph, sc_now_ms(), NULL, NULL);
+    sc_submit_free(x);
+    sc_rpc_error err = {0};
+    sc_store_rpc_error(&err, rc, NULL);
+    sc_async_error(&e->a, &err);
+    sc_async_done(&e->a);
+    end_ctx_free(e);
+    return true;
+}
+
 static void capture_committed(void *arg, const sc_store_result *res)
 {
     end_ctx *e = arg;
     sc_rpc_error err = {0};
-    const sc_graph *g = e->res.graph;
     sc_log_store_error(e->a.d, res->rc, res->errmsg, e->uid, e->pid,
                        "committing capture %u of session %llu", (unsigned)e->res.capture,
                        (unsigned long long)e->session);
+    e->graph = res->id;
+    if (e->core_rc == 0 && res->rc == SC_STORE_OK && store_bodies(e))
+        return;
     if (e->core_rc != 0) {
         /* The CUDA error is the answer; a log failure is only logged. */
         sc_cuda_rpc_error(&err, e->core_rc);
@@ -612,15 +681,7 @@ static void capture_committed(void *arg, const sc_store_result *res)
         sc_store_rpc_error(&err, res->rc, res->errmsg);
         sc_async_error(&e->a, &err);
     } else {
-        sc_buf *b = sc_async_result_begin(&e->a);
-        bool first;
-        sc_json_obj_begin(b, &first);
-        sc_json_member_i64(b, &first, "graph", res->id);
-        sc_json_member_u64(b, &first, "capture", e->res.capture);
-        sc_json_member_u64(b, &first, "node_count", sc_graph_node_count(g));
-        sc_json_member_u64(b, &first, "edge_count", sc_graph_edge_count(g));
-        sc_json_obj_end(b);
-        sc_async_result_end(&e->a, b);
+        end_result(e, NULL);
     }
     sc_async_done(&e->a);
     end_ctx_free(e);
@@ -631,11 +692,18 @@ static int capture_end(sc_req *r, sc_session *s)
     uint32_t stream, thread;
     const char *call;
     size_t call_len;
-    if (get_stream_thread(r, &stream, &thread) != 0 || read_call(r, &call, &call_len) != 0)
+    sc_submit *bodies = NULL;
+    /* The bodies are checked against the capture before it ends: a bad
+     * one leaves it running, as any other bad parameter does. */
+    if (get_stream_thread(r, &stream, &thread) != 0 || read_call(r, &call, &call_len) != 0 ||
+        sc_capture_bodies_read(r, s->cu, stream, s, &bodies) != 0)
         return H_ERROR;
     end_ctx *e = calloc(1, sizeof *e);
-    if (!e)
+    if (!e) {
+        sc_submit_free(bodies);
         return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
+    }
+    e->bodies = bodies;
     sc_buf_init(&e->extra);
     e->core_rc = sc_cuda_end(s->cu, stream, thread, &e->res);
     if (e->core_rc != 0 && call_len)
@@ -833,66 +901,6 @@ static int exchange_mode(sc_req *r, sc_session *s)
     return sc_req_result_end(r, b);
 }
 
-/* The kind and name of a node given bare, as capture.add_node always took them. */
-static int read_bare_node(sc_req *r, sc_node *x)
-{
-    const char *kind = NULL;
-    size_t kind_len = 0;
-    x->kind = (sc_node_kind)SC_KIND_EMPTY;
-    x->name = "";
-    if (sc_param_opt_string(r->params, "kind", &kind, &kind_len, &r->err) != 0 ||
-        sc_param_opt_string(r->params, "name", &x->name, &x->name_len, &r->err) != 0)
-        return -1;
-    if (kind && sc_cuda_kind_parse(kind, kind_len, &x->kind) != 0) {
-        sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
-                    "invalid params: 'kind' must be one of kernel, memcpy, memset, "
-                    "host_callback, mem_alloc, mem_free, event_record, event_wait, empty, "
-                    "graph, conditional");
-        r->err.field = "kind";
-        return -1;
-    }
-    /* A bare conditional would have no type or size to check. */
-    if ((int)x->kind == SC_KIND_CONDITIONAL) {
-        sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
-                    "invalid params: 'kind' conditional needs 'node', with its type and size");
-        r->err.field = "kind";
-        return -1;
-    }
-    return 0;
-}
-
-/* -32602 about capture.add_node's `node`, naming `field`. */
-static int bad_node(sc_req *r, const char *field, const char *why)
-{
-    sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS, "invalid params: %s", why);
-    r->err.field = field;
-    return -1;
-}
-
-/* `node`: the members of a graph.submit node.  kind and name beside it
- * would say the node twice, and its own stream could only disagree with
- * the call's, the one a capture puts it on: each is refused. */
-static int read_full_node(sc_req *r, sc_jval v, sc_node *x)
-{
-    if (!sc_jval_is(v, SC_JOBJECT))
-        return bad_node(r, "node", "'node' must be an object");
-    if (sc_param_get(r->params, "kind").doc)
-        return bad_node(r, "kind", "'kind' conflicts with 'node': give the kind inside 'node'");
-    if (sc_param_get(r->params, "name").doc)
-        return bad_node(r, "name", "'name' conflicts with 'node': give the name inside 'node'");
-    if (sc_param_get(v, "stream").doc)
-        return bad_node(r, "node",
-                        "'node.stream' is not taken: the node is on the call's 'stream'");
-    if (sc_cuda_read_node(r, v, x) != 0) {
-        char msg[sizeof r->err.message];
-        snprintf(msg, sizeof msg, "%s", r->err.message);
-        sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS, "node: %s", msg);
-        r->err.field = "node";
-        return -1;
-    }
-    return 0;
-}
-
 static int add_node(sc_req *r, sc_session *s)
 {
     uint32_t stream, thread, node = SC_CUDA_NO_NODE;
@@ -902,9 +910,7 @@ static int add_node(sc_req *r, sc_session *s)
     memset(&x, 0, sizeof x);
     if (get_stream_thread(r, &stream, &thread) != 0)
         return H_ERROR;
-    sc_jval full = sc_param_get(r->params, "node");
-    int rc = full.doc && !sc_jval_is(full, SC_JNULL) ? read_full_node(r, full, &x)
-                                                     : read_bare_node(r, &x);
+    int rc = sc_capture_read_added(r, &x);
     if (rc != 0 || check_node_limit(r, s) != 0 || get_ids(r, "deps", false, &deps, &n) != 0) {
         sc_kargs_node_free(&x);
         return H_ERROR;

@@ -108,7 +108,9 @@ typedef struct submit_item {
     int64_t id;      /* once stored */
 } submit_item;
 
-typedef struct submit_ctx {
+/* graph.submit's request, or (with `finish` set) the bodies a capture.end
+ * stores below its graph, which is then item 0, stored by the end. */
+struct sc_submit {
     sc_async a;
     submit_item *items;
     uint32_t count, cap;
@@ -116,7 +118,14 @@ typedef struct submit_ctx {
     uint32_t total; /* nodes in all items, against --max-session-nodes */
     char *label;    /* the store reads it on its writer thread */
     size_t label_len;
-} submit_ctx;
+    uint32_t uid; /* the owner every item is stored under */
+    int64_t pid;
+    sc_submit_done_fn finish;
+    void *finish_arg;
+    int rc;       /* a failed request's store code, kept while its graph goes */
+    char *errmsg; /* and the store's words, owned */
+};
+typedef struct sc_submit submit_ctx;
 
 static void submit_ctx_free(submit_ctx *x)
 {
@@ -124,16 +133,32 @@ static void submit_ctx_free(submit_ctx *x)
         sc_graph_destroy(x->items[i].g);
     free(x->items);
     free(x->label);
+    free(x->errmsg);
     free(x);
 }
 
-static void ignore_done(void *arg, const sc_store_result *res)
+void sc_submit_free(sc_submit *x)
 {
-    (void)arg;
-    (void)res;
+    if (x)
+        submit_ctx_free(x);
 }
 
 static int submit_store_next(submit_ctx *x);
+
+void sc_submit_write_bodies(sc_buf *b, bool *first, const sc_submit *x)
+{
+    if (!x || x->count < 2)
+        return;
+    /* Every body's id, in the order the request nests them. */
+    sc_json_key(b, first, "bodies");
+    sc_buf_putc(b, '[');
+    for (uint32_t i = 1; i < x->count; i++) {
+        if (i > 1)
+            sc_buf_putc(b, ',');
+        sc_json_i64(b, x->items[i].id);
+    }
+    sc_buf_putc(b, ']');
+}
 
 static void submit_reply(submit_ctx *x)
 {
@@ -143,19 +168,39 @@ static void submit_reply(submit_ctx *x)
     sc_json_member_i64(b, &first, "graph", x->items[0].id);
     sc_json_member_u64(b, &first, "node_count", sc_graph_node_count(x->items[0].g));
     sc_json_member_u64(b, &first, "edge_count", sc_graph_edge_count(x->items[0].g));
-    if (x->count > 1) {
-        /* Every body's id, in the order the request nests them. */
-        sc_json_key(b, &first, "bodies");
-        sc_buf_putc(b, '[');
-        for (uint32_t i = 1; i < x->count; i++) {
-            if (i > 1)
-                sc_buf_putc(b, ',');
-            sc_json_i64(b, x->items[i].id);
-        }
-        sc_buf_putc(b, ']');
-    }
+    sc_submit_write_bodies(b, &first, x);
     sc_json_obj_end(b);
     sc_async_result_end(&x->a, b);
+}
+
+/* The request's end with rc (a store code): its reply, or the owner's. */
+static void submit_finish(submit_ctx *x, int rc, const char *errmsg)
+{
+    if (x->finish) {
+        x->finish(x->finish_arg, rc, errmsg, x);
+        return; /* the owner replies and frees x */
+    }
+    if (rc != SC_STORE_OK) {
+        sc_rpc_error err = {0};
+        sc_store_rpc_error(&err, rc, errmsg);
+        sc_async_error(&x->a, &err);
+    } else {
+        submit_reply(x);
+    }
+    sc_async_done(&x->a);
+    submit_ctx_free(x);
+}
+
+/* What a failed request stored is gone: only now the error goes out, so
+ * that no one who has it can still read the graph. */
+static void submit_undone(void *arg, const sc_store_result *res)
+{
+    submit_ctx *x = arg;
+    if (res->rc != SC_STORE_OK)
+        sc_log_store_error(x->a.d, res->rc, res->errmsg, x->uid, x->pid,
+                           "deleting graph %" PRId64 " after a body failed", x->items[0].id);
+    sc_cache_forget(x->a.d->cache, x->items[0].id);
+    submit_finish(x, x->rc, x->errmsg);
 }
 
 static void graph_submitted(void *arg, const sc_store_result *res)
@@ -166,23 +211,21 @@ static void graph_submitted(void *arg, const sc_store_result *res)
         if (x->next < x->count && submit_store_next(x) == 0)
             return;
     }
-    if (res->rc != SC_STORE_OK || x->next < x->count) {
-        /* A body the store refused to queue (stopping) fails like a write. */
-        int rc = res->rc != SC_STORE_OK ? res->rc : SC_STORE_EIO;
-        sc_rpc_error err = {0};
-        sc_log_store_error(x->a.d, rc, res->errmsg, (uint32_t)x->a.c->uid, x->a.c->pid,
-                           "storing a submitted graph");
-        sc_store_rpc_error(&err, rc, res->errmsg);
-        sc_async_error(&x->a, &err);
-        /* What was stored goes: deleting the top-level graph takes its bodies. */
-        if (x->next > 0)
-            (void)sc_store_delete_graph(x->a.d->store, x->items[0].id, sc_now_ms(), ignore_done,
-                                        NULL);
-    } else {
-        submit_reply(x);
+    if (res->rc == SC_STORE_OK && x->next == x->count) {
+        submit_finish(x, SC_STORE_OK, NULL);
+        return;
     }
-    sc_async_done(&x->a);
-    submit_ctx_free(x);
+    /* A body the store refused to queue (stopping) fails like a write. */
+    x->rc = res->rc != SC_STORE_OK ? res->rc : SC_STORE_EIO;
+    x->errmsg = res->errmsg ? strdup(res->errmsg) : NULL;
+    sc_log_store_error(x->a.d, x->rc, res->errmsg, x->uid, x->pid,
+                       x->finish ? "storing the bodies of a captured graph"
+                                 : "storing a submitted graph");
+    /* What was stored goes: deleting the top-level graph takes its bodies. */
+    if (x->next > 0 &&
+        sc_store_delete_graph(x->a.d->store, x->items[0].id, sc_now_ms(), submit_undone, x) == 0)
+        return;
+    submit_finish(x, x->rc, x->errmsg);
 }
 
 static int submit_store_next(submit_ctx *x)
@@ -191,9 +234,8 @@ static int submit_store_next(submit_ctx *x)
     sc_store_parent p = {0};
     if (x->next > 0)
         p = (sc_store_parent){x->items[it->parent].id, it->node, it->index};
-    return sc_store_submit_body(x->a.d->store, it->g, x->next > 0 ? &p : NULL,
-                                (uint32_t)x->a.c->uid, x->a.c->pid, x->label, x->label_len,
-                                sc_now_ms(), graph_submitted, x);
+    return sc_store_submit_body(x->a.d->store, it->g, x->next > 0 ? &p : NULL, x->uid, x->pid,
+                                x->label, x->label_len, sc_now_ms(), graph_submitted, x);
 }
 
 static int no_memory(sc_req *r)
@@ -392,12 +434,14 @@ int sc_h_graph_submit(sc_req *r)
         return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
     }
     x->label_len = label_len;
+    x->uid = (uint32_t)r->c->uid;
+    x->pid = r->c->pid;
     if (submit_graph(r, x, r->params, 0, 0, 0, 0) != 0) {
         submit_ctx_free(x);
         return H_ERROR;
     }
-    /* The first store call reads d and c before sc_async_start sets them
-     * (its completion runs later, on the loop). */
+    /* The first store call reads d before sc_async_start sets it (its
+     * completion runs later, on the loop). */
     x->a.d = r->d;
     x->a.c = r->c;
     if (submit_store_next(x) != 0) {
@@ -406,4 +450,49 @@ int sc_h_graph_submit(sc_req *r)
     }
     sc_async_start(&x->a, r);
     return H_ASYNC;
+}
+
+/* ------------------------------------------- bodies below another graph */
+
+int sc_submit_bodies_new(sc_req *r, const char *label, size_t label_len, uint32_t uid, int64_t pid,
+                         sc_submit **out)
+{
+    *out = NULL;
+    submit_ctx *x = calloc(1, sizeof *x);
+    /* A session opened without a label has none (NULL, 0). */
+    if (!x || !(x->label = strndup(label ? label : "", label_len)) ||
+        !(x->items = calloc(4, sizeof *x->items))) {
+        if (x)
+            submit_ctx_free(x);
+        return no_memory(r);
+    }
+    /* Item 0 stands for the graph the bodies hang below, stored elsewhere. */
+    x->cap = 4;
+    x->count = 1;
+    x->label_len = label_len;
+    x->uid = uid;
+    x->pid = pid;
+    *out = x;
+    return 0;
+}
+
+int sc_submit_add_body(sc_req *r, sc_submit *x, sc_jval obj, uint32_t node, uint32_t index)
+{
+    return submit_graph(r, x, obj, 0, node, index, 1);
+}
+
+uint32_t sc_submit_body_count(const sc_submit *x)
+{
+    return x ? x->count - 1 : 0;
+}
+
+int sc_submit_store_bodies(sc_submit *x, sc_daemon *d, int64_t graph, sc_submit_done_fn done,
+                           void *arg)
+{
+    x->a.d = d;
+    x->items[0].id = graph;
+    x->next = 1;
+    x->finish = done;
+    x->finish_arg = arg;
+    return submit_store_next(x);
 }

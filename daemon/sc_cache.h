@@ -61,7 +61,8 @@ int sc_cache_get(sc_cache *c, int64_t id, bool full, sc_cache_entry **hit, sc_ca
 int sc_cache_peek(sc_cache *c, int64_t id, bool full, sc_cache_entry **hit);
 /** Unpin an entry from sc_cache_get, its callback or sc_cache_peek. */
 void sc_cache_release(sc_cache *c, sc_cache_entry *e);
-/** Forget graph `id` (deleted), both kinds; pinned holders keep their copy. */
+/** Forget graph `id` (deleted) and the bodies cached below it, at any
+ *  depth, both kinds; pinned holders keep their copy. */
 void sc_cache_forget(sc_cache *c, int64_t id);
 /** Outstanding loads (the daemon waits for them before closing the store). */
 unsigned sc_cache_loading(const sc_cache *c);

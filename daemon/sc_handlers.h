@@ -63,6 +63,8 @@ typedef struct sc_async {
  * Strings point into the request.  0, or -1 with r->err set.
  */
 int sc_cuda_read_node(sc_req *r, sc_jval obj, sc_node *n);
+/** -32602 naming `kind`, which is no node kind; returns -1. */
+int sc_cuda_bad_kind(sc_req *r);
 
 /* Every handler: `int sc_h_<handler>(sc_req *r)`, returning H_*. */
 #define SC_X_HANDLER_DECL(id, handler, name, flags, params, result, summary)                       \
@@ -109,6 +111,46 @@ bool sc_may_access_meta(const sc_conn *c, const sc_daemon *d, const sc_graph_met
 /* graph_reads.c */
 /** The members graph.get and graph.list share, into an object being written. */
 void sc_write_meta_fields(sc_buf *b, bool *first, const sc_graph_meta *m);
+/* graph_writes.c: body graphs stored below a graph stored elsewhere (the
+ * bodies of a capture's nodes, sent with capture.end), parsed and stored
+ * as graph.submit parses and stores its own. */
+typedef struct sc_submit sc_submit;
+/** What sc_submit_store_bodies calls once every body is stored (rc 0) or
+ *  one failed (a store code; what was stored, the graph below which they
+ *  hang included, is deleted).  The callee frees x with sc_submit_free. */
+typedef void (*sc_submit_done_fn)(void *arg, int rc, const char *errmsg, sc_submit *x);
+/** An empty set of bodies, stored under uid, pid and label.  0, or -1
+ *  with r->err set. */
+int sc_submit_bodies_new(sc_req *r, const char *label, size_t label_len, uint32_t uid, int64_t pid,
+                         sc_submit **out);
+/** Parse graph object `obj` ({nodes, edges}, bodies of its own nested as
+ *  graph.submit takes them) as body `index` of node `node` of the graph
+ *  they hang below.  0, or -1 with r->err set (-32602 naming the fault). */
+int sc_submit_add_body(sc_req *r, sc_submit *x, sc_jval obj, uint32_t node, uint32_t index);
+/** The bodies parsed, nested ones included. */
+uint32_t sc_submit_body_count(const sc_submit *x);
+/** Store the bodies, one after another, below stored graph `graph`; done
+ *  runs on the loop.  0, or a store code (nothing queued). */
+int sc_submit_store_bodies(sc_submit *x, sc_daemon *d, int64_t graph, sc_submit_done_fn done,
+                           void *arg);
+/** `bodies: [ID, ...]`, every body stored, in the order they were parsed;
+ *  nothing when there are none. */
+void sc_submit_write_bodies(sc_buf *b, bool *first, const sc_submit *x);
+void sc_submit_free(sc_submit *x);
+
+/* capture_nodes.c */
+/** capture.add_node's node: `node` (a graph.submit node) or, without it,
+ *  bare `kind` and `name`.  0, or -1 with r->err set. */
+int sc_capture_read_added(sc_req *r, sc_node *x);
+struct sc_cuda;
+/** capture.end's optional `bodies` ([{node, index?, nodes, edges}]),
+ *  checked against the capture stream `stream` belongs to (each node one
+ *  of its graph or conditional nodes, a graph node's index 0, no body
+ *  twice) and parsed; *out NULL when there are none or the stream has no
+ *  capture.  0, or -1 with a -32602 in r->err. */
+int sc_capture_bodies_read(sc_req *r, const struct sc_cuda *cu, uint32_t stream,
+                           const sc_session *s, sc_submit **out);
+
 /* graph_bodies.c */
 /** Whether g has a child graph or conditional node. */
 bool sc_graph_has_bodies(const sc_graph *g);

@@ -84,7 +84,7 @@ enum sc_method_flag {
       "Record a memset.")                                                                          \
     X(CAPTURE_RECORD_HOST_CALLBACK, capture_record_host_callback, "capture.record_host_callback",  \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, label, call?, thread?}",                                                         \
+      "{session, stream, label, kind?, call?, thread?}",                                           \
       "{node}",                                                                                    \
       "Record a host callback.")                                                                   \
     X(CAPTURE_RECORD_EVENT, capture_record_event, "capture.record_event",                          \
@@ -159,8 +159,8 @@ enum sc_method_flag {
       "Cuda mode: add a node to a capture's graph by hand.")                                       \
     X(CAPTURE_END, capture_end, "capture.end",                                                     \
       SC_MF_SESSION | SC_MF_WRITES_STORE | SC_MF_HOLDABLE,                                         \
-      "{session, stream, call?, thread?}",                                                                \
-      "{graph, capture?, node_count, edge_count}",                                                 \
+      "{session, stream, bodies?, call?, thread?}",                                                \
+      "{graph, capture?, node_count, edge_count, bodies?}",                                        \
       "End capture; replies after the graph is committed (default mode: consumes the session).")                  \
     X(GRAPH_LIST, graph_list, "graph.list",                                                        \
       SC_MF_READS_STORE,                                                                           \

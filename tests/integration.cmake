@@ -8,6 +8,7 @@ sc_add_daemon_test(test_cuda_daemon integration 120 LIBS sc_cuda_ops)
 sc_add_daemon_test(test_add_node integration 60)
 # graph.submit with child graph and conditional nodes: bodies linked both ways.
 sc_add_daemon_test(test_bodies integration 60)
+sc_add_daemon_test(test_capture_bodies integration 60)
 # Kernel argument values (args, param_sizes): stored, read back, checked.
 sc_add_daemon_test(test_kernel_args integration 60)
 # --host-name on the rows, the host filter, server.info backend and host;

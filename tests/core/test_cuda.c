@@ -773,6 +773,40 @@ static void t411_exchange_mode(void **state)
     sc_cuda_destroy(cu);
 }
 
+/* A graph launched into a capture: a record op like a host callback's
+ * (the stream's next node, its set moved on), of kind graph; outside
+ * capture no node.  Asking for a stream's capture is no call. */
+static void t403_record_graph(void **state)
+{
+    (void)state;
+    sc_cuda *cu = fresh();
+    sc_node g = {.kind = (sc_node_kind)SC_KIND_GRAPH, .name = "cudaGraphLaunch", .name_len = 15};
+    uint32_t id = 0;
+    assert_int_equal(sc_cuda_record(cu, 1, 0, &g, &id), 0);
+    assert_int_equal(id, SC_CUDA_NO_NODE);
+    uint32_t capture = begin(cu, 1, SC_CUDA_GLOBAL, 0);
+    uint64_t seq = sc_cuda_call_seq(cu);
+    assert_int_equal(sc_cuda_stream_capture(cu, 1), capture);
+    assert_int_equal(sc_cuda_stream_capture(cu, 2), 0);
+    assert_int_equal(sc_cuda_call_seq(cu), seq);
+    must_kernel(cu, 1);
+    assert_int_equal(sc_cuda_record(cu, 1, 0, &g, &id), 0);
+    assert_int_equal(id, 1);
+    must_kernel(cu, 1);
+    sc_cuda_end_result res;
+    assert_int_equal(end(cu, 1, 0, &res), 0);
+    sc_node n;
+    assert_int_equal(sc_graph_node(res.graph, 1, &n), 0);
+    assert_string_equal(sc_cuda_kind_name((int)n.kind), "graph");
+    assert_int_equal(sc_graph_edge_count(res.graph), 2);
+    uint32_t a, b;
+    assert_int_equal(sc_graph_edge(res.graph, 1, &a, &b), 0);
+    assert_int_equal(a, 1);
+    assert_int_equal(b, 2);
+    sc_cuda_end_free(&res);
+    sc_cuda_destroy(cu);
+}
+
 static void t412_add_node(void **state)
 {
     (void)state;
@@ -1102,6 +1136,7 @@ int main(void)
         cmocka_unit_test(t49_session_lives_on_and_ids_restart),
         cmocka_unit_test(t410_discard),
         cmocka_unit_test(t411_exchange_mode),
+        cmocka_unit_test(t403_record_graph),
         cmocka_unit_test(t412_add_node),
         cmocka_unit_test(t_names),
     };

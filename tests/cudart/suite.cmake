@@ -28,7 +28,7 @@ set(SC_SUITE_OUT ${CMAKE_BINARY_DIR}/tests/cudart)
 set(SC_SUITE_SCENARIOS
     fork_join event_rerecord empty_fork forgotten_join malloc_modes wrong_thread
     per_thread create_destroy mem_async by_hand capture_edit ns_template graph_mem arrays
-    child_graph conditional)
+    child_graph conditional child_capture)
 # nvcc flags a scenario needs besides -cudart shared.
 set(SC_SUITE_NVCC_FLAGS_per_thread --default-stream per-thread)
 # Sources a scenario's .cu includes besides prog.h.
@@ -36,6 +36,7 @@ set(SC_SUITE_CU_DEPENDS_graph_mem ${SC_SUITE_DIR}/graph_mem.c)
 set(SC_SUITE_CU_DEPENDS_arrays ${SC_SUITE_DIR}/arrays.c)
 set(SC_SUITE_CU_DEPENDS_child_graph ${SC_SUITE_DIR}/child_graph.c)
 set(SC_SUITE_CU_DEPENDS_conditional ${SC_SUITE_DIR}/conditional.c)
+set(SC_SUITE_CU_DEPENDS_child_capture ${SC_SUITE_DIR}/child_capture.c)
 
 # The harness, driven per scenario below (it is no test of its own).
 add_executable(run_suite ${CMAKE_CURRENT_LIST_DIR}/run_suite.c)

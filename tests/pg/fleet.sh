@@ -16,7 +16,8 @@
 #      a crash alpha's next write takes the lock again and a second alpha
 #      is refused, as it is after only alpha's lock connection ended;
 #   4. a program on the CUDA runtime stand-in whose legacy-stream launch
-#      breaks a capture: captures.inv_call names cudaLaunchKernel;
+#      breaks a capture: captures.inv_call names cudaLaunchKernel; another
+#      whose captures hold child graphs: their bodies stored below them;
 #   5. docs/fleet.md's queries run on the fleet's database.
 set -eu
 bin=$1
@@ -246,6 +247,25 @@ if [ -x "$run_cuda" ]; then
     echo "fleet.sh: captures.inv_call names cudaLaunchKernel"
 else
     echo "fleet.sh: no $run_cuda (built without the stand-in): inv_call not checked"
+fi
+# 4b. child graphs in captures (the child_capture scenario's program): each
+#     captured graph's child graph node has its body stored below it, as
+#     on SQLite.
+child_prog=$bin/../tests/cudart/suite_child_capture_c
+if [ -x "$child_prog" ]; then
+    "$bin/streamcap" --socket "$work/beta.sock" run "$child_prog" >>"$work/run.log" 2>&1 ||
+        fail "streamcap run $child_prog: $(cat "$work/run.log")"
+    linked=$(q "SELECT count(*) FROM graphs b JOIN graphs p ON b.parent_graph = p.graph
+                 WHERE p.host = 'beta' AND p.capture IS NOT NULL AND b.parent_node = 1
+                   AND b.parent_index = 0 AND b.node_count = 1")
+    nested=$(q "SELECT count(*) FROM graphs b JOIN graphs p ON b.parent_graph = p.graph
+                 JOIN graphs t ON p.parent_graph = t.graph
+                 WHERE t.host = 'beta' AND t.capture IS NOT NULL")
+    [ "$linked" = 2 ] && [ "$nested" = 1 ] ||
+        fail "captured child graphs' bodies: $linked linked, $nested nested: $(q "SELECT graph, capture, parent_graph, parent_node, node_count FROM graphs WHERE host = 'beta'")"
+    echo "fleet.sh: captured child graphs' bodies are stored below their nodes"
+else
+    echo "fleet.sh: no $child_prog (built without the stand-in): captured bodies not checked"
 fi
 # 5. docs/fleet.md's queries run on this fleet's database.
 doc=$(dirname "$0")/../../docs/fleet.md

@@ -1,7 +1,8 @@
 /*
  * Storage errors: a database that cannot grow (--test-max-page-count) and a
  * write lock held by another process longer than --busy-timeout.  Either
- * way capture.end answers 1007 (kind storage) without storing anything,
+ * way capture.end answers 1007 (kind storage) without storing anything
+ * (a capture's graph whose body cannot be stored included),
  * the daemon keeps serving reads, and ends succeed again once the cause is
  * gone.
  */
@@ -507,10 +508,85 @@ static void test_invalid_utf8_read_back(void **state)
     sc_it_must_stop(d);
 }
 
+/* A cuda-mode capture whose nodes 0 and 1 are child graph nodes; its end
+ * carries a small body for node 0 and one of `big` nodes for node 1. */
+static cJSON *end_with_bodies(sc_it_conn *c, int big)
+{
+    cJSON *r = sc_it_must_result(c, "session.open", "{\"semantics\":\"cuda\"}");
+    long long s = (long long)sc_it_int(r, "session");
+    cJSON_Delete(r);
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":1}", s);
+    sc_it_must_ok(c, "capture.add_node", "{\"session\":%lld,\"stream\":1,\"kind\":\"graph\"}", s);
+    sc_it_must_ok(c, "capture.add_node",
+                  "{\"session\":%lld,\"stream\":1,\"kind\":\"graph\",\"deps\":[0]}", s);
+    size_t cap = (size_t)big * 96 + 512, len = 0;
+    char *line = malloc(cap);
+    assert_non_null(line);
+    len += (size_t)snprintf(line + len, cap - len,
+                            "{\"session\":%lld,\"stream\":1,\"bodies\":[{\"node\":0,\"nodes\":"
+                            "[{\"kind\":\"empty\"}],\"edges\":[]},{\"node\":1,\"nodes\":[",
+                            s);
+    for (int i = 0; i < big; i++)
+        len += (size_t)snprintf(line + len, cap - len,
+                                "%s{\"kind\":\"host_callback\",\"label\":\"a body node label "
+                                "long enough to take room %d\"}",
+                                i ? "," : "", i);
+    snprintf(line + len, cap - len, "],\"edges\":[]}]}");
+    r = sc_it_call(c, "capture.end", "%s", line);
+    free(line);
+    return r;
+}
+
+/* Rows of the graphs table, bodies and cuda-mode graphs included (which
+ * db_graph_rows' checks, made for default-mode graphs, do not allow). */
+static int64_t all_graph_rows(const char *db_path)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int64_t n = -1;
+    if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, "SELECT count(*) FROM graphs", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    if (n < 0)
+        fail_msg("cannot count the graphs of %s", db_path);
+    return n;
+}
+
+/* A body the database cannot take: capture.end answers 1007, and the
+ * captured graph goes with the body stored before it, before the reply;
+ * the daemon serves on, and a capture with small bodies still stores. */
+static void test_capture_body_does_not_fit(void **state)
+{
+    static const char *const small[] = {"--test-max-page-count", SMALL_PAGES, NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, small);
+    const char *db = sc_it_daemon_db(d);
+    sc_it_conn *c = sc_it_must_connect(d);
+    sc_rel_must_graph(c, "fits", 20, NULL, NULL);
+    expect_storage_error(c, end_with_bodies(c, BIG_KERNELS));
+    /* Gone by the time the error came: the graph and node 0's body. */
+    assert_int_equal(all_graph_rows(db), 1);
+    char *text = sc_it_read_file(sc_it_daemon_stderr_path(d));
+    assert_non_null(text);
+    if (!strstr(text, "storage error storing the bodies of a captured graph"))
+        fail_msg("the daemon's stderr names no failed body:\n%s", text);
+    free(text);
+    cJSON *r = end_with_bodies(c, 2);
+    const cJSON *res = sc_it_ok(c, r);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(res, "bodies")), 2);
+    cJSON_Delete(r);
+    assert_int_equal(all_graph_rows(db), 4);
+    sc_it_conn_close(c);
+    sc_it_must_stop(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         SC_REL_TEST(test_full_database),
+        SC_REL_TEST(test_capture_body_does_not_fit),
         SC_REL_TEST(test_write_lock_held_elsewhere),
         SC_REL_TEST(test_log_rows_end_once_storage_recovers),
         SC_REL_TEST(test_stop_retries_refused_log_rows),

@@ -255,6 +255,57 @@ static void test_conditional_stored_without_fields(void **state)
     fx_close(f);
 }
 
+/* A cuda-mode capture's graph, committed with its capture row, holds
+ * bodies stored after it (capture.end's order): they link to it, keep its
+ * session's owner, and go when it is deleted. */
+static void test_bodies_below_a_capture(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 1000, 0);
+    wres w = {0};
+    assert_int_equal(sc_store_log_open_as(f->st, "cuda", 1000, 7, "prog", 4, T0, wres_cb, &w), 0);
+    fx_drain(f);
+    assert_int_equal(w.rc, SC_STORE_OK);
+    int64_t session = w.id;
+    sc_graph *g = chain_graph(3, 4);
+    sc_store_capture c = {
+        .capture = 1, .origin = 1, .mode = "global", .outcome = "completed", .node_count = 3};
+    w = (wres){0};
+    assert_int_equal(
+        sc_store_commit_capture(f->st, session, &c, g, 1000, 7, "prog", 4, T0, wres_cb, &w), 0);
+    fx_drain(f);
+    assert_int_equal(w.rc, SC_STORE_OK);
+    int64_t top = w.id;
+    sc_store_parent p = {top, 1, 0};
+    int64_t child = submit(f, g, &p, "prog");
+    p = (sc_store_parent){child, 2, 0};
+    int64_t inner = submit(f, g, &p, "prog");
+
+    sc_graph_meta *m = meta(f, child, 0);
+    assert_int_equal(m->parent_graph, top);
+    assert_int_equal(m->parent_node, 1);
+    assert_int_equal(m->owner_uid, 1000);
+    sc_graph_meta_free(m);
+    m = meta(f, top, 0);
+    assert_true(m->cuda);
+    assert_int_equal(m->capture, 1);
+    assert_int_equal(m->parent_graph, 0);
+    sc_graph_meta_free(m);
+    sc_graph_page *pg = list(f, false, 0);
+    assert_int_equal(pg->count, 1);
+    assert_int_equal(pg->graphs[0].graph, top);
+    sc_graph_page_free(pg);
+
+    w = (wres){0};
+    assert_int_equal(sc_store_delete_graph(f->st, top, T0 + 1, wres_cb, &w), 0);
+    fx_drain(f);
+    assert_int_equal(w.rc, SC_STORE_OK);
+    sc_graph_meta_free(meta(f, child, SC_STORE_ENOTFOUND));
+    sc_graph_meta_free(meta(f, inner, SC_STORE_ENOTFOUND));
+    sc_graph_destroy(g);
+    fx_close(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -262,6 +313,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_conditional_fields_round_trip, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_conditional_stored_without_fields, fx_setup,
                                         fx_teardown),
+        cmocka_unit_test_setup_teardown(test_bodies_below_a_capture, fx_setup, fx_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
