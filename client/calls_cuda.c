@@ -78,12 +78,18 @@ void sc_client_next_call(sc_client *c, const char *call)
         c->next_call = call;
 }
 
+/* Digits by sc_json_u64, not printf: a launch's grid and block are six
+ * numbers, and printf's set-up per number cost more than the rest of the
+ * request (the stand-in formats one per captured launch). */
 static void u32_array(sc_client *c, const char *key, const uint32_t *v, size_t n)
 {
     sc_buf *b = sc_cl_key(c, key);
     sc_buf_putc(b, '[');
-    for (size_t i = 0; i < n; i++)
-        sc_buf_printf(b, i ? ",%u" : "%u", (unsigned)v[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            sc_buf_putc(b, ',');
+        sc_json_u64(b, v[i]);
+    }
     sc_buf_putc(b, ']');
 }
 
@@ -219,22 +225,7 @@ static void put_args(sc_client *c, const uint8_t *args, size_t len, const uint32
         }
     }
     sc_buf_putc(b, '"');
-    /* Digits by hand: printf per size would cost more than the rest. */
-    b = sc_cl_key(c, "param_sizes");
-    sc_buf_putc(b, '[');
-    for (size_t i = 0; i < n; i++) {
-        char t[11];
-        int k = (int)sizeof t;
-        uint32_t v = sizes[i];
-        do {
-            t[--k] = (char)('0' + v % 10);
-            v /= 10;
-        } while (v);
-        if (i)
-            sc_buf_putc(b, ',');
-        sc_buf_append(b, t + k, sizeof t - (size_t)k);
-    }
-    sc_buf_putc(b, ']');
+    u32_array(c, "param_sizes", sizes, n);
 }
 
 int sc_client_cuda_record_kernel_args(sc_client *c, uint64_t session, uint32_t stream,
