@@ -173,10 +173,46 @@ static int fail_errno(sc_client *c, const char *what, int err)
     return rc;
 }
 
-/* One reply line: match it to the oldest unanswered call and hand it on. */
+/* Hand a decoded reply to the caller's function, then count it answered. */
+static void hand_over(sc_client *c, uint64_t seq, const sc_client_reply *r)
+{
+    sc_cl_async *a = c->async;
+    a->fn(a->arg, seq, r);
+    pthread_mutex_lock(&a->mu);
+    a->answered = seq;
+    pthread_cond_broadcast(&a->done);
+    pthread_mutex_unlock(&a->mu);
+}
+
+/* The call the next reply answers: its seq and method; false when every
+ * call queued has its reply already. */
+static bool next_call(sc_cl_async *a, uint64_t *seq, sc_method_id *m)
+{
+    pthread_mutex_lock(&a->mu);
+    bool open = a->answered < a->queued;
+    *seq = a->answered + 1;
+    *m = open ? (sc_method_id)a->methods[*seq & (a->mcap - 1)] : SC_M_SESSION_OPEN;
+    pthread_mutex_unlock(&a->mu);
+    return open;
+}
+
+/* One reply line: match it to the oldest unanswered call and hand it on.
+ * A record call's success takes the literal reading (fast_reply.c); any
+ * other line is parsed whole. */
 static int take_line(sc_client *c, const char *line, size_t len)
 {
     sc_cl_async *a = c->async;
+    uint64_t seq;
+    sc_method_id m;
+    bool open = next_call(a, &seq, &m);
+    sc_client_reply r;
+    if (open && sc_cl_fast_reply(m, c->recv_id, line, len, &r)) {
+        c->recv_id++;
+        if (a->io.errdata || a->io.errmsg[0])
+            sc_cl_clear_error(&a->io);
+        hand_over(c, seq, &r);
+        return 0;
+    }
     cJSON *root = cJSON_ParseWithLength(line, len);
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(root, "id");
     const cJSON *error = cJSON_GetObjectItemCaseSensitive(root, "error");
@@ -196,12 +232,7 @@ static int take_line(sc_client *c, const char *line, size_t len)
         snprintf(msg, sizeof(msg), "malformed reply: expected id %llu",
                  (unsigned long long)c->recv_id);
     }
-    pthread_mutex_lock(&a->mu);
-    bool extra = a->answered == a->queued;
-    uint64_t seq = a->answered + 1;
-    sc_method_id m = extra ? SC_M_SESSION_OPEN : (sc_method_id)a->methods[seq & (a->mcap - 1)];
-    pthread_mutex_unlock(&a->mu);
-    if (rc == 0 && extra) {
+    if (rc == 0 && !open) {
         rc = -EPROTO;
         snprintf(msg, sizeof(msg), "malformed reply: more replies than requests");
     }
@@ -211,17 +242,12 @@ static int take_line(sc_client *c, const char *line, size_t len)
         return rc;
     }
     c->recv_id++;
-    sc_client_reply r;
     sc_cl_clear_error(&a->io);
     sc_cl_decode_reply(&a->io, m, root, &r);
     if (r.rc != 0)
         r.errdata = a->io.errdata;
-    a->fn(a->arg, seq, &r);
+    hand_over(c, seq, &r);
     cJSON_Delete(root);
-    pthread_mutex_lock(&a->mu);
-    a->answered = seq;
-    pthread_cond_broadcast(&a->done);
-    pthread_mutex_unlock(&a->mu);
     return 0;
 }
 
