@@ -139,7 +139,8 @@ struct sc_rt_feed {
     uint64_t seq; /* calls made (feed thread) */
     sc_rt_expect *exp;
     size_t nexp, exp_head, exp_cap;
-    sc_rt_result *ends; /* by capture id */
+    _Atomic size_t nexp_pub; /* nexp, for on_reply to read without the lock */
+    sc_rt_result *ends;      /* by capture id */
     size_t ends_cap;
     sc_rt_result *subs; /* by submit index */
     size_t subs_cap;
@@ -189,6 +190,11 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 static void on_reply(void *arg, uint64_t seq, const sc_client_reply *r)
 {
     sc_rt_feed *f = arg;
+    /* Nearly every reply is a record's, which nothing waits for: no lock
+     * then.  An expected call was published before it was made, so before
+     * its reply can come. */
+    if (atomic_load_explicit(&f->nexp_pub, memory_order_acquire) == f->exp_head)
+        return;
     pthread_mutex_lock(&f->mu);
     while (f->exp_head < f->nexp && f->exp[f->exp_head].seq < seq)
         f->exp_head++;
@@ -212,8 +218,10 @@ static int expect(sc_rt_feed *f, bool submit, uint32_t index)
     if (rc == 0)
         rc = submit ? grow((void **)&f->subs, &f->subs_cap, index, sizeof *f->subs)
                     : grow((void **)&f->ends, &f->ends_cap, index, sizeof *f->ends);
-    if (rc == 0)
+    if (rc == 0) {
         f->exp[f->nexp++] = (sc_rt_expect){f->seq + 1, submit, index};
+        atomic_store_explicit(&f->nexp_pub, f->nexp, memory_order_release);
+    }
     pthread_mutex_unlock(&f->mu);
     return rc;
 }
