@@ -45,6 +45,14 @@ typedef struct sc_cl_async {
     sc_buf send;       /* the I/O thread's: swapped with c->out under the lock */
     size_t sent;
     sc_client io; /* the I/O thread's error state while it decodes */
+    /* The I/O thread's copy of the methods of the next unanswered calls
+     * (seqs ahead_seq ...), and the last seq handed to fn but not yet
+     * counted in `answered`: a batch of replies takes the lock once, not
+     * twice a reply, while callers hold it to queue. */
+    uint8_t ahead[256];
+    uint64_t ahead_seq;
+    size_t ahead_n, ahead_i;
+    uint64_t handed;
 } sc_cl_async;
 
 /* ------------------------------------------------------------ callers */
@@ -173,10 +181,69 @@ static int fail_errno(sc_client *c, const char *what, int err)
     return rc;
 }
 
-/* One reply line: match it to the oldest unanswered call and hand it on. */
+/* Count the replies handed over as answered (lock held). */
+static void publish_locked(sc_cl_async *a)
+{
+    if (a->handed > a->answered) {
+        a->answered = a->handed;
+        pthread_cond_broadcast(&a->done);
+    }
+}
+
+static void publish(sc_cl_async *a)
+{
+    pthread_mutex_lock(&a->mu);
+    publish_locked(a);
+    pthread_mutex_unlock(&a->mu);
+}
+
+/* The call the next reply answers: its seq and method; false when every
+ * call queued has its reply already. */
+static bool next_call(sc_cl_async *a, uint64_t *seq, sc_method_id *m)
+{
+    if (a->ahead_i == a->ahead_n) {
+        pthread_mutex_lock(&a->mu);
+        publish_locked(a);
+        uint64_t open = a->queued - a->answered;
+        a->ahead_seq = a->answered + 1;
+        a->ahead_n = open < sizeof a->ahead ? (size_t)open : sizeof a->ahead;
+        a->ahead_i = 0;
+        for (size_t i = 0; i < a->ahead_n; i++)
+            a->ahead[i] = a->methods[(a->ahead_seq + i) & (a->mcap - 1)];
+        pthread_mutex_unlock(&a->mu);
+    }
+    *seq = a->ahead_seq + a->ahead_i;
+    *m = a->ahead_i < a->ahead_n ? (sc_method_id)a->ahead[a->ahead_i] : SC_M_SESSION_OPEN;
+    return a->ahead_i < a->ahead_n;
+}
+
+/* Hand a decoded reply to the caller's function; it counts as answered at
+ * the next publish. */
+static void hand_over(sc_client *c, uint64_t seq, const sc_client_reply *r)
+{
+    sc_cl_async *a = c->async;
+    a->fn(a->arg, seq, r);
+    a->ahead_i++;
+    a->handed = seq;
+}
+
+/* One reply line: match it to the oldest unanswered call and hand it on.
+ * A record call's success takes the literal reading (fast_reply.c); any
+ * other line is parsed whole. */
 static int take_line(sc_client *c, const char *line, size_t len)
 {
     sc_cl_async *a = c->async;
+    uint64_t seq;
+    sc_method_id m;
+    bool open = next_call(a, &seq, &m);
+    sc_client_reply r;
+    if (open && sc_cl_fast_reply(m, c->recv_id, line, len, &r)) {
+        c->recv_id++;
+        if (a->io.errdata || a->io.errmsg[0])
+            sc_cl_clear_error(&a->io);
+        hand_over(c, seq, &r);
+        return 0;
+    }
     cJSON *root = cJSON_ParseWithLength(line, len);
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(root, "id");
     const cJSON *error = cJSON_GetObjectItemCaseSensitive(root, "error");
@@ -196,12 +263,7 @@ static int take_line(sc_client *c, const char *line, size_t len)
         snprintf(msg, sizeof(msg), "malformed reply: expected id %llu",
                  (unsigned long long)c->recv_id);
     }
-    pthread_mutex_lock(&a->mu);
-    bool extra = a->answered == a->queued;
-    uint64_t seq = a->answered + 1;
-    sc_method_id m = extra ? SC_M_SESSION_OPEN : (sc_method_id)a->methods[seq & (a->mcap - 1)];
-    pthread_mutex_unlock(&a->mu);
-    if (rc == 0 && extra) {
+    if (rc == 0 && !open) {
         rc = -EPROTO;
         snprintf(msg, sizeof(msg), "malformed reply: more replies than requests");
     }
@@ -211,17 +273,12 @@ static int take_line(sc_client *c, const char *line, size_t len)
         return rc;
     }
     c->recv_id++;
-    sc_client_reply r;
     sc_cl_clear_error(&a->io);
     sc_cl_decode_reply(&a->io, m, root, &r);
     if (r.rc != 0)
         r.errdata = a->io.errdata;
-    a->fn(a->arg, seq, &r);
+    hand_over(c, seq, &r);
     cJSON_Delete(root);
-    pthread_mutex_lock(&a->mu);
-    a->answered = seq;
-    pthread_cond_broadcast(&a->done);
-    pthread_mutex_unlock(&a->mu);
     return 0;
 }
 
@@ -252,6 +309,7 @@ static int read_some(sc_client *c)
         if (rc != 0)
             return rc;
     }
+    publish(c->async);
     if (st == SC_FRAME_TOO_LONG) {
         fail(c, -EPROTO, "reply too long");
         return -EPROTO;

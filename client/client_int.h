@@ -103,6 +103,17 @@ void sc_cl_async_unlock(sc_client *c);
 /** Stop the I/O thread and free the mode's state (sc_client_close). */
 void sc_cl_async_end(sc_client *c);
 
+/* ------------------------------------------------------- fast_reply.c */
+
+/**
+ * A success reply of a record call (method m, request id `id`) in the form
+ * the daemon writes, {"jsonrpc":"2.0","id":ID,"result":{"node":N|null}},
+ * decoded into *r as sc_cl_decode_reply decodes it, without a tree: true.
+ * false, *r untouched, for any other line (the caller decodes it whole).
+ */
+bool sc_cl_fast_reply(sc_method_id m, uint64_t id, const char *line, size_t len,
+                      sc_client_reply *r);
+
 /* ------------------------------------------------------- conn.c */
 
 /** Close the request being written; 0 or -ENOMEM (then withdrawn). */

@@ -85,7 +85,7 @@ static void node_free(cudaGraphNode_t n)
         sc_g_cond_free_bodies(&n->d);
     sc_g_block_unref(n->block);
     sc_g_node_free_extras(n);
-    free(n);
+    sc_g_node_release(n);
 }
 
 void sc_rt_graph_free(cudaGraph_t g)
@@ -187,12 +187,12 @@ cudaError_t sc_rt_graph_append(cudaGraph_t g, const sc_rt_node_desc *d, const ui
         !sc_rt_grow((void **)&g->nodes, &g->cap, g->n + 1, sizeof *g->nodes) ||
         !edges_reserve(g, g->ne + ndeps))
         return cudaErrorMemoryAllocation;
-    cudaGraphNode_t n = calloc(1, sizeof *n);
+    cudaGraphNode_t n = sc_g_node_alloc();
     if (n == NULL)
         return cudaErrorMemoryAllocation;
     cudaError_t err = node_take_desc(n, d);
     if (err != cudaSuccess) {
-        free(n);
+        sc_g_node_release(n);
         return err;
     }
     n->graph = g;

@@ -198,6 +198,12 @@ bool sc_g_node_copy_args(cudaGraphNode_t to, cudaGraphNode_t from);
 void sc_g_node_free_args(cudaGraphNode_t n);
 /** Free what sc_g_node_copy_extras copied. */
 void sc_g_node_free_extras(cudaGraphNode_t n);
+/** A zeroed node, from this thread's freed ones when it has some
+ *  (graph_nodes.c); NULL when memory runs out. */
+cudaGraphNode_t sc_g_node_alloc(void);
+/** Give back a node whose contents were freed: kept for reuse up to a
+ *  bound, freed past it. */
+void sc_g_node_release(cudaGraphNode_t n);
 /** The clone takes references to the user objects of g; the freed graph
  *  g releases its own (destructors run when the last reference goes). */
 bool sc_g_urefs_clone(cudaGraph_t to, cudaGraph_t from);

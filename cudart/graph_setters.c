@@ -318,7 +318,7 @@ static cudaError_t destroy_node(cudaGraphNode_t n)
         sc_rt_graph_free(n->d.child);
     sc_g_block_unref(n->block);
     sc_g_node_free_extras(n);
-    free(n);
+    sc_g_node_release(n);
     sc_g_touch(g);
     return cudaSuccess;
 }

@@ -68,6 +68,10 @@ typedef struct sc_rt_op {
 } sc_rt_op;
 
 #define SC_RT_BLOCK_OPS 2048
+/* Blocks the feed thread has emptied, kept for the application's next
+ * ones: a block is some 300 KiB, which malloc maps fresh and the kernel
+ * zeroes page by page when it is not reused. */
+#define SC_RT_SPARE_BLOCKS 4
 /* Records waiting past which the application waits for the feed thread:
  * a slow daemon must cost memory up to here, not without bound. */
 #define SC_RT_MAX_BACKLOG ((uint64_t)1 << 20)
@@ -125,8 +129,9 @@ struct sc_rt_feed {
     alignas(64) sc_rt_block *head;
     size_t head_i;
     _Atomic uint64_t popped;
-    _Atomic(sc_rt_block *) spare;
+    _Atomic(sc_rt_block *) spare[SC_RT_SPARE_BLOCKS];
     alignas(64) _Atomic bool sleeping; /* written only when the feed thread idles */
+    _Atomic bool woken;                /* a push signalled this sleep already */
     alignas(64) pthread_t thread;
 
     bool thread_on;
@@ -139,7 +144,8 @@ struct sc_rt_feed {
     uint64_t seq; /* calls made (feed thread) */
     sc_rt_expect *exp;
     size_t nexp, exp_head, exp_cap;
-    sc_rt_result *ends; /* by capture id */
+    _Atomic size_t nexp_pub; /* nexp, for on_reply to read without the lock */
+    sc_rt_result *ends;      /* by capture id */
     size_t ends_cap;
     sc_rt_result *subs; /* by submit index */
     size_t subs_cap;
@@ -189,6 +195,11 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 static void on_reply(void *arg, uint64_t seq, const sc_client_reply *r)
 {
     sc_rt_feed *f = arg;
+    /* Nearly every reply is a record's, which nothing waits for: no lock
+     * then.  An expected call was published before it was made, so before
+     * its reply can come. */
+    if (atomic_load_explicit(&f->nexp_pub, memory_order_acquire) == f->exp_head)
+        return;
     pthread_mutex_lock(&f->mu);
     while (f->exp_head < f->nexp && f->exp[f->exp_head].seq < seq)
         f->exp_head++;
@@ -212,8 +223,10 @@ static int expect(sc_rt_feed *f, bool submit, uint32_t index)
     if (rc == 0)
         rc = submit ? grow((void **)&f->subs, &f->subs_cap, index, sizeof *f->subs)
                     : grow((void **)&f->ends, &f->ends_cap, index, sizeof *f->ends);
-    if (rc == 0)
+    if (rc == 0) {
         f->exp[f->nexp++] = (sc_rt_expect){f->seq + 1, submit, index};
+        atomic_store_explicit(&f->nexp_pub, f->nexp, memory_order_release);
+    }
     pthread_mutex_unlock(&f->mu);
     return rc;
 }
@@ -346,7 +359,9 @@ static int send_op(sc_rt_feed *f, const sc_rt_op *o)
 
 static sc_rt_block *block_new(sc_rt_feed *f)
 {
-    sc_rt_block *b = atomic_exchange(&f->spare, NULL);
+    sc_rt_block *b = NULL;
+    for (size_t i = 0; !b && i < SC_RT_SPARE_BLOCKS; i++)
+        b = atomic_exchange(&f->spare[i], NULL);
     if (!b)
         b = malloc(sizeof *b);
     if (b) {
@@ -362,8 +377,12 @@ static sc_rt_op *pop(sc_rt_feed *f)
         sc_rt_block *done = f->head;
         f->head = done->next; /* set before the op in it was published */
         f->head_i = 0;
-        sc_rt_block *none = NULL;
-        if (!atomic_compare_exchange_strong(&f->spare, &none, done))
+        bool kept = false;
+        for (size_t i = 0; !kept && i < SC_RT_SPARE_BLOCKS; i++) {
+            sc_rt_block *none = NULL;
+            kept = atomic_compare_exchange_strong(&f->spare[i], &none, done);
+        }
+        if (!kept)
             free(done);
     }
     return &f->head->ops[f->head_i++];
@@ -379,6 +398,7 @@ static void *feed_main(void *arg)
             pthread_mutex_lock(&f->mu);
             if (atomic_load(&f->waiting))
                 pthread_cond_broadcast(&f->idle);
+            atomic_store(&f->woken, false);
             atomic_store(&f->sleeping, true);
             /* Seen after `sleeping` is set: a push either lands before this
              * load or sees `sleeping` and signals under the mutex. */
@@ -497,7 +517,9 @@ static void push_done(sc_rt_feed *f)
 {
     f->tail_i++;
     atomic_fetch_add(&f->pushed, 1);
-    if (atomic_load(&f->sleeping)) {
+    /* One signal a sleep: the launches made while the feed thread wakes
+     * up must not each take the mutex and make a system call. */
+    if (atomic_load(&f->sleeping) && !atomic_exchange(&f->woken, true)) {
         pthread_mutex_lock(&f->mu);
         pthread_cond_signal(&f->wake);
         pthread_mutex_unlock(&f->mu);

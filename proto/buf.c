@@ -163,14 +163,40 @@ void sc_json_cstr(sc_buf *b, const char *s)
     sc_json_string(b, s, strlen(s));
 }
 
+/* "00" .. "99": two digits a division, half the divisions of one a digit. */
+static const char digit_pairs[201] = "00010203040506070809"
+                                     "10111213141516171819"
+                                     "20212223242526272829"
+                                     "30313233343536373839"
+                                     "40414243444546474849"
+                                     "50515253545556575859"
+                                     "60616263646566676869"
+                                     "70717273747576777879"
+                                     "80818283848586878889"
+                                     "90919293949596979899";
+
 void sc_json_u64(sc_buf *b, uint64_t v)
 {
+    /* Most numbers written are ids, counts and dimensions of a digit or
+     * two: those skip the loop. */
+    if (v < 10) {
+        sc_buf_putc(b, (char)('0' + v));
+        return;
+    }
     char tmp[20];
     size_t i = sizeof tmp;
-    do {
-        tmp[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
+    while (v >= 100) {
+        unsigned d = (unsigned)(v % 100) * 2;
+        v /= 100;
+        tmp[--i] = digit_pairs[d + 1];
+        tmp[--i] = digit_pairs[d];
+    }
+    if (v >= 10) {
+        tmp[--i] = digit_pairs[v * 2 + 1];
+        tmp[--i] = digit_pairs[v * 2];
+    } else {
+        tmp[--i] = (char)('0' + v);
+    }
     sc_buf_append(b, tmp + i, sizeof tmp - i);
 }
 

@@ -108,12 +108,21 @@ static inline void sc_json_obj_end(sc_buf *b)
 /** `,"key":` (no comma for the first member); the caller writes the value. */
 static inline void sc_json_key(sc_buf *b, bool *first, const char *key)
 {
-    if (!*first)
-        sc_buf_putc(b, ',');
+    /* One reservation and one copy: a request or reply is mostly keys. */
+    size_t n = strlen(key);
+    bool comma = !*first;
     *first = false;
-    sc_buf_putc(b, '"');
-    sc_buf_puts(b, key);
-    sc_buf_append(b, "\":", 2);
+    if (b->oom || (b->cap - b->len < n + 4 && sc_buf_reserve(b, n + 4) != 0))
+        return;
+    char *p = b->data + b->len;
+    if (comma)
+        *p++ = ',';
+    *p++ = '"';
+    memcpy(p, key, n);
+    p += n;
+    *p++ = '"';
+    *p++ = ':';
+    b->len = (size_t)(p - b->data);
 }
 
 static inline void sc_json_member_u64(sc_buf *b, bool *first, const char *key, uint64_t v)

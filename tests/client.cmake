@@ -34,6 +34,12 @@ foreach(t test_client_cli test_client_cli_habits test_client_cli_bodies test_cli
     target_link_libraries(${t} PRIVATE sc_cli_fixture)
 endforeach()
 sc_add_daemon_test(test_client_async client 120 LIBS sc_ct_run libstreamcap_static Threads::Threads)
+# The literal reading of record replies against the full decoder: linked
+# with the library's objects, whose internal functions it calls.
+sc_add_test(test_client_fast_reply SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/client/test_client_fast_reply.c
+            LIBS sc_client_obj PkgConfig::CJSON Threads::Threads m)
+target_include_directories(test_client_fast_reply PRIVATE ${PROJECT_SOURCE_DIR}/client
+                           ${PROJECT_SOURCE_DIR}/proto ${PROJECT_SOURCE_DIR}/core)
 sc_add_daemon_test(test_client_example client 300 ${SC_CLIENT_TEST_ARGS})
 target_compile_definitions(test_client_example PRIVATE
     SC_VERSION="${PROJECT_VERSION}"

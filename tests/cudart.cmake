@@ -32,7 +32,8 @@ set(SC_CUDART_GRAPH_SOURCES
     ${PROJECT_SOURCE_DIR}/cudart/graph_dot.c ${PROJECT_SOURCE_DIR}/cudart/graph_setters.c
     ${PROJECT_SOURCE_DIR}/cudart/graph_attr.c ${PROJECT_SOURCE_DIR}/cudart/graph_uobj.c
     ${PROJECT_SOURCE_DIR}/cudart/graph_args.c ${PROJECT_SOURCE_DIR}/cudart/graph_mem.c
-    ${PROJECT_SOURCE_DIR}/cudart/graph_symbol.c ${PROJECT_SOURCE_DIR}/cudart/graph_cond.c)
+    ${PROJECT_SOURCE_DIR}/cudart/graph_symbol.c ${PROJECT_SOURCE_DIR}/cudart/graph_cond.c
+    ${PROJECT_SOURCE_DIR}/cudart/graph_nodes.c)
 add_library(sc_cudart_graph_stub STATIC ${SC_CUDART_GRAPH_SOURCES}
             ${SC_CUDART_TEST_DIR}/graph_rt_stub.c)
 target_include_directories(sc_cudart_graph_stub PUBLIC ${PROJECT_SOURCE_DIR}/cudart

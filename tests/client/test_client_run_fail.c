@@ -29,16 +29,31 @@ static int group_setup(void **state)
     return 0;
 }
 
-/* streamcap [--socket S] ARGS..., the build's stand-in found next to it. */
-static sc_ct_result run_at(const char *socket, ...)
+static sc_ct_result vrun_at(const char *socket, va_list ap)
 {
     sc_ct_opts o = {.unsetenv = no_cudart_dir};
     sc_ct_result r;
+    assert_int_equal(sc_ct_vrun(SC_CLI_STREAMCAP, socket, &o, ap, &r), 0);
+    return r;
+}
+
+/* streamcap [--socket S] ARGS..., the build's stand-in found next to it. */
+static sc_ct_result run_at(const char *socket, ...)
+{
     va_list ap;
     va_start(ap, socket);
-    int rc = sc_ct_vrun(SC_CLI_STREAMCAP, socket, &o, ap, &r);
+    sc_ct_result r = vrun_at(socket, ap);
     va_end(ap);
-    assert_int_equal(rc, 0);
+    return r;
+}
+
+/* The same against the suite's daemon. */
+static sc_ct_result run_on(sc_cli_fx *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    sc_ct_result r = vrun_at(sc_it_daemon_socket(f->d), ap);
+    va_end(ap);
     return r;
 }
 
@@ -129,8 +144,8 @@ static void test_fail_on_each_condition(void **state)
 static void test_fail_on_none_holding(void **state)
 {
     sc_cli_fx *f = *state;
-    sc_ct_result r = run_at(sc_it_daemon_socket(f->d), "--json", "run", "--fail-on", "failed",
-                            SC_RUN_PROBE, PROC_UNREACHABLE, "write", "exit=3", NULL);
+    sc_ct_result r = run_on(f, "--json", "run", "--fail-on", "failed", SC_RUN_PROBE,
+                            PROC_UNREACHABLE, "write", "exit=3", NULL);
     sc_cli_expect_status(&r, 3);
     expect_not_in(r.err, "failing on");
     cJSON *sum = summary_of(r.err);
@@ -144,17 +159,16 @@ static void test_fail_on_none_holding(void **state)
 static void test_fail_on_usage(void **state)
 {
     sc_cli_fx *f = *state;
-    sc_ct_result r =
-        run_at(sc_it_daemon_socket(f->d), "run", "--fail-on", "races", SC_RUN_PROBE, "argv", NULL);
+    sc_ct_result r = run_on(f, "run", "--fail-on", "races", SC_RUN_PROBE, "argv", NULL);
     sc_cli_expect_status(&r, 2);
     sc_cli_expect_in(r.err, "--fail-on races is not available yet");
     expect_not_in(r.out, "argv[0]");
     sc_ct_result_free(&r);
-    r = run_at(sc_it_daemon_socket(f->d), "run", "--fail-on", "failed,bogus", SC_RUN_PROBE, NULL);
+    r = run_on(f, "run", "--fail-on", "failed,bogus", SC_RUN_PROBE, NULL);
     sc_cli_expect_status(&r, 2);
     sc_cli_expect_in(r.err, "unknown condition 'bogus'");
     sc_ct_result_free(&r);
-    r = run_at(sc_it_daemon_socket(f->d), "run", "--help", NULL);
+    r = run_on(f, "run", "--help", NULL);
     sc_cli_expect_status(&r, 0);
     sc_cli_expect_in(r.out, "--fail-on LIST");
     sc_ct_result_free(&r);
@@ -183,8 +197,7 @@ static void test_fail_on_all_without_daemon(void **state)
 static void test_fail_on_all_passes_when_stored(void **state)
 {
     sc_cli_fx *f = *state;
-    sc_ct_result r =
-        run_at(sc_it_daemon_socket(f->d), "run", "--fail-on", "all", SC_RUN_CUDA, "capture", NULL);
+    sc_ct_result r = run_on(f, "run", "--fail-on", "all", SC_RUN_CUDA, "capture", NULL);
     sc_cli_expect_status(&r, 0);
     expect_not_in(r.err, "failing on");
     sc_ct_result_free(&r);
@@ -212,43 +225,42 @@ static void last_inv(sc_cli_fx *f, char *method, char *call, size_t len)
     sqlite3_close(db);
 }
 
+/* run_cuda MODE, whose capture CUDA function `call` breaks: the run says
+ * so, the newest captures row stores the protocol method and `call`, and
+ * the log names `call`, never the method. */
+static void expect_broken_by(sc_cli_fx *f, const char *mode, const char *method, const char *call)
+{
+    sc_ct_result r = run_on(f, "run", SC_RUN_CUDA, mode, NULL);
+    sc_cli_expect_status(&r, 0);
+    char *said = sc_it_fmt("broken by %s", call);
+    sc_cli_expect_in(r.err, said);
+    free(said);
+    sc_ct_result_free(&r);
+    char got_method[128], got_call[128];
+    last_inv(f, got_method, got_call, sizeof(got_method));
+    assert_string_equal(got_method, method);
+    assert_string_equal(got_call, call);
+    r = sc_cli_run(f, "log", "--limit", "1", NULL);
+    sc_cli_expect_status(&r, 0);
+    char *logged = sc_it_fmt("invalidated by %s from thread", call);
+    sc_cli_expect_in(r.out, logged);
+    free(logged);
+    expect_not_in(r.out, method);
+    sc_ct_result_free(&r);
+}
+
 /* A kernel launched on the legacy stream breaks a capture (906): the log
  * and captures.inv_call name cudaLaunchKernel, not the protocol method. */
 static void test_legacy_launch_named(void **state)
 {
-    sc_cli_fx *f = *state;
-    sc_ct_result r = run_at(sc_it_daemon_socket(f->d), "run", SC_RUN_CUDA, "legacy", NULL);
-    sc_cli_expect_status(&r, 0);
-    sc_cli_expect_in(r.err, "broken by cudaLaunchKernel");
-    sc_ct_result_free(&r);
-    char method[128], call[128];
-    last_inv(f, method, call, sizeof(method));
-    assert_string_equal(method, "capture.record_kernel");
-    assert_string_equal(call, "cudaLaunchKernel");
-    r = sc_cli_run(f, "log", "--limit", "1", NULL);
-    sc_cli_expect_status(&r, 0);
-    sc_cli_expect_in(r.out, "invalidated by cudaLaunchKernel from thread");
-    expect_not_in(r.out, "capture.record_kernel");
-    sc_ct_result_free(&r);
+    expect_broken_by(*state, "legacy", "capture.record_kernel", "cudaLaunchKernel");
 }
 
 /* Another thread's end breaks a global capture (908): the row names
  * cudaStreamEndCapture, not capture.end. */
 static void test_wrong_thread_end_named(void **state)
 {
-    sc_cli_fx *f = *state;
-    sc_ct_result r = run_at(sc_it_daemon_socket(f->d), "run", SC_RUN_CUDA, "wrong", NULL);
-    sc_cli_expect_status(&r, 0);
-    sc_cli_expect_in(r.err, "broken by cudaStreamEndCapture");
-    sc_ct_result_free(&r);
-    char method[128], call[128];
-    last_inv(f, method, call, sizeof(method));
-    assert_string_equal(method, "capture.end");
-    assert_string_equal(call, "cudaStreamEndCapture");
-    r = sc_cli_run(f, "log", "--limit", "1", NULL);
-    sc_cli_expect_status(&r, 0);
-    sc_cli_expect_in(r.out, "invalidated by cudaStreamEndCapture from thread");
-    sc_ct_result_free(&r);
+    expect_broken_by(*state, "wrong", "capture.end", "cudaStreamEndCapture");
 }
 
 /* A cuda-mode session's row counts its captures' nodes, lists their graph
@@ -256,8 +268,7 @@ static void test_wrong_thread_end_named(void **state)
 static void test_log_row_and_session(void **state)
 {
     sc_cli_fx *f = *state;
-    sc_ct_result r = run_at(sc_it_daemon_socket(f->d), "--json", "run", SC_RUN_CUDA, "capture",
-                            "legacy", "capture", NULL);
+    sc_ct_result r = run_on(f, "--json", "run", SC_RUN_CUDA, "capture", "legacy", "capture", NULL);
     sc_cli_expect_status(&r, 0);
     cJSON *sum = summary_of(r.err);
     cJSON *proc = cJSON_GetArrayItem(cJSON_GetObjectItem(sum, "processes"), 0);
@@ -317,8 +328,7 @@ static void test_log_row_and_session(void **state)
 static void test_forked_child_reports_its_own(void **state)
 {
     sc_cli_fx *f = *state;
-    sc_ct_result r =
-        run_at(sc_it_daemon_socket(f->d), "--json", "run", SC_RUN_CUDA, "capture", "fork", NULL);
+    sc_ct_result r = run_on(f, "--json", "run", SC_RUN_CUDA, "capture", "fork", NULL);
     sc_cli_expect_status(&r, 0);
     cJSON *sum = summary_of(r.err);
     cJSON *procs = cJSON_GetObjectItem(sum, "processes");
@@ -342,7 +352,7 @@ static void test_forked_child_reports_its_own(void **state)
 static void test_rpath_names_the_library_loaded(void **state)
 {
     sc_cli_fx *f = *state;
-    sc_ct_result r = run_at(sc_it_daemon_socket(f->d), "run", SC_RUN_RPATH, NULL);
+    sc_ct_result r = run_on(f, "run", SC_RUN_RPATH, NULL);
     sc_cli_expect_status(&r, 0);
     sc_cli_expect_in(r.out, "devices 0, rc 0");
     char *want = sc_it_fmt("the program left no report: it loaded %s instead of the stand-in ",
@@ -355,7 +365,7 @@ static void test_rpath_names_the_library_loaded(void **state)
     expect_not_in(r.err, "was it linked with");
     sc_ct_result_free(&r);
 
-    r = run_at(sc_it_daemon_socket(f->d), "--json", "run", SC_RUN_RPATH, NULL);
+    r = run_on(f, "--json", "run", SC_RUN_RPATH, NULL);
     cJSON *sum = summary_of(r.err);
     cJSON *c = cJSON_GetObjectItem(sum, "cudart");
     assert_non_null(c);
@@ -370,7 +380,7 @@ static void test_rpath_names_the_library_loaded(void **state)
 static void test_static_runtime_hint(void **state)
 {
     sc_cli_fx *f = *state;
-    sc_ct_result r = run_at(sc_it_daemon_socket(f->d), "run", SC_RUN_PROBE, "argv", NULL);
+    sc_ct_result r = run_on(f, "run", SC_RUN_PROBE, "argv", NULL);
     sc_cli_expect_status(&r, 0);
     sc_cli_expect_in(r.err, "does not load libcudart.so at all");
     sc_cli_expect_in(r.err, "CMAKE_CUDA_RUNTIME_LIBRARY Shared");

@@ -714,6 +714,56 @@ static void t_kernel_node_attributes(void **state)
     assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
 }
 
+/* Nodes are made from the memory of destroyed ones (graph_nodes.c): a
+ * new node has none of an old one's settings. */
+static void t_new_node_keeps_nothing_of_a_destroyed_one(void **state)
+{
+    (void)state;
+    struct cudaKernelNodeParams k;
+    memset(&k, 0, sizeof k);
+    k.func = (void *)kernel_stub;
+    k.gridDim = (dim3){1, 1, 1};
+    k.blockDim = (dim3){1, 1, 1};
+    cudaGraph_t g;
+    cudaGraphNode_t n[4];
+    assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+    cudaLaunchAttributeValue v;
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(cudaGraphAddKernelNode(&n[i], g, NULL, 0, &k), cudaSuccess);
+        memset(&v, 0, sizeof v);
+        v.priority = -3;
+        assert_int_equal(cudaGraphKernelNodeSetAttribute(n[i], cudaKernelNodeAttributePriority, &v),
+                         cudaSuccess);
+    }
+    assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+    assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(cudaGraphAddKernelNode(&n[i], g, NULL, 0, &k), cudaSuccess);
+        memset(&v, 0x55, sizeof v);
+        assert_int_equal(cudaGraphKernelNodeGetAttribute(n[i], cudaKernelNodeAttributePriority, &v),
+                         cudaSuccess);
+        assert_int_equal(v.priority, 0);
+    }
+    /* A node disabled in an exec, whose memory the next graph gets. */
+    cudaGraphExec_t x;
+    assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(cudaGraphNodeSetEnabled(x, n[i], 0), cudaSuccess);
+    assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+    assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+    assert_int_equal(cudaGraphCreate(&g, 0), cudaSuccess);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(cudaGraphAddKernelNode(&n[i], g, NULL, 0, &k), cudaSuccess);
+    assert_int_equal(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+    for (int i = 0; i < 4; i++) {
+        unsigned int on = 7;
+        assert_int_equal(cudaGraphNodeGetEnabled(x, n[i], &on), cudaSuccess);
+        assert_int_equal(on, 1);
+    }
+    assert_int_equal(cudaGraphExecDestroy(x), cudaSuccess);
+    assert_int_equal(cudaGraphDestroy(g), cudaSuccess);
+}
+
 static int g_destroyed;
 static void uobj_destroy(void *p)
 {
@@ -845,6 +895,7 @@ int main(void)
         cmocka_unit_test(t_graph_setters_and_destroy_node),
         cmocka_unit_test(t_exec_child_graph),
         cmocka_unit_test(t_kernel_node_attributes),
+        cmocka_unit_test(t_new_node_keeps_nothing_of_a_destroyed_one),
         cmocka_unit_test(t_user_objects),
         cmocka_unit_test(t_symbol_copies),
         cmocka_unit_test(t_destroyed_event_in_graph),

@@ -211,6 +211,32 @@ static void test_json_integers(void **state)
     sc_buf_free(&b);
 }
 
+/* Every digit count, each side of each power of ten and of each 100-step
+ * (the writer takes digits two at a time), as printf writes them. */
+static void test_json_u64_digit_counts(void **state)
+{
+    (void)state;
+    sc_buf b = SC_BUF_INIT;
+    char want[32];
+    uint64_t p = 1;
+    for (int k = 0; k < 20; k++, p *= 10) {
+        const uint64_t near[] = {p - 1, p, p + 1, p + 9, p + 10, p + 99, p + 100, 2 * p - 1};
+        for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+            sc_buf_reset(&b);
+            sc_json_u64(&b, near[i]);
+            snprintf(want, sizeof want, "%llu", (unsigned long long)near[i]);
+            assert_string_equal(text(&b), want);
+        }
+    }
+    for (uint64_t v = 0; v < 100000; v += 7) {
+        sc_buf_reset(&b);
+        sc_json_u64(&b, v);
+        snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+        assert_string_equal(text(&b), want);
+    }
+    sc_buf_free(&b);
+}
+
 static void expect_time(int64_t ms, const char *want)
 {
     sc_buf b = SC_BUF_INIT;
@@ -270,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_json_string_control_chars),
         cmocka_unit_test(test_json_string_quotes_and_utf8),
         cmocka_unit_test(test_json_integers),
+        cmocka_unit_test(test_json_u64_digit_counts),
         cmocka_unit_test(test_json_time),
         cmocka_unit_test(test_json_members),
     };

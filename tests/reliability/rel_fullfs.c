@@ -108,20 +108,59 @@ static void expect_all_whole(sc_it_conn *c, const acked *g, int n)
     assert_int_equal(sc_rel_must_count_graphs(c), n);
 }
 
-static void test_full_filesystem(void **state)
+/* A case's files in DIR (the fixture's argument), and its daemon started
+ * with its database there. */
+typedef struct fullfs {
+    char db[512], filler[512], reserve[600];
+    const char *args[3]; /* --db db: the same on every restart */
+    sc_it_daemon *d;
+    sc_it_conn *c;
+} fullfs;
+
+static void fullfs_paths(void **state, fullfs *f)
 {
     const char *dir = ((sc_rel_fixture *)*state)->arg;
-    char db[512], ballast[512], db_arg[512];
-    snprintf(db, sizeof(db), "%s/streamcap.db", dir);
-    snprintf(ballast, sizeof(ballast), "%s/ballast", dir);
-    snprintf(db_arg, sizeof(db_arg), "%s", db);
+    memset(f, 0, sizeof *f);
+    snprintf(f->db, sizeof f->db, "%s/streamcap.db", dir);
+    snprintf(f->filler, sizeof f->filler, "%s/filler", dir);
+    snprintf(f->reserve, sizeof f->reserve, "%s.reserve", f->db);
+    f->args[0] = "--db";
+    f->args[1] = f->db;
+}
+
+/* The daemon (owned by the fixture) and a connection to it. */
+static void fullfs_start(void **state, fullfs *f)
+{
+    f->d = sc_rel_must_start(state, f->args);
+    f->c = sc_it_must_connect(f->d);
+}
+
+/* Close the connection and stop the daemon cleanly (it stays the
+ * fixture's, for a restart). */
+static void fullfs_stop(fullfs *f)
+{
+    sc_it_conn_close(f->c);
+    f->c = NULL;
+    sc_it_must_stop(f->d);
+}
+
+static void fullfs_setup(void **state, fullfs *f)
+{
+    fullfs_paths(state, f);
+    fullfs_start(state, f);
+}
+
+static void test_full_filesystem(void **state)
+{
+    fullfs f;
+    fullfs_paths(state, &f);
+    char ballast[512];
+    snprintf(ballast, sizeof(ballast), "%s/ballast", (const char *)((sc_rel_fixture *)*state)->arg);
     write_ballast(ballast);
-    const char *const args[] = {"--db", db_arg, NULL};
-    sc_it_daemon *d = sc_rel_must_start(state, args);
-    sc_it_conn *c = sc_it_must_connect(d);
+    fullfs_start(state, &f);
 
     /* Opened while there is room: its end comes once the disk is full. */
-    long long late = open_capturing(c);
+    long long late = open_capturing(f.c);
     assert_true(late > 0);
 
     acked g[MAX_GRAPHS];
@@ -130,53 +169,51 @@ static void test_full_filesystem(void **state)
     for (;; i++) {
         if (n == MAX_GRAPHS)
             fail_msg("%d graphs stored and the filesystem is still not full", n);
-        long long s = open_capturing(c);
+        long long s = open_capturing(f.c);
         if (!s)
             break;
-        reply = fill_and_end(c, s, i);
+        reply = fill_and_end(f.c, s, i);
         if (!cJSON_GetObjectItemCaseSensitive(reply, "result")) {
-            sc_it_err(c, reply, 1007, "storage");
+            sc_it_err(f.c, reply, 1007, "storage");
             cJSON_Delete(reply);
             break;
         }
-        const cJSON *res = sc_it_ok(c, reply);
+        const cJSON *res = sc_it_ok(f.c, reply);
         g[n++] = (acked){sc_it_int(res, "graph"), sc_it_int(res, "node_count"),
                          sc_it_int(res, "edge_count")};
         cJSON_Delete(reply);
     }
-    reply = fill_and_end(c, late, -1);
-    sc_it_err(c, reply, 1007, "storage");
+    reply = fill_and_end(f.c, late, -1);
+    sc_it_err(f.c, reply, 1007, "storage");
     cJSON_Delete(reply);
     print_message("full filesystem: %d graphs of %d kernels stored before 1007\n", n, KERNELS);
     assert_true(n > 0);
-    assert_true(sc_it_daemon_running(d));
-    expect_all_whole(c, g, n);
+    assert_true(sc_it_daemon_running(f.d));
+    expect_all_whole(f.c, g, n);
     char why[1024];
-    if (sc_rel_check_db(db, NULL, why, sizeof(why)) != 0)
+    if (sc_rel_check_db(f.db, NULL, why, sizeof(why)) != 0)
         fail_msg("database on the full filesystem: %s", why);
 
     /* Room made: ends store again. */
     assert_int_equal(unlink(ballast), 0);
-    long long s = open_capturing(c);
+    long long s = open_capturing(f.c);
     if (!s)
         fail_msg("session.open still fails after the ballast was removed");
-    reply = fill_and_end(c, s, ++i);
-    const cJSON *res = sc_it_ok(c, reply);
+    reply = fill_and_end(f.c, s, ++i);
+    const cJSON *res = sc_it_ok(f.c, reply);
     g[n++] = (acked){sc_it_int(res, "graph"), sc_it_int(res, "node_count"),
                      sc_it_int(res, "edge_count")};
     cJSON_Delete(reply);
-    expect_all_whole(c, g, n);
-    sc_it_conn_close(c);
-    sc_it_must_stop(d);
+    expect_all_whole(f.c, g, n);
+    fullfs_stop(&f);
 
-    sc_it_must_restart(d, args);
-    c = sc_it_must_connect(d);
-    expect_all_whole(c, g, n);
+    sc_it_must_restart(f.d, f.args);
+    f.c = sc_it_must_connect(f.d);
+    expect_all_whole(f.c, g, n);
     /* The end that failed on the full disk is logged as failed, not lost. */
-    sc_it_must_see_outcome(db, late, "failed", 2000);
-    sc_it_conn_close(c);
-    sc_it_must_stop(d);
-    if (sc_rel_check_db(db, NULL, why, sizeof(why)) != 0)
+    sc_it_must_see_outcome(f.db, late, "failed", 2000);
+    fullfs_stop(&f);
+    if (sc_rel_check_db(f.db, NULL, why, sizeof(why)) != 0)
         fail_msg("database after the restart: %s", why);
 }
 
@@ -203,49 +240,42 @@ static void fill_up(const char *path)
 
 static void test_delete_on_full_filesystem(void **state)
 {
-    const char *dir = ((sc_rel_fixture *)*state)->arg;
-    char db[512], filler[512], reserve[600];
-    snprintf(db, sizeof(db), "%s/streamcap.db", dir);
-    snprintf(filler, sizeof(filler), "%s/filler", dir);
-    snprintf(reserve, sizeof(reserve), "%s.reserve", db);
-    const char *const args[] = {"--db", db, NULL};
-    sc_it_daemon *d = sc_rel_must_start(state, args);
-    sc_it_conn *c = sc_it_must_connect(d);
+    fullfs f;
+    fullfs_setup(state, &f);
     acked g[4];
     for (int i = 0; i < 4; i++) {
-        long long s = open_capturing(c);
+        long long s = open_capturing(f.c);
         assert_true(s > 0);
-        cJSON *reply = fill_and_end(c, s, i);
-        const cJSON *res = sc_it_ok(c, reply);
+        cJSON *reply = fill_and_end(f.c, s, i);
+        const cJSON *res = sc_it_ok(f.c, reply);
         g[i] = (acked){sc_it_int(res, "graph"), sc_it_int(res, "node_count"),
                        sc_it_int(res, "edge_count")};
         cJSON_Delete(reply);
     }
-    if (access(reserve, F_OK) != 0)
-        fail_msg("no reserve file %s next to the database", reserve);
-    long long late = open_capturing(c);
+    if (access(f.reserve, F_OK) != 0)
+        fail_msg("no reserve file %s next to the database", f.reserve);
+    long long late = open_capturing(f.c);
     assert_true(late > 0);
-    fill_up(filler);
+    fill_up(f.filler);
 
-    cJSON *reply = fill_and_end(c, late, 99);
-    sc_it_err(c, reply, 1007, "storage");
+    cJSON *reply = fill_and_end(f.c, late, 99);
+    sc_it_err(f.c, reply, 1007, "storage");
     cJSON_Delete(reply);
     /* Deleting is how space comes back: it must work on the full disk. */
-    sc_it_must_ok(c, "graph.delete", "{\"graph\":%lld}", (long long)g[0].graph);
-    sc_it_must_error(c, 1001, NULL, "graph.get", "{\"graph\":%lld}", (long long)g[0].graph);
+    sc_it_must_ok(f.c, "graph.delete", "{\"graph\":%lld}", (long long)g[0].graph);
+    sc_it_must_error(f.c, 1001, NULL, "graph.get", "{\"graph\":%lld}", (long long)g[0].graph);
     /* And what it freed is used again: a store succeeds. */
-    long long s = open_capturing(c);
+    long long s = open_capturing(f.c);
     if (!s)
         fail_msg("session.open fails after a delete on the full filesystem");
-    reply = fill_and_end(c, s, 100);
-    const cJSON *res = sc_it_ok(c, reply);
+    reply = fill_and_end(f.c, s, 100);
+    const cJSON *res = sc_it_ok(f.c, reply);
     g[0] = (acked){sc_it_int(res, "graph"), sc_it_int(res, "node_count"),
                    sc_it_int(res, "edge_count")};
     cJSON_Delete(reply);
-    expect_all_whole(c, g, 4);
-    sc_it_conn_close(c);
-    sc_it_must_stop(d);
-    unlink(filler);
+    expect_all_whole(f.c, g, 4);
+    fullfs_stop(&f);
+    unlink(f.filler);
 }
 
 /*
@@ -256,30 +286,23 @@ static void test_delete_on_full_filesystem(void **state)
  */
 static void test_stop_on_full_filesystem(void **state)
 {
-    const char *dir = ((sc_rel_fixture *)*state)->arg;
-    char db[512], filler[512], reserve[600];
-    snprintf(db, sizeof(db), "%s/streamcap.db", dir);
-    snprintf(filler, sizeof(filler), "%s/filler", dir);
-    snprintf(reserve, sizeof(reserve), "%s.reserve", db);
-    const char *const args[] = {"--db", db, NULL};
-    sc_it_daemon *d = sc_rel_must_start(state, args);
-    sc_it_conn *c = sc_it_must_connect(d);
-    if (access(reserve, F_OK) != 0)
-        fail_msg("no reserve file %s next to the database", reserve);
-    long long s = open_capturing(c);
+    fullfs f;
+    fullfs_setup(state, &f);
+    if (access(f.reserve, F_OK) != 0)
+        fail_msg("no reserve file %s next to the database", f.reserve);
+    long long s = open_capturing(f.c);
     assert_true(s > 0);
-    fill_up(filler);
+    fill_up(f.filler);
     /* The disk refuses writes now: a new session's row does not fit. */
-    if (open_capturing(c) != 0)
+    if (open_capturing(f.c) != 0)
         fail_msg("session.open succeeded on the full filesystem");
-    sc_it_conn_close(c);
-    sc_it_must_stop(d);
-    sc_it_must_see_outcome(db, s, "shutdown", 0);
+    fullfs_stop(&f);
+    sc_it_must_see_outcome(f.db, s, "shutdown", 0);
 
-    assert_int_equal(unlink(filler), 0);
-    sc_it_must_restart(d, args);
-    sc_it_must_see_outcome(db, s, "shutdown", 0);
-    sc_it_must_stop(d);
+    assert_int_equal(unlink(f.filler), 0);
+    sc_it_must_restart(f.d, f.args);
+    sc_it_must_see_outcome(f.db, s, "shutdown", 0);
+    sc_it_must_stop(f.d);
 }
 
 /* ---- the cases below run each on an 8 MiB tmpfs of their own ---- */
@@ -351,6 +374,14 @@ static long long store_one(sc_it_conn *c, int i, acked *out)
     return out->graph;
 }
 
+/* Store n graphs (ids from 0) while the disk has room, into g. */
+static void store_n(sc_it_conn *c, acked *g, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!store_one(c, i, &g[i]))
+            fail_msg("store %d failed with room on the disk", i);
+}
+
 /*
  * rel_fullfs DIR closed: a stop on a full disk that has no reserve (under
  * 1.25 MiB free at start), with two sessions open and one that its client
@@ -361,39 +392,36 @@ static long long store_one(sc_it_conn *c, int i, acked *out)
  */
 static void test_stop_keeps_closed_and_open_rows(void **state)
 {
-    const char *dir = ((sc_rel_fixture *)*state)->arg;
-    char db[512], filler[512], filler2[512];
-    snprintf(db, sizeof(db), "%s/streamcap.db", dir);
-    snprintf(filler, sizeof(filler), "%s/filler", dir);
-    snprintf(filler2, sizeof(filler2), "%s/filler2", dir);
-    fill_leaving(filler, 1024u << 10);
-    const char *const args[] = {"--db", db, NULL};
-    sc_it_daemon *d = sc_rel_must_start(state, args);
-    sc_it_conn *c = sc_it_must_connect(d);
-    long long open1 = open_capturing(c), open2 = open_capturing(c), closed = open_capturing(c);
+    fullfs f;
+    fullfs_paths(state, &f);
+    char filler2[520];
+    snprintf(filler2, sizeof(filler2), "%s2", f.filler);
+    fill_leaving(f.filler, 1024u << 10);
+    fullfs_start(state, &f);
+    long long open1 = open_capturing(f.c), open2 = open_capturing(f.c),
+              closed = open_capturing(f.c);
     assert_true(open1 > 0 && open2 > 0 && closed > 0);
     fill_up(filler2);
     /* The disk refuses the row: the close says so, and the session is gone. */
-    cJSON *reply = sc_it_call(c, "session.close", "{\"session\":%lld}", closed);
-    sc_it_err(c, reply, 1007, "storage");
+    cJSON *reply = sc_it_call(f.c, "session.close", "{\"session\":%lld}", closed);
+    sc_it_err(f.c, reply, 1007, "storage");
     cJSON_Delete(reply);
-    sc_it_must_error(c, 1001, NULL, "session.close", "{\"session\":%lld}", closed);
-    sc_it_conn_close(c);
-    sc_it_must_stop(d);
+    sc_it_must_error(f.c, 1001, NULL, "session.close", "{\"session\":%lld}", closed);
+    fullfs_stop(&f);
     /* The database refused all three rows: the stop kept them in the room
      * allocated for them. */
-    if (!logged(d, "outcome closed kept for the next start") ||
-        !logged(d, "outcome shutdown kept for the next start"))
+    if (!logged(f.d, "outcome closed kept for the next start") ||
+        !logged(f.d, "outcome shutdown kept for the next start"))
         fail_msg("the stop did not keep its refused rows in the .shutdown file");
-    sc_it_must_see_outcome(db, closed, "open", 0);
+    sc_it_must_see_outcome(f.db, closed, "open", 0);
 
     assert_int_equal(unlink(filler2), 0);
-    assert_int_equal(unlink(filler), 0);
-    sc_it_must_restart(d, args);
-    sc_it_must_see_outcome(db, closed, "closed", 0);
-    sc_it_must_see_outcome(db, open1, "shutdown", 0);
-    sc_it_must_see_outcome(db, open2, "shutdown", 0);
-    sc_it_must_stop(d);
+    assert_int_equal(unlink(f.filler), 0);
+    sc_it_must_restart(f.d, f.args);
+    sc_it_must_see_outcome(f.db, closed, "closed", 0);
+    sc_it_must_see_outcome(f.db, open1, "shutdown", 0);
+    sc_it_must_see_outcome(f.db, open2, "shutdown", 0);
+    sc_it_must_stop(f.d);
 }
 
 /*
@@ -406,62 +434,55 @@ static void test_stop_keeps_closed_and_open_rows(void **state)
  */
 static void test_delete_without_reserve(void **state)
 {
-    const char *dir = ((sc_rel_fixture *)*state)->arg;
-    char db[512], filler[512], filler2[512], reserve[600], stop_file[600];
-    snprintf(db, sizeof(db), "%s/streamcap.db", dir);
-    snprintf(filler, sizeof(filler), "%s/filler", dir);
-    snprintf(filler2, sizeof(filler2), "%s/filler2", dir);
-    snprintf(reserve, sizeof(reserve), "%s.reserve", db);
-    snprintf(stop_file, sizeof(stop_file), "%s.shutdown", db);
-    fill_leaving(filler, 1200u << 10);
-    const char *const args[] = {"--db", db, NULL};
-    sc_it_daemon *d = sc_rel_must_start(state, args);
-    sc_it_conn *c = sc_it_must_connect(d);
-    if (access(reserve, F_OK) == 0)
-        fail_msg("%s was made with under 1.25 MiB free", reserve);
-    if (!logged(d, "cannot keep 1024 KiB free for deletes"))
+    fullfs f;
+    fullfs_paths(state, &f);
+    char filler2[520], stop_file[600];
+    snprintf(filler2, sizeof(filler2), "%s2", f.filler);
+    snprintf(stop_file, sizeof(stop_file), "%s.shutdown", f.db);
+    fill_leaving(f.filler, 1200u << 10);
+    fullfs_start(state, &f);
+    if (access(f.reserve, F_OK) == 0)
+        fail_msg("%s was made with under 1.25 MiB free", f.reserve);
+    if (!logged(f.d, "cannot keep 1024 KiB free for deletes"))
         fail_msg("no warning that the reserve could not be made");
     /* Stored while there is room, so that the full disk below leaves the
      * log no unused tail for the delete to write into. */
     acked g[2];
     int n = 2;
-    for (int i = 0; i < n; i++)
-        if (!store_one(c, i, &g[i]))
-            fail_msg("store %d failed with room on the disk", i);
+    store_n(f.c, g, n);
     fill_up(filler2);
     acked extra;
-    if (store_one(c, 99, &extra))
+    if (store_one(f.c, 99, &extra))
         fail_msg("a store succeeded on the full filesystem");
-    int64_t free_before = freelist_pages(db);
+    int64_t free_before = freelist_pages(f.db);
     struct stat room;
     assert_int_equal(stat(stop_file, &room), 0);
     off_t room_before = room.st_size;
-    sc_it_must_ok(c, "graph.delete", "{\"graph\":%lld}", (long long)g[0].graph);
+    sc_it_must_ok(f.c, "graph.delete", "{\"graph\":%lld}", (long long)g[0].graph);
     assert_int_equal(stat(stop_file, &room), 0);
     print_message("the delete took %lld KiB of the .shutdown file's margin\n",
                   (long long)(room_before - room.st_size) / 1024);
     /* No reserve, no free byte, no unused log tail: the margin it was. */
     if (room.st_size >= room_before)
         fail_msg("the delete did not take the margin of %s", stop_file);
-    sc_it_must_error(c, 1001, NULL, "graph.get", "{\"graph\":%lld}", (long long)g[0].graph);
+    sc_it_must_error(f.c, 1001, NULL, "graph.get", "{\"graph\":%lld}", (long long)g[0].graph);
     /* The graph's pages are free for the next stores. */
-    int64_t free_after = freelist_pages(db);
+    int64_t free_after = freelist_pages(f.db);
     print_message("the delete on the full disk freed %lld pages\n",
                   (long long)(free_after - free_before));
     if (free_after <= free_before)
         fail_msg("the delete freed no page (%lld free before, %lld after)", (long long)free_before,
                  (long long)free_after);
-    expect_all_whole(c, g + 1, n - 1);
+    expect_all_whole(f.c, g + 1, n - 1);
 
     /* Space back: the reserve is made again within seconds, no request needed. */
     assert_int_equal(unlink(filler2), 0);
-    assert_int_equal(unlink(filler), 0);
-    for (int i = 0; i < 100 && access(reserve, F_OK) != 0; i++)
+    assert_int_equal(unlink(f.filler), 0);
+    for (int i = 0; i < 100 && access(f.reserve, F_OK) != 0; i++)
         usleep(100 * 1000);
-    if (access(reserve, F_OK) != 0)
-        fail_msg("no %s once the filesystem has room again", reserve);
-    sc_it_conn_close(c);
-    sc_it_must_stop(d);
+    if (access(f.reserve, F_OK) != 0)
+        fail_msg("no %s once the filesystem has room again", f.reserve);
+    fullfs_stop(&f);
 }
 
 /*
@@ -473,52 +494,43 @@ static void test_delete_without_reserve(void **state)
  */
 static void test_restart_after_crash_on_full_disk(void **state)
 {
-    const char *dir = ((sc_rel_fixture *)*state)->arg;
-    char db[512], filler[512];
-    snprintf(db, sizeof(db), "%s/streamcap.db", dir);
-    snprintf(filler, sizeof(filler), "%s/filler", dir);
-    const char *const args[] = {"--db", db, NULL};
-    sc_it_daemon *d = sc_rel_must_start(state, args);
-    sc_it_conn *c = sc_it_must_connect(d);
+    fullfs f;
+    fullfs_setup(state, &f);
     acked g[2];
-    for (int i = 0; i < 2; i++)
-        if (!store_one(c, i, &g[i]))
-            fail_msg("store %d failed with room on the disk", i);
-    long long a = open_capturing(c), b = open_capturing(c);
+    store_n(f.c, g, 2);
+    long long a = open_capturing(f.c), b = open_capturing(f.c);
     assert_true(a > 0 && b > 0);
-    fill_up(filler);
-    sc_it_conn_close(c);
-    assert_int_equal(sc_it_daemon_kill(d), 0);
+    fill_up(f.filler);
+    sc_it_conn_close(f.c);
+    assert_int_equal(sc_it_daemon_kill(f.d), 0);
 
-    sc_it_must_restart(d, args);
-    c = sc_it_must_connect(d);
-    expect_all_whole(c, g, 2);
-    if (open_capturing(c) != 0)
+    sc_it_must_restart(f.d, f.args);
+    f.c = sc_it_must_connect(f.d);
+    expect_all_whole(f.c, g, 2);
+    if (open_capturing(f.c) != 0)
         fail_msg("session.open succeeded on the full filesystem");
-    sc_it_must_ok(c, "graph.delete", "{\"graph\":%lld}", (long long)g[1].graph);
-    sc_it_must_error(c, 1001, NULL, "graph.get", "{\"graph\":%lld}", (long long)g[1].graph);
+    sc_it_must_ok(f.c, "graph.delete", "{\"graph\":%lld}", (long long)g[1].graph);
+    sc_it_must_error(f.c, 1001, NULL, "graph.get", "{\"graph\":%lld}", (long long)g[1].graph);
 
     /* A session of this run, opened on the room the delete made (most
      * likely before the recovery's next attempt): never taken for one of
      * the dead run's. */
-    cJSON *res = sc_it_must_result(c, "session.open", "{\"label\":\"early\"}");
+    cJSON *res = sc_it_must_result(f.c, "session.open", "{\"label\":\"early\"}");
     long long live = (long long)sc_it_int(res, "session");
     cJSON_Delete(res);
 
-    assert_int_equal(unlink(filler), 0);
+    assert_int_equal(unlink(f.filler), 0);
     /* Recorded within seconds, no request needed. */
-    sc_it_must_see_outcome(db, a, "lost", 10000);
-    sc_it_must_see_outcome(db, b, "lost", 0);
-    sc_it_must_see_outcome(db, live, "open", 0);
-    sc_it_must_ok(c, "session.close", "{\"session\":%lld}", live);
-    sc_it_must_see_outcome(db, live, "closed", 0);
-    sc_it_conn_close(c);
-    sc_it_must_stop(d);
-    sc_it_must_restart(d, args);
-    c = sc_it_must_connect(d);
-    expect_all_whole(c, g, 1);
-    sc_it_conn_close(c);
-    sc_it_must_stop(d);
+    sc_it_must_see_outcome(f.db, a, "lost", 10000);
+    sc_it_must_see_outcome(f.db, b, "lost", 0);
+    sc_it_must_see_outcome(f.db, live, "open", 0);
+    sc_it_must_ok(f.c, "session.close", "{\"session\":%lld}", live);
+    sc_it_must_see_outcome(f.db, live, "closed", 0);
+    fullfs_stop(&f);
+    sc_it_must_restart(f.d, f.args);
+    f.c = sc_it_must_connect(f.d);
+    expect_all_whole(f.c, g, 1);
+    fullfs_stop(&f);
 }
 
 /*
@@ -530,40 +542,34 @@ static void test_restart_after_crash_on_full_disk(void **state)
  */
 static void test_delete_graph_larger_than_reserve(void **state)
 {
-    const char *dir = ((sc_rel_fixture *)*state)->arg;
-    char db[512], filler[512];
-    snprintf(db, sizeof(db), "%s/streamcap.db", dir);
-    snprintf(filler, sizeof(filler), "%s/filler", dir);
-    const char *const args[] = {"--db", db, NULL};
-    sc_it_daemon *d = sc_rel_must_start(state, args);
-    sc_it_conn *c = sc_it_must_connect(d);
-    long long s = open_capturing(c);
+    fullfs f;
+    fullfs_setup(state, &f);
+    long long s = open_capturing(f.c);
     assert_true(s > 0);
-    cJSON *reply = fill_and_end_n(c, s, 0, BIG_KERNELS);
-    long long big = (long long)sc_it_int(sc_it_ok(c, reply), "graph");
+    cJSON *reply = fill_and_end_n(f.c, s, 0, BIG_KERNELS);
+    long long big = (long long)sc_it_int(sc_it_ok(f.c, reply), "graph");
     cJSON_Delete(reply);
     acked small;
-    if (!store_one(c, 1, &small))
+    if (!store_one(f.c, 1, &small))
         fail_msg("a small store failed with room on the disk");
-    long long late = open_capturing(c);
+    long long late = open_capturing(f.c);
     assert_true(late > 0);
-    fill_up(filler);
-    reply = fill_and_end(c, late, 2);
-    sc_it_err(c, reply, 1007, "storage");
+    fill_up(f.filler);
+    reply = fill_and_end(f.c, late, 2);
+    sc_it_err(f.c, reply, 1007, "storage");
     cJSON_Delete(reply);
     char wal[600];
-    snprintf(wal, sizeof(wal), "%s-wal", db);
+    snprintf(wal, sizeof(wal), "%s-wal", f.db);
     struct stat before, after;
     assert_int_equal(stat(wal, &before), 0);
-    sc_it_must_ok(c, "graph.delete", "{\"graph\":%lld}", big);
+    sc_it_must_ok(f.c, "graph.delete", "{\"graph\":%lld}", big);
     assert_int_equal(stat(wal, &after), 0);
     print_message("deleting a graph of %d nodes on the full disk grew the log by %lld KiB\n",
                   BIG_KERNELS, (long long)(after.st_size - before.st_size) / 1024);
-    sc_it_must_error(c, 1001, NULL, "graph.get", "{\"graph\":%lld}", big);
-    expect_all_whole(c, &small, 1);
-    sc_it_conn_close(c);
-    sc_it_must_stop(d);
-    unlink(filler);
+    sc_it_must_error(f.c, 1001, NULL, "graph.get", "{\"graph\":%lld}", big);
+    expect_all_whole(f.c, &small, 1);
+    fullfs_stop(&f);
+    unlink(f.filler);
 }
 
 /*
@@ -574,35 +580,26 @@ static void test_delete_graph_larger_than_reserve(void **state)
  */
 static void test_start_on_full_disk_after_clean_stop(void **state)
 {
-    const char *dir = ((sc_rel_fixture *)*state)->arg;
-    char db[512], filler[512];
-    snprintf(db, sizeof(db), "%s/streamcap.db", dir);
-    snprintf(filler, sizeof(filler), "%s/filler", dir);
-    const char *const args[] = {"--db", db, NULL};
-    sc_it_daemon *d = sc_rel_must_start(state, args);
-    sc_it_conn *c = sc_it_must_connect(d);
+    fullfs f;
+    fullfs_setup(state, &f);
     acked g[2];
-    for (int i = 0; i < 2; i++)
-        if (!store_one(c, i, &g[i]))
-            fail_msg("store %d failed with room on the disk", i);
-    long long s = open_capturing(c);
+    store_n(f.c, g, 2);
+    long long s = open_capturing(f.c);
     assert_true(s > 0);
-    sc_it_conn_close(c);
-    sc_it_must_stop(d);
-    fill_up(filler);
+    fullfs_stop(&f);
+    fill_up(f.filler);
 
-    sc_it_must_restart(d, args);
-    if (!logged(d, "the space kept next to it was given up so that it opens"))
+    sc_it_must_restart(f.d, f.args);
+    if (!logged(f.d, "the space kept next to it was given up so that it opens"))
         fail_msg("no warning that the start took the space kept for a full disk");
-    c = sc_it_must_connect(d);
-    expect_all_whole(c, g, 2);
-    sc_it_must_ok(c, "graph.delete", "{\"graph\":%lld}", (long long)g[0].graph);
-    sc_it_must_error(c, 1001, NULL, "graph.get", "{\"graph\":%lld}", (long long)g[0].graph);
-    expect_all_whole(c, g + 1, 1);
-    sc_it_conn_close(c);
-    sc_it_must_stop(d);
-    sc_it_must_see_outcome(db, s, "shutdown", 0);
-    unlink(filler);
+    f.c = sc_it_must_connect(f.d);
+    expect_all_whole(f.c, g, 2);
+    sc_it_must_ok(f.c, "graph.delete", "{\"graph\":%lld}", (long long)g[0].graph);
+    sc_it_must_error(f.c, 1001, NULL, "graph.get", "{\"graph\":%lld}", (long long)g[0].graph);
+    expect_all_whole(f.c, g + 1, 1);
+    fullfs_stop(&f);
+    sc_it_must_see_outcome(f.db, s, "shutdown", 0);
+    unlink(f.filler);
 }
 
 typedef struct fullfs_case {

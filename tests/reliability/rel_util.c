@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <setjmp.h>
 #include <stddef.h>
@@ -55,6 +56,45 @@ sc_it_daemon *sc_rel_must_start(void **state, const char *const *extra)
     sc_rel_adopt(state, d);
     sc_it_must_restart(d, extra);
     return d;
+}
+
+double sc_rel_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void sc_rel_must_put(sc_rel_text *t, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+        va_end(ap);
+        assert_true(n >= 0);
+        if (t->s && (size_t)n < t->cap - t->len) {
+            t->len += (size_t)n;
+            return;
+        }
+        t->cap = (t->cap + (size_t)n + 1) * 2;
+        t->s = realloc(t->s, t->cap);
+        assert_non_null(t->s);
+    }
+}
+
+bool sc_rel_timed_call(sc_it_conn *c, const char *method, const char *params, double *worst_ms)
+{
+    cJSON *reply = NULL;
+    double t0 = sc_rel_now_ms();
+    int rc = params ? sc_it_try_call(c, &reply, method, "%s", params)
+                    : sc_it_try_call(c, &reply, method, NULL);
+    double dt = sc_rel_now_ms() - t0;
+    bool ok = rc == 0 && reply && cJSON_GetObjectItem(reply, "result");
+    cJSON_Delete(reply);
+    if (dt > *worst_ms)
+        *worst_ms = dt;
+    return ok;
 }
 
 long sc_rel_rss_kib(pid_t pid)

@@ -51,6 +51,26 @@ long sc_rel_rss_kib(pid_t pid);
 /** Integer from the environment variable `name`, or `fallback` when unset or bad. */
 long sc_rel_env_long(const char *name, long fallback);
 
+/** CLOCK_MONOTONIC in milliseconds, with the fraction (latency bounds). */
+double sc_rel_now_ms(void);
+
+/** A growing text, for request lines too big to format at once. */
+typedef struct sc_rel_text {
+    char *s; /* NUL-terminated once anything was put; free() it */
+    size_t len, cap;
+} sc_rel_text;
+
+/** Append printf-style to t; fails the test when memory runs out. */
+void sc_rel_must_put(sc_rel_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/**
+ * A bystander's call: `method` with `params` (JSON object text, or NULL
+ * for none), timed; *worst_ms is raised to its latency when that is more.
+ * true when a result came back (not an error or a transport failure).
+ * Never touches cmocka: safe from a thread of the test.
+ */
+bool sc_rel_timed_call(sc_it_conn *c, const char *method, const char *params, double *worst_ms);
+
 /** A small xorshift PRNG: deterministic for a seed, independent per state. */
 typedef struct sc_rel_rng {
     uint64_t s;

@@ -30,13 +30,6 @@
  * to hold a ping for 132 ms; the bound stays what a stall would exceed. */
 #define PING_BOUND_MS (SC_REL_IS_SANITIZED ? 300 : 100)
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static void nap(void)
 {
     struct timespec ts = {0, 1000000};
@@ -57,15 +50,8 @@ static void *ping_loop(void *arg)
 {
     pinger *p = arg;
     while (!atomic_load(&p->stop)) {
-        cJSON *reply = NULL;
-        double t0 = now_ms();
-        int rc = sc_it_try_call(p->c, &reply, "server.info", NULL);
-        double dt = now_ms() - t0;
-        if (rc != 0 || !reply || !cJSON_GetObjectItem(reply, "result"))
+        if (!sc_rel_timed_call(p->c, "server.info", NULL, &p->worst_ms))
             p->failed++;
-        cJSON_Delete(reply);
-        if (dt > p->worst_ms)
-            p->worst_ms = dt;
         atomic_fetch_add(&p->pings, 1);
     }
     return NULL;
@@ -96,31 +82,6 @@ static void pinger_stop(pinger *p, const char *during)
         fail_msg("%s: server.info took %.1f ms (bound %d ms)", during, p->worst_ms, PING_BOUND_MS);
 }
 
-/* A growing text buffer for the big lines. */
-typedef struct text {
-    char *s;
-    size_t len, cap;
-} text;
-
-static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(text *t, const char *fmt, ...)
-{
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
-        va_end(ap);
-        assert_true(n >= 0);
-        if (t->s && (size_t)n < t->cap - t->len) {
-            t->len += (size_t)n;
-            return;
-        }
-        t->cap = (t->cap + (size_t)n + 1) * 2;
-        t->s = realloc(t->s, t->cap);
-        assert_non_null(t->s);
-    }
-}
-
 /*
  * graph.submit of `decoys` single nodes (streams 1..decoys), each forking
  * to the first node of every one of `streams` streams of `len` nodes, and
@@ -131,28 +92,28 @@ static void put(text *t, const char *fmt, ...)
 static int64_t submit_fan_in(sc_it_conn *c, uint32_t decoys, uint32_t streams, uint32_t len)
 {
     uint32_t n = decoys + streams * len + 1, join = n - 1;
-    text t = {0};
-    put(&t,
-        "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"graph.submit\",\"params\":{"
-        "\"label\":\"fan-in\",\"nodes\":[",
-        (long long)sc_it_next_id(c));
+    sc_rel_text t = {0};
+    sc_rel_must_put(&t,
+                    "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"graph.submit\",\"params\":{"
+                    "\"label\":\"fan-in\",\"nodes\":[",
+                    (long long)sc_it_next_id(c));
     for (uint32_t v = 0; v < n; v++) {
         uint32_t stream = v < decoys  ? 1 + v
                           : v == join ? decoys + streams + 1
                                       : decoys + 1 + (v - decoys) / len;
-        put(&t, "%s{\"kind\":\"empty\",\"stream\":%u}", v ? "," : "", stream);
+        sc_rel_must_put(&t, "%s{\"kind\":\"empty\",\"stream\":%u}", v ? "," : "", stream);
     }
-    put(&t, "],\"edges\":[");
+    sc_rel_must_put(&t, "],\"edges\":[");
     const char *sep = "";
     for (uint32_t d = 0; d < decoys; d++)
         for (uint32_t s = 0; s < streams; s++, sep = ",")
-            put(&t, "%s[%u,%u]", sep, d, decoys + s * len);
+            sc_rel_must_put(&t, "%s[%u,%u]", sep, d, decoys + s * len);
     for (uint32_t s = 0; s < streams; s++)
         for (uint32_t i = 0; i < len; i++, sep = ",") {
             uint32_t v = decoys + s * len + i;
-            put(&t, "%s[%u,%u]", sep, v, i + 1 < len ? v + 1 : join);
+            sc_rel_must_put(&t, "%s[%u,%u]", sep, v, i + 1 < len ? v + 1 : join);
         }
-    put(&t, "]}}");
+    sc_rel_must_put(&t, "]}}");
     sc_it_must_send_line(c, t.s);
     free(t.s);
     cJSON *reply = sc_it_must_recv(c);
@@ -177,11 +138,11 @@ static void big_request(const sc_it_daemon *d, sc_it_conn *c, int64_t graph, uin
     sc_rel_rng_seed(&rng, 0x5A11 + count);
     bool *want = malloc(count * sizeof *want);
     assert_non_null(want);
-    text t = {0};
-    put(&t,
-        "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"graph.reachable\",\"params\":{"
-        "\"graph\":%lld,\"pairs\":[",
-        (long long)sc_it_next_id(c), (long long)graph);
+    sc_rel_text t = {0};
+    sc_rel_must_put(&t,
+                    "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"graph.reachable\",\"params\":{"
+                    "\"graph\":%lld,\"pairs\":[",
+                    (long long)sc_it_next_id(c), (long long)graph);
     for (uint32_t i = 0; i < count; i++) {
         uint32_t a, b;
         if (i % 2 == 0) {
@@ -195,16 +156,16 @@ static void big_request(const sc_it_daemon *d, sc_it_conn *c, int64_t graph, uin
             b = decoys + o * len + sc_rel_rng_below(&rng, len);
             want[i] = false;
         }
-        put(&t, "%s[%u,%u]", i ? "," : "", a, b);
+        sc_rel_must_put(&t, "%s[%u,%u]", i ? "," : "", a, b);
     }
-    put(&t, "]}}");
+    sc_rel_must_put(&t, "]}}");
 
     pinger p;
     pinger_start(&p, d);
-    double t0 = now_ms();
+    double t0 = sc_rel_now_ms();
     sc_it_must_send_line(c, t.s);
     cJSON *reply = sc_it_must_recv(c);
-    double took = now_ms() - t0;
+    double took = sc_rel_now_ms() - t0;
     pinger_stop(&p, during);
     print_message("%s: %u pairs answered in %.1f ms\n", during, count, took);
 

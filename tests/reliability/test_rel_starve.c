@@ -50,38 +50,6 @@
 /* How long the attackers go on sending, and the bystander reading. */
 #define ATTACK_MS 4000
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-/* A growing text buffer for the big lines. */
-typedef struct text {
-    char *s;
-    size_t len, cap;
-} text;
-
-static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(text *t, const char *fmt, ...)
-{
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
-        va_end(ap);
-        assert_true(n >= 0);
-        if (t->s && (size_t)n < t->cap - t->len) {
-            t->len += (size_t)n;
-            return;
-        }
-        t->cap = (t->cap + (size_t)n + 1) * 2;
-        t->s = realloc(t->s, t->cap);
-        assert_non_null(t->s);
-    }
-}
-
 /* Node v >= 1 is on stream (v - 1) % STREAMS; streams below 100 are one half. */
 static uint32_t half_of(uint32_t v)
 {
@@ -93,14 +61,14 @@ static int64_t submit_attack_graph(sc_it_conn *c)
 {
     sc_rel_rng rng;
     sc_rel_rng_seed(&rng, 0x57A4);
-    text t = {0};
-    put(&t,
-        "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"graph.submit\",\"params\":{"
-        "\"label\":\"attack\",\"nodes\":[{\"kind\":\"empty\",\"stream\":%u}",
-        (long long)sc_it_next_id(c), STREAMS);
+    sc_rel_text t = {0};
+    sc_rel_must_put(&t,
+                    "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"graph.submit\",\"params\":{"
+                    "\"label\":\"attack\",\"nodes\":[{\"kind\":\"empty\",\"stream\":%u}",
+                    (long long)sc_it_next_id(c), STREAMS);
     for (uint32_t v = 1; v < NODES; v++)
-        put(&t, ",{\"kind\":\"empty\",\"stream\":%u}", (v - 1) % STREAMS);
-    put(&t, "],\"edges\":[");
+        sc_rel_must_put(&t, ",{\"kind\":\"empty\",\"stream\":%u}", (v - 1) % STREAMS);
+    sc_rel_must_put(&t, "],\"edges\":[");
     const char *sep = "";
     for (uint32_t v = 1; v < NODES; v++) {
         /* The stream's previous node, then waits on CROSS recent nodes of
@@ -119,9 +87,9 @@ static int64_t submit_attack_graph(sc_it_conn *c)
                 from[nfrom++] = u;
         }
         for (uint32_t j = 0; j < nfrom; j++, sep = ",")
-            put(&t, "%s[%u,%u]", sep, from[j], v);
+            sc_rel_must_put(&t, "%s[%u,%u]", sep, from[j], v);
     }
-    put(&t, "]}}");
+    sc_rel_must_put(&t, "]}}");
     sc_it_must_send_line(c, t.s);
     free(t.s);
     cJSON *reply = sc_it_must_recv(c);
@@ -139,11 +107,11 @@ static char *attack_line(sc_it_conn *c, int64_t graph, bool dead_end, uint32_t p
 {
     sc_rel_rng rng;
     sc_rel_rng_seed(&rng, seed);
-    text t = {0};
-    put(&t,
-        "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"graph.reachable\",\"params\":{"
-        "\"graph\":%lld,\"pairs\":[",
-        (long long)sc_it_next_id(c), (long long)graph);
+    sc_rel_text t = {0};
+    sc_rel_must_put(&t,
+                    "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"method\":\"graph.reachable\",\"params\":{"
+                    "\"graph\":%lld,\"pairs\":[",
+                    (long long)sc_it_next_id(c), (long long)graph);
     for (uint32_t i = 0; i < pairs; i++) {
         uint32_t a = 0, b = 1 + sc_rel_rng_below(&rng, NODES - 1);
         if (!dead_end) {
@@ -152,9 +120,9 @@ static char *attack_line(sc_it_conn *c, int64_t graph, bool dead_end, uint32_t p
             b = 1 + (LEN - 1 - sc_rel_rng_below(&rng, 10)) * STREAMS + STREAMS / 2 +
                 sc_rel_rng_below(&rng, STREAMS / 2);
         }
-        put(&t, "%s[%u,%u]", i ? "," : "", a, b);
+        sc_rel_must_put(&t, "%s[%u,%u]", i ? "," : "", a, b);
     }
-    put(&t, "]}}");
+    sc_rel_must_put(&t, "]}}");
     return t.s;
 }
 
@@ -202,10 +170,10 @@ static void *attack_loop(void *arg)
         } else {
             at->wrong += !all_false(reply, at->pairs);
             if (atomic_fetch_add(&at->answered, 1) == 0)
-                at->first_ms = now_ms();
+                at->first_ms = sc_rel_now_ms();
         }
         cJSON_Delete(reply);
-    } while (now_ms() < at->until_ms && !atomic_load(at->stopping));
+    } while (sc_rel_now_ms() < at->until_ms && !atomic_load(at->stopping));
     return NULL;
 }
 
@@ -221,18 +189,12 @@ static const char *const read_names[3] = {"graph.list", "log.list", "graph.get"}
 
 static void bystander_round(bystander *b)
 {
+    char get[64];
+    snprintf(get, sizeof get, "{\"graph\":%lld}", (long long)b->graph);
     for (int m = 0; m < 3; m++) {
-        cJSON *reply = NULL;
-        double t0 = now_ms();
-        int rc = m == 2 ? sc_it_try_call(b->c, &reply, "graph.get", "{\"graph\":%lld}",
-                                         (long long)b->graph)
-                        : sc_it_try_call(b->c, &reply, read_names[m], "{\"limit\":10}");
-        double dt = now_ms() - t0;
-        if (rc != 0 || !reply || !cJSON_GetObjectItem(reply, "result"))
-            fail_msg("%s: no result (rc %d)", read_names[m], rc);
-        cJSON_Delete(reply);
-        if (dt > b->worst_ms[m])
-            b->worst_ms[m] = dt;
+        const char *params = m == 2 ? get : "{\"limit\":10}";
+        if (!sc_rel_timed_call(b->c, read_names[m], params, &b->worst_ms[m]))
+            fail_msg("%s: no result", read_names[m]);
         b->calls++;
     }
 }
@@ -297,7 +259,7 @@ static void client_start(scene *s, attacker *at, bool dead_end, uint32_t pairs, 
 
 static void attack_start(scene *s, bool dead_end, double for_ms)
 {
-    double until = now_ms() + for_ms;
+    double until = sc_rel_now_ms() + for_ms;
     for (int i = 0; i < ATTACKERS; i++)
         client_start(s, &s->at[i], dead_end, PAIRS, until, 0xA77AC + (uint64_t)i);
 }
@@ -324,8 +286,8 @@ static void t_dead_end_pairs_do_not_starve_reads(void **state)
     scene s;
     scene_setup(state, &s);
     attack_start(&s, true, ATTACK_MS);
-    double until = now_ms() + ATTACK_MS;
-    while (now_ms() < until)
+    double until = sc_rel_now_ms() + ATTACK_MS;
+    while (sc_rel_now_ms() < until)
         bystander_round(&s.by);
     attack_join(&s, "pairs from a dead end", false);
     bystander_check(&s.by, "pairs from a dead end");
@@ -340,11 +302,11 @@ static void t_long_pairs_do_not_starve_reads_or_stop(void **state)
     scene_setup(state, &s);
     attack_start(&s, false, 1e9);
     attacker *late = &s.at[ATTACKERS];
-    double t_late = now_ms();
+    double t_late = sc_rel_now_ms();
     client_start(&s, late, false, LATE_PAIRS, 0, 0x1A7E);
-    double until = now_ms() + ATTACK_MS / 2;
-    while ((now_ms() < until || atomic_load(&late->answered) == 0) &&
-           now_ms() < t_late + 4.0 * LATE_BOUND_MS)
+    double until = sc_rel_now_ms() + ATTACK_MS / 2;
+    while ((sc_rel_now_ms() < until || atomic_load(&late->answered) == 0) &&
+           sc_rel_now_ms() < t_late + 4.0 * LATE_BOUND_MS)
         bystander_round(&s.by);
     bystander_check(&s.by, "pairs between the halves");
     sc_it_conn_close(s.by.c);
@@ -358,9 +320,9 @@ static void t_long_pairs_do_not_starve_reads_or_stop(void **state)
     atomic_store(&s.stopping, true);
     sc_it_daemon_set_timeouts(s.d, 0, 120000);
     int status = -1;
-    double t0 = now_ms();
+    double t0 = sc_rel_now_ms();
     assert_int_equal(sc_it_daemon_signal_stop(s.d, SIGTERM, &status), 0);
-    double took = now_ms() - t0;
+    double took = sc_rel_now_ms() - t0;
     attack_join(&s, "pairs between the halves", true);
     print_message("SIGTERM during the attack: stopped in %.1f ms (bound %d ms)\n", took,
                   STOP_BOUND_MS);
