@@ -979,6 +979,14 @@ void sc_it_must_error(sc_it_conn *c, int code, const char *kind, const char *met
     cJSON_Delete(reply);
 }
 
+int64_t sc_it_open_cuda(sc_it_conn *c)
+{
+    cJSON *r = sc_it_must_result(c, "session.open", "{\"semantics\":\"cuda\"}");
+    int64_t s = sc_it_int(r, "session");
+    cJSON_Delete(r);
+    return s;
+}
+
 int64_t sc_it_int(const cJSON *obj, const char *name)
 {
     int64_t v;

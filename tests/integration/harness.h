@@ -246,6 +246,9 @@ void sc_it_must_ok(sc_it_conn *c, const char *method, const char *params_fmt, ..
 void sc_it_must_error(sc_it_conn *c, int code, const char *kind, const char *method,
                       const char *params_fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/** session.open of a cuda-mode session that must succeed: its id. */
+int64_t sc_it_open_cuda(sc_it_conn *c);
+
 /** Result member `name` as an exact integer (fails the test otherwise). */
 int64_t sc_it_int(const cJSON *obj, const char *name);
 /** Member `name` as a string (fails the test otherwise). */

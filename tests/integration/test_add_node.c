@@ -16,14 +16,6 @@
 
 #include "harness.h"
 
-static long long open_cuda(sc_it_conn *c)
-{
-    cJSON *r = sc_it_must_result(c, "session.open", "{\"semantics\":\"cuda\"}");
-    long long s = (long long)sc_it_int(r, "session");
-    cJSON_Delete(r);
-    return s;
-}
-
 static long long add(sc_it_conn *c, long long s, const char *rest)
 {
     cJSON *r =
@@ -59,7 +51,7 @@ static void assert_has(const cJSON *node, const char *want)
 static void test_node_attributes_stored(void **state)
 {
     sc_it_conn *c = sc_it_must_connect(*state);
-    long long s = open_cuda(c);
+    long long s = (long long)sc_it_open_cuda(c);
     sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":1}", s);
     sc_it_must_ok(c, "capture.record_kernel",
                   "{\"session\":%lld,\"stream\":1,\"function_name\":\"head\",\"grid\":[8,1,1],"
@@ -134,7 +126,7 @@ static void must_refuse(sc_it_conn *c, long long s, const char *rest, const char
 static void test_conflicts_refused(void **state)
 {
     sc_it_conn *c = sc_it_must_connect(*state);
-    long long s = open_cuda(c);
+    long long s = (long long)sc_it_open_cuda(c);
     sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":1}", s);
     must_refuse(c, s, "\"kind\":\"kernel\",\"node\":{\"kind\":\"kernel\",\"function_name\":\"k\"}",
                 "kind",

@@ -18,14 +18,6 @@
 
 #include "harness.h"
 
-static long long open_cuda(sc_it_conn *c)
-{
-    cJSON *r = sc_it_must_result(c, "session.open", "{\"semantics\":\"cuda\"}");
-    long long s = (long long)sc_it_int(r, "session");
-    cJSON_Delete(r);
-    return s;
-}
-
 static const cJSON *node_at(const cJSON *g, int i)
 {
     const cJSON *n = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(g, "nodes"), i);
@@ -80,7 +72,7 @@ static void assert_parent(sc_it_conn *c, long long body, long long graph, int no
 static void test_end_stores_bodies(void **state)
 {
     sc_it_conn *c = sc_it_must_connect(*state);
-    long long s = open_cuda(c);
+    long long s = (long long)sc_it_open_cuda(c);
     capture_two_children(c, s);
     cJSON *r =
         sc_it_must_result(c, "capture.end", "{\"session\":%lld,\"stream\":1,\"bodies\":[%s,%s]}", s,
@@ -161,7 +153,7 @@ static void refused(sc_it_conn *c, long long s, const char *bodies, const char *
 static void test_end_bodies_refused(void **state)
 {
     sc_it_conn *c = sc_it_must_connect(*state);
-    long long s = open_cuda(c);
+    long long s = (long long)sc_it_open_cuda(c);
     capture_two_children(c, s);
     cJSON *reply = sc_it_call(c, "capture.end", "{\"session\":%lld,\"stream\":1,\"bodies\":{}}", s);
     sc_it_err(c, reply, -32602, "invalid_params");
@@ -207,7 +199,7 @@ static void test_end_bodies_refused(void **state)
 static void test_failed_end_stores_no_body(void **state)
 {
     sc_it_conn *c = sc_it_must_connect(*state);
-    long long s = open_cuda(c);
+    long long s = (long long)sc_it_open_cuda(c);
     capture_two_children(c, s);
     sc_it_must_error(c, 1009, "cuda", "capture.host_call", "{\"session\":%lld,\"kind\":\"unsafe\"}",
                      s);
@@ -226,7 +218,7 @@ static void test_failed_end_stores_no_body(void **state)
 static void test_record_kind(void **state)
 {
     sc_it_conn *c = sc_it_must_connect(*state);
-    long long s = open_cuda(c);
+    long long s = (long long)sc_it_open_cuda(c);
     sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":1}", s);
     sc_it_must_error(c, -32602, "invalid_params", "capture.record_host_callback",
                      "{\"session\":%lld,\"stream\":1,\"label\":\"x\",\"kind\":\"kernel\"}", s);
