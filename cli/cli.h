@@ -55,6 +55,8 @@ int cli_graph_show(cli *x, int argc, char **argv);
 int cli_graph_dot(cli *x, int argc, char **argv);
 int cli_graph_render(cli *x, int argc, char **argv);
 int cli_graph_reach(cli *x, int argc, char **argv);
+/** graph stats ID (cli_stats.c). */
+int cli_graph_stats(cli *x, int argc, char **argv);
 int cli_graph_rm(cli *x, int argc, char **argv);
 int cli_prune(cli *x, int argc, char **argv);
 int cli_sessions(cli *x, int argc, char **argv);

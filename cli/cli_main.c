@@ -115,6 +115,11 @@ static const cli_cmd commands[] = {
      "A and B are node ids (7 or N7).  Reachability is reflexive: A reaches A.\n"
      "Exits 0 when A reaches B, 1 when it does not, 2 on error (an unknown\n"
      "graph or node included).\n", cli_graph_reach},
+    {"graph stats", "ID", "counts of a stored graph",
+     "Node count by kind, streams, roots and leaves, edges and how many are\n"
+     "implied by other paths (redundant), the critical path in nodes, and a\n"
+     "width: the largest level of the longest-path layering, a set of mutually\n"
+     "unordered nodes (a lower bound of the true width).\n", cli_graph_stats},
     {"graph rm", "ID...", "delete stored graphs",
      "Delete each graph; their capture-log rows stay.  A graph that cannot be\n"
      "deleted (unknown, another user's) is reported and the others are still\n"

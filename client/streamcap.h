@@ -739,6 +739,19 @@ SC_CLIENT_API void sc_client_graph_page_free(sc_client_graph_page *p);
 SC_CLIENT_API int sc_client_graph_reachable(sc_client *c, uint64_t graph, uint32_t from,
                                             uint32_t to, bool *reachable);
 
+/** graph.stats' figures (docs/analyses.md); all counts. */
+typedef struct sc_client_stats {
+    uint64_t nodes, edges;
+    uint64_t by_kind[SC_CLIENT_CONDITIONAL + 1]; /* indexed by sc_client_kind */
+    uint64_t streams, roots, leaves;
+    uint64_t redundant_edges; /* edges implied by other paths */
+    uint64_t critical_path;   /* nodes on a longest path */
+    uint64_t width;           /* mutually unordered nodes found: a lower bound */
+} sc_client_stats;
+
+/** graph.stats of a stored graph into *out. */
+SC_CLIENT_API int sc_client_graph_stats(sc_client *c, uint64_t graph, sc_client_stats *out);
+
 typedef struct sc_client_pair {
     uint32_t from;
     uint32_t to;

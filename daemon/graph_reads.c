@@ -1,6 +1,6 @@
 /*
  * graph_reads.c - stored graphs read through the cache: graph.reachable,
- * graph.get and graph.export.
+ * graph.get, graph.export and graph.stats.
  *
  * Graph contents come from the cache (loaded and indexed off the loop on a
  * miss); large replies (graph.get, graph.export) are rendered on the thread
@@ -571,61 +571,6 @@ int sc_h_graph_reachable(sc_req *r)
 
 /* ------------------------------------------------------- graph.get / export */
 
-static void write_dim3(sc_buf *b, bool *first, const char *key, uint32_t x, uint32_t y, uint32_t z)
-{
-    sc_json_key(b, first, key);
-    sc_buf_printf(b, "[%u,%u,%u]", (unsigned)x, (unsigned)y, (unsigned)z);
-}
-
-/* A node of a cuda-mode graph: every kind, and kernels with their 3-D shape. */
-static void write_cuda_node(sc_buf *b, uint32_t id, const sc_node *n, const sc_graph_page *bodies)
-{
-    bool first;
-    sc_json_obj_begin(b, &first);
-    sc_json_member_u64(b, &first, "id", id);
-    sc_json_member_cstr(b, &first, "kind", sc_cuda_kind_name((int)n->kind));
-    sc_json_member_u64(b, &first, "stream", n->stream);
-    sc_json_member_str(b, &first, "name", n->name, n->name_len);
-    switch ((int)n->kind) {
-    case SC_KIND_KERNEL:
-        sc_json_member_str(b, &first, "function_name", n->name, n->name_len);
-        sc_json_member_u64(b, &first, "num_blocks", n->num_blocks);
-        sc_json_member_u64(b, &first, "threads_per_block", n->threads_per_block);
-        sc_json_member_u64(b, &first, "shared_mem", n->shared_mem);
-        write_dim3(b, &first, "grid", n->num_blocks, n->grid_y, n->grid_z);
-        write_dim3(b, &first, "block", n->threads_per_block, n->block_y, n->block_z);
-        sc_kargs_write(b, &first, n);
-        break;
-    case SC_KIND_MEMCPY:
-        sc_json_member_cstr(b, &first, "dir", sc_cuda_dir_name((int)n->dir));
-        sc_json_member_u64(b, &first, "size_bytes", n->size_bytes);
-        if (n->dir == SC_DIR_PEER_TO_PEER) {
-            sc_json_member_u64(b, &first, "src_device", n->src_device);
-            sc_json_member_u64(b, &first, "dst_device", n->dst_device);
-        }
-        break;
-    case SC_KIND_MEMSET:
-        sc_json_member_u64(b, &first, "size_bytes", n->size_bytes);
-        sc_json_member_u64(b, &first, "value", n->value);
-        break;
-    case SC_KIND_HOST_CALLBACK:
-        sc_json_member_str(b, &first, "label", n->name, n->name_len);
-        break;
-    case SC_KIND_MEM_ALLOC:
-        sc_json_member_u64(b, &first, "size_bytes", n->size_bytes);
-        break;
-    case SC_KIND_EVENT_RECORD:
-    case SC_KIND_EVENT_WAIT:
-        sc_json_member_u64(b, &first, "event", n->event);
-        break;
-    default: /* mem_free, empty: the name says it all; bodies, a conditional's fields */
-        sc_cond_node_write(b, &first, n);
-        sc_write_node_bodies(b, &first, bodies, id, (int)n->kind);
-        break;
-    }
-    sc_json_obj_end(b);
-}
-
 static void write_node(sc_buf *b, uint32_t id, const sc_node *n)
 {
     bool first;
@@ -739,7 +684,7 @@ static void body_get(graph_ctx *g, body_out *o)
         if (sc_graph_node(gr, i, &node) != 0)
             continue;
         if (sg->meta.cuda)
-            write_cuda_node(b, i, &node, g->bodies);
+            sc_write_cuda_node(b, i, &node, g->bodies);
         else
             write_node(b, i, &node);
         body_flush(o, false);
@@ -992,4 +937,34 @@ static int check_export_params(sc_req *r)
 int sc_h_graph_export(sc_req *r)
 {
     return with_graph(r, true, check_export_params, export_ready, NULL);
+}
+
+/* graph.stats: computed on the thread pool with the entry pinned (its cost
+ * grows with the edges), answered as a single reachability query is. */
+static void stats_work(uv_work_t *w)
+{
+    graph_ctx *g = w->data;
+    if (sc_graph_stats_json(sc_cache_graph(g->entry)->graph, &g->text) != 0)
+        g->text.oom = true;
+}
+
+static void stats_computed(uv_work_t *w, int status)
+{
+    graph_ctx *g = w->data;
+    if (status < 0 || sc_buf_failed(&g->text))
+        reach_fail(g, SC_RPC_INTERNAL_ERROR, "out of memory answering graph.stats");
+    else
+        reach_done(g);
+}
+
+static void stats_ready(graph_ctx *g)
+{
+    g->work.data = g;
+    if (uv_queue_work(g->a.d->loop, &g->work, stats_work, stats_computed) != 0)
+        reach_fail(g, SC_RPC_INTERNAL_ERROR, "cannot schedule graph.stats");
+}
+
+int sc_h_graph_stats(sc_req *r)
+{
+    return with_graph(r, true, NULL, stats_ready, NULL);
 }

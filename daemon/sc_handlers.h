@@ -66,6 +66,14 @@ int sc_cuda_read_node(sc_req *r, sc_jval obj, sc_node *n);
 /** -32602 naming `kind`, which is no node kind; returns -1. */
 int sc_cuda_bad_kind(sc_req *r);
 
+/** One node of a cuda-mode graph, every kind, as graph.get writes it, its
+ *  bodies from `bodies` (daemon/cuda_node_json.c). */
+void sc_write_cuda_node(sc_buf *b, uint32_t id, const sc_node *n, const sc_graph_page *bodies);
+
+/** graph.stats' result object for a sealed graph into out
+ *  (daemon/graph_stats.c).  0, or a negative SC_E* code. */
+int sc_graph_stats_json(const sc_graph *g, sc_buf *out);
+
 /* Every handler: `int sc_h_<handler>(sc_req *r)`, returning H_*. */
 #define SC_X_HANDLER_DECL(id, handler, name, flags, params, result, summary)                       \
     int sc_h_##handler(sc_req *r);

@@ -177,6 +177,11 @@ enum sc_method_flag {
       "{graph, from, to} | {graph, pairs}",                                                        \
       "{reachable}",                                                                               \
       "Does one op happen before another.")                                                        \
+    X(GRAPH_STATS, graph_stats, "graph.stats",                                                     \
+      SC_MF_READS_STORE,                                                                           \
+      "{graph}",                                                                                   \
+      "{nodes, edges, by_kind, streams, roots, leaves, redundant_edges, critical_path, width}",    \
+      "Counts of a stored graph: kinds, roots, leaves, redundant edges, critical path, width.")     \
     X(GRAPH_EXPORT, graph_export, "graph.export",                                                  \
       SC_MF_READS_STORE,                                                                           \
       "{graph, format}",                                                                           \

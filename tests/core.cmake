@@ -15,3 +15,4 @@ sc_add_test(test_core_cuda_conformance
             SOURCES ${SC_CORE_TEST_DIR}/test_cuda_conformance.c
             LIBS sc_cuda_ops)
 sc_add_test(test_core_cuda SOURCES ${SC_CORE_TEST_DIR}/test_cuda.c LIBS sc_core)
+sc_add_test(test_core_analysis SOURCES ${SC_CORE_TEST_DIR}/test_analysis.c LIBS sc_core)

@@ -200,6 +200,7 @@ static void child_checks(report *r, const char *socket, int64_t s, int64_t g)
         {"graph.reachable", "{\"graph\":%lld,\"from\":0,\"to\":1}"},
         {"graph.reachable", "{\"graph\":%lld,\"pairs\":[[0,1],[1,0]]}"},
         {"graph.export", "{\"graph\":%lld,\"format\":\"dot\"}"},
+        {"graph.stats", "{\"graph\":%lld}"},
         {"graph.delete", "{\"graph\":%lld}"},
         /* The owner is checked before anything else is: bad parameters on
          * someone else's graph answer as on a missing one. */
