@@ -11,9 +11,6 @@
 #include <string.h>
 #include "sc_handlers.h"
 
-static const char *const sub_outcomes[] = {"open",      "completed", "failed", "closed",
-                                           "abandoned", "shutdown",  "lost"};
-
 /* The notice itself may take the buffer this far past the bound. */
 #define SC_SUB_NOTICE_MAX 512
 
@@ -87,17 +84,8 @@ int sc_h_log_subscribe(sc_req *r)
     if (sc_param_opt_string(r->params, "outcome", &outcome, &outcome_len, &r->err) != 0)
         return H_ERROR;
     const char *want = NULL;
-    for (size_t i = 0; outcome && i < sizeof(sub_outcomes) / sizeof(sub_outcomes[0]); i++)
-        if (strlen(sub_outcomes[i]) == outcome_len &&
-            !memcmp(sub_outcomes[i], outcome, outcome_len))
-            want = sub_outcomes[i];
-    if (outcome && !want) {
-        sc_req_fail(r, SC_RPC_INVALID_PARAMS,
-                    "invalid params: 'outcome' must be one of open, completed, failed, "
-                    "closed, abandoned, shutdown, lost");
-        r->err.field = "outcome";
+    if (sc_req_outcome(r, outcome, outcome_len, &want) != 0)
         return H_ERROR;
-    }
     if (r->c->x.cur_batch || r->notification)
         return sc_req_fail(r, SC_RPC_INVALID_REQUEST,
                            "log.subscribe must be a request of its own, not in a batch");
