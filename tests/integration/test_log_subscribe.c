@@ -75,6 +75,29 @@ static void test_session_events_arrive(void **state)
     sc_it_conn_close(c);
 }
 
+static void test_graph_deleted_arrives(void **state)
+{
+    sc_it_daemon *d = *state;
+    sc_it_conn *sub, *c;
+    assert_int_equal(sc_it_connect(sc_it_daemon_socket(d), &sub), 0);
+    assert_int_equal(sc_it_connect(sc_it_daemon_socket(d), &c), 0);
+    sc_it_must_ok(sub, "log.subscribe", "{}");
+    cJSON *r =
+        sc_it_must_result(c, "graph.submit", "{\"nodes\":[{\"kind\":\"empty\"}],\"edges\":[]}");
+    int64_t g = sc_it_int(r, "graph");
+    cJSON_Delete(r);
+    sc_it_must_ok(c, "graph.delete", "{\"graph\":%lld}", (long long)g);
+    cJSON *n = NULL;
+    assert_int_equal(sc_it_recv_json(sub, &n), 0);
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(n, "params");
+    assert_non_null(p);
+    assert_string_equal(sc_it_str(p, "event"), "graph_deleted");
+    assert_int_equal(sc_it_int(p, "graph"), g);
+    cJSON_Delete(n);
+    sc_it_conn_close(sub);
+    sc_it_conn_close(c);
+}
+
 static void test_outcome_filter(void **state)
 {
     sc_it_daemon *d = *state;
@@ -148,6 +171,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_session_events_arrive, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_graph_deleted_arrives, setup, teardown),
         cmocka_unit_test_setup_teardown(test_outcome_filter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stalled_subscriber_dropped, setup, teardown),
     };
