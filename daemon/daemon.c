@@ -27,6 +27,7 @@ void sc_config_defaults(sc_config *cfg)
     cfg->stream_nodes = SC_STORE_PART_NODES;
     cfg->conn_idle_timeout_s = 300;
     cfg->max_conn_output = (size_t)256 << 20;
+    cfg->max_sub_output = (size_t)1 << 20;
     cfg->reply_budget = (size_t)512 << 20;
     cfg->buffer_budget = (size_t)256 << 20;
     cfg->graph_cache_bytes = (size_t)512 << 20;

@@ -554,6 +554,10 @@ static int run_one(sc_conn *c, sc_jval item)
 {
     sc_rpc_request req;
     sc_rpc_error err = {0};
+    /* A log subscriber's later requests are read and dropped unanswered:
+     * its connection carries notifications only. */
+    if (c->subscribed)
+        return H_DONE;
     /* The clock is read only when the trace is on: it costs nothing else. */
     uint64_t t0 = tracing(c->d) ? uv_hrtime() : 0;
     int rc = sc_rpc_decode(item, &req, &err);

@@ -15,6 +15,10 @@
 typedef struct delete_ctx {
     sc_async a;
     int64_t id;
+    /* Whose graph and from where, for the graph_deleted event. */
+    uint32_t owner_uid;
+    int64_t session;
+    uint32_t capture;
 } delete_ctx;
 
 static void graph_deleted(void *arg, const sc_store_result *res)
@@ -33,6 +37,11 @@ static void graph_deleted(void *arg, const sc_store_result *res)
         sc_async_error(&x->a, &err);
     } else {
         sc_cache_forget(x->a.d->cache, x->id);
+        sc_subs_emit(x->a.d, &(sc_event){.event = "graph_deleted",
+                                         .uid = x->owner_uid,
+                                         .session = (uint64_t)x->session,
+                                         .capture = x->capture,
+                                         .graph = (uint64_t)x->id});
         sc_buf *b = sc_async_result_begin(&x->a);
         sc_buf_puts(b, "{}");
         sc_async_result_end(&x->a, b);
@@ -45,6 +54,11 @@ static void delete_meta_loaded(void *arg, int rc, sc_graph_meta *meta, const cha
 {
     delete_ctx *x = arg;
     sc_rpc_error err = {0};
+    if (rc == 0) {
+        x->owner_uid = meta->owner_uid;
+        x->session = meta->session;
+        x->capture = meta->capture;
+    }
     /* Another uid's graph answers as a missing one, so ids cannot be probed. */
     if (rc == SC_STORE_ENOTFOUND || (rc == 0 && !sc_may_access_meta(x->a.c, x->a.d, meta))) {
         sc_rpc_fail(&err, SC_RPC_NOT_FOUND, "graph %" PRId64 " not found", x->id);

@@ -194,6 +194,23 @@ int sc_h_graph_list(sc_req *r)
 static const char *const outcomes[] = {"open",      "completed", "failed", "closed",
                                        "abandoned", "shutdown",  "lost"};
 
+int sc_req_outcome(sc_req *r, const char *s, size_t len, const char **out)
+{
+    *out = NULL;
+    if (!s)
+        return 0;
+    for (size_t i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++)
+        if (strlen(outcomes[i]) == len && !memcmp(outcomes[i], s, len))
+            *out = outcomes[i];
+    if (*out)
+        return 0;
+    sc_req_fail(r, SC_RPC_INVALID_PARAMS,
+                "invalid params: 'outcome' must be one of open, completed, failed, "
+                "closed, abandoned, shutdown, lost");
+    r->err.field = "outcome";
+    return -1;
+}
+
 /* One ended capture of a cuda-mode session's log entry (docs/cuda-semantics.md §6). */
 static void write_log_capture(sc_buf *b, const sc_log_capture *c)
 {
@@ -336,18 +353,8 @@ int sc_h_log_list(sc_req *r)
     q.host_len = host_len;
     if (before && parse_log_cursor(r, before, &q) != 0)
         return H_ERROR;
-    if (outcome) {
-        for (size_t i = 0; i < sizeof(outcomes) / sizeof(outcomes[0]); i++)
-            if (strlen(outcomes[i]) == outcome_len && !memcmp(outcomes[i], outcome, outcome_len))
-                q.outcome = outcomes[i];
-        if (!q.outcome) {
-            sc_req_fail(r, SC_RPC_INVALID_PARAMS,
-                        "invalid params: 'outcome' must be one of open, completed, failed, "
-                        "closed, abandoned, shutdown, lost");
-            r->err.field = "outcome";
-            return H_ERROR;
-        }
-    }
+    if (sc_req_outcome(r, outcome, outcome_len, &q.outcome) != 0)
+        return H_ERROR;
     q.any_owner = sc_may_access_all(r->c);
     q.uid = (uint32_t)r->c->uid;
     sc_async *a = calloc(1, sizeof(*a));

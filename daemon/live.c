@@ -125,6 +125,9 @@ static void session_opened(void *arg, const sc_store_result *res)
         goto out;
     }
     sc_sessions_touch(&d->sessions, s, uv_now(d->loop));
+    sc_subs_emit(
+        d,
+        &(sc_event){.event = "session_opened", .uid = s->uid, .session = s->id, .outcome = "open"});
     if (o->a.c && !o->a.c->closing)
         sc_sessions_bind(s, o->a.c);
     else if (s->bound) {

@@ -64,6 +64,12 @@ static void log_update_done(void *arg, const sc_store_result *res)
     /* During a stop too, until its grace period ends: the lock may be
      * released, room may be made. */
     bool retry = refused && !d->log_final;
+    /* Subscribers hear of the end once its row is committed. */
+    if (res->rc == SC_STORE_OK)
+        sc_subs_emit(d, &(sc_event){.event = "session_ended",
+                                    .uid = r->uid,
+                                    .session = (uint64_t)r->session,
+                                    .outcome = r->outcome});
     if (r->first) {
         r->first(r->first_arg, res);
         r->first = NULL;

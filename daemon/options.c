@@ -154,6 +154,11 @@ static int set_max_conn_output(const char *flag, const char *v, sc_config *cfg)
     return parse_reply_bound(flag, v, &cfg->max_conn_output);
 }
 
+static int set_max_sub_output(const char *flag, const char *v, sc_config *cfg)
+{
+    return parse_reply_bound(flag, v, &cfg->max_sub_output);
+}
+
 static int set_reply_budget(const char *flag, const char *v, sc_config *cfg)
 {
     return parse_reply_bound(flag, v, &cfg->reply_budget);
@@ -263,6 +268,10 @@ static const sc_option options[] = {
      "reply bytes one connection may have waiting to be\n"
      "read; a bigger reply answers 1006 (default 256M)",
      set_max_conn_output},
+    {"--max-sub-output", 0, "BYTES",
+     "bytes a log.subscribe connection may leave unread;\n"
+     "past it, it is sent 'dropped' and closed (default 1M)",
+     set_max_sub_output},
     {"--reply-budget", 0, "BYTES",
      "reply bytes all connections together may have\n"
      "waiting; a reply past it answers 1006, retry\n"

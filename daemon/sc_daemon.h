@@ -51,6 +51,7 @@ typedef struct sc_config {
     unsigned line_timeout_s;      /* a partial request line older than this closes */
     unsigned conn_idle_timeout_s; /* a connection with nothing going on closes */
     size_t max_conn_output;       /* reply bytes one connection may have pending */
+    size_t max_sub_output;        /* unsent bytes of a log subscriber before it is dropped */
     size_t reply_budget;          /* reply bytes all connections together may have pending */
     size_t buffer_budget;         /* partial lines and waiting replies of all connections */
     bool sync_full;
@@ -245,15 +246,17 @@ struct sc_conn {
     bool reading;
     bool closing; /* uv_close called or pending */
     bool close_after_flush;
-    bool peer_eof;          /* the peer shut down its side: reply, then close */
-    bool uid_counted;       /* counted in its uid's conns */
-    unsigned nsessions;     /* live sessions last used through it */
-    uint64_t partial_since; /* loop time a partial line began waiting; 0: none */
-    int refs;               /* the handle plus in-flight async requests */
-    size_t reply_reserved;  /* bytes of results being rendered for it (dispatch.c) */
-    size_t buffer_bytes;    /* its part of d->buffer_bytes at the last count (buffers.c) */
-    bool budget_paused;     /* not reading: over its share with the budget spent */
-    bool buffers_gone;      /* freed or closed: counts nothing any more */
+    bool peer_eof;           /* the peer shut down its side: reply, then close */
+    bool uid_counted;        /* counted in its uid's conns */
+    unsigned nsessions;      /* live sessions last used through it */
+    uint64_t partial_since;  /* loop time a partial line began waiting; 0: none */
+    int refs;                /* the handle plus in-flight async requests */
+    size_t reply_reserved;   /* bytes of results being rendered for it (dispatch.c) */
+    size_t buffer_bytes;     /* its part of d->buffer_bytes at the last count (buffers.c) */
+    bool budget_paused;      /* not reading: over its share with the budget spent */
+    bool buffers_gone;       /* freed or closed: counts nothing any more */
+    bool subscribed;         /* log.subscribe: gets log.event, runs no more requests */
+    const char *sub_outcome; /* its outcome filter (static); NULL: every event */
     sc_conn *prev, *next;
 
     sc_exec x; /* the line being executed: dispatch.c's alone */
@@ -351,9 +354,26 @@ struct sc_daemon {
     unsigned budget_paused; /* connections paused for --buffer-budget now */
     uint64_t budget_pauses; /* times a connection was paused for it */
     bool budget_releasing;
+    unsigned nsubs;           /* connections subscribed to the log (subs.c) */
     sc_logger log;            /* --log-level and the journal form (log.c) */
     sc_log_limiter log_limit; /* log.limit: repeated lines counted, not written */
 };
+
+/* subs.c */
+/** One change of a session, capture or graph, as log.event reports it. */
+typedef struct sc_event {
+    const char *event; /* session_opened, session_ended, ... (static) */
+    uint32_t uid;      /* whose: subscribers see their own, root all */
+    uint64_t session;
+    uint64_t capture;    /* 0: none */
+    uint64_t graph;      /* 0: none */
+    const char *outcome; /* NULL: none */
+} sc_event;
+/** Send `e` to every subscriber that may see it; a subscriber past
+ *  --max-sub-output unsent gets a last `dropped` notice and is closed. */
+void sc_subs_emit(sc_daemon *d, const sc_event *e);
+/** `c` is closing: it no longer counts as a subscriber. */
+void sc_subs_forget(sc_conn *c);
 
 /* daemon.c */
 /**

@@ -6,7 +6,8 @@
  * live.c, calling through the session's table (sc_session_ops.h);
  * graph.reachable, graph.get and graph.export in graph_reads.c;
  * graph.delete and graph.submit in graph_writes.c; graph.list and
- * log.list in lists.c; server.info in server_info.c.
+ * log.list in lists.c; log.subscribe in subs.c; server.info in
+ * server_info.c.
  */
 #ifndef SC_HANDLERS_H
 #define SC_HANDLERS_H
@@ -115,6 +116,11 @@ bool sc_may_access(const sc_conn *c, uint32_t owner_uid);
 bool sc_may_access_all(const sc_conn *c);
 /** A stored graph's row: root's, else its uid's on this daemon's host. */
 bool sc_may_access_meta(const sc_conn *c, const sc_daemon *d, const sc_graph_meta *m);
+
+/* lists.c */
+/** A log outcome parameter (`s` NULL: none, *out NULL) as the static name
+ *  of that outcome; 0, or -1 with a -32602 naming `outcome` in r->err. */
+int sc_req_outcome(sc_req *r, const char *s, size_t len, const char **out);
 
 /* graph_reads.c */
 /** The members graph.get and graph.list share, into an object being written. */

@@ -99,6 +99,7 @@ static void conn_close(sc_conn *c)
         c->next->prev = c->prev;
     c->prev = c->next = NULL;
     d->nconns--;
+    sc_subs_forget(c);
     sc_buffers_forget(c);
     uid_release(c);
     if (c->nsessions)
@@ -648,7 +649,7 @@ static bool conn_timed_out(sc_conn *c, uint64_t now)
         conn_close(c);
         return true;
     }
-    if (c->reading && c->nsessions == 0 && !c->write_busy && c->out.len == 0 &&
+    if (c->reading && c->nsessions == 0 && !c->subscribed && !c->write_busy && c->out.len == 0 &&
         sc_framer_pending(&c->in) == 0 && sc_conn_idle(c) && now - c->last_active >= idle_ms) {
         sc_log(&d->log, SC_LOG_INFO,
                "connection %llu (uid %u pid %d): idle for %us without a session, "

@@ -202,6 +202,11 @@ enum sc_method_flag {
       "{limit?, before?, outcome?, host?}",                                                         \
       "{entries, next?}",                                                                          \
       "The capture log, newest first.")                                                            \
+    X(LOG_SUBSCRIBE, log_subscribe, "log.subscribe",                                               \
+      SC_MF_READS_STORE,                                                                           \
+      "{outcome?}",                                                                                \
+      "{}",                                                                                        \
+      "Turn the connection into a stream of log.event notifications.")                             \
     X(SERVER_INFO, server_info, "server.info",                                                     \
       SC_MF_READS_STORE,                                                                           \
       "{}",                                                                                        \

@@ -26,6 +26,7 @@ sc_add_daemon_test(test_sessions integration 60)
 sc_add_daemon_test(test_concurrent integration 180)
 sc_add_daemon_test(test_lifecycle integration 120)
 sc_add_daemon_test(test_daemon_logs integration 120)
+sc_add_daemon_test(test_log_subscribe integration 120)
 
 # Stored-graph queries, the capture log, DOT export and the graph cache;
 # itgraph.c builds random captures and the BFS oracle they are checked with.
