@@ -97,6 +97,9 @@ int cli_no_args(cli *x, int argc, char **argv);
 
 /** A graph id (positive, at most 2^53).  0 or -1. */
 int cli_parse_id(const char *s, uint64_t *out);
+/** A graph subcommand's arguments: exactly `want`, the first a graph id
+ *  into *id.  CLI_OK, or the usage failure reported. */
+int cli_graph_id_args(cli *x, int argc, char **argv, int want, uint64_t *id);
 /** A node id: "7" or "N7".  0 or -1. */
 int cli_parse_node(const char *s, uint32_t *out);
 /** An unsigned integer in [lo, hi].  0 or -1. */

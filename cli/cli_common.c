@@ -175,6 +175,17 @@ int cli_parse_id(const char *s, uint64_t *out)
     return cli_parse_uint(s, 1, 9007199254740992ULL, out);
 }
 
+int cli_graph_id_args(cli *x, int argc, char **argv, int want, uint64_t *id)
+{
+    if (argc < want)
+        return cli_usage_fail(x, "missing argument");
+    if (argc > want)
+        return cli_usage_fail(x, "unexpected argument '%s'", argv[want]);
+    if (cli_parse_id(argv[0], id) != 0)
+        return cli_usage_fail(x, "'%s' is not a graph id (a positive integer)", argv[0]);
+    return CLI_OK;
+}
+
 int cli_parse_node(const char *s, uint32_t *out)
 {
     uint64_t v;

@@ -14,18 +14,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* "ID" alone: the argument every graph subcommand starts with. */
-static int one_id(cli *x, int argc, char **argv, int want, uint64_t *id)
-{
-    if (argc < want)
-        return cli_usage_fail(x, "missing argument");
-    if (argc > want)
-        return cli_usage_fail(x, "unexpected argument '%s'", argv[want]);
-    if (cli_parse_id(argv[0], id) != 0)
-        return cli_usage_fail(x, "'%s' is not a graph id (a positive integer)", argv[0]);
-    return CLI_OK;
-}
-
 /* How many levels of body graphs show and render follow by default. */
 #define BODY_DEPTH 4
 
@@ -58,8 +46,8 @@ static int depth_opt(cli *x, int *argc, char **argv, uint64_t *depth)
 int cli_graph_show(cli *x, int argc, char **argv)
 {
     uint64_t id, depth = BODY_DEPTH;
-    if (depth_opt(x, &argc, argv, &depth) != CLI_OK || one_id(x, argc, argv, 1, &id) != CLI_OK ||
-        cli_connect(x) != CLI_OK)
+    if (depth_opt(x, &argc, argv, &depth) != CLI_OK ||
+        cli_graph_id_args(x, argc, argv, 1, &id) != CLI_OK || cli_connect(x) != CLI_OK)
         return CLI_ERROR;
     sc_client_graph g;
     int rc = sc_client_graph_get(x->c, id, &g);
@@ -84,7 +72,7 @@ int cli_graph_show(cli *x, int argc, char **argv)
 int cli_graph_dot(cli *x, int argc, char **argv)
 {
     uint64_t id;
-    if (one_id(x, argc, argv, 1, &id) != CLI_OK || cli_connect(x) != CLI_OK)
+    if (cli_graph_id_args(x, argc, argv, 1, &id) != CLI_OK || cli_connect(x) != CLI_OK)
         return CLI_ERROR;
     char *text;
     int rc = sc_client_graph_export_dot(x->c, id, &text);
@@ -227,7 +215,8 @@ int cli_graph_render(cli *x, int argc, char **argv)
 {
     uint64_t id, max_nodes = RENDER_MAX_NODES, depth = BODY_DEPTH;
     if (render_opts(x, &argc, argv, &max_nodes) != CLI_OK ||
-        depth_opt(x, &argc, argv, &depth) != CLI_OK || one_id(x, argc, argv, 2, &id) != CLI_OK)
+        depth_opt(x, &argc, argv, &depth) != CLI_OK ||
+        cli_graph_id_args(x, argc, argv, 2, &id) != CLI_OK)
         return CLI_ERROR;
     const char *out = argv[1];
     const char *fmt = render_format(out);
@@ -270,7 +259,7 @@ int cli_graph_reach(cli *x, int argc, char **argv)
 {
     uint64_t id;
     uint32_t a, b;
-    if (one_id(x, argc, argv, 3, &id) != CLI_OK)
+    if (cli_graph_id_args(x, argc, argv, 3, &id) != CLI_OK)
         return CLI_ERROR;
     if (cli_parse_node(argv[1], &a) != 0 || cli_parse_node(argv[2], &b) != 0)
         return cli_usage_fail(x, "A and B are node ids such as 3 or N3");

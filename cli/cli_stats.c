@@ -44,12 +44,9 @@ static void print_readable(uint64_t id, const sc_client_stats *st)
 int cli_graph_stats(cli *x, int argc, char **argv)
 {
     uint64_t id;
-    if (argc < 1)
-        return cli_usage_fail(x, "missing argument");
-    if (argc > 1)
-        return cli_usage_fail(x, "unexpected argument '%s'", argv[1]);
-    if (cli_parse_id(argv[0], &id) != 0)
-        return cli_usage_fail(x, "'%s' is not a graph id (a positive integer)", argv[0]);
+    int bad = cli_graph_id_args(x, argc, argv, 1, &id);
+    if (bad != CLI_OK)
+        return bad;
     if (cli_connect(x) != CLI_OK)
         return CLI_ERROR;
     sc_client_stats st;
