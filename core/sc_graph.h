@@ -114,6 +114,28 @@ typedef enum sc_cond_type {
     X(HOST_TO_HOST, "host_to_host")                                                                \
     X(DEFAULT, "default")
 
+/** How a node touches a buffer (docs/analyses.md); wire spelling read,
+ *  write, read_write.  The bits are what the race finder tests: two
+ *  accesses conflict when their ranges overlap and either has WRITE. */
+typedef enum sc_access_mode {
+    SC_ACCESS_READ = 1,
+    SC_ACCESS_WRITE = 2,
+    SC_ACCESS_READ_WRITE = 3,
+} sc_access_mode;
+
+#define SC_ACCESS_MODES(X)                                                                         \
+    X(READ, "read")                                                                                \
+    X(WRITE, "write")                                                                              \
+    X(READ_WRITE, "read_write")
+
+/** One range of memory a node reads or writes: [address, address + size),
+ *  size at least 1. */
+typedef struct sc_access {
+    uint64_t address;
+    uint64_t size;
+    sc_access_mode mode;
+} sc_access;
+
 /**
  * One node as seen by callers.  `name` points into the graph (or session)
  * and stays valid until it is destroyed; it is NUL-terminated but may also
@@ -160,6 +182,10 @@ typedef struct sc_node {
     uint32_t cond_size;
     uint32_t cond_default;
     uint32_t cond_flags;
+    /* any kind: the buffers it touches, in the order given; naccesses 0
+     * for none.  On a node read back they point into the graph. */
+    const sc_access *accesses;
+    uint32_t naccesses;
 } sc_node;
 
 /** Wire/corpus names: "kernel", "memcpy", ...; NULL for an out-of-range value. */
