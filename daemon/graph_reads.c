@@ -1,6 +1,6 @@
 /*
  * graph_reads.c - stored graphs read through the cache: graph.reachable,
- * graph.get, graph.export and graph.stats.
+ * graph.get, graph.export, graph.stats and graph.races.
  *
  * Graph contents come from the cache (loaded and indexed off the loop on a
  * miss); large replies (graph.get, graph.export) are rendered on the thread
@@ -27,6 +27,8 @@ struct body_out;
 typedef void (*graph_fn)(graph_ctx *g);
 /* A request's own parameters, checked once access is granted: 0 or -1 with r->err set. */
 typedef int (*graph_check_fn)(sc_req *r);
+/* A result computed from the graph off the loop (graph.stats, graph.races). */
+typedef int (*graph_compute_fn)(const sc_graph *gr, sc_jval params, sc_buf *out);
 
 struct graph_ctx {
     sc_async a;
@@ -49,7 +51,8 @@ struct graph_ctx {
      * (0 before the first slice) and the answers so far. */
     uint32_t reach_next;
     sc_buf answers;
-    sc_graph_page *bodies; /* graph.get: the bodies of its nodes, if any */
+    sc_graph_page *bodies;    /* graph.get: the bodies of its nodes, if any */
+    graph_compute_fn compute; /* graph.stats, graph.races */
 };
 
 static void graph_ctx_free(graph_ctx *g)
@@ -939,32 +942,49 @@ int sc_h_graph_export(sc_req *r)
     return with_graph(r, true, check_export_params, export_ready, NULL);
 }
 
-/* graph.stats: computed on the thread pool with the entry pinned (its cost
- * grows with the edges), answered as a single reachability query is. */
-static void stats_work(uv_work_t *w)
+/* graph.stats and graph.races: computed on the thread pool with the entry
+ * pinned (their cost grows with the edges and the accesses), answered as
+ * a single reachability query is. */
+static void compute_work(uv_work_t *w)
 {
     graph_ctx *g = w->data;
-    if (sc_graph_stats_json(sc_cache_graph(g->entry)->graph, &g->text) != 0)
+    if (g->compute(sc_cache_graph(g->entry)->graph, g->req.params, &g->text) != 0)
         g->text.oom = true;
 }
 
-static void stats_computed(uv_work_t *w, int status)
+static void computed(uv_work_t *w, int status)
 {
     graph_ctx *g = w->data;
     if (status < 0 || sc_buf_failed(&g->text))
-        reach_fail(g, SC_RPC_INTERNAL_ERROR, "out of memory answering graph.stats");
+        reach_fail(g, SC_RPC_INTERNAL_ERROR, "out of memory computing the answer");
     else
         reach_done(g);
 }
 
-static void stats_ready(graph_ctx *g)
+static void compute_start(graph_ctx *g, graph_compute_fn fn)
 {
     g->work.data = g;
-    if (uv_queue_work(g->a.d->loop, &g->work, stats_work, stats_computed) != 0)
-        reach_fail(g, SC_RPC_INTERNAL_ERROR, "cannot schedule graph.stats");
+    g->compute = fn;
+    if (uv_queue_work(g->a.d->loop, &g->work, compute_work, computed) != 0)
+        reach_fail(g, SC_RPC_INTERNAL_ERROR, "cannot schedule the computation");
+}
+
+static void stats_ready(graph_ctx *g)
+{
+    compute_start(g, sc_graph_stats_json);
+}
+
+static void races_ready(graph_ctx *g)
+{
+    compute_start(g, sc_graph_races_json);
 }
 
 int sc_h_graph_stats(sc_req *r)
 {
     return with_graph(r, true, NULL, stats_ready, NULL);
+}
+
+int sc_h_graph_races(sc_req *r)
+{
+    return with_graph(r, true, sc_races_check_params, races_ready, NULL);
 }
