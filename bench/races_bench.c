@@ -27,37 +27,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "sc_bench_core.h"
 #include "sc_races.h"
 
 #define STREAMS 8
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t rnd(uint64_t *s)
-{
-    *s ^= *s >> 12;
-    *s ^= *s << 25;
-    *s ^= *s >> 27;
-    return *s * 0x2545F4914F6CDD1DULL;
-}
-
 static void check(int rc, const char *what)
 {
-    if (rc != 0) {
-        fprintf(stderr, "races-bench: %s failed: %s\n", what, sc_error_name(rc));
-        exit(1);
-    }
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    sc_bench_check("races-bench", rc, what);
 }
 
 /* The fork/join skeleton; the edges come out in ascending (src, dst)
@@ -76,7 +53,7 @@ static sc_graph *skeleton(uint32_t n, uint64_t seed)
         last[s] = UINT32_MAX;
     uint32_t s = 0, join_from = UINT32_MAX;
     for (uint32_t v = 0; v < n; v++) {
-        uint64_t x = rnd(&seed);
+        uint64_t x = sc_bench_rnd(&seed);
         if ((x & 7) != 0 && ++s == STREAMS)
             s = 0;
         streams[v] = s;
@@ -127,7 +104,7 @@ static sc_node_access *accesses(uint32_t n, size_t k, uint32_t window, uint64_t 
     if (!a)
         check(SC_ENOMEM, "accesses");
     for (size_t i = 0; i < k; i++) {
-        uint64_t x = rnd(&seed), y = rnd(&seed);
+        uint64_t x = sc_bench_rnd(&seed), y = sc_bench_rnd(&seed);
         uint32_t v = (uint32_t)(x % n);
         uint64_t buf = v / window + (y & 1);
         unsigned m = (unsigned)(y >> 8) % 6;
@@ -180,17 +157,15 @@ int main(int argc, char **argv)
     for (int r = 0; r < reps; r++) {
         sc_graph *g = skeleton(nodes, 7);
         edges = sc_graph_edge_count(g);
-        double t0 = now_s();
+        double t0 = sc_bench_now_s();
         check(sc_graph_build_index(g), "build_index");
-        build[r] = now_s() - t0;
-        t0 = now_s();
+        build[r] = sc_bench_now_s() - t0;
+        t0 = sc_bench_now_s();
         check(sc_graph_find_races(g, acc, nacc, limit, out, &nout, &count), "find_races");
-        find[r] = now_s() - t0;
+        find[r] = sc_bench_now_s() - t0;
         sc_graph_destroy(g);
     }
-    qsort(build, (size_t)reps, sizeof *build, cmp_double);
-    qsort(find, (size_t)reps, sizeof *find, cmp_double);
-    double b = build[reps / 2], f = find[reps / 2];
+    double b = sc_bench_median(build, reps), f = sc_bench_median(find, reps);
     printf("races bench: %d reps (medians), %u nodes, %llu edges, %d streams, %zu accesses, "
            "window %u\n\n",
            reps, nodes, (unsigned long long)edges, STREAMS, nacc, window);

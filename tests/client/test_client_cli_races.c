@@ -16,27 +16,10 @@
 
 #include "cli_fixture.h"
 
-static int group_setup(void **state)
-{
-    *state = sc_cli_fx_new(10000);
-    return 0;
-}
-
-static uint64_t demo_graph(sc_cli_fx *f)
-{
-    sc_ct_result r = sc_cli_run(f, "--json", "demo", NULL);
-    sc_cli_expect_status(&r, 0);
-    cJSON *j = cJSON_Parse(r.out);
-    uint64_t g = (uint64_t)sc_it_int(j, "graph");
-    cJSON_Delete(j);
-    sc_ct_result_free(&r);
-    return g;
-}
-
 static void test_no_races(void **state)
 {
     sc_cli_fx *f = *state;
-    uint64_t g = demo_graph(f);
+    uint64_t g = sc_cli_demo_graph(f);
     sc_client_races races;
     assert_int_equal(sc_client_graph_races(f->c, g, 10, &races), 0);
     assert_int_equal(races.n, 0);
@@ -89,7 +72,7 @@ static void test_render_races_without_races(void **state)
     if (access("/usr/bin/dot", X_OK) != 0 && system("command -v dot >/dev/null 2>&1") != 0)
         fail_msg("Graphviz 'dot' is needed for this test (scripts/deps installs it)");
     char id[32];
-    snprintf(id, sizeof id, "%llu", (unsigned long long)demo_graph(f));
+    snprintf(id, sizeof id, "%llu", (unsigned long long)sc_cli_demo_graph(f));
     char *svg = sc_it_fmt("%s/plain.svg", f->tmp);
     sc_ct_result r = sc_cli_run(f, "graph", "render", id, svg, "--races", NULL);
     sc_cli_expect_status(&r, 0);
@@ -105,5 +88,5 @@ int main(void)
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_render_races_without_races),
     };
-    return cmocka_run_group_tests(tests, group_setup, sc_cli_group_teardown);
+    return cmocka_run_group_tests(tests, sc_cli_group_setup, sc_cli_group_teardown);
 }
