@@ -282,6 +282,10 @@ int sc_graph_find_races(const sc_graph *g, const sc_node_access *acc, size_t nac
         if (rc != 0)
             return rc;
     }
+    *nout = 0;
+    *count = 0;
+    if (nacc == 0)
+        return 0;
     seg_list segs = {NULL, 0};
     int rc = node_segments(acc, nacc, &segs);
     if (rc != 0)
@@ -291,7 +295,8 @@ int sc_graph_find_races(const sc_graph *g, const sc_node_access *acc, size_t nac
     free(segs.v);
     if (rc != 0)
         return rc;
-    qsort(out, h.n, sizeof *out, row_qsort_cmp);
+    if (h.n > 1)
+        qsort(out, h.n, sizeof *out, row_qsort_cmp);
     *nout = h.n;
     *count = h.count;
     return 0;

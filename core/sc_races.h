@@ -53,8 +53,8 @@ typedef struct sc_race {
  *
  * SC_EINVAL for NULL arguments, an unsealed graph, a size of 0, a range
  * past 2^64 or a mode that is not read, write or read_write;
- * SC_ENOTFOUND for a node id not in g; SC_ENOMEM.  On error *nout and
- * *count are untouched.
+ * SC_ENOTFOUND for a node id not in g (both before anything is written);
+ * SC_ENOMEM (then *nout and *count are 0).
  */
 int sc_graph_find_races(const sc_graph *g, const sc_node_access *acc, size_t nacc, size_t limit,
                         sc_race *out, size_t *nout, uint64_t *count);
