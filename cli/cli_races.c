@@ -59,8 +59,8 @@ static int print_readable(cli *x, uint64_t id, const sc_client_races *r)
     if (r->count == 0)
         printf("graph %" PRIu64 ": no races\n", id);
     else if (r->count > r->n)
-        printf("graph %" PRIu64 ": %" PRIu64 " races (%zu shown; --limit N shows more)\n", id,
-               r->count, r->n);
+        printf("graph %" PRIu64 ": %" PRIu64 " race%s (%zu shown; --limit N shows more)\n", id,
+               r->count, r->count == 1 ? "" : "s", r->n);
     else
         printf("graph %" PRIu64 ": %" PRIu64 " race%s\n", id, r->count, r->count == 1 ? "" : "s");
     return fflush(stdout) == 0 ? CLI_OK : cli_stdout_failed(x);
