@@ -71,7 +71,8 @@ static int cmp_seg_lo(const void *pa, const void *pb)
 }
 
 /* Append [lo, last] to a sorted list of disjoint ranges, joining it with
- * the previous one when they overlap or touch. */
+ * the previous one of the same node and mode when they overlap or touch
+ * (tested as lo - p->last == 1: p->last + 1 wraps when p ends at 2^64). */
 static void push_range(seg_list *l, uint64_t lo, uint64_t last, uint32_t node, unsigned mode)
 {
     if (l->n > 0) {
