@@ -44,6 +44,7 @@ typedef struct sc_store_be {
     sqlite3_stmt *graph_delete;
     sqlite3_stmt *log_graph_deleted;
     sqlite3_stmt *graph_insert_cuda;
+    sqlite3_stmt *fp_update;
     sqlite3_stmt *capture_insert;
     sqlite3_stmt *capture_graph_deleted;
     sqlite3_stmt *pending_reserve;

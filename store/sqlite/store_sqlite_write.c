@@ -50,7 +50,8 @@ static const struct {
      " WHERE session = ?1"},
     {offsetof(store_writer, graph_insert),
      "INSERT INTO graphs (session, label, created_at, owner_uid, owner_pid, node_count,"
-     " edge_count, stream_count, graph, host) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11)"},
+     " edge_count, stream_count, graph, host, fp_structure, fp_full)"
+     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11, ?15, ?16)"},
     /* A node's edges are stored in its row (schema/005_packed_rows.sql). */
     {offsetof(store_writer, node_insert),
      "INSERT INTO node_chunks (graph, lo, nodes) SELECT ?1, lo, nodes FROM sc_node_chunks(?2)"},
@@ -68,7 +69,10 @@ static const struct {
     {offsetof(store_writer, graph_insert_cuda),
      "INSERT INTO graphs (session, label, created_at, owner_uid, owner_pid, node_count,"
      " edge_count, stream_count, semantics, capture, graph, host, parent_graph, parent_node,"
-     " parent_index) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'cuda', ?9, ?10, ?11, ?12, ?13, ?14)"},
+     " parent_index, fp_structure, fp_full) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'cuda', ?9,"
+     " ?10, ?11, ?12, ?13, ?14, ?15, ?16)"},
+    {offsetof(store_writer, fp_update),
+     "UPDATE graphs SET fp_structure = ?2, fp_full = ?3 WHERE graph = ?1"},
     {offsetof(store_writer, capture_insert),
      "INSERT INTO captures (session, capture, origin, mode, thread, outcome, cuda_error,"
      " node_count, ended_at, graph, inv_method, inv_stream, inv_event, inv_thread, inv_call,"
@@ -378,9 +382,23 @@ static int check_open(store_writer *w, int64_t session)
     return sqlrc == SQLITE_DONE ? SC_STORE_ENOTFOUND : SC_STORE_EIO;
 }
 
+/* A fingerprint as the graphs table holds it: 16 lowercase hex digits. */
+static void bind_fp(sqlite3_stmt *s, int idx, uint64_t v)
+{
+    char hex[SC_FINGERPRINT_HEX];
+    sc_fingerprint_hex(v, hex);
+    sqlite3_bind_text(s, idx, hex, 16, SQLITE_TRANSIENT);
+}
+
 static int insert_graph_row(store_writer *w, store_job *j, int64_t *gid)
 {
     const sc_graph *g = j->u.commit.g;
+    const sc_fingerprint *fp;
+    if (store_job_fingerprint(j, &fp) != 0) {
+        w->why = "out of memory fingerprinting the graph";
+        w->nomem = true;
+        return SC_STORE_ENOMEM;
+    }
     bool cuda = j->type == SC_STORE_JOB_COMMIT_CAPTURE || j->u.commit.submitted;
     sqlite3_stmt *s = cuda ? w->graph_insert_cuda : w->graph_insert;
     /* A submitted graph belongs to no capture: its capture stays NULL. */
@@ -403,6 +421,8 @@ static int insert_graph_row(store_writer *w, store_job *j, int64_t *gid)
         sqlite3_bind_int64(s, 13, j->u.commit.parent_node);
         sqlite3_bind_int64(s, 14, j->u.commit.parent_index);
     }
+    bind_fp(s, 15, fp->structure);
+    bind_fp(s, 16, fp->full);
     int sqlrc = sql_step_done(s);
     sqlite3_clear_bindings(s);
     if (sqlrc != SQLITE_OK)
@@ -718,6 +738,22 @@ static int run_delete_graph(store_writer *w, store_job *j)
     return 0;
 }
 
+/* A graph deleted meanwhile matches no row and is skipped. */
+static int run_set_fps(store_writer *w, store_job *j)
+{
+    sqlite3_stmt *s = w->fp_update;
+    for (size_t i = 0; i < j->u.fps.n; i++) {
+        sqlite3_bind_int64(s, 1, j->u.fps.ids[i]);
+        bind_fp(s, 2, j->u.fps.fps[i].structure);
+        bind_fp(s, 3, j->u.fps.fps[i].full);
+        int sqlrc = sql_step_done(s);
+        sqlite3_clear_bindings(s);
+        if (sqlrc != SQLITE_OK)
+            return SC_STORE_EIO;
+    }
+    return 0;
+}
+
 /* 0 or SC_STORE_ENOTFOUND (nothing written), or SC_STORE_EIO (the
  * transaction must be rolled back). */
 static int run_job(store_writer *w, store_job *j)
@@ -733,6 +769,8 @@ static int run_job(store_writer *w, store_job *j)
         return run_delete_graph(w, j);
     case SC_STORE_JOB_COMMIT_CAPTURE:
         return run_commit_capture(w, j);
+    case SC_STORE_JOB_SET_FPS:
+        return run_set_fps(w, j);
     case SC_STORE_JOB_STREAM_PART: /* the generic writer's, through write_chunk */
     case SC_STORE_JOB_STREAM_DROP:
         break;
