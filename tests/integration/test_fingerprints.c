@@ -170,12 +170,95 @@ static void test_bad_fingerprint_filter(void **state)
     sc_it_conn_close(c);
 }
 
+/* A chain of kernels on stream 0, with `extra` recorded after the second. */
+static long long chain(sc_it_conn *c, const char *extra)
+{
+    cJSON *r = sc_it_must_result(c, "session.open", "{\"label\":\"chain\"}");
+    int64_t s = sc_it_int(r, "session");
+    cJSON_Delete(r);
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", (long long)s);
+    record(c, s, 0, "k0", 1);
+    record(c, s, 0, "k1", 1);
+    if (extra)
+        record(c, s, 0, extra, 1);
+    record(c, s, 0, "k2", 1);
+    record(c, s, 0, "k3", 1);
+    r = sc_it_must_result(c, "capture.end", "{\"session\":%lld,\"stream\":0}", (long long)s);
+    long long g = (long long)sc_it_int(r, "graph");
+    cJSON_Delete(r);
+    return g;
+}
+
+static void expect_json(const cJSON *got, const char *want_text)
+{
+    cJSON *want = cJSON_Parse(want_text);
+    assert_non_null(want);
+    if (!cJSON_Compare(got, want, 1))
+        fail_msg("got %s, want %s", sc_it_json_text(got), want_text);
+    cJSON_Delete(want);
+}
+
+/* One kernel added in the middle of a chain: one added node, the edge it
+ * splits removed, its two edges added, nothing changed. */
+static void test_diff_one_kernel_added(void **state)
+{
+    sc_it_conn *c = sc_it_must_connect(*state);
+    long long a = chain(c, NULL), b = chain(c, "new"), same = chain(c, NULL);
+    cJSON *r = sc_it_must_result(c, "graph.diff", "{\"a\":%lld,\"b\":%lld}", a, b);
+    expect_json(r, "{\"identical\":false,\"nodes_added\":[2],\"nodes_removed\":[],"
+                   "\"nodes_changed\":[],\"edges_added\":[[1,2],[2,3]],"
+                   "\"edges_removed\":[[1,2]]}");
+    cJSON_Delete(r);
+    r = sc_it_must_result(c, "graph.diff", "{\"a\":%lld,\"b\":%lld}", b, a);
+    expect_json(r, "{\"identical\":false,\"nodes_added\":[],\"nodes_removed\":[2],"
+                   "\"nodes_changed\":[],\"edges_added\":[[1,2]],"
+                   "\"edges_removed\":[[1,2],[2,3]]}");
+    cJSON_Delete(r);
+    r = sc_it_must_result(c, "graph.diff", "{\"a\":%lld,\"b\":%lld}", a, same);
+    expect_json(r, "{\"identical\":true,\"nodes_added\":[],\"nodes_removed\":[],"
+                   "\"nodes_changed\":[],\"edges_added\":[],\"edges_removed\":[]}");
+    cJSON_Delete(r);
+    sc_it_conn_close(c);
+}
+
+static void test_diff_changed_and_errors(void **state)
+{
+    sc_it_conn *c = sc_it_must_connect(*state);
+    long long a = capture(c, false, 4), b = capture(c, false, 8);
+    cJSON *r = sc_it_must_result(c, "graph.diff", "{\"a\":%lld,\"b\":%lld}", a, b);
+    expect_json(r, "{\"identical\":false,\"nodes_added\":[],\"nodes_removed\":[],"
+                   "\"nodes_changed\":[{\"a\":2,\"b\":2,\"fields\":[\"num_blocks\"]}],"
+                   "\"edges_added\":[],\"edges_removed\":[]}");
+    cJSON_Delete(r);
+    const char *bad[] = {"{\"a\":1}", "{\"b\":1}", "{\"a\":\"x\",\"b\":1}", "{\"a\":1,\"b\":-2}"};
+    const char *field[] = {"b", "a", "a", "b"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cJSON *reply = NULL;
+        assert_int_equal(sc_it_try_call(c, &reply, "graph.diff", "%s", bad[i]), 0);
+        const cJSON *err = cJSON_GetObjectItem(reply, "error");
+        assert_non_null(err);
+        assert_int_equal(sc_it_int(err, "code"), -32602);
+        char *text = sc_it_json_text(err);
+        char want[8];
+        snprintf(want, sizeof want, "'%s'", field[i]);
+        if (!strstr(text, want))
+            fail_msg("the error names no field %s: %s", want, text);
+        free(text);
+        cJSON_Delete(reply);
+    }
+    sc_it_must_error(c, 1001, NULL, "graph.diff", "{\"a\":%lld,\"b\":987654}", a);
+    sc_it_must_error(c, 1001, NULL, "graph.diff", "{\"a\":987654,\"b\":%lld}", a);
+    sc_it_conn_close(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_capture_two_sessions_same_fingerprints),
         cmocka_unit_test(test_bodies_fold_into_parent),
         cmocka_unit_test(test_bad_fingerprint_filter),
+        cmocka_unit_test(test_diff_one_kernel_added),
+        cmocka_unit_test(test_diff_changed_and_errors),
     };
     return cmocka_run_group_tests(tests, sc_it_group_setup, sc_it_group_teardown);
 }
