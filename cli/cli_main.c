@@ -120,6 +120,12 @@ static const cli_cmd commands[] = {
      "implied by other paths (redundant), the critical path in nodes, and a\n"
      "width: the largest level of the longest-path layering, a set of mutually\n"
      "unordered nodes (a lower bound of the true width).\n", cli_graph_stats},
+    {"graph diff", "A B", "what changed from graph A to graph B",
+     "Nodes added (ids in B), removed (ids in A), changed (A -> B with the\n"
+     "fields that differ), and edges added and removed.  Each stream's nodes\n"
+     "are matched by content, so one inserted op shows as one added node.\n"
+     "Exits 0 when the graphs are the same, 1 when they differ, 2 on error.\n",
+     cli_graph_diff},
     {"graph rm", "ID...", "delete stored graphs",
      "Delete each graph; their capture-log rows stay.  A graph that cannot be\n"
      "deleted (unknown, another user's) is reported and the others are still\n"

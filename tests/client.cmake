@@ -27,12 +27,15 @@ sc_add_daemon_test(test_client_cli_habits client 180 ${SC_CLIENT_TEST_ARGS})
 sc_add_daemon_test(test_client_cli_bodies client 120 ${SC_CLIENT_TEST_ARGS})
 # graph stats ID and sc_client_graph_stats() on the demo graph.
 sc_add_daemon_test(test_client_cli_stats client 60 ${SC_CLIENT_TEST_ARGS})
+# graph diff A B and sc_client_graph_diff(): same, changed, errors.
+sc_add_daemon_test(test_client_cli_diff client 60 ${SC_CLIENT_TEST_ARGS})
 sc_add_daemon_test(test_client_errors client 60 ${SC_CLIENT_TEST_ARGS})
 # A socket the caller may not open (as root: setpriv to another uid).
 sc_add_needs_test(test_client_errors test_permission_denied)
 sc_add_daemon_test(test_client_cuda_cli client 180 ${SC_CLIENT_TEST_ARGS})
 sc_add_daemon_test(test_client_cuda_lib client 60 ${SC_CLIENT_TEST_ARGS})
 foreach(t test_client_cli test_client_cli_habits test_client_cli_bodies test_client_cli_stats
+        test_client_cli_diff
         test_client_cuda_cli)
     target_link_libraries(${t} PRIVATE sc_cli_fixture)
 endforeach()
