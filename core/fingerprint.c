@@ -2,14 +2,22 @@
  * fingerprint.c - numbering-independent fingerprints of a sealed graph.
  *
  * Each node gets a hash of its own fields (sc_node_fingerprint), then, in
- * id order (a topological order), down[i] = H(own[i], the multiset of its
- * predecessors' down), then, in reverse id order, node[i] = H(down[i], the
- * multiset of its successors' node).  A multiset is a sum of avalanched
- * values, so no sort is needed and the result does not depend on the
- * order predecessors are listed in.  The graph's value is H(node count,
- * edge count, the multiset of node[]).  Nothing read depends on ids, so
- * renumbering the same capture (another interleaving of its streams)
- * gives the same values.
+ * id order (a topological order), node[i] = H(own[i], its predecessor
+ * count, the multiset of its predecessors' node[]): a hash of everything
+ * upstream of it.  A multiset is a sum of mixed values, so no sort is
+ * needed and the result does not depend on the order predecessors are
+ * listed in.  The graph's value is H(node count, edge count, the multiset
+ * of node[]).  Nothing read depends on ids, so renumbering the same
+ * capture (another interleaving of its streams) gives the same values.
+ *
+ * Cost: the writer computes these for every graph it stores, and they
+ * must stay a small part of its time per node (bench/RESULTS.md,
+ * "Fingerprints and graph.diff"): records are read in place, a name's
+ * hash is kept per interned name in a small direct-mapped cache (a
+ * capture has few distinct names), and there is one pass, in id order
+ * (a second one from the successors' side would tell apart some graphs
+ * whose nodes have the same upstream shapes, docs/analyses.md, at about
+ * twice the cost).
  *
  * The hash: 64-bit words folded with a multiply and shift (a bijection of
  * the running value for each word), finished with the splitmix64
@@ -18,14 +26,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph_internal.h"
 #include "sc_fingerprint.h"
 
 #define SEED_STRUCTURE 0x5363466753747275ull /* "ScFgStru" */
 #define SEED_FULL      0x5363466746756c6cull /* "ScFgFull" */
 #define SEED_GRAPH     0x5363466747726170ull /* "ScFgGrap" */
+#define SEED_NAME      0x536346674e616d65ull /* "ScFgName" */
 #define K_PRED         0x9e3779b97f4a7c15ull
-#define K_SUCC         0xc2b2ae3d27d4eb4full
 #define K_NODE         0x165667b19e3779f9ull
+#define NAME_CACHE     1024u /* direct-mapped slots of the name cache */
 
 static uint64_t fp_final(uint64_t h)
 {
@@ -53,6 +63,14 @@ static uint64_t load_le(const unsigned char *p, size_t n)
     return w;
 }
 
+/* A multiset element: nonlinear, so that sums of different multisets
+ * rarely meet, and one multiply. */
+static inline uint64_t fp_elem(uint64_t x, uint64_t k)
+{
+    x ^= x >> 31;
+    return x * k;
+}
+
 static uint64_t fp_bytes(uint64_t h, const void *data, size_t len)
 {
     const unsigned char *p = data;
@@ -69,7 +87,8 @@ static uint64_t attrs_hash(uint64_t h, const sc_node *n)
     unsigned m = sc_node_attrs(n);
     h = fp_word(h, m);
     if (m & SC_NODE_ATTR_LAUNCH)
-        h = fp_word(fp_word(fp_word(h, n->num_blocks), n->threads_per_block), n->shared_mem);
+        h = fp_word(fp_word(h, (uint64_t)n->num_blocks << 32 | n->threads_per_block),
+                    n->shared_mem);
     if (m & SC_NODE_ATTR_SHAPE)
         h = fp_word(fp_word(h, (uint64_t)n->grid_y << 32 | n->grid_z),
                     (uint64_t)n->block_y << 32 | n->block_z);
@@ -94,13 +113,40 @@ static uint64_t attrs_hash(uint64_t h, const sc_node *n)
     return h;
 }
 
+static uint64_t name_hash(const char *name, size_t len)
+{
+    return fp_bytes(SEED_NAME, name, len);
+}
+
+/* The full part with the name's hash given. */
+static uint64_t full_hash(const sc_node *n, uint64_t name)
+{
+    uint64_t h = fp_word(SEED_FULL, (uint64_t)n->kind << 32 | n->stream);
+    return attrs_hash(fp_word(h, name), n);
+}
+
 uint64_t sc_node_fingerprint(const sc_node *n, bool full)
 {
     if (!full)
         return fp_word(SEED_STRUCTURE, (uint64_t)n->kind);
-    uint64_t h = fp_word(fp_word(SEED_FULL, (uint64_t)n->kind), n->stream);
-    h = fp_bytes(h, n->name, n->name_len);
-    return attrs_hash(h, n);
+    return full_hash(n, name_hash(n->name, n->name_len));
+}
+
+/* Names' hashes by interned reference: slot (ref, hash), ref SC_NO_REF
+ * when empty. */
+typedef struct name_slot {
+    uint32_t ref;
+    uint64_t hash;
+} name_slot;
+
+static uint64_t cached_name(name_slot *cache, const sc_node *n, uint32_t ref)
+{
+    name_slot *s = &cache[(uint32_t)(ref * 0x9e3779b1u) >> 22];
+    if (s->ref != ref) {
+        s->ref = ref;
+        s->hash = name_hash(n->name, n->name_len);
+    }
+    return s->hash;
 }
 
 static bool has_bodies(const sc_node *n)
@@ -109,19 +155,32 @@ static bool has_bodies(const sc_node *n)
 }
 
 /* own[] of node id, bodies folded in, into s and f. */
-static int own_hashes(const sc_graph *g, uint32_t id, sc_fingerprint_bodies_fn bodies, void *ctx,
-                      uint64_t *s, uint64_t *f)
+static int own_hashes(const sc_graph *g, uint32_t id, name_slot *cache,
+                      sc_fingerprint_bodies_fn bodies, void *ctx, uint64_t *s, uint64_t *f)
 {
+    const sc_rec *r = sc_rec_at(g, id);
+    /* The common node, a 1-D kernel without arguments: its part straight
+     * from the record, the same words as full_hash() and attrs_hash() fold
+     * for it (kind and stream, name, the launch group). */
+    if (r->kind == SC_KIND_KERNEL && !(r->flags & SC_REC_DIMS)) {
+        uint32_t len;
+        const char *name = sc_name_at(g, r->name, &len);
+        sc_node k = {.name = name, .name_len = len};
+        uint64_t h = fp_word(SEED_FULL, (uint64_t)SC_KIND_KERNEL << 32 | r->stream);
+        h = fp_word(fp_word(h, cached_name(cache, &k, r->name)), SC_NODE_ATTR_LAUNCH);
+        *f = fp_word(fp_word(h, (uint64_t)r->u.k.blocks << 32 | r->u.k.threads), r->x);
+        *s = fp_word(SEED_STRUCTURE, SC_KIND_KERNEL);
+        return 0;
+    }
     sc_node n;
-    int rc = sc_graph_node(g, id, &n);
-    if (rc != 0)
-        return rc;
+    sc_graph_fill_node(g, r, &n);
     *s = sc_node_fingerprint(&n, false);
-    *f = sc_node_fingerprint(&n, true);
+    *f = full_hash(&n, cached_name(cache, &n, r->name));
     if (!bodies || !has_bodies(&n))
         return 0;
     const sc_fingerprint *b = NULL;
     uint32_t count = 0;
+    int rc;
     if ((rc = bodies(ctx, id, &b, &count)) != 0)
         return rc;
     *s = fp_word(*s, count);
@@ -133,57 +192,26 @@ static int own_hashes(const sc_graph *g, uint32_t id, sc_fingerprint_bodies_fn b
     return 0;
 }
 
-/* Forward pass: down[] from own[] and the predecessors' down[]. */
-static int down_pass(const sc_graph *g, uint32_t n, sc_fingerprint_bodies_fn bodies, void *ctx,
-                     uint64_t *s, uint64_t *f)
+/* node[] in id order from own[] and the predecessors' node[]. */
+static int node_pass(const sc_graph *g, uint32_t n, name_slot *cache,
+                     sc_fingerprint_bodies_fn bodies, void *ctx, uint64_t *s, uint64_t *f)
 {
-    uint32_t cap = 64, np;
-    uint32_t *pred = malloc(cap * sizeof *pred);
-    if (!pred)
-        return SC_ENOMEM;
-    int rc = 0;
-    for (uint32_t v = 0; rc == 0 && v < n; v++) {
+    for (uint32_t v = 0; v < n; v++) {
         uint64_t os, of;
-        if ((rc = own_hashes(g, v, bodies, ctx, &os, &of)) != 0)
-            break;
-        rc = sc_graph_predecessors(g, v, pred, cap, &np);
-        if (rc == SC_ELIMIT) {
-            uint32_t *more = realloc(pred, (size_t)np * sizeof *more);
-            if (!more) {
-                rc = SC_ENOMEM;
-                break;
-            }
-            pred = more;
-            cap = np;
-            rc = sc_graph_predecessors(g, v, pred, cap, &np);
-        }
+        int rc = own_hashes(g, v, cache, bodies, ctx, &os, &of);
+        if (rc != 0)
+            return rc;
+        uint32_t lo = sc_rec_at(g, v)->pred_start, hi = sc_pred_end(g, v);
         uint64_t as = 0, af = 0;
-        for (uint32_t i = 0; rc == 0 && i < np; i++) {
-            as += fp_final(s[pred[i]] + K_PRED);
-            af += fp_final(f[pred[i]] + K_PRED);
+        for (uint32_t i = lo; i < hi; i++) {
+            uint32_t p = *sc_pred_at(g, i);
+            as += fp_elem(s[p], K_PRED);
+            af += fp_elem(f[p], K_PRED);
         }
-        s[v] = fp_final(fp_word(fp_word(os, np), as));
-        f[v] = fp_final(fp_word(fp_word(of, np), af));
+        s[v] = fp_word(fp_word(os, hi - lo), as);
+        f[v] = fp_word(fp_word(of, hi - lo), af);
     }
-    free(pred);
-    return rc;
-}
-
-/* Backward pass, in place: node[v] from down[v] and the successors' node[]. */
-static void up_pass(const sc_graph *g, uint32_t n, uint64_t *s, uint64_t *f)
-{
-    for (uint32_t v = n; v-- > 0;) {
-        const uint32_t *succ;
-        uint32_t ns = 0;
-        sc_graph_successors(g, v, &succ, &ns);
-        uint64_t as = 0, af = 0;
-        for (uint32_t i = 0; i < ns; i++) {
-            as += fp_final(s[succ[i]] + K_SUCC);
-            af += fp_final(f[succ[i]] + K_SUCC);
-        }
-        s[v] = fp_final(fp_word(fp_word(s[v], ns), as));
-        f[v] = fp_final(fp_word(fp_word(f[v], ns), af));
-    }
+    return 0;
 }
 
 int sc_graph_fingerprint(const sc_graph *g, sc_fingerprint_bodies_fn bodies, void *ctx,
@@ -194,13 +222,18 @@ int sc_graph_fingerprint(const sc_graph *g, sc_fingerprint_bodies_fn bodies, voi
     uint32_t n = sc_graph_node_count(g);
     uint64_t *s = malloc(((size_t)n + 1) * sizeof *s);
     uint64_t *f = malloc(((size_t)n + 1) * sizeof *f);
-    int rc = s && f ? down_pass(g, n, bodies, ctx, s, f) : SC_ENOMEM;
+    name_slot *cache = malloc(NAME_CACHE * sizeof *cache);
+    int rc = SC_ENOMEM;
+    if (s && f && cache) {
+        for (uint32_t i = 0; i < NAME_CACHE; i++)
+            cache[i].ref = SC_NO_REF;
+        rc = node_pass(g, n, cache, bodies, ctx, s, f);
+    }
     if (rc == 0) {
-        up_pass(g, n, s, f);
         uint64_t m = sc_graph_edge_count(g), as = 0, af = 0;
         for (uint32_t v = 0; v < n; v++) {
-            as += fp_final(s[v] + K_NODE);
-            af += fp_final(f[v] + K_NODE);
+            as += fp_elem(s[v], K_NODE);
+            af += fp_elem(f[v], K_NODE);
         }
         uint64_t h = fp_word(fp_word(SEED_GRAPH, n), m);
         out->structure = fp_final(fp_word(fp_word(h, 0), as));
@@ -208,6 +241,7 @@ int sc_graph_fingerprint(const sc_graph *g, sc_fingerprint_bodies_fn bodies, voi
     }
     free(s);
     free(f);
+    free(cache);
     return rc;
 }
 
