@@ -72,6 +72,12 @@ if(TARGET sc_cudart)
     sc_add_daemon_test(test_client_run_fail client 180 LIBS sc_ct_run libstreamcap_static
                        DEPENDS streamcap run_probe run_cuda)
     target_link_libraries(test_client_run_fail PRIVATE sc_cli_fixture)
+    # streamcap run --baseline: written, passed, failed with a diff, updated.
+    sc_add_daemon_test(test_client_run_baseline client 180 LIBS sc_ct_run libstreamcap_static
+                       DEPENDS streamcap run_cuda)
+    target_link_libraries(test_client_run_baseline PRIVATE sc_cli_fixture)
+    target_compile_definitions(test_client_run_baseline PRIVATE
+        SC_RUN_CUDA="$<TARGET_FILE:run_cuda>")
     # run_rpath: linked against the stand-in, with a DT_RPATH (not RUNPATH)
     # to a directory holding another libcudart.so.13.
     set(dummy_dir ${CMAKE_BINARY_DIR}/tests/dummy_cudart)
