@@ -11,10 +11,7 @@
 static void write_ids(sc_buf *b, bool *first, const char *key, const uint32_t *v, size_t n)
 {
     sc_json_key(b, first, key);
-    sc_buf_putc(b, '[');
-    for (size_t i = 0; i < n; i++)
-        sc_buf_printf(b, i ? ",%u" : "%u", (unsigned)v[i]);
-    sc_buf_putc(b, ']');
+    sc_json_u32_array(b, v, n);
 }
 
 static void write_edges(sc_buf *b, bool *first, const char *key, const sc_client_edge *e, size_t n)

@@ -40,10 +40,7 @@ static void diff_ctx_free(diff_ctx *x)
 static void write_ids(sc_buf *b, bool *first, const char *key, const uint32_t *v, uint32_t n)
 {
     sc_json_key(b, first, key);
-    sc_buf_putc(b, '[');
-    for (uint32_t i = 0; i < n; i++)
-        sc_buf_printf(b, i ? ",%u" : "%u", (unsigned)v[i]);
-    sc_buf_putc(b, ']');
+    sc_json_u32_array(b, v, n);
 }
 
 static void write_pairs(sc_buf *b, bool *first, const char *key, const uint32_t *v, uint64_t n)
