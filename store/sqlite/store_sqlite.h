@@ -97,6 +97,11 @@ typedef struct sc_store_be {
 /* A warning for the operator through the store's config, if it has one. */
 void store_sqlite_warn(store_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* store_sqlite_fp.c: a fingerprint bound as the graphs table holds it (16
+ * lowercase hex digits), and SC_STORE_JOB_SET_FPS (0 or SC_STORE_EIO). */
+void store_bind_fp(sqlite3_stmt *s, int idx, uint64_t v);
+int store_sqlite_set_fps(store_writer *w, store_job *j);
+
 /* store_sqlite_rows.c: the table-valued function sc_node_chunks(G), the
  * node_chunks rows (lo, nodes) of a sealed graph G bound with
  * sqlite3_bind_pointer(stmt, i, g, STORE_GRAPH_PTR, NULL).  SQLITE_OK or

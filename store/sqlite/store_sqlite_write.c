@@ -382,14 +382,6 @@ static int check_open(store_writer *w, int64_t session)
     return sqlrc == SQLITE_DONE ? SC_STORE_ENOTFOUND : SC_STORE_EIO;
 }
 
-/* A fingerprint as the graphs table holds it: 16 lowercase hex digits. */
-static void bind_fp(sqlite3_stmt *s, int idx, uint64_t v)
-{
-    char hex[SC_FINGERPRINT_HEX];
-    sc_fingerprint_hex(v, hex);
-    sqlite3_bind_text(s, idx, hex, 16, SQLITE_TRANSIENT);
-}
-
 static int insert_graph_row(store_writer *w, store_job *j, int64_t *gid)
 {
     const sc_graph *g = j->u.commit.g;
@@ -421,8 +413,8 @@ static int insert_graph_row(store_writer *w, store_job *j, int64_t *gid)
         sqlite3_bind_int64(s, 13, j->u.commit.parent_node);
         sqlite3_bind_int64(s, 14, j->u.commit.parent_index);
     }
-    bind_fp(s, 15, fp->structure);
-    bind_fp(s, 16, fp->full);
+    store_bind_fp(s, 15, fp->structure);
+    store_bind_fp(s, 16, fp->full);
     int sqlrc = sql_step_done(s);
     sqlite3_clear_bindings(s);
     if (sqlrc != SQLITE_OK)
@@ -738,22 +730,6 @@ static int run_delete_graph(store_writer *w, store_job *j)
     return 0;
 }
 
-/* A graph deleted meanwhile matches no row and is skipped. */
-static int run_set_fps(store_writer *w, store_job *j)
-{
-    sqlite3_stmt *s = w->fp_update;
-    for (size_t i = 0; i < j->u.fps.n; i++) {
-        sqlite3_bind_int64(s, 1, j->u.fps.ids[i]);
-        bind_fp(s, 2, j->u.fps.fps[i].structure);
-        bind_fp(s, 3, j->u.fps.fps[i].full);
-        int sqlrc = sql_step_done(s);
-        sqlite3_clear_bindings(s);
-        if (sqlrc != SQLITE_OK)
-            return SC_STORE_EIO;
-    }
-    return 0;
-}
-
 /* 0 or SC_STORE_ENOTFOUND (nothing written), or SC_STORE_EIO (the
  * transaction must be rolled back). */
 static int run_job(store_writer *w, store_job *j)
@@ -770,7 +746,7 @@ static int run_job(store_writer *w, store_job *j)
     case SC_STORE_JOB_COMMIT_CAPTURE:
         return run_commit_capture(w, j);
     case SC_STORE_JOB_SET_FPS:
-        return run_set_fps(w, j);
+        return store_sqlite_set_fps(w, j);
     case SC_STORE_JOB_STREAM_PART: /* the generic writer's, through write_chunk */
     case SC_STORE_JOB_STREAM_DROP:
         break;
