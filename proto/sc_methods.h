@@ -164,13 +164,13 @@ enum sc_method_flag {
       "End capture; replies after the graph is committed (default mode: consumes the session).")                  \
     X(GRAPH_LIST, graph_list, "graph.list",                                                        \
       SC_MF_READS_STORE,                                                                           \
-      "{limit?, before?, label?, host?, nested?}",                                                  \
+      "{limit?, before?, label?, host?, nested?, fingerprint?}",                                                  \
       "{graphs, next?}",                                                                           \
       "Stored graphs the caller may read, newest first.")                                          \
     X(GRAPH_GET, graph_get, "graph.get",                                                           \
       SC_MF_READS_STORE,                                                                           \
       "{graph}",                                                                                   \
-      "{graph, label, created_at, owner_uid, owner_pid, host, semantics?, capture?, parent?, nodes, edges}",                   \
+      "{graph, label, created_at, owner_uid, owner_pid, host, fingerprint, semantics?, capture?, parent?, nodes, edges}",                   \
       "A stored graph.")                                                                           \
     X(GRAPH_REACHABLE, graph_reachable, "graph.reachable",                                         \
       SC_MF_READS_STORE,                                                                           \
@@ -182,6 +182,11 @@ enum sc_method_flag {
       "{graph}",                                                                                   \
       "{nodes, edges, by_kind, streams, roots, leaves, redundant_edges, critical_path, width}",    \
       "Counts of a stored graph: kinds, roots, leaves, redundant edges, critical path, width.")     \
+    X(GRAPH_DIFF, graph_diff, "graph.diff",                                                        \
+      SC_MF_READS_STORE,                                                                           \
+      "{a, b}",                                                                                    \
+      "{identical, nodes_added, nodes_removed, nodes_changed, edges_added, edges_removed}",        \
+      "What changed from stored graph a to stored graph b: nodes matched by content per stream.") \
     X(GRAPH_EXPORT, graph_export, "graph.export",                                                  \
       SC_MF_READS_STORE,                                                                           \
       "{graph, format}",                                                                           \
