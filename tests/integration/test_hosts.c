@@ -128,7 +128,7 @@ static void test_default_host_name(void **state)
 /* Takes a version-9 file back to version 8: no links from body graphs to
  * the nodes that hold them (schema/009_bodies.sql). */
 /* Takes a version-13 file back to version 12 and below: no fingerprint
- * columns (schema/013_fingerprints.sql). */
+ * columns (schema/012_fingerprints.sql). */
 #define V13_TO_V9                                                                                  \
     "ALTER TABLE graphs DROP COLUMN fp_structure; ALTER TABLE graphs DROP COLUMN fp_full;"
 
@@ -280,7 +280,7 @@ static void check_upgrade(const char *downgrade, int version)
                                         -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 13);
+    assert_int_equal(sqlite3_column_int(st, 0), 12);
     assert_string_equal((const char *)sqlite3_column_text(st, 1), "view");
     /* The nodes view has a conditional's four columns (schema/011_conditional.sql). */
     assert_int_equal(sqlite3_column_int(st, 7), 4);
@@ -378,7 +378,7 @@ static void test_upgrade_from_version_3(void **state)
                                         -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 13);
+    assert_int_equal(sqlite3_column_int(st, 0), 12);
     assert_string_equal((const char *)sqlite3_column_text(st, 1), "new");
     sqlite3_finalize(st);
     sqlite3_close(db);

@@ -1,6 +1,6 @@
--- streamcap schema, version 13: every graph's fingerprints (docs/analyses.md,
+-- streamcap schema, version 12: every graph's fingerprints (docs/analyses.md,
 -- "Fingerprints"), 16 lowercase hex digits each.  See schema/README.md.
--- Applied in one transaction with user_version = 13.
+-- Applied in one transaction with user_version = 12.
 --
 -- fp_structure: the node kinds, the edges and the bodies' structure;
 -- fp_full: that and every stream, name and attribute but argument bytes.
