@@ -57,6 +57,12 @@ int cli_graph_render(cli *x, int argc, char **argv);
 int cli_graph_reach(cli *x, int argc, char **argv);
 /** graph stats ID (cli_stats.c). */
 int cli_graph_stats(cli *x, int argc, char **argv);
+/** graph diff A B (cli_diff.c): exits 0 same, 1 different, 2 error. */
+int cli_graph_diff(cli *x, int argc, char **argv);
+/** A diff as `graph diff` prints it, readable, and as --json writes it
+ *  ({a, b, identical, ...} with graph.diff's members). */
+void cli_diff_print(FILE *out, uint64_t a, uint64_t b, const sc_client_diff *d);
+void cli_diff_write_json(sc_buf *b, uint64_t a, uint64_t bid, const sc_client_diff *d);
 /** graph races ID [--limit N] (cli_races.c): exits 1 when there is a race. */
 int cli_graph_races(cli *x, int argc, char **argv);
 /** Graph id's race pairs drawn into DOT text (which ends with the top

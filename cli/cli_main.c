@@ -132,6 +132,12 @@ static const cli_cmd commands[] = {
      "  --limit N   list at most N races (default 1000, at most 100000; 0: the\n"
      "              count alone); the count is always of all of them\n",
      cli_graph_races},
+    {"graph diff", "A B", "what changed from graph A to graph B",
+     "Nodes added (ids in B), removed (ids in A), changed (A -> B with the\n"
+     "fields that differ), and edges added and removed.  Each stream's nodes\n"
+     "are matched by content, so one inserted op shows as one added node.\n"
+     "Exits 0 when the graphs are the same, 1 when they differ, 2 on error.\n",
+     cli_graph_diff},
     {"graph rm", "ID...", "delete stored graphs",
      "Delete each graph; their capture-log rows stay.  A graph that cannot be\n"
      "deleted (unknown, another user's) is reported and the others are still\n"
@@ -212,9 +218,16 @@ static const cli_cmd commands[] = {
      "                     call the stand-in lacks), none-stored (no graph\n"
      "                     stored), all; comma-separated ('races' is not\n"
      "                     available yet and is refused)\n"
+     "  --baseline FILE    with FILE absent, write the graphs the run stored to\n"
+     "                     it (capture order, each with its fingerprints, nodes\n"
+     "                     and edges as graph.get gives them); with FILE\n"
+     "                     present, compare the run's graphs with it and exit 97\n"
+     "                     when any differs, its diff on standard error\n"
+     "  --update-baseline  with --baseline: rewrite FILE from this run\n"
      "\n"
      "Exit status: PROGRAM's own, or 128 + N when signal N killed it (as shells\n"
-     "report it); 98 when a --fail-on condition holds (the summary keeps the\n"
+     "report it); 97 when the run's graphs differ from --baseline's FILE; 98\n"
+     "when a --fail-on condition holds, before 97 (the summary keeps the\n"
      "program's own in exit_status; --json adds fail_on); 127 when PROGRAM is\n"
      "not found, 126 when it cannot be run; 2 when streamcap fails before\n"
      "running it (bad arguments, no stand-in).\n",

@@ -267,6 +267,8 @@ bool cli_run_takes_value(const char *arg)
 
 typedef struct run_opts {
     const char *label, *summary_file, *device;
+    const char *baseline; /* --baseline FILE */
+    bool update_baseline;
     unsigned fail_on; /* RUN_FAIL_* bits */
     int prog;         /* index of PROGRAM in argv */
 } run_opts;
@@ -293,6 +295,13 @@ static int run_args(cli *x, int argc, char **argv, run_opts *o)
             if (r < 0 || !*v)
                 return cli_usage_fail(x, "--summary-file takes a path");
             o->summary_file = v;
+        } else if ((r = cli_take_opt(argc, argv, &i, "--baseline", &v)) != 0) {
+            if (r < 0 || !*v)
+                return cli_usage_fail(x, "--baseline takes a file");
+            o->baseline = v;
+        } else if (strcmp(argv[i], "--update-baseline") == 0) {
+            o->update_baseline = true;
+            i++;
         } else if ((r = cli_take_opt(argc, argv, &i, "--fail-on", &v)) != 0) {
             char err[256];
             if (r < 0)
@@ -310,6 +319,8 @@ static int run_args(cli *x, int argc, char **argv, run_opts *o)
     }
     if (i >= argc)
         return cli_usage_fail(x, "run needs a PROGRAM to run");
+    if (o->update_baseline && !o->baseline)
+        return cli_usage_fail(x, "--update-baseline needs --baseline FILE");
     o->prog = i;
     return CLI_OK;
 }
@@ -403,11 +414,17 @@ int cli_run(cli *x, int argc, char **argv)
             end.fail = &fail;
         }
         rc = write_summary(x, sf, &end, &r) == CLI_OK ? end.status : CLI_ERROR;
+        int brc = o.baseline ? cli_run_baseline(x, o.baseline, o.update_baseline, argv[o.prog], &r)
+                             : CLI_OK;
         if (o.fail_on) {
             cli_run_fail_print(stderr, &end, &fail);
             if (rc != CLI_ERROR && fail.held)
                 rc = RUN_FAIL_STATUS;
         }
+        if (brc == CLI_ERROR)
+            rc = CLI_ERROR;
+        else if (brc == RUN_BASELINE_STATUS && rc != CLI_ERROR && rc != RUN_FAIL_STATUS)
+            rc = RUN_BASELINE_STATUS;
         cli_run_report_free(&r);
     }
     unlink(report);

@@ -87,6 +87,9 @@ typedef struct run_report {
 #define RUN_FAIL_ALL         15u
 /* The exit status of a run failed on a condition, whatever the program's. */
 #define RUN_FAIL_STATUS 98
+/* The exit status of a run whose graphs differ from its --baseline (a
+ * --fail-on condition that holds takes precedence). */
+#define RUN_BASELINE_STATUS 97
 
 typedef struct run_fail {
     unsigned want; /* the conditions asked for */
@@ -101,6 +104,15 @@ typedef struct run_end {
     int signal;           /* 0: it exited */
     const run_fail *fail; /* NULL without --fail-on */
 } run_end;
+
+/**
+ * --baseline FILE (cli_run_baseline.c): write the run's graphs to FILE
+ * when it is absent or `update` is set, else compare them with it, each
+ * difference and its diff said on stderr.  CLI_OK (written, or the same),
+ * RUN_BASELINE_STATUS (they differ) or CLI_ERROR (said).
+ */
+int cli_run_baseline(cli *x, const char *file, bool update, const char *program,
+                     const run_report *r);
 
 /** The comma-separated `list` of --fail-on into *out (RUN_FAIL_* bits);
  *  -1 with the reason in err for an unknown or unavailable name. */

@@ -779,6 +779,33 @@ SC_CLIENT_API void sc_client_races_free(sc_client_races *r);
 /** "read", "write", "read_write" for an sc_client_race mode; NULL otherwise. */
 SC_CLIENT_API const char *sc_client_access_mode_name(unsigned mode);
 
+/** A node of graph a matched with a node of b whose members differ. */
+typedef struct sc_client_node_change {
+    uint32_t a, b;
+    char *fields; /* the graph.get node members that differ, comma-separated */
+} sc_client_node_change;
+
+/** graph.diff's result (docs/analyses.md, "graph.diff"). */
+typedef struct sc_client_diff {
+    bool identical;
+    uint32_t *nodes_added; /* ids in b */
+    size_t n_added;
+    uint32_t *nodes_removed; /* ids in a */
+    size_t n_removed;
+    sc_client_node_change *nodes_changed;
+    size_t n_changed;
+    sc_client_edge *edges_added; /* in b ids */
+    size_t n_edges_added;
+    sc_client_edge *edges_removed; /* in a ids */
+    size_t n_edges_removed;
+} sc_client_diff;
+
+/** graph.diff from stored graph a to stored graph b into *out (free it
+ *  with sc_client_diff_free). */
+SC_CLIENT_API int sc_client_graph_diff(sc_client *c, uint64_t a, uint64_t b, sc_client_diff *out);
+/** Free what sc_client_graph_diff() put into d; NULL is a no-op. */
+SC_CLIENT_API void sc_client_diff_free(sc_client_diff *d);
+
 typedef struct sc_client_pair {
     uint32_t from;
     uint32_t to;

@@ -642,7 +642,7 @@ static bool store_bodies(end_ctx *e)
     if (!x || sc_submit_body_count(x) == 0)
         return false;
     e->bodies = NULL;
-    int rc = sc_submit_store_bodies(x, e->a.d, e->graph, bodies_stored, e);
+    int rc = sc_submit_store_bodies(x, e->a.d, e->graph, e->res.graph, bodies_stored, e);
     if (rc == 0)
         return true;
     /* Not queued: the graph goes, as a submitted graph whose body the

@@ -609,6 +609,24 @@ static void write_node(sc_buf *b, uint32_t id, const sc_node *n)
     sc_json_obj_end(b);
 }
 
+void sc_write_fingerprint(sc_buf *b, bool *first, const sc_graph_meta *m)
+{
+    sc_json_key(b, first, "fingerprint");
+    /* A graph stored before fingerprints existed has none. */
+    if (!m->has_fingerprint) {
+        sc_buf_puts(b, "null");
+        return;
+    }
+    char s[SC_FINGERPRINT_HEX], f[SC_FINGERPRINT_HEX];
+    sc_fingerprint_hex(m->fingerprint.structure, s);
+    sc_fingerprint_hex(m->fingerprint.full, f);
+    bool inner;
+    sc_json_obj_begin(b, &inner);
+    sc_json_member_cstr(b, &inner, "structure", s);
+    sc_json_member_cstr(b, &inner, "full", f);
+    sc_json_obj_end(b);
+}
+
 /* The members graph.get and graph.list share, into an object being written. */
 void sc_write_meta_fields(sc_buf *b, bool *first, const sc_graph_meta *m)
 {
@@ -618,6 +636,7 @@ void sc_write_meta_fields(sc_buf *b, bool *first, const sc_graph_meta *m)
     sc_json_member_u64(b, first, "owner_uid", m->owner_uid);
     sc_json_member_i64(b, first, "owner_pid", m->owner_pid);
     sc_json_member_cstr(b, first, "host", m->host ? m->host : "");
+    sc_write_fingerprint(b, first, m);
     /* Default-mode graphs read exactly as before the cuda mode existed. */
     if (m->cuda) {
         sc_json_member_cstr(b, first, "semantics", "cuda");

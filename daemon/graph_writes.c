@@ -134,6 +134,9 @@ struct sc_submit {
     size_t label_len;
     uint32_t uid; /* the owner every item is stored under */
     int64_t pid;
+    const sc_graph *top; /* a capture.end's graph: item 0's, stored by the end */
+    sc_fingerprint *fps; /* each item's, once every item is stored */
+    sc_fingerprint *scratch;
     sc_submit_done_fn finish;
     void *finish_arg;
     int rc;       /* a failed request's store code, kept while its graph goes */
@@ -146,6 +149,8 @@ static void submit_ctx_free(submit_ctx *x)
     for (uint32_t i = 0; i < x->count; i++)
         sc_graph_destroy(x->items[i].g);
     free(x->items);
+    free(x->fps);
+    free(x->scratch);
     free(x->label);
     free(x->errmsg);
     free(x);
@@ -217,22 +222,104 @@ static void submit_undone(void *arg, const sc_store_result *res)
     submit_finish(x, x->rc, x->errmsg);
 }
 
+/* The bodies of node `node` of the item being fingerprinted, by index:
+ * the items below it, made already (they follow it). */
+typedef struct fp_walk {
+    submit_ctx *x;
+    uint32_t item;
+} fp_walk;
+
+static int item_bodies(void *ctx, uint32_t node, const sc_fingerprint **bodies, uint32_t *count)
+{
+    fp_walk *w = ctx;
+    submit_ctx *x = w->x;
+    uint32_t k = 0;
+    for (uint32_t i = w->item + 1; i < x->count; i++) {
+        const submit_item *it = &x->items[i];
+        if (it->parent == w->item && it->node == node && it->index < x->count) {
+            x->scratch[it->index] = x->fps[i];
+            k = it->index + 1 > k ? it->index + 1 : k;
+        }
+    }
+    *bodies = x->scratch;
+    *count = k;
+    return 0;
+}
+
+/* Each item's fingerprints, bodies folded in: the last items first, as a
+ * body follows the graph holding it. */
+static int submit_fingerprint(submit_ctx *x)
+{
+    x->fps = calloc(x->count, sizeof *x->fps);
+    x->scratch = calloc(x->count, sizeof *x->scratch);
+    if (!x->fps || !x->scratch)
+        return SC_STORE_ENOMEM;
+    for (uint32_t i = x->count; i-- > 0;) {
+        const sc_graph *g = i == 0 && x->top ? x->top : x->items[i].g;
+        fp_walk w = {x, i};
+        if (sc_graph_fingerprint(g, item_bodies, &w, &x->fps[i]) != 0)
+            return SC_STORE_ENOMEM;
+    }
+    return 0;
+}
+
+static void submit_failed(submit_ctx *x, int rc, const char *errmsg);
+
+static void fps_stored(void *arg, const sc_store_result *res)
+{
+    submit_ctx *x = arg;
+    if (res->rc != SC_STORE_OK) {
+        submit_failed(x, res->rc, res->errmsg);
+        return;
+    }
+    for (uint32_t i = 0; i < x->count; i++)
+        sc_cache_forget(x->a.d->cache, x->items[i].id);
+    submit_finish(x, SC_STORE_OK, NULL);
+}
+
+/* Every item is stored, each row with the fingerprints of its own graph:
+ * those that hold bodies get theirs folded in before the reply. */
+static int submit_set_fps(submit_ctx *x)
+{
+    int rc = submit_fingerprint(x);
+    int64_t *ids = rc == 0 ? malloc(x->count * sizeof *ids) : NULL;
+    if (!ids)
+        return SC_STORE_ENOMEM;
+    for (uint32_t i = 0; i < x->count; i++)
+        ids[i] = x->items[i].id;
+    rc = sc_store_set_fingerprints(x->a.d->store, x->count, ids, x->fps, fps_stored, x);
+    free(ids);
+    return rc;
+}
+
 static void graph_submitted(void *arg, const sc_store_result *res)
 {
     submit_ctx *x = arg;
-    if (res->rc == SC_STORE_OK) {
+    int rc = res->rc;
+    if (rc == SC_STORE_OK) {
         x->items[x->next++].id = res->id;
         if (x->next < x->count && submit_store_next(x) == 0)
             return;
     }
-    if (res->rc == SC_STORE_OK && x->next == x->count) {
-        submit_finish(x, SC_STORE_OK, NULL);
-        return;
+    if (rc == SC_STORE_OK && x->next == x->count) {
+        if (x->count < 2) {
+            submit_finish(x, SC_STORE_OK, NULL);
+            return;
+        }
+        if ((rc = submit_set_fps(x)) == 0)
+            return;
     }
+    submit_failed(x, rc, res->errmsg);
+}
+
+/* A store step failed (rc, or a body the store refused to queue): what
+ * was stored goes before the error is told. */
+static void submit_failed(submit_ctx *x, int rc, const char *errmsg)
+{
     /* A body the store refused to queue (stopping) fails like a write. */
-    x->rc = res->rc != SC_STORE_OK ? res->rc : SC_STORE_EIO;
-    x->errmsg = res->errmsg ? strdup(res->errmsg) : NULL;
-    sc_log_store_error(x->a.d, x->rc, res->errmsg, x->uid, x->pid,
+    x->rc = rc != SC_STORE_OK ? rc : SC_STORE_EIO;
+    x->errmsg = errmsg ? strdup(errmsg) : NULL;
+    sc_log_store_error(x->a.d, x->rc, errmsg, x->uid, x->pid,
                        x->finish ? "storing the bodies of a captured graph"
                                  : "storing a submitted graph");
     /* What was stored goes: deleting the top-level graph takes its bodies. */
@@ -500,10 +587,11 @@ uint32_t sc_submit_body_count(const sc_submit *x)
     return x ? x->count - 1 : 0;
 }
 
-int sc_submit_store_bodies(sc_submit *x, sc_daemon *d, int64_t graph, sc_submit_done_fn done,
-                           void *arg)
+int sc_submit_store_bodies(sc_submit *x, sc_daemon *d, int64_t graph, const sc_graph *g,
+                           sc_submit_done_fn done, void *arg)
 {
     x->a.d = d;
+    x->top = g;
     x->items[0].id = graph;
     x->next = 1;
     x->finish = done;

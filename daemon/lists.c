@@ -146,14 +146,22 @@ static void graphs_listed(void *arg, int rc, sc_graph_page *page, const char *er
 int sc_h_graph_list(sc_req *r)
 {
     sc_graph_query q = {0};
-    const char *before = NULL, *label = NULL, *host = NULL;
-    size_t before_len = 0, label_len = 0, host_len = 0;
+    const char *before = NULL, *label = NULL, *host = NULL, *fp = NULL;
+    size_t before_len = 0, label_len = 0, host_len = 0, fp_len = 0;
     if (get_limit(r, &q.limit) != 0 ||
+        sc_param_opt_string(r->params, "fingerprint", &fp, &fp_len, &r->err) != 0 ||
         sc_param_opt_string(r->params, "before", &before, &before_len, &r->err) != 0 ||
         sc_param_opt_string(r->params, "label", &label, &label_len, &r->err) != 0 ||
         sc_param_opt_string(r->params, "host", &host, &host_len, &r->err) != 0 ||
         sc_param_opt_bool(r->params, "nested", &q.nested, &r->err) != 0)
         return H_ERROR;
+    if (fp && sc_fingerprint_parse(fp, fp_len, &q.fingerprint) != 0) {
+        sc_rpc_fail(&r->err, SC_RPC_INVALID_PARAMS,
+                    "invalid params: 'fingerprint' must be 16 hex digits");
+        r->err.field = "fingerprint";
+        return H_ERROR;
+    }
+    q.by_fingerprint = fp != NULL;
     if (!own_host_filter(r, &host, &host_len))
         return empty_page(r, "graphs");
     if (before) {

@@ -135,6 +135,9 @@ int sc_req_outcome(sc_req *r, const char *s, size_t len, const char **out);
 /* graph_reads.c */
 /** The members graph.get and graph.list share, into an object being written. */
 void sc_write_meta_fields(sc_buf *b, bool *first, const sc_graph_meta *m);
+/** `fingerprint`: {structure, full} as lowercase hex, or null for a graph
+ *  stored before fingerprints were. */
+void sc_write_fingerprint(sc_buf *b, bool *first, const sc_graph_meta *m);
 /* graph_writes.c: body graphs stored below a graph stored elsewhere (the
  * bodies of a capture's nodes, sent with capture.end), parsed and stored
  * as graph.submit parses and stores its own. */
@@ -153,10 +156,12 @@ int sc_submit_bodies_new(sc_req *r, const char *label, size_t label_len, uint32_
 int sc_submit_add_body(sc_req *r, sc_submit *x, sc_jval obj, uint32_t node, uint32_t index);
 /** The bodies parsed, nested ones included. */
 uint32_t sc_submit_body_count(const sc_submit *x);
-/** Store the bodies, one after another, below stored graph `graph`; done
- *  runs on the loop.  0, or a store code (nothing queued). */
-int sc_submit_store_bodies(sc_submit *x, sc_daemon *d, int64_t graph, sc_submit_done_fn done,
-                           void *arg);
+/** Store the bodies, one after another, below stored graph `graph` (`g`,
+ *  which must stay valid until done runs), then every stored graph's
+ *  fingerprints with their bodies folded in; done runs on the loop.  0, or
+ *  a store code (nothing queued). */
+int sc_submit_store_bodies(sc_submit *x, sc_daemon *d, int64_t graph, const sc_graph *g,
+                           sc_submit_done_fn done, void *arg);
 /** `bodies: [ID, ...]`, every body stored, in the order they were parsed;
  *  nothing when there are none. */
 void sc_submit_write_bodies(sc_buf *b, bool *first, const sc_submit *x);

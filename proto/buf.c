@@ -200,6 +200,17 @@ void sc_json_u64(sc_buf *b, uint64_t v)
     sc_buf_append(b, tmp + i, sizeof tmp - i);
 }
 
+void sc_json_u32_array(sc_buf *b, const uint32_t *v, size_t n)
+{
+    sc_buf_putc(b, '[');
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            sc_buf_putc(b, ',');
+        sc_json_u64(b, v[i]);
+    }
+    sc_buf_putc(b, ']');
+}
+
 void sc_json_i64(sc_buf *b, int64_t v)
 {
     if (v < 0) {

@@ -79,6 +79,8 @@ void sc_json_cstr(sc_buf *b, const char *s);
 void sc_json_u64(sc_buf *b, uint64_t v);
 void sc_json_i64(sc_buf *b, int64_t v);
 void sc_json_bool(sc_buf *b, bool v);
+/** A JSON array of n unsigned numbers: [1,2,3]. */
+void sc_json_u32_array(sc_buf *b, const uint32_t *v, size_t n);
 /** "2026-11-29T19:44:21.123Z" for a Unix time in milliseconds, quoted
  *  (UTC; times before 1970 too); `null` when the time is out of range. */
 void sc_json_time_ms(sc_buf *b, int64_t unix_ms);

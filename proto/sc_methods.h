@@ -164,13 +164,13 @@ enum sc_method_flag {
       "End capture; replies after the graph is committed (default mode: consumes the session).")                  \
     X(GRAPH_LIST, graph_list, "graph.list",                                                        \
       SC_MF_READS_STORE,                                                                           \
-      "{limit?, before?, label?, host?, nested?}",                                                  \
+      "{limit?, before?, label?, host?, nested?, fingerprint?}",                                                  \
       "{graphs, next?}",                                                                           \
       "Stored graphs the caller may read, newest first.")                                          \
     X(GRAPH_GET, graph_get, "graph.get",                                                           \
       SC_MF_READS_STORE,                                                                           \
       "{graph}",                                                                                   \
-      "{graph, label, created_at, owner_uid, owner_pid, host, semantics?, capture?, parent?, nodes, edges}",                   \
+      "{graph, label, created_at, owner_uid, owner_pid, host, fingerprint, semantics?, capture?, parent?, nodes, edges}",                   \
       "A stored graph.")                                                                           \
     X(GRAPH_REACHABLE, graph_reachable, "graph.reachable",                                         \
       SC_MF_READS_STORE,                                                                           \
@@ -187,6 +187,11 @@ enum sc_method_flag {
       "{graph, limit?}",                                                                           \
       "{races, count}",                                                                            \
       "Unordered node pairs whose buffer accesses overlap with a write.")                          \
+    X(GRAPH_DIFF, graph_diff, "graph.diff",                                                        \
+      SC_MF_READS_STORE,                                                                           \
+      "{a, b}",                                                                                    \
+      "{identical, nodes_added, nodes_removed, nodes_changed, edges_added, edges_removed}",        \
+      "What changed from stored graph a to stored graph b: nodes matched by content per stream.") \
     X(GRAPH_EXPORT, graph_export, "graph.export",                                                  \
       SC_MF_READS_STORE,                                                                           \
       "{graph, format}",                                                                           \

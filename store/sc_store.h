@@ -31,6 +31,7 @@
 #include <uv.h>
 
 #include "sc_capture.h"
+#include "sc_fingerprint.h"
 #include "sc_graph.h"
 
 #ifdef __cplusplus
@@ -279,6 +280,17 @@ int sc_store_submit_body(sc_store *st, const sc_graph *g, const sc_store_parent 
                          int64_t created_ms, sc_store_done_fn done, void *arg);
 
 /**
+ * Replace the stored fingerprints of `n` graphs (ids[i] gets fps[i]), in
+ * one transaction: a graph's row is written with the fingerprints of the
+ * graph alone, and those of a graph with child graph or conditional nodes
+ * fold in their bodies, which are stored after it.  Both arrays are
+ * copied.  A graph that no longer exists is skipped.  Returns 0,
+ * SC_STORE_EINVAL (n 0, NULL arrays), SC_STORE_ECLOSED or SC_STORE_ENOMEM.
+ */
+int sc_store_set_fingerprints(sc_store *st, size_t n, const int64_t *ids, const sc_fingerprint *fps,
+                              sc_store_done_fn done, void *arg);
+
+/**
  * One ended capture of a cuda-mode session (docs/cuda-semantics.md §6), as
  * its `captures` row holds it.  Strings are static wire words, except
  * inv_call, which must stay valid until the job's `done` runs.
@@ -335,6 +347,10 @@ typedef struct sc_graph_meta {
     int64_t parent_graph;
     uint32_t parent_node;
     uint32_t parent_index;
+    /* Its fingerprints (docs/analyses.md, "Fingerprints"); has_fingerprint
+     * false for a graph stored before they were (schema 13). */
+    bool has_fingerprint;
+    sc_fingerprint fingerprint;
 } sc_graph_meta;
 
 typedef struct sc_stored_graph {
@@ -414,8 +430,10 @@ typedef struct sc_graph_query {
     size_t label_len;
     const char *host; /* NULL: any host; else exact match, copied at the call */
     size_t host_len;
-    bool nested;    /* bodies of other graphs' nodes too; else top-level graphs only */
-    int64_t parent; /* 0: any; else only the bodies of this graph (implies nested) */
+    bool nested;          /* bodies of other graphs' nodes too; else top-level graphs only */
+    int64_t parent;       /* 0: any; else only the bodies of this graph (implies nested) */
+    bool by_fingerprint;  /* only graphs whose structure or full fingerprint ... */
+    uint64_t fingerprint; /* ... is this value */
 } sc_graph_query;
 
 typedef struct sc_graph_page {

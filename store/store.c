@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,7 @@ static int64_t job_session(const store_job *j)
         return j->u.commit.session;
     case SC_STORE_JOB_LOG_OPEN:
     case SC_STORE_JOB_DELETE_GRAPH:
+    case SC_STORE_JOB_SET_FPS:
         break;
     }
     return 0;
@@ -563,6 +565,46 @@ int sc_store_delete_graph(sc_store *st, int64_t graph, int64_t deleted_ms, sc_st
     j->u.del.graph = graph;
     j->u.del.deleted_ms = deleted_ms;
     return submit(st, j);
+}
+
+int sc_store_set_fingerprints(sc_store *st, size_t n, const int64_t *ids, const sc_fingerprint *fps,
+                              sc_store_done_fn done, void *arg)
+{
+    if (n == 0 || !ids || !fps || n > SIZE_MAX / (sizeof *ids + sizeof *fps))
+        return SC_STORE_EINVAL;
+    int rc;
+    /* The fingerprints first: the job's own tail is aligned for them. */
+    store_job *j =
+        store_job_new(st, SC_STORE_JOB_SET_FPS, n * (sizeof *fps + sizeof *ids), done, arg, &rc);
+    if (!j)
+        return rc;
+    sc_fingerprint *f = (sc_fingerprint *)(j + 1);
+    int64_t *id = (int64_t *)(f + n);
+    memcpy(f, fps, n * sizeof *fps);
+    memcpy(id, ids, n * sizeof *ids);
+    j->u.fps.n = n;
+    j->u.fps.ids = id;
+    j->u.fps.fps = f;
+    return submit(st, j);
+}
+
+void store_meta_fingerprint(sc_graph_meta *m, const char *structure, const char *full)
+{
+    m->has_fingerprint =
+        structure && full &&
+        sc_fingerprint_parse(structure, strlen(structure), &m->fingerprint.structure) == 0 &&
+        sc_fingerprint_parse(full, strlen(full), &m->fingerprint.full) == 0;
+}
+
+int store_job_fingerprint(store_job *j, const sc_fingerprint **out)
+{
+    if (!j->u.commit.fp_done) {
+        if (sc_graph_fingerprint(j->u.commit.g, NULL, NULL, &j->u.commit.fp) != 0)
+            return SC_STORE_ENOMEM;
+        j->u.commit.fp_done = true;
+    }
+    *out = &j->u.commit.fp;
+    return 0;
 }
 
 /* 0 when a read may be queued, else the error to return. */

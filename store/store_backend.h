@@ -61,6 +61,7 @@ enum sc_store_job_type {
     SC_STORE_JOB_COMMIT_CAPTURE, /* a cuda-mode capture row (+ graph) */
     SC_STORE_JOB_STREAM_PART,    /* generic: a part of a streamed capture */
     SC_STORE_JOB_STREAM_DROP,    /* generic: remove what a stream's parts stored */
+    SC_STORE_JOB_SET_FPS,        /* replace stored graphs' fingerprints */
 };
 
 /*
@@ -137,7 +138,16 @@ typedef struct sc_store_job {
             uint64_t be_mark;
             /* Generic: times this chunked commit started over (RESTART). */
             uint32_t restarts;
+            /* The graph's fingerprints, made on the writer thread by
+             * store_job_fingerprint() once fp_done is set. */
+            bool fp_done;
+            sc_fingerprint fp;
         } commit;
+        struct {
+            size_t n;
+            const int64_t *ids;        /* in the job's own allocation */
+            const sc_fingerprint *fps; /* likewise */
+        } fps;
         struct {
             int64_t graph;
             int64_t deleted_ms;

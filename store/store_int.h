@@ -126,6 +126,14 @@ store_job *store_commit_job(sc_store *st, enum sc_store_job_type type, int64_t s
                             const sc_graph *g, uint32_t uid, int64_t pid, const char *label,
                             size_t label_len, int64_t created_ms, sc_store_done_fn done, void *arg,
                             int *rc);
+/* Writer thread: the fingerprints of a commit job's graph (that graph
+ * alone: bodies come later, through SC_STORE_JOB_SET_FPS), made on the
+ * first call and kept in the job, so a transaction run again does not
+ * make them again.  0, or SC_STORE_ENOMEM. */
+int store_job_fingerprint(store_job *j, const sc_fingerprint **out);
+/* A graph row's two fingerprint columns (text, NULL for a row stored
+ * before them) into m->fingerprint; has_fingerprint only when both parse. */
+void store_meta_fingerprint(sc_graph_meta *m, const char *structure, const char *full);
 /* Free a part, and give its bytes back to st->part_bytes (store_stream.c). */
 void store_part_free(sc_store *st, sc_store_part *p);
 

@@ -184,6 +184,29 @@ static void unlink_req(sc_store *st, store_read_req *q)
     q->st = NULL;
 }
 
+/*
+ * A graph stored before fingerprints were (schema 13) gets them on a full
+ * load, computed here on the pool thread, so graph.get shows them for
+ * every graph.  Not for a graph with child graph or conditional nodes,
+ * whose bodies would be needed too: it keeps none.  A failure to compute
+ * them only leaves them absent.
+ */
+static void fingerprint_loaded(sc_store_read *rq)
+{
+    if (rq->kind != SC_STORE_READ_LOAD || rq->rc != 0 || !rq->sg || rq->sg->meta.has_fingerprint)
+        return;
+    const sc_graph *g = rq->sg->graph;
+    uint32_t n = sc_graph_node_count(g);
+    for (uint32_t i = 0; i < n; i++) {
+        sc_node node;
+        if (sc_graph_node(g, i, &node) != 0 || (int)node.kind == SC_KIND_GRAPH ||
+            (int)node.kind == SC_KIND_CONDITIONAL)
+            return;
+    }
+    rq->sg->meta.has_fingerprint =
+        sc_graph_fingerprint(g, NULL, NULL, &rq->sg->meta.fingerprint) == 0;
+}
+
 static void read_work(uv_work_t *work)
 {
     store_read_req *q = work->data;
@@ -195,6 +218,7 @@ static void read_work(uv_work_t *work)
     } else {
         st->ops->read(r->conn, &q->rq);
         reader_release(st, r);
+        fingerprint_loaded(&q->rq);
     }
 
     pthread_mutex_lock(&st->rmu);

@@ -27,6 +27,8 @@ sc_add_daemon_test(test_client_cli_habits client 180 ${SC_CLIENT_TEST_ARGS})
 sc_add_daemon_test(test_client_cli_bodies client 120 ${SC_CLIENT_TEST_ARGS})
 # graph stats ID and sc_client_graph_stats() on the demo graph.
 sc_add_daemon_test(test_client_cli_stats client 60 ${SC_CLIENT_TEST_ARGS})
+# graph diff A B and sc_client_graph_diff(): same, changed, errors.
+sc_add_daemon_test(test_client_cli_diff client 60 ${SC_CLIENT_TEST_ARGS})
 # graph races ID, its exit status, render --races and sc_client_graph_races().
 sc_add_daemon_test(test_client_cli_races client 60 ${SC_CLIENT_TEST_ARGS})
 sc_add_daemon_test(test_client_errors client 60 ${SC_CLIENT_TEST_ARGS})
@@ -35,7 +37,7 @@ sc_add_needs_test(test_client_errors test_permission_denied)
 sc_add_daemon_test(test_client_cuda_cli client 180 ${SC_CLIENT_TEST_ARGS})
 sc_add_daemon_test(test_client_cuda_lib client 60 ${SC_CLIENT_TEST_ARGS})
 foreach(t test_client_cli test_client_cli_habits test_client_cli_bodies test_client_cli_stats
-        test_client_cli_races test_client_cuda_cli)
+        test_client_cli_diff test_client_cli_races test_client_cuda_cli)
     target_link_libraries(${t} PRIVATE sc_cli_fixture)
 endforeach()
 sc_add_daemon_test(test_client_async client 120 LIBS sc_ct_run libstreamcap_static Threads::Threads)
@@ -71,6 +73,12 @@ if(TARGET sc_cudart)
     sc_add_daemon_test(test_client_run_fail client 180 LIBS sc_ct_run libstreamcap_static
                        DEPENDS streamcap run_probe run_cuda)
     target_link_libraries(test_client_run_fail PRIVATE sc_cli_fixture)
+    # streamcap run --baseline: written, passed, failed with a diff, updated.
+    sc_add_daemon_test(test_client_run_baseline client 180 LIBS sc_ct_run libstreamcap_static
+                       DEPENDS streamcap run_cuda)
+    target_link_libraries(test_client_run_baseline PRIVATE sc_cli_fixture)
+    target_compile_definitions(test_client_run_baseline PRIVATE
+        SC_RUN_CUDA="$<TARGET_FILE:run_cuda>")
     # run_rpath: linked against the stand-in, with a DT_RPATH (not RUNPATH)
     # to a directory holding another libcudart.so.13.
     set(dummy_dir ${CMAKE_BINARY_DIR}/tests/dummy_cudart)

@@ -16,4 +16,6 @@ sc_add_test(test_core_cuda_conformance
             LIBS sc_cuda_ops)
 sc_add_test(test_core_cuda SOURCES ${SC_CORE_TEST_DIR}/test_cuda.c LIBS sc_core)
 sc_add_test(test_core_analysis SOURCES ${SC_CORE_TEST_DIR}/test_analysis.c LIBS sc_core)
+sc_add_test(test_core_fingerprint SOURCES ${SC_CORE_TEST_DIR}/test_fingerprint.c LIBS sc_core)
+sc_add_test(test_core_diff SOURCES ${SC_CORE_TEST_DIR}/test_diff.c LIBS sc_core)
 sc_add_test(test_core_races SOURCES ${SC_CORE_TEST_DIR}/test_races.c LIBS sc_core)

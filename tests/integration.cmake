@@ -13,6 +13,8 @@ sc_add_daemon_test(test_capture_bodies integration 60)
 sc_add_daemon_test(test_kernel_args integration 60)
 # graph.stats: the figures of a submitted graph, and bad requests.
 sc_add_daemon_test(test_stats integration 60)
+# Fingerprints: the same capture from two sessions, the list filter, bodies.
+sc_add_daemon_test(test_fingerprints integration 60)
 # graph.races: the races of submitted graphs, limit and count, bad requests.
 sc_add_daemon_test(test_races integration 60)
 # --host-name on the rows, the host filter, server.info backend and host;

@@ -80,7 +80,7 @@ static char *dup_col(const PGresult *r, int row, int col, size_t *len)
     "graph, session, label, " TS_OUT("created_at") ", owner_uid, owner_pid, node_count,"           \
                                                    " edge_count, stream_count, semantics, "        \
                                                    "capture, host, parent_graph, parent_node,"     \
-                                                   " parent_index"
+                                                   " parent_index, fp_structure, fp_full"
 
 static int row_to_meta(const PGresult *r, int i, sc_graph_meta *m)
 {
@@ -98,6 +98,8 @@ static int row_to_meta(const PGresult *r, int i, sc_graph_meta *m)
     m->parent_graph = col_i64(r, i, 12);
     m->parent_node = col_u32(r, i, 13);
     m->parent_index = col_u32(r, i, 14);
+    store_meta_fingerprint(m, PQgetisnull(r, i, 15) ? NULL : PQgetvalue(r, i, 15),
+                           PQgetisnull(r, i, 16) ? NULL : PQgetvalue(r, i, 16));
     if (!(m->label = dup_col(r, i, 2, &m->label_len)) || !(m->host = dup_col(r, i, 11, NULL))) {
         free(m->label);
         free(m->host);
@@ -435,6 +437,12 @@ static void read_graphs(const pg_reader *pr, sc_store_read *rq)
         add_cond(sql, sizeof sql, " AND parent_graph = $%d", p.n);
     } else if (!q->nested) {
         strcat(sql, " AND parent_graph IS NULL");
+    }
+    if (q->by_fingerprint) {
+        char hex[SC_FINGERPRINT_HEX];
+        sc_fingerprint_hex(q->fingerprint, hex);
+        ok = ok && p_text(&p, hex, 16);
+        add_cond(sql, sizeof sql, " AND (fp_structure = $%d OR fp_full = $%d)", p.n);
     }
     p_i64(&p, (int64_t)q->limit + 1);
     add_cond(sql, sizeof sql, " ORDER BY graph DESC LIMIT $%d", p.n);

@@ -456,9 +456,22 @@ static bool is_cuda_job(const sc_store_job *j)
     return j->type == SC_STORE_JOB_COMMIT_CAPTURE || j->u.commit.submitted;
 }
 
+/* A fingerprint as the graphs table holds it: 16 lowercase hex digits. */
+static bool p_fp(params *p, uint64_t v)
+{
+    char hex[SC_FINGERPRINT_HEX];
+    sc_fingerprint_hex(v, hex);
+    return p_text(p, hex, 16);
+}
+
 static int insert_graph_row(sc_store_be *be, sc_store_job *j, int64_t *gid, char *err, size_t len)
 {
     const sc_graph *g = j->u.commit.g;
+    const sc_fingerprint *fp;
+    if (store_job_fingerprint(j, &fp) != 0) {
+        pg_set_err(err, len, "out of memory fingerprinting the graph", NULL);
+        return SC_STORE_ENOMEM;
+    }
     params p = {0};
     p_word(&p, be->host);
     p_i64(&p, j->u.commit.session);
@@ -490,13 +503,19 @@ static int insert_graph_row(sc_store_be *be, sc_store_job *j, int64_t *gid, char
         p_null(&p);
         p_null(&p);
     }
+    if (!p_fp(&p, fp->structure) || !p_fp(&p, fp->full)) {
+        p_free(&p);
+        pg_set_err(err, len, "out of memory", NULL);
+        return SC_STORE_ENOMEM;
+    }
     int rc = 0;
     PGresult *r = pg_run(be->conn,
                          "INSERT INTO graphs (graph, host, session, label, created_at, owner_uid,"
                          " owner_pid, node_count, edge_count, stream_count, semantics, capture,"
-                         " parent_graph, parent_node, parent_index)"
+                         " parent_graph, parent_node, parent_index, fp_structure, fp_full)"
                          " VALUES (coalesce($12::bigint, nextval('graph_ids')), $1, $2, $3, " TS_IN(
-                             4) ", $5, $6, $7, $8, $9, $10, $11, $13, $14, $15) RETURNING graph",
+                             4) ", $5, $6, $7, $8, $9, $10, $11, $13, $14, $15, $16, $17)"
+                                " RETURNING graph",
                          &p, PGRES_TUPLES_OK, "cannot store the graph", &rc, err, len);
     p_free(&p);
     if (!r)
@@ -782,6 +801,26 @@ static int delete_graph(sc_store_be *be, sc_store_job *j, char *err, size_t len)
     return rc;
 }
 
+/* A graph deleted meanwhile matches no row and is skipped. */
+static int set_fps(sc_store_be *be, sc_store_job *j, char *err, size_t len)
+{
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < j->u.fps.n; i++) {
+        params p = {0};
+        p_i64(&p, j->u.fps.ids[i]);
+        if (!p_fp(&p, j->u.fps.fps[i].structure) || !p_fp(&p, j->u.fps.fps[i].full)) {
+            pg_set_err(err, len, "out of memory", NULL);
+            rc = SC_STORE_ENOMEM;
+        } else {
+            rc = pg_exec(be->conn,
+                         "UPDATE graphs SET fp_structure = $2, fp_full = $3 WHERE graph = $1", &p,
+                         "cannot store the fingerprints", err, len, NULL);
+        }
+        p_free(&p);
+    }
+    return rc;
+}
+
 int store_pg_write(sc_store_be *be, sc_store_job *j, char *err, size_t len)
 {
     switch (j->type) {
@@ -795,6 +834,8 @@ int store_pg_write(sc_store_be *be, sc_store_job *j, char *err, size_t len)
         return delete_graph(be, j, err, len);
     case SC_STORE_JOB_COMMIT_CAPTURE:
         return commit_capture(be, j, err, len);
+    case SC_STORE_JOB_SET_FPS:
+        return set_fps(be, j, err, len);
     case SC_STORE_JOB_STREAM_PART: /* never: this backend does not stream */
     case SC_STORE_JOB_STREAM_DROP:
         break;

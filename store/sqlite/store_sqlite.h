@@ -44,6 +44,7 @@ typedef struct sc_store_be {
     sqlite3_stmt *graph_delete;
     sqlite3_stmt *log_graph_deleted;
     sqlite3_stmt *graph_insert_cuda;
+    sqlite3_stmt *fp_update;
     sqlite3_stmt *capture_insert;
     sqlite3_stmt *capture_graph_deleted;
     sqlite3_stmt *pending_reserve;
@@ -95,6 +96,11 @@ typedef struct sc_store_be {
 
 /* A warning for the operator through the store's config, if it has one. */
 void store_sqlite_warn(store_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* store_sqlite_fp.c: a fingerprint bound as the graphs table holds it (16
+ * lowercase hex digits), and SC_STORE_JOB_SET_FPS (0 or SC_STORE_EIO). */
+void store_bind_fp(sqlite3_stmt *s, int idx, uint64_t v);
+int store_sqlite_set_fps(store_writer *w, store_job *j);
 
 /* store_sqlite_rows.c: the table-valued function sc_node_chunks(G), the
  * node_chunks rows (lo, nodes) of a sealed graph G bound with

@@ -39,7 +39,8 @@ typedef struct sqlite_reader {
 
 #define GRAPH_COLUMNS                                                                              \
     "graph, session, label, created_at, owner_uid, owner_pid, node_count, edge_count,"             \
-    " stream_count, semantics, capture, host, parent_graph, parent_node, parent_index"
+    " stream_count, semantics, capture, host, parent_graph, parent_node, parent_index,"            \
+    " fp_structure, fp_full"
 
 /* A node of a node_chunks run (schema/006_node_chunks.sql) as the columns
  * of the nodes view, id first; json_each() gives the run's elements in
@@ -214,6 +215,8 @@ static int row_to_meta(sc_store_read *q, sqlite3_stmt *s, sc_graph_meta *m)
     m->parent_graph = sqlite3_column_int64(s, 12);
     m->parent_node = col_u32(s, 13);
     m->parent_index = col_u32(s, 14);
+    store_meta_fingerprint(m, (const char *)sqlite3_column_text(s, 15),
+                           (const char *)sqlite3_column_text(s, 16));
     if (time_column(s, 3, false, &m->created_ms) != 0)
         return set_err(q, SC_STORE_EIO, "stored graph has a malformed created_at");
     size_t host_len;
@@ -647,7 +650,8 @@ void store_graphs_sql(int variant, char *buf, size_t len)
     snprintf(buf, len,
              "SELECT " GRAPH_COLUMNS " FROM graphs WHERE graph < ?1%s%s"
              " AND (?5 IS NULL OR host = ?5) AND (?6 IS NOT NULL OR parent_graph IS NULL)"
-             " AND (?7 IS NULL OR parent_graph = ?7) ORDER BY graph DESC LIMIT ?4",
+             " AND (?7 IS NULL OR parent_graph = ?7)"
+             " AND (?8 IS NULL OR fp_structure = ?8 OR fp_full = ?8) ORDER BY graph DESC LIMIT ?4",
              variant & STORE_GRAPHS_BY_OWNER ? " AND owner_uid = ?2" : "",
              variant & STORE_GRAPHS_BY_LABEL ? " AND label = ?3" : "");
 }
@@ -767,6 +771,11 @@ static void graphs_run(sqlite_reader *r, sc_store_read *base)
         sqlite3_bind_int64(s, 6, 1);
     if (gq->parent)
         sqlite3_bind_int64(s, 7, gq->parent);
+    char hex[SC_FINGERPRINT_HEX];
+    if (gq->by_fingerprint) {
+        sc_fingerprint_hex(gq->fingerprint, hex);
+        sqlite3_bind_text(s, 8, hex, 16, SQLITE_STATIC);
+    }
     bool more;
     int rc = read_page(r, base, s, gq->limit, take_graph, &more);
     sqlite3_clear_bindings(s);

@@ -50,7 +50,8 @@ static const struct {
      " WHERE session = ?1"},
     {offsetof(store_writer, graph_insert),
      "INSERT INTO graphs (session, label, created_at, owner_uid, owner_pid, node_count,"
-     " edge_count, stream_count, graph, host) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11)"},
+     " edge_count, stream_count, graph, host, fp_structure, fp_full)"
+     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11, ?15, ?16)"},
     /* A node's edges are stored in its row (schema/005_packed_rows.sql). */
     {offsetof(store_writer, node_insert),
      "INSERT INTO node_chunks (graph, lo, nodes) SELECT ?1, lo, nodes FROM sc_node_chunks(?2)"},
@@ -68,7 +69,10 @@ static const struct {
     {offsetof(store_writer, graph_insert_cuda),
      "INSERT INTO graphs (session, label, created_at, owner_uid, owner_pid, node_count,"
      " edge_count, stream_count, semantics, capture, graph, host, parent_graph, parent_node,"
-     " parent_index) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'cuda', ?9, ?10, ?11, ?12, ?13, ?14)"},
+     " parent_index, fp_structure, fp_full) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'cuda', ?9,"
+     " ?10, ?11, ?12, ?13, ?14, ?15, ?16)"},
+    {offsetof(store_writer, fp_update),
+     "UPDATE graphs SET fp_structure = ?2, fp_full = ?3 WHERE graph = ?1"},
     {offsetof(store_writer, capture_insert),
      "INSERT INTO captures (session, capture, origin, mode, thread, outcome, cuda_error,"
      " node_count, ended_at, graph, inv_method, inv_stream, inv_event, inv_thread, inv_call,"
@@ -381,6 +385,12 @@ static int check_open(store_writer *w, int64_t session)
 static int insert_graph_row(store_writer *w, store_job *j, int64_t *gid)
 {
     const sc_graph *g = j->u.commit.g;
+    const sc_fingerprint *fp;
+    if (store_job_fingerprint(j, &fp) != 0) {
+        w->why = "out of memory fingerprinting the graph";
+        w->nomem = true;
+        return SC_STORE_ENOMEM;
+    }
     bool cuda = j->type == SC_STORE_JOB_COMMIT_CAPTURE || j->u.commit.submitted;
     sqlite3_stmt *s = cuda ? w->graph_insert_cuda : w->graph_insert;
     /* A submitted graph belongs to no capture: its capture stays NULL. */
@@ -403,6 +413,8 @@ static int insert_graph_row(store_writer *w, store_job *j, int64_t *gid)
         sqlite3_bind_int64(s, 13, j->u.commit.parent_node);
         sqlite3_bind_int64(s, 14, j->u.commit.parent_index);
     }
+    store_bind_fp(s, 15, fp->structure);
+    store_bind_fp(s, 16, fp->full);
     int sqlrc = sql_step_done(s);
     sqlite3_clear_bindings(s);
     if (sqlrc != SQLITE_OK)
@@ -733,6 +745,8 @@ static int run_job(store_writer *w, store_job *j)
         return run_delete_graph(w, j);
     case SC_STORE_JOB_COMMIT_CAPTURE:
         return run_commit_capture(w, j);
+    case SC_STORE_JOB_SET_FPS:
+        return store_sqlite_set_fps(w, j);
     case SC_STORE_JOB_STREAM_PART: /* the generic writer's, through write_chunk */
     case SC_STORE_JOB_STREAM_DROP:
         break;

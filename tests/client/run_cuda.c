@@ -3,7 +3,8 @@
  * run by test_client_run_fail under `streamcap run`.  Each argument is one
  * step, done in order:
  *
- *   capture   capture one memset on a fresh stream and end it
+ *   capture   capture one memset on a fresh stream and end it (and, with
+ *             RUN_CUDA_EXTRA set, a kernel after it)
  *   legacy    begin a capture on a blocking stream, launch a kernel on the
  *             legacy stream 0 (which breaks it: 906), end it (fails)
  *   fork      a child process (which captures once and exits) is waited for
@@ -41,6 +42,12 @@ static void one_capture(void)
     check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess, "cudaStreamCreate");
     check(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess, "begin");
     check(cudaMemsetAsync(d, 0, 256, s), cudaSuccess, "cudaMemsetAsync");
+    if (getenv("RUN_CUDA_EXTRA")) {
+        int n = 64;
+        check(sc_launch(scale, sc_dim3(1, 1, 1), sc_dim3(64, 1, 1), 0, s,
+                        (void *[]){(void *)&d, (void *)&n}),
+              cudaSuccess, "cudaLaunchKernel");
+    }
     check(cudaStreamEndCapture(s, &g), cudaSuccess, "end");
     cudaGraphDestroy(g);
     cudaStreamDestroy(s);

@@ -590,6 +590,69 @@ static void test_graph_meta(void **state)
     sc_graph_meta_free(NULL);
 }
 
+/* ---- fingerprints ---- */
+
+static sc_graph_meta *meta_of(fx *f, int64_t g)
+{
+    mres r = {0};
+    assert_int_equal(sc_store_graph_meta(f->st, g, mres_cb, &r), 0);
+    fx_drain(f);
+    assert_int_equal(r.rc, 0);
+    return r.meta;
+}
+
+/* The ids of graph.list {fingerprint: v}, as a bit set (ids below 64). */
+static uint64_t listed_by(fx *f, uint64_t v)
+{
+    sc_graph_query q = {.limit = 100, .any_owner = true, .by_fingerprint = true, .fingerprint = v};
+    sc_graph_page *p = list_graphs(f, &q);
+    uint64_t set = 0;
+    for (size_t i = 0; i < p->count; i++) {
+        assert_true(p->graphs[i].has_fingerprint);
+        set |= 1ull << p->graphs[i].graph;
+    }
+    sc_graph_page_free(p);
+    return set;
+}
+
+/* Stored with the graph row, read back by meta and lists, filtered on
+ * either value, replaced by sc_store_set_fingerprints. */
+static void test_graph_fingerprints(void **state)
+{
+    fx *f = *state;
+    fx_open(f, 1000, 0);
+    int64_t a = store_graph(f, 1, "a", 5, T0), b = store_graph(f, 1, "b", 5, T0 + 1);
+    int64_t c = store_graph(f, 1, "c", 6, T0 + 2);
+    assert_true(c < 64);
+    sc_graph *g = chain_graph(5, 6);
+    sc_fingerprint want;
+    assert_int_equal(sc_graph_fingerprint(g, NULL, NULL, &want), 0);
+    sc_graph_destroy(g);
+    sc_graph_meta *m = meta_of(f, a);
+    assert_true(m->has_fingerprint);
+    assert_true(m->fingerprint.structure == want.structure);
+    assert_true(m->fingerprint.full == want.full);
+    sc_graph_meta_free(m);
+
+    assert_true(listed_by(f, want.full) == (1ull << a | 1ull << b));
+    assert_true(listed_by(f, want.structure) == (1ull << a | 1ull << b));
+    assert_true(listed_by(f, want.full ^ 1) == 0);
+
+    /* c takes a's values (structure of one, full of another): matched by either. */
+    sc_fingerprint set = {want.full, 42};
+    wres w = {0};
+    assert_int_equal(sc_store_set_fingerprints(f->st, 1, &c, &set, wres_cb, &w), 0);
+    fx_drain(f);
+    assert_int_equal(w.rc, 0);
+    assert_true(listed_by(f, want.full) == (1ull << a | 1ull << b | 1ull << c));
+    assert_true(listed_by(f, 42) == 1ull << c);
+    m = meta_of(f, c);
+    assert_true(m->fingerprint.structure == want.full && m->fingerprint.full == 42);
+    sc_graph_meta_free(m);
+    assert_int_equal(sc_store_set_fingerprints(f->st, 0, &c, &set, wres_cb, &w), SC_STORE_EINVAL);
+    fx_close(f);
+}
+
 /* ---- delete ---- */
 
 static void test_delete_graph(void **state)
@@ -884,6 +947,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_log_entry_fields, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_log_cursor_stable_under_writes, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_graph_meta, fx_setup, fx_teardown),
+        cmocka_unit_test_setup_teardown(test_graph_fingerprints, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_delete_graph, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_delete_in_a_batch, fx_setup, fx_teardown),
         cmocka_unit_test_setup_teardown(test_delete_large_graph, fx_setup, fx_teardown),
