@@ -132,7 +132,7 @@ bool sc_may_access_meta(const sc_conn *c, const sc_daemon *d, const sc_graph_met
  *  of that outcome; 0, or -1 with a -32602 naming `outcome` in r->err. */
 int sc_req_outcome(sc_req *r, const char *s, size_t len, const char **out);
 
-/* graph_reads.c */
+/* graph_meta_json.c */
 /** The members graph.get and graph.list share, into an object being written. */
 void sc_write_meta_fields(sc_buf *b, bool *first, const sc_graph_meta *m);
 /** `fingerprint`: {structure, full} as lowercase hex, or null for a graph
