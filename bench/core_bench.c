@@ -27,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sc_bench_core.h"
 #include "sc_capture.h"
 #include "sc_cuda.h"
 #include "sc_graph.h"
@@ -35,39 +36,9 @@ static const char *const kernel_names[] = {"gemm",    "relu",   "softmax",  "lay
                                            "attn_qk", "attn_v", "gelu_fwd", "dropout"};
 static size_t kernel_lens[8];
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static uint64_t rnd(uint64_t *s)
-{
-    *s ^= *s >> 12;
-    *s ^= *s << 25;
-    *s ^= *s >> 27;
-    return *s * 0x2545F4914F6CDD1DULL;
-}
-
 static void check(int rc, const char *what)
 {
-    if (rc != 0) {
-        fprintf(stderr, "core-bench: %s failed: %s\n", what, sc_error_name(rc));
-        exit(1);
-    }
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    sc_bench_check("core-bench", rc, what);
 }
 
 typedef struct drive_stats {
@@ -80,7 +51,7 @@ static void drive(sc_capture *cap, uint32_t nodes, uint32_t streams, uint64_t se
     uint32_t s = 0;
     uint64_t calls = 0;
     for (uint32_t i = 0; i < nodes; i++) {
-        uint64_t x = rnd(&seed);
+        uint64_t x = sc_bench_rnd(&seed);
         if ((x & 7) != 0 && ++s == streams)
             s = 0;
         if ((i & 63) == 63) {
@@ -122,7 +93,7 @@ static void cuda_drive(sc_cuda *cu, uint32_t nodes, uint32_t streams, uint64_t s
     sc_node n;
     memset(&n, 0, sizeof n);
     for (uint32_t i = 0; i < nodes; i++) {
-        uint64_t x = rnd(&seed);
+        uint64_t x = sc_bench_rnd(&seed);
         if ((x & 7) != 0 && ++s == streams)
             s = 0;
         if ((i & 63) == 63) {
@@ -229,7 +200,7 @@ static sc_graph *many_streams_graph(uint32_t streams, uint64_t seed)
     sc_capture *cap = session(streams);
     for (uint32_t round = 0; round < 5; round++)
         for (uint32_t s = 0; s < streams; s++) {
-            uint64_t x = rnd(&seed);
+            uint64_t x = sc_bench_rnd(&seed);
             if ((x & 1) == 0)
                 check(sc_capture_wait_event(cap, s, (uint32_t)(x >> 8) % 64), "wait");
             check(sc_capture_record_kernel(cap, s, "k", 1, 1, 32, 0, NULL), "record");
@@ -254,11 +225,11 @@ static pairs make_pairs(uint32_t nodes, uint32_t n, uint32_t near, uint64_t seed
     if (!p.a || !p.b)
         exit(1);
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t a = (uint32_t)(rnd(&seed) % (nodes - 1)), b;
+        uint32_t a = (uint32_t)(sc_bench_rnd(&seed) % (nodes - 1)), b;
         if (near)
-            b = a + 1 + (uint32_t)(rnd(&seed) % near);
+            b = a + 1 + (uint32_t)(sc_bench_rnd(&seed) % near);
         else
-            b = a + 1 + (uint32_t)(rnd(&seed) % (nodes - 1 - a));
+            b = a + 1 + (uint32_t)(sc_bench_rnd(&seed) % (nodes - 1 - a));
         if (b >= nodes)
             b = nodes - 1;
         p.a[i] = a;
@@ -280,13 +251,13 @@ static double time_queries(const sc_graph *g, reach_fn fn, const pairs *p, uint3
                            uint64_t *yes)
 {
     uint64_t t = 0;
-    double t0 = now_s();
+    double t0 = sc_bench_now_s();
     for (uint32_t i = 0; i < n; i++) {
         bool r;
         check(fn(g, p->a[i], p->b[i], &r), "reachable");
         t += r;
     }
-    double dt = now_s() - t0;
+    double dt = sc_bench_now_s() - t0;
     *yes += t;
     return dt * 1e9 / n;
 }
@@ -321,7 +292,8 @@ static query_result compare_queries(const sc_graph *g, const pairs *p, uint32_t 
         bfs[r] = time_queries(g, sc_graph_reachable_bfs, p, bfs_n, &yes);
         total += bfs_n;
     }
-    query_result q = {median(idx, reps), median(bfs, reps), (double)yes / (double)total};
+    query_result q = {sc_bench_median(idx, reps), sc_bench_median(bfs, reps),
+                      (double)yes / (double)total};
     return q;
 }
 
@@ -362,23 +334,23 @@ int main(int argc, char **argv)
     for (int r = 0; r < reps; r++) {
         sc_capture *cap = session(streams);
         drive_stats st = {0};
-        double t0 = now_s();
+        double t0 = sc_bench_now_s();
         drive(cap, record_ops, streams, 1234 + (uint64_t)r, &st);
-        rec[r] = now_s() - t0;
+        rec[r] = sc_bench_now_s() - t0;
         mem = sc_capture_memory(cap);
         calls = st.calls;
         sc_graph *g;
-        t0 = now_s();
+        t0 = sc_bench_now_s();
         check(sc_capture_end(cap, 0, &g), "end");
-        endt[r] = now_s() - t0;
+        endt[r] = sc_bench_now_s() - t0;
         sc_graph_destroy(g);
 
         for (int typed = 1; typed >= 0; typed--) {
             sc_cuda *cu = cuda_session(streams);
             drive_stats cst = {0};
-            t0 = now_s();
+            t0 = sc_bench_now_s();
             cuda_drive(cu, record_ops, streams, 1234 + (uint64_t)r, typed, &cst);
-            double dt = now_s() - t0;
+            double dt = sc_bench_now_s() - t0;
             if (typed) {
                 crec[r] = dt;
                 cmem = sc_cuda_memory(cu);
@@ -386,10 +358,10 @@ int main(int argc, char **argv)
             } else {
                 grec[r] = dt;
             }
-            t0 = now_s();
+            t0 = sc_bench_now_s();
             g = cuda_end(cu, streams);
             if (typed)
-                cend[r] = now_s() - t0;
+                cend[r] = sc_bench_now_s() - t0;
             if (sc_graph_node_count(g) != record_ops) {
                 fprintf(stderr, "core-bench: cuda graph has %u nodes\n", sc_graph_node_count(g));
                 exit(1);
@@ -401,9 +373,10 @@ int main(int argc, char **argv)
         ratio[r] = rec[r] / crec[r];
         gratio[r] = rec[r] / grec[r];
     }
-    double rec_s = median(rec, reps), end_s = median(endt, reps);
-    double crec_s = median(crec, reps), cend_s = median(cend, reps), grec_s = median(grec, reps);
-    double ratio_m = median(ratio, reps), gratio_m = median(gratio, reps);
+    double rec_s = sc_bench_median(rec, reps), end_s = sc_bench_median(endt, reps);
+    double crec_s = sc_bench_median(crec, reps), cend_s = sc_bench_median(cend, reps),
+           grec_s = sc_bench_median(grec, reps);
+    double ratio_m = sc_bench_median(ratio, reps), gratio_m = sc_bench_median(gratio, reps);
 
     /* 2. index build on fresh graphs */
     double build[16], load[16];
@@ -412,16 +385,16 @@ int main(int argc, char **argv)
     for (int r = 0; r < reps; r++) {
         sc_graph *g = capture_graph(index_nodes, streams, 99);
         size_t before = sc_graph_memory(g);
-        double t0 = now_s();
+        double t0 = sc_bench_now_s();
         check(sc_graph_build_index(g), "build_index");
-        build[r] = now_s() - t0;
+        build[r] = sc_bench_now_s() - t0;
         graph_mem = before;
         index_mem = sc_graph_memory(g) - before;
         edges = sc_graph_edge_count(g);
 
         /* 3. the same graph loaded by hand, as from storage */
         sc_graph *h;
-        t0 = now_s();
+        t0 = sc_bench_now_s();
         check(sc_graph_create(&h), "create");
         for (uint32_t i = 0; i < sc_graph_node_count(g); i++) {
             sc_node n;
@@ -434,11 +407,11 @@ int main(int argc, char **argv)
             check(sc_graph_add_edge(h, a, b), "add_edge");
         }
         check(sc_graph_seal(h), "seal");
-        load[r] = now_s() - t0;
+        load[r] = sc_bench_now_s() - t0;
         sc_graph_destroy(h);
         sc_graph_destroy(g);
     }
-    double build_s = median(build, reps), load_s = median(load, reps);
+    double build_s = sc_bench_median(build, reps), load_s = sc_bench_median(load, reps);
 
     /* 4. queries against BFS on the indexed 8-stream graph */
     sc_graph *g = capture_graph(index_nodes, streams, 99);

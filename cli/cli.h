@@ -63,6 +63,13 @@ int cli_graph_diff(cli *x, int argc, char **argv);
  *  ({a, b, identical, ...} with graph.diff's members). */
 void cli_diff_print(FILE *out, uint64_t a, uint64_t b, const sc_client_diff *d);
 void cli_diff_write_json(sc_buf *b, uint64_t a, uint64_t bid, const sc_client_diff *d);
+/** graph races ID [--limit N] (cli_races.c): exits 1 when there is a race. */
+int cli_graph_races(cli *x, int argc, char **argv);
+/** Graph id's race pairs drawn into DOT text (which ends with the top
+ *  graph's closing brace): racing nodes filled red, a dashed red line
+ *  between each racing pair.  *text is replaced (malloc'd).  CLI_OK or
+ *  an error already reported (cli_races.c). */
+int cli_dot_add_races(cli *x, uint64_t id, char **text);
 int cli_graph_rm(cli *x, int argc, char **argv);
 int cli_prune(cli *x, int argc, char **argv);
 int cli_sessions(cli *x, int argc, char **argv);
@@ -116,6 +123,14 @@ int cli_parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
  * else, -1 when the value is missing.
  */
 int cli_take_opt(int argc, char **argv, int *i, const char *name, const char **value);
+/** --NAME N (0 to hi) anywhere in argv[0 .. *argc): taken out of argv
+ *  (*argc shrinks) with N into *out, which keeps its value when the option
+ *  is absent.  CLI_OK, or `usage` reported when N is no such number. */
+int cli_uint_opt(cli *x, int *argc, char **argv, const char *name, uint64_t hi, const char *usage,
+                 uint64_t *out);
+/** Whether the flag `name` is in argv[0 .. *argc); every copy of it is
+ *  taken out (*argc shrinks). */
+bool cli_flag_opt(int *argc, char **argv, const char *name);
 
 /* ---- output (cli_common.c; text and tables in cli_out.c) ---- */
 

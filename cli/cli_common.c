@@ -197,6 +197,38 @@ int cli_parse_node(const char *s, uint32_t *out)
     return 0;
 }
 
+int cli_uint_opt(cli *x, int *argc, char **argv, const char *name, uint64_t hi, const char *usage,
+                 uint64_t *out)
+{
+    int n = 0;
+    for (int i = 0; i < *argc;) {
+        const char *v = NULL;
+        int r = cli_take_opt(*argc, argv, &i, name, &v);
+        if (r == 0) {
+            argv[n++] = argv[i++];
+            continue;
+        }
+        if (r < 0 || cli_parse_uint(v, 0, hi, out) != 0)
+            return cli_usage_fail(x, "%s", usage);
+    }
+    *argc = n;
+    return CLI_OK;
+}
+
+bool cli_flag_opt(int *argc, char **argv, const char *name)
+{
+    int n = 0;
+    bool seen = false;
+    for (int i = 0; i < *argc; i++) {
+        if (strcmp(argv[i], name) == 0)
+            seen = true;
+        else
+            argv[n++] = argv[i];
+    }
+    *argc = n;
+    return seen;
+}
+
 int cli_take_opt(int argc, char **argv, int *i, const char *name, const char **value)
 {
     const char *a = argv[*i];

@@ -17,30 +17,10 @@
 /* How many levels of body graphs show and render follow by default. */
 #define BODY_DEPTH 4
 
-/* --NAME N (0 to hi), anywhere: taken out of argv; `usage` when N is no
- * such number. */
-static int uint_opt(cli *x, int *argc, char **argv, const char *name, uint64_t hi,
-                    const char *usage, uint64_t *out)
-{
-    int n = 0;
-    for (int i = 0; i < *argc;) {
-        const char *v = NULL;
-        int r = cli_take_opt(*argc, argv, &i, name, &v);
-        if (r == 0) {
-            argv[n++] = argv[i++];
-            continue;
-        }
-        if (r < 0 || cli_parse_uint(v, 0, hi, out) != 0)
-            return cli_usage_fail(x, "%s", usage);
-    }
-    *argc = n;
-    return CLI_OK;
-}
-
 static int depth_opt(cli *x, int *argc, char **argv, uint64_t *depth)
 {
-    return uint_opt(x, argc, argv, "--depth", 64, "--depth takes a number of levels, 0 to 64",
-                    depth);
+    return cli_uint_opt(x, argc, argv, "--depth", 64, "--depth takes a number of levels, 0 to 64",
+                        depth);
 }
 
 int cli_graph_show(cli *x, int argc, char **argv)
@@ -187,8 +167,8 @@ static const char *render_format(const char *out)
 
 static int render_opts(cli *x, int *argc, char **argv, uint64_t *max_nodes)
 {
-    return uint_opt(x, argc, argv, "--max-nodes", UINT32_MAX,
-                    "--max-nodes takes a number (0: no limit)", max_nodes);
+    return cli_uint_opt(x, argc, argv, "--max-nodes", UINT32_MAX,
+                        "--max-nodes takes a number (0: no limit)", max_nodes);
 }
 
 /* Refuse what dot cannot draw, before it is asked to. */
@@ -214,6 +194,7 @@ static int check_render_size(cli *x, uint64_t id, uint64_t max_nodes)
 int cli_graph_render(cli *x, int argc, char **argv)
 {
     uint64_t id, max_nodes = RENDER_MAX_NODES, depth = BODY_DEPTH;
+    bool races = cli_flag_opt(&argc, argv, "--races");
     if (render_opts(x, &argc, argv, &max_nodes) != CLI_OK ||
         depth_opt(x, &argc, argv, &depth) != CLI_OK ||
         cli_graph_id_args(x, argc, argv, 2, &id) != CLI_OK)
@@ -234,6 +215,10 @@ int cli_graph_render(cli *x, int argc, char **argv)
     char *text;
     if (cli_dot_with_bodies(x, id, (unsigned)depth, &text) != CLI_OK)
         return CLI_ERROR;
+    if (races && cli_dot_add_races(x, id, &text) != CLI_OK) {
+        free(text);
+        return CLI_ERROR;
+    }
     int st = run_dot(x, text, fmt, out);
     free(text);
     if (st != CLI_OK)

@@ -109,7 +109,9 @@ static const cli_cmd commands[] = {
      "Options:\n"
      "  --max-nodes N   refuse graphs of more than N nodes (default 5000;\n"
      "                  0: no limit)\n"
-     "  --depth N       draw body graphs N levels down (default 4; 0: none)\n",
+     "  --depth N       draw body graphs N levels down (default 4; 0: none)\n"
+     "  --races         fill racing nodes red and join each racing pair with a\n"
+     "                  dashed red line (see 'graph races')\n",
      cli_graph_render},
     {"graph reach", "ID A B", "does node A happen before node B?",
      "A and B are node ids (7 or N7).  Reachability is reflexive: A reaches A.\n"
@@ -120,6 +122,16 @@ static const cli_cmd commands[] = {
      "implied by other paths (redundant), the critical path in nodes, and a\n"
      "width: the largest level of the longest-path layering, a set of mutually\n"
      "unordered nodes (a lower bound of the true width).\n", cli_graph_stats},
+    {"graph races", "ID", "unordered node pairs whose buffer accesses conflict",
+     "Every pair of nodes that no path orders, either way, whose recorded\n"
+     "buffer accesses overlap with at least one write: one line per pair and\n"
+     "overlapping range, saying what each node does there.  Exits 1 when there\n"
+     "is any race, 0 when there is none, 2 on error.\n"
+     "\n"
+     "Options:\n"
+     "  --limit N   list at most N races (default 1000, at most 100000; 0: the\n"
+     "              count alone); the count is always of all of them\n",
+     cli_graph_races},
     {"graph diff", "A B", "what changed from graph A to graph B",
      "Nodes added (ids in B), removed (ids in A), changed (A -> B with the\n"
      "fields that differ), and edges added and removed.  Each stream's nodes\n"

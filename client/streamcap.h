@@ -752,6 +752,33 @@ typedef struct sc_client_stats {
 /** graph.stats of a stored graph into *out. */
 SC_CLIENT_API int sc_client_graph_stats(sc_client *c, uint64_t graph, sc_client_stats *out);
 
+/** One race of graph.races (docs/analyses.md): nodes a < b that no path
+ *  orders, and a maximal range [address, address + size) over which a
+ *  accesses memory as a_mode and b as b_mode (1 read, 2 write, 3
+ *  read_write, core's sc_access_mode values), at least one writing. */
+typedef struct sc_client_race {
+    uint32_t a, b;
+    uint64_t address, size;
+    unsigned a_mode, b_mode;
+} sc_client_race;
+
+/** graph.races' result: the first races in (a, b, address) order, and
+ *  the number of all of them. */
+typedef struct sc_client_races {
+    sc_client_race *races;
+    size_t n;
+    uint64_t count;
+} sc_client_races;
+
+/** graph.races of a stored graph, at most `limit` races listed (0: the
+ *  count alone; the daemon takes up to 100,000).  Free with
+ *  sc_client_races_free. */
+SC_CLIENT_API int sc_client_graph_races(sc_client *c, uint64_t graph, uint32_t limit,
+                                        sc_client_races *out);
+SC_CLIENT_API void sc_client_races_free(sc_client_races *r);
+/** "read", "write", "read_write" for an sc_client_race mode; NULL otherwise. */
+SC_CLIENT_API const char *sc_client_access_mode_name(unsigned mode);
+
 /** A node of graph a matched with a node of b whose members differ. */
 typedef struct sc_client_node_change {
     uint32_t a, b;

@@ -1,6 +1,6 @@
 /*
  * graph_reads.c - stored graphs read through the cache: graph.reachable,
- * graph.get, graph.export and graph.stats.
+ * graph.get, graph.export, graph.stats and graph.races.
  *
  * Graph contents come from the cache (loaded and indexed off the loop on a
  * miss); large replies (graph.get, graph.export) are rendered on the thread
@@ -27,6 +27,8 @@ struct body_out;
 typedef void (*graph_fn)(graph_ctx *g);
 /* A request's own parameters, checked once access is granted: 0 or -1 with r->err set. */
 typedef int (*graph_check_fn)(sc_req *r);
+/* A result computed from the graph off the loop (graph.stats, graph.races). */
+typedef int (*graph_compute_fn)(const sc_graph *gr, sc_jval params, sc_buf *out);
 
 struct graph_ctx {
     sc_async a;
@@ -49,7 +51,8 @@ struct graph_ctx {
      * (0 before the first slice) and the answers so far. */
     uint32_t reach_next;
     sc_buf answers;
-    sc_graph_page *bodies; /* graph.get: the bodies of its nodes, if any */
+    sc_graph_page *bodies;    /* graph.get: the bodies of its nodes, if any */
+    graph_compute_fn compute; /* graph.stats, graph.races */
 };
 
 static void graph_ctx_free(graph_ctx *g)
@@ -606,53 +609,6 @@ static void write_node(sc_buf *b, uint32_t id, const sc_node *n)
     sc_json_obj_end(b);
 }
 
-void sc_write_fingerprint(sc_buf *b, bool *first, const sc_graph_meta *m)
-{
-    sc_json_key(b, first, "fingerprint");
-    /* A graph stored before fingerprints existed has none. */
-    if (!m->has_fingerprint) {
-        sc_buf_puts(b, "null");
-        return;
-    }
-    char s[SC_FINGERPRINT_HEX], f[SC_FINGERPRINT_HEX];
-    sc_fingerprint_hex(m->fingerprint.structure, s);
-    sc_fingerprint_hex(m->fingerprint.full, f);
-    bool inner;
-    sc_json_obj_begin(b, &inner);
-    sc_json_member_cstr(b, &inner, "structure", s);
-    sc_json_member_cstr(b, &inner, "full", f);
-    sc_json_obj_end(b);
-}
-
-/* The members graph.get and graph.list share, into an object being written. */
-void sc_write_meta_fields(sc_buf *b, bool *first, const sc_graph_meta *m)
-{
-    sc_json_member_i64(b, first, "graph", m->graph);
-    sc_json_member_str(b, first, "label", m->label ? m->label : "", m->label_len);
-    sc_json_member_time_ms(b, first, "created_at", m->created_ms);
-    sc_json_member_u64(b, first, "owner_uid", m->owner_uid);
-    sc_json_member_i64(b, first, "owner_pid", m->owner_pid);
-    sc_json_member_cstr(b, first, "host", m->host ? m->host : "");
-    sc_write_fingerprint(b, first, m);
-    /* Default-mode graphs read exactly as before the cuda mode existed. */
-    if (m->cuda) {
-        sc_json_member_cstr(b, first, "semantics", "cuda");
-        /* A graph.submit graph was built by hand, in no capture. */
-        if (m->capture)
-            sc_json_member_u64(b, first, "capture", m->capture);
-    }
-    /* Only bodies say where they hang; top-level graphs read as before. */
-    if (m->parent_graph) {
-        bool f;
-        sc_json_key(b, first, "parent");
-        sc_json_obj_begin(b, &f);
-        sc_json_member_i64(b, &f, "graph", m->parent_graph);
-        sc_json_member_u64(b, &f, "node", m->parent_node);
-        sc_json_member_u64(b, &f, "index", m->parent_index);
-        sc_json_obj_end(b);
-    }
-}
-
 /* ------------------------------------------------------- renders */
 
 /*
@@ -958,32 +914,49 @@ int sc_h_graph_export(sc_req *r)
     return with_graph(r, true, check_export_params, export_ready, NULL);
 }
 
-/* graph.stats: computed on the thread pool with the entry pinned (its cost
- * grows with the edges), answered as a single reachability query is. */
-static void stats_work(uv_work_t *w)
+/* graph.stats and graph.races: computed on the thread pool with the entry
+ * pinned (their cost grows with the edges and the accesses), answered as
+ * a single reachability query is. */
+static void compute_work(uv_work_t *w)
 {
     graph_ctx *g = w->data;
-    if (sc_graph_stats_json(sc_cache_graph(g->entry)->graph, &g->text) != 0)
+    if (g->compute(sc_cache_graph(g->entry)->graph, g->req.params, &g->text) != 0)
         g->text.oom = true;
 }
 
-static void stats_computed(uv_work_t *w, int status)
+static void computed(uv_work_t *w, int status)
 {
     graph_ctx *g = w->data;
     if (status < 0 || sc_buf_failed(&g->text))
-        reach_fail(g, SC_RPC_INTERNAL_ERROR, "out of memory answering graph.stats");
+        reach_fail(g, SC_RPC_INTERNAL_ERROR, "out of memory computing the answer");
     else
         reach_done(g);
 }
 
-static void stats_ready(graph_ctx *g)
+static void compute_start(graph_ctx *g, graph_compute_fn fn)
 {
     g->work.data = g;
-    if (uv_queue_work(g->a.d->loop, &g->work, stats_work, stats_computed) != 0)
-        reach_fail(g, SC_RPC_INTERNAL_ERROR, "cannot schedule graph.stats");
+    g->compute = fn;
+    if (uv_queue_work(g->a.d->loop, &g->work, compute_work, computed) != 0)
+        reach_fail(g, SC_RPC_INTERNAL_ERROR, "cannot schedule the computation");
+}
+
+static void stats_ready(graph_ctx *g)
+{
+    compute_start(g, sc_graph_stats_json);
+}
+
+static void races_ready(graph_ctx *g)
+{
+    compute_start(g, sc_graph_races_json);
 }
 
 int sc_h_graph_stats(sc_req *r)
 {
     return with_graph(r, true, NULL, stats_ready, NULL);
+}
+
+int sc_h_graph_races(sc_req *r)
+{
+    return with_graph(r, true, sc_races_check_params, races_ready, NULL);
 }

@@ -20,8 +20,9 @@ static void write_by_kind(sc_buf *out, bool *first_m, const sc_graph_stats *st)
     sc_json_obj_end(out);
 }
 
-int sc_graph_stats_json(const sc_graph *g, sc_buf *out)
+int sc_graph_stats_json(const sc_graph *g, sc_jval params, sc_buf *out)
 {
+    (void)params;
     sc_graph_stats st;
     int rc = sc_graph_compute_stats(g, &st);
     if (rc != 0)

@@ -72,8 +72,18 @@ int sc_cuda_bad_kind(sc_req *r);
 void sc_write_cuda_node(sc_buf *b, uint32_t id, const sc_node *n, const sc_graph_page *bodies);
 
 /** graph.stats' result object for a sealed graph into out
- *  (daemon/graph_stats.c).  0, or a negative SC_E* code. */
-int sc_graph_stats_json(const sc_graph *g, sc_buf *out);
+ *  (daemon/graph_stats.c); it takes no parameters but `graph`, so params
+ *  is unused.  0, or a negative SC_E* code. */
+int sc_graph_stats_json(const sc_graph *g, sc_jval params, sc_buf *out);
+
+/** graph.races' parameters besides `graph` (limit, 0 to 100,000,
+ *  default 1,000): 0, or -1 with r->err naming the bad one
+ *  (daemon/graph_races.c). */
+int sc_races_check_params(sc_req *r);
+/** graph.races' result object for a sealed graph into out, with params
+ *  already checked by sc_races_check_params().  Safe off the loop.  0, or
+ *  a negative SC_E* code. */
+int sc_graph_races_json(const sc_graph *g, sc_jval params, sc_buf *out);
 
 /* Every handler: `int sc_h_<handler>(sc_req *r)`, returning H_*. */
 #define SC_X_HANDLER_DECL(id, handler, name, flags, params, result, summary)                       \
@@ -122,7 +132,7 @@ bool sc_may_access_meta(const sc_conn *c, const sc_daemon *d, const sc_graph_met
  *  of that outcome; 0, or -1 with a -32602 naming `outcome` in r->err. */
 int sc_req_outcome(sc_req *r, const char *s, size_t len, const char **out);
 
-/* graph_reads.c */
+/* graph_meta_json.c */
 /** The members graph.get and graph.list share, into an object being written. */
 void sc_write_meta_fields(sc_buf *b, bool *first, const sc_graph_meta *m);
 /** `fingerprint`: {structure, full} as lowercase hex, or null for a graph

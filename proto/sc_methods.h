@@ -182,6 +182,11 @@ enum sc_method_flag {
       "{graph}",                                                                                   \
       "{nodes, edges, by_kind, streams, roots, leaves, redundant_edges, critical_path, width}",    \
       "Counts of a stored graph: kinds, roots, leaves, redundant edges, critical path, width.")     \
+    X(GRAPH_RACES, graph_races, "graph.races",                                                     \
+      SC_MF_READS_STORE,                                                                           \
+      "{graph, limit?}",                                                                           \
+      "{races, count}",                                                                            \
+      "Unordered node pairs whose buffer accesses overlap with a write.")                          \
     X(GRAPH_DIFF, graph_diff, "graph.diff",                                                        \
       SC_MF_READS_STORE,                                                                           \
       "{a, b}",                                                                                    \

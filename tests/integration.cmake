@@ -15,6 +15,8 @@ sc_add_daemon_test(test_kernel_args integration 60)
 sc_add_daemon_test(test_stats integration 60)
 # Fingerprints: the same capture from two sessions, the list filter, bodies.
 sc_add_daemon_test(test_fingerprints integration 60)
+# graph.races: the races of submitted graphs, limit and count, bad requests.
+sc_add_daemon_test(test_races integration 60)
 # --host-name on the rows, the host filter, server.info backend and host;
 # the upgrades of version-3 and version-4 databases.
 sc_add_daemon_test(test_hosts integration 60 LIBS sc_it_graph)

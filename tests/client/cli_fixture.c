@@ -33,10 +33,29 @@ void sc_cli_fx_free(sc_cli_fx *f)
     free(f);
 }
 
+int sc_cli_group_setup(void **state)
+{
+    *state = sc_cli_fx_new(10000);
+    return 0;
+}
+
 int sc_cli_group_teardown(void **state)
 {
     sc_cli_fx_free(*state);
     return 0;
+}
+
+uint64_t sc_cli_demo_graph(sc_cli_fx *f)
+{
+    sc_ct_result r = sc_cli_run(f, "--json", "demo", NULL);
+    sc_cli_expect_status(&r, 0);
+    cJSON *j = cJSON_Parse(r.out);
+    if (!j)
+        fail_msg("demo --json printed %s", r.out);
+    uint64_t g = (uint64_t)sc_it_int(j, "graph");
+    cJSON_Delete(j);
+    sc_ct_result_free(&r);
+    return g;
 }
 
 static void vrun(const char *socket, const sc_ct_opts *o, sc_ct_result *r, va_list ap)

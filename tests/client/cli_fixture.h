@@ -26,8 +26,13 @@ typedef struct sc_cli_fx {
 sc_cli_fx *sc_cli_fx_new(int connect_ms);
 /** Close the client, stop the daemon, remove the directory, free f. */
 void sc_cli_fx_free(sc_cli_fx *f);
+/** cmocka group setup: *state a new sc_cli_fx, connected within 10 s. */
+int sc_cli_group_setup(void **state);
 /** cmocka group teardown of a suite whose *state is an sc_cli_fx. */
 int sc_cli_group_teardown(void **state);
+/** Run `demo --json` (upload -> relu -> download with the shortcut
+ *  upload -> download) and return the graph it stored. */
+uint64_t sc_cli_demo_graph(sc_cli_fx *f);
 
 /** streamcap --socket (f's daemon) ARGS... (NULL-terminated). */
 sc_ct_result sc_cli_run(sc_cli_fx *f, ...);

@@ -15,27 +15,10 @@
 
 #include "cli_fixture.h"
 
-static int group_setup(void **state)
-{
-    *state = sc_cli_fx_new(10000);
-    return 0;
-}
-
-static uint64_t demo_graph(sc_cli_fx *f)
-{
-    sc_ct_result r = sc_cli_run(f, "--json", "demo", NULL);
-    sc_cli_expect_status(&r, 0);
-    cJSON *j = cJSON_Parse(r.out);
-    uint64_t g = (uint64_t)sc_it_int(j, "graph");
-    cJSON_Delete(j);
-    sc_ct_result_free(&r);
-    return g;
-}
-
 static void test_library_call(void **state)
 {
     sc_cli_fx *f = *state;
-    uint64_t g = demo_graph(f);
+    uint64_t g = sc_cli_demo_graph(f);
     sc_client_stats st;
     assert_int_equal(sc_client_graph_stats(f->c, g, &st), 0);
     assert_int_equal(st.nodes, 3);
@@ -56,7 +39,7 @@ static void test_cli_readable_and_json(void **state)
 {
     sc_cli_fx *f = *state;
     char id[32];
-    snprintf(id, sizeof id, "%llu", (unsigned long long)demo_graph(f));
+    snprintf(id, sizeof id, "%llu", (unsigned long long)sc_cli_demo_graph(f));
     sc_ct_result r = sc_cli_run(f, "graph", "stats", id, NULL);
     sc_cli_expect_status(&r, 0);
     sc_cli_expect_in(r.out, ": 3 nodes, 3 edges, 2 streams\n");
@@ -95,5 +78,5 @@ int main(void)
         cmocka_unit_test(test_library_call),
         cmocka_unit_test(test_cli_readable_and_json),
     };
-    return cmocka_run_group_tests(tests, group_setup, sc_cli_group_teardown);
+    return cmocka_run_group_tests(tests, sc_cli_group_setup, sc_cli_group_teardown);
 }

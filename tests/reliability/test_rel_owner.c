@@ -201,6 +201,7 @@ static void child_checks(report *r, const char *socket, int64_t s, int64_t g)
         {"graph.reachable", "{\"graph\":%lld,\"pairs\":[[0,1],[1,0]]}"},
         {"graph.export", "{\"graph\":%lld,\"format\":\"dot\"}"},
         {"graph.stats", "{\"graph\":%lld}"},
+        {"graph.races", "{\"graph\":%lld}"},
         {"graph.delete", "{\"graph\":%lld}"},
         /* The owner is checked before anything else is: bad parameters on
          * someone else's graph answer as on a missing one. */
@@ -209,6 +210,7 @@ static void child_checks(report *r, const char *socket, int64_t s, int64_t g)
         {"graph.reachable", "{\"graph\":%lld,\"pairs\":[[0]]}"},
         {"graph.reachable", "{\"graph\":%lld,\"pairs\":[[0,1]],\"from\":0}"},
         {"graph.reachable", "{\"graph\":%lld}"},
+        {"graph.races", "{\"graph\":%lld,\"limit\":-1}"},
     };
     for (size_t i = 0; i < sizeof(graph_methods) / sizeof(graph_methods[0]); i++)
         expect_hidden(r, c, graph_methods[i][0], graph_methods[i][1], (long long)g);

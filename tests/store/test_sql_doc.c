@@ -23,7 +23,18 @@
 
 #define DOC_PATH SC_DOCS_DIR "/sql.md"
 
-enum { Q_GRAPHS = 1, Q_KINDS, Q_EDGES, Q_ARGS, Q_FAILED, Q_CAPTURES, Q_REACH, Q_HOSTS, N_BLOCKS };
+enum {
+    Q_GRAPHS = 1,
+    Q_KINDS,
+    Q_EDGES,
+    Q_ARGS,
+    Q_FAILED,
+    Q_CAPTURES,
+    Q_REACH,
+    Q_HOSTS,
+    Q_UNORDERED,
+    N_BLOCKS
+};
 
 /* ---- the document ---- */
 
@@ -582,6 +593,36 @@ static int check_reach(fx *f, const doc *d, const stored *s, const uint32_t (*pa
     return reachable;
 }
 
+/* The unordered pairs of graph s through the document's query, in
+ * order, against breadth-first search over every pair. */
+static void check_unordered(fx *f, const doc *d, const stored *s)
+{
+    char *script =
+        fmt(LIST_MODE ".param set :graph %lld\n%s", (long long)s->id, doc_sql(d, Q_UNORDERED));
+    char *out = run_shell(f, script);
+    uint32_t n = sc_graph_node_count(s->g);
+    size_t want = 0, cap = (size_t)n * n / 2 + 1;
+    char **lines = malloc(cap * sizeof *lines);
+    assert_non_null(lines);
+    size_t got = split_lines(out, lines, cap);
+    for (uint32_t a = 0; a < n; a++)
+        for (uint32_t b = a + 1; b < n; b++) {
+            bool yes;
+            assert_int_equal(sc_graph_reachable_bfs(s->g, a, b, &yes), 0);
+            if (yes)
+                continue;
+            assert_true(want < got);
+            assert_int_equal(field_int(lines[want], 0), a);
+            assert_int_equal(field_int(lines[want], 2), b);
+            want++;
+        }
+    assert_int_equal(got, want);
+    assert_true(want > 0);
+    free(lines);
+    free(out);
+    free(script);
+}
+
 static void test_doc_queries_against_graphs(void **state)
 {
     fx *f = *state;
@@ -668,6 +709,9 @@ static void test_doc_queries_against_graphs(void **state)
         /* Neither trivially all nor nothing. */
         assert_true(reachable > 20 && reachable < SAMPLES);
     }
+
+    /* Unordered pairs on the smallest graph (the closure grows as n^2). */
+    check_unordered(f, &d, &gs[1]);
 
     /* Nodes and edges are views of node_chunks (schema/007_node_chunks_rowid.sql):
      * each query reads the runs of its graph alone, by key, once, and
