@@ -185,7 +185,7 @@ static void unlink_req(sc_store *st, store_read_req *q)
 }
 
 /*
- * A graph stored before fingerprints were (schema 13) gets them on a full
+ * A graph stored before fingerprints were (schema 12) gets them on a full
  * load, computed here on the pool thread, so graph.get shows them for
  * every graph.  Not for a graph with child graph or conditional nodes,
  * whose bodies would be needed too: it keeps none.  A failure to compute
