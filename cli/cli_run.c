@@ -410,7 +410,7 @@ int cli_run(cli *x, int argc, char **argv)
         r.standin = standin;
         run_fail fail;
         if (o.fail_on) {
-            cli_run_fail_check(o.fail_on, &r, &fail);
+            cli_run_fail_check(x, o.fail_on, &r, &fail);
             end.fail = &fail;
         }
         rc = write_summary(x, sf, &end, &r) == CLI_OK ? end.status : CLI_ERROR;

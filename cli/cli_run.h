@@ -80,11 +80,12 @@ typedef struct run_report {
 } run_report;
 
 /* --fail-on's conditions (cli_run_fail.c). */
-#define RUN_FAIL_UNREACHABLE 1u /* a process ran without the daemon, or lost it */
-#define RUN_FAIL_FAILED      2u /* a capture failed */
-#define RUN_FAIL_UNSUPPORTED 4u /* the program called what the stand-in lacks */
-#define RUN_FAIL_NONE_STORED 8u /* the daemon stored no graph of the run */
-#define RUN_FAIL_ALL         15u
+#define RUN_FAIL_UNREACHABLE 1u  /* a process ran without the daemon, or lost it */
+#define RUN_FAIL_FAILED      2u  /* a capture failed */
+#define RUN_FAIL_UNSUPPORTED 4u  /* the program called what the stand-in lacks */
+#define RUN_FAIL_NONE_STORED 8u  /* the daemon stored no graph of the run */
+#define RUN_FAIL_RACES       16u /* a stored graph has races (graph.races) */
+#define RUN_FAIL_ALL         31u
 /* The exit status of a run failed on a condition, whatever the program's. */
 #define RUN_FAIL_STATUS 98
 /* The exit status of a run whose graphs differ from its --baseline (a
@@ -94,7 +95,7 @@ typedef struct run_report {
 typedef struct run_fail {
     unsigned want; /* the conditions asked for */
     unsigned held; /* those that hold */
-    char reason[4][320];
+    char reason[5][320];
 } run_fail;
 
 /* How the program ended. */
@@ -117,8 +118,14 @@ int cli_run_baseline(cli *x, const char *file, bool update, const char *program,
 /** The comma-separated `list` of --fail-on into *out (RUN_FAIL_* bits);
  *  -1 with the reason in err for an unknown or unavailable name. */
 int cli_run_fail_parse(const char *list, unsigned *out, char *err, size_t errlen);
-/** Which of `want` hold for the report, and why, into *f. */
-void cli_run_fail_check(unsigned want, const run_report *r, run_fail *f);
+/** Which of `want` hold for the report, and why, into *f.  Races are
+ *  asked of the daemon through x, one graph.races count per stored graph;
+ *  a graph that cannot be asked counts as racing, so a check that could
+ *  not run never passes. */
+void cli_run_fail_check(cli *x, unsigned want, const run_report *r, run_fail *f);
+/** The run's graph ids, ascending, each once, into *out (malloc'd; NULL
+ *  and 0 when out of memory). */
+size_t cli_run_graph_ids(const run_report *r, uint64_t **out);
 /** The condition's name ("none-stored") of one RUN_FAIL_* bit. */
 const char *cli_run_fail_name(unsigned bit);
 /** One line per condition that holds, then the exit status, to `out`. */

@@ -22,30 +22,6 @@
 #include "cli.h"
 #include "cli_run.h"
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The run's graph ids, ascending, each once: *out is malloc'd. */
-static size_t run_graphs(const run_report *r, uint64_t **out)
-{
-    uint64_t *ids = malloc((r->nitems + 1) * sizeof *ids);
-    size_t n = 0;
-    for (size_t i = 0; ids && i < r->nitems; i++)
-        if (r->items[i].has_graph)
-            ids[n++] = r->items[i].graph;
-    if (ids)
-        qsort(ids, n, sizeof *ids, cmp_u64);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (k == 0 || ids[k - 1] != ids[i])
-            ids[k++] = ids[i];
-    *out = ids;
-    return ids ? k : 0;
-}
-
 /* graph.get of one graph as a baseline entry; NULL with the error said. */
 static cJSON *baseline_entry(cli *x, uint64_t id)
 {
@@ -215,7 +191,7 @@ int cli_run_baseline(cli *x, const char *file, bool update, const char *program,
     if (cli_connect(x) != CLI_OK)
         return CLI_ERROR;
     uint64_t *ids;
-    size_t n = run_graphs(r, &ids);
+    size_t n = cli_run_graph_ids(r, &ids);
     cJSON *run = ids ? run_document(x, program, ids, n) : NULL;
     if (!run) {
         free(ids);
