@@ -150,8 +150,7 @@ static void test_capture_events_in_order(void **state)
     s = sc_it_open_session(c, NULL);
     sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":1}", (long long)s);
     sc_it_must_ok(c, "capture.invalidate", "{\"session\":%lld,\"stream\":1}", (long long)s);
-    sc_it_must_error(c, 1003, NULL, "capture.end", "{\"session\":%lld,\"stream\":1}",
-                     (long long)s);
+    sc_it_must_error(c, 1003, NULL, "capture.end", "{\"session\":%lld,\"stream\":1}", (long long)s);
     cJSON_Delete(expect_event(sub, "session_opened", s));
     cJSON_Delete(expect_event(sub, "capture_begun", s));
     cJSON *n = expect_event(sub, "capture_invalidated", s);
@@ -166,6 +165,47 @@ static void test_capture_events_in_order(void **state)
     cJSON_Delete(n);
     n = expect_event(sub, "session_ended", s);
     cJSON_Delete(n);
+    sc_it_conn_close(sub);
+    sc_it_conn_close(c);
+}
+
+/* Cuda mode: the capture's id and mode when it begins; the breaking call,
+ * with the CUDA function it named, when it is invalidated and ends. */
+static void test_cuda_capture_events(void **state)
+{
+    sc_it_daemon *d = *state;
+    sc_it_conn *sub, *c;
+    assert_int_equal(sc_it_connect(sc_it_daemon_socket(d), &sub), 0);
+    assert_int_equal(sc_it_connect(sc_it_daemon_socket(d), &c), 0);
+    sc_it_must_ok(sub, "log.subscribe", "{}");
+    long long s = (long long)sc_it_open_cuda(c);
+    cJSON *r = sc_it_must_result(c, "capture.begin", "{\"session\":%lld,\"stream\":1}", s);
+    int64_t cap = sc_it_int(r, "capture");
+    cJSON_Delete(r);
+    sc_it_must_error(c, 1009, "cuda", "capture.host_call",
+                     "{\"session\":%lld,\"kind\":\"unsafe\",\"call\":\"cudaMalloc\"}", s);
+    sc_it_must_error(c, 1009, "cuda", "capture.end", "{\"session\":%lld,\"stream\":1}", s);
+    cJSON_Delete(expect_event(sub, "session_opened", s));
+    cJSON *n = expect_event(sub, "capture_begun", s);
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(n, "params");
+    assert_int_equal(sc_it_int(p, "capture"), cap);
+    assert_int_equal(sc_it_int(p, "stream"), 1);
+    assert_string_equal(sc_it_str(p, "mode"), "global");
+    cJSON_Delete(n);
+    static const char *const kinds[] = {"capture_invalidated", "capture_ended"};
+    for (int i = 0; i < 2; i++) {
+        n = expect_event(sub, kinds[i], s);
+        p = cJSON_GetObjectItemCaseSensitive(n, "params");
+        assert_int_equal(sc_it_int(p, "capture"), cap);
+        const cJSON *why = cJSON_GetObjectItemCaseSensitive(p, "invalidated_by");
+        assert_non_null(why);
+        assert_string_equal(sc_it_str(why, "method"), "capture.host_call");
+        assert_string_equal(sc_it_str(why, "call"), "cudaMalloc");
+        assert_non_null(sc_it_str(why, "cuda_name"));
+        if (i == 1)
+            assert_string_equal(sc_it_str(p, "outcome"), "failed");
+        cJSON_Delete(n);
+    }
     sc_it_conn_close(sub);
     sc_it_conn_close(c);
 }
@@ -270,6 +310,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_session_events_arrive, setup, teardown),
         cmocka_unit_test_setup_teardown(test_graph_deleted_arrives, setup, teardown),
         cmocka_unit_test_setup_teardown(test_capture_events_in_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cuda_capture_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_host_filter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_outcome_filter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stalled_subscriber_dropped, setup, teardown),
