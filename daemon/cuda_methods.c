@@ -116,6 +116,7 @@ static int capture_begin(sc_req *r, sc_session *s)
     int rc = sc_cuda_begin(s->cu, stream, mode, thread, &capture);
     if (rc != 0)
         return cuda_fail(r, rc);
+    sc_cuda_emit_begun(r->d, s, capture, stream, sc_cuda_mode_name(mode), thread);
     sc_buf *b = sc_req_result_begin(r);
     sc_json_obj_u64(b, "capture", capture);
     return sc_req_result_end(r, b);
@@ -521,6 +522,7 @@ typedef struct row_ctx {
     uint64_t session;
     uint32_t capture;
     sc_call_note *note;
+    sc_store_capture row; /* for capture_ended; inv_call is note's */
 } row_ctx;
 
 static void row_logged(void *arg, const sc_store_result *res)
@@ -529,6 +531,8 @@ static void row_logged(void *arg, const sc_store_result *res)
     sc_log_store_error(c->d, res->rc, res->errmsg, c->uid, c->pid,
                        "logging capture %u of session %llu", (unsigned)c->capture,
                        (unsigned long long)c->session);
+    if (res->rc == SC_STORE_OK)
+        sc_cuda_emit_ended(c->d, c->uid, c->session, &c->row, 0, NULL, NULL, 0);
     free(c->note);
     free(c);
 }
@@ -548,10 +552,9 @@ static void end_detached(sc_daemon *d, sc_session *s)
             continue; /* the session row still ends; this capture's row is lost */
         *c = (row_ctx){.d = d, .uid = s->uid, .pid = s->pid, .session = s->id, .capture = id};
         c->note = take_note(s, id);
-        sc_store_capture row;
-        capture_row(&ci, c->note, &row);
-        if (sc_store_commit_capture(d->store, (int64_t)s->id, &row, NULL, s->uid, s->pid, NULL, 0,
-                                    sc_now_ms(), row_logged, c) != 0) {
+        capture_row(&ci, c->note, &c->row);
+        if (sc_store_commit_capture(d->store, (int64_t)s->id, &c->row, NULL, s->uid, s->pid, NULL,
+                                    0, sc_now_ms(), row_logged, c) != 0) {
             free(c->note);
             free(c);
         }
@@ -570,9 +573,10 @@ typedef struct end_ctx {
     char *label;
     size_t label_len;
     sc_call_note *note;
-    sc_buf extra;      /* data members of a failed end */
-    sc_submit *bodies; /* `bodies`, stored once the graph is */
-    int64_t graph;     /* the stored graph */
+    sc_buf extra;         /* data members of a failed end */
+    sc_store_capture row; /* its capture row, for capture_ended */
+    sc_submit *bodies;    /* `bodies`, stored once the graph is */
+    int64_t graph;        /* the stored graph */
 } end_ctx;
 
 static void end_ctx_free(end_ctx *e)
@@ -606,6 +610,8 @@ static void failed_end_data(end_ctx *e)
 static void end_result(end_ctx *e, const sc_submit *bodies)
 {
     const sc_graph *g = e->res.graph;
+    /* Its row, graph and bodies are all committed by now. */
+    sc_cuda_emit_ended(e->a.d, e->uid, e->session, &e->row, e->graph, g, e->label, e->label_len);
     sc_buf *b = sc_async_result_begin(&e->a);
     bool first;
     sc_json_obj_begin(b, &first);
@@ -669,6 +675,8 @@ static void capture_committed(void *arg, const sc_store_result *res)
     e->graph = res->id;
     if (e->core_rc == 0 && res->rc == SC_STORE_OK && store_bodies(e))
         return;
+    if (e->core_rc != 0 && res->rc == SC_STORE_OK)
+        sc_cuda_emit_ended(e->a.d, e->uid, e->session, &e->row, 0, NULL, NULL, 0);
     if (e->core_rc != 0) {
         /* The CUDA error is the answer; a log failure is only logged. */
         sc_cuda_rpc_error(&err, e->core_rc);
@@ -730,13 +738,12 @@ static int capture_end(sc_req *r, sc_session *s)
         return H_ERROR;
     }
     e->label_len = s->label_len;
-    sc_store_capture row;
-    capture_row(&ci, e->note, &row);
+    capture_row(&ci, e->note, &e->row);
     if (e->res.graph && sc_graph_seal(e->res.graph) != 0) {
         end_ctx_free(e);
         return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
     }
-    if (sc_store_commit_capture(r->d->store, (int64_t)s->id, &row, e->res.graph, s->uid, s->pid,
+    if (sc_store_commit_capture(r->d->store, (int64_t)s->id, &e->row, e->res.graph, s->uid, s->pid,
                                 e->label, e->label_len, sc_now_ms(), capture_committed, e) != 0) {
         end_ctx_free(e);
         return sc_req_store_unavailable(r);

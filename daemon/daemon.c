@@ -96,6 +96,10 @@ int sc_daemon_init(sc_daemon *d, uv_loop_t *loop, const sc_config *cfg, char *er
         d->store_closed = true;
         return -1;
     }
+    if (sc_events_listen(d, why, sizeof why) != 0) {
+        snprintf(err, errlen, "cannot hear the fleet's events: %s", why);
+        return -1;
+    }
     if (sc_cache_create(loop, d->store, cfg->graph_cache_bytes, &d->cache) != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;

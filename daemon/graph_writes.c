@@ -204,6 +204,15 @@ static void submit_finish(submit_ctx *x, int rc, const char *errmsg)
         sc_store_rpc_error(&err, rc, errmsg);
         sc_async_error(&x->a, &err);
     } else {
+        /* Every graph of the submission is committed by now. */
+        sc_subs_emit(x->a.d, &(sc_event){.event = "graph_stored",
+                                         .uid = x->uid,
+                                         .graph = (uint64_t)x->items[0].id,
+                                         .has_counts = true,
+                                         .node_count = sc_graph_node_count(x->items[0].g),
+                                         .edge_count = sc_graph_edge_count(x->items[0].g),
+                                         .label = x->label,
+                                         .label_len = x->label_len});
         submit_reply(x);
     }
     sc_async_done(&x->a);

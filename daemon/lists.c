@@ -243,24 +243,16 @@ static void write_log_capture(sc_buf *b, const sc_log_capture *c)
             sc_json_member_time_ms(b, &first, "graph_deleted_at", c->graph_deleted_ms);
     }
     if (c->invalidated) {
-        bool f;
-        sc_json_key(b, &first, "invalidated_by");
-        sc_json_obj_begin(b, &f);
-        sc_json_member_cstr(b, &f, "method", c->inv_method);
-        sc_json_member_u64(b, &f, "stream", c->inv_stream);
-        if (c->inv_has_event)
-            sc_json_member_u64(b, &f, "event", c->inv_event);
-        sc_json_member_u64(b, &f, "thread", c->inv_thread);
-        if (c->inv_call)
-            sc_json_member_cstr(b, &f, "call", c->inv_call);
-        sc_json_member_i64(b, &f, "cuda_error", c->inv_error);
-        const char *name = sc_cuda_error_name(sc_cuda_error_from_number(c->inv_error));
-        const char *text = sc_cuda_error_string(sc_cuda_error_from_number(c->inv_error));
-        if (name)
-            sc_json_member_cstr(b, &f, "cuda_name", name);
-        if (text)
-            sc_json_member_cstr(b, &f, "message", text);
-        sc_json_obj_end(b);
+        sc_event_why w = {.method = c->inv_method,
+                          .stream = c->inv_stream,
+                          .has_event = c->inv_has_event,
+                          .event = c->inv_event,
+                          .thread = c->inv_thread,
+                          .call = c->inv_call,
+                          .call_len = c->inv_call ? strlen(c->inv_call) : 0,
+                          .has_error = true,
+                          .cuda_error = c->inv_error};
+        sc_event_write_why(b, &first, &w);
     }
     sc_json_obj_end(b);
 }

@@ -241,6 +241,16 @@ static void session_logged(void *arg, const sc_store_result *res)
     const sc_session *s = e->s;
     if (e->core_rc != 0) {
         sc_core_rpc_error(&err, e->core_rc, e->stream);
+        /* The failed end is durable as the session's final row. */
+        if (res->rc == SC_STORE_OK)
+            sc_subs_emit(e->a.d, &(sc_event){.event = "capture_ended",
+                                             .uid = s->uid,
+                                             .session = s->id,
+                                             .outcome = "failed",
+                                             .has_stream = true,
+                                             .stream = e->stream,
+                                             .rpc_code = err.code,
+                                             .rpc_message = err.message});
         sc_async_error(&e->a, &err);
     } else if (res->rc == SC_STORE_EIO) {
         sc_rpc_fail(&err, SC_RPC_STORAGE,
@@ -414,7 +424,15 @@ static int capture_begin(sc_req *r, sc_session *s)
     if (get_stream(r, &stream) != 0)
         return H_ERROR;
     int rc = sc_capture_begin(s->cap, stream);
-    return rc ? capture_fail(r, rc, stream) : sc_req_empty(r);
+    if (rc)
+        return capture_fail(r, rc, stream);
+    /* The default mode's session has one capture: the session names it. */
+    sc_subs_emit(r->d, &(sc_event){.event = "capture_begun",
+                                   .uid = s->uid,
+                                   .session = s->id,
+                                   .has_stream = true,
+                                   .stream = stream});
+    return sc_req_empty(r);
 }
 
 int sc_h_capture_record_kernel(sc_req *r)
@@ -619,7 +637,42 @@ static int capture_invalidate(sc_req *r, sc_session *s)
     if (get_stream(r, &stream) != 0)
         return H_ERROR;
     int rc = sc_capture_invalidate(s->cap, stream);
-    return rc ? capture_fail(r, rc, stream) : sc_req_empty(r);
+    if (rc)
+        return capture_fail(r, rc, stream);
+    sc_subs_emit(r->d, &(sc_event){.event = "capture_invalidated",
+                                   .uid = s->uid,
+                                   .session = s->id,
+                                   .has_stream = true,
+                                   .stream = stream,
+                                   .why = {.method = "capture.invalidate", .stream = stream}});
+    return sc_req_empty(r);
+}
+
+/* A capture.end committed its graph and the session's final row together. */
+static void graph_events(const end_ctx *e, uint64_t graph)
+{
+    sc_daemon *d = e->a.d;
+    const sc_session *s = e->s;
+    sc_event ev = {.event = "capture_ended",
+                   .uid = s->uid,
+                   .session = s->id,
+                   .graph = graph,
+                   .outcome = "completed",
+                   .has_stream = true,
+                   .stream = e->stream,
+                   .has_counts = true,
+                   .node_count = sc_graph_node_count(e->g),
+                   .edge_count = sc_graph_edge_count(e->g)};
+    sc_subs_emit(d, &ev);
+    ev.event = "graph_stored";
+    ev.outcome = NULL;
+    ev.has_stream = false;
+    ev.label = s->label ? s->label : "";
+    ev.label_len = s->label_len;
+    sc_subs_emit(d, &ev);
+    sc_subs_emit(
+        d, &(sc_event){
+               .event = "session_ended", .uid = s->uid, .session = s->id, .outcome = "completed"});
 }
 
 static void graph_committed(void *arg, const sc_store_result *res)
@@ -636,6 +689,7 @@ static void graph_committed(void *arg, const sc_store_result *res)
         if (res->rc != SC_STORE_ECLOSED)
             sc_log_end_detached(e->a.d, e->s, "failed", sc_graph_node_count(e->g));
     } else {
+        graph_events(e, (uint64_t)res->id);
         sc_buf *b = sc_async_result_begin(&e->a);
         bool first;
         sc_json_obj_begin(b, &first);

@@ -64,16 +64,18 @@ static void log_update_done(void *arg, const sc_store_result *res)
     /* During a stop too, until its grace period ends: the lock may be
      * released, room may be made. */
     bool retry = refused && !d->log_final;
+    /* The waiting request first: a failed capture.end reports its
+     * capture's end before the session's. */
+    if (r->first) {
+        r->first(r->first_arg, res);
+        r->first = NULL;
+    }
     /* Subscribers hear of the end once its row is committed. */
     if (res->rc == SC_STORE_OK)
         sc_subs_emit(d, &(sc_event){.event = "session_ended",
                                     .uid = r->uid,
                                     .session = (uint64_t)r->session,
                                     .outcome = r->outcome});
-    if (r->first) {
-        r->first(r->first_arg, res);
-        r->first = NULL;
-    }
     sc_log_store_error(d, res->rc, res->errmsg, r->uid, r->pid,
                        "logging outcome %s of session %lld%s", r->outcome, (long long)r->session,
                        retry ? " (will retry)" : "");

@@ -257,6 +257,7 @@ struct sc_conn {
     bool buffers_gone;       /* freed or closed: counts nothing any more */
     bool subscribed;         /* log.subscribe: gets log.event, runs no more requests */
     const char *sub_outcome; /* its outcome filter (static); NULL: every event */
+    char *sub_host;          /* its host filter (owned); NULL: every host */
     sc_conn *prev, *next;
 
     sc_exec x; /* the line being executed: dispatch.c's alone */
@@ -359,8 +360,23 @@ struct sc_daemon {
     sc_log_limiter log_limit; /* log.limit: repeated lines counted, not written */
 };
 
-/* subs.c */
-/** One change of a session, capture or graph, as log.event reports it. */
+/* subs.c, events.c */
+/** The call that invalidated a capture, as its `captures` row holds it
+ *  (schema/002_cuda.sql inv_*); method NULL: none. */
+typedef struct sc_event_why {
+    const char *method; /* "capture.host_call", ... (static) */
+    uint32_t stream;
+    bool has_event;
+    uint32_t event;
+    uint32_t thread;
+    const char *call; /* the CUDA function capture.host_call named, or NULL */
+    size_t call_len;
+    bool has_error;
+    int cuda_error; /* CUDA's number */
+} sc_event_why;
+
+/** One change of a session, capture or graph, as log.event reports it.
+ *  Every pointer is borrowed for the sc_subs_emit() call only. */
 typedef struct sc_event {
     const char *event; /* session_opened, session_ended, ... (static) */
     uint32_t uid;      /* whose: subscribers see their own, root all */
@@ -368,12 +384,42 @@ typedef struct sc_event {
     uint64_t capture;    /* 0: none */
     uint64_t graph;      /* 0: none */
     const char *outcome; /* NULL: none */
+    bool has_stream;     /* capture_begun, capture_invalidated */
+    uint32_t stream;
+    const char *mode; /* capture_begun of cuda mode: global, ...; NULL: none */
+    bool has_thread;
+    uint32_t thread;
+    bool has_counts; /* capture_ended, graph_stored */
+    uint64_t node_count, edge_count;
+    const char *label; /* graph_stored; NULL: none */
+    size_t label_len;
+    int cuda_error;          /* capture_ended failed in cuda mode: CUDA's number; 0 none */
+    int rpc_code;            /* capture_ended failed in the default mode: the end's code */
+    const char *rpc_message; /* and its message */
+    sc_event_why why;        /* capture_invalidated, and capture_ended after one */
 } sc_event;
-/** Send `e` to every subscriber that may see it; a subscriber past
- *  --max-sub-output unsent gets a last `dropped` notice and is closed. */
+
+/** Send `e` (this daemon's host) to every subscriber that may see it; a
+ *  subscriber past --max-sub-output unsent gets a last `dropped` notice
+ *  and is closed.  Also offered to the store for the fleet (events.c). */
 void sc_subs_emit(sc_daemon *d, const sc_event *e);
+/** Send one event whose params object is `params` (len bytes, one JSON
+ *  object, no newline) of host `host` and owner `uid`, with `outcome`
+ *  (NULL: none), to the subscribers whose filters and rights take it. */
+void sc_subs_send(sc_daemon *d, uint32_t uid, const char *host, const char *outcome,
+                  const char *params, size_t len);
 /** `c` is closing: it no longer counts as a subscriber. */
 void sc_subs_forget(sc_conn *c);
+/** Render `e`'s params object, stamped `at_ms`, into `b`; without the
+ *  label when `with_label` is false. */
+void sc_event_params(sc_buf *b, const sc_daemon *d, const sc_event *e, int64_t at_ms,
+                     bool with_label);
+/** Hear the events of the other daemons sharing the database (a
+ *  PostgreSQL fleet; nothing on SQLite): 0, or a store code with err set. */
+int sc_events_listen(sc_daemon *d, char *err, size_t errlen);
+/** The members of a capture's `invalidated_by` (log.list's form) into the
+ *  object open in `b`. */
+void sc_event_write_why(sc_buf *b, bool *first, const sc_event_why *w);
 
 /* daemon.c */
 /**

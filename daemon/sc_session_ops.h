@@ -68,6 +68,18 @@ extern const sc_session_ops sc_oxicuda_ops;
 /* cuda_methods.c */
 extern const sc_session_ops sc_cuda_ops;
 
+/* cuda_events.c: log.event notifications of cuda-mode captures */
+/** capture.begin began `capture` on `stream` in `mode` (its wire word). */
+void sc_cuda_emit_begun(sc_daemon *d, const sc_session *s, uint32_t capture, uint32_t stream,
+                        const char *mode, uint32_t thread);
+/** A call of `s` ran: one capture_invalidated for each capture it
+ *  invalidated (none when sc_cuda_call_seq() is still `seq_before`). */
+void sc_cuda_emit_invalidations(sc_daemon *d, const sc_session *s, uint64_t seq_before);
+/** A capture's row (and graph `graph`, `g`, when it completed) committed:
+ *  capture_ended, and graph_stored when it has a graph. */
+void sc_cuda_emit_ended(sc_daemon *d, uint32_t uid, uint64_t session, const sc_store_capture *row,
+                        int64_t graph, const sc_graph *g, const char *label, size_t label_len);
+
 /* session_ops.c */
 /** The table of session.open's `semantics` (absent: the default, the
  *  first listed); NULL with r->err set (-32602 listing them) when none is

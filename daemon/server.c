@@ -60,6 +60,7 @@ static void conn_free(sc_conn *c)
     /* The handle is closed (or was never started) and nothing refers to it. */
     assert(c->refs == 0 && !c->reading && !c->write_busy);
     sc_dispatch_discard(c);
+    free(c->sub_host);
     sc_framer_free(&c->in);
     sc_buf_free(&c->out);
     sc_buf_free(&c->writing);

@@ -79,7 +79,19 @@ int sc_session_call(sc_req *r, sc_session_method m)
     if (!s)
         return H_ERROR;
     sc_session_fn *fn = s->ops->method[m];
-    return fn ? fn(r, s) : wrong_semantics(r, m);
+    if (!fn)
+        return wrong_semantics(r, m);
+    if (!s->cu)
+        return fn(r, s);
+    /* A cuda-mode call that fails (or a capture.end, which may fail
+     * later) may have invalidated captures; the session outlives every
+     * cuda-mode method.  Calls that succeed invalidate nothing, and are
+     * not made to scan the captures. */
+    uint64_t seq = sc_cuda_call_seq(s->cu);
+    int rc = fn(r, s);
+    if (rc != H_DONE)
+        sc_cuda_emit_invalidations(r->d, s, seq);
+    return rc;
 }
 
 int sc_req_node_room(sc_req *r, const sc_session *s, uint64_t live)

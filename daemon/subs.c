@@ -8,36 +8,23 @@
  * it, so a peer that stops reading costs the daemon a bounded buffer and
  * never slows the loop or other clients.
  */
+#include <stdlib.h>
 #include <string.h>
 #include "sc_handlers.h"
 
 /* The notice itself may take the buffer this far past the bound. */
 #define SC_SUB_NOTICE_MAX 512
 
-static bool sub_wants(const sc_conn *c, const sc_event *e)
+static bool sub_wants(const sc_conn *c, uint32_t uid, const char *host, const char *outcome)
 {
     if (!c->subscribed || c->closing || c->close_after_flush)
         return false;
-    if (!sc_may_access(c, e->uid))
+    /* As for stored rows: uids of two hosts are not the same users. */
+    if (!sc_may_access_all(c) && (!sc_may_access(c, uid) || strcmp(host, c->d->host_name) != 0))
         return false;
-    return !c->sub_outcome || (e->outcome && !strcmp(c->sub_outcome, e->outcome));
-}
-
-static void write_event(sc_buf *b, const sc_event *e)
-{
-    bool first = true;
-    sc_buf_puts(b, "{\"jsonrpc\":\"2.0\",\"method\":\"log.event\",\"params\":{");
-    sc_json_member_cstr(b, &first, "event", e->event);
-    sc_json_member_u64(b, &first, "session", e->session);
-    if (e->capture)
-        sc_json_member_u64(b, &first, "capture", e->capture);
-    if (e->graph)
-        sc_json_member_u64(b, &first, "graph", e->graph);
-    if (e->outcome)
-        sc_json_member_cstr(b, &first, "outcome", e->outcome);
-    sc_json_member_u64(b, &first, "uid", e->uid);
-    sc_json_member_time_ms(b, &first, "at", sc_now_ms());
-    sc_buf_puts(b, "}}\n");
+    if (c->sub_host && strcmp(c->sub_host, host) != 0)
+        return false;
+    return !c->sub_outcome || (outcome && !strcmp(c->sub_outcome, outcome));
 }
 
 static void drop_sub(sc_conn *c)
@@ -52,15 +39,19 @@ static void drop_sub(sc_conn *c)
     sc_conn_close_after_flush(c);
 }
 
-void sc_subs_emit(sc_daemon *d, const sc_event *e)
+void sc_subs_send(sc_daemon *d, uint32_t uid, const char *host, const char *outcome,
+                  const char *params, size_t len)
 {
+    static const char head[] = "{\"jsonrpc\":\"2.0\",\"method\":\"log.event\",\"params\":";
     if (!d->nsubs)
         return;
     for (sc_conn *c = d->conns; c; c = c->next) {
-        if (!sub_wants(c, e))
+        if (!sub_wants(c, uid, host, outcome))
             continue;
         size_t before = c->out.len;
-        write_event(&c->out, e);
+        sc_buf_append(&c->out, head, sizeof head - 1);
+        sc_buf_append(&c->out, params, len);
+        sc_buf_puts(&c->out, "}\n");
         if (sc_conn_pending(c) + SC_SUB_NOTICE_MAX > d->cfg.max_sub_output) {
             c->out.len = before;
             drop_sub(c);
@@ -75,13 +66,16 @@ void sc_subs_forget(sc_conn *c)
     if (c->subscribed && c->d->nsubs)
         c->d->nsubs--;
     c->subscribed = false;
+    free(c->sub_host);
+    c->sub_host = NULL;
 }
 
 int sc_h_log_subscribe(sc_req *r)
 {
-    const char *outcome = NULL;
-    size_t outcome_len = 0;
-    if (sc_param_opt_string(r->params, "outcome", &outcome, &outcome_len, &r->err) != 0)
+    const char *outcome = NULL, *host = NULL;
+    size_t outcome_len = 0, host_len = 0;
+    if (sc_param_opt_string(r->params, "outcome", &outcome, &outcome_len, &r->err) != 0 ||
+        sc_param_opt_string(r->params, "host", &host, &host_len, &r->err) != 0)
         return H_ERROR;
     const char *want = NULL;
     if (sc_req_outcome(r, outcome, outcome_len, &want) != 0)
@@ -89,10 +83,15 @@ int sc_h_log_subscribe(sc_req *r)
     if (r->c->x.cur_batch || r->notification)
         return sc_req_fail(r, SC_RPC_INVALID_REQUEST,
                            "log.subscribe must be a request of its own, not in a batch");
+    char *host_copy = NULL;
+    if (host && sc_req_copy_string(r, host, host_len, &host_copy) != 0)
+        return H_ERROR;
     int rc = sc_req_empty(r);
     if (!r->c->subscribed)
         r->d->nsubs++;
     r->c->subscribed = true;
     r->c->sub_outcome = want;
+    free(r->c->sub_host);
+    r->c->sub_host = host_copy;
     return rc;
 }

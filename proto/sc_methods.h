@@ -214,7 +214,7 @@ enum sc_method_flag {
       "The capture log, newest first.")                                                            \
     X(LOG_SUBSCRIBE, log_subscribe, "log.subscribe",                                               \
       SC_MF_READS_STORE,                                                                           \
-      "{outcome?}",                                                                                \
+      "{outcome?, host?}",                                                                           \
       "{}",                                                                                        \
       "Turn the connection into a stream of log.event notifications.")                             \
     X(SERVER_INFO, server_info, "server.info",                                                     \

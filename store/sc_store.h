@@ -570,6 +570,33 @@ typedef struct sc_store_stats {
 /** Snapshot of the writer counters. */
 int sc_store_get_stats(sc_store *st, sc_store_stats *out);
 
+/* ---- notices between the daemons of a fleet ---- */
+
+/** A notice another daemon sharing the database sent: `payload`, `len`
+ *  bytes, NUL-terminated.  Runs on the loop thread. */
+typedef void (*sc_store_notice_fn)(void *arg, const char *payload, size_t len);
+typedef struct sc_store_notices sc_store_notices;
+
+/**
+ * Hear the notices of the other daemons sharing the database through `fn`
+ * (on the loop), and let sc_store_notice() send this one's.  PostgreSQL:
+ * LISTEN/NOTIFY on a connection of its own, polled by the loop.  A backend
+ * whose database no other daemon shares (SQLite) has none: 0, and
+ * sc_store_has_notices() stays false.  0, EIO or ENOMEM with err set.
+ */
+int sc_store_notices_start(sc_store *st, sc_store_notice_fn fn, void *arg, char *err,
+                           size_t errlen);
+/** True once sc_store_notices_start() listens. */
+bool sc_store_has_notices(const sc_store *st);
+/**
+ * Send `payload` (at most SC_STORE_NOTICE_MAX bytes) to the other daemons'
+ * listeners, in order, without waiting.  Best effort: a notice is dropped
+ * when too many wait to be sent or the connection broke.  0, EINVAL (too
+ * long) or ENOTFOUND (no notices).
+ */
+int sc_store_notice(sc_store *st, const char *payload, size_t len);
+#define SC_STORE_NOTICE_MAX 7999
+
 #ifdef __cplusplus
 }
 #endif

@@ -854,6 +854,7 @@ int sc_store_close_report(sc_store *st, size_t *saved, char *err, size_t errlen)
     if (!st)
         return 0;
     st->closing = true;
+    store_notices_stop(st);
     pthread_mutex_lock(&st->mu);
     st->stop = true;
     pthread_cond_signal(&st->cv);

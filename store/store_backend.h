@@ -348,6 +348,21 @@ typedef struct sc_store_backend {
      * .shutdown file's room). */
     bool (*make_room)(sc_store_be *be);
 
+    /*
+     * Optional (NULL: no other daemon shares the database, so none to hear
+     * from).  Notices between the daemons of a fleet, all on the loop
+     * thread: notices_open connects a connection of its own to `path`,
+     * integrated with `loop`, over which notices_send sends payloads (best
+     * effort, never blocking) to every other daemon's listener and whose
+     * notices from the others are handed to `fn` (a daemon's own never).
+     * notices_close closes it (its handle's close callback frees it).
+     * 0, EIO or ENOMEM (err set).
+     */
+    int (*notices_open)(const char *path, uv_loop_t *loop, sc_store_notice_fn fn, void *arg,
+                        sc_store_notices **out, char *err, size_t errlen);
+    int (*notices_send)(sc_store_notices *n, const char *payload, size_t len);
+    void (*notices_close)(sc_store_notices *n);
+
     /* Pool threads.  A new reader connection: 0, EIO or ENOMEM (err set). */
     int (*reader_open)(sc_store_be *be, void **reader, char *err, size_t errlen);
     void (*reader_close)(void *reader);

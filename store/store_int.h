@@ -42,7 +42,8 @@ struct sc_store {
     char *path;        /* the --db text */
     char *host;        /* written on every row */
     const sc_store_backend *ops;
-    sc_store_be *be; /* the backend's state: the writer thread's once it runs */
+    sc_store_be *be;           /* the backend's state: the writer thread's once it runs */
+    sc_store_notices *notices; /* the fleet's notices (loop thread); NULL: none */
 
     /* Loop thread only. */
     bool closing;
@@ -115,6 +116,9 @@ struct sc_store_stream {
  * nodes are in their captures as well): past it a part waits, and its
  * nodes go with a later one, or with the commit. */
 #define STORE_PART_BYTES_MAX (64u << 20)
+
+/* store_notice.c: close the fleet's notices (sc_store_close). */
+void store_notices_stop(sc_store *st);
 
 /* store.c: a new job (ECLOSED while the store closes), and its queueing. */
 store_job *store_job_new(sc_store *st, enum sc_store_job_type type, size_t extra,

@@ -59,6 +59,13 @@ if(LIBPQ_FOUND)
                 ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
         TIMEOUT 240 SKIP_RETURN_CODE 77 LABELS pg)
 endif()
+# A log subscriber on one daemon hears another's events (LISTEN/NOTIFY).
+if(LIBPQ_FOUND)
+    sc_add_command_test(test_pg_fleet_events
+        COMMAND ${SC_PG_CLUSTER} ${CMAKE_CURRENT_SOURCE_DIR}/pg/fleet_events.sh
+                ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
+        TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS pg)
+endif()
 # test_hosts expects the start-up message of the build it runs against.
 if(LIBPQ_FOUND AND TARGET test_hosts)
     target_compile_definitions(test_hosts PRIVATE SC_HAVE_POSTGRESQL)

@@ -648,4 +648,7 @@ const sc_store_backend sc_store_pg_backend = {
     .reader_open = store_pg_reader_open,
     .reader_close = store_pg_reader_close,
     .read = store_pg_read,
+    .notices_open = store_pg_notices_open,
+    .notices_send = store_pg_notices_send,
+    .notices_close = store_pg_notices_close,
 };

@@ -166,4 +166,10 @@ void store_pg_read(void *reader, sc_store_read *rq);
 size_t store_pg_args_room(const sc_node *n);
 size_t store_pg_args(const sc_node *n, bool bin, char *out);
 
+/* store_pg_notice.c: the fleet's notices (store_backend.h notices_*). */
+int store_pg_notices_open(const char *path, uv_loop_t *loop, sc_store_notice_fn fn, void *arg,
+                          sc_store_notices **out, char *err, size_t errlen);
+int store_pg_notices_send(sc_store_notices *n, const char *payload, size_t len);
+void store_pg_notices_close(sc_store_notices *n);
+
 #endif
