@@ -155,22 +155,26 @@ static void test_library_end_of_stream(void **state)
 typedef struct follower {
     pid_t pid;
     int out; /* read end of its stdout */
+    int err; /* and of its stderr */
     char buf[65536];
     size_t len;
 } follower;
 
-static void follow_start(sc_cli_fx *f, follower *w, bool json)
+static void follow_start(const char *sock, follower *w, bool json)
 {
-    int fds[2];
+    int fds[2], efds[2];
     assert_int_equal(pipe(fds), 0);
+    assert_int_equal(pipe(efds), 0);
     w->len = 0;
     w->pid = fork();
     assert_true(w->pid >= 0);
     if (w->pid == 0) {
         dup2(fds[1], 1);
+        dup2(efds[1], 2);
         close(fds[0]);
         close(fds[1]);
-        const char *sock = sc_it_daemon_socket(f->d);
+        close(efds[0]);
+        close(efds[1]);
         if (json)
             execl(SC_CLI_STREAMCAP, "streamcap", "--socket", sock, "--json", "log", "-f",
                   (char *)NULL);
@@ -179,17 +183,25 @@ static void follow_start(sc_cli_fx *f, follower *w, bool json)
         _exit(127);
     }
     close(fds[1]);
+    close(efds[1]);
     w->out = fds[0];
+    w->err = efds[0];
 }
 
-/* Wait up to ms for more output: false when none came. */
+/* Wait up to ms for more output: false when none came (or it ended).
+ * The oldest half is forgotten when the buffer fills. */
 static bool follow_read(follower *w, int ms)
 {
     struct pollfd p = {.fd = w->out, .events = POLLIN};
     if (poll(&p, 1, ms) <= 0)
         return false;
+    if (w->len > sizeof(w->buf) / 2) {
+        memmove(w->buf, w->buf + w->len / 2, w->len - w->len / 2);
+        w->len -= w->len / 2;
+    }
     ssize_t n = read(w->out, w->buf + w->len, sizeof(w->buf) - 1 - w->len);
-    assert_true(n > 0);
+    if (n <= 0)
+        return false;
     w->len += (size_t)n;
     w->buf[w->len] = '\0';
     return true;
@@ -197,12 +209,12 @@ static bool follow_read(follower *w, int ms)
 
 /* The follower subscribes at some point after it starts: sessions are
  * opened and closed until one's session_ended line shows it listens. */
-static void follow_until_listening(sc_cli_fx *f, follower *w, bool json)
+static void follow_until_listening(sc_client *c, follower *w, bool json)
 {
     for (int tries = 0; tries < WAIT_MS / 200; tries++) {
         uint64_t s;
-        assert_int_equal(sc_client_open_session(f->c, NULL, &s), 0);
-        assert_int_equal(sc_client_close_session(f->c, s), 0);
+        assert_int_equal(sc_client_open_session(c, NULL, &s), 0);
+        assert_int_equal(sc_client_close_session(c, s), 0);
         char want[64];
         if (json)
             snprintf(want, sizeof want, "\"event\":\"session_ended\",\"session\":%llu,",
@@ -231,23 +243,34 @@ static void follow_stop(follower *w)
     int st;
     assert_int_equal(waitpid(w->pid, &st, 0), w->pid);
     close(w->out);
+    close(w->err);
     assert_true(WIFEXITED(st));
     assert_int_equal(WEXITSTATUS(st), 0);
     /* Whole lines only. */
     assert_true(w->len > 0 && w->buf[w->len - 1] == '\n');
 }
 
+/* A listening `log -f` (with --json when json) and the graph `demo` then
+ * stored while it listened. */
+static follower *follow_demo(sc_cli_fx *f, bool json, uint64_t *g)
+{
+    follower *w = calloc(1, sizeof *w);
+    assert_non_null(w);
+    follow_start(sc_it_daemon_socket(f->d), w, json);
+    follow_until_listening(f->c, w, json);
+    *g = sc_cli_demo_graph(f);
+    return w;
+}
+
 static void test_cli_follow_text(void **state)
 {
-    sc_cli_fx *f = *state;
-    follower *w = calloc(1, sizeof *w);
-    follow_start(f, w, false);
-    follow_until_listening(f, w, false);
-    uint64_t g = sc_cli_demo_graph(f);
+    uint64_t g;
+    follower *w = follow_demo(*state, false, &g);
     char want[64];
-    snprintf(want, sizeof want, " graph %llu completed\n", (unsigned long long)g);
+    snprintf(want, sizeof want, " stream 0 graph %llu completed\n", (unsigned long long)g);
     follow_expect(w, want);
-    snprintf(want, sizeof want, " graph_stored session ");
+    follow_expect(w, " graph_stored session ");
+    snprintf(want, sizeof want, " graph %llu\n", (unsigned long long)g);
     follow_expect(w, want);
     /* Each line starts with the time ("2026-12-02T14:03:11.123Z") and host. */
     const char *line = strstr(w->buf, " capture_ended session ");
@@ -261,14 +284,10 @@ static void test_cli_follow_text(void **state)
 
 static void test_cli_follow_json(void **state)
 {
-    sc_cli_fx *f = *state;
-    follower *w = calloc(1, sizeof *w);
-    follow_start(f, w, true);
-    follow_until_listening(f, w, true);
-    uint64_t g = sc_cli_demo_graph(f);
+    uint64_t g;
+    follower *w = follow_demo(*state, true, &g);
+    follow_expect(w, "\"event\":\"graph_stored\"");
     char want[64];
-    snprintf(want, sizeof want, "\"event\":\"graph_stored\"");
-    follow_expect(w, want);
     snprintf(want, sizeof want, "\"graph\":%llu,", (unsigned long long)g);
     follow_expect(w, want);
     follow_stop(w);
@@ -301,16 +320,55 @@ static void test_cli_follow_end(void **state)
     (void)state;
     sc_cli_fx *g = sc_cli_fx_new(10000);
     follower *w = calloc(1, sizeof *w);
-    follow_start(g, w, false);
-    follow_until_listening(g, w, false);
+    follow_start(sc_it_daemon_socket(g->d), w, false);
+    follow_until_listening(g->c, w, false);
     sc_it_must_stop(g->d);
     int st;
     assert_int_equal(waitpid(w->pid, &st, 0), w->pid);
     assert_true(WIFEXITED(st));
     assert_int_equal(WEXITSTATUS(st), 0);
     close(w->out);
+    close(w->err);
     free(w);
     fx_free_stopped(g);
+}
+
+/* A follower whose output nobody reads falls behind a daemon with a small
+ * --max-sub-output: dropped, said on stderr, exit 1. */
+static void test_cli_follow_dropped(void **state)
+{
+    (void)state;
+    static const char *const small_bound[] = {"--max-sub-output", "64K", NULL};
+    sc_it_daemon *d;
+    assert_int_equal(sc_it_daemon_create(&d), 0);
+    assert_int_equal(sc_it_daemon_start(d, small_bound), 0);
+    sc_client *c = NULL;
+    assert_int_equal(sc_client_connect(sc_it_daemon_socket(d), 10000, &c), 0);
+    follower *w = calloc(1, sizeof *w);
+    follow_start(sc_it_daemon_socket(d), w, false);
+    follow_until_listening(c, w, false);
+    /* Far more event bytes than the bound, its pipe and the socket hold. */
+    for (int i = 0; i < 3000; i++) {
+        uint64_t s;
+        assert_int_equal(sc_client_open_session(c, NULL, &s), 0);
+        assert_int_equal(sc_client_close_session(c, s), 0);
+    }
+    while (follow_read(w, WAIT_MS))
+        ;
+    int st;
+    assert_int_equal(waitpid(w->pid, &st, 0), w->pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 1);
+    char err[512] = "";
+    ssize_t n = read(w->err, err, sizeof err - 1);
+    err[n > 0 ? n : 0] = '\0';
+    sc_cli_expect_in(err, "dropped this log subscriber");
+    close(w->out);
+    close(w->err);
+    free(w);
+    sc_client_close(c);
+    sc_it_must_stop(d);
+    sc_it_daemon_destroy(d);
 }
 
 int main(void)
@@ -324,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_cli_follow_json),
         cmocka_unit_test(test_cli_follow_bad_outcome),
         cmocka_unit_test(test_cli_follow_end),
+        cmocka_unit_test(test_cli_follow_dropped),
     };
     return cmocka_run_group_tests(tests, sc_cli_group_setup, sc_cli_group_teardown);
 }
