@@ -30,8 +30,7 @@ static const sc_cl_call log_subscribe = {
 
 int sc_client_log_subscribe(sc_client *c, const char *outcome, const char *host)
 {
-    if (c && c->async)
-        return sc_cl_fail(c, -EBUSY, "log.subscribe needs its reply: not in asynchronous mode");
+    /* sc_cl_start refuses it in a pipeline and in asynchronous mode. */
     int rc = sc_cl_start(c, &log_subscribe);
     if (rc != 0)
         return rc;
@@ -98,7 +97,9 @@ static int read_more(sc_client *c, int ms)
 
 int sc_client_log_next(sc_client *c, int timeout_ms, char **params_json)
 {
-    if (!c || !params_json)
+    if (!c)
+        return -EINVAL;
+    if (!params_json)
         return sc_cl_null_arg(c, "params_json");
     if (c->log_state != SC_CL_LOG_ON)
         return sc_cl_fail(c, -EINVAL, "the connection is not subscribed to the log");

@@ -117,6 +117,14 @@ static void test_library_filters_and_errors(void **state)
     assert_int_equal(sc_client_server_info(c, &d), 0);
     sc_client_server_desc_free(&d);
 
+    /* A pipeline's replies would be read as notifications: refused. */
+    assert_int_equal(sc_client_pipeline_begin(c), 0);
+    assert_int_equal(sc_client_log_subscribe(c, NULL, NULL), -EBUSY);
+    sc_client_reply *rs = NULL;
+    size_t nr = 0;
+    assert_int_equal(sc_client_pipeline_collect(c, &rs, &nr), 0);
+    sc_client_replies_free(rs, nr);
+
     assert_int_equal(sc_client_log_subscribe(c, "closed", NULL), 0);
     uint64_t s;
     assert_int_equal(sc_client_open_session(f->c, NULL, &s), 0);
