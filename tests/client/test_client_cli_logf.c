@@ -270,6 +270,23 @@ static follower *follow_demo(sc_cli_fx *f, bool json, uint64_t *g)
     return w;
 }
 
+/* A cuda capture broken by cudaMalloc from another thread: its line
+ * names the call and CUDA's error. */
+static void follow_invalidation(sc_cli_fx *f, follower *w)
+{
+    uint64_t s, cap;
+    assert_int_equal(sc_client_open_session_ex(f->c, NULL, SC_CLIENT_SEMANTICS_CUDA, &s), 0);
+    assert_int_equal(sc_client_cuda_begin(f->c, s, 7, 0, SC_CLIENT_MODE_GLOBAL, &cap), 0);
+    assert_int_equal(sc_client_host_call(f->c, s, 2, SC_CLIENT_HOST_UNSAFE, 0, 0, "cudaMalloc"),
+                     SC_CLIENT_ECUDA);
+    assert_int_equal(sc_client_close_session(f->c, s), 0);
+    char want[128];
+    snprintf(want, sizeof want,
+             " capture_invalidated session %llu capture %llu invalidated by cudaMalloc (cudaError",
+             (unsigned long long)s, (unsigned long long)cap);
+    follow_expect(w, want);
+}
+
 static void test_cli_follow_text(void **state)
 {
     uint64_t g;
@@ -286,6 +303,7 @@ static void test_cli_follow_text(void **state)
     while (line > w->buf && line[-1] != '\n')
         line--;
     assert_true(line[4] == '-' && line[10] == 'T' && line[23] == 'Z' && line[24] == ' ');
+    follow_invalidation(*state, w);
     follow_stop(w);
     free(w);
 }
