@@ -192,6 +192,10 @@ void cli_log_cuda_captures(const sc_client_log_entry *e, char *out, size_t len);
  *  its outcome and what broke it (as JSON with json_row under --json). */
 int cli_log_session(cli *x, const char *arg,
                     void (*json_row)(sc_buf *, const sc_client_log_entry *));
+/** streamcap log -f [--outcome X] [--host H] (cli_log_follow.c): each
+ *  log.event as it comes, until the daemon ends the stream (CLI_OK) or
+ *  drops this reader (CLI_NEGATIVE); SIGINT and SIGTERM exit 0. */
+int cli_log_follow(cli *x, int argc, char **argv);
 /** The human form of a graph: header, node table, edge table. */
 void cli_print_graph(const sc_client_graph *g, FILE *f);
 

@@ -403,6 +403,8 @@ int cli_log(cli *x, int argc, char **argv)
         .below = log_below,
         .free = log_free,
     };
+    if (cli_flag_opt(&argc, argv, "-f") || cli_flag_opt(&argc, argv, "--follow"))
+        return cli_log_follow(x, argc, argv);
     for (int i = 0; i < argc; i++) {
         const char *session = NULL;
         int at = i, r = cli_take_opt(argc, argv, &at, "--session", &session);

@@ -259,7 +259,17 @@ static const cli_cmd commands[] = {
      "                   row per ended capture with its stream, mode, thread,\n"
      "                   outcome, nodes, graph and the CUDA call that broke it;\n"
      "                   --json: the entry as log.list has it; exit 2 when the\n"
-     "                   log has no session N\n", cli_log},
+     "                   log has no session N\n"
+     "  -f, --follow     follow the log instead (with --outcome and --host\n"
+     "                   only): one line per event as the daemon sends it,\n"
+     "                   \"2026-12-02T14:03:11.123Z host1 capture_ended session\n"
+     "                   4 capture 2 graph 17 completed\" (time, host, event,\n"
+     "                   session, capture, graph, outcome, and for an\n"
+     "                   invalidation the breaking call and CUDA error);\n"
+     "                   --json: each event's params object, one per line.\n"
+     "                   Exits 0 when the daemon ends the stream or on\n"
+     "                   SIGINT/SIGTERM, 1 when the daemon drops a reader\n"
+     "                   that fell behind (said on standard error)\n", cli_log},
 };
 /* clang-format on */
 

@@ -88,6 +88,9 @@ struct sc_client {
     struct sc_cl_async *async;
     /* sc_client_next_call's name (static text), for the next record call */
     const char *next_call;
+    /* log.subscribe's progress (calls_log.c): once it is sent, reading stops
+     * at its reply, so the notifications behind it stay in `in`. */
+    enum { SC_CL_LOG_OFF, SC_CL_LOG_PENDING, SC_CL_LOG_ON } log_state;
 };
 
 /* ------------------------------------------------------- async.c */
@@ -102,6 +105,11 @@ int sc_cl_async_queue(sc_client *c, sc_method_id m);
 void sc_cl_async_unlock(sc_client *c);
 /** Stop the I/O thread and free the mode's state (sc_client_close). */
 void sc_cl_async_end(sc_client *c);
+
+/* ------------------------------------------------------- calls_log.c */
+
+/** The refusal of any request on a subscribed connection: -EBUSY. */
+int sc_cl_log_refuse(sc_client *c, const char *method);
 
 /* ------------------------------------------------------- fast_reply.c */
 

@@ -338,6 +338,8 @@ int sc_cl_begin(sc_client *c, sc_method_id m)
     } else if (c->broken) {
         return -ENOTCONN; /* keep the message of the failure that broke it */
     }
+    if (c->log_state == SC_CL_LOG_ON)
+        return sc_cl_log_refuse(c, sc_methods[m].name);
     sc_cl_clear_error(c);
     if (c->pipelining && !pipelinable(m))
         return sc_cl_fail(c, -EBUSY, "%s cannot be called while a pipeline is open",
@@ -663,8 +665,11 @@ static int read_some(sc_client *c)
     sc_framer_commit(&c->in, (size_t)n);
     const char *line;
     size_t len;
-    int st;
-    while ((st = sc_framer_next(&c->in, &line, &len)) == SC_FRAME_LINE) {
+    int st = SC_FRAME_NEED_MORE;
+    /* After log.subscribe's reply come notifications, no replies: they are
+     * left in the framer for sc_client_log_next. */
+    while (!(c->log_state != SC_CL_LOG_OFF && c->reply) &&
+           (st = sc_framer_next(&c->in, &line, &len)) == SC_FRAME_LINE) {
         int rc = take_line(c, line, len);
         if (rc != 0)
             return rc;
@@ -813,6 +818,8 @@ int sc_cl_tree_raw(sc_client *c, const char *method, const char *params, cJSON *
 {
     if (!c->async && c->broken)
         return -ENOTCONN;
+    if (c->log_state == SC_CL_LOG_ON)
+        return sc_cl_log_refuse(c, method);
     sc_cl_clear_error(c);
     if (c->pipelining || c->async)
         return sc_cl_fail(c, -EBUSY, "%s cannot be called while a pipeline is open", method);

@@ -881,6 +881,32 @@ SC_CLIENT_API int sc_client_log_list(sc_client *c, const sc_client_list_opts *op
                                      sc_client_log_page *out);
 SC_CLIENT_API void sc_client_log_page_free(sc_client_log_page *p);
 
+/**
+ * log.subscribe: turn the connection into a stream of log.event
+ * notifications, of the events `outcome` (NULL: all; an outcome as in
+ * log.list, session events and capture_ended only) and `host` (NULL: any)
+ * select.  0 once the daemon answered; a bad filter comes back as
+ * SC_CLIENT_EPARAMS with sc_client_errmsg naming it, the connection
+ * unchanged.  Not in a pipeline or asynchronous mode (-EBUSY).
+ *
+ * After it succeeds the connection is the stream's alone: every other
+ * call returns -EBUSY; read it with sc_client_log_next, end it with
+ * sc_client_close.
+ */
+SC_CLIENT_API int sc_client_log_subscribe(sc_client *c, const char *outcome, const char *host);
+/**
+ * The next log.event of a subscribed connection: 0 and *params_json, its
+ * `params` object as compact JSON text (malloc'd; free() it), whose
+ * `event` names the kind (see the protocol's log.subscribe).  Waits up to
+ * `timeout_ms` (< 0: forever; 0: only what has arrived).  Returns
+ * -ETIMEDOUT when none came in time (the stream stays usable: call
+ * again), -ECONNRESET at the end of the stream (the daemon closed the
+ * connection; after an `event: "dropped"` notification when it dropped a
+ * subscriber that read too slowly), -EINVAL when the connection is not
+ * subscribed, -EPROTO for a line that is not a log.event.
+ */
+SC_CLIENT_API int sc_client_log_next(sc_client *c, int timeout_ms, char **params_json);
+
 /* ------------------------------------------------------------- server */
 
 /*

@@ -31,13 +31,15 @@ sc_add_daemon_test(test_client_cli_stats client 60 ${SC_CLIENT_TEST_ARGS})
 sc_add_daemon_test(test_client_cli_diff client 60 ${SC_CLIENT_TEST_ARGS})
 # graph races ID, its exit status, render --races and sc_client_graph_races().
 sc_add_daemon_test(test_client_cli_races client 60 ${SC_CLIENT_TEST_ARGS})
+# log.subscribe: sc_client_log_subscribe/next() and streamcap log -f.
+sc_add_daemon_test(test_client_cli_logf client 120 ${SC_CLIENT_TEST_ARGS})
 sc_add_daemon_test(test_client_errors client 60 ${SC_CLIENT_TEST_ARGS})
 # A socket the caller may not open (as root: setpriv to another uid).
 sc_add_needs_test(test_client_errors test_permission_denied)
 sc_add_daemon_test(test_client_cuda_cli client 180 ${SC_CLIENT_TEST_ARGS})
 sc_add_daemon_test(test_client_cuda_lib client 60 ${SC_CLIENT_TEST_ARGS})
 foreach(t test_client_cli test_client_cli_habits test_client_cli_bodies test_client_cli_stats
-        test_client_cli_diff test_client_cli_races test_client_cuda_cli)
+        test_client_cli_diff test_client_cli_races test_client_cli_logf test_client_cuda_cli)
     target_link_libraries(${t} PRIVATE sc_cli_fixture)
 endforeach()
 sc_add_daemon_test(test_client_async client 120 LIBS sc_ct_run libstreamcap_static Threads::Threads)
