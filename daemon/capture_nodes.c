@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_access_node.h"
 #include "sc_cuda.h"
 #include "sc_handlers.h"
 
@@ -34,7 +35,7 @@ static int read_bare_node(sc_req *r, sc_node *x)
         r->err.field = "kind";
         return -1;
     }
-    return 0;
+    return sc_access_node_read(r->params, x, &r->err);
 }
 
 /* -32602 about capture.add_node's `node`, naming `field`. */
