@@ -1,6 +1,6 @@
 /*
  * store_sqlite_fp.c - the fingerprint columns of graphs rows
- * (schema/013_fingerprints.sql): how they are bound, and the job that
+ * (schema/012_fingerprints.sql): how they are bound, and the job that
  * rewrites them once a graph's bodies are stored.
  */
 #include "store_sqlite.h"
