@@ -79,6 +79,54 @@ static int reserve(store_access_buf *b, size_t need)
     return 0;
 }
 
+/* "[address,size,"read_write"]," at most: two u64 and the longest mode. */
+#define ACCESS_TEXT_MAX (2 + 2 * 21 + 12 + 2)
+
+size_t store_accesses_text_room(const sc_node *n)
+{
+    return 2 + ACCESS_TEXT_MAX * (size_t)n->naccesses;
+}
+
+static char *put_u64(char *p, uint64_t v)
+{
+    char tmp[20];
+    int k = 0;
+    do {
+        tmp[k++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    while (k)
+        *p++ = tmp[--k];
+    return p;
+}
+
+size_t store_accesses_text(const sc_node *n, char *out)
+{
+    if (!n->naccesses)
+        return 0;
+    char *p = out;
+    *p++ = '[';
+    for (uint32_t i = 0; i < n->naccesses; i++) {
+        const sc_access *a = &n->accesses[i];
+        const char *mode = sc_access_mode_name((int)a->mode);
+        size_t len = mode ? strlen(mode) : 0;
+        if (i)
+            *p++ = ',';
+        *p++ = '[';
+        p = put_u64(p, a->address);
+        *p++ = ',';
+        p = put_u64(p, a->size);
+        *p++ = ',';
+        *p++ = '"';
+        memcpy(p, mode, len);
+        p += len;
+        *p++ = '"';
+        *p++ = ']';
+    }
+    *p++ = ']';
+    return (size_t)(p - out);
+}
+
 int store_accesses_from_text(const char *text, size_t len, store_access_buf *b, sc_node *n)
 {
     n->accesses = NULL;

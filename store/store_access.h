@@ -17,6 +17,12 @@ typedef struct store_access_buf {
     size_t cap;
 } store_access_buf;
 
+/** The most bytes store_accesses_text() writes for n. */
+size_t store_accesses_text_room(const sc_node *n);
+/** n's accesses as that JSON text at out (no NUL); returns its length, 0
+ *  for a node without any. */
+size_t store_accesses_text(const sc_node *n, char *out);
+
 /**
  * Parse text[0..len) into n->accesses (through *b, which the caller frees
  * with free(b->v)); none for NULL text, SQL's or JSON's null, or [].

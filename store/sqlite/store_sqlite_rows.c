@@ -21,6 +21,7 @@
 
 #include "store_sqlite.h"
 #include "sc_kargs.h"
+#include "store_access.h"
 
 enum { CHUNK_LO, CHUNK_NODES, CHUNK_GRAPH };
 
@@ -228,33 +229,6 @@ static size_t attrs_text(const sc_node *n, char *out)
     return (size_t)(end - out);
 }
 
-/* The most text one access takes: "[address,size,"read_write"],". */
-#define ACCESS_TEXT_MAX (2 + 2 * 21 + 12 + 2)
-
-/* A node's accesses as the sixth element of its array
- * (schema/013_accesses.sql): ",[[address,size,"mode"],...]". */
-static char *accesses_text(const sc_node *n, char *p)
-{
-    *p++ = ',';
-    *p++ = '[';
-    for (uint32_t i = 0; i < n->naccesses; i++) {
-        const sc_access *a = &n->accesses[i];
-        const char *mode = sc_access_mode_name((int)a->mode);
-        size_t len = strlen(mode);
-        *p++ = '[';
-        p = put_u64(p, a->address);
-        p = put_u64(p, a->size);
-        *p++ = '"';
-        memcpy(p, mode, len);
-        p += len;
-        *p++ = '"';
-        *p++ = ']';
-        *p++ = ',';
-    }
-    p[-1] = ']';
-    return p;
-}
-
 /* Room for `more` bytes past c->len: SQLITE_OK or SQLITE_NOMEM. */
 static int text_reserve(chunk_cursor *c, size_t more)
 {
@@ -367,8 +341,7 @@ static int put_node(chunk_cursor *c, uint32_t id)
     size_t kind_len = strlen(kind), name_len = n.name ? n.name_len : 0;
     /* Punctuation, the stream, a name all escapes, attrs, the ids. */
     size_t need = 16 + kind_len + 11 + 6 * name_len + ATTRS_MAX + 11 * (size_t)npreds +
-                  2 * (size_t)n.args_len + 11 * (size_t)n.nparams +
-                  ACCESS_TEXT_MAX * (size_t)n.naccesses;
+                  2 * (size_t)n.args_len + 11 * (size_t)n.nparams + store_accesses_text_room(&n);
     if (text_reserve(c, need) != SQLITE_OK)
         return SQLITE_NOMEM;
     char *p = c->text + c->len;
@@ -395,8 +368,11 @@ static int put_node(chunk_cursor *c, uint32_t id)
         p[-1] = ']';
     else
         *p++ = ']';
-    if (n.naccesses)
-        p = accesses_text(&n, p);
+    if (n.naccesses) {
+        /* The sixth member (schema/013_accesses.sql). */
+        *p++ = ',';
+        p += store_accesses_text(&n, p);
+    }
     *p++ = ']';
     *p++ = ',';
     c->len = (size_t)(p - c->text);
