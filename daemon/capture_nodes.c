@@ -57,6 +57,9 @@ static int read_full_node(sc_req *r, sc_jval v, sc_node *x)
         return bad_node(r, "kind", "'kind' conflicts with 'node': give the kind inside 'node'");
     if (sc_param_get(r->params, "name").doc)
         return bad_node(r, "name", "'name' conflicts with 'node': give the name inside 'node'");
+    if (sc_param_get(r->params, "accesses").doc)
+        return bad_node(r, "accesses",
+                        "'accesses' conflicts with 'node': give the accesses inside 'node'");
     if (sc_param_get(v, "stream").doc)
         return bad_node(r, "node",
                         "'node.stream' is not taken: the node is on the call's 'stream'");
