@@ -86,6 +86,8 @@ int sc_graph_set_accesses(sc_graph *g, sc_rec *r, uint32_t id, const sc_node *n)
 {
     if (n->naccesses == 0)
         return 0;
+    if (g->acc_total + n->naccesses > SC_ACCESS_GRAPH_MAX)
+        return SC_ELIMIT;
     int rc = reserve_list(g);
     if (rc != 0)
         return rc;
@@ -97,6 +99,7 @@ int sc_graph_set_accesses(sc_graph *g, sc_rec *r, uint32_t id, const sc_node *n)
         return rc;
     }
     g->acc[g->acc_count++] = (sc_access_list){c, n->naccesses};
+    g->acc_total += n->naccesses;
     r->flags |= SC_REC_ACCESSES;
     return 0;
 }
@@ -119,6 +122,7 @@ void sc_graph_free_accesses(sc_graph *g)
     free(g->acc);
     g->acc = NULL;
     g->acc_count = g->acc_cap = 0;
+    g->acc_total = 0;
     sc_idmap_free(&g->acc_of);
 }
 

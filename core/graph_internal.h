@@ -128,6 +128,7 @@ struct sc_graph {
     sc_access_list *acc; /* graph_access.c */
     uint32_t acc_count;
     uint32_t acc_cap;
+    uint64_t acc_total;     /* accesses of all nodes, at most SC_ACCESS_GRAPH_MAX */
     sc_intern_slot *intern; /* dropped when sealing */
     uint32_t intern_cap;
     uint32_t intern_count;
@@ -213,8 +214,9 @@ void sc_graph_rec_from_node(sc_graph *g, sc_rec *r, const sc_node *n);
  * SC_ELIMIT with the graph's counts unchanged. */
 int sc_graph_set_args(sc_graph *g, sc_rec *r, const sc_node *n);
 /* Give record r, about to become node `id`, n's accesses (if any): copies
- * them and sets SC_REC_ACCESSES.  0, or SC_ENOMEM / SC_ELIMIT with nothing
- * kept.  Callers check sc_node_accesses_valid() first. */
+ * them and sets SC_REC_ACCESSES.  0, or SC_ENOMEM / SC_ELIMIT (past
+ * SC_ACCESS_GRAPH_MAX in the graph) with nothing kept.  Callers check sc_node_accesses_valid()
+ * first. */
 int sc_graph_set_accesses(sc_graph *g, sc_rec *r, uint32_t id, const sc_node *n);
 /* Point out's accesses at node id's copy when record r has any. */
 void sc_graph_fill_accesses(const sc_graph *g, const sc_rec *r, uint32_t id, sc_node *out);

@@ -139,6 +139,9 @@ typedef struct sc_access {
 /** Most accesses one node may carry; sc_graph_add_node() and the record
  *  calls refuse more (SC_EINVAL). */
 #define SC_ACCESS_MAX 4096u
+/** Most accesses all nodes of one graph (or capture) may carry together,
+ *  384 MiB of them; a node past it is refused with SC_ELIMIT. */
+#define SC_ACCESS_GRAPH_MAX (1u << 24)
 
 /** "read", "write", "read_write"; NULL for any other value. */
 const char *sc_access_mode_name(int mode);
