@@ -43,10 +43,9 @@ typedef struct sqlite_reader {
     " stream_count, semantics, capture, host, parent_graph, parent_node, parent_index,"            \
     " fp_structure, fp_full"
 
-/* A node of a node_chunks run (schema/006_node_chunks.sql) as the columns
- * of the nodes view, id first, and its accesses (schema/013_accesses.sql)
- * last; json_each() gives the run's elements in
- * order, so reading the runs by lo reads the nodes by id. */
+/* A node of a node_chunks run (schema/006_node_chunks.sql) as the nodes
+ * view's columns, id first, then its accesses (schema/013_accesses.sql);
+ * json_each() gives the run's elements in order, so reading by lo reads by id. */
 #define CHUNK_NODE_COLUMNS                                                                         \
     "c.lo + j.key, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'),"                  \
     " j.value -> '$[2]', json_extract(j.value, '$[3][0]'),"                                        \
@@ -345,14 +344,12 @@ static bool row_args(sqlite3_stmt *s, sc_node *n, args_buf *ab, bool *nomem)
     return true;
 }
 
-/* Column col, the node's accesses as JSON text, into n through b; false
- * when malformed, or out of memory (*nomem). */
-static bool row_accesses(sqlite3_stmt *s, int col, sc_node *n, store_access_buf *b, bool *nomem)
+/* Column 23, the accesses' JSON text, into n; false if malformed or *nomem. */
+static bool row_accesses(sqlite3_stmt *s, sc_node *n, store_access_buf *b, bool *nomem)
 {
-    const char *t = (const char *)sqlite3_column_text(s, col);
-    int rc = store_accesses_from_text(t, (size_t)sqlite3_column_bytes(s, col), b, n);
-    if (rc == -2)
-        *nomem = true;
+    const char *t = (const char *)sqlite3_column_text(s, 23);
+    int rc = store_accesses_from_text(t, (size_t)sqlite3_column_bytes(s, 23), b, n);
+    *nomem = *nomem || rc == -2;
     return rc == 0;
 }
 
@@ -440,7 +437,7 @@ static int read_nodes(sqlite_reader *r, sc_store_read *q, sc_graph *g)
         uint32_t id;
         if (sqlite3_column_int64(s, 0) != expect || !row_to_node(s, &n) ||
             !row_name(s, 3, &n, &dec, &nomem) || !row_args(s, &n, &ab, &nomem) ||
-            !row_accesses(s, 23, &n, &acc, &nomem))
+            !row_accesses(s, &n, &acc, &nomem))
             ret = nomem ? fail_nomem(q) : corrupt(q, "bad node row");
         else if (!valid_name(&n, &nb))
             ret = fail_nomem(q);
