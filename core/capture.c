@@ -203,9 +203,9 @@ static uint32_t write_preds(sc_graph *g, sc_stream *st)
 
 /* docs/semantics.md §4.5: check, append the node, drain parked waits, chain to the head. */
 static int record(sc_capture *cap, uint32_t stream, const char *name, size_t len,
-                  const sc_rec *proto, const sc_node *kargs, uint32_t *node_out)
+                  const sc_rec *proto, const sc_node *extra, uint32_t *node_out)
 {
-    if (!cap || (!name && len))
+    if (!cap || (!name && len) || (extra && !sc_node_accesses_valid(extra)))
         return SC_EINVAL;
     sc_stream *st;
     int rc = active_stream(cap, stream, &st);
@@ -232,7 +232,8 @@ static int record(sc_capture *cap, uint32_t stream, const char *name, size_t len
     sc_rec *r = sc_rec_at(g, id);
     *r = *proto;
     r->stream = stream;
-    if (kargs && (rc = sc_graph_set_args(g, r, kargs)) != 0)
+    if (extra && ((rc = sc_graph_set_args(g, r, extra)) != 0 ||
+                  (rc = sc_graph_set_accesses(g, r, id, extra)) != 0))
         return rc;
     r->name = ref;
     r->pred_start = g->pred_count;
@@ -267,6 +268,30 @@ int sc_capture_record_kernel_node(sc_capture *cap, uint32_t stream, const sc_nod
     r.u.k.threads = k->threads_per_block;
     r.x = k->shared_mem;
     return record(cap, stream, k->name, k->name_len, &r, k, node_out);
+}
+
+int sc_capture_record_node(sc_capture *cap, uint32_t stream, const sc_node *n, uint32_t *node_out)
+{
+    if (!n || !sc_node_valid(n))
+        return SC_EINVAL;
+    switch ((int)n->kind) {
+    case SC_KIND_KERNEL:
+    case SC_KIND_MEMCPY:
+    case SC_KIND_MEMSET:
+    case SC_KIND_HOST_CALLBACK:
+        break;
+    default:
+        return SC_EINVAL;
+    }
+    if (n->kind == SC_KIND_MEMCPY && (unsigned)n->dir > SC_DIR_PEER_TO_PEER)
+        return SC_EINVAL;
+    /* The default mode keeps no launch shape: a 1-D copy needs no dims
+     * entry, so the record can be built without the graph. */
+    sc_node flat = *n;
+    flat.grid_y = flat.grid_z = flat.block_y = flat.block_z = 1;
+    sc_rec r;
+    sc_graph_rec_from_node(NULL, &r, &flat);
+    return record(cap, stream, n->name, n->name_len, &r, n, node_out);
 }
 
 int sc_capture_record_memcpy(sc_capture *cap, uint32_t stream, const char *name, size_t name_len,

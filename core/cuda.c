@@ -333,7 +333,8 @@ static int append(sc_graph *g, const sc_node *node, uint32_t stream, const uint3
     uint32_t id = g->node_count;
     sc_rec *r = sc_rec_at(g, id);
     sc_graph_rec_from_node(g, r, node);
-    if ((rc = sc_graph_set_args(g, r, node)) != 0)
+    if ((rc = sc_graph_set_args(g, r, node)) != 0 ||
+        (rc = sc_graph_set_accesses(g, r, g->node_count, node)) != 0)
         return rc;
     r->stream = stream;
     r->name = ref;
@@ -486,7 +487,7 @@ int sc_cuda_record(sc_cuda *cu, uint32_t stream, uint32_t thread, const sc_node 
         return SC_EINVAL;
     sc_rec *r;
     int rc;
-    if (!sc_node_needs_dims(node) && !node->nparams) {
+    if (!sc_node_needs_dims(node) && !node->nparams && !node->naccesses) {
         /* No dims entry to reserve: the typed calls' path. */
         if ((rc = record_slot(cu, stream, thread, call, node->name, node->name_len, node_out,
                               &r)) != 0 ||

@@ -198,6 +198,7 @@ void sc_graph_destroy(sc_graph *g)
     sc_chunks_free(&g->nodes);
     sc_chunks_free(&g->preds);
     sc_chunks_free(&g->dims);
+    sc_graph_free_accesses(g);
     for (uint32_t i = 0; i < g->arena.nblock; i++)
         free(g->arena.block[i]);
     free(g->arena.block);
@@ -230,7 +231,7 @@ bool sc_node_valid(const sc_node *n)
         if (!n->args || sum != n->args_len)
             return false;
     }
-    return n->name || n->name_len == 0;
+    return (n->name || n->name_len == 0) && sc_node_accesses_valid(n);
 }
 
 static uint32_t extent(uint32_t v)
@@ -368,7 +369,8 @@ int sc_graph_add_node(sc_graph *g, const sc_node *node, uint32_t *id_out)
         return rc;
     sc_rec *r = sc_rec_at(g, g->node_count);
     sc_graph_rec_from_node(g, r, node);
-    if ((rc = sc_graph_set_args(g, r, node)) != 0)
+    if ((rc = sc_graph_set_args(g, r, node)) != 0 ||
+        (rc = sc_graph_set_accesses(g, r, g->node_count, node)) != 0)
         return rc;
     r->name = ref;
     r->pred_start = g->pred_count;
@@ -712,7 +714,9 @@ int sc_graph_node(const sc_graph *g, uint32_t id, sc_node *out)
         return SC_EINVAL;
     if (id >= g->node_count)
         return SC_ENOTFOUND;
-    sc_graph_fill_node(g, sc_rec_at(g, id), out);
+    const sc_rec *r = sc_rec_at(g, id);
+    sc_graph_fill_node(g, r, out);
+    sc_graph_fill_accesses(g, r, id, out);
     return 0;
 }
 
@@ -784,6 +788,7 @@ size_t sc_graph_storage_bytes(const sc_graph *g)
     b += sc_chunks_bytes(&g->nodes, sizeof(sc_rec), SC_NODE_SHIFT);
     b += sc_chunks_bytes(&g->preds, sizeof(uint32_t), SC_PRED_SHIFT);
     b += sc_chunks_bytes(&g->dims, sizeof(sc_dims), SC_DIMS_SHIFT);
+    b += sc_graph_access_bytes(g);
     b += g->arena.bytes + (size_t)g->arena.block_cap * sizeof(char *);
     b += (size_t)g->intern_cap * sizeof(sc_intern_slot);
     b += g->pairs_cap * sizeof(uint64_t);

@@ -70,6 +70,7 @@ _Static_assert(sizeof(sc_rec) == 32, "node record must stay 32 bytes");
 #define SC_REC_DIMS     0x01u /* kernel with a 3-D shape: y indexes dims */
 #define SC_REC_RELEASED 0x02u /* cuda capture: released by a dependency update */
 #define SC_REC_BY_HAND  0x04u /* cuda capture: added straight to the graph */
+#define SC_REC_ACCESSES 0x08u /* carries buffer accesses (graph_access.c) */
 
 /* The y and z extents of a 3-D kernel launch (grid y, z, block y, z) and
  * the kernel's arguments; only launches that are not 1-D or carry
@@ -79,6 +80,12 @@ typedef struct sc_dims {
     uint32_t args; /* SC_NO_REF, or the interned argument blob (graph.c) */
 } sc_dims;
 #define SC_DIMS_SHIFT 12
+
+/* One node's buffer accesses: a heap copy of its own. */
+typedef struct sc_access_list {
+    sc_access *v;
+    uint32_t n;
+} sc_access_list;
 
 typedef struct sc_chunks {
     void **chunk;
@@ -117,6 +124,11 @@ struct sc_graph {
     sc_arena arena;
     sc_chunks dims; /* sc_dims of 3-D kernels */
     uint32_t dims_count;
+    sc_idmap acc_of;     /* node id -> index in acc, for SC_REC_ACCESSES nodes */
+    sc_access_list *acc; /* graph_access.c */
+    uint32_t acc_count;
+    uint32_t acc_cap;
+    uint64_t acc_total;     /* accesses of all nodes, at most SC_ACCESS_GRAPH_MAX */
     sc_intern_slot *intern; /* dropped when sealing */
     uint32_t intern_cap;
     uint32_t intern_count;
@@ -187,6 +199,8 @@ int sc_graph_reserve(sc_graph *g, uint32_t edges);
 int sc_graph_seal_captured(sc_graph *g, uint32_t stream_count);
 /* Check a node's kind, direction and name (any kind, cuda-only included). */
 bool sc_node_valid(const sc_node *n);
+/* Its accesses: at most SC_ACCESS_MAX, each sc_access_valid(). */
+bool sc_node_accesses_valid(const sc_node *n);
 /* Does the node need an sc_dims entry (a kernel with y or z extents > 1)? */
 bool sc_node_needs_dims(const sc_node *n);
 /* Room for one more sc_dims entry; nothing else changes. */
@@ -199,6 +213,17 @@ void sc_graph_rec_from_node(sc_graph *g, sc_rec *r, const sc_node *n);
  * interns them and takes a dims entry when r has none.  0, or SC_ENOMEM /
  * SC_ELIMIT with the graph's counts unchanged. */
 int sc_graph_set_args(sc_graph *g, sc_rec *r, const sc_node *n);
+/* Give record r, about to become node `id`, n's accesses (if any): copies
+ * them and sets SC_REC_ACCESSES.  0, or SC_ENOMEM / SC_ELIMIT (past
+ * SC_ACCESS_GRAPH_MAX in the graph) with nothing kept.  Callers check sc_node_accesses_valid()
+ * first. */
+int sc_graph_set_accesses(sc_graph *g, sc_rec *r, uint32_t id, const sc_node *n);
+/* Point out's accesses at node id's copy when record r has any. */
+void sc_graph_fill_accesses(const sc_graph *g, const sc_rec *r, uint32_t id, sc_node *out);
+/* Drop every node's accesses (sc_graph_destroy). */
+void sc_graph_free_accesses(sc_graph *g);
+/* Heap bytes the accesses hold. */
+size_t sc_graph_access_bytes(const sc_graph *g);
 /* Fill a public node view from a record. */
 void sc_graph_fill_node(const sc_graph *g, const sc_rec *r, sc_node *out);
 size_t sc_graph_storage_bytes(const sc_graph *g);

@@ -68,6 +68,11 @@ int sc_capture_record_kernel(sc_capture *cap, uint32_t stream, const char *funct
  *  valid kernel node (param_sizes not adding up to args_len). */
 int sc_capture_record_kernel_node(sc_capture *cap, uint32_t stream, const sc_node *k,
                                   uint32_t *node_out);
+/** Record node n of kind kernel, memcpy (a default-mode direction),
+ *  memset or host callback with everything it carries, its arguments and
+ *  buffer accesses included (the kernel's shape and n's stream are
+ *  ignored); SC_EINVAL for another kind or an invalid node. */
+int sc_capture_record_node(sc_capture *cap, uint32_t stream, const sc_node *n, uint32_t *node_out);
 /** src_device/dst_device are kept only for SC_DIR_PEER_TO_PEER (else 0). */
 int sc_capture_record_memcpy(sc_capture *cap, uint32_t stream, const char *name, size_t name_len,
                              sc_memcpy_dir dir, uint64_t size_bytes, uint32_t src_device,

@@ -129,12 +129,26 @@ typedef enum sc_access_mode {
     X(READ_WRITE, "read_write")
 
 /** One range of memory a node reads or writes: [address, address + size),
- *  size at least 1. */
+ *  size at least 1 and address + size not past UINT64_MAX. */
 typedef struct sc_access {
     uint64_t address;
     uint64_t size;
     sc_access_mode mode;
 } sc_access;
+
+/** Most accesses one node may carry; sc_graph_add_node() and the record
+ *  calls refuse more (SC_EINVAL). */
+#define SC_ACCESS_MAX 4096u
+/** Most accesses all nodes of one graph (or capture) may carry together,
+ *  384 MiB of them; a node past it is refused with SC_ELIMIT. */
+#define SC_ACCESS_GRAPH_MAX (1u << 24)
+
+/** "read", "write", "read_write"; NULL for any other value. */
+const char *sc_access_mode_name(int mode);
+/** Parse an access mode's name.  0 or SC_EINVAL. */
+int sc_access_mode_parse(const char *s, size_t len, sc_access_mode *out);
+/** Whether a has size >= 1, no u64 overflow at its end and a known mode. */
+bool sc_access_valid(const sc_access *a);
 
 /**
  * One node as seen by callers.  `name` points into the graph (or session)

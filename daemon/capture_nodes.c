@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_access_node.h"
 #include "sc_cuda.h"
 #include "sc_handlers.h"
 
@@ -34,7 +35,7 @@ static int read_bare_node(sc_req *r, sc_node *x)
         r->err.field = "kind";
         return -1;
     }
-    return 0;
+    return sc_access_node_read(r->params, x, &r->err);
 }
 
 /* -32602 about capture.add_node's `node`, naming `field`. */
@@ -56,6 +57,9 @@ static int read_full_node(sc_req *r, sc_jval v, sc_node *x)
         return bad_node(r, "kind", "'kind' conflicts with 'node': give the kind inside 'node'");
     if (sc_param_get(r->params, "name").doc)
         return bad_node(r, "name", "'name' conflicts with 'node': give the name inside 'node'");
+    if (sc_param_get(r->params, "accesses").doc)
+        return bad_node(r, "accesses",
+                        "'accesses' conflicts with 'node': give the accesses inside 'node'");
     if (sc_param_get(v, "stream").doc)
         return bad_node(r, "node",
                         "'node.stream' is not taken: the node is on the call's 'stream'");

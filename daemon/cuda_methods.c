@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "sc_cond_node.h"
+#include "sc_access_node.h"
 #include "sc_kargs_node.h"
 #include "sc_session_ops.h"
 
@@ -255,7 +256,8 @@ static int record(sc_req *r, sc_session *s, int (*read)(sc_req *, sc_node *))
     size_t call_len;
     if (get_stream_thread(r, &stream, &thread) != 0 || read(r, &n) != 0)
         return H_ERROR;
-    if (read_call(r, &call, &call_len) != 0 || check_node_limit(r, s) != 0) {
+    if (sc_access_node_read(r->params, &n, &r->err) != 0 || read_call(r, &call, &call_len) != 0 ||
+        check_node_limit(r, s) != 0) {
         sc_kargs_node_free(&n);
         return H_ERROR;
     }
@@ -342,6 +344,8 @@ int sc_cuda_read_node(sc_req *r, sc_jval obj, sc_node *n)
         sc_param_opt_string(obj, "name", &n->name, &n->name_len, &r->err) != 0)
         rc = -1;
     if (rc == 0 && sc_param_opt_u32(obj, "stream", &n->stream, &r->err) != 0)
+        rc = -1;
+    if (rc == 0 && sc_access_node_read(obj, n, &r->err) != 0)
         rc = -1;
     if (rc != 0)
         sc_kargs_node_free(n);

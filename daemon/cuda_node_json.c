@@ -1,6 +1,7 @@
 /*
  * cuda_node_json.c - one node of a cuda-mode graph as graph.get writes it.
  */
+#include "sc_access_node.h"
 #include "sc_cond_node.h"
 #include "sc_handlers.h"
 #include "sc_kargs_node.h"
@@ -57,5 +58,6 @@ void sc_write_cuda_node(sc_buf *b, uint32_t id, const sc_node *n, const sc_graph
         sc_write_node_bodies(b, &first, bodies, id, (int)n->kind);
         break;
     }
+    sc_access_node_write(b, &first, n);
     sc_json_obj_end(b);
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_access_node.h"
 #include "sc_cond_node.h"
 #include "sc_dot.h"
 #include "sc_handlers.h"
@@ -606,6 +607,7 @@ static void write_node(sc_buf *b, uint32_t id, const sc_node *n)
         sc_json_member_str(b, &first, "label", n->name, n->name_len);
         break;
     }
+    sc_access_node_write(b, &first, n);
     sc_json_obj_end(b);
 }
 

@@ -423,6 +423,11 @@ static int submit_nodes(sc_req *r, submit_ctx *x, sc_jval nodes, uint32_t self, 
             return bad_element(r, "nodes", i, r->err.message);
         int rc = sc_graph_add_node(x->items[self].g, &n, NULL);
         sc_kargs_node_free(&n);
+        if (rc == SC_ELIMIT) {
+            sc_rpc_fail(&r->err, SC_RPC_LIMIT, "graph holds more than %u buffer accesses",
+                        (unsigned)SC_ACCESS_GRAPH_MAX);
+            return -1;
+        }
         if (rc != 0)
             return no_memory(r);
         if (submit_node_bodies(r, x, o, &n, self, i, depth) != 0)

@@ -3,6 +3,8 @@
  */
 #include "sc_kargs_node.h"
 
+#include "sc_access_node.h"
+
 #include <stdlib.h>
 
 #include "sc_errors.h"
@@ -34,6 +36,7 @@ void sc_kargs_node_free(sc_node *n)
     n->param_sizes = NULL;
     n->args = NULL;
     n->args_len = n->nparams = 0;
+    sc_access_node_free(n);
 }
 
 void sc_kargs_write(sc_buf *b, bool *first, const sc_node *n)

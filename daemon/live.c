@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sc_access_node.h"
 #include "sc_kargs_node.h"
 #include "sc_session_ops.h"
 
@@ -461,6 +462,8 @@ static int record_kernel(sc_req *r, sc_session *s)
                  .num_blocks = blocks,
                  .threads_per_block = threads,
                  .shared_mem = shared};
+    if (sc_access_node_read(r->params, &k, &r->err) != 0)
+        return H_ERROR;
     int rc = sc_kargs_node(&ka, &k);
     if (rc == 0)
         rc = sc_capture_record_kernel_node(s->cap, stream, &k, &node);
@@ -486,6 +489,17 @@ static int get_dir(sc_req *r, sc_memcpy_dir *dir)
     return -1;
 }
 
+/* Node n, read from the request but for its accesses, onto the stream. */
+static int record_node(sc_req *r, sc_session *s, uint32_t stream, sc_node *n)
+{
+    uint32_t node = 0;
+    if (sc_access_node_read(r->params, n, &r->err) != 0)
+        return H_ERROR;
+    int rc = sc_capture_record_node(s->cap, stream, n, &node);
+    sc_access_node_free(n);
+    return recorded(r, s, rc, stream, node);
+}
+
 int sc_h_capture_record_memcpy(sc_req *r)
 {
     return sc_session_call(r, SC_SM_CAPTURE_RECORD_MEMCPY);
@@ -493,7 +507,7 @@ int sc_h_capture_record_memcpy(sc_req *r)
 
 static int record_memcpy(sc_req *r, sc_session *s)
 {
-    uint32_t stream, node, src = 0, dst = 0;
+    uint32_t stream, src = 0, dst = 0;
     uint64_t size;
     sc_memcpy_dir dir;
     const char *name;
@@ -512,8 +526,14 @@ static int record_memcpy(sc_req *r, sc_session *s)
         return H_ERROR;
     if (!p2p)
         src = dst = 0;
-    int rc = sc_capture_record_memcpy(s->cap, stream, name, len, dir, size, src, dst, &node);
-    return recorded(r, s, rc, stream, node);
+    sc_node n = {.kind = SC_KIND_MEMCPY,
+                 .name = name,
+                 .name_len = len,
+                 .dir = dir,
+                 .size_bytes = size,
+                 .src_device = src,
+                 .dst_device = dst};
+    return record_node(r, s, stream, &n);
 }
 
 int sc_h_capture_record_memset(sc_req *r)
@@ -523,7 +543,7 @@ int sc_h_capture_record_memset(sc_req *r)
 
 static int record_memset(sc_req *r, sc_session *s)
 {
-    uint32_t stream, node;
+    uint32_t stream;
     uint64_t size, value;
     const char *name;
     size_t len;
@@ -532,8 +552,12 @@ static int record_memset(sc_req *r, sc_session *s)
         sc_param_u64(r->params, "size_bytes", SC_JSON_MAX_EXACT, &size, &r->err) != 0 ||
         sc_param_u64(r->params, "value", 255, &value, &r->err) != 0 || check_node_limit(r, s) != 0)
         return H_ERROR;
-    int rc = sc_capture_record_memset(s->cap, stream, name, len, size, (uint8_t)value, &node);
-    return recorded(r, s, rc, stream, node);
+    sc_node n = {.kind = SC_KIND_MEMSET,
+                 .name = name,
+                 .name_len = len,
+                 .size_bytes = size,
+                 .value = (uint8_t)value};
+    return record_node(r, s, stream, &n);
 }
 
 int sc_h_capture_record_host_callback(sc_req *r)
@@ -543,15 +567,15 @@ int sc_h_capture_record_host_callback(sc_req *r)
 
 static int record_host_callback(sc_req *r, sc_session *s)
 {
-    uint32_t stream, node;
+    uint32_t stream;
     const char *label;
     size_t len;
     if (get_stream(r, &stream) != 0 ||
         sc_param_string(r->params, "label", &label, &len, &r->err) != 0 ||
         check_node_limit(r, s) != 0)
         return H_ERROR;
-    int rc = sc_capture_record_host_callback(s->cap, stream, label, len, &node);
-    return recorded(r, s, rc, stream, node);
+    sc_node n = {.kind = SC_KIND_HOST_CALLBACK, .name = label, .name_len = len};
+    return record_node(r, s, stream, &n);
 }
 
 static int event_op(sc_req *r, sc_session *s, int (*op)(sc_capture *, uint32_t, uint32_t))

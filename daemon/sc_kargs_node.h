@@ -14,8 +14,9 @@
  * SC_ENOMEM (n then carries none).
  */
 int sc_kargs_node(const sc_kargs *k, sc_node *n);
-/** Free what sc_kargs_node() gave n; safe on a node it never touched
- *  only when n->args is NULL. */
+/** Free what sc_kargs_node() and sc_access_node_read() gave n, so one
+ *  call frees what a node read from the wire owns; safe on a node they
+ *  never touched only when n->args and n->accesses are NULL. */
 void sc_kargs_node_free(sc_node *n);
 /** The members "args" and "param_sizes" of n, when it carries arguments. */
 void sc_kargs_write(sc_buf *b, bool *first, const sc_node *n);

@@ -69,22 +69,22 @@ enum sc_method_flag {
       "Begin capture on a stream.")                                                                \
     X(CAPTURE_RECORD_KERNEL, capture_record_kernel, "capture.record_kernel",                       \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, function_name, num_blocks, threads_per_block, shared_mem?, args?, param_sizes?, grid?, block?, call?, thread?}", \
+      "{session, stream, function_name, num_blocks, threads_per_block, shared_mem?, args?, param_sizes?, grid?, block?, accesses?, call?, thread?}", \
       "{node}",                                                                                    \
       "Record a kernel launch.")                                                                   \
     X(CAPTURE_RECORD_MEMCPY, capture_record_memcpy, "capture.record_memcpy",                       \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, name, dir, size_bytes, src_device?, dst_device?, call?, thread?}",               \
+      "{session, stream, name, dir, size_bytes, src_device?, dst_device?, accesses?, call?, thread?}",               \
       "{node}",                                                                                    \
       "Record a memcpy.")                                                                          \
     X(CAPTURE_RECORD_MEMSET, capture_record_memset, "capture.record_memset",                       \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, name, size_bytes, value, call?, thread?}",                                       \
+      "{session, stream, name, size_bytes, value, accesses?, call?, thread?}",                                       \
       "{node}",                                                                                    \
       "Record a memset.")                                                                          \
     X(CAPTURE_RECORD_HOST_CALLBACK, capture_record_host_callback, "capture.record_host_callback",  \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, label, kind?, call?, thread?}",                                           \
+      "{session, stream, label, kind?, accesses?, call?, thread?}",                                           \
       "{node}",                                                                                    \
       "Record a host callback.")                                                                   \
     X(CAPTURE_RECORD_EVENT, capture_record_event, "capture.record_event",                          \
@@ -154,7 +154,7 @@ enum sc_method_flag {
       "Cuda mode: set a thread's capture mode; returns the previous one.")                         \
     X(CAPTURE_ADD_NODE, capture_add_node, "capture.add_node",                                      \
       SC_MF_SESSION,                                                                               \
-      "{session, stream, kind?, deps?, name?, node?, thread?}",                                    \
+      "{session, stream, kind?, deps?, name?, node?, accesses?, thread?}",                                    \
       "{node}",                                                                                    \
       "Cuda mode: add a node to a capture's graph by hand.")                                       \
     X(CAPTURE_END, capture_end, "capture.end",                                                     \

@@ -19,3 +19,4 @@ sc_add_test(test_core_analysis SOURCES ${SC_CORE_TEST_DIR}/test_analysis.c LIBS 
 sc_add_test(test_core_fingerprint SOURCES ${SC_CORE_TEST_DIR}/test_fingerprint.c LIBS sc_core)
 sc_add_test(test_core_diff SOURCES ${SC_CORE_TEST_DIR}/test_diff.c LIBS sc_core)
 sc_add_test(test_core_races SOURCES ${SC_CORE_TEST_DIR}/test_races.c LIBS sc_core)
+sc_add_test(test_core_access SOURCES ${SC_CORE_TEST_DIR}/test_access.c LIBS sc_core)

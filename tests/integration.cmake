@@ -11,6 +11,8 @@ sc_add_daemon_test(test_bodies integration 60)
 sc_add_daemon_test(test_capture_bodies integration 60)
 # Kernel argument values (args, param_sizes): stored, read back, checked.
 sc_add_daemon_test(test_kernel_args integration 60)
+# Buffer accesses: kept by every record call, read back, in the SQL view, checked.
+sc_add_daemon_test(test_accesses integration 60)
 # graph.stats: the figures of a submitted graph, and bad requests.
 sc_add_daemon_test(test_stats integration 60)
 # Fingerprints: the same capture from two sessions, the list filter, bodies.

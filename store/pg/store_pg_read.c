@@ -8,6 +8,7 @@
 
 #include "sc_json.h"
 #include "sc_kargs.h"
+#include "store_access.h"
 #include "store_pg_int.h"
 
 /* ---- reads ---- */
@@ -163,6 +164,7 @@ typedef struct load_ctx {
     char *name;     /* name_bytes or scrubbed text */
     uint32_t *args; /* a kernel's param_sizes, then its args */
     size_t args_cap;
+    store_access_buf acc; /* the node's accesses */
 } load_ctx;
 
 /* Columns 18 and 19 (hex of args, param_sizes joined by commas) into n;
@@ -247,6 +249,13 @@ static int take_node(void *p, const PGresult *r)
         return rd_nomem(lc->rq);
     if (arc)
         return rd_fail(lc->rq, SC_STORE_EIO, "stored graph has a malformed node row");
+    /* Column 24, the accesses' JSON text (schema/pg/007_accesses.sql). */
+    arc = store_accesses_from_text(PQgetisnull(r, 0, 24) ? NULL : PQgetvalue(r, 0, 24),
+                                   (size_t)PQgetlength(r, 0, 24), &lc->acc, &n);
+    if (arc == -2)
+        return rd_nomem(lc->rq);
+    if (arc)
+        return rd_fail(lc->rq, SC_STORE_EIO, "stored graph has a malformed node row");
     uint32_t id;
     int rc = sc_graph_add_node(lc->g, &n, &id);
     if (rc == SC_ENOMEM)
@@ -280,11 +289,12 @@ static int load_rows(PGconn *c, sc_store_read *rq, sc_stored_graph *sg)
                          " dir, size_bytes, src_device, dst_device, value, grid_y, grid_z, block_y,"
                          " block_z, event, name_bytes, encode(args, 'hex'),"
                          " array_to_string(param_sizes, ','), cond_type, cond_size, cond_default,"
-                         " cond_flags FROM nodes WHERE graph = $1"
+                         " cond_flags, accesses FROM nodes WHERE graph = $1"
                          " ORDER BY id",
                          &p, take_node, &lc);
     free(lc.name);
     free(lc.args);
+    free(lc.acc.v);
     if (rc == 0 && lc.expect != sg->meta.node_count)
         rc = rd_fail(rq, SC_STORE_EIO, "stored graph is missing node rows");
     if (rc == 0)

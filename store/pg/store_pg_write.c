@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sc_json.h"
+#include "store_access.h"
 #include "store_pg_int.h"
 
 #define COPY_CHUNK (1u << 18)
@@ -181,6 +182,32 @@ static void put_cond(copy_buf *b, bool bin, const sc_node *n)
     t_num(b, cond, n->cond_flags, '\t');
 }
 
+/* The accesses field (schema/pg/007_accesses.sql): the JSON text of
+ * store_access.h, which needs no COPY escapes, or NULL; the text form ends
+ * the row. */
+static void put_accesses(copy_buf *b, bool bin, const sc_node *n)
+{
+    size_t room = store_accesses_text_room(n);
+    if (!n->naccesses) {
+        if (bin)
+            b_int(b, false, 0, 0);
+        else
+            t_num(b, false, 0, '\n');
+        return;
+    }
+    if (!cb_reserve(b, room + 5))
+        return;
+    char *p = b->p + b->len + (bin ? 4 : 0);
+    size_t len = store_accesses_text(n, p);
+    if (bin) {
+        b_be(b, len, 4);
+        b->len += len;
+    } else {
+        b->len += len;
+        cb_put(b, "\n", 1);
+    }
+}
+
 static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_node *n,
                      name_tmp *tmp)
 {
@@ -200,7 +227,7 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
     }
     const char *orig = n->name ? n->name : "";
     if (bin) {
-        b_be(b, 25, 2);
+        b_be(b, 26, 2);
         b_int(b, true, gid, 8);
         b_int(b, true, id, 4);
         b_str(b, kind, strlen(kind));
@@ -225,6 +252,7 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
             b_str(b, orig, n->name_len);
         else
             b_int(b, false, 0, 0);
+        put_accesses(b, true, n);
         return;
     }
     t_num(b, true, (uint64_t)gid, '\t');
@@ -255,10 +283,11 @@ static void node_row(copy_buf *b, bool bin, int64_t gid, uint32_t id, const sc_n
             char h[2] = {hex[(unsigned char)orig[i] >> 4], hex[(unsigned char)orig[i] & 15]};
             cb_put(b, h, 2);
         }
-        cb_put(b, "\n", 1);
+        cb_put(b, "\t", 1);
     } else {
-        t_num(b, false, 0, '\n');
+        t_num(b, false, 0, '\t');
     }
+    put_accesses(b, false, n);
 }
 
 static void edge_row(copy_buf *b, bool bin, int64_t gid, uint32_t src, uint32_t dst)
@@ -339,7 +368,7 @@ static int copy_rows(sc_store_be *be, const sc_graph *g, int64_t gid, uint32_t l
                    : "nodes (graph, id, kind, stream, name, num_blocks, threads_per_block,"
                      " shared_mem, dir, size_bytes, src_device, dst_device, value, grid_y,"
                      " grid_z, block_y, block_z, event, args, param_sizes, cond_type, cond_size,"
-                     " cond_default, cond_flags, name_bytes)",
+                     " cond_default, cond_flags, name_bytes, accesses)",
              be->binary ? " (FORMAT binary)" : "");
     PGresult *r = PQexec(c, sql);
     if (!r || PQresultStatus(r) != PGRES_COPY_IN) {

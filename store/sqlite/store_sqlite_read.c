@@ -21,6 +21,7 @@
 
 #include "sc_json.h"
 #include "sc_kargs.h"
+#include "store_access.h"
 #include "store_sqlite.h"
 
 typedef struct sqlite_reader {
@@ -42,9 +43,9 @@ typedef struct sqlite_reader {
     " stream_count, semantics, capture, host, parent_graph, parent_node, parent_index,"            \
     " fp_structure, fp_full"
 
-/* A node of a node_chunks run (schema/006_node_chunks.sql) as the columns
- * of the nodes view, id first; json_each() gives the run's elements in
- * order, so reading the runs by lo reads the nodes by id. */
+/* A node of a node_chunks run (schema/006_node_chunks.sql) as the nodes
+ * view's columns, id first, then its accesses (schema/013_accesses.sql);
+ * json_each() gives the run's elements in order, so reading by lo reads by id. */
 #define CHUNK_NODE_COLUMNS                                                                         \
     "c.lo + j.key, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'),"                  \
     " j.value -> '$[2]', json_extract(j.value, '$[3][0]'),"                                        \
@@ -56,7 +57,8 @@ typedef struct sqlite_reader {
     " json_extract(j.value, '$[3][11]'), json_extract(j.value, '$[3][12]'),"                       \
     " json_extract(j.value, '$[3][13]'), j.value -> '$[3][14]',"                                   \
     " json_extract(j.value, '$[3][15]'), json_extract(j.value, '$[3][16]'),"                       \
-    " json_extract(j.value, '$[3][17]'), json_extract(j.value, '$[3][18]')"
+    " json_extract(j.value, '$[3][17]'), json_extract(j.value, '$[3][18]'),"                       \
+    " j.value -> '$[5]'"
 
 static void reader_close(sqlite_reader *r)
 {
@@ -342,6 +344,15 @@ static bool row_args(sqlite3_stmt *s, sc_node *n, args_buf *ab, bool *nomem)
     return true;
 }
 
+/* Column 23, the accesses' JSON text, into n; false if malformed or *nomem. */
+static bool row_accesses(sqlite3_stmt *s, sc_node *n, store_access_buf *b, bool *nomem)
+{
+    const char *t = (const char *)sqlite3_column_text(s, 23);
+    int rc = store_accesses_from_text(t, (size_t)sqlite3_column_bytes(s, 23), b, n);
+    *nomem = *nomem || rc == -2;
+    return rc == 0;
+}
+
 /* One nodes row into *n; the name is set by row_name().  False when the
  * row holds no valid node. */
 static bool row_to_node(sqlite3_stmt *s, sc_node *n)
@@ -419,12 +430,14 @@ static int read_nodes(sqlite_reader *r, sc_store_read *q, sc_graph *g)
     uint32_t expect = 0;
     name_buf nb = {0}, dec = {0};
     args_buf ab = {0};
+    store_access_buf acc = {0};
     bool nomem = false;
     while (ret == 0 && (sqlrc = sql_next_row(r, q, s)) == SQLITE_ROW) {
         sc_node n;
         uint32_t id;
         if (sqlite3_column_int64(s, 0) != expect || !row_to_node(s, &n) ||
-            !row_name(s, 3, &n, &dec, &nomem) || !row_args(s, &n, &ab, &nomem))
+            !row_name(s, 3, &n, &dec, &nomem) || !row_args(s, &n, &ab, &nomem) ||
+            !row_accesses(s, &n, &acc, &nomem))
             ret = nomem ? fail_nomem(q) : corrupt(q, "bad node row");
         else if (!valid_name(&n, &nb))
             ret = fail_nomem(q);
@@ -435,6 +448,7 @@ static int read_nodes(sqlite_reader *r, sc_store_read *q, sc_graph *g)
     free(nb.p);
     free(dec.p);
     free(ab.p);
+    free(acc.v);
     /* A step error: sql_next_row recorded it. */
     if (ret == 0 && sqlrc != SQLITE_DONE)
         ret = q->rc;

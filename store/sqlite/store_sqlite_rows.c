@@ -21,6 +21,7 @@
 
 #include "store_sqlite.h"
 #include "sc_kargs.h"
+#include "store_access.h"
 
 enum { CHUNK_LO, CHUNK_NODES, CHUNK_GRAPH };
 
@@ -340,7 +341,7 @@ static int put_node(chunk_cursor *c, uint32_t id)
     size_t kind_len = strlen(kind), name_len = n.name ? n.name_len : 0;
     /* Punctuation, the stream, a name all escapes, attrs, the ids. */
     size_t need = 16 + kind_len + 11 + 6 * name_len + ATTRS_MAX + 11 * (size_t)npreds +
-                  2 * (size_t)n.args_len + 11 * (size_t)n.nparams;
+                  2 * (size_t)n.args_len + 11 * (size_t)n.nparams + store_accesses_text_room(&n);
     if (text_reserve(c, need) != SQLITE_OK)
         return SQLITE_NOMEM;
     char *p = c->text + c->len;
@@ -367,6 +368,11 @@ static int put_node(chunk_cursor *c, uint32_t id)
         p[-1] = ']';
     else
         *p++ = ']';
+    if (n.naccesses) {
+        /* The sixth member (schema/013_accesses.sql). */
+        *p++ = ',';
+        p += store_accesses_text(&n, p);
+    }
     *p++ = ']';
     *p++ = ',';
     c->len = (size_t)(p - c->text);

@@ -128,6 +128,13 @@ static sc_graph *make_graph(uint32_t n)
             node.size_bytes = 1ull << 40;
             node.src_device = 1;
             node.dst_device = 2;
+            /* Every other copy with accesses, a u64 past BIGINT among them. */
+            if (i % 12 == 1) {
+                static const sc_access acc[] = {{UINT64_MAX - 4096, 4096, SC_ACCESS_READ},
+                                                {0x7f0000000000, 1ull << 40, SC_ACCESS_WRITE}};
+                node.accesses = acc;
+                node.naccesses = 2;
+            }
             break;
         case 2:
             node.kind = SC_KIND_MEMSET;

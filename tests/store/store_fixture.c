@@ -490,6 +490,12 @@ static void assert_same_nodes(const sc_graph *a, const sc_graph *b, bool whole)
             assert_memory_equal(x.param_sizes, y.param_sizes, 4 * (size_t)x.nparams);
             assert_memory_equal(x.args, y.args, x.args_len);
         }
+        assert_int_equal(x.naccesses, y.naccesses);
+        for (uint32_t k = 0; k < x.naccesses; k++) {
+            assert_true(x.accesses[k].address == y.accesses[k].address);
+            assert_true(x.accesses[k].size == y.accesses[k].size);
+            assert_int_equal(x.accesses[k].mode, y.accesses[k].mode);
+        }
     }
 }
 

@@ -28,6 +28,7 @@ enum {
     Q_KINDS,
     Q_EDGES,
     Q_ARGS,
+    Q_ACCESSES,
     Q_FAILED,
     Q_CAPTURES,
     Q_REACH,
@@ -156,6 +157,7 @@ static void doc_load(doc *d)
     assert_non_null(strstr(doc_sql(d, Q_KINDS), ":graph"));
     assert_non_null(strstr(doc_sql(d, Q_EDGES), ":graph"));
     assert_non_null(strstr(doc_sql(d, Q_ARGS), "param_sizes"));
+    assert_non_null(strstr(doc_sql(d, Q_ACCESSES), "FROM accesses"));
     assert_non_null(strstr(doc_sql(d, Q_REACH), "WITH RECURSIVE"));
     assert_non_null(strstr(doc_sql(d, Q_REACH), ":from"));
     assert_non_null(strstr(doc_sql(d, Q_REACH), ":to"));
@@ -295,6 +297,17 @@ static sc_graph *make_graph(const nspec *nodes, size_t n, const uint32_t (*edges
             node.args_len = sizeof conv1_args;
             node.param_sizes = conv1_sizes;
             node.nparams = 2;
+        }
+        /* input writes the buffer conv1 reads; conv1 writes its output. */
+        static const sc_access input_acc[] = {{0x7f0000001000, 1 << 20, SC_ACCESS_WRITE}};
+        static const sc_access conv1_acc[] = {{0x7f0000001000, 1 << 20, SC_ACCESS_READ},
+                                              {0x7f0000200000, 1 << 20, SC_ACCESS_WRITE}};
+        if (strcmp(nodes[i].name, "input") == 0) {
+            node.accesses = input_acc;
+            node.naccesses = 1;
+        } else if (strcmp(nodes[i].name, "conv1") == 0) {
+            node.accesses = conv1_acc;
+            node.naccesses = 2;
         }
         uint32_t id;
         assert_int_equal(sc_graph_add_node(g, &node, &id), 0);

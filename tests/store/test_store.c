@@ -217,6 +217,11 @@ static sc_graph *mixed_graph(void)
     static const uint8_t gemm_args[] = {0x00, 0x10, 0x00, 0x00, 0x00, 0x7f, 0x00,
                                         0x00, 0x00, 0x04, 0x00, 0x00, 0x22};
     static const uint32_t gemm_sizes[] = {8, 4, 1};
+    /* Buffer accesses, the largest address the wire takes among them. */
+    static const sc_access gemm_acc[] = {{0x7f0000001000, 4096, SC_ACCESS_READ},
+                                         {0x7f0000002000, 1, SC_ACCESS_READ_WRITE},
+                                         {1ULL << 53, 1ULL << 40, SC_ACCESS_WRITE}};
+    static const sc_access copy_acc[] = {{0x10, 64, SC_ACCESS_WRITE}};
     const sc_node nodes[] = {
         {.kind = SC_KIND_KERNEL,
          .stream = 0,
@@ -228,7 +233,9 @@ static sc_graph *mixed_graph(void)
          .args = gemm_args,
          .args_len = sizeof gemm_args,
          .param_sizes = gemm_sizes,
-         .nparams = 3},
+         .nparams = 3,
+         .accesses = gemm_acc,
+         .naccesses = 3},
         {.kind = SC_KIND_MEMCPY,
          .stream = 0,
          .name = "h2d",
@@ -248,7 +255,9 @@ static sc_graph *mixed_graph(void)
          .name = "zero",
          .name_len = 4,
          .size_bytes = 64,
-         .value = 255},
+         .value = 255,
+         .accesses = copy_acc,
+         .naccesses = 1},
         {.kind = SC_KIND_HOST_CALLBACK,
          .stream = 4294967295u,
          .name = "\xce\xbb callback \xe2\x9c\x93",
@@ -381,6 +390,20 @@ static void test_commit_and_load_roundtrip(void **state)
               gid),
         1);
     assert_int_equal(q_int(db, "SELECT count(*) FROM edges WHERE graph = %lld", gid), 10);
+    /* One row per access, in the order given within its node. */
+    char *a =
+        q_text(db,
+               fx_pick(db,
+                       "SELECT group_concat(node || '.' || idx || ':' || mode || '@' || address"
+                       " || '+' || size, ',') FROM (SELECT * FROM accesses"
+                       " WHERE graph = %lld ORDER BY node, idx)",
+                       "SELECT string_agg(node || '.' || idx || ':' || mode || '@' || address"
+                       " || '+' || size, ',' ORDER BY node, idx) FROM accesses"
+                       " WHERE graph = %lld"),
+               gid);
+    assert_string_equal(a, "0.0:read@139637976731648+4096,0.1:read_write@139637976735744+1,"
+                           "0.2:write@9007199254740992+1099511627776,3.0:write@16+64");
+    free(a);
     fx_db_close(db);
     sc_graph_destroy(g);
 }
