@@ -12,6 +12,9 @@ sc_add_test(test_store_stream
 sc_add_test(test_store_list
     SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_store_list.c ${SC_STORE_TEST_HELPERS}
     LIBS sc_store sc_core PkgConfig::LIBUV)
+# The accesses' JSON text both backends keep.
+sc_add_test(test_store_access SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_store_access.c
+    LIBS sc_store sc_core)
 # Body graphs of child graph and conditional nodes: links, lists, deletion.
 sc_add_test(test_store_bodies
     SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_store_bodies.c ${SC_STORE_TEST_HELPERS}

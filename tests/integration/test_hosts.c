@@ -127,9 +127,13 @@ static void test_default_host_name(void **state)
 
 /* Takes a version-9 file back to version 8: no links from body graphs to
  * the nodes that hold them (schema/009_bodies.sql). */
-/* Takes a version-13 file back to version 12 and below: no fingerprint
+/* Takes a version-13 file back to version 12: no accesses view
+ * (schema/013_accesses.sql). */
+#define V13_TO_V12 "DROP VIEW accesses;"
+
+/* Takes a version-12 file back to version 11 and below: no fingerprint
  * columns (schema/012_fingerprints.sql). */
-#define V13_TO_V9                                                                                  \
+#define V12_TO_V9                                                                                  \
     "ALTER TABLE graphs DROP COLUMN fp_structure; ALTER TABLE graphs DROP COLUMN fp_full;"
 
 #define V9_TO_V8                                                                                   \
@@ -280,7 +284,7 @@ static void check_upgrade(const char *downgrade, int version)
                                         -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 12);
+    assert_int_equal(sqlite3_column_int(st, 0), 13);
     assert_string_equal((const char *)sqlite3_column_text(st, 1), "view");
     /* The nodes view has a conditional's four columns (schema/011_conditional.sql). */
     assert_int_equal(sqlite3_column_int(st, 7), 4);
@@ -309,7 +313,7 @@ static void check_upgrade(const char *downgrade, int version)
 static void test_upgrade_from_version_7(void **state)
 {
     (void)state;
-    check_upgrade(V13_TO_V9 V9_TO_V8 V8_TO_V7, 7);
+    check_upgrade(V13_TO_V12 V12_TO_V9 V9_TO_V8 V8_TO_V7, 7);
 }
 
 /* A version-6 database gets its node_chunks rows copied into a rowid table
@@ -317,7 +321,7 @@ static void test_upgrade_from_version_7(void **state)
 static void test_upgrade_from_version_6(void **state)
 {
     (void)state;
-    check_upgrade(V13_TO_V9 V9_TO_V8 V8_TO_V7 V7_TO_V6, 6);
+    check_upgrade(V13_TO_V12 V12_TO_V9 V9_TO_V8 V8_TO_V7 V7_TO_V6, 6);
 }
 
 /* A version-5 database gets node_chunks in place (schema/006_node_chunks.sql),
@@ -325,7 +329,7 @@ static void test_upgrade_from_version_6(void **state)
 static void test_upgrade_from_version_5(void **state)
 {
     (void)state;
-    check_upgrade(V13_TO_V9 V9_TO_V8 V8_TO_V7 V7_TO_V6 V6_TO_V5, 5);
+    check_upgrade(V13_TO_V12 V12_TO_V9 V9_TO_V8 V8_TO_V7 V7_TO_V6 V6_TO_V5, 5);
 }
 
 /* A version-4 database gets node_rows (schema/005_packed_rows.sql), then
@@ -333,7 +337,7 @@ static void test_upgrade_from_version_5(void **state)
 static void test_upgrade_from_version_4(void **state)
 {
     (void)state;
-    check_upgrade(V13_TO_V9 V9_TO_V8 V8_TO_V7 V7_TO_V6 V6_TO_V5 V5_TO_V4, 4);
+    check_upgrade(V13_TO_V12 V12_TO_V9 V9_TO_V8 V8_TO_V7 V7_TO_V6 V6_TO_V5 V5_TO_V4, 4);
 }
 
 /* A version-3 database gets the host columns in place; its rows become
@@ -355,8 +359,8 @@ static void test_upgrade_from_version_3(void **state)
     if (sqlite3_exec(db,
                      "ALTER TABLE capture_log DROP COLUMN host;"
                      "ALTER TABLE graphs DROP COLUMN host;"
-                     "ALTER TABLE captures DROP COLUMN host;" V13_TO_V9 V9_TO_V8 V8_TO_V7 V7_TO_V6
-                         V6_TO_V5 V5_TO_V4 "PRAGMA user_version = 3;",
+                     "ALTER TABLE captures DROP COLUMN host;" V13_TO_V12 V12_TO_V9 V9_TO_V8 V8_TO_V7
+                         V7_TO_V6 V6_TO_V5 V5_TO_V4 "PRAGMA user_version = 3;",
                      NULL, NULL, &err) != SQLITE_OK)
         fail_msg("making a version-3 database: %s", err ? err : "?");
     sqlite3_close(db);
@@ -378,7 +382,7 @@ static void test_upgrade_from_version_3(void **state)
                                         -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 12);
+    assert_int_equal(sqlite3_column_int(st, 0), 13);
     assert_string_equal((const char *)sqlite3_column_text(st, 1), "new");
     sqlite3_finalize(st);
     sqlite3_close(db);
