@@ -159,19 +159,85 @@ static void test_fail_on_none_holding(void **state)
 static void test_fail_on_usage(void **state)
 {
     sc_cli_fx *f = *state;
-    sc_ct_result r = run_on(f, "run", "--fail-on", "races", SC_RUN_PROBE, "argv", NULL);
-    sc_cli_expect_status(&r, 2);
-    sc_cli_expect_in(r.err, "--fail-on races is not available yet");
-    expect_not_in(r.out, "argv[0]");
-    sc_ct_result_free(&r);
-    r = run_on(f, "run", "--fail-on", "failed,bogus", SC_RUN_PROBE, NULL);
+    sc_ct_result r = run_on(f, "run", "--fail-on", "failed,bogus", SC_RUN_PROBE, "argv", NULL);
     sc_cli_expect_status(&r, 2);
     sc_cli_expect_in(r.err, "unknown condition 'bogus'");
+    expect_not_in(r.out, "argv[0]");
     sc_ct_result_free(&r);
     r = run_on(f, "run", "--help", NULL);
     sc_cli_expect_status(&r, 0);
     sc_cli_expect_in(r.out, "--fail-on LIST");
     sc_ct_result_free(&r);
+}
+
+/* graph.submit of two kernels on streams 0 and 1, both touching
+ * [4096, 4352) with modes m0 and m1, joined by an edge when `ordered`. */
+static uint64_t two_kernels(sc_cli_fx *f, const char *m0, const char *m1, bool ordered)
+{
+    char params[512], *res = NULL;
+    snprintf(params, sizeof params,
+             "{\"label\":\"pair\",\"nodes\":["
+             "{\"kind\":\"kernel\",\"stream\":0,\"function_name\":\"fill\","
+             "\"accesses\":[{\"address\":4096,\"size\":256,\"mode\":\"%s\"}]},"
+             "{\"kind\":\"kernel\",\"stream\":1,\"function_name\":\"scale\","
+             "\"accesses\":[{\"address\":4096,\"size\":256,\"mode\":\"%s\"}]}],"
+             "\"edges\":[%s]}",
+             m0, m1, ordered ? "[0,1]" : "");
+    assert_int_equal(sc_client_call_raw(f->c, "graph.submit", params, &res), 0);
+    cJSON *j = cJSON_Parse(res);
+    uint64_t g = (uint64_t)sc_it_int(j, "graph");
+    cJSON_Delete(j);
+    free(res);
+    return g;
+}
+
+/* The report names graph g as stored by the probe's process. */
+static char *stored_line(uint64_t g)
+{
+    return sc_it_fmt("line={\"event\":\"capture\",\"pid\":{pid},\"capture\":1,\"mode\":"
+                     "\"global\",\"outcome\":\"stored\",\"graph\":%llu,\"node_count\":2,"
+                     "\"edge_count\":0}",
+                     (unsigned long long)g);
+}
+
+/* --fail-on races asks the daemon for each stored graph's races: two
+ * unordered writers fail the run, readers only or an ordered pair pass it,
+ * and a graph the daemon cannot answer for fails it too. */
+static void test_fail_on_races(void **state)
+{
+    sc_cli_fx *f = *state;
+    static const struct {
+        const char *m0, *m1;
+        bool ordered;
+        int status;
+    } cases[] = {
+        {"write", "read_write", false, 98},
+        {"read", "read", false, 0},
+        {"write", "write", true, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *line = stored_line(two_kernels(f, cases[i].m0, cases[i].m1, cases[i].ordered));
+        sc_ct_result r =
+            run_on(f, "--json", "run", "--fail-on", "races", SC_RUN_PROBE, line, "write", NULL);
+        sc_cli_expect_status(&r, cases[i].status);
+        cJSON *sum = summary_of(r.err);
+        const char *why = held_reason(sum, "races");
+        if (cases[i].status == 98) {
+            assert_non_null(why);
+            sc_cli_expect_in(why, "1 race in 1 graph");
+        } else {
+            assert_null(why);
+        }
+        cJSON_Delete(sum);
+        sc_ct_result_free(&r);
+        free(line);
+    }
+    char *line = stored_line(999999);
+    sc_ct_result r = run_on(f, "run", "--fail-on", "races", SC_RUN_PROBE, line, "write", NULL);
+    sc_cli_expect_status(&r, 98);
+    sc_cli_expect_in(r.err, "failing on races: graph 999999 could not be checked for races");
+    sc_ct_result_free(&r);
+    free(line);
 }
 
 /* A real program on the stand-in with no daemon: --fail-on all fails the
@@ -393,6 +459,7 @@ int main(void)
         cmocka_unit_test(test_fail_on_each_condition),
         cmocka_unit_test(test_fail_on_none_holding),
         cmocka_unit_test(test_fail_on_usage),
+        cmocka_unit_test(test_fail_on_races),
         cmocka_unit_test(test_fail_on_all_without_daemon),
         cmocka_unit_test(test_fail_on_all_passes_when_stored),
         cmocka_unit_test(test_legacy_launch_named),
