@@ -254,15 +254,50 @@ static int begin_record(sc_client *c, const sc_cl_call *k, uint64_t session, uin
     return 0;
 }
 
-int sc_client_cuda_record_memcpy(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
-                                 const char *name, sc_client_dir dir, uint64_t size_bytes,
-                                 uint32_t src_device, uint32_t dst_device, int64_t *node)
+/* Refused before anything is written: a bad list would otherwise reach
+ * the daemon only to be answered -32602. */
+static int check_accesses(sc_client *c, const sc_client_access *acc, size_t n)
+{
+    if (n && !acc)
+        return bad_arg(c, "accesses must not be NULL when n > 0");
+    for (size_t i = 0; i < n; i++)
+        if (acc[i].size == 0 || !sc_client_access_mode_name(acc[i].mode))
+            return bad_arg(c, "an access needs a size of at least 1 and mode 1, 2 or 3");
+    return 0;
+}
+
+static void accesses_member(sc_client *c, const sc_client_access *acc, size_t n)
+{
+    if (n == 0)
+        return;
+    sc_buf *b = sc_cl_key(c, "accesses");
+    sc_buf_putc(b, '[');
+    for (size_t i = 0; i < n; i++) {
+        bool first;
+        if (i)
+            sc_buf_putc(b, ',');
+        sc_json_obj_begin(b, &first);
+        sc_json_member_u64(b, &first, "address", acc[i].address);
+        sc_json_member_u64(b, &first, "size", acc[i].size);
+        sc_json_member_cstr(b, &first, "mode", sc_client_access_mode_name(acc[i].mode));
+        sc_json_obj_end(b);
+    }
+    sc_buf_putc(b, ']');
+}
+
+int sc_client_cuda_record_memcpy_accesses(sc_client *c, uint64_t session, uint32_t stream,
+                                          uint32_t thread, const char *name, sc_client_dir dir,
+                                          uint64_t size_bytes, uint32_t src_device,
+                                          uint32_t dst_device, const sc_client_access *acc,
+                                          size_t n, int64_t *node)
 {
     const sc_cl_call *k = &record_memcpy;
     const char *dname = sc_client_cuda_dir_name(dir);
     if (!dname)
         return bad_arg(c, "unknown memcpy direction");
-    int rc = begin_record(c, k, session, stream, thread, "name", name);
+    int rc = check_accesses(c, acc, n);
+    if (rc == 0)
+        rc = begin_record(c, k, session, stream, thread, "name", name);
     if (rc != 0)
         return rc;
     sc_cl_str(c, "dir", dname);
@@ -271,6 +306,32 @@ int sc_client_cuda_record_memcpy(sc_client *c, uint64_t session, uint32_t stream
         sc_cl_u64(c, "src_device", src_device);
         sc_cl_u64(c, "dst_device", dst_device);
     }
+    accesses_member(c, acc, n);
+    return sc_cl_finish(c, k, node);
+}
+
+int sc_client_cuda_record_memcpy(sc_client *c, uint64_t session, uint32_t stream, uint32_t thread,
+                                 const char *name, sc_client_dir dir, uint64_t size_bytes,
+                                 uint32_t src_device, uint32_t dst_device, int64_t *node)
+{
+    return sc_client_cuda_record_memcpy_accesses(c, session, stream, thread, name, dir, size_bytes,
+                                                 src_device, dst_device, NULL, 0, node);
+}
+
+int sc_client_cuda_record_memset_accesses(sc_client *c, uint64_t session, uint32_t stream,
+                                          uint32_t thread, const char *name, uint64_t size_bytes,
+                                          uint8_t value, const sc_client_access *acc, size_t n,
+                                          int64_t *node)
+{
+    const sc_cl_call *k = &record_memset;
+    int rc = check_accesses(c, acc, n);
+    if (rc == 0)
+        rc = begin_record(c, k, session, stream, thread, "name", name);
+    if (rc != 0)
+        return rc;
+    sc_cl_u64(c, "size_bytes", size_bytes);
+    sc_cl_u64(c, "value", value);
+    accesses_member(c, acc, n);
     return sc_cl_finish(c, k, node);
 }
 
@@ -278,13 +339,8 @@ int sc_client_cuda_record_memset(sc_client *c, uint64_t session, uint32_t stream
                                  const char *name, uint64_t size_bytes, uint8_t value,
                                  int64_t *node)
 {
-    const sc_cl_call *k = &record_memset;
-    int rc = begin_record(c, k, session, stream, thread, "name", name);
-    if (rc != 0)
-        return rc;
-    sc_cl_u64(c, "size_bytes", size_bytes);
-    sc_cl_u64(c, "value", value);
-    return sc_cl_finish(c, k, node);
+    return sc_client_cuda_record_memset_accesses(c, session, stream, thread, name, size_bytes,
+                                                 value, NULL, 0, node);
 }
 
 int sc_client_cuda_record_host_callback(sc_client *c, uint64_t session, uint32_t stream,

@@ -451,6 +451,27 @@ SC_CLIENT_API int sc_client_cuda_record_memcpy(sc_client *c, uint64_t session, u
 SC_CLIENT_API int sc_client_cuda_record_memset(sc_client *c, uint64_t session, uint32_t stream,
                                                uint32_t thread, const char *name,
                                                uint64_t size_bytes, uint8_t value, int64_t *node);
+/** A range of memory a recorded node reads or writes: `mode` 1 read,
+ *  2 write, 3 read_write (sc_client_access_mode_name); size at least 1. */
+typedef struct sc_client_access {
+    uint64_t address, size;
+    unsigned mode;
+} sc_client_access;
+
+/** sc_client_cuda_record_memcpy and sc_client_cuda_record_memset with the
+ *  node's buffer accesses (docs/analyses.md, "Buffer accesses"); n 0 sends
+ *  none.  An access with size 0 or an unknown mode is refused here
+ *  (-EINVAL) before anything is sent. */
+SC_CLIENT_API int
+sc_client_cuda_record_memcpy_accesses(sc_client *c, uint64_t session, uint32_t stream,
+                                      uint32_t thread, const char *name, sc_client_dir dir,
+                                      uint64_t size_bytes, uint32_t src_device, uint32_t dst_device,
+                                      const sc_client_access *acc, size_t n, int64_t *node);
+SC_CLIENT_API int sc_client_cuda_record_memset_accesses(sc_client *c, uint64_t session,
+                                                        uint32_t stream, uint32_t thread,
+                                                        const char *name, uint64_t size_bytes,
+                                                        uint8_t value, const sc_client_access *acc,
+                                                        size_t n, int64_t *node);
 /** capture.record_host_callback. */
 SC_CLIENT_API int sc_client_cuda_record_host_callback(sc_client *c, uint64_t session,
                                                       uint32_t stream, uint32_t thread,

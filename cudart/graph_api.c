@@ -483,6 +483,10 @@ cudaError_t sc_g_memcpy3d_desc(sc_rt_node_desc *d, node_extra *x, const struct c
     d->dst = pitched_at(&p->dstPtr, &p->dstPos);
     d->src = pitched_at(&p->srcPtr, &p->srcPos);
     d->size = e->width * e->height * e->depth;
+    d->dst_span =
+        sc_rt_pitched_span(p->dstPtr.pitch, p->dstPtr.ysize, e->width, e->height, e->depth);
+    d->src_span =
+        sc_rt_pitched_span(p->srcPtr.pitch, p->srcPtr.ysize, e->width, e->height, e->depth);
     d->kind = sc_rt_memcpy_kind(d->dst, d->src, p->kind);
     x->copy = *p;
     x->copy.kind = d->kind;

@@ -38,6 +38,10 @@ typedef struct sc_rt_node_desc {
     void *dst;
     const void *src;
     size_t size; /* bytes; memset: width * height * element_size */
+    /* memcpy of a pitched shape: the bytes from dst and from src that
+     * bound the rows it touches (sc_rt_pitched_span); 0 for a 1-D copy,
+     * whose ranges are size bytes */
+    size_t dst_span, src_span;
     enum cudaMemcpyKind kind;
     /* cudaGraphNodeTypeMemset (dst above) */
     unsigned int value;
@@ -63,6 +67,20 @@ typedef struct sc_rt_node_desc {
     unsigned int cond_type;
     unsigned long long cond_handle;
 } sc_rt_node_desc;
+
+/** The bytes from a pitched pointer's first element (rows `pitch` bytes
+ *  apart, `ysize` rows a slice) to the end of the last row an extent of
+ *  width bytes, height rows and depth slices covers. */
+static inline size_t sc_rt_pitched_span(size_t pitch, size_t ysize, size_t width, size_t height,
+                                        size_t depth)
+{
+    size_t span = width;
+    if (height > 1)
+        span += pitch * (height - 1);
+    if (depth > 1)
+        span += pitch * ysize * (depth - 1);
+    return span;
+}
 
 /*
  * A conditional handle (cudaGraphConditionalHandle) carries what the host

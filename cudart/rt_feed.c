@@ -58,7 +58,15 @@ typedef struct sc_rt_op {
     uint8_t dir;
     uint32_t stream, thread;
     uint32_t aux; /* event, capture, deps count, submit index */
-    uint32_t grid[3], block[3];
+    union {
+        struct { /* kernel */
+            uint32_t grid[3], block[3];
+        };
+        struct { /* memcpy, memset: the ranges touched (start 0: none) */
+            uint64_t dst, src;
+            uint64_t dst_span, src_span;
+        };
+    };
     uint32_t shared;
     uint64_t size;
     const char *name;
@@ -250,12 +258,22 @@ static int send_record(sc_rt_feed *f, const sc_rt_op *o)
                                                  o->block, o->shared, blob + 1 + blob[0], bytes,
                                                  blob + 1, blob[0], NULL);
     }
-    case SC_KIND_MEMCPY:
-        return sc_client_cuda_record_memcpy(c, s, o->stream, o->thread, o->name,
-                                            sc_rt_feed_dir(o->dir), o->size, 0, 0, NULL);
-    case SC_KIND_MEMSET:
-        return sc_client_cuda_record_memset(c, s, o->stream, o->thread, o->name, o->size, o->value,
-                                            NULL);
+    case SC_KIND_MEMCPY: {
+        sc_client_access acc[2];
+        size_t n = 0;
+        if (o->src && o->size)
+            acc[n++] = (sc_client_access){o->src, o->src_span, SC_ACCESS_READ};
+        if (o->dst && o->size)
+            acc[n++] = (sc_client_access){o->dst, o->dst_span, SC_ACCESS_WRITE};
+        return sc_client_cuda_record_memcpy_accesses(c, s, o->stream, o->thread, o->name,
+                                                     sc_rt_feed_dir(o->dir), o->size, 0, 0, acc, n,
+                                                     NULL);
+    }
+    case SC_KIND_MEMSET: {
+        sc_client_access acc = {o->dst, o->dst_span, SC_ACCESS_WRITE};
+        return sc_client_cuda_record_memset_accesses(c, s, o->stream, o->thread, o->name, o->size,
+                                                     o->value, &acc, o->dst && acc.size, NULL);
+    }
     case SC_KIND_HOST_CALLBACK:
         return sc_client_cuda_record_host_callback(c, s, o->stream, o->thread, o->name, NULL);
     case SC_KIND_MEM_ALLOC:
@@ -663,6 +681,22 @@ static const uint32_t *pack_args(sc_rt_feed *f, const sc_rt_node_desc *d, void *
     return blob;
 }
 
+/* The ranges a copy or a set touches, as its node's accesses: 1-D ones
+ * their size bytes, pitched ones the range that bounds their rows. */
+static void set_ranges(sc_rt_op *o, const sc_rt_node_desc *d)
+{
+    o->dst = (uintptr_t)d->dst;
+    if (d->type == cudaGraphNodeTypeMemcpy) {
+        o->src = (uintptr_t)d->src;
+        o->dst_span = d->dst_span ? d->dst_span : d->size;
+        o->src_span = d->src_span ? d->src_span : d->size;
+    } else if (d->height > 1 && d->width && d->element_size) {
+        o->dst_span = d->pitch * (d->height - 1) + d->width * d->element_size;
+    } else {
+        o->dst_span = d->size;
+    }
+}
+
 void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const sc_node *n,
                        const char *call, const sc_rt_node_desc *d)
 {
@@ -689,6 +723,8 @@ void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const 
     o->dir = (uint8_t)n->dir;
     o->size = n->size_bytes;
     o->value = n->value;
+    if (d && (n->kind == SC_KIND_MEMCPY || n->kind == SC_KIND_MEMSET))
+        set_ranges(o, d);
     push_done(f);
 }
 

@@ -59,6 +59,10 @@ static sc_rt_node_desc copy3d_desc(const struct cudaMemcpy3DParms *p)
     d.dst = (void *)(uintptr_t)pitched_at(&p->dstPtr, &p->dstPos);
     d.src = pitched_at(&p->srcPtr, &p->srcPos);
     d.size = p->extent.width * p->extent.height * p->extent.depth;
+    d.dst_span = sc_rt_pitched_span(p->dstPtr.pitch, p->dstPtr.ysize, p->extent.width,
+                                    p->extent.height, p->extent.depth);
+    d.src_span = sc_rt_pitched_span(p->srcPtr.pitch, p->srcPtr.ysize, p->extent.width,
+                                    p->extent.height, p->extent.depth);
     d.kind = sc_rt_memcpy_kind(d.dst, d.src, p->kind);
     return d;
 }

@@ -10,8 +10,13 @@
  *   fork      a child process (which captures once and exits) is waited for
  *   wrong     another thread ends a global capture (908, which breaks it);
  *             its own thread's end then fails (901)
+ *   race      two streams of one capture memset one buffer with nothing
+ *             ordering them (a race)
+ *   ordered   the same, the second stream waiting on an event recorded
+ *             after the first's memset (no race)
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -100,6 +105,41 @@ static void wrong_thread(void)
     cudaStreamDestroy(wrong_stream);
 }
 
+/* The origin forks a second stream with an event; each memsets the same
+ * 256 bytes; `ordered` makes the second wait for the first's memset. */
+static void two_stream_memsets(bool ordered)
+{
+    void *d = NULL;
+    cudaStream_t s1, s2;
+    cudaEvent_t fork, done, joined;
+    cudaGraph_t g = NULL;
+    check(cudaMalloc(&d, 256), cudaSuccess, "cudaMalloc");
+    check(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking), cudaSuccess, "cudaStreamCreate");
+    check(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), cudaSuccess, "cudaStreamCreate");
+    check(cudaEventCreate(&fork), cudaSuccess, "cudaEventCreate");
+    check(cudaEventCreate(&done), cudaSuccess, "cudaEventCreate");
+    check(cudaEventCreate(&joined), cudaSuccess, "cudaEventCreate");
+    check(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal), cudaSuccess, "begin");
+    check(cudaEventRecord(fork, s1), cudaSuccess, "cudaEventRecord");
+    check(cudaStreamWaitEvent(s2, fork, 0), cudaSuccess, "cudaStreamWaitEvent");
+    check(cudaMemsetAsync(d, 0, 256, s1), cudaSuccess, "cudaMemsetAsync");
+    if (ordered) {
+        check(cudaEventRecord(done, s1), cudaSuccess, "cudaEventRecord");
+        check(cudaStreamWaitEvent(s2, done, 0), cudaSuccess, "cudaStreamWaitEvent");
+    }
+    check(cudaMemsetAsync(d, 1, 256, s2), cudaSuccess, "cudaMemsetAsync");
+    check(cudaEventRecord(joined, s2), cudaSuccess, "cudaEventRecord");
+    check(cudaStreamWaitEvent(s1, joined, 0), cudaSuccess, "cudaStreamWaitEvent");
+    check(cudaStreamEndCapture(s1, &g), cudaSuccess, "end");
+    cudaGraphDestroy(g);
+    cudaEventDestroy(fork);
+    cudaEventDestroy(done);
+    cudaEventDestroy(joined);
+    cudaStreamDestroy(s1);
+    cudaStreamDestroy(s2);
+    cudaFree(d);
+}
+
 static void fork_child(void)
 {
     fflush(NULL);
@@ -127,6 +167,10 @@ int main(int argc, char **argv)
             fork_child();
         else if (a[0] == 'w')
             wrong_thread();
+        else if (a[0] == 'r')
+            two_stream_memsets(false);
+        else if (a[0] == 'o')
+            two_stream_memsets(true);
     }
     return 0;
 }

@@ -240,6 +240,22 @@ static void test_fail_on_races(void **state)
     free(line);
 }
 
+/* A C program on the stand-in: two streams of one capture memset one
+ * buffer; with nothing between them the run fails on the race, with an
+ * event join it passes. */
+static void test_fail_on_races_from_the_standin(void **state)
+{
+    sc_cli_fx *f = *state;
+    sc_ct_result r = run_on(f, "run", "--fail-on", "races", SC_RUN_CUDA, "race", NULL);
+    sc_cli_expect_status(&r, 98);
+    sc_cli_expect_in(r.err, "failing on races: 1 race in 1 graph");
+    sc_ct_result_free(&r);
+    r = run_on(f, "run", "--fail-on", "races", SC_RUN_CUDA, "ordered", NULL);
+    sc_cli_expect_status(&r, 0);
+    expect_not_in(r.err, "failing on");
+    sc_ct_result_free(&r);
+}
+
 /* A real program on the stand-in with no daemon: --fail-on all fails the
  * run, naming unreachable and none-stored; without it the run passes. */
 static void test_fail_on_all_without_daemon(void **state)
@@ -460,6 +476,7 @@ int main(void)
         cmocka_unit_test(test_fail_on_none_holding),
         cmocka_unit_test(test_fail_on_usage),
         cmocka_unit_test(test_fail_on_races),
+        cmocka_unit_test(test_fail_on_races_from_the_standin),
         cmocka_unit_test(test_fail_on_all_without_daemon),
         cmocka_unit_test(test_fail_on_all_passes_when_stored),
         cmocka_unit_test(test_legacy_launch_named),
