@@ -14,6 +14,9 @@
  *             ordering them (a race)
  *   ordered   the same, the second stream waiting on an event recorded
  *             after the first's memset (no race)
+ *   pitched   a 2-D memset of 4 rows of 64 bytes, 256 apart, on one
+ *             stream, and a 16-byte memset 32 bytes into its last row on
+ *             another (one race of 16 bytes)
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -140,6 +143,36 @@ static void two_stream_memsets(bool ordered)
     cudaFree(d);
 }
 
+/* A 2-D set and a 1-D set on two unordered streams, overlapping only in
+ * the 2-D set's last row: found only if its range spans all its rows. */
+static void pitched_race(void)
+{
+    void *d = NULL;
+    const size_t pitch = 256;
+    cudaStream_t s1, s2;
+    cudaEvent_t fork, joined;
+    cudaGraph_t g = NULL;
+    check(cudaMalloc(&d, 4 * pitch), cudaSuccess, "cudaMalloc");
+    check(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking), cudaSuccess, "cudaStreamCreate");
+    check(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), cudaSuccess, "cudaStreamCreate");
+    check(cudaEventCreate(&fork), cudaSuccess, "cudaEventCreate");
+    check(cudaEventCreate(&joined), cudaSuccess, "cudaEventCreate");
+    check(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal), cudaSuccess, "begin");
+    check(cudaEventRecord(fork, s1), cudaSuccess, "cudaEventRecord");
+    check(cudaStreamWaitEvent(s2, fork, 0), cudaSuccess, "cudaStreamWaitEvent");
+    check(cudaMemset2DAsync(d, pitch, 0, 64, 4, s1), cudaSuccess, "cudaMemset2DAsync");
+    check(cudaMemsetAsync((char *)d + 3 * pitch + 32, 1, 16, s2), cudaSuccess, "cudaMemsetAsync");
+    check(cudaEventRecord(joined, s2), cudaSuccess, "cudaEventRecord");
+    check(cudaStreamWaitEvent(s1, joined, 0), cudaSuccess, "cudaStreamWaitEvent");
+    check(cudaStreamEndCapture(s1, &g), cudaSuccess, "end");
+    cudaGraphDestroy(g);
+    cudaEventDestroy(fork);
+    cudaEventDestroy(joined);
+    cudaStreamDestroy(s1);
+    cudaStreamDestroy(s2);
+    cudaFree(d);
+}
+
 static void fork_child(void)
 {
     fflush(NULL);
@@ -171,6 +204,8 @@ int main(int argc, char **argv)
             two_stream_memsets(false);
         else if (a[0] == 'o')
             two_stream_memsets(true);
+        else if (a[0] == 'p')
+            pitched_race();
     }
     return 0;
 }

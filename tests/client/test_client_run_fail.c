@@ -254,6 +254,21 @@ static void test_fail_on_races_from_the_standin(void **state)
     sc_cli_expect_status(&r, 0);
     expect_not_in(r.err, "failing on");
     sc_ct_result_free(&r);
+    /* A 2-D set's range spans its rows: the 16 bytes in its last row race. */
+    r = run_on(f, "--json", "run", "--fail-on", "races", SC_RUN_CUDA, "pitched", NULL);
+    sc_cli_expect_status(&r, 98);
+    cJSON *sum = summary_of(r.err);
+    uint64_t g =
+        (uint64_t)sc_it_int(cJSON_GetArrayItem(cJSON_GetObjectItem(sum, "graphs"), 0), "graph");
+    cJSON_Delete(sum);
+    sc_ct_result_free(&r);
+    sc_client_races races;
+    assert_int_equal(sc_client_graph_races(f->c, g, 10, &races), 0);
+    assert_int_equal(races.count, 1);
+    assert_int_equal(races.races[0].size, 16);
+    assert_int_equal(races.races[0].a_mode, 2);
+    assert_int_equal(races.races[0].b_mode, 2);
+    sc_client_races_free(&races);
 }
 
 /* A real program on the stand-in with no daemon: --fail-on all fails the
