@@ -1,6 +1,6 @@
 #!/bin/sh
 # Build the GPU checks with nvcc and run each on the real runtime, its
-# graphs also dumped by the cuda-oracle's dumpgraphs.so when DUMPGRAPHS
+# graphs also dumped by a graph recorder (dumpgraphs.so, see README.md) when DUMPGRAPHS
 # names it; then compare each program's lines with what the stand-in
 # gives (standin.jsonl).  On a machine with a GPU and its driver only.
 #
