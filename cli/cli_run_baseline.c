@@ -5,7 +5,8 @@
  *
  * FILE is {version: 1, program, graphs: [{label, capture, fingerprint:
  * {structure, full}, nodes, edges}]}, the graphs in capture order (their
- * ids ascending), nodes and edges as graph.get gives them.  A run is
+ * ids ascending), nodes and edges as graph.get gives them less what
+ * differs between runs of the same program (drop_volatile).  A run is
  * compared graph by graph, by fingerprint first; a graph whose
  * fingerprints differ is diffed by the daemon: the baseline's graph is
  * submitted (graph.submit), diffed against the run's (graph.diff) and
@@ -22,8 +23,35 @@
 #include "cli.h"
 #include "cli_run.h"
 
+/* What changes from run to run of an unchanged program goes: argument
+ * bytes and accessed addresses (pointers, which differ with every
+ * address-space layout; neither is in a fingerprint or a diff) and the
+ * process id that `streamcap run` appends to a default label.  So
+ * rewriting the baseline of an unchanged program changes no byte, and a
+ * reviewer sees only what changed. */
+static void drop_volatile(cJSON *e, const run_report *r)
+{
+    cJSON *nodes = cJSON_GetObjectItemCaseSensitive(e, "nodes"), *n;
+    cJSON_ArrayForEach(n, nodes)
+    {
+        cJSON_DeleteItemFromObjectCaseSensitive(n, "args");
+        cJSON_DeleteItemFromObjectCaseSensitive(n, "accesses");
+    }
+    cJSON *label = cJSON_GetObjectItemCaseSensitive(e, "label");
+    char *colon = cJSON_IsString(label) ? strrchr(label->valuestring, ':') : NULL;
+    if (!colon || colon[1] == '\0')
+        return;
+    char *end;
+    long long pid = strtoll(colon + 1, &end, 10);
+    for (size_t i = 0; *end == '\0' && i < r->nprocs; i++)
+        if (r->procs[i].pid == pid) {
+            *colon = '\0';
+            return;
+        }
+}
+
 /* graph.get of one graph as a baseline entry; NULL with the error said. */
-static cJSON *baseline_entry(cli *x, uint64_t id)
+static cJSON *baseline_entry(cli *x, uint64_t id, const run_report *r)
 {
     char params[64], *text = NULL;
     snprintf(params, sizeof params, "{\"graph\":%llu}", (unsigned long long)id);
@@ -47,11 +75,13 @@ static cJSON *baseline_entry(cli *x, uint64_t id)
         cJSON_AddItemToObject(e, keep[i], v ? v : cJSON_CreateNull());
     }
     cJSON_Delete(g);
+    drop_volatile(e, r);
     return e;
 }
 
 /* The run as a baseline document; NULL with the error said. */
-static cJSON *run_document(cli *x, const char *program, const uint64_t *ids, size_t n)
+static cJSON *run_document(cli *x, const char *program, const run_report *r, const uint64_t *ids,
+                           size_t n)
 {
     cJSON *doc = cJSON_CreateObject(), *graphs = cJSON_CreateArray();
     if (!doc || !graphs) {
@@ -60,10 +90,12 @@ static cJSON *run_document(cli *x, const char *program, const uint64_t *ids, siz
         return NULL;
     }
     cJSON_AddNumberToObject(doc, "version", 1);
-    cJSON_AddStringToObject(doc, "program", program);
+    /* The name alone: a path would differ from one checkout to the next. */
+    const char *slash = strrchr(program, '/');
+    cJSON_AddStringToObject(doc, "program", slash ? slash + 1 : program);
     cJSON_AddItemToObject(doc, "graphs", graphs);
     for (size_t i = 0; i < n; i++) {
-        cJSON *e = baseline_entry(x, ids[i]);
+        cJSON *e = baseline_entry(x, ids[i], r);
         if (!e) {
             cJSON_Delete(doc);
             return NULL;
@@ -192,7 +224,7 @@ int cli_run_baseline(cli *x, const char *file, bool update, const char *program,
         return CLI_ERROR;
     uint64_t *ids;
     size_t n = cli_run_graph_ids(r, &ids);
-    cJSON *run = ids ? run_document(x, program, ids, n) : NULL;
+    cJSON *run = ids ? run_document(x, program, r, ids, n) : NULL;
     if (!run) {
         free(ids);
         fprintf(stderr, "streamcap: run: --baseline: cannot read the run's graphs\n");

@@ -3,7 +3,8 @@
  * real streamcapd, with run_cuda (a C program linked against the CUDA
  * runtime stand-in): the first run writes FILE, an unchanged run passes,
  * a changed program (RUN_CUDA_EXTRA adds a kernel) fails with status 97
- * and its diff printed, --update-baseline rewrites FILE.
+ * and its diff printed, --update-baseline rewrites FILE, the same bytes
+ * for the same program.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -82,6 +83,29 @@ static int baseline_nodes(const char *file)
     return n;
 }
 
+/* Rewriting the baseline of an unchanged program changes no byte: no
+ * argument bytes or addresses (which move between runs), no process id
+ * in the label. */
+static void expect_stable(sc_cli_fx *f, const char *file)
+{
+    char *before = sc_it_read_file(file);
+    assert_non_null(before);
+    sc_ct_result r = run_baseline(f, file, true, true);
+    sc_cli_expect_status(&r, 0);
+    sc_ct_result_free(&r);
+    char *after = sc_it_read_file(file);
+    assert_non_null(after);
+    assert_string_equal(before, after);
+    assert_null(strstr(after, "\"args\""));
+    assert_null(strstr(after, "\"accesses\""));
+    cJSON *j = read_json(file);
+    const cJSON *g = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "graphs"), 0);
+    assert_string_equal(sc_it_str(g, "label"), "run_cuda");
+    cJSON_Delete(j);
+    free(before);
+    free(after);
+}
+
 static void test_write_pass_fail_update(void **state)
 {
     sc_cli_fx *f = *state;
@@ -115,6 +139,7 @@ static void test_write_pass_fail_update(void **state)
     sc_cli_expect_status(&r, 0);
     sc_ct_result_free(&r);
     assert_int_equal(baseline_nodes(file), 2);
+    expect_stable(f, file);
     r = run_baseline(f, file, true, false);
     sc_cli_expect_status(&r, 0);
     sc_ct_result_free(&r);
