@@ -24,6 +24,12 @@
  * node's "cu" object holds members compared only for the .cu build (a
  * program whose name ends in _cu): what its fat binary gives, such as a
  * kernel's param_sizes, which a C twin (no layout) is stored without.
+ *
+ * The run goes through `streamcap run --baseline`, as a user's CI job
+ * would: NAME.baseline.json (NAME.cu.baseline.json for the .cu build)
+ * beside the expectation holds the graphs' fingerprints, and any change
+ * fails the scenario with the daemon's diff.  STREAMCAP_UPDATE_BASELINES
+ * set rewrites them (--update-baseline) for review.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <setjmp.h>
 #include <stddef.h>
@@ -379,6 +386,18 @@ static void check_summary(const cJSON *sum, const cJSON *want)
         fail_msg("the process was not connected to the daemon: %s", sc_it_json_text(procs));
 }
 
+/* NAME.expect.json's baseline: NAME.baseline.json for the C twin,
+ * NAME.cu.baseline.json for the .cu build, whose kernels carry the
+ * parameter sizes of their fat binary (and so other full fingerprints). */
+static char *baseline_path(const char *expect)
+{
+    const char *suffix = ".expect.json";
+    size_t len = strlen(expect), n = strlen(suffix);
+    if (len < n || strcmp(expect + len - n, suffix) != 0)
+        fail_msg("%s: an expectation file's name ends in %s", expect, suffix);
+    return sc_it_fmt("%.*s%s.baseline.json", (int)(len - n), expect, g_cu_build ? ".cu" : "");
+}
+
 static void scenario(void **state)
 {
     const suite_ctx *ctx = *state;
@@ -386,6 +405,12 @@ static void scenario(void **state)
     sc_it_daemon *d = sc_it_must_start(NULL);
     char *summary = sc_it_fmt("%s/summary.json", sc_it_daemon_dir(d));
     char *streamcap = sc_it_fmt("%s/streamcap", SC_BIN_DIR);
+    char *baseline = baseline_path(ctx->expect_path);
+    bool update = getenv("STREAMCAP_UPDATE_BASELINES") != NULL;
+    if (!update && access(baseline, F_OK) != 0)
+        fail_msg("no baseline %s (%s): write it with STREAMCAP_UPDATE_BASELINES=1 ctest -R "
+                 "cudart_suite and review it",
+                 baseline, strerror(errno));
     const char *argv[] = {streamcap,
                           "run",
                           "--json",
@@ -393,8 +418,11 @@ static void scenario(void **state)
                           summary,
                           "--socket",
                           sc_it_daemon_socket(d),
-                          "--",
-                          ctx->program,
+                          "--baseline",
+                          baseline,
+                          update ? "--update-baseline" : "--",
+                          update ? "--" : ctx->program,
+                          update ? ctx->program : NULL,
                           NULL};
     const char *unset[] = {"STREAMCAP_SOCKET",   "STREAMCAP_LABEL", "STREAMCAP_REPORT",
                            "STREAMCAP_SYNC_END", "LD_LIBRARY_PATH", NULL};
@@ -419,6 +447,7 @@ static void scenario(void **state)
     cJSON_Delete(sum);
     cJSON_Delete(want);
     free(streamcap);
+    free(baseline);
     free(summary);
     sc_it_must_stop(d);
     sc_it_daemon_destroy(d);
