@@ -70,3 +70,15 @@ endif()
 if(LIBPQ_FOUND AND TARGET test_hosts)
     target_compile_definitions(test_hosts PRIVATE SC_HAVE_POSTGRESQL)
 endif()
+# The same programs on SQLite and on PostgreSQL give the same fingerprints:
+# a baseline written against one passes against the other.
+if(LIBPQ_FOUND AND TARGET sc_cudart)
+    set(SC_FP_PROGRAMS)
+    foreach(name fork_join by_hand child_graph conditional child_capture graph_mem)
+        list(APPEND SC_FP_PROGRAMS $<TARGET_FILE:suite_${name}_c>)
+    endforeach()
+    sc_add_command_test(test_pg_fingerprints
+        COMMAND ${SC_PG_CLUSTER} ${CMAKE_CURRENT_SOURCE_DIR}/pg/fingerprints.sh
+                ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} ${SC_FP_PROGRAMS}
+        TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS pg)
+endif()
