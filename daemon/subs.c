@@ -70,6 +70,24 @@ void sc_subs_forget(sc_conn *c)
     c->sub_host = NULL;
 }
 
+/* The log's outcomes, and `discarded`: a capture_ended event's outcome for
+ * a capture its session's end threw away, which no log row has. */
+static int sub_outcome(sc_req *r, const char *s, size_t len, const char **out)
+{
+    static const char discarded[] = "discarded";
+    if (s && len == sizeof discarded - 1 && !memcmp(s, discarded, len)) {
+        *out = discarded;
+        return 0;
+    }
+    if (sc_req_outcome(r, s, len, out) == 0)
+        return 0;
+    sc_req_fail(r, SC_RPC_INVALID_PARAMS,
+                "invalid params: 'outcome' must be one of open, completed, failed, discarded, "
+                "closed, abandoned, shutdown, lost");
+    r->err.field = "outcome";
+    return -1;
+}
+
 int sc_h_log_subscribe(sc_req *r)
 {
     const char *outcome = NULL, *host = NULL;
@@ -78,7 +96,7 @@ int sc_h_log_subscribe(sc_req *r)
         sc_param_opt_string(r->params, "host", &host, &host_len, &r->err) != 0)
         return H_ERROR;
     const char *want = NULL;
-    if (sc_req_outcome(r, outcome, outcome_len, &want) != 0)
+    if (sub_outcome(r, outcome, outcome_len, &want) != 0)
         return H_ERROR;
     if (r->c->x.cur_batch || r->notification)
         return sc_req_fail(r, SC_RPC_INVALID_REQUEST,

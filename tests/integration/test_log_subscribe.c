@@ -252,6 +252,31 @@ static void test_outcome_filter(void **state)
     sc_it_conn_close(c);
 }
 
+/* `discarded`, the outcome of a capture its session's end threw away, is
+ * a filter value too, though no session ends with it. */
+static void test_discarded_filter(void **state)
+{
+    sc_it_daemon *d = *state;
+    sc_it_conn *sub, *c;
+    assert_int_equal(sc_it_connect(sc_it_daemon_socket(d), &sub), 0);
+    assert_int_equal(sc_it_connect(sc_it_daemon_socket(d), &c), 0);
+    sc_it_must_ok(sub, "log.subscribe", "{\"outcome\":\"discarded\"}");
+    long long s = (long long)sc_it_open_cuda(c);
+    cJSON *r = sc_it_must_result(c, "capture.begin", "{\"session\":%lld,\"stream\":1}", s);
+    int64_t cap = sc_it_int(r, "capture");
+    cJSON_Delete(r);
+    sc_it_must_ok(c, "session.close", "{\"session\":%lld}", s);
+    /* session_opened, capture_begun and session_ended are filtered out. */
+    cJSON *n = expect_event(sub, "capture_ended", s);
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(n, "params");
+    assert_int_equal(sc_it_int(p, "capture"), cap);
+    assert_string_equal(sc_it_str(p, "outcome"), "discarded");
+    cJSON_Delete(n);
+    assert_int_equal(sc_it_expect_silence(sub, 300), 0);
+    sc_it_conn_close(sub);
+    sc_it_conn_close(c);
+}
+
 static uint64_t now_ms(void)
 {
     struct timespec t;
@@ -313,6 +338,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cuda_capture_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_host_filter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_outcome_filter, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_discarded_filter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stalled_subscriber_dropped, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,7 +9,8 @@
  * created with --socket-mode, and with the default 0600 the other uid
  * cannot connect at all.  server.info shows that uid only its own
  * connections, sessions and graphs, not where the database is, and 0 for
- * the daemon-wide db_bytes and cache figures.
+ * the daemon-wide db_bytes and cache figures.  Its log.subscribe hears
+ * only its own events while root's hears both uids'.
  *
  * Exit status 77 (skipped) when not run as root.
  */
@@ -575,6 +576,129 @@ static void test_default_socket_mode_keeps_others_out(void **state)
     sc_it_must_stop(d);
 }
 
+/* ------------------------------------------------------ log.subscribe */
+
+/* The next log.event's params on `c`, or NULL (and a problem). */
+static cJSON *next_event(report *r, sc_it_conn *c)
+{
+    cJSON *n = NULL;
+    if (sc_it_recv_json(c, &n) != 0 || !n) {
+        problem(r, "uid %u: no log.event arrived on its subscription", OTHER_UID);
+        return NULL;
+    }
+    cJSON *p = cJSON_DetachItemFromObjectCaseSensitive(n, "params");
+    cJSON_Delete(n);
+    return p;
+}
+
+/* As OTHER_UID: subscribe, say so on fd `ready`, wait on fd `go` until
+ * root has captured and stored a graph, then open and close a session
+ * of its own.  Events arrive in commit order, so any of root's events that
+ * leaked would come before this uid's session_opened. */
+static void child_listens(report *r, const char *socket, int64_t ready, int64_t go)
+{
+    sc_it_conn *sub, *c;
+    if (sc_it_connect(socket, &sub) != 0 || sc_it_connect(socket, &c) != 0) {
+        problem(r, "uid %u cannot connect to %s", OTHER_UID, socket);
+        return;
+    }
+    cJSON_Delete(expect_result(r, sub, "log.subscribe", "{}"));
+    char byte = 'r';
+    ssize_t w = write((int)ready, &byte, 1), n = w == 1 ? read((int)go, &byte, 1) : -1;
+    if (w != 1 || n != 1) {
+        problem(r, "uid %u: the handshake with root broke (write %zd, read %zd: %s)", OTHER_UID, w,
+                n, strerror(errno));
+        return;
+    }
+    cJSON *res = expect_result(r, c, "session.open", "{\"label\":\"nobody's\"}");
+    int64_t own = 0;
+    if (!res || !sc_it_json_int(res, "session", &own))
+        problem(r, "uid %u: session.open gave no session", OTHER_UID);
+    cJSON_Delete(res);
+    char p[128];
+    snprintf(p, sizeof p, "{\"session\":%lld}", (long long)own);
+    cJSON_Delete(expect_result(r, c, "session.close", p));
+    static const char *const want[] = {"session_opened", "session_ended"};
+    for (int i = 0; i < 2; i++) {
+        cJSON *e = next_event(r, sub);
+        int64_t session = -1, uid = -1;
+        const cJSON *ev = cJSON_GetObjectItemCaseSensitive(e, "event");
+        if (e && (!cJSON_IsString(ev) || strcmp(ev->valuestring, want[i]) != 0 ||
+                  !sc_it_json_int(e, "session", &session) || session != own ||
+                  !sc_it_json_int(e, "uid", &uid) || uid != OTHER_UID)) {
+            char *text = cJSON_PrintUnformatted(e);
+            problem(r,
+                    "uid %u: event %d of its subscription is %s, want its own %s of session %lld",
+                    OTHER_UID, i + 1, text, want[i], (long long)own);
+            free(text);
+        }
+        cJSON_Delete(e);
+    }
+    sc_it_conn_close(c);
+    sc_it_conn_close(sub);
+}
+
+/* The live log tells each uid only its own events; root hears everyone's. */
+static void test_subscriber_hears_only_its_uid(void **state)
+{
+    static const char *const args[] = {"--socket-mode", "0666", NULL};
+    sc_it_daemon *d = sc_rel_must_start(state, args);
+    assert_int_equal(chmod(sc_it_daemon_dir(d), 0711), 0);
+    sc_it_conn *rsub = sc_it_must_connect(d), *c = sc_it_must_connect(d);
+    sc_it_must_ok(rsub, "log.subscribe", "{}");
+    int ready[2], go[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(go), 0);
+    /* The child's handshake ends run while as_other_uid collects its report. */
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(ready[0]);
+        close(go[1]);
+        char *problems = as_other_uid(child_listens, sc_it_daemon_socket(d), ready[1], go[0]);
+        int bad = problems[0] != '\0';
+        if (bad)
+            fprintf(stderr, "%s", problems);
+        free(problems);
+        _exit(bad);
+    }
+    close(ready[1]);
+    close(go[0]);
+    char byte;
+    assert_int_equal(read(ready[0], &byte, 1), 1);
+    long long s = (long long)sc_it_open_session(c, ROOT_LABEL);
+    sc_it_must_ok(c, "capture.begin", "{\"session\":%lld,\"stream\":0}", s);
+    sc_it_must_ok(c, "capture.record_kernel",
+                  "{\"session\":%lld,\"stream\":0,\"function_name\":\"r\","
+                  "\"num_blocks\":1,\"threads_per_block\":1}",
+                  s);
+    sc_it_must_ok(c, "capture.end", "{\"session\":%lld,\"stream\":0}", s);
+    assert_int_equal(write(go[1], "g", 1), 1);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    close(ready[0]);
+    close(go[1]);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("the uid %u subscriber heard other than its own events (wait status 0x%x)",
+                 OTHER_UID, (unsigned)status);
+    /* Root's subscriber heard both uids. */
+    bool root_seen = false, other_seen = false;
+    while (!(root_seen && other_seen)) {
+        cJSON *n = NULL;
+        assert_int_equal(sc_it_recv_json(rsub, &n), 0);
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(n, "params");
+        int64_t uid = sc_it_int(p, "uid");
+        root_seen = root_seen || uid == 0;
+        other_seen = other_seen || uid == OTHER_UID;
+        cJSON_Delete(n);
+    }
+    sc_it_conn_close(c);
+    sc_it_conn_close(rsub);
+    sc_it_must_stop(d);
+}
+
 int main(void)
 {
     if (geteuid() != 0) {
@@ -585,6 +709,7 @@ int main(void)
         SC_REL_TEST(test_other_uid_learns_nothing),
         SC_REL_TEST(test_server_info_shows_own_share),
         SC_REL_TEST(test_default_socket_mode_keeps_others_out),
+        SC_REL_TEST(test_subscriber_hears_only_its_uid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
