@@ -217,8 +217,22 @@ int sc_client_cuda_record_kernel_args(sc_client *c, uint64_t session, uint32_t s
                                       uint32_t shared_mem, const void *args, size_t args_len,
                                       const uint32_t *param_sizes, size_t nparams, int64_t *node)
 {
+    return sc_client_cuda_record_kernel_accesses(c, session, stream, thread, function_name, grid,
+                                                 block, shared_mem, args, args_len, param_sizes,
+                                                 nparams, NULL, 0, node);
+}
+
+int sc_client_cuda_record_kernel_accesses(sc_client *c, uint64_t session, uint32_t stream,
+                                          uint32_t thread, const char *function_name,
+                                          const uint32_t grid[3], const uint32_t block[3],
+                                          uint32_t shared_mem, const void *args, size_t args_len,
+                                          const uint32_t *param_sizes, size_t nparams,
+                                          const sc_client_access *acc, size_t n, int64_t *node)
+{
     if (!function_name || !grid || !block)
         return bad_arg(c, "function_name, grid and block must not be NULL");
+    if (sc_cl_check_accesses(c, acc, n) != 0)
+        return -EINVAL;
     uint64_t sum = 0;
     for (size_t i = 0; i < nparams && param_sizes; i++)
         sum += param_sizes[i];
@@ -234,6 +248,7 @@ int sc_client_cuda_record_kernel_args(sc_client *c, uint64_t session, uint32_t s
     sc_cl_u64(c, "shared_mem", shared_mem);
     if (nparams)
         sc_json_member_kargs(&c->out, &c->req_first, args, args_len, param_sizes, nparams);
+    sc_cl_write_accesses(&c->out, &c->req_first, acc, n);
     return sc_cl_finish(c, &record_kernel, node);
 }
 
@@ -256,7 +271,7 @@ static int begin_record(sc_client *c, const sc_cl_call *k, uint64_t session, uin
 
 /* Refused before anything is written: a bad list would otherwise reach
  * the daemon only to be answered -32602. */
-static int check_accesses(sc_client *c, const sc_client_access *acc, size_t n)
+int sc_cl_check_accesses(sc_client *c, const sc_client_access *acc, size_t n)
 {
     if (n && !acc)
         return bad_arg(c, "accesses must not be NULL when n > 0");
@@ -266,23 +281,28 @@ static int check_accesses(sc_client *c, const sc_client_access *acc, size_t n)
     return 0;
 }
 
-static void accesses_member(sc_client *c, const sc_client_access *acc, size_t n)
+void sc_cl_write_accesses(sc_buf *b, bool *first, const sc_client_access *acc, size_t n)
 {
     if (n == 0)
         return;
-    sc_buf *b = sc_cl_key(c, "accesses");
+    sc_json_key(b, first, "accesses");
     sc_buf_putc(b, '[');
     for (size_t i = 0; i < n; i++) {
-        bool first;
+        bool f;
         if (i)
             sc_buf_putc(b, ',');
-        sc_json_obj_begin(b, &first);
-        sc_json_member_u64(b, &first, "address", acc[i].address);
-        sc_json_member_u64(b, &first, "size", acc[i].size);
-        sc_json_member_cstr(b, &first, "mode", sc_client_access_mode_name(acc[i].mode));
+        sc_json_obj_begin(b, &f);
+        sc_json_member_u64(b, &f, "address", acc[i].address);
+        sc_json_member_u64(b, &f, "size", acc[i].size);
+        sc_json_member_cstr(b, &f, "mode", sc_client_access_mode_name(acc[i].mode));
         sc_json_obj_end(b);
     }
     sc_buf_putc(b, ']');
+}
+
+static void accesses_member(sc_client *c, const sc_client_access *acc, size_t n)
+{
+    sc_cl_write_accesses(&c->out, &c->req_first, acc, n);
 }
 
 int sc_client_cuda_record_memcpy_accesses(sc_client *c, uint64_t session, uint32_t stream,
@@ -295,7 +315,7 @@ int sc_client_cuda_record_memcpy_accesses(sc_client *c, uint64_t session, uint32
     const char *dname = sc_client_cuda_dir_name(dir);
     if (!dname)
         return bad_arg(c, "unknown memcpy direction");
-    int rc = check_accesses(c, acc, n);
+    int rc = sc_cl_check_accesses(c, acc, n);
     if (rc == 0)
         rc = begin_record(c, k, session, stream, thread, "name", name);
     if (rc != 0)
@@ -324,7 +344,7 @@ int sc_client_cuda_record_memset_accesses(sc_client *c, uint64_t session, uint32
                                           int64_t *node)
 {
     const sc_cl_call *k = &record_memset;
-    int rc = check_accesses(c, acc, n);
+    int rc = sc_cl_check_accesses(c, acc, n);
     if (rc == 0)
         rc = begin_record(c, k, session, stream, thread, "name", name);
     if (rc != 0)
@@ -418,6 +438,8 @@ int sc_client_cuda_add_node_ex(sc_client *c, uint64_t session, uint32_t stream, 
         return bad_arg(c, "unknown memcpy direction");
     if (ndeps && !deps)
         return bad_arg(c, "deps must not be NULL");
+    if (sc_cl_check_accesses(c, node->accesses, node->naccesses) != 0)
+        return -EINVAL;
     int rc = begin_cuda(c, &add_node, session, thread);
     if (rc != 0)
         return rc;

@@ -32,6 +32,7 @@ static void node_free(sc_client_node *n)
     free(n->args);
     free(n->param_sizes);
     free(n->bodies);
+    free(n->accesses);
 }
 
 void sc_client_graph_free(sc_client_graph *g)
@@ -224,6 +225,40 @@ static int decode_kind_fields(sc_client *c, const cJSON *o, sc_client_node *n)
     return sc_cl_malformed(c, m, "unknown node kind");
 }
 
+/* graph.get's `accesses` of a node, when it has any. */
+static int decode_accesses(sc_client *c, const cJSON *o, sc_client_node *n)
+{
+    const sc_method_id m = SC_M_GRAPH_GET;
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "accesses");
+    if (!arr || cJSON_IsNull(arr))
+        return 0;
+    int k = cJSON_GetArraySize(arr);
+    if (!cJSON_IsArray(arr))
+        return sc_cl_malformed(c, m, "a node's 'accesses' is not an array");
+    if (k == 0)
+        return 0;
+    n->accesses = calloc((size_t)k, sizeof *n->accesses);
+    if (!n->accesses)
+        return sc_cl_fail(c, -ENOMEM, "out of memory");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr)
+    {
+        sc_client_access *a = &n->accesses[n->naccesses];
+        const cJSON *mode = cJSON_GetObjectItemCaseSensitive(e, "mode");
+        if (sc_cl_get_u64(c, m, e, "address", UINT64_MAX, &a->address) != 0 ||
+            sc_cl_get_u64(c, m, e, "size", UINT64_MAX, &a->size) != 0)
+            return -EPROTO;
+        for (a->mode = 1; a->mode <= 3; a->mode++)
+            if (cJSON_IsString(mode) &&
+                strcmp(mode->valuestring, sc_client_access_mode_name(a->mode)) == 0)
+                break;
+        if (a->mode > 3)
+            return sc_cl_malformed(c, m, "an access has no valid 'mode'");
+        n->naccesses++;
+    }
+    return 0;
+}
+
 static int decode_node(sc_client *c, const cJSON *o, void *item)
 {
     sc_client_node *n = item;
@@ -234,7 +269,8 @@ static int decode_node(sc_client *c, const cJSON *o, void *item)
     if (get_u32(c, m, o, "id", &n->id) != 0 || get_u32(c, m, o, "stream", &n->stream) != 0 ||
         sc_cl_get_str(c, m, o, "name", false, &n->name) != 0)
         return -EPROTO;
-    return decode_kind_fields(c, o, n);
+    int rc = decode_kind_fields(c, o, n);
+    return rc != 0 ? rc : decode_accesses(c, o, n);
 }
 
 static int decode_edges(sc_client *c, const cJSON *edges, sc_client_graph *g)
@@ -376,6 +412,7 @@ static void write_node_members(sc_buf *b, bool *pfirst, const sc_client_node *n,
         sc_json_member_cstr(b, &first, "name", name);
         break;
     }
+    sc_cl_write_accesses(b, &first, n->accesses, n->naccesses);
     *pfirst = first;
 }
 
@@ -407,6 +444,8 @@ int sc_client_graph_submit(sc_client *c, const char *label, const sc_client_node
     for (size_t i = 0; i < n; i++) {
         if (strcmp(sc_client_kind_name(nodes[i].kind), "unknown") == 0)
             return sc_cl_fail(c, -EINVAL, "nodes[%zu]: unknown kind %d", i, (int)nodes[i].kind);
+        if (sc_cl_check_accesses(c, nodes[i].accesses, nodes[i].naccesses) != 0)
+            return -EINVAL;
     }
     sc_client_edge *sorted = malloc((m ? m : 1) * sizeof(*sorted));
     if (!sorted)

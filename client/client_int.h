@@ -159,6 +159,12 @@ sc_buf *sc_cl_key(sc_client *c, const char *key);
  * when dim3 is set), `stream` too when with_stream.
  */
 void sc_cl_write_node(sc_buf *b, const sc_client_node *n, bool with_stream);
+/** The member `accesses: [{address, size, mode}]` of the object being
+ *  written to b (nothing when n is 0). */
+void sc_cl_write_accesses(sc_buf *b, bool *first, const sc_client_access *acc, size_t n);
+/** 0 when every access has a size and a known mode, else -EINVAL with
+ *  the handle's error set. */
+int sc_cl_check_accesses(sc_client *c, const sc_client_access *acc, size_t n);
 /** Check g (and its bodies) before it is written: -EINVAL naming the fault
  *  for a kind no graph holds, or bodies that do not fit their node's kind;
  *  depth is g's below the top-level graph. */

@@ -365,6 +365,16 @@ SC_CLIENT_API int sc_client_cuda_record_kernel_args(sc_client *c, uint64_t sessi
                                                     size_t args_len, const uint32_t *param_sizes,
                                                     size_t nparams, int64_t *node);
 
+/** sc_client_cuda_record_kernel_args with the kernel's buffer accesses
+ *  (sc_client_access, below; n 0 sends none), refused here (-EINVAL) when
+ *  one has size 0 or an unknown mode. */
+struct sc_client_access;
+SC_CLIENT_API int sc_client_cuda_record_kernel_accesses(
+    sc_client *c, uint64_t session, uint32_t stream, uint32_t thread, const char *function_name,
+    const uint32_t grid[3], const uint32_t block[3], uint32_t shared_mem, const void *args,
+    size_t args_len, const uint32_t *param_sizes, size_t nparams,
+    const struct sc_client_access *acc, size_t n, int64_t *node);
+
 /** capture.record_event (wait false) or capture.wait_event (wait true). */
 SC_CLIENT_API int sc_client_cuda_event(sc_client *c, uint64_t session, uint32_t stream,
                                        uint32_t thread, uint32_t event, bool wait);
@@ -646,6 +656,14 @@ struct sc_client_node {
      * for other kinds, and ignored by graph.submit. */
     uint64_t *bodies;
     size_t nbodies;
+    /* Added with buffer accesses (rebuild against this header): the
+     * ranges the node reads and writes (docs/analyses.md, "Buffer
+     * accesses"), sent by graph.submit and capture.add_node when
+     * naccesses is not 0 (each of size 1 or more and mode 1, 2 or 3, else
+     * -EINVAL before anything is sent); graph.get fills them (freed with
+     * the graph), NULL and 0 for a node without any. */
+    sc_client_access *accesses;
+    size_t naccesses;
 };
 
 typedef struct sc_client_edge {

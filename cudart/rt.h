@@ -205,6 +205,11 @@ const void *sc_rt_node_args(cudaGraphNode_t n, size_t *size);
  *  ordinal order (lock held; valid until the stub is registered again); false when
  *  the binary carries none or the stub was never registered. */
 bool sc_rt_kernel_params(const void *func, const sc_fb_param **params, size_t *n);
+/** sc_rt_kernel_params, and per parameter whether the kernel's mangled
+ *  name makes it a pointer or reference to const (*ro NULL when the name
+ *  says nothing: not mangled, not readable, or another count). */
+bool sc_rt_kernel_params_ro(const void *func, const sc_fb_param **params, size_t *n,
+                            const bool **ro);
 
 /** Resolve cudaMemcpyDefault from where dst and src live (cudaMalloc'd,
  *  managed, pinned or plain host memory); other kinds come back as given. */

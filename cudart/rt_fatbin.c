@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mangle_params.h"
 #include "rt_int.h"
 
 /* The entries of f, read once (lock held). */
@@ -38,6 +39,14 @@ static bool layout_read(sc_fb *fb, sc_rt_kernel *k)
     }
     k->params = p;
     k->nparams = n;
+    /* Read once here, not at each launch.  A name that disagrees with the
+     * layout is not trusted at all: every pointer then counts written. */
+    size_t got = 0;
+    k->ro = n ? calloc(n, sizeof *k->ro) : NULL;
+    if (k->ro && (sc_mangle_const_params(k->mangled, k->ro, n, &got) != 0 || got != n)) {
+        free(k->ro);
+        k->ro = NULL;
+    }
     return true;
 }
 
@@ -72,11 +81,19 @@ const sc_rt_kernel *sc_rt_kernel_layout(sc_rt_state *st, const void *func)
 
 bool sc_rt_kernel_params(const void *func, const sc_fb_param **params, size_t *n)
 {
+    const bool *ro;
+    return sc_rt_kernel_params_ro(func, params, n, &ro);
+}
+
+bool sc_rt_kernel_params_ro(const void *func, const sc_fb_param **params, size_t *n,
+                            const bool **ro)
+{
     const sc_rt_kernel *k = sc_rt_kernel_layout(sc_rt_state_get(), func);
     if (!k || k->layout != 1)
         return false;
     *params = k->params;
     *n = k->nparams;
+    *ro = k->ro;
     return true;
 }
 

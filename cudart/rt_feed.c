@@ -61,6 +61,8 @@ typedef struct sc_rt_op {
     union {
         struct { /* kernel */
             uint32_t grid[3], block[3];
+            /* its accesses: naccess of them, access_at bytes into args */
+            uint32_t naccess, access_at;
         };
         struct { /* memcpy, memset: the ranges touched (start 0: none) */
             uint64_t dst, src;
@@ -93,7 +95,7 @@ typedef struct sc_rt_block {
     struct sc_rt_block *next;
     size_t args_used;
     sc_rt_op ops[SC_RT_BLOCK_OPS];
-    alignas(4) unsigned char args[SC_RT_BLOCK_ARGS];
+    alignas(8) unsigned char args[SC_RT_BLOCK_ARGS];
 } sc_rt_block;
 
 /* What a capture.end or graph.submit reply said. */
@@ -254,16 +256,18 @@ static int send_record(sc_rt_feed *f, const sc_rt_op *o)
         size_t bytes = 0;
         for (uint32_t i = 0; i < blob[0]; i++)
             bytes += blob[1 + i];
-        return sc_client_cuda_record_kernel_args(c, s, o->stream, o->thread, o->name, o->grid,
-                                                 o->block, o->shared, blob + 1 + blob[0], bytes,
-                                                 blob + 1, blob[0], NULL);
+        const sc_client_access *acc =
+            (const sc_client_access *)(const void *)((const char *)blob + o->access_at);
+        return sc_client_cuda_record_kernel_accesses(c, s, o->stream, o->thread, o->name, o->grid,
+                                                     o->block, o->shared, blob + 1 + blob[0], bytes,
+                                                     blob + 1, blob[0], acc, o->naccess, NULL);
     }
     case SC_KIND_MEMCPY: {
         sc_client_access acc[2];
         size_t n = 0;
-        if (o->src && o->size)
+        if (o->src && o->src_span)
             acc[n++] = (sc_client_access){o->src, o->src_span, SC_ACCESS_READ};
-        if (o->dst && o->size)
+        if (o->dst && o->dst_span)
             acc[n++] = (sc_client_access){o->dst, o->dst_span, SC_ACCESS_WRITE};
         return sc_client_cuda_record_memcpy_accesses(c, s, o->stream, o->thread, o->name,
                                                      sc_rt_feed_dir(o->dir), o->size, 0, 0, acc, n,
@@ -647,9 +651,11 @@ void sc_rt_feed_begin(sc_rt_state *st, uint32_t stream, uint32_t thread, sc_cuda
  * when its layout is known: nparams, the sizes, the bytes, in the room of
  * the op's block (or, past it, a heap block in *ext, freed with the op).  Copied now, while the
  * caller's kernelParams still hold the launch's values; hex is made by the sender, off the
- * launching thread. */
-static const uint32_t *pack_args(sc_rt_feed *f, const sc_rt_node_desc *d, void **ext)
+ * launching thread.  The launch's buffer accesses follow, 8-byte aligned (o->naccess of them
+ * at o->access_at): the allocations its pointers reach are those live now. */
+static const uint32_t *pack_args(sc_rt_feed *f, const sc_rt_node_desc *d, sc_rt_op *o)
 {
+    void **ext = &o->ext;
     const sc_fb_param *p;
     size_t np;
     if (!d || d->type != cudaGraphNodeTypeKernel || !d->args ||
@@ -660,7 +666,9 @@ static const uint32_t *pack_args(sc_rt_feed *f, const sc_rt_node_desc *d, void *
         bytes += p[i].size;
     if (bytes > SC_RT_KARGS_MAX || np > bytes)
         return NULL;
-    size_t need = (4 + 4 * np + bytes + 3) & ~(size_t)3;
+    size_t at = (4 + 4 * np + bytes + 7) & ~(size_t)7;
+    size_t room = sc_rt_kernel_access_room(d->func);
+    size_t need = at + room * sizeof(sc_client_access);
     sc_rt_block *b = f->tail;
     uint32_t *blob;
     if (SC_RT_BLOCK_ARGS - b->args_used >= need) {
@@ -678,22 +686,26 @@ static const uint32_t *pack_args(sc_rt_feed *f, const sc_rt_node_desc *d, void *
         memcpy(out, d->args[i], p[i].size);
         out += p[i].size;
     }
+    sc_client_access *acc = (sc_client_access *)(void *)((char *)blob + at);
+    o->naccess = (uint32_t)sc_rt_kernel_accesses(d->func, NULL, 0, d->args, acc, room);
+    o->access_at = (uint32_t)at;
     return blob;
 }
 
-/* The ranges a copy or a set touches, as its node's accesses: 1-D ones
- * their size bytes, pitched ones the range that bounds their rows. */
+/* The ranges a copy or a set touches (sc_rt_copy_accesses), kept in the
+ * op: a read is the source, a write the destination. */
 static void set_ranges(sc_rt_op *o, const sc_rt_node_desc *d)
 {
-    o->dst = (uintptr_t)d->dst;
-    if (d->type == cudaGraphNodeTypeMemcpy) {
-        o->src = (uintptr_t)d->src;
-        o->dst_span = d->dst_span ? d->dst_span : d->size;
-        o->src_span = d->src_span ? d->src_span : d->size;
-    } else if (d->height > 1 && d->width && d->element_size) {
-        o->dst_span = d->pitch * (d->height - 1) + d->width * d->element_size;
-    } else {
-        o->dst_span = d->size;
+    sc_client_access acc[2];
+    size_t n = sc_rt_copy_accesses(d, acc);
+    for (size_t i = 0; i < n; i++) {
+        if (acc[i].mode == SC_ACCESS_READ) {
+            o->src = acc[i].address;
+            o->src_span = acc[i].size;
+        } else {
+            o->dst = acc[i].address;
+            o->dst_span = acc[i].size;
+        }
     }
 }
 
@@ -718,7 +730,7 @@ void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const 
         o->block[1] = sc_rt_feed_dim(n->block_y);
         o->block[2] = sc_rt_feed_dim(n->block_z);
         o->shared = n->shared_mem;
-        o->args = pack_args(f, d, &o->ext);
+        o->args = pack_args(f, d, o);
     }
     o->dir = (uint8_t)n->dir;
     o->size = n->size_bytes;
@@ -819,6 +831,7 @@ void sc_rt_feed_add_node(sc_rt_state *st, uint32_t stream, uint32_t thread,
      * function and shape, a memcpy's resolved direction and size. */
     sc_rt_feed_node(d, &p->node);
     sc_rt_feed_kargs(d, node, &p->node);
+    sc_rt_feed_accesses(d, node, &p->node);
     p->ndeps = ndeps;
     if (ndeps)
         memcpy(p->deps, deps, ndeps * sizeof *deps);

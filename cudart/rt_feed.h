@@ -46,6 +46,28 @@ void sc_rt_feed_node(const sc_rt_node_desc *d, sc_client_node *out);
  *  Nothing when the kernel has no layout or a value is missing (lock
  *  held). */
 void sc_rt_feed_kargs(const sc_rt_node_desc *d, cudaGraphNode_t node, sc_client_node *out);
+/** The most accesses sc_rt_kernel_accesses gives for func: its layout's
+ *  parameters of pointer size (0 without a layout). */
+size_t sc_rt_kernel_access_room(const void *func);
+/** A kernel launch's or node's buffer accesses into out (room for max,
+ *  sc_rt_kernel_access_room is enough): each parameter of pointer size
+ *  whose value points into a live allocation gives that whole
+ *  allocation, read for a pointer or reference to const (from the
+ *  kernel's mangled name), read_write otherwise, one access per
+ *  allocation (the modes joined), ordered by address.  The values come
+ *  from vals (a parameter buffer of size bytes, at the layout's offsets)
+ *  or, when vals is NULL, from args (kernelParams).  Their count (lock
+ *  held). */
+size_t sc_rt_kernel_accesses(const void *func, const uint8_t *vals, size_t size, void *const *args,
+                             sc_client_access *out, size_t max);
+/** A memcpy's (a read of its source, a write of its destination) or a
+ *  memset's (a write) accesses into out; pitched shapes as the range
+ *  bounding their rows.  Their count, 0 for other kinds. */
+size_t sc_rt_copy_accesses(const sc_rt_node_desc *d, sc_client_access out[2]);
+/** A node's accesses into out->accesses (malloc'd; sc_rt_feed_node_free):
+ *  a kernel's from `node`'s own copy of its values when it has one, else
+ *  from d->args; a copy's or set's ranges (lock held). */
+void sc_rt_feed_accesses(const sc_rt_node_desc *d, cudaGraphNode_t node, sc_client_node *out);
 /** Free what sc_rt_feed_kargs put in n. */
 void sc_rt_feed_node_free(sc_client_node *n);
 /** g's nodes in a topological order (the ready node of lowest index

@@ -148,9 +148,11 @@ void sc_rt_feed_node_free(sc_client_node *n)
 {
     free(n->args);
     free(n->param_sizes);
+    free(n->accesses);
     n->args = NULL;
     n->param_sizes = NULL;
-    n->args_len = n->nparams = 0;
+    n->accesses = NULL;
+    n->args_len = n->nparams = n->naccesses = 0;
 }
 
 /* The arrays that hold the nodes' bodies; once per payload. */
@@ -173,6 +175,7 @@ static bool feed_graph_node(cudaGraph_t g, uint32_t v, sc_rt_submit_payload *p, 
     const sc_rt_node_desc *d = sc_rt_node_desc_of(node);
     sc_rt_feed_node(d, &p->nodes[at]);
     sc_rt_feed_kargs(d, node, &p->nodes[at]);
+    sc_rt_feed_accesses(d, node, &p->nodes[at]);
     cudaGraph_t const *bodies;
     size_t nb = sc_rt_node_bodies(d, &bodies);
     if (nb == 0)

@@ -104,6 +104,10 @@ typedef struct sc_rt_kernel {
     int ptx, binary; /* 0 when the binary has nothing for the device */
     sc_fb_param *params;
     size_t nparams;
+    /* Per parameter of the layout, whether its mangled name makes it a
+     * pointer or reference to const; NULL when the name says nothing
+     * (extern "C", unreadable, or a count other than the layout's). */
+    bool *ro;
 } sc_rt_kernel;
 
 typedef struct sc_rt_var {

@@ -83,6 +83,7 @@ void sc_rt_kernels_free(sc_rt_state *st)
         free(st->kernels[i].name);
         free(st->kernels[i].mangled);
         free(st->kernels[i].params);
+        free(st->kernels[i].ro);
     }
     free(st->kernels);
     st->kernels = NULL;
@@ -183,8 +184,10 @@ static void kernel_clear(sc_rt_kernel *k)
 {
     free(k->mangled);
     free(k->params);
+    free(k->ro);
     k->mangled = NULL;
     k->params = NULL;
+    k->ro = NULL;
     k->nparams = 0;
     k->fatbin = NULL;
     k->layout = 0;

@@ -123,12 +123,26 @@ if(TARGET sc_cudart AND SC_RUN_NVCC)
     sc_add_command_test(test_client_run_cu
         COMMAND sh ${SC_RUN_CU_SCRIPT} ${CMAKE_RUNTIME_OUTPUT_DIRECTORY} ${cu_shared} ${cu_static}
         TIMEOUT 120 SKIP_RETURN_CODE 77)
+    # Kernel arguments' accesses of a real nvcc build, and the race they make.
+    set(acc_src ${CMAKE_CURRENT_SOURCE_DIR}/client/access.cu)
+    set(acc_bin ${CMAKE_BINARY_DIR}/tests/access_cu)
+    add_custom_command(OUTPUT ${acc_bin}
+        COMMAND ${SC_RUN_NVCC} -cudart shared -o ${acc_bin} ${acc_src}
+        DEPENDS ${acc_src} COMMENT "nvcc access.cu" VERBATIM)
+    add_custom_target(access_cu ALL DEPENDS ${acc_bin})
+    sc_add_command_test(test_client_access_cu
+        COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/client/access_cu.sh ${CMAKE_RUNTIME_OUTPUT_DIRECTORY}
+                ${acc_bin}
+        TIMEOUT 120 SKIP_RETURN_CODE 77)
 else()
     if(NOT SC_RUN_NVCC_WHY)
         set(SC_RUN_NVCC_WHY "the stand-in is not built")
     endif()
     sc_add_command_test(test_client_run_cu
         COMMAND sh ${SC_RUN_CU_SCRIPT} --skip "${SC_RUN_NVCC_WHY}" SKIP_RETURN_CODE 77)
+    sc_add_command_test(test_client_access_cu
+        COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/client/access_cu.sh --skip "${SC_RUN_NVCC_WHY}"
+        SKIP_RETURN_CODE 77)
 endif()
 include(GNUInstallDirs)
 file(RELATIVE_PATH SC_RUN_CUDART_REL ${CMAKE_INSTALL_FULL_BINDIR}

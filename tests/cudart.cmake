@@ -82,6 +82,12 @@ sc_add_test(test_cudart_fatbin SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_fatbin.
 set_tests_properties(test_cudart_fatbin PROPERTIES
     ENVIRONMENT "STREAMCAP_SOCKET=${CMAKE_BINARY_DIR}/tests/no-daemon.sock;STREAMCAP_DEVICE=L4")
 
+# The mangled-name reader behind kernels' buffer accesses (which pointer
+# parameters point to const), against names nvcc gave real kernels.
+sc_add_test(test_cudart_mangle SOURCES ${SC_CUDART_TEST_DIR}/test_mangle_params.c
+            ${PROJECT_SOURCE_DIR}/cudart/mangle_params.c)
+target_include_directories(test_cudart_mangle PRIVATE ${PROJECT_SOURCE_DIR}/cudart)
+
 # Libraries loaded at run time (rt_library.c) from images built in the test.
 sc_add_test(test_cudart_library SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_library.c
             ${SC_CUDART_TEST_DIR}/fatbin_image.c LIBS sc_cudart_obj)

@@ -67,4 +67,16 @@ if(TARGET sc_cudart)
         SC_ARGS_PROG="$<TARGET_FILE:cudart_args_prog>"
         SC_FEED_PROG="$<TARGET_FILE:cudart_feed_prog>"
         SC_CUDART_DIR="$<TARGET_FILE_DIR:sc_cudart>")
+    # The buffer accesses it sends: kernel arguments, hand-built copies
+    # and sets, and the races they make.
+    add_executable(cudart_access_prog ${CMAKE_CURRENT_SOURCE_DIR}/integration/cudart_access_prog.c
+                   ${CMAKE_CURRENT_SOURCE_DIR}/cudart/fatbin_image.c)
+    target_include_directories(cudart_access_prog PRIVATE ${PROJECT_SOURCE_DIR}/cudart
+                               ${CMAKE_CURRENT_SOURCE_DIR}/cudart)
+    target_link_libraries(cudart_access_prog PRIVATE sc_cudart)
+    sc_add_daemon_test(test_cudart_accesses integration 120
+                       DEPENDS cudart_access_prog sc_cudart)
+    target_compile_definitions(test_cudart_accesses PRIVATE
+        SC_ACCESS_PROG="$<TARGET_FILE:cudart_access_prog>"
+        SC_CUDART_DIR="$<TARGET_FILE_DIR:sc_cudart>")
 endif()

@@ -6,6 +6,7 @@
 #include "fatbin_image.h"
 
 #include <elf.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fatbin.h"
@@ -41,11 +42,20 @@ static void align8(sc_tfb *e)
         e->b[e->n++] = 0;
 }
 
-/* Section indexes and the names in .shstrtab (offsets after the NUL). */
+/* Section indexes; the names of .shstrtab and .strtab are built for the
+ * kernel's name (NUL-separated, a NUL first). */
 enum { S_NULL, S_SHSTR, S_STR, S_SYM, S_INFO, S_TEXT, S_INIT, S_GLOBAL, S_N };
-static const char shnames[] = "\0.shstrtab\0.strtab\0.symtab\0.nv.info." SC_TFB_KNAME
-                              "\0.text." SC_TFB_KNAME "\0.nv.global.init\0.nv.global";
-static const char strtab[] = "\0counter\0man\0table\0" SC_TFB_KNAME;
+
+typedef struct names {
+    char b[1024];
+    size_t n;
+} names;
+
+static void names_add(names *t, const char *a, const char *b)
+{
+    int w = snprintf(t->b + t->n, sizeof t->b - t->n, "%s%s", a, b);
+    t->n += (size_t)w + 1;
+}
 
 /* The offset of `name` in a table of NUL-separated names. */
 static uint32_t name_at(const char *tab, size_t len, const char *name)
@@ -56,31 +66,38 @@ static uint32_t name_at(const char *tab, size_t len, const char *name)
     return 0;
 }
 
-static void put_symbols(sc_tfb *e, Elf64_Shdr *sh)
+static void put_symbols(sc_tfb *e, Elf64_Shdr *sh, const char *kname)
 {
+    names st = {.n = 1};
+    names_add(&st, "counter", "");
+    names_add(&st, "man", "");
+    names_add(&st, "table", "");
+    names_add(&st, kname, "");
+    const char *strtab = st.b;
+    size_t strtab_len = st.n;
     Elf64_Sym y[5] = {{0}};
-    y[1] = (Elf64_Sym){.st_name = name_at(strtab, sizeof strtab, "counter"),
+    y[1] = (Elf64_Sym){.st_name = name_at(strtab, strtab_len, "counter"),
                        .st_info = ELF64_ST_INFO(STB_LOCAL, STT_OBJECT),
                        .st_shndx = S_INIT,
                        .st_size = 4};
-    y[2] = (Elf64_Sym){.st_name = name_at(strtab, sizeof strtab, "man"),
+    y[2] = (Elf64_Sym){.st_name = name_at(strtab, strtab_len, "man"),
                        .st_info = ELF64_ST_INFO(STB_LOCAL, STT_OBJECT),
                        .st_other = STO_MANAGED,
                        .st_shndx = S_INIT,
                        .st_value = 4,
                        .st_size = 4};
-    y[3] = (Elf64_Sym){.st_name = name_at(strtab, sizeof strtab, "table"),
+    y[3] = (Elf64_Sym){.st_name = name_at(strtab, strtab_len, "table"),
                        .st_info = ELF64_ST_INFO(STB_LOCAL, STT_OBJECT),
                        .st_shndx = S_GLOBAL,
                        .st_size = SC_TFB_TABLE_SIZE};
-    y[4] = (Elf64_Sym){.st_name = name_at(strtab, sizeof strtab, SC_TFB_KNAME),
+    y[4] = (Elf64_Sym){.st_name = name_at(strtab, strtab_len, kname),
                        .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
                        .st_other = STO_ENTRY,
                        .st_shndx = S_TEXT,
                        .st_size = 16};
     sh[S_STR] = (Elf64_Shdr){.sh_type = SHT_STRTAB,
-                             .sh_offset = sc_tfb_put(e, strtab, sizeof strtab),
-                             .sh_size = sizeof strtab};
+                             .sh_offset = sc_tfb_put(e, strtab, strtab_len),
+                             .sh_size = strtab_len};
     align8(e);
     sh[S_SYM] = (Elf64_Shdr){.sh_type = SHT_SYMTAB,
                              .sh_offset = sc_tfb_put(e, y, sizeof y),
@@ -89,31 +106,51 @@ static void put_symbols(sc_tfb *e, Elf64_Shdr *sh)
                              .sh_entsize = sizeof(Elf64_Sym)};
 }
 
-static void put_info(sc_tfb *e, Elf64_Shdr *sh)
+static void put_info(sc_tfb *e, Elf64_Shdr *sh, const uint32_t *sizes, size_t n)
 {
     size_t at = e->n;
     uint8_t cbank[4] = {EIFMT_HVAL, EIATTR_CBANK, 0x19, 0x00}; /* a 2-byte value record */
     sc_tfb_put(e, cbank, sizeof cbank);
-    put_kparam(e, 3, 24, 1);
-    put_kparam(e, 2, 16, 8);
-    put_kparam(e, 1, 8, 4);
-    put_kparam(e, 0, 0, 8);
+    /* Each at its own alignment (its size), in reverse order as nvcc writes them. */
+    uint16_t off[64];
+    uint16_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        o = (uint16_t)((o + sizes[i] - 1) / sizes[i] * sizes[i]);
+        off[i] = o;
+        o = (uint16_t)(o + sizes[i]);
+    }
+    for (size_t i = n; i-- > 0;)
+        put_kparam(e, (uint16_t)i, off[i], sizes[i]);
     sh[S_INFO] = (Elf64_Shdr){.sh_type = SHT_LOPROC, .sh_offset = at, .sh_size = e->n - at};
     align8(e);
 }
 
 void sc_tfb_cubin(sc_tfb *e, int arch)
 {
+    static const uint32_t sizes[] = {8, 4, 8, 1};
+    sc_tfb_cubin_kernel(e, arch, SC_TFB_KNAME, sizes, 4);
+}
+
+void sc_tfb_cubin_kernel(sc_tfb *e, int arch, const char *kname, const uint32_t *sizes, size_t n)
+{
     memset(e, 0, sizeof *e);
     Elf64_Ehdr h = {0};
     sc_tfb_put(e, &h, sizeof h);
     Elf64_Shdr sh[S_N] = {{0}};
-    sh[S_SHSTR] = (Elf64_Shdr){.sh_type = SHT_STRTAB,
-                               .sh_offset = sc_tfb_put(e, shnames, sizeof shnames),
-                               .sh_size = sizeof shnames};
+    names sn = {.n = 1};
+    names_add(&sn, ".shstrtab", "");
+    names_add(&sn, ".strtab", "");
+    names_add(&sn, ".symtab", "");
+    names_add(&sn, ".nv.info.", kname);
+    names_add(&sn, ".text.", kname);
+    names_add(&sn, ".nv.global.init", "");
+    names_add(&sn, ".nv.global", "");
+    const char *shnames = sn.b;
+    sh[S_SHSTR] = (Elf64_Shdr){
+        .sh_type = SHT_STRTAB, .sh_offset = sc_tfb_put(e, shnames, sn.n), .sh_size = sn.n};
     align8(e);
-    put_symbols(e, sh);
-    put_info(e, sh);
+    put_symbols(e, sh, kname);
+    put_info(e, sh, sizes, n);
     static const uint8_t text[16] = {0};
     sh[S_TEXT] = (Elf64_Shdr){.sh_type = SHT_PROGBITS,
                               .sh_flags = SHF_ALLOC | SHF_EXECINSTR,
@@ -128,17 +165,16 @@ void sc_tfb_cubin(sc_tfb *e, int arch)
                                 .sh_flags = SHF_ALLOC | SHF_WRITE,
                                 .sh_offset = e->n,
                                 .sh_size = SC_TFB_TABLE_SIZE};
-    static const char *const names[S_N] = {
-        [S_SHSTR] = ".shstrtab",
-        [S_STR] = ".strtab",
-        [S_SYM] = ".symtab",
-        [S_INFO] = ".nv.info." SC_TFB_KNAME,
-        [S_TEXT] = ".text." SC_TFB_KNAME,
-        [S_INIT] = ".nv.global.init",
+    char info[300], textsec[300];
+    snprintf(info, sizeof info, ".nv.info.%s", kname);
+    snprintf(textsec, sizeof textsec, ".text.%s", kname);
+    const char *const secs[S_N] = {
+        [S_SHSTR] = ".shstrtab",   [S_STR] = ".strtab", [S_SYM] = ".symtab",
+        [S_INFO] = info,           [S_TEXT] = textsec,  [S_INIT] = ".nv.global.init",
         [S_GLOBAL] = ".nv.global",
     };
     for (int i = 1; i < S_N; i++)
-        sh[i].sh_name = name_at(shnames, sizeof shnames, names[i]);
+        sh[i].sh_name = name_at(shnames, sn.n, secs[i]);
     align8(e);
     size_t shoff = sc_tfb_put(e, sh, sizeof sh);
     memcpy(h.e_ident, ELFMAG, SELFMAG);

@@ -36,6 +36,10 @@ size_t sc_tfb_put(sc_tfb *b, const void *p, size_t n);
  *  symbol table with kadd as a kernel entry and the three variables. */
 void sc_tfb_cubin(sc_tfb *e, int arch);
 
+/** The same cubin for the kernel `kname` whose n parameters (at most 64)
+ *  have the given sizes, each at the next offset aligned to its size. */
+void sc_tfb_cubin_kernel(sc_tfb *e, int arch, const char *kname, const uint32_t *sizes, size_t n);
+
 /** Start a container (its 16-byte header, filled by sc_tfb_end). */
 void sc_tfb_begin(sc_tfb *c);
 /** One entry: kind SC_FB_ELF or SC_FB_PTX, its flags (SC_FB_FLAG_ZSTD
