@@ -85,6 +85,10 @@ class Daemon:
         cmd: List[str] = [exe, "--socket", sock, "--db", db, *args]
         try:
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        except OSError as e:
+            if tmp is not None:
+                tmp.cleanup()
+            raise FileNotFoundError("cannot run streamcapd %s: %s" % (exe, e.strerror or e)) from None
         finally:
             log.close()
         d = cls(sock, db, proc, tmp)

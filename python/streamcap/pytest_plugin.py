@@ -30,6 +30,7 @@ import pytest
 
 from . import baseline as _baseline
 from .client import Client
+from .errors import ConnectionClosed
 from .daemon import Daemon
 from .run import RunResult, find_cli
 from .run import run as _run
@@ -58,8 +59,12 @@ def streamcapd(request: Any) -> Iterator[Daemon]:
         return
     try:
         d = Daemon.start(request.config.getoption("--streamcapd"))
-    except FileNotFoundError as e:
-        pytest.fail(str(e), pytrace=False)
+    except (FileNotFoundError, ConnectionClosed) as e:
+        why = str(e)
+    else:
+        why = ""
+    if why:
+        pytest.fail(why, pytrace=False)
     try:
         yield d
     finally:
@@ -92,8 +97,11 @@ def capture(request: Any, streamcapd: Daemon) -> Iterator[Callable[..., RunResul
         options.setdefault("cli", cli or None)
         try:
             find_cli(options["cli"])
+            why = ""
         except FileNotFoundError as e:
-            pytest.fail(str(e), pytrace=False)
+            why = str(e)
+        if why:
+            pytest.fail(why, pytrace=False)
         return _run(list(argv), socket=streamcapd.socket, client=c, **options)
 
     try:
