@@ -107,8 +107,19 @@ def emit_call(out, method, cls):
             p["name"] + ("" if p["required"] else "?") for p in params
         )
     out.append('        """%s"""' % doc)
-    members = ", ".join('"%s": %s' % (p["name"], py_name(p["name"])) for p in params)
-    out.append('        return self._call("%s", {%s}, %s)' % (wire, members, cls))
+    # Optional members go in only when given: the request encoder then
+    # walks the members that are there, not every one the method takes.
+    members = ", ".join('"%s": %s' % (p["name"], py_name(p["name"])) for p in params if p["required"])
+    optional = [p for p in params if not p["required"]]
+    if not optional:
+        out.append('        return self._call("%s", {%s}, %s)' % (wire, members, cls))
+        out.append("")
+        return
+    out.append("        p = {%s}" % members)
+    for p in optional:
+        out.append("        if %s is not None:" % py_name(p["name"]))
+        out.append('            p["%s"] = %s' % (p["name"], py_name(p["name"])))
+    out.append('        return self._call("%s", p, %s)' % (wire, cls))
     out.append("")
 
 

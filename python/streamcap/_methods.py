@@ -332,7 +332,14 @@ class Calls:
 
         Keyword arguments (wire names; ? optional): label?, semantics?, bind?.
         """
-        return self._call("session.open", {"label": label, "semantics": semantics, "bind": bind}, SessionOpenResult)
+        p = {}
+        if label is not None:
+            p["label"] = label
+        if semantics is not None:
+            p["semantics"] = semantics
+        if bind is not None:
+            p["bind"] = bind
+        return self._call("session.open", p, SessionOpenResult)
 
     def session_close(self, *, session: int) -> SessionCloseResult:
         """Discard a session without producing a graph; logged as closed (``session.close``).
@@ -357,56 +364,122 @@ class Calls:
 
         Keyword arguments (wire names; ? optional): session, stream, mode?, thread?.
         """
-        return self._call("capture.begin", {"session": session, "stream": stream, "mode": mode, "thread": thread}, CaptureBeginResult)
+        p = {"session": session, "stream": stream}
+        if mode is not None:
+            p["mode"] = mode
+        if thread is not None:
+            p["thread"] = thread
+        return self._call("capture.begin", p, CaptureBeginResult)
 
     def capture_record_kernel(self, *, session: int, stream: int, function_name: str, num_blocks: int, threads_per_block: int, shared_mem: Optional[int] = None, args: Optional[str] = None, param_sizes: Optional[List[Any]] = None, grid: Optional[List[Any]] = None, block: Optional[List[Any]] = None, accesses: Optional[List[Any]] = None, call: Optional[str] = None, thread: Optional[int] = None) -> CaptureRecordKernelResult:
         """Record a kernel launch (``capture.record_kernel``).
 
         Keyword arguments (wire names; ? optional): session, stream, function_name, num_blocks, threads_per_block, shared_mem?, args?, param_sizes?, grid?, block?, accesses?, call?, thread?.
         """
-        return self._call("capture.record_kernel", {"session": session, "stream": stream, "function_name": function_name, "num_blocks": num_blocks, "threads_per_block": threads_per_block, "shared_mem": shared_mem, "args": args, "param_sizes": param_sizes, "grid": grid, "block": block, "accesses": accesses, "call": call, "thread": thread}, CaptureRecordKernelResult)
+        p = {"session": session, "stream": stream, "function_name": function_name, "num_blocks": num_blocks, "threads_per_block": threads_per_block}
+        if shared_mem is not None:
+            p["shared_mem"] = shared_mem
+        if args is not None:
+            p["args"] = args
+        if param_sizes is not None:
+            p["param_sizes"] = param_sizes
+        if grid is not None:
+            p["grid"] = grid
+        if block is not None:
+            p["block"] = block
+        if accesses is not None:
+            p["accesses"] = accesses
+        if call is not None:
+            p["call"] = call
+        if thread is not None:
+            p["thread"] = thread
+        return self._call("capture.record_kernel", p, CaptureRecordKernelResult)
 
     def capture_record_memcpy(self, *, session: int, stream: int, name: str, dir: str, size_bytes: int, src_device: Optional[int] = None, dst_device: Optional[int] = None, accesses: Optional[List[Any]] = None, call: Optional[str] = None, thread: Optional[int] = None) -> CaptureRecordMemcpyResult:
         """Record a memcpy (``capture.record_memcpy``).
 
         Keyword arguments (wire names; ? optional): session, stream, name, dir, size_bytes, src_device?, dst_device?, accesses?, call?, thread?.
         """
-        return self._call("capture.record_memcpy", {"session": session, "stream": stream, "name": name, "dir": dir, "size_bytes": size_bytes, "src_device": src_device, "dst_device": dst_device, "accesses": accesses, "call": call, "thread": thread}, CaptureRecordMemcpyResult)
+        p = {"session": session, "stream": stream, "name": name, "dir": dir, "size_bytes": size_bytes}
+        if src_device is not None:
+            p["src_device"] = src_device
+        if dst_device is not None:
+            p["dst_device"] = dst_device
+        if accesses is not None:
+            p["accesses"] = accesses
+        if call is not None:
+            p["call"] = call
+        if thread is not None:
+            p["thread"] = thread
+        return self._call("capture.record_memcpy", p, CaptureRecordMemcpyResult)
 
     def capture_record_memset(self, *, session: int, stream: int, name: str, size_bytes: int, value: int, accesses: Optional[List[Any]] = None, call: Optional[str] = None, thread: Optional[int] = None) -> CaptureRecordMemsetResult:
         """Record a memset (``capture.record_memset``).
 
         Keyword arguments (wire names; ? optional): session, stream, name, size_bytes, value, accesses?, call?, thread?.
         """
-        return self._call("capture.record_memset", {"session": session, "stream": stream, "name": name, "size_bytes": size_bytes, "value": value, "accesses": accesses, "call": call, "thread": thread}, CaptureRecordMemsetResult)
+        p = {"session": session, "stream": stream, "name": name, "size_bytes": size_bytes, "value": value}
+        if accesses is not None:
+            p["accesses"] = accesses
+        if call is not None:
+            p["call"] = call
+        if thread is not None:
+            p["thread"] = thread
+        return self._call("capture.record_memset", p, CaptureRecordMemsetResult)
 
     def capture_record_host_callback(self, *, session: int, stream: int, label: str, kind: Optional[str] = None, accesses: Optional[List[Any]] = None, call: Optional[str] = None, thread: Optional[int] = None) -> CaptureRecordHostCallbackResult:
         """Record a host callback (``capture.record_host_callback``).
 
         Keyword arguments (wire names; ? optional): session, stream, label, kind?, accesses?, call?, thread?.
         """
-        return self._call("capture.record_host_callback", {"session": session, "stream": stream, "label": label, "kind": kind, "accesses": accesses, "call": call, "thread": thread}, CaptureRecordHostCallbackResult)
+        p = {"session": session, "stream": stream, "label": label}
+        if kind is not None:
+            p["kind"] = kind
+        if accesses is not None:
+            p["accesses"] = accesses
+        if call is not None:
+            p["call"] = call
+        if thread is not None:
+            p["thread"] = thread
+        return self._call("capture.record_host_callback", p, CaptureRecordHostCallbackResult)
 
     def capture_record_event(self, *, session: int, stream: int, event: int, external: Optional[bool] = None, call: Optional[str] = None, thread: Optional[int] = None) -> CaptureRecordEventResult:
         """Point an event at the stream's last op (``capture.record_event``).
 
         Keyword arguments (wire names; ? optional): session, stream, event, external?, call?, thread?.
         """
-        return self._call("capture.record_event", {"session": session, "stream": stream, "event": event, "external": external, "call": call, "thread": thread}, CaptureRecordEventResult)
+        p = {"session": session, "stream": stream, "event": event}
+        if external is not None:
+            p["external"] = external
+        if call is not None:
+            p["call"] = call
+        if thread is not None:
+            p["thread"] = thread
+        return self._call("capture.record_event", p, CaptureRecordEventResult)
 
     def capture_wait_event(self, *, session: int, stream: int, event: int, external: Optional[bool] = None, call: Optional[str] = None, thread: Optional[int] = None) -> CaptureWaitEventResult:
         """Make the stream's next op depend on the event's op (``capture.wait_event``).
 
         Keyword arguments (wire names; ? optional): session, stream, event, external?, call?, thread?.
         """
-        return self._call("capture.wait_event", {"session": session, "stream": stream, "event": event, "external": external, "call": call, "thread": thread}, CaptureWaitEventResult)
+        p = {"session": session, "stream": stream, "event": event}
+        if external is not None:
+            p["external"] = external
+        if call is not None:
+            p["call"] = call
+        if thread is not None:
+            p["thread"] = thread
+        return self._call("capture.wait_event", p, CaptureWaitEventResult)
 
     def capture_status(self, *, session: int, stream: int, thread: Optional[int] = None) -> CaptureStatusResult:
         """Capture status of a stream: none, active or invalidated (``capture.status``).
 
         Keyword arguments (wire names; ? optional): session, stream, thread?.
         """
-        return self._call("capture.status", {"session": session, "stream": stream, "thread": thread}, CaptureStatusResult)
+        p = {"session": session, "stream": stream}
+        if thread is not None:
+            p["thread"] = thread
+        return self._call("capture.status", p, CaptureStatusResult)
 
     def capture_is_capturing(self, *, session: int) -> CaptureIsCapturingResult:
         """Whether any stream of the session is active (``capture.is_capturing``).
@@ -434,70 +507,136 @@ class Calls:
 
         Keyword arguments (wire names; ? optional): session, stream, flags?, thread?.
         """
-        return self._call("stream.create", {"session": session, "stream": stream, "flags": flags, "thread": thread}, StreamCreateResult)
+        p = {"session": session, "stream": stream}
+        if flags is not None:
+            p["flags"] = flags
+        if thread is not None:
+            p["thread"] = thread
+        return self._call("stream.create", p, StreamCreateResult)
 
     def capture_record_mem_alloc(self, *, session: int, stream: int, name: str, size_bytes: int, call: Optional[str] = None, thread: Optional[int] = None) -> CaptureRecordMemAllocResult:
         """Cuda mode: record a stream-ordered allocation (``capture.record_mem_alloc``).
 
         Keyword arguments (wire names; ? optional): session, stream, name, size_bytes, call?, thread?.
         """
-        return self._call("capture.record_mem_alloc", {"session": session, "stream": stream, "name": name, "size_bytes": size_bytes, "call": call, "thread": thread}, CaptureRecordMemAllocResult)
+        p = {"session": session, "stream": stream, "name": name, "size_bytes": size_bytes}
+        if call is not None:
+            p["call"] = call
+        if thread is not None:
+            p["thread"] = thread
+        return self._call("capture.record_mem_alloc", p, CaptureRecordMemAllocResult)
 
     def capture_record_mem_free(self, *, session: int, stream: int, name: str, call: Optional[str] = None, thread: Optional[int] = None) -> CaptureRecordMemFreeResult:
         """Cuda mode: record a stream-ordered free (``capture.record_mem_free``).
 
         Keyword arguments (wire names; ? optional): session, stream, name, call?, thread?.
         """
-        return self._call("capture.record_mem_free", {"session": session, "stream": stream, "name": name, "call": call, "thread": thread}, CaptureRecordMemFreeResult)
+        p = {"session": session, "stream": stream, "name": name}
+        if call is not None:
+            p["call"] = call
+        if thread is not None:
+            p["thread"] = thread
+        return self._call("capture.record_mem_free", p, CaptureRecordMemFreeResult)
 
     def capture_update_dependencies(self, *, session: int, stream: int, nodes: List[Any], mode: str, thread: Optional[int] = None) -> CaptureUpdateDependenciesResult:
         """Cuda mode: add to or replace a stream's dependency set (``capture.update_dependencies``).
 
         Keyword arguments (wire names; ? optional): session, stream, nodes, mode, thread?.
         """
-        return self._call("capture.update_dependencies", {"session": session, "stream": stream, "nodes": nodes, "mode": mode, "thread": thread}, CaptureUpdateDependenciesResult)
+        p = {"session": session, "stream": stream, "nodes": nodes, "mode": mode}
+        if thread is not None:
+            p["thread"] = thread
+        return self._call("capture.update_dependencies", p, CaptureUpdateDependenciesResult)
 
     def capture_info(self, *, session: int, stream: int, thread: Optional[int] = None) -> CaptureInfoResult:
         """Cuda mode: a stream's capture, origin, mode and dependency set (``capture.info``).
 
         Keyword arguments (wire names; ? optional): session, stream, thread?.
         """
-        return self._call("capture.info", {"session": session, "stream": stream, "thread": thread}, CaptureInfoResult)
+        p = {"session": session, "stream": stream}
+        if thread is not None:
+            p["thread"] = thread
+        return self._call("capture.info", p, CaptureInfoResult)
 
     def capture_host_call(self, *, session: int, kind: str, stream: Optional[int] = None, event: Optional[int] = None, call: Optional[str] = None, thread: Optional[int] = None) -> CaptureHostCallResult:
         """Cuda mode: a host call that may break captures (cudaMalloc, syncs) (``capture.host_call``).
 
         Keyword arguments (wire names; ? optional): session, kind, stream?, event?, call?, thread?.
         """
-        return self._call("capture.host_call", {"session": session, "kind": kind, "stream": stream, "event": event, "call": call, "thread": thread}, CaptureHostCallResult)
+        p = {"session": session, "kind": kind}
+        if stream is not None:
+            p["stream"] = stream
+        if event is not None:
+            p["event"] = event
+        if call is not None:
+            p["call"] = call
+        if thread is not None:
+            p["thread"] = thread
+        return self._call("capture.host_call", p, CaptureHostCallResult)
 
     def capture_exchange_mode(self, *, session: int, mode: str, thread: Optional[int] = None) -> CaptureExchangeModeResult:
         """Cuda mode: set a thread's capture mode; returns the previous one (``capture.exchange_mode``).
 
         Keyword arguments (wire names; ? optional): session, mode, thread?.
         """
-        return self._call("capture.exchange_mode", {"session": session, "mode": mode, "thread": thread}, CaptureExchangeModeResult)
+        p = {"session": session, "mode": mode}
+        if thread is not None:
+            p["thread"] = thread
+        return self._call("capture.exchange_mode", p, CaptureExchangeModeResult)
 
     def capture_add_node(self, *, session: int, stream: int, kind: Optional[str] = None, deps: Optional[List[Any]] = None, name: Optional[str] = None, node: Optional[Dict[str, Any]] = None, accesses: Optional[List[Any]] = None, thread: Optional[int] = None) -> CaptureAddNodeResult:
         """Cuda mode: add a node to a capture's graph by hand (``capture.add_node``).
 
         Keyword arguments (wire names; ? optional): session, stream, kind?, deps?, name?, node?, accesses?, thread?.
         """
-        return self._call("capture.add_node", {"session": session, "stream": stream, "kind": kind, "deps": deps, "name": name, "node": node, "accesses": accesses, "thread": thread}, CaptureAddNodeResult)
+        p = {"session": session, "stream": stream}
+        if kind is not None:
+            p["kind"] = kind
+        if deps is not None:
+            p["deps"] = deps
+        if name is not None:
+            p["name"] = name
+        if node is not None:
+            p["node"] = node
+        if accesses is not None:
+            p["accesses"] = accesses
+        if thread is not None:
+            p["thread"] = thread
+        return self._call("capture.add_node", p, CaptureAddNodeResult)
 
     def capture_end(self, *, session: int, stream: int, bodies: Optional[List[Any]] = None, call: Optional[str] = None, thread: Optional[int] = None) -> CaptureEndResult:
         """End capture; consumes the session; replies after the graph is committed (``capture.end``).
 
         Keyword arguments (wire names; ? optional): session, stream, bodies?, call?, thread?.
         """
-        return self._call("capture.end", {"session": session, "stream": stream, "bodies": bodies, "call": call, "thread": thread}, CaptureEndResult)
+        p = {"session": session, "stream": stream}
+        if bodies is not None:
+            p["bodies"] = bodies
+        if call is not None:
+            p["call"] = call
+        if thread is not None:
+            p["thread"] = thread
+        return self._call("capture.end", p, CaptureEndResult)
 
     def graph_list(self, *, limit: Optional[int] = None, before: Optional[str] = None, label: Optional[str] = None, host: Optional[str] = None, nested: Optional[bool] = None, fingerprint: Optional[str] = None) -> GraphListResult:
         """Stored graphs the caller may read, newest first (``graph.list``).
 
         Keyword arguments (wire names; ? optional): limit?, before?, label?, host?, nested?, fingerprint?.
         """
-        return self._call("graph.list", {"limit": limit, "before": before, "label": label, "host": host, "nested": nested, "fingerprint": fingerprint}, GraphListResult)
+        p = {}
+        if limit is not None:
+            p["limit"] = limit
+        if before is not None:
+            p["before"] = before
+        if label is not None:
+            p["label"] = label
+        if host is not None:
+            p["host"] = host
+        if nested is not None:
+            p["nested"] = nested
+        if fingerprint is not None:
+            p["fingerprint"] = fingerprint
+        return self._call("graph.list", p, GraphListResult)
 
     def graph_get(self, *, graph: int) -> GraphGetResult:
         """A stored graph (``graph.get``).
@@ -511,7 +650,14 @@ class Calls:
 
         Keyword arguments (wire names; ? optional): graph, from?, to?, pairs?.
         """
-        return self._call("graph.reachable", {"graph": graph, "from": from_, "to": to, "pairs": pairs}, GraphReachableResult)
+        p = {"graph": graph}
+        if from_ is not None:
+            p["from"] = from_
+        if to is not None:
+            p["to"] = to
+        if pairs is not None:
+            p["pairs"] = pairs
+        return self._call("graph.reachable", p, GraphReachableResult)
 
     def graph_stats(self, *, graph: int) -> GraphStatsResult:
         """Counts of a stored graph: kinds, roots, leaves, redundant edges, critical path, width (``graph.stats``).
@@ -525,7 +671,10 @@ class Calls:
 
         Keyword arguments (wire names; ? optional): graph, limit?.
         """
-        return self._call("graph.races", {"graph": graph, "limit": limit}, GraphRacesResult)
+        p = {"graph": graph}
+        if limit is not None:
+            p["limit"] = limit
+        return self._call("graph.races", p, GraphRacesResult)
 
     def graph_diff(self, *, a: int, b: int) -> GraphDiffResult:
         """What changed from stored graph a to stored graph b: nodes matched by content per stream (``graph.diff``).
@@ -553,21 +702,38 @@ class Calls:
 
         Keyword arguments (wire names; ? optional): label?, nodes, edges.
         """
-        return self._call("graph.submit", {"label": label, "nodes": nodes, "edges": edges}, GraphSubmitResult)
+        p = {"nodes": nodes, "edges": edges}
+        if label is not None:
+            p["label"] = label
+        return self._call("graph.submit", p, GraphSubmitResult)
 
     def log_list(self, *, limit: Optional[int] = None, before: Optional[str] = None, outcome: Optional[str] = None, host: Optional[str] = None) -> LogListResult:
         """The capture log, newest first (``log.list``).
 
         Keyword arguments (wire names; ? optional): limit?, before?, outcome?, host?.
         """
-        return self._call("log.list", {"limit": limit, "before": before, "outcome": outcome, "host": host}, LogListResult)
+        p = {}
+        if limit is not None:
+            p["limit"] = limit
+        if before is not None:
+            p["before"] = before
+        if outcome is not None:
+            p["outcome"] = outcome
+        if host is not None:
+            p["host"] = host
+        return self._call("log.list", p, LogListResult)
 
     def log_subscribe(self, *, outcome: Optional[str] = None, host: Optional[str] = None) -> LogSubscribeResult:
         """Turn the connection into a stream of log.event notifications (``log.subscribe``).
 
         Keyword arguments (wire names; ? optional): outcome?, host?.
         """
-        return self._call("log.subscribe", {"outcome": outcome, "host": host}, LogSubscribeResult)
+        p = {}
+        if outcome is not None:
+            p["outcome"] = outcome
+        if host is not None:
+            p["host"] = host
+        return self._call("log.subscribe", p, LogSubscribeResult)
 
     def server_info(self) -> ServerInfoResult:
         """Daemon status (``server.info``)."""

@@ -1,7 +1,7 @@
 """The base of every result dataclass, and the smaller records results hold."""
 
 from dataclasses import dataclass, fields
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 
 class Result:
@@ -19,12 +19,18 @@ class Result:
         """Build the dataclass from a decoded ``result`` object."""
         if not isinstance(obj, dict):
             obj = {}
-        names = _field_names(cls)
-        known = {k: v for k, v in obj.items() if k in names}
-        for n in names - known.keys():
-            known[n] = None
-        r = cls(**known)
-        r.extra = {k: v for k, v in obj.items() if k not in names}
+        names, blank = _spec(cls)
+        # Filled in directly rather than through __init__: this runs for
+        # every reply, and the generated __init__ costs several times more.
+        r = cls.__new__(cls)
+        d = r.__dict__
+        d.update(blank)
+        if obj.keys() <= names:
+            d.update(obj)
+            d["extra"] = {}
+        else:
+            d.update((k, v) for k, v in obj.items() if k in names)
+            d["extra"] = {k: v for k, v in obj.items() if k not in names}
         return r
 
     def to_dict(self) -> Dict[str, Any]:
@@ -35,17 +41,17 @@ class Result:
         return d
 
 
-_NAMES: Dict[type, frozenset] = {}
+_SPECS: Dict[type, Tuple[frozenset, Dict[str, None]]] = {}
 
 
-def _field_names(cls: type) -> frozenset:
-    # Cached: fields() walks the class each time, and results are built for
-    # every reply of a pipeline.
-    n = _NAMES.get(cls)
-    if n is None:
-        n = frozenset(f.name for f in fields(cls))  # type: ignore[arg-type]
-        _NAMES[cls] = n
-    return n
+def _spec(cls: type) -> Tuple[frozenset, Dict[str, None]]:
+    # Cached: fields() walks the class each time.
+    spec = _SPECS.get(cls)
+    if spec is None:
+        names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+        spec = (frozenset(names), dict.fromkeys(names))
+        _SPECS[cls] = spec
+    return spec
 
 
 @dataclass(frozen=True)
