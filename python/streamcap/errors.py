@@ -174,7 +174,7 @@ class CudaError(StreamcapError):
     @property
     def unjoined(self) -> List[Unjoined]:
         """Streams with work not joined back into the origin stream (904)."""
-        return [Unjoined(u.get("stream", 0), list(u.get("nodes", []))) for u in self.data.get("unjoined", [])]
+        return Unjoined.from_wire_list(self.data.get("unjoined"))
 
     def __str__(self) -> str:
         where = "%s: " % self.method if self.method else ""

@@ -112,3 +112,8 @@ class Unjoined:
 
     stream: int
     nodes: List[int]
+
+    @classmethod
+    def from_wire_list(cls, items: Any) -> List["Unjoined"]:
+        """The ``unjoined`` member of a 904 error or a run summary."""
+        return [cls(u.get("stream", 0), list(u.get("nodes", []))) for u in items or []]

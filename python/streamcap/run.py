@@ -118,7 +118,7 @@ def _failed(d: Dict[str, Any]) -> FailedCapture:
         cuda_error=d.get("cuda_error"),
         cuda_name=d.get("cuda_name"),
         message=d.get("message"),
-        unjoined=[Unjoined(u.get("stream", 0), list(u.get("nodes", []))) for u in d.get("unjoined", [])],
+        unjoined=Unjoined.from_wire_list(d.get("unjoined")),
         broken_by=d.get("broken_by"),
     )
 

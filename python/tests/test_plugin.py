@@ -1,12 +1,10 @@
 """The pytest plugin's fixtures and failure messages, run with pytester."""
 
 import os
-import re
 import subprocess
 
 import pytest
 
-from conftest import submit_fork_join
 
 PLUGIN = ["-p", "streamcap.pytest_plugin"]
 
