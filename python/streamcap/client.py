@@ -123,6 +123,9 @@ class _Conn:
             raise errors.ConnectionClosed("writing to %s: %s" % (self.path, e)) from e
 
     def _fill(self) -> None:
+        self._take(self._recv())
+
+    def _recv(self) -> bytes:
         try:
             chunk = self.sock.recv(_READ)
         except (_socket.timeout, BlockingIOError) as e:
@@ -131,6 +134,9 @@ class _Conn:
             raise errors.ConnectionClosed("reading from %s: %s" % (self.path, e)) from e
         if not chunk:
             raise errors.ConnectionClosed("%s closed the connection" % self.path)
+        return chunk
+
+    def _take(self, chunk: bytes) -> None:
         data = self.buf + chunk
         parts = data.split(b"\n")
         self.buf = parts.pop()
@@ -141,6 +147,15 @@ class _Conn:
 
     def line(self) -> bytes:
         """The next non-empty line from the daemon (blocks)."""
+        if self.lines:
+            return self.lines.pop()
+        if not self.buf:
+            # The usual case of one call at a time: one recv holds exactly
+            # the one reply line, which needs no splitting.
+            chunk = self._recv()
+            if chunk.find(b"\n") == len(chunk) - 1 and chunk.strip():
+                return chunk
+            self._take(chunk)
         while not self.lines:
             self._fill()
         return self.lines.pop()
