@@ -47,12 +47,27 @@ foreach(name ${SC_PY_TESTS})
                     --basetemp=${CMAKE_BINARY_DIR}/tests/python/${name}
                     ${SC_PY_DIR}/tests/test_${name}.py)
         set_tests_properties(py_${name} PROPERTIES ENVIRONMENT
-            "PYTHONPATH=${SC_PY_DIR};PYTHONDONTWRITEBYTECODE=1;STREAMCAPD=$<TARGET_FILE:streamcapd>;STREAMCAP_CLI=$<TARGET_FILE:streamcap>;STREAMCAP_TEST_PROGRAM=${SC_PY_PROGRAM};STREAMCAP_NVCC=${SC_PY_NVCC};STREAMCAP_NVCC_WHY=${SC_PY_NVCC_WHY}")
+            "PYTHONPATH=${SC_PY_DIR};PYTHONDONTWRITEBYTECODE=1;STREAMCAPD=$<TARGET_FILE:streamcapd>;STREAMCAP_CLI=$<TARGET_FILE:streamcap>;STREAMCAP_TEST_PROGRAM=${SC_PY_PROGRAM}")
     else()
         sc_add_command_test(py_${name} SKIP_RETURN_CODE 77
             COMMAND sh -c "echo 'py_${name}: skipped: no python3 >= 3.9 can import pytest (install python3-pytest)'; exit 77")
     endif()
 endforeach()
+
+# The plugin on a .cu program: its own entry, so that ctest shows the skip.
+if(SC_PYTEST AND SC_PY_NVCC)
+    sc_add_command_test(py_cu TIMEOUT 300
+        COMMAND ${SC_PYTEST} -m pytest -q -p no:cacheprovider -p streamcap.pytest_plugin
+                --basetemp=${CMAKE_BINARY_DIR}/tests/python/cu ${SC_PY_DIR}/tests/test_cu.py)
+    set_tests_properties(py_cu PROPERTIES ENVIRONMENT
+        "PYTHONPATH=${SC_PY_DIR};PYTHONDONTWRITEBYTECODE=1;STREAMCAPD=$<TARGET_FILE:streamcapd>;STREAMCAP_CLI=$<TARGET_FILE:streamcap>;STREAMCAP_NVCC=${SC_PY_NVCC}")
+else()
+    if(NOT SC_PYTEST)
+        set(SC_PY_NVCC_WHY "no python3 >= 3.9 can import pytest (install python3-pytest)")
+    endif()
+    sc_add_command_test(py_cu SKIP_RETURN_CODE 77
+        COMMAND sh -c "echo 'py_cu: skipped: ${SC_PY_NVCC_WHY}'; exit 77")
+endif()
 
 # The generated calls are current: needs no pytest, so it runs everywhere.
 find_package(Python3 REQUIRED COMPONENTS Interpreter)

@@ -10,6 +10,14 @@ pytest_plugins = ["pytester"]
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PYTHON_DIR = os.path.join(REPO, "python")
 
+# How pytester's runs load the plugin (not installed: no entry point).
+PLUGIN = ["-p", "streamcap.pytest_plugin"]
+
+
+def attached(streamcapd):
+    """pytester arguments that load the plugin on this session's daemon."""
+    return PLUGIN + ["--streamcap-socket", streamcapd.socket]
+
 
 def submit_fork_join(client, join=True, label="fork join", races=False):
     """Capture upload -> relu (stream 2) -> download in a default-mode

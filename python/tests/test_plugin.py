@@ -1,12 +1,10 @@
 """The pytest plugin's fixtures and failure messages, run with pytester."""
 
 import os
-import subprocess
 
 import pytest
 
-
-PLUGIN = ["-p", "streamcap.pytest_plugin"]
+from conftest import PLUGIN, attached
 
 GRAPH_HELPERS = '''
 def fork_join(c, join=True):
@@ -23,10 +21,6 @@ def fork_join(c, join=True):
     c.capture_record_memcpy(session=s, stream=0, name="download", dir="device_to_host", size_bytes=4096)
     return c.graph(c.capture_end(session=s, stream=0).graph)
 '''
-
-
-def attached(streamcapd):
-    return PLUGIN + ["--streamcap-socket", streamcapd.socket]
 
 
 def test_private_daemon_started_and_stopped(pytester):
@@ -149,35 +143,3 @@ def test_wrong(capture):
         ["*expected 'right' after 'left' but no path exists; left is on stream *, which joins stream * later, "
          "but not before right (stream *)"]
     )
-
-
-@pytest.fixture(scope="module")
-def cu_program(tmp_path_factory):
-    nvcc = os.environ.get("STREAMCAP_NVCC")
-    if not nvcc:
-        pytest.skip(os.environ.get("STREAMCAP_NVCC_WHY") or "nvcc not found: STREAMCAP_NVCC is not set")
-    out = str(tmp_path_factory.mktemp("cu") / "fork_join")
-    src = os.path.join(os.path.dirname(__file__), "data", "fork_join.cu")
-    r = subprocess.run([nvcc, "-cudart", "shared", "-o", out, src], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    return out
-
-
-def test_ten_line_ci_file_on_a_cu_program(pytester, streamcapd, cu_program):
-    pytester.makepyfile(
-        '''
-from streamcap import assert_happens_before
-
-def test_relu_before_reduce(capture):
-    graph = capture([%r]).graph
-    assert_happens_before(graph, "relu", "reduce")
-    assert_happens_before(graph, "scale", "reduce")
-
-def test_relu_before_scale(capture):
-    assert_happens_before(capture([%r]).graph, "relu", "scale")
-'''
-        % (cu_program, cu_program)
-    )
-    r = pytester.runpytest_subprocess(*attached(streamcapd))
-    r.assert_outcomes(passed=1, failed=1)
-    r.stdout.fnmatch_lines(["*expected 'scale' after 'relu' but no path exists; relu is on stream *"])
