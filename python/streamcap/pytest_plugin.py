@@ -115,7 +115,8 @@ def capture(request: Any, streamcapd: Daemon) -> Iterator[Callable[..., RunResul
 def graph_baseline(request: Any) -> Callable[..., None]:
     """``graph_baseline(graph, name=None)``: check ``graph`` against its baseline."""
     update = request.config.getoption("--streamcap-update")
-    test_file = str(request.node.fspath)
+    # Node.path came with pytest 7, Node.fspath (py.path) is older.
+    test_file = str(getattr(request.node, "path", None) or request.node.fspath)
     directory = os.path.join(os.path.dirname(test_file), os.path.splitext(os.path.basename(test_file))[0])
 
     def check(graph: Any, name: Optional[str] = None) -> None:
