@@ -18,6 +18,14 @@ from .results import LogEvent
 _LIMIT = 64 << 20  # a graph.get reply may be large
 
 
+class _Raw:
+    """Stands for a result class where the raw result object is wanted."""
+
+    @staticmethod
+    def from_wire(obj: Any) -> Any:
+        return obj
+
+
 class AsyncClient(Calls):
     """An asyncio connection to streamcapd.
 
@@ -96,12 +104,6 @@ class AsyncClient(Calls):
 
     async def call(self, method: str, **params: Any) -> Dict[str, Any]:
         """Send any method by wire name; returns the raw ``result`` object."""
-
-        class _Raw:
-            @staticmethod
-            def from_wire(obj: Any) -> Any:
-                return obj
-
         return await self._call(method, params, _Raw)
 
     def log_subscribe(self, *, outcome: Optional[str] = None, host: Optional[str] = None):

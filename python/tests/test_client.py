@@ -151,6 +151,15 @@ def test_subscribe(c, streamcapd):
     assert (ev.event, ev.session, ev["outcome"]) == ("session_ended", s, "closed")
 
 
+def test_subscription_timeout_then_event(c):
+    with c.subscribe(outcome="closed") as sub:
+        with pytest.raises(streamcap.Timeout):
+            sub.next(timeout=0.05)
+        s = c.session_open().session
+        c.session_close(session=s)
+        assert sub.next(timeout=10).session == s
+
+
 def test_log_subscribe_on_a_calling_connection_is_refused(c):
     with pytest.raises(streamcap.StreamcapError, match="subscribe"):
         c.log_subscribe()
