@@ -13,17 +13,9 @@ from typing import Any, AsyncIterator, Deque, Dict, Optional, Tuple
 from . import errors
 from ._methods import Calls
 from .client import _request, _result, default_socket
-from .results import LogEvent
+from .results import LogEvent, Raw
 
 _LIMIT = 64 << 20  # a graph.get reply may be large
-
-
-class _Raw:
-    """Stands for a result class where the raw result object is wanted."""
-
-    @staticmethod
-    def from_wire(obj: Any) -> Any:
-        return obj
 
 
 class AsyncClient(Calls):
@@ -104,7 +96,7 @@ class AsyncClient(Calls):
 
     async def call(self, method: str, **params: Any) -> Dict[str, Any]:
         """Send any method by wire name; returns the raw ``result`` object."""
-        return await self._call(method, params, _Raw)
+        return await self._call(method, params, Raw)
 
     def log_subscribe(self, *, outcome: Optional[str] = None, host: Optional[str] = None):
         """Refused here, as on :class:`streamcap.Client`: use :meth:`subscribe`."""

@@ -14,7 +14,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 from . import errors
 from ._methods import Calls
-from .results import LogEvent
+from .results import LogEvent, Raw
 
 SOCKET_ENV = "STREAMCAP_SOCKET"
 SOCKET_NAME = "streamcap.sock"
@@ -235,10 +235,7 @@ class Client(Calls):
 
     def call(self, method: str, **params: Any) -> Dict[str, Any]:
         """Send any method by wire name; returns the raw ``result`` object."""
-        reply = self._roundtrip(method, params)
-        if "error" in reply:
-            raise errors.from_reply(reply["error"], method)
-        return reply.get("result")
+        return _result(self._roundtrip(method, params), method, Raw)
 
     # -- public ------------------------------------------------------
     def pipeline(self) -> "Pipeline":
@@ -383,7 +380,10 @@ class Pipeline(Calls):
         self._pending.append(p)
         return p
 
+    log_subscribe = Client.log_subscribe
+
     def __len__(self) -> int:
+        """How many calls are queued."""
         return len(self._pending)
 
     def execute(self, raise_on_error: bool = True) -> List[Any]:

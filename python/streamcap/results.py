@@ -41,6 +41,15 @@ class Result:
         return d
 
 
+class Raw:
+    """Stands for a result class where the raw ``result`` object is wanted."""
+
+    @staticmethod
+    def from_wire(obj: Any) -> Any:
+        """The object itself."""
+        return obj
+
+
 _SPECS: Dict[type, Tuple[frozenset, Dict[str, None]]] = {}
 
 
