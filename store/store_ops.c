@@ -56,6 +56,25 @@ int sc_store_check(const sc_store_config *cfg, bool full, sc_store_problem_fn fn
     return rc;
 }
 
+void store_keep_first(void *ctx, int64_t graph, const char *what)
+{
+    char *first = ctx;
+    (void)graph;
+    if (!first[0])
+        snprintf(first, STORE_PROBLEM_MAX, "%s", what);
+}
+
+int store_check_verdict(size_t n, const char *first, char *err, size_t errlen)
+{
+    if (n == 0)
+        return 0;
+    snprintf(err, errlen,
+             "it fails the start-up integrity check (%zu problem%s; the first: %s); "
+             "streamcapd --check-db lists them all",
+             n, n == 1 ? "" : "s", first);
+    return SC_STORE_EIO;
+}
+
 int sc_store_get_latency(const sc_store *st, sc_store_latency *out)
 {
     if (!st || !out)

@@ -225,15 +225,6 @@ static int setup_writer(sc_store_be *be, const sc_store_config *cfg, char *errbu
                 "setting synchronous", errbuf, errlen);
 }
 
-/* Keeps the first problem the start-up check reports. */
-static void first_problem(void *ctx, int64_t graph, const char *what)
-{
-    char *first = ctx;
-    (void)graph;
-    if (!first[0])
-        snprintf(first, 256, "%s", what);
-}
-
 /*
  * The cheap part of the integrity check (store_sqlite_check.c), before the
  * recovery below deletes pending rows: a database that fails it is not
@@ -241,21 +232,15 @@ static void first_problem(void *ctx, int64_t graph, const char *what)
  */
 static int startup_check(sqlite3 *db, char *errbuf, size_t errlen)
 {
-    char first[256] = "";
+    char first[STORE_PROBLEM_MAX] = "";
     size_t n = 0;
     char why[256];
-    int rc = store_sqlite_check_db(db, false, first_problem, first, &n, why, sizeof why);
+    int rc = store_sqlite_check_db(db, false, store_keep_first, first, &n, why, sizeof why);
     if (rc) {
         snprintf(errbuf, errlen, "start-up integrity check: %s", why);
         return rc;
     }
-    if (n == 0)
-        return 0;
-    snprintf(errbuf, errlen,
-             "it fails the start-up integrity check (%zu problem%s; the first: %s); "
-             "streamcapd --check-db lists them all",
-             n, n == 1 ? "" : "s", first);
-    return SC_STORE_EIO;
+    return store_check_verdict(n, first, errbuf, errlen);
 }
 
 /* One daemon per database holds the file's lock, so migrations need no lock

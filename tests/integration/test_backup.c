@@ -33,8 +33,8 @@
 #include "harness.h"
 
 /* Big graphs first, so that copying the database outlasts many commits. */
-#define BIG_GRAPHS  8
-#define BIG_NODES   40000
+#define BIG_GRAPHS  12
+#define BIG_NODES   50000
 #define MAX_ACKED   100000
 #define OTHER_UID   65534u
 #define MAX_MESSAGE "67108864"
