@@ -590,11 +590,12 @@ static int run_one(sc_conn *c, sc_jval item)
     if (rc != 0)
         return reject(c, &req, &err, t0);
     sc_method_id method = req.desc->id;
-    sc_metrics_request(&c->d->metrics, method);
     /* A held write's effect on the session table is already there; what it
      * changes in the store is not until it commits. */
     if (c->x.held_head && sc_method_has(method, SC_MF_READS_STORE))
         return H_QUIET;
+    /* Counted once it runs: a request put off (H_QUIET) comes back here. */
+    sc_metrics_request(&c->d->metrics, method);
     sc_req r = {.d = c->d,
                 .c = c,
                 .id = req.id,

@@ -104,6 +104,13 @@ int main(int argc, char **argv)
         uv_loop_close(&loop);
         return 1;
     }
+    /* Like the socket: a daemon that cannot serve its metrics creates no
+     * database. */
+    if (cfg.metrics_socket && sc_metrics_prepare(cfg.metrics_socket, err, sizeof err) != 0) {
+        sc_log(&d.log, SC_LOG_ERROR, "%s", err);
+        uv_loop_close(&loop);
+        return 1;
+    }
     if (sc_daemon_init(&d, &loop, &cfg, err, sizeof(err)) != 0) {
         sc_log(&d.log, SC_LOG_ERROR, "%s", err);
         return finish(&loop, &d, 1);

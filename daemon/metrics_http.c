@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "sc_daemon.h"
@@ -151,18 +153,42 @@ static void on_scrape(uv_stream_t *server, int status)
         scrape_close(s);
 }
 
-int sc_metrics_listen(sc_daemon *d, const char *path, char *err, size_t errlen)
+/* Whether someone listens on the socket file at `path`. */
+static bool socket_answers(const char *path)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof sa.sun_path)
+        return false;
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return false;
+    bool live = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+    close(fd);
+    return live;
+}
+
+int sc_metrics_prepare(const char *path, char *err, size_t errlen)
 {
     struct stat st;
-    /* A socket file left by a daemon that died is ours to replace; anything
-     * else at the path is not. */
+    /* A socket file left by a daemon that died is ours to replace; a live
+     * one, or anything else at the path, is not. */
     if (lstat(path, &st) == 0) {
-        if (!S_ISSOCK(st.st_mode)) {
-            snprintf(err, errlen, "--metrics-socket %s exists and is not a socket", path);
+        if (!S_ISSOCK(st.st_mode) || socket_answers(path)) {
+            snprintf(err, errlen, "--metrics-socket %s: %s", path,
+                     S_ISSOCK(st.st_mode) ? "another process listens on it"
+                                          : "exists and is not a socket");
             return -1;
         }
         unlink(path);
     }
+    return 0;
+}
+
+int sc_metrics_listen(sc_daemon *d, const char *path, char *err, size_t errlen)
+{
+    if (sc_metrics_prepare(path, err, errlen) != 0)
+        return -1;
     uv_pipe_init(d->loop, &d->metrics_listener, 0);
     d->metrics_listener.data = d;
     mode_t old = umask(0177);

@@ -64,6 +64,10 @@ void sc_metrics_json(const struct sc_daemon *d, bool all, sc_buf *b, bool *first
 void sc_metrics_prometheus(const struct sc_daemon *d, sc_buf *b);
 
 /* metrics_http.c */
+/** Before the store opens: refuse a path where something other than a
+ *  dead daemon's socket lies (a live socket, another file), remove a
+ *  stale socket.  0, or -1 with err set. */
+int sc_metrics_prepare(const char *path, char *err, size_t errlen);
 /** Listen on `path` (mode 0600) for scrapes: each connection's request
  *  head is read up to its blank line and answered with one HTTP response
  *  holding sc_metrics_prometheus(), then closed.  0, or -1 with err set. */

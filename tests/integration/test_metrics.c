@@ -8,7 +8,8 @@
  * an HTTP response whose body is the Prometheus text format, every line a
  * `# HELP`, a `# TYPE` or a sample, and its figures agree with
  * server.info's; `curl --unix-socket` gets the same (skipped, saying so,
- * without curl).  A caller of another uid sees zeros (when run as root).
+ * without curl).  A second daemon on a live metrics socket refuses to
+ * start.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -278,12 +279,33 @@ static void test_curl(void **state)
     free(path);
 }
 
+/* A second daemon on a live metrics socket refuses to start, before it
+ * makes a database. */
+static void test_socket_in_use(void **state)
+{
+    sc_it_daemon *d = *state, *d2;
+    assert_int_equal(sc_it_daemon_create(&d2), 0);
+    char *path = metrics_path(d);
+    const char *const extra[] = {"--metrics-socket", path, NULL};
+    assert_int_equal(sc_it_daemon_start(d2, extra), -ECHILD);
+    char *err = sc_it_read_file(sc_it_daemon_stderr_path(d2));
+    if (!err || !strstr(err, "another process listens on it"))
+        fail_msg("the refusal says: %s", err ? err : "(nothing)");
+    assert_int_not_equal(access(sc_it_daemon_db(d2), F_OK), 0);
+    free(err);
+    free(path);
+    sc_it_daemon_destroy(d2);
+    /* The first one still answers scrapes. */
+    free(scrape(d, "GET /metrics HTTP/1.1\r\n\r\n"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_counters_move),
         cmocka_unit_test(test_scrape_format),
         cmocka_unit_test(test_curl),
+        cmocka_unit_test(test_socket_in_use),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
