@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-asan bench bench-cudart format clean
+.PHONY: all deps build run test test-asan bench bench-cudart check-db format clean
 
 all: build
 
@@ -34,6 +34,12 @@ bench: build
 # The CUDA runtime stand-in's captured launches and ends (bench/RESULTS.md).
 bench-cudart: build
 	bench/cudart $(BUILD)
+
+# streamcapd --check-db on the default database, or on DB=path (a
+# PostgreSQL URI too); a daemon may be serving it meanwhile.  Exits non-zero
+# when a problem is found (docs/operations.md, "Integrity").
+check-db: build
+	./$(BUILD)/bin/streamcapd --check-db $(if $(DB),--db '$(DB)')
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

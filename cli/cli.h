@@ -72,6 +72,7 @@ int cli_graph_races(cli *x, int argc, char **argv);
 int cli_dot_add_races(cli *x, uint64_t id, char **text);
 int cli_graph_rm(cli *x, int argc, char **argv);
 int cli_prune(cli *x, int argc, char **argv);
+int cli_backup(cli *x, int argc, char **argv);
 int cli_sessions(cli *x, int argc, char **argv);
 int cli_session_close(cli *x, int argc, char **argv);
 int cli_call(cli *x, int argc, char **argv);

@@ -153,6 +153,17 @@ static const cli_cmd commands[] = {
      "                          a number and a unit, s, m, h or d (30s, 15m,\n"
      "                          2h, 7d)\n"
      "  --dry-run               list what would be deleted, delete nothing\n", cli_prune},
+    {"backup", "FILE [--overwrite]", "copy the daemon's SQLite database while it serves",
+     "Ask the daemon (store.backup; root or the daemon's own user only) to\n"
+     "write a consistent copy of its database to FILE, a path on the daemon's\n"
+     "machine (a relative one is made absolute here first).  Every graph stored\n"
+     "before the request is in the copy; the daemon goes on serving meanwhile\n"
+     "and replies once the copy is complete and synced to disk.  The copy is a\n"
+     "database 'streamcapd --db FILE' serves as it is.  A PostgreSQL store is\n"
+     "backed up with pg_dump instead (docs/operations.md).\n"
+     "\n"
+     "Options:\n"
+     "  --overwrite   replace FILE when it exists (refused otherwise)\n", cli_backup},
     {"sessions", "", "live capture sessions (yours; root sees all)",
      "One row per session open now: its id, when it opened, the nodes recorded\n"
      "so far, its owner, capture semantics and label.  Ended sessions are in\n"

@@ -61,6 +61,7 @@ int sc_daemon_init(sc_daemon *d, uv_loop_t *loop, const sc_config *cfg, char *er
         d->log.limit = &d->log_limit;
     d->loop = loop;
     d->start_hr = uv_hrtime();
+    sc_metrics_init(&d->metrics);
     d->cfg.max_uid_connections = sc_uid_quota(cfg->max_connections, cfg->max_uid_connections);
     d->cfg.max_uid_sessions = sc_uid_quota(cfg->max_sessions, cfg->max_uid_sessions);
     if (!cfg->max_uid_nodes) {
@@ -139,6 +140,7 @@ void sc_daemon_destroy(sc_daemon *d)
         uv_close((uv_handle_t *)&d->listener, NULL);
         d->listening = false;
     }
+    sc_metrics_stop(d);
     sc_cache_destroy(d->cache);
     d->cache = NULL;
     sc_server_free_pool(d);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sc_handlers.h"
 
@@ -79,6 +80,7 @@ static void reply_end(sc_conn *c, bool notification)
 
 static void reply_error(sc_conn *c, sc_jval id, bool notification, const sc_rpc_error *err)
 {
+    sc_metrics_error(&c->d->metrics, err->code);
     sc_buf *b = reply_begin(c, notification);
     sc_rpc_write_error(b, id, err);
     reply_end(c, notification);
@@ -158,6 +160,7 @@ static void reply_check_bounds(sc_conn *c, sc_buf *b, size_t mark, sc_jval id)
             b->cap = keep;
         }
     }
+    sc_metrics_error(&c->d->metrics, err.code);
     sc_rpc_write_error(b, id, &err);
 }
 
@@ -188,6 +191,7 @@ int sc_req_empty(sc_req *r)
 static void reply_line_error(sc_conn *c, int code, const char *msg)
 {
     sc_rpc_error err = {0};
+    sc_metrics_error(&c->d->metrics, code);
     sc_rpc_fail(&err, code, "%s", msg);
     sc_rpc_write_error(out_buf(c), SC_JVAL_NONE, &err);
     sc_buf_putc(out_buf(c), '\n');
@@ -325,6 +329,7 @@ void sc_async_error(sc_async *a, const sc_rpc_error *err)
         reply_error(a->c, a->id, a->notification, err);
         return;
     }
+    sc_metrics_error(&a->d->metrics, err->code);
     sc_rpc_head_error(&a->held->reply, err);
     sc_buf_putc(&a->held->reply, '\n');
 }
@@ -425,6 +430,11 @@ void sc_async_done(sc_async *a)
 bool sc_may_access_all(const sc_conn *c)
 {
     return c->uid == 0;
+}
+
+bool sc_may_administer(const sc_conn *c)
+{
+    return sc_may_access_all(c) || c->uid == geteuid();
 }
 
 bool sc_may_access(const sc_conn *c, uint32_t owner_uid)
@@ -584,6 +594,8 @@ static int run_one(sc_conn *c, sc_jval item)
      * changes in the store is not until it commits. */
     if (c->x.held_head && sc_method_has(method, SC_MF_READS_STORE))
         return H_QUIET;
+    /* Counted once it runs: a request put off (H_QUIET) comes back here. */
+    sc_metrics_request(&c->d->metrics, method);
     sc_req r = {.d = c->d,
                 .c = c,
                 .id = req.id,
@@ -669,6 +681,7 @@ static bool next_line(sc_conn *c)
             continue;
         sc_rpc_error err = {0};
         if (sc_jdoc_parse(&c->x.doc, line, len, &err) != 0) {
+            sc_metrics_error(&c->d->metrics, err.code);
             sc_rpc_write_error(out_buf(c), SC_JVAL_NONE, &err);
             sc_buf_putc(out_buf(c), '\n');
             continue;

@@ -93,7 +93,8 @@ int sc_store_rpc_error(sc_rpc_error *err, int rc, const char *errmsg)
     case SC_STORE_ENOTFOUND:
     case SC_STORE_EIO:
     case SC_STORE_EINVAL:
-    case SC_STORE_EBUSY: /* only parts, which answer no request */
+    case SC_STORE_EBUSY:  /* only parts, which answer no request */
+    case SC_STORE_EEXIST: /* store.backup answers it itself */
         break;
     }
     return sc_rpc_fail(err, SC_RPC_STORAGE, "storage error: %s",

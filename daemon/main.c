@@ -19,6 +19,34 @@ static void on_signal(uv_signal_t *h, int signum)
     sc_server_stop(d);
 }
 
+/* One problem of --check-db, on its own line. */
+static void print_problem(void *ctx, int64_t graph, const char *what)
+{
+    (void)ctx;
+    (void)graph;
+    printf("%s\n", what);
+}
+
+/* --check-db: the full check of the database, without serving it.  Exit
+ * status 0 clean, 1 problems found, 3 the check could not run. */
+static int check_db(const sc_config *cfg)
+{
+    char shown[SC_PATH_MAX + 64], err[512] = "";
+    const char *db = sc_redact_db(cfg->db_path, shown, sizeof shown);
+    sc_store_config sc = {.path = cfg->db_path, .busy_timeout_ms = cfg->busy_timeout_ms};
+    size_t n = 0;
+    int rc = sc_store_check(&sc, true, print_problem, NULL, &n, err, sizeof err);
+    if (rc != 0) {
+        fprintf(stderr, "streamcapd: cannot check %s: %s\n", db, err);
+        return 3;
+    }
+    if (n)
+        printf("streamcapd: %s: %zu problem%s\n", db, n, n == 1 ? "" : "s");
+    else
+        printf("streamcapd: %s: ok\n", db);
+    return n ? 1 : 0;
+}
+
 static int finish(uv_loop_t *loop, sc_daemon *d, int code)
 {
     sc_daemon_destroy(d);
@@ -67,8 +95,19 @@ int main(int argc, char **argv)
         return 1;
     }
     d.cfg = cfg; /* with the paths resolved */
+    if (cfg.check_db) {
+        uv_loop_close(&loop);
+        return check_db(&cfg);
+    }
     int listen_fd;
     if (sc_server_prepare(&d, &listen_fd) != 0) {
+        uv_loop_close(&loop);
+        return 1;
+    }
+    /* Like the socket: a daemon that cannot serve its metrics creates no
+     * database. */
+    if (cfg.metrics_socket && sc_metrics_prepare(cfg.metrics_socket, err, sizeof err) != 0) {
+        sc_log(&d.log, SC_LOG_ERROR, "%s", err);
         uv_loop_close(&loop);
         return 1;
     }
@@ -78,6 +117,10 @@ int main(int argc, char **argv)
     }
     if (sc_server_start(&d, listen_fd) != 0)
         return finish(&loop, &d, 1);
+    if (cfg.metrics_socket && sc_metrics_listen(&d, cfg.metrics_socket, err, sizeof err) != 0) {
+        sc_log(&d.log, SC_LOG_ERROR, "%s", err);
+        return finish(&loop, &d, 1);
+    }
 
     uv_signal_init(&loop, &d.sigterm);
     uv_signal_init(&loop, &d.sigint);

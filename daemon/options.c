@@ -215,6 +215,21 @@ static int set_log_level(const char *flag, const char *v, sc_config *cfg)
     return 0;
 }
 
+static int set_metrics_socket(const char *flag, const char *v, sc_config *cfg)
+{
+    (void)flag;
+    cfg->metrics_socket = v;
+    return 0;
+}
+
+static int set_check_db(const char *flag, const char *v, sc_config *cfg)
+{
+    (void)flag;
+    (void)v;
+    cfg->check_db = true;
+    return 0;
+}
+
 /* ------------------------------------------------------- the table */
 
 static const sc_option options[] = {
@@ -317,6 +332,17 @@ static const sc_option options[] = {
      "per request: method, session, time taken\n"
      "and error code (default info)",
      set_log_level},
+    {"--metrics-socket", 0, "PATH",
+     "serve the metrics in the Prometheus text format\n"
+     "over HTTP on this Unix socket (mode 0600), e.g.\n"
+     "curl --unix-socket PATH http://x/metrics",
+     set_metrics_socket},
+    {"--check-db", 0, NULL,
+     "check the database (SQLite's integrity check and\n"
+     "the store's own invariants), print each problem\n"
+     "and exit: 0 clean, 1 problems found, 3 the check\n"
+     "could not run",
+     set_check_db},
     {"--test-max-page-count", 0, "N",
      "cap the database at N pages (for tests of a\n"
      "full disk)",
@@ -372,8 +398,12 @@ int sc_options_parse(int argc, char **argv, sc_config *cfg)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const sc_option *o = find(a);
-        if (o && !o->arg)
+        if (o && !o->arg && !o->set)
             return o->short_name == 'h' ? SC_OPTIONS_HELP : SC_OPTIONS_VERSION;
+        if (o && !o->arg) {
+            o->set(a, NULL, cfg); /* a switch: nothing to read */
+            continue;
+        }
         if (!o)
             return refuse(a);
         if (i + 1 >= argc) {
@@ -438,6 +468,11 @@ void sc_options_usage(FILE *out)
           "is $XDG_STATE_HOME/streamcap/streamcap.db, else /var/lib/streamcap/streamcap.db\n"
           "for root and ~/.local/state/streamcap/streamcap.db for other users.  Missing\n"
           "directories of these defaults are created; those of a path given as an option\n"
-          "must exist.  One daemon serves a database: a second one refuses to start.\n",
+          "must exist.  One daemon serves a database: a second one refuses to start.\n"
+          "\n"
+          "At every start the daemon runs the cheap part of --check-db and refuses a\n"
+          "database that fails it.  store.backup (streamcap backup FILE) copies an SQLite\n"
+          "database while the daemon serves; docs/operations.md has backups, restores,\n"
+          "checks and every metric.\n",
           out);
 }

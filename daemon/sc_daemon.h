@@ -24,6 +24,7 @@
 #include "sc_frame.h"
 #include "sc_json.h"
 #include "sc_log.h"
+#include "sc_metrics.h"
 #include "sc_paths.h"
 #include "sc_rpc.h"
 #include "sc_store.h"
@@ -62,6 +63,8 @@ typedef struct sc_config {
     size_t graph_cache_bytes;
     int64_t test_max_page_count;
     int log_level;
+    const char *metrics_socket; /* --metrics-socket: NULL for none */
+    bool check_db;              /* --check-db: check the database and exit */
 } sc_config;
 
 void sc_config_defaults(sc_config *cfg);
@@ -355,8 +358,13 @@ struct sc_daemon {
     unsigned budget_paused; /* connections paused for --buffer-budget now */
     uint64_t budget_pauses; /* times a connection was paused for it */
     bool budget_releasing;
-    unsigned nsubs;           /* connections subscribed to the log (subs.c) */
-    sc_logger log;            /* --log-level and the journal form (log.c) */
+    unsigned nsubs;     /* connections subscribed to the log (subs.c) */
+    sc_logger log;      /* --log-level and the journal form (log.c) */
+    sc_metrics metrics; /* counters for server.info and --metrics-socket */
+    uv_pipe_t metrics_listener;
+    bool metrics_listening;
+    struct scrape *scrapes; /* --metrics-socket connections (metrics_http.c) */
+    unsigned nscrapes;
     sc_log_limiter log_limit; /* log.limit: repeated lines counted, not written */
 };
 

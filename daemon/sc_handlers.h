@@ -124,6 +124,9 @@ int sc_cuda_rpc_error(sc_rpc_error *err, int rc);
 bool sc_may_access(const sc_conn *c, uint32_t owner_uid);
 /** True when the caller may read every uid's rows (root): lists unfiltered. */
 bool sc_may_access_all(const sc_conn *c);
+/** True when the caller may run the daemon's administration (store.backup):
+ *  root, or the uid the daemon runs as. */
+bool sc_may_administer(const sc_conn *c);
 /** A stored graph's row: root's, else its uid's on this daemon's host. */
 bool sc_may_access_meta(const sc_conn *c, const sc_daemon *d, const sc_graph_meta *m);
 

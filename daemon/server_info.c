@@ -2,28 +2,12 @@
  * server_info.c - the daemon's status: server.info.
  */
 #include <stdio.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sc_handlers.h"
 #include "sc_redact.h"
 
 /* ------------------------------------------------------- server.* */
-
-/* Bytes on disk: the database file and its write-ahead log, whose pages
- * are part of the database until a checkpoint moves them.  Two stat()
- * calls, cheap enough for a status request. */
-static uint64_t db_bytes(const char *path)
-{
-    struct stat st;
-    uint64_t n = 0;
-    char wal[4096];
-    if (stat(path, &st) == 0)
-        n += (uint64_t)st.st_size;
-    if ((size_t)snprintf(wal, sizeof(wal), "%s-wal", path) < sizeof(wal) && stat(wal, &st) == 0)
-        n += (uint64_t)st.st_size;
-    return n;
-}
 
 /* What server.info counts: everything for root, else only what the
  * caller's uid owns, so that one user learns nothing of another's work. */
@@ -81,7 +65,7 @@ int sc_h_server_info(sc_req *r)
         sc_json_member_cstr(b, &first, "db_path",
                             sc_redact_db(d->cfg.db_path, shown, sizeof shown));
     }
-    sc_json_member_u64(b, &first, "db_bytes", all ? db_bytes(d->cfg.db_path) : 0);
+    sc_json_member_u64(b, &first, "db_bytes", all ? sc_metrics_db_bytes(d->cfg.db_path) : 0);
     sc_json_member_i64(b, &first, "pid", (int64_t)getpid());
     sc_json_member_cstr(b, &first, "sync", d->cfg.sync_full ? "full" : "normal");
     sc_json_member_cstr(b, &first, "backend", d->store ? sc_store_backend_name(d->store) : "");
@@ -91,6 +75,7 @@ int sc_h_server_info(sc_req *r)
     sc_json_member_u64(b, &first, "cache_entries", cs.entries);
     sc_json_member_u64(b, &first, "cache_hits", cs.hits);
     sc_json_member_u64(b, &first, "cache_misses", cs.misses);
+    sc_metrics_json(d, all, b, &first);
     sc_json_obj_end(b);
     return sc_req_result_end(r, b);
 }

@@ -207,6 +207,11 @@ enum sc_method_flag {
       "{label?, nodes, edges}",                                                                    \
       "{graph, node_count, edge_count, bodies?}",                                                           \
       "Store a graph built outside any capture; replies after it is committed.")                   \
+    X(STORE_BACKUP, store_backup, "store.backup",                                                  \
+      SC_MF_READS_STORE,                                                                           \
+      "{path, overwrite?}",                                                                        \
+      "{path, bytes}",                                                                             \
+      "Root or the daemon's uid: write a consistent copy of the SQLite database to an absolute path; replies once it is synced.") \
     X(LOG_LIST, log_list, "log.list",                                                              \
       SC_MF_READS_STORE,                                                                           \
       "{limit?, before?, outcome?, host?}",                                                         \
@@ -221,7 +226,7 @@ enum sc_method_flag {
       SC_MF_READS_STORE,                                                                           \
       "{}",                                                                                        \
       "{version, uptime_s, connections, sessions, graphs, db_path?, db_bytes, pid, sync, backend, host, "\
-      "cache_max_bytes, cache_bytes, cache_entries, cache_hits, cache_misses}",                    \
+      "cache_max_bytes, cache_bytes, cache_entries, cache_hits, cache_misses, metrics}",           \
       "Daemon status.")
 /* clang-format on */
 

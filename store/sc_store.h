@@ -81,6 +81,7 @@ enum sc_store_rc {
     SC_STORE_ENOMEM = -304,    /* out of memory, the daemon's or the engine's: never EIO */
     SC_STORE_EINVAL = -305,    /* bad argument: NULL, unsealed graph, unknown outcome */
     SC_STORE_EBUSY = -306,     /* not now: queued stream parts hold their most memory */
+    SC_STORE_EEXIST = -307,    /* sc_store_backup: the target file exists */
 };
 
 typedef struct sc_store_result {
@@ -534,6 +535,69 @@ typedef void (*sc_store_log_page_fn)(void *arg, int rc, sc_log_page *page, const
 int sc_store_list_log(sc_store *st, const sc_log_query *q, sc_store_log_page_fn done, void *arg);
 /** Free a page and every label in it.  NULL is a no-op. */
 void sc_log_page_free(sc_log_page *page);
+
+/* ---- backup and integrity (docs/operations.md) ---- */
+
+/** sc_store_backup flags: replace a target file that exists. */
+#define SC_STORE_BACKUP_OVERWRITE 1u
+
+/** Whether the backend writes backups (SQLite does; PostgreSQL's are
+ *  pg_dump's business). */
+bool sc_store_can_backup(const sc_store *st);
+/**
+ * Write a consistent copy of the database to the absolute path `target`
+ * on the thread pool, from a read transaction of its own, so the writer
+ * goes on committing meanwhile: the copy holds every transaction committed
+ * before the job started and none after.  The callback runs once the copy
+ * is complete, fsync'ed and renamed into place (with its directory
+ * fsync'ed); `bytes` is the copy's size.  rc is 0, SC_STORE_EEXIST (target
+ * exists, no OVERWRITE flag: nothing written), SC_STORE_EIO (errmsg says
+ * why; no partial file is left at `target`), SC_STORE_ENOMEM or
+ * SC_STORE_ECLOSED.  Returns 0, SC_STORE_EINVAL (the backend cannot,
+ * a relative or empty target), SC_STORE_ECLOSED or SC_STORE_ENOMEM.
+ */
+typedef void (*sc_store_backup_fn)(void *arg, int rc, uint64_t bytes, const char *errmsg);
+int sc_store_backup(sc_store *st, const char *target, unsigned flags, sc_store_backup_fn done,
+                    void *arg);
+
+/** One problem an integrity check found: `graph` (0 when it concerns no
+ *  one graph) and a sentence saying what is wrong. */
+typedef void (*sc_store_problem_fn)(void *ctx, int64_t graph, const char *what);
+/**
+ * Check the database `cfg->path` names without writing to it (a read-only
+ * connection of its own; a daemon may be serving it meanwhile): the
+ * engine's own integrity check and the store's invariants, every problem
+ * reported through `fn` (docs/operations.md, "Integrity", lists them).
+ * `full` false runs only the cheap part, the one streamcapd runs at every
+ * start.  *problems (optional) gets how many were reported.  0 when the
+ * check ran (whatever it found), else SC_STORE_EIO / SC_STORE_ENOMEM /
+ * SC_STORE_EINVAL with err saying why it could not.
+ */
+int sc_store_check(const sc_store_config *cfg, bool full, sc_store_problem_fn fn, void *ctx,
+                   size_t *problems, char *err, size_t errlen);
+
+/* ---- figures for metrics ---- */
+
+/* Bounds of the commit latency histogram's buckets, in microseconds; a
+ * last bucket takes what is above the last bound. */
+#define SC_STORE_LATENCY_BOUNDS_US                                                                 \
+    {                                                                                              \
+        1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000, 10000000  \
+    }
+#define SC_STORE_LATENCY_BUCKETS 13
+
+/** How long write jobs waited for their commit: from being queued to their
+ *  completion on the loop (loop thread's counters, read there). */
+typedef struct sc_store_latency {
+    uint64_t count[SC_STORE_LATENCY_BUCKETS]; /* per bucket, not cumulative */
+    uint64_t total;
+    uint64_t sum_us;
+} sc_store_latency;
+
+/** The commit latency histogram so far.  Loop thread. */
+int sc_store_get_latency(const sc_store *st, sc_store_latency *out);
+/** Write jobs queued and not yet completed (the writer's queue depth). */
+uint64_t sc_store_queue_depth(const sc_store *st);
 
 /** The file the store was opened on (the --db text). */
 const char *sc_store_path(const sc_store *st);

@@ -278,6 +278,21 @@ static void uid_count_add(sc_store *st, uint32_t uid, int64_t delta)
     st->n_uid_counts++;
 }
 
+/* Count one write's wait for its commit in the latency histogram. */
+static void latency_add(sc_store_latency *l, uint64_t ns)
+{
+    static const uint64_t bounds[] = SC_STORE_LATENCY_BOUNDS_US;
+    _Static_assert(sizeof bounds / sizeof bounds[0] + 1 == SC_STORE_LATENCY_BUCKETS,
+                   "one bucket per bound plus the overflow bucket");
+    uint64_t us = ns / 1000u;
+    size_t b = 0;
+    while (b < sizeof bounds / sizeof bounds[0] && us > bounds[b])
+        b++;
+    l->count[b]++;
+    l->total++;
+    l->sum_us += us;
+}
+
 /* Run the callbacks of every completed job, on the calling (loop) thread. */
 static void deliver(sc_store *st)
 {
@@ -298,6 +313,8 @@ static void deliver(sc_store *st)
             st->graph_count--;
             uid_count_add(st, j->u.del.uid, -1);
         }
+        if (j->done)
+            latency_add(&st->latency, uv_hrtime() - j->queued_ns);
         sc_store_result res = {.rc = j->rc, .id = j->id, .errmsg = NULL};
         if (j->rc == SC_STORE_EIO)
             res.errmsg = j->errmsg ? j->errmsg : "storage error";
@@ -323,6 +340,7 @@ static void free_handle(uv_handle_t *h)
 
 void store_submit(sc_store *st, store_job *j)
 {
+    j->queued_ns = uv_hrtime();
     pthread_mutex_lock(&st->mu);
     if (st->queue_tail)
         st->queue_tail->next = j;

@@ -79,8 +79,9 @@ typedef struct sc_store_job {
     sc_store_done_fn done;
     void *arg;
     int rc;
-    int64_t id;   /* set by write: session id (LOG_OPEN), graph id (COMMIT_*, DELETE) */
-    char *errmsg; /* generic: heap copy of the failure's message */
+    int64_t id;         /* set by write: session id (LOG_OPEN), graph id (COMMIT_*, DELETE) */
+    char *errmsg;       /* generic: heap copy of the failure's message */
+    uint64_t queued_ns; /* generic: uv_hrtime() when queued (commit latency) */
     union {
         struct {
             uint32_t uid;
@@ -164,6 +165,7 @@ enum sc_store_read_kind {
     SC_STORE_READ_META,     /* graph row: graph -> meta */
     SC_STORE_READ_GRAPHS,   /* a graph.list page: graphs -> graph_page */
     SC_STORE_READ_LOG,      /* a log.list page: log -> log_page */
+    SC_STORE_READ_BACKUP,   /* a copy of the database: target -> bytes */
 };
 
 /*
@@ -186,6 +188,11 @@ typedef struct sc_store_read {
     sc_graph_meta *meta;
     sc_graph_page *graph_page;
     sc_log_page *log_page;
+    /* BACKUP: the absolute path of the copy, SC_STORE_BACKUP_* flags, and
+     * the copy's size once written. */
+    const char *target;
+    unsigned backup_flags;
+    uint64_t bytes;
     int rc;
     char errmsg[256];
     size_t scratch; /* the backend's while it runs (e.g. page capacity) */
@@ -238,6 +245,8 @@ typedef struct sc_store_backend {
     const char *name; /* "sqlite", "postgresql": server.info's backend */
     /* write_chunk takes part jobs: captures may be streamed. */
     bool streams;
+    /* read takes SC_STORE_READ_BACKUP requests. */
+    bool backs_up;
 
     /*
      * Connect the writer's connection to cfg->path, take whatever lock
@@ -362,6 +371,16 @@ typedef struct sc_store_backend {
                         sc_store_notices **out, char *err, size_t errlen);
     int (*notices_send)(sc_store_notices *n, const char *payload, size_t len);
     void (*notices_close)(sc_store_notices *n);
+
+    /*
+     * Any thread, no store open (sc_store_check): check the database
+     * cfg->path names on a connection of its own that writes nothing,
+     * reporting each problem through `fn` and counting them in *problems.
+     * 0 when the check ran, else EIO/ENOMEM with err set.  NULL: the
+     * backend has no check (sc_store_check reports that as EINVAL).
+     */
+    int (*check)(const sc_store_config *cfg, bool full, sc_store_problem_fn fn, void *ctx,
+                 size_t *problems, char *err, size_t errlen);
 
     /* Pool threads.  A new reader connection: 0, EIO or ENOMEM (err set). */
     int (*reader_open)(sc_store_be *be, void **reader, char *err, size_t errlen);

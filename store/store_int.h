@@ -51,8 +51,9 @@ struct sc_store {
     /* Per owner, sorted by uid: few entries (one per user who stored). */
     store_uid_count *uid_counts;
     size_t n_uid_counts, cap_uid_counts;
-    uint64_t pending;  /* write jobs queued and not yet delivered */
-    size_t part_bytes; /* heap bytes of the stream parts not yet delivered */
+    uint64_t pending;         /* write jobs queued and not yet delivered */
+    sc_store_latency latency; /* their waits for a commit, once delivered */
+    size_t part_bytes;        /* heap bytes of the stream parts not yet delivered */
     /* Final log rows refused during a stop (sc_store_defer_log_end). */
     sc_store_log_row *deferred;
     size_t n_deferred, cap_deferred;
@@ -162,6 +163,15 @@ int store_graphs_submit(sc_store *st, const sc_graph_query *q, sc_store_graph_pa
 /* `outcome` is NULL or a static wire word (it is not copied). */
 int store_log_submit(sc_store *st, const sc_log_query *q, const char *outcome,
                      sc_store_log_page_fn done, void *arg);
+int store_backup_submit(sc_store *st, const char *target, unsigned flags, sc_store_backup_fn done,
+                        void *arg);
+/* store_ops.c: the start-up check's verdict, for the backends' migrate.
+ * store_keep_first is a sc_store_problem_fn keeping the first problem in
+ * ctx (a char[STORE_PROBLEM_MAX], "" before); store_check_verdict, for
+ * `n` problems found, 0 (none) or SC_STORE_EIO with err naming the first. */
+#define STORE_PROBLEM_MAX 256
+void store_keep_first(void *ctx, int64_t graph, const char *what);
+int store_check_verdict(size_t n, const char *first, char *err, size_t errlen);
 /* Cancel reads not yet started, wait for running ones; then close readers. */
 void store_readers_shutdown(sc_store *st);
 

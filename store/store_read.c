@@ -36,6 +36,7 @@ struct store_read_req {
         sc_store_meta_fn meta;
         sc_store_graph_page_fn graphs;
         sc_store_log_page_fn log;
+        sc_store_backup_fn backup;
     } done;
     char strings[]; /* the query's label and host */
 };
@@ -129,6 +130,9 @@ static void deliver(store_read_req *q)
         break;
     case SC_STORE_READ_LOG:
         q->done.log(q->arg, r->rc, r->log_page, errmsg_of(r));
+        break;
+    case SC_STORE_READ_BACKUP:
+        q->done.backup(q->arg, r->rc, r->rc == 0 ? r->bytes : 0, errmsg_of(r));
         break;
     }
 }
@@ -333,6 +337,19 @@ int store_log_submit(sc_store *st, const sc_log_query *lq, const char *outcome,
     if (lq->host)
         q->rq.log.host = keep(q, &at, lq->host, host_len);
     q->done.log = done;
+    return read_submit(st, q, arg);
+}
+
+int store_backup_submit(sc_store *st, const char *target, unsigned flags, sc_store_backup_fn done,
+                        void *arg)
+{
+    size_t at = 0, len = strlen(target);
+    store_read_req *q = req_new(SC_STORE_READ_BACKUP, len + 1);
+    if (!q)
+        return SC_STORE_ENOMEM;
+    q->rq.target = keep(q, &at, target, len);
+    q->rq.backup_flags = flags;
+    q->done.backup = done;
     return read_submit(st, q, arg);
 }
 

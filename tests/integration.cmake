@@ -33,6 +33,13 @@ sc_add_daemon_test(test_concurrent integration 180)
 sc_add_daemon_test(test_lifecycle integration 120)
 sc_add_daemon_test(test_daemon_logs integration 120)
 sc_add_daemon_test(test_log_subscribe integration 120)
+# Operations (docs/operations.md): store.backup under write load, served by
+# a second daemon, and its refusals; --check-db and the start-up check on
+# corrupted copies; server.info's metrics and the --metrics-socket scrape.
+sc_add_daemon_test(test_backup integration 300 DEPENDS streamcap)
+target_compile_definitions(test_backup PRIVATE SC_CLI_BINARY="$<TARGET_FILE:streamcap>")
+sc_add_daemon_test(test_check_db integration 120)
+sc_add_daemon_test(test_metrics integration 60)
 
 # Stored-graph queries, the capture log, DOT export and the graph cache;
 # itgraph.c builds random captures and the BFS oracle they are checked with.

@@ -48,3 +48,6 @@ sc_add_test(test_cond_node SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_cond_n
             LIBS sc_daemon)
 # What the daemon shows of --db: never a PostgreSQL password (daemon/redact.c).
 sc_add_test(test_redact SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_redact.c LIBS sc_daemon)
+# The operators' counters and their Prometheus text (daemon/metrics.c).
+sc_add_test(test_metrics_unit SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/store/test_metrics_unit.c
+            LIBS sc_daemon Threads::Threads)

@@ -612,6 +612,15 @@ static int pg_migrate(sc_store_be *be, char *err, size_t len)
     for (size_t i = 0; i < sc_pg_migration_count && rc == 0; i++)
         if (sc_pg_migrations[i].version > version)
             rc = apply_one(be->conn, &sc_pg_migrations[i], err, len);
+    if (rc)
+        return rc;
+    /* Before this host's pending rows go: a graph both pending and
+     * visible would lose its rows to them (store_pg_check.c). */
+    char first[STORE_PROBLEM_MAX] = "";
+    size_t n = 0;
+    rc = store_pg_check_conn(be->conn, false, store_keep_first, first, &n, err, len);
+    if (!rc)
+        rc = store_check_verdict(n, first, err, len);
     return rc ? rc : recover_host(be, err, len);
 }
 
@@ -648,6 +657,7 @@ const sc_store_backend sc_store_pg_backend = {
     .reader_open = store_pg_reader_open,
     .reader_close = store_pg_reader_close,
     .read = store_pg_read,
+    .check = store_pg_check,
     .notices_open = store_pg_notices_open,
     .notices_send = store_pg_notices_send,
     .notices_close = store_pg_notices_close,

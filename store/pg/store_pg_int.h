@@ -166,6 +166,14 @@ void store_pg_read(void *reader, sc_store_read *rq);
 size_t store_pg_args_room(const sc_node *n);
 size_t store_pg_args(const sc_node *n, bool bin, char *out);
 
+/* store_pg_check.c: the integrity check (sc_store_check), on `conn` (the
+ * writer's at start-up, cheap) or on a read-only connection of its own
+ * (check of the vtable).  0, or the store code of a query that failed. */
+int store_pg_check_conn(PGconn *conn, bool full, sc_store_problem_fn fn, void *ctx,
+                        size_t *problems, char *err, size_t len);
+int store_pg_check(const sc_store_config *cfg, bool full, sc_store_problem_fn fn, void *ctx,
+                   size_t *problems, char *err, size_t len);
+
 /* store_pg_notice.c: the fleet's notices (store_backend.h notices_*). */
 int store_pg_notices_open(const char *path, uv_loop_t *loop, sc_store_notice_fn fn, void *arg,
                           sc_store_notices **out, char *err, size_t errlen);

@@ -639,5 +639,9 @@ void store_pg_read(void *reader, sc_store_read *rq)
     case SC_STORE_READ_LOG:
         read_log(pr, rq);
         break;
+    case SC_STORE_READ_BACKUP: /* never submitted: backs_up is false */
+        rq->rc = SC_STORE_EINVAL;
+        snprintf(rq->errmsg, sizeof rq->errmsg, "back up a PostgreSQL store with pg_dump");
+        break;
     }
 }

@@ -225,6 +225,24 @@ static int setup_writer(sc_store_be *be, const sc_store_config *cfg, char *errbu
                 "setting synchronous", errbuf, errlen);
 }
 
+/*
+ * The cheap part of the integrity check (store_sqlite_check.c), before the
+ * recovery below deletes pending rows: a database that fails it is not
+ * served, and the reason names the first problem.
+ */
+static int startup_check(sqlite3 *db, char *errbuf, size_t errlen)
+{
+    char first[STORE_PROBLEM_MAX] = "";
+    size_t n = 0;
+    char why[256];
+    int rc = store_sqlite_check_db(db, false, store_keep_first, first, &n, why, sizeof why);
+    if (rc) {
+        snprintf(errbuf, errlen, "start-up integrity check: %s", why);
+        return rc;
+    }
+    return store_check_verdict(n, first, errbuf, errlen);
+}
+
 /* One daemon per database holds the file's lock, so migrations need no lock
  * of their own: BEGIN IMMEDIATE keeps out any other writer of the file. */
 static int sqlite_migrate(sc_store_be *be, char *errbuf, size_t errlen)
@@ -239,6 +257,8 @@ static int sqlite_migrate(sc_store_be *be, char *errbuf, size_t errlen)
         if (exec(db, pragma, "setting max_page_count", errbuf, errlen))
             return SC_STORE_EIO;
     }
+    if (startup_check(db, errbuf, errlen))
+        return SC_STORE_EIO;
     /* Graphs a dead daemon was committing in chunks were never
      * acknowledged: their rows go before anything reads the file.  Should
      * that fail (a full disk), they stay invisible until the next start. */
@@ -478,6 +498,7 @@ static int sqlite_open(const sc_store_config *cfg, sc_store_be **out, char *errb
 const sc_store_backend sc_store_sqlite_backend = {
     .name = "sqlite",
     .streams = true,
+    .backs_up = true,
     .open = sqlite_open,
     .migrate = sqlite_migrate,
     .count_graphs = sqlite_count_graphs,
@@ -495,4 +516,5 @@ const sc_store_backend sc_store_sqlite_backend = {
     .reader_open = store_sqlite_reader_open,
     .reader_close = store_sqlite_reader_close,
     .read = store_sqlite_read,
+    .check = store_sqlite_check,
 };

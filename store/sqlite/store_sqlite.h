@@ -183,4 +183,16 @@ int store_sqlite_reader_open(sc_store_be *be, void **reader, char *err, size_t e
 void store_sqlite_reader_close(void *reader);
 void store_sqlite_read(void *reader, sc_store_read *rq);
 
+/* store_sqlite_check.c: the integrity check (sc_store_check) on `db`,
+ * cheap or full, every problem through fn, counted in *problems; 0, or
+ * EIO/ENOMEM when a query could not run.  check of the vtable opens a
+ * read-only connection of its own for it. */
+int store_sqlite_check_db(sqlite3 *db, bool full, sc_store_problem_fn fn, void *ctx,
+                          size_t *problems, char *err, size_t errlen);
+int store_sqlite_check(const sc_store_config *cfg, bool full, sc_store_problem_fn fn, void *ctx,
+                       size_t *problems, char *err, size_t errlen);
+
+/* store_sqlite_backup.c: SC_STORE_READ_BACKUP on a reader's connection. */
+void store_sqlite_backup(sqlite3 *db, sc_store_read *q);
+
 #endif

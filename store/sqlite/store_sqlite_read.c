@@ -969,9 +969,7 @@ static void log_run(sqlite_reader *r, sc_store_read *base)
 int store_sqlite_reader_open(sc_store_be *be, void **reader, char *err, size_t errlen)
 {
     int fail = SC_STORE_EIO;
-    sqlite_reader *r = reader_open(be, &fail, err, errlen);
-    *reader = r;
-    return r ? 0 : fail;
+    return (*reader = reader_open(be, &fail, err, errlen)) != NULL ? 0 : fail;
 }
 
 void store_sqlite_reader_close(void *reader)
@@ -995,6 +993,8 @@ void store_sqlite_read(void *reader, sc_store_read *q)
     case SC_STORE_READ_LOG:
         log_run(reader, q);
         return;
-    }
-    set_err(q, SC_STORE_EINVAL, "unknown read");
+    case SC_STORE_READ_BACKUP:
+        store_sqlite_backup(((sqlite_reader *)reader)->db, q);
+        return;
+    } /* every kind is a case: -Wswitch holds it so */
 }

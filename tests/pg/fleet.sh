@@ -106,6 +106,17 @@ done
 [ "$(q "SELECT count(DISTINCT host) FROM capture_log WHERE outcome = 'completed'")" = 2 ] ||
     fail "the log does not show both hosts"
 
+# 1b. store.backup is SQLite's: on PostgreSQL it names pg_dump; and
+#     --check-db reads the shared database while both daemons serve it
+rc=0
+out=$("$bin/streamcap" --socket "$work/alpha.sock" backup "$work/copy.db" 2>&1) || rc=$?
+[ "$rc" -ne 0 ] && printf '%s' "$out" | grep -q pg_dump ||
+    fail "store.backup on PostgreSQL: exit $rc, $out"
+[ ! -e "$work/copy.db" ] || fail "store.backup on PostgreSQL wrote a file"
+"$bin/streamcapd" --check-db --db "$STREAMCAP_TEST_PG" >"$work/check.log" 2>&1 ||
+    fail "--check-db on the fleet's database: $(cat "$work/check.log")"
+echo "fleet.sh: store.backup names pg_dump, --check-db finds the fleet's database clean"
+
 # 2a. a second daemon with alpha's host name is refused, naming alpha,
 #     and alpha's live session stays open
 "$bin/streamcap" --socket "$work/alpha.sock" call session.open '{"label":"alive"}' >/dev/null

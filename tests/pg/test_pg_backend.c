@@ -333,6 +333,84 @@ static void test_newer_schema_refused(void **state)
     B->close(be);
 }
 
+/* Every problem the check reports, one a line. */
+static void collect(void *ctx, int64_t graph, const char *what)
+{
+    (void)graph;
+    char *buf = ctx;
+    size_t n = strlen(buf);
+    snprintf(buf + n, 4096 - n, "%s\n", what);
+}
+
+/* The full check on the server's database: its problems into buf. */
+static size_t check_db(char *buf)
+{
+    sc_store_config cfg = {.path = fx_pg_server()};
+    char err[256] = "";
+    size_t n = 99;
+    buf[0] = '\0';
+    if (sc_store_check(&cfg, true, collect, buf, &n, err, sizeof err) != 0)
+        fail_msg("sc_store_check: %s", err);
+    return n;
+}
+
+/* A start on the database: refused, naming `want`. */
+static void start_refused(const char *want)
+{
+    sc_store_config cfg = {.path = fx_pg_server(), .host = "alpha"};
+    sc_store_be *be = NULL;
+    char err[512] = "";
+    assert_int_equal(B->open(&cfg, &be, err, sizeof err), 0);
+    assert_int_equal(B->migrate(be, err, sizeof err), SC_STORE_EIO);
+    if (!strstr(err, "start-up integrity check") || !strstr(err, want))
+        fail_msg("refused for: %s", err);
+    B->close(be);
+}
+
+/* --check-db's checks and the start-up part on PostgreSQL: a clean store,
+ * a wrong node count, a graph both pending and visible, orphan rows. */
+static void test_integrity_check(void **state)
+{
+    (void)state;
+    sc_store_be *be = open_be("alpha");
+    sc_graph *g = make_graph(6);
+    int64_t old = commit(be, log_open(be, 1000, "a", 1), g, 1000);
+    int64_t newest = commit(be, log_open(be, 1000, "b", 2), g, 1000);
+    B->close(be);
+    sc_graph_destroy(g);
+    char buf[4096], sql[256], want[160];
+    assert_int_equal(check_db(buf), 0);
+
+    snprintf(sql, sizeof sql, "UPDATE graphs SET node_count = 7 WHERE graph = %lld",
+             (long long)newest);
+    fx_pg_exec(fx_pg_server(), sql);
+    snprintf(want, sizeof want, "graph %lld: its node rows hold 6 nodes, its node count says 7",
+             (long long)newest);
+    /* The index row disagrees with the new count too. */
+    assert_int_equal(check_db(buf), 2);
+    assert_non_null(strstr(buf, want));
+    start_refused(want);
+    snprintf(sql, sizeof sql, "UPDATE graphs SET node_count = 6 WHERE graph = %lld",
+             (long long)newest);
+    fx_pg_exec(fx_pg_server(), sql);
+
+    snprintf(sql, sizeof sql,
+             "INSERT INTO pending_graphs (graph, host, session, started_at) VALUES (%lld, 'alpha',"
+             " 1, now())",
+             (long long)old);
+    fx_pg_exec(fx_pg_server(), sql);
+    snprintf(want, sizeof want, "graph %lld: it is visible while still listed as pending",
+             (long long)old);
+    assert_int_equal(check_db(buf), 1);
+    assert_non_null(strstr(buf, want));
+    start_refused(want);
+    fx_pg_exec(fx_pg_server(), "DELETE FROM pending_graphs");
+
+    fx_pg_exec(fx_pg_server(), "INSERT INTO edges (graph, src, dst) VALUES (424242, 0, 1)");
+    assert_int_equal(check_db(buf), 1);
+    assert_non_null(strstr(buf, "graph 424242: edge rows of a graph that does not exist"));
+}
+
 /* Two daemons interleaving: ids never collide, a start recovers only its
  * own host's open rows, and lists filter by host and by (host, uid). */
 static void test_two_hosts(void **state)
@@ -698,6 +776,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_odd_names, reset_db),
         cmocka_unit_test_setup(test_concurrent_migrate, reset_db),
         cmocka_unit_test_setup(test_newer_schema_refused, reset_db),
+        cmocka_unit_test_setup(test_integrity_check, reset_db),
         cmocka_unit_test_setup(test_two_hosts, reset_db),
         cmocka_unit_test_setup(test_delete_and_notfound, reset_db),
         cmocka_unit_test_setup(test_chunks, reset_db),

@@ -216,7 +216,7 @@ static void test_openrpc_names_match_table(void **state)
  * or "{limit?, before?}": the union over the alternatives; a field is
  * required when it has no '?' and appears in every alternative.
  */
-#define MAX_FIELDS 16
+#define MAX_FIELDS 24
 typedef struct {
     char name[MAX_FIELDS][40];
     bool required[MAX_FIELDS];
