@@ -285,6 +285,14 @@ class GraphSubmitResult(Result):
 
 
 @dataclass
+class StoreBackupResult(Result):
+    """Result of ``store.backup``: Root or the daemon's uid: write a consistent copy of the SQLite database to an absolute path; replies once it is synced."""
+
+    path: str
+    bytes: int
+
+
+@dataclass
 class LogListResult(Result):
     """Result of ``log.list``: The capture log, newest first."""
 
@@ -318,6 +326,7 @@ class ServerInfoResult(Result):
     cache_misses: int
     backend: str
     host: str
+    metrics: Dict[str, Any]
     db_path: Optional[str] = None
 
 
@@ -707,6 +716,16 @@ class Calls:
             p["label"] = label
         return self._call("graph.submit", p, GraphSubmitResult)
 
+    def store_backup(self, *, path: str, overwrite: Optional[bool] = None) -> StoreBackupResult:
+        """Root or the daemon's uid: write a consistent copy of the SQLite database to an absolute path; replies once it is synced (``store.backup``).
+
+        Keyword arguments (wire names; ? optional): path, overwrite?.
+        """
+        p = {"path": path}
+        if overwrite is not None:
+            p["overwrite"] = overwrite
+        return self._call("store.backup", p, StoreBackupResult)
+
     def log_list(self, *, limit: Optional[int] = None, before: Optional[str] = None, outcome: Optional[str] = None, host: Optional[str] = None) -> LogListResult:
         """The capture log, newest first (``log.list``).
 
@@ -775,6 +794,7 @@ METHODS = {
     "graph.export": ("graph_export", ('graph', 'format'), (), GraphExportResult),
     "graph.delete": ("graph_delete", ('graph',), (), GraphDeleteResult),
     "graph.submit": ("graph_submit", ('nodes', 'edges'), ('label',), GraphSubmitResult),
+    "store.backup": ("store_backup", ('path',), ('overwrite',), StoreBackupResult),
     "log.list": ("log_list", (), ('limit', 'before', 'outcome', 'host'), LogListResult),
     "log.subscribe": ("log_subscribe", (), ('outcome', 'host'), LogSubscribeResult),
     "server.info": ("server_info", (), (), ServerInfoResult),

@@ -141,6 +141,16 @@ def test_log_list(c):
     assert entries[0]["session"] == s and entries[0]["outcome"] == "closed"
 
 
+def test_store_backup(c, tmp_path):
+    target = tmp_path / "copy.db"
+    r = c.store_backup(path=str(target))
+    assert r.path == str(target) and r.bytes == target.stat().st_size > 0
+    assert target.read_bytes()[:16] == b"SQLite format 3\x00"
+    with pytest.raises(streamcap.StreamcapError) as e:
+        c.store_backup(path=str(target))
+    assert "exists" in str(e.value)
+
+
 def test_subscribe(c, streamcapd):
     with c.subscribe(outcome="closed") as sub:
         s = c.session_open(label="watched").session
