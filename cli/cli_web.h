@@ -109,8 +109,9 @@ void web_hub_free(web_hub *h);
 void web_hub_stop(web_hub *h);
 
 typedef struct web_listener web_listener;
-/** A new listener (starting the subscription when it is the first), or NULL. */
-web_listener *web_listen(web_hub *h);
+/** A new listener for the page on connection fd (-1: not watched), starting
+ *  the subscription when it is the first; NULL when out of memory. */
+web_listener *web_listen(web_hub *h, int fd);
 /** Up to max bytes of Server-Sent Events text for l into buf, waiting for
  *  some: the count, 0 never, -1 when the stream is over. */
 long web_listener_read(web_listener *l, char *buf, size_t max);

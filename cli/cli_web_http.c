@@ -128,7 +128,9 @@ static void events_done(void *cls)
 
 static enum MHD_Result send_events(struct MHD_Connection *c, const web_srv *s)
 {
-    web_listener *l = web_listen(s->hub);
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    web_listener *l = web_listen(s->hub, ci ? ci->connect_fd : -1);
     if (!l)
         return send_text(c, 503, "cannot follow the log: out of memory");
     struct MHD_Response *r =

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "sc_buf.h"
@@ -25,13 +26,16 @@
  * and the browser from calling an idle stream dead. */
 #define POLL_MS     250
 #define KEEPALIVE_S 15
-#define RETRY_MS    1000
+/* How soon a page that went away stops counting as a listener. */
+#define GONE_CHECK_MS 500
+#define RETRY_MS      1000
 
 struct web_listener {
     web_hub *hub;
     web_listener *next;
     sc_buf pending; /* SSE text not yet read */
     bool over;      /* ended: too slow, or the server is stopping */
+    int fd;         /* the page's connection, watched for its closing */
 };
 
 struct web_hub {
@@ -150,12 +154,13 @@ static void *subscriber(void *arg)
     return NULL;
 }
 
-web_listener *web_listen(web_hub *h)
+web_listener *web_listen(web_hub *h, int fd)
 {
     web_listener *l = calloc(1, sizeof(*l));
     if (!l)
         return NULL;
     l->hub = h;
+    l->fd = fd;
     sc_buf_init(&l->pending);
     /* The first bytes open the stream at once (and say how soon to reconnect). */
     sc_buf_puts(&l->pending, "retry: 2000\n: streamcap live log\n\n");
@@ -174,16 +179,36 @@ web_listener *web_listen(web_hub *h)
     return l;
 }
 
+/* Whether the page closed its connection: nothing is written to an idle
+ * stream for a while, so the closing would otherwise go unseen (and the
+ * subscription held) until the next keepalive. */
+static bool gone(int fd)
+{
+    if (fd < 0)
+        return false;
+    char c;
+    ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
 long web_listener_read(web_listener *l, char *buf, size_t max)
 {
     web_hub *h = l->hub;
     pthread_mutex_lock(&h->mu);
-    while (l->pending.len == 0 && !l->over && !h->stop) {
+    for (int waited_ms = 0; l->pending.len == 0 && !l->over && !h->stop;) {
         struct timespec t;
         clock_gettime(CLOCK_MONOTONIC, &t);
-        t.tv_sec += KEEPALIVE_S;
-        if (pthread_cond_timedwait(&h->cv, &h->mu, &t) == ETIMEDOUT && l->pending.len == 0)
+        t.tv_nsec += GONE_CHECK_MS * 1000000L;
+        t.tv_sec += t.tv_nsec / 1000000000L;
+        t.tv_nsec %= 1000000000L;
+        if (pthread_cond_timedwait(&h->cv, &h->mu, &t) != ETIMEDOUT || l->pending.len)
+            continue;
+        if (gone(l->fd))
+            l->over = true;
+        else if ((waited_ms += GONE_CHECK_MS) >= KEEPALIVE_S * 1000) {
             sc_buf_puts(&l->pending, ": keepalive\n\n");
+            waited_ms = 0;
+        }
     }
     long n = -1;
     if (l->pending.len > 0 && !l->over && !h->stop) {
