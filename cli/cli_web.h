@@ -17,7 +17,8 @@
  * thousand nodes); the page lists them instead. */
 #define WEB_DRAW_MAX_DEFAULT 2000
 
-/* An asset built into the binary from web/assets (web_assets.c, generated). */
+/* An asset built into the binary from web/assets (the table web/embed.cmake
+ * generates). */
 typedef struct web_asset {
     const char *name; /* "log.js" */
     const char *mime;

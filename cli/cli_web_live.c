@@ -48,6 +48,7 @@ struct web_hub {
     bool stop;
     bool running; /* the subscriber thread is on */
     bool joinable;
+    bool live; /* subscribed now: a page that joins is told at once */
     pthread_t th;
 };
 
@@ -93,7 +94,7 @@ static bool wanted(web_hub *h)
     return on;
 }
 
-static void tell(web_hub *h, const char *kind, const char *msg)
+static void tell(web_hub *h, const char *kind, const char *msg, bool live)
 {
     sc_buf b = SC_BUF_INIT;
     bool first;
@@ -103,6 +104,7 @@ static void tell(web_hub *h, const char *kind, const char *msg)
     size_t len;
     char *text = sc_buf_detach(&b, &len);
     pthread_mutex_lock(&h->mu);
+    h->live = live;
     if (text)
         fan_out(h, kind, text);
     pthread_mutex_unlock(&h->mu);
@@ -136,16 +138,19 @@ static void *subscriber(void *arg)
         if (rc == 0)
             rc = sc_client_log_subscribe(c, NULL, NULL);
         if (rc == 0) {
-            tell(h, "status", "live");
+            tell(h, "status", "live", true);
             rc = follow(h, c);
         }
         if (rc != 0) {
             char msg[512];
             snprintf(msg, sizeof(msg), "the daemon's log stream stopped: %s; retrying",
                      c ? sc_client_errmsg(c) : strerror(-rc));
-            tell(h, "status", msg);
+            tell(h, "status", msg, false);
         }
         sc_client_close(c);
+        pthread_mutex_lock(&h->mu);
+        h->live = false;
+        pthread_mutex_unlock(&h->mu);
         if (rc == 0)
             break;
         struct timespec t = {.tv_sec = RETRY_MS / 1000, .tv_nsec = (RETRY_MS % 1000) * 1000000L};
@@ -165,6 +170,8 @@ web_listener *web_listen(web_hub *h, int fd)
     /* The first bytes open the stream at once (and say how soon to reconnect). */
     sc_buf_puts(&l->pending, "retry: 2000\n: streamcap live log\n\n");
     pthread_mutex_lock(&h->mu);
+    if (h->live)
+        sc_buf_puts(&l->pending, "event: status\ndata: {\"message\":\"live\"}\n\n");
     l->next = h->list;
     h->list = l;
     h->n++;
