@@ -80,11 +80,17 @@ sc.launchShape = function (n) {
 // #zoom-in, #zoom-out, #zoom-reset (when present): a CSS transform on the
 // <svg>, so the browser never lays the drawing out again.
 sc.zoomPan = function (box, svg, prefix) {
-  const st = { k: 1, x: 0, y: 0 };
+  const w = Number(svg.getAttribute("width")) || 1, h = Number(svg.getAttribute("height")) || 1;
+  const fit = () => {
+    const k = Math.min(1.5, (box.clientWidth - 8) / w, (box.clientHeight - 8) / h);
+    return { k: k > 0 ? k : 1, x: 4, y: 4 };
+  };
+  const st = fit();
   const apply = () => {
     svg.style.transform = `translate(${st.x}px, ${st.y}px) scale(${st.k})`;
   };
   svg.style.transformOrigin = "0 0";
+  apply();
   box.addEventListener(
     "wheel",
     (ev) => {
@@ -119,7 +125,7 @@ sc.zoomPan = function (box, svg, prefix) {
   };
   btn("zoom-in", () => { st.k *= 1.25; apply(); });
   btn("zoom-out", () => { st.k /= 1.25; apply(); });
-  btn("zoom-reset", () => { st.k = 1; st.x = 0; st.y = 0; apply(); });
+  btn("zoom-reset", () => { Object.assign(st, fit()); apply(); });
   return st;
 };
 
@@ -140,7 +146,12 @@ sc.drawingEdge = function (root, u, v) {
 sc.parseSvg = function (text) {
   const doc = new DOMParser().parseFromString(text, "image/svg+xml");
   const svg = doc.documentElement;
-  svg.removeAttribute("width");
-  svg.removeAttribute("height");
+  // Graphviz gives its size in points; the viewBox's units as pixels keep
+  // the drawing's proportions and let zoomPan scale it to fit.
+  const vb = (svg.getAttribute("viewBox") || "").split(/\s+/).map(Number);
+  if (vb.length === 4 && vb[2] > 0 && vb[3] > 0) {
+    svg.setAttribute("width", vb[2]);
+    svg.setAttribute("height", vb[3]);
+  }
   return document.importNode(svg, true);
 };
