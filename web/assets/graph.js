@@ -206,6 +206,7 @@ async function main() {
     }
     sc.api(`graph/${gid}/races`).then(showRaces, (err) => sc.showError(document.getElementById("races"), err));
     document.body.dataset.ready = "1";
+    window.scReady = performance.now(); // for bench/web_log.py
   } catch (err) {
     sc.showError(box, err);
   }

@@ -104,6 +104,8 @@ async function load() {
     document.getElementById("newer").disabled = state.page === 0;
     document.getElementById("page").textContent = "page " + (state.page + 1) + ", " + r.entries.length + " rows";
     document.body.dataset.loaded = String(Number(document.body.dataset.loaded || 0) + 1);
+    // When the first rows were in the page, for bench/web_log.py.
+    if (window.scFirstRows === undefined) window.scFirstRows = performance.now();
   } catch (err) {
     sc.showError(status, err);
   } finally {
