@@ -176,7 +176,8 @@ static const cli_cmd commands[] = {
      "\n"
      "Options:\n"
      "  --listen ADDR:PORT  where to listen (default 127.0.0.1:0: loopback, a\n"
-     "                      free port); a non-loopback address is warned about\n"
+     "                      free port); a non-loopback address is warned about,\n"
+     "                      0.0.0.0 and [::] refused (Host is checked against it)\n"
      "  --open              open the URL with xdg-open\n"
      "  --max-draw N        graphs of more than N nodes (default 2000; 0: no\n"
      "                      limit) are listed, not drawn\n", cli_web},

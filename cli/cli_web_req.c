@@ -52,6 +52,15 @@ int web_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *ssle
     host[hl] = '\0';
     struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
     struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
+    /* Every request's Host is checked against the address listened on, so
+     * it must be one that browsers name: not "any address". */
+    if (strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0) {
+        snprintf(why, len,
+                 "--listen %s: name the address browsers will use (each request's Host is "
+                 "checked against it), not every address",
+                 host);
+        return -1;
+    }
     if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
         v4->sin_family = AF_INET;
         v4->sin_port = htons(port);

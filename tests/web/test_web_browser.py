@@ -60,7 +60,9 @@ def rows(b):
 
 def log_page(b, d, w, art):
     b.get(w.url)
-    wait(b, lambda x: len(rows(x)) >= 1, "the log page lists the demo's session")
+    wait(b, lambda x: len(rows(x)) >= 2, "the log page lists the demo's sessions")
+    diff = b.find_element(By.CSS_SELECTOR, "#log tbody tr[data-session='2'] a[data-testid='diff-link']")
+    check(diff.get_attribute("href").endswith("/diff/1/2"), "the second demo run links to its diff against the first")
     wait(b, lambda x: x.find_element(By.ID, "live").text == "live", "the live stream is on")
     # Another client opens a session and begins a capture: the row shows it open.
     conn = d.connect()
@@ -81,7 +83,7 @@ def log_page(b, d, w, art):
     b.find_element(By.CSS_SELECTOR, "#filters button").click()
     wait(b, lambda x: texts(x, "#log tbody tr td:nth-child(2)") == ["live capture"], "filtered by label")
     b.get(w.base + "/")
-    wait(b, lambda x: len(rows(x)) >= 2, "the cookie carries the token after the first visit")
+    wait(b, lambda x: len(rows(x)) >= 3, "the cookie carries the token after the first visit")
     wait(b, lambda x: x.find_element(By.ID, "live").text == "live", "live again")
     shot(b, art, "log.png")
 
@@ -155,6 +157,7 @@ def main():
     d = webenv.Daemon(bindir)
     b = None
     try:
+        d.cli("demo")
         d.cli("demo")
         g = webenv.fork_join(d, label="step")
         g2 = webenv.fork_join(d, label="step", extra=True)

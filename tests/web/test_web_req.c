@@ -91,8 +91,12 @@ static void test_listen(void **state)
     assert_true(web_is_loopback(&ss));
     web_host_name(&ss, 9, name, sizeof(name));
     assert_string_equal(name, "[::1]:9");
-    assert_int_equal(web_parse_listen("0.0.0.0:80", &ss, &len, why, sizeof(why)), 0);
+    assert_int_equal(web_parse_listen("10.1.2.3:80", &ss, &len, why, sizeof(why)), 0);
     assert_false(web_is_loopback(&ss));
+    /* The Host check needs an address browsers name. */
+    assert_int_equal(web_parse_listen("0.0.0.0:80", &ss, &len, why, sizeof(why)), -1);
+    assert_non_null(strstr(why, "Host"));
+    assert_int_equal(web_parse_listen("[::]:80", &ss, &len, why, sizeof(why)), -1);
     assert_int_equal(web_parse_listen("localhost:80", &ss, &len, why, sizeof(why)), -1);
     assert_non_null(strstr(why, "numeric"));
     assert_int_equal(web_parse_listen("127.0.0.1", &ss, &len, why, sizeof(why)), -1);
