@@ -8,7 +8,7 @@ target_include_directories(web_req PRIVATE ${PROJECT_SOURCE_DIR}/cli)
 
 # A test that cannot run here: one line saying why, skipped (77).
 function(sc_web_skip name why)
-    sc_add_command_test(${name} COMMAND sh -c "echo 'skipped: ${why}'; exit 77"
+    sc_add_command_test(${name} COMMAND sh -c "echo 'skipped: ${why}' && exit 77"
                         SKIP_RETURN_CODE 77 LABELS web)
 endfunction()
 
