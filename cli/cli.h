@@ -71,6 +71,16 @@ int cli_graph_races(cli *x, int argc, char **argv);
  *  an error already reported (cli_races.c). */
 int cli_dot_add_races(cli *x, uint64_t id, char **text);
 int cli_graph_rm(cli *x, int argc, char **argv);
+/** web (cli_web.c): serve the web view until SIGINT or SIGTERM. */
+int cli_web(cli *x, int argc, char **argv);
+
+/* ---- Graphviz (cli_dot.c) ---- */
+
+/** Whether Graphviz's `dot` is on PATH. */
+bool cli_have_dot(void);
+/** Feed `text` to `dot -T<fmt> -o out`: 0, or -1 with why[len] saying
+ *  what failed (dot missing, crashed or refusing the text). */
+int cli_dot_run(const char *text, const char *fmt, const char *out, char *why, size_t len);
 int cli_prune(cli *x, int argc, char **argv);
 int cli_backup(cli *x, int argc, char **argv);
 int cli_sessions(cli *x, int argc, char **argv);

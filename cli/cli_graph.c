@@ -80,73 +80,11 @@ int cli_graph_dot(cli *x, int argc, char **argv)
     return out;
 }
 
-/* Graphviz's `dot` on PATH?  Checked first so the message can say what to do. */
-static bool have_dot(void)
-{
-    const char *path = getenv("PATH");
-    if (!path || !*path)
-        return false;
-    char *copy = strdup(path);
-    if (!copy)
-        return false;
-    bool found = false;
-    for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir && !found;
-         dir = strtok_r(NULL, ":", &save)) {
-        char full[4096];
-        snprintf(full, sizeof(full), "%s/dot", *dir ? dir : ".");
-        found = access(full, X_OK) == 0;
-    }
-    free(copy);
-    return found;
-}
-
 /* Feed `text` to `dot -T<fmt> -o out`; CLI_OK or an error already reported. */
 static int run_dot(cli *x, const char *text, const char *fmt, const char *out)
 {
-    int fds[2];
-    if (pipe(fds) != 0)
-        return cli_fail(x, "cannot run dot: %s", strerror(errno));
-    char tflag[16];
-    snprintf(tflag, sizeof(tflag), "-T%s", fmt);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return cli_fail(x, "cannot run dot: %s", strerror(errno));
-    }
-    if (pid == 0) {
-        dup2(fds[0], STDIN_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        execlp("dot", "dot", tflag, "-o", out, (char *)NULL);
-        _exit(127);
-    }
-    close(fds[0]);
-    size_t len = strlen(text), off = 0;
-    while (off < len) {
-        ssize_t n = write(fds[1], text + off, len - off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break; /* dot died: its exit status says why */
-        off += (size_t)n;
-    }
-    close(fds[1]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR)
-            return cli_fail(x, "cannot wait for dot: %s", strerror(errno));
-    }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-        return cli_fail(x, "cannot run Graphviz 'dot'");
-    if (WIFSIGNALED(status))
-        return cli_fail(x, "Graphviz 'dot' crashed (%s) while rendering %s",
-                        strsignal(WTERMSIG(status)), out);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return cli_fail(x, "dot failed to render %s (status %d)", out,
-                        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    return CLI_OK;
+    char why[512];
+    return cli_dot_run(text, fmt, out, why, sizeof(why)) == 0 ? CLI_OK : cli_fail(x, "%s", why);
 }
 
 static const char *render_format(const char *out)
@@ -205,7 +143,7 @@ int cli_graph_render(cli *x, int argc, char **argv)
         return cli_usage_fail(x, "'%s' must end in .svg or .png", out);
     if (cli_connect(x) != CLI_OK)
         return CLI_ERROR;
-    if (!have_dot())
+    if (!cli_have_dot())
         return cli_fail(x,
                         "cannot render: Graphviz 'dot' is not installed (on Debian: apt-get "
                         "install graphviz); 'streamcap graph dot %llu' prints the DOT text",

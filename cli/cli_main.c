@@ -171,6 +171,27 @@ static const cli_cmd commands[] = {
     {"session close", "ID", "discard a live session",
      "Close the session without producing a graph; the capture log records it\n"
      "as closed.\n", cli_session_close},
+    {"web", "[--listen ADDR:PORT] [--open] [--max-draw N]",
+     "a local web page: the live log, graphs to click, diffs",
+     "Serve the web view over HTTP as the invoking user, talking to the daemon\n"
+     "at --socket with that user's rights.  Prints the URL to open, with a\n"
+     "random token (http://127.0.0.1:PORT/?token=TOKEN): every request needs\n"
+     "the token (in the URL once, then in a cookie) or gets 403, and a request\n"
+     "whose Host header is not the listening address gets 421 (DNS\n"
+     "rebinding).  Pages: / the capture log, live; /graph/ID a graph drawn by\n"
+     "Graphviz with one lane per stream, click a node for details, two for\n"
+     "\"happens before?\", races in red; /diff/A/B what changed from A to B.\n"
+     "JSON under /api/ mirrors the protocol's results.  Nothing is fetched\n"
+     "from the network; the pages are built into this program.  Ctrl-C or\n"
+     "SIGTERM stops it.  See docs/web.md.\n"
+     "\n"
+     "Options:\n"
+     "  --listen ADDR:PORT  where to listen (default 127.0.0.1:0: loopback, a\n"
+     "                      free port); a non-loopback address is warned about,\n"
+     "                      0.0.0.0 and [::] refused (Host is checked against it)\n"
+     "  --open              open the URL with xdg-open\n"
+     "  --max-draw N        graphs of more than N nodes (default 2000; 0: no\n"
+     "                      limit) are listed, not drawn\n", cli_web},
     {"call", "METHOD [PARAMS]", "send one raw JSON-RPC request",
      "Send METHOD with PARAMS (JSON text, default {}) and print the reply's\n"
      "result as JSON on standard output.  An error reply prints its code and\n"
