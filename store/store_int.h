@@ -162,6 +162,7 @@ int store_graphs_submit(sc_store *st, const sc_graph_query *q, sc_store_graph_pa
 /* `outcome` is NULL or a static wire word (it is not copied). */
 int store_log_submit(sc_store *st, const sc_log_query *q, const char *outcome,
                      sc_store_log_page_fn done, void *arg);
+int store_plan_submit(sc_store *st, const sc_prune_policy *p, sc_store_plan_fn done, void *arg);
 /* Cancel reads not yet started, wait for running ones; then close readers. */
 void store_readers_shutdown(sc_store *st);
 

@@ -152,6 +152,15 @@ int store_pg_write(sc_store_be *be, sc_store_job *j, char *err, size_t len);
 int store_pg_write_chunk(sc_store_be *be, sc_store_job *j, uint32_t lo, uint32_t hi, char *err,
                          size_t len);
 void store_pg_drop_chunks(sc_store_be *be, int64_t gid);
+/* SC_STORE_JOB_DELETE_GRAPH: 0, ENOTFOUND, EBUSY (a pinned graph it keeps), EIO. */
+int store_pg_delete_graph(sc_store_be *be, sc_store_job *j, char *err, size_t len);
+
+/* store_pg_prune.c: pinning, prune and retention jobs (as write), and the
+ * prune plan on a reader. */
+int store_pg_pin(sc_store_be *be, sc_store_job *j, char *err, size_t len);
+int store_pg_prune_graphs(sc_store_be *be, sc_store_job *j, char *err, size_t len);
+int store_pg_prune_log(sc_store_be *be, sc_store_job *j, char *err, size_t len);
+void store_pg_plan(PGconn *c, sc_store_read *rq);
 bool store_pg_make_room(sc_store_be *be);
 
 /* store_pg_read.c: the readers' operations of the vtable. */

@@ -81,7 +81,7 @@ static char *dup_col(const PGresult *r, int row, int col, size_t *len)
     "graph, session, label, " TS_OUT("created_at") ", owner_uid, owner_pid, node_count,"           \
                                                    " edge_count, stream_count, semantics, "        \
                                                    "capture, host, parent_graph, parent_node,"     \
-                                                   " parent_index, fp_structure, fp_full"
+                                                   " parent_index, fp_structure, fp_full, pinned"
 
 static int row_to_meta(const PGresult *r, int i, sc_graph_meta *m)
 {
@@ -101,6 +101,7 @@ static int row_to_meta(const PGresult *r, int i, sc_graph_meta *m)
     m->parent_index = col_u32(r, i, 14);
     store_meta_fingerprint(m, PQgetisnull(r, i, 15) ? NULL : PQgetvalue(r, i, 15),
                            PQgetisnull(r, i, 16) ? NULL : PQgetvalue(r, i, 16));
+    m->pinned = PQgetvalue(r, i, 17)[0] == 't';
     if (!(m->label = dup_col(r, i, 2, &m->label_len)) || !(m->host = dup_col(r, i, 11, NULL))) {
         free(m->label);
         free(m->host);
@@ -638,6 +639,9 @@ void store_pg_read(void *reader, sc_store_read *rq)
         break;
     case SC_STORE_READ_LOG:
         read_log(pr, rq);
+        break;
+    case SC_STORE_READ_PRUNE:
+        store_pg_plan(pr->conn, rq);
         break;
     }
 }

@@ -171,6 +171,11 @@ static int apply_migrations(sc_store_be *be, char *errbuf, size_t errlen)
     int64_t version;
     if (query_int(db, "PRAGMA user_version", &version, errbuf, errlen))
         return SC_STORE_EIO;
+    /* A new database gives the pages retention frees back to the file
+     * system a few at a time (PRAGMA incremental_vacuum); the mode can
+     * only be chosen before the first table exists (docs/operations.md). */
+    if (version == 0 && exec(db, "PRAGMA auto_vacuum = INCREMENTAL", "auto_vacuum", errbuf, errlen))
+        return SC_STORE_EIO;
     for (size_t i = 0; i < sc_migration_count; i++) {
         const sc_migration *m = &sc_migrations[i];
         if (m->version <= version)
