@@ -785,6 +785,7 @@ void sc_server_stop(sc_daemon *d)
         return;
     d->stopping = true;
     sc_log(&d->log, SC_LOG_INFO, "stopping");
+    sc_retention_stop(d);
     if (d->listening) {
         uv_close((uv_handle_t *)&d->listener, NULL);
         d->listening = false;

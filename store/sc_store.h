@@ -437,8 +437,9 @@ typedef struct sc_prune_policy {
     int64_t before_ms;  /* ... this Unix time go */
     uint64_t keep;      /* > 0: graphs older than the newest `keep` go */
     uint64_t max_bytes; /* > 0: the oldest go while the store is bigger */
-    bool any_owner;     /* every owner's graphs (root, the daemon) ... */
-    uint32_t uid;       /* ... else only this owner's (and `keep` counts them) */
+    bool any_owner;     /* every owner's graphs (root, the daemon's policy) ... */
+    uint32_t uid;       /* ... else only this owner's on this host (`keep` counts them) */
+    const char *host;   /* set by the store: the host of a one-owner plan */
     uint32_t limit;     /* the most ids one plan names, 1..SC_STORE_PRUNE_MAX */
 } sc_prune_policy;
 

@@ -45,7 +45,10 @@ int sc_store_prune_plan(sc_store *st, const sc_prune_policy *p, sc_store_plan_fn
         return SC_STORE_EINVAL;
     if (st->closing)
         return SC_STORE_ECLOSED;
-    return store_plan_submit(st, p, done, arg);
+    sc_prune_policy own = *p;
+    /* Another host's uid is another user (sc_store.h, lists). */
+    own.host = p->any_owner ? NULL : sc_store_host(st);
+    return store_plan_submit(st, &own, done, arg);
 }
 
 int sc_store_prune_graphs(sc_store *st, const int64_t *ids, size_t n, int64_t deleted_ms,

@@ -108,13 +108,16 @@ static int plan_bound(PGconn *c, sc_store_read *rq, int64_t *bound)
     const sc_prune_policy *pp = &rq->prune;
     params p = {0};
     p_i64(&p, (int64_t)(pp->keep - 1));
-    if (!pp->any_owner)
+    if (!pp->any_owner) {
         p_i64(&p, pp->uid);
+        p_word(&p, pp->host);
+    }
     PGresult *r = plan_query(c, rq,
                              pp->any_owner ? "SELECT graph FROM graphs WHERE parent_graph IS NULL"
                                              " ORDER BY graph DESC LIMIT 1 OFFSET $1"
                                            : "SELECT graph FROM graphs WHERE parent_graph IS NULL"
-                                             " AND owner_uid = $2 ORDER BY graph DESC LIMIT 1"
+                                             " AND owner_uid = $2 AND host = $3"
+                                             " ORDER BY graph DESC LIMIT 1"
                                              " OFFSET $1",
                              &p);
     if (!r)
@@ -154,8 +157,10 @@ static int plan_walk(PGconn *c, sc_store_read *rq, int64_t bound, uint64_t db_by
         params p = {0};
         p_i64(&p, after);
         p_i64(&p, PLAN_PAGE);
-        if (!pp->any_owner)
+        if (!pp->any_owner) {
             p_i64(&p, pp->uid);
+            p_word(&p, pp->host);
+        }
         PGresult *r = plan_query(
             c, rq,
             pp->any_owner
@@ -165,6 +170,7 @@ static int plan_walk(PGconn *c, sc_store_read *rq, int64_t bound, uint64_t db_by
                 : "SELECT graph, " TS_OUT("created_at") ", node_count, edge_count FROM graphs"
                                                         " WHERE graph > $1 AND parent_graph IS NULL"
                                                         " AND NOT pinned AND owner_uid = $3"
+                                                        " AND host = $4"
                                                         " ORDER BY graph LIMIT $2",
             &p);
         if (!r)

@@ -283,12 +283,15 @@ static int64_t keep_bound(sqlite3 *db, const sc_prune_policy *p)
     const char *sql = p->any_owner ? "SELECT graph FROM graphs WHERE parent_graph IS NULL"
                                      " ORDER BY graph DESC LIMIT 1 OFFSET ?1"
                                    : "SELECT graph FROM graphs WHERE parent_graph IS NULL"
-                                     " AND owner_uid = ?2 ORDER BY graph DESC LIMIT 1 OFFSET ?1";
+                                     " AND owner_uid = ?2 AND host = ?3"
+                                     " ORDER BY graph DESC LIMIT 1 OFFSET ?1";
     if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_int64(s, 1, (sqlite3_int64)(p->keep - 1));
-    if (!p->any_owner)
+    if (!p->any_owner) {
         sqlite3_bind_int64(s, 2, p->uid);
+        sqlite3_bind_text(s, 3, p->host, -1, SQLITE_STATIC);
+    }
     int rc = sqlite3_step(s);
     int64_t bound = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
     sqlite3_finalize(s);
@@ -305,11 +308,14 @@ static int plan_walk(sqlite3 *db, const sc_prune_policy *p, const plan_totals *t
                                      " WHERE parent_graph IS NULL AND pinned = 0 ORDER BY graph"
                                    : "SELECT graph, created_at, node_count, edge_count FROM graphs"
                                      " WHERE parent_graph IS NULL AND pinned = 0 AND owner_uid = ?1"
+                                     " AND host = ?2"
                                      " ORDER BY graph";
     if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
         return -1;
-    if (!p->any_owner)
+    if (!p->any_owner) {
         sqlite3_bind_int64(s, 1, p->uid);
+        sqlite3_bind_text(s, 2, p->host, -1, SQLITE_STATIC);
+    }
     char cutoff[STORE_TIME_BUF];
     store_time_format(p->before_ms, cutoff);
     double per_row = t->rows > 0 ? (double)t->db_bytes / t->rows : 0;
