@@ -743,6 +743,9 @@ typedef struct sc_client_graph_summary {
     /* Added with hosts: a program built against the older header indexes
      * the page with the older size (rebuild it). */
     char *host; /* as sc_client_graph's host */
+    /* Added with graph.pin (false from a daemon before it): retention and
+     * prune never delete it. */
+    bool pinned;
 } sc_client_graph_summary;
 
 typedef struct sc_client_graph_page {

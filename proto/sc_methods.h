@@ -170,7 +170,7 @@ enum sc_method_flag {
     X(GRAPH_GET, graph_get, "graph.get",                                                           \
       SC_MF_READS_STORE,                                                                           \
       "{graph}",                                                                                   \
-      "{graph, label, created_at, owner_uid, owner_pid, host, fingerprint, semantics?, capture?, parent?, nodes, edges}",                   \
+      "{graph, label, created_at, owner_uid, owner_pid, host, fingerprint, pinned, semantics?, capture?, parent?, nodes, edges}",                   \
       "A stored graph.")                                                                           \
     X(GRAPH_REACHABLE, graph_reachable, "graph.reachable",                                         \
       SC_MF_READS_STORE,                                                                           \
