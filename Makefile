@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-asan bench bench-cudart format clean
+.PHONY: all deps build run test test-asan bench bench-cudart bench-scale format clean
 
 all: build
 
@@ -34,6 +34,10 @@ bench: build
 # The CUDA runtime stand-in's captured launches and ends (bench/RESULTS.md).
 bench-cudart: build
 	bench/cudart $(BUILD)
+
+# The store at 1,000 and 100,000 graphs (bench/scale, bench/RESULTS.md).
+bench-scale: build
+	BUILD=$(BUILD) bench/scale
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
