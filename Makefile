@@ -39,6 +39,11 @@ bench-cudart: build
 bench-scale: build
 	BUILD=$(BUILD) bench/scale
 
+# The store at 100,000 graphs and 10,000,000 log rows against 1,000 graphs
+# (bench/RESULTS.md, "Scale"); about 10 minutes and 10 GB of temporary disk.
+bench-scale: build
+	BUILD=$(BUILD) bench/scale
+
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
