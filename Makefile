@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-asan bench bench-cudart check-db format clean
+.PHONY: all deps build run test test-asan bench bench-cudart bench-scale check-db format clean
 
 all: build
 
@@ -40,6 +40,11 @@ bench-cudart: build
 # when a problem is found (docs/operations.md, "Integrity").
 check-db: build
 	./$(BUILD)/bin/streamcapd --check-db $(if $(DB),--db '$(DB)')
+
+# The store at 100,000 graphs and 10,000,000 log rows against 1,000 graphs
+# (bench/RESULTS.md, "Scale"); about 10 minutes and 10 GB of temporary disk.
+bench-scale: build
+	BUILD=$(BUILD) bench/scale
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -83,6 +83,17 @@ bool cli_have_dot(void);
 int cli_dot_run(const char *text, const char *fmt, const char *out, char *why, size_t len);
 int cli_prune(cli *x, int argc, char **argv);
 int cli_backup(cli *x, int argc, char **argv);
+int cli_graph_pin(cli *x, int argc, char **argv);
+int cli_graph_unpin(cli *x, int argc, char **argv);
+/* cli_prune.c: prune's options the daemon selects by (--keep N,
+ * --max-db-size SIZE, --log-older-than AGE) at argv[*i]: 1 taken (and *i
+ * moved on), 0 none of them, -1 refused (said why). */
+int cli_prune_daemon_opt(cli *x, int argc, char **argv, int *i, const char **keep,
+                         const char **max_db_size, const char **log_older_than);
+/* store.prune with what was given (NULL: not given; none: the daemon's
+ * own policy), its result printed. */
+int cli_prune_daemon(cli *x, bool dry_run, const char *older_than, const char *keep,
+                     const char *max_db_size, const char *log_older_than);
 int cli_sessions(cli *x, int argc, char **argv);
 int cli_session_close(cli *x, int argc, char **argv);
 int cli_call(cli *x, int argc, char **argv);

@@ -129,8 +129,11 @@ typedef struct prune_opts {
     const char *label;
     uint64_t before; /* 0: any id */
     bool older;
-    char cutoff[32]; /* created_at strictly below this, when `older` */
+    const char *older_text; /* --older-than as given */
+    char cutoff[32];        /* created_at strictly below this, when `older` */
     bool dry_run;
+    /* What only the daemon selects by (store.prune). */
+    const char *keep, *max_db_size, *log_older_than;
 } prune_opts;
 
 /* "30s", "15m", "2h", "7d" -> seconds.  0 or -1. */
@@ -184,7 +187,6 @@ static void format_cutoff(uint64_t secs, char out[32])
 
 static int prune_args(cli *x, int argc, char **argv, prune_opts *p)
 {
-    bool any = false;
     for (int i = 0; i < argc;) {
         const char *v = NULL;
         int r;
@@ -195,11 +197,9 @@ static int prune_args(cli *x, int argc, char **argv, prune_opts *p)
             if (r < 0)
                 return cli_usage_fail(x, "--label takes a value");
             p->label = v;
-            any = true;
         } else if ((r = cli_take_opt(argc, argv, &i, "--before", &v)) != 0) {
             if (r < 0 || cli_parse_id(v, &p->before) != 0)
                 return cli_usage_fail(x, "--before takes a graph id");
-            any = true;
         } else if ((r = cli_take_opt(argc, argv, &i, "--older-than", &v)) != 0) {
             uint64_t secs;
             if (r < 0 || parse_duration(v, &secs) != 0)
@@ -207,13 +207,18 @@ static int prune_args(cli *x, int argc, char **argv, prune_opts *p)
                                          "or 7d");
             format_cutoff(secs, p->cutoff);
             p->older = true;
-            any = true;
+            p->older_text = v;
+        } else if ((r = cli_prune_daemon_opt(x, argc, argv, &i, &p->keep, &p->max_db_size,
+                                             &p->log_older_than)) != 0) {
+            if (r < 0)
+                return CLI_ERROR;
         } else {
             return cli_usage_fail(x, "unexpected argument '%s'", argv[i]);
         }
     }
-    if (!any)
-        return cli_usage_fail(x, "say what to delete: --label, --before and/or --older-than");
+    if ((p->label || p->before) && (p->keep || p->max_db_size || p->log_older_than))
+        return cli_usage_fail(x, "--keep, --max-db-size and --log-older-than are the daemon's "
+                                 "selection: not with --label or --before");
     return CLI_OK;
 }
 
@@ -238,7 +243,8 @@ static int id_push(id_list *l, uint64_t id)
 
 static bool prune_match(const prune_opts *p, const sc_client_graph_summary *g)
 {
-    if (p->before && g->graph >= p->before)
+    /* A pinned graph is kept, as the daemon's own prune keeps it. */
+    if (g->pinned || (p->before && g->graph >= p->before))
         return false;
     return !p->older || strcmp(g->created_at, p->cutoff) < 0;
 }
@@ -295,6 +301,10 @@ int cli_prune(cli *x, int argc, char **argv)
     prune_opts p = {0};
     if (prune_args(x, argc, argv, &p) != CLI_OK || cli_connect(x) != CLI_OK)
         return CLI_ERROR;
+    /* Without a selection only the client makes, the daemon selects. */
+    if (!p.label && !p.before)
+        return cli_prune_daemon(x, p.dry_run, p.older_text, p.keep, p.max_db_size,
+                                p.log_older_than);
     id_list ids = {0};
     int st = prune_collect(x, &p, &ids);
     if (st != CLI_OK) {

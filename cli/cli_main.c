@@ -142,16 +142,33 @@ static const cli_cmd commands[] = {
      "Delete each graph; their capture-log rows stay.  A graph that cannot be\n"
      "deleted (unknown, another user's) is reported and the others are still\n"
      "deleted; the exit status is then 2.\n", cli_graph_rm},
-    {"prune", "", "delete stored graphs in bulk, by label, id or age",
-     "Delete every graph (that you may delete) matching all the options given;\n"
-     "at least one is required.  Prints how many were deleted.\n"
+    {"graph pin", "ID", "keep a stored graph from retention and prune",
+     "Pin the graph: streamcapd's --retain, --retain-graphs and --max-db-size\n"
+     "and 'streamcap prune' never delete it, and 'graph rm' refuses it until it\n"
+     "is unpinned.  Only top-level graphs are pinned (their bodies stay with\n"
+     "them).\n", cli_graph_pin},
+    {"graph unpin", "ID", "let retention and prune delete a graph again",
+     "Unpin the graph (see 'graph pin').\n", cli_graph_unpin},
+    {"prune", "", "delete old stored graphs, by the daemon's policy, age or count",
+     "Without --label or --before the daemon selects (method store.prune): the\n"
+     "oldest unpinned graphs (that you may delete) that any option given names,\n"
+     "or, with none, what its own --retain, --retain-graphs, --max-db-size and\n"
+     "--retain-log would delete now.  A dry run lists exactly what the same\n"
+     "prune then deletes.  With --label or --before, the graphs matching all of\n"
+     "--label, --before and --older-than are selected here instead.  Pinned\n"
+     "graphs are never deleted.  Prints how many were deleted.\n"
      "\n"
      "Options:\n"
+     "  --older-than DURATION   graphs created longer ago than DURATION: a\n"
+     "                          number and a unit, s, m, h or d (30s, 15m,\n"
+     "                          2h, 7d)\n"
+     "  --keep N                all but the newest N graphs (daemon)\n"
+     "  --max-db-size SIZE      the oldest while the database holds more than\n"
+     "                          SIZE (10G, 500M) (daemon)\n"
+     "  --log-older-than AGE    also ended log rows older than AGE whose graphs\n"
+     "                          are gone; root only (daemon)\n"
      "  --label TEXT            only graphs with this label\n"
      "  --before ID             only graphs with an id below ID\n"
-     "  --older-than DURATION   only graphs created longer ago than DURATION:\n"
-     "                          a number and a unit, s, m, h or d (30s, 15m,\n"
-     "                          2h, 7d)\n"
      "  --dry-run               list what would be deleted, delete nothing\n", cli_prune},
     {"backup", "FILE [--overwrite]", "copy the daemon's SQLite database while it serves",
      "Ask the daemon (store.backup; root or the daemon's own user only) to\n"

@@ -641,6 +641,7 @@ static int decode_summary(sc_client *c, const cJSON *o, void *item)
         sc_cl_get_new_str(c, m, o, "host", &s->host) != 0)
         return -EPROTO;
     s->owner_uid = (uint32_t)uid;
+    s->pinned = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "pinned"));
     return 0;
 }
 

@@ -656,12 +656,11 @@ struct sc_client_node {
      * for other kinds, and ignored by graph.submit. */
     uint64_t *bodies;
     size_t nbodies;
-    /* Added with buffer accesses (rebuild against this header): the
-     * ranges the node reads and writes (docs/analyses.md, "Buffer
-     * accesses"), sent by graph.submit and capture.add_node when
-     * naccesses is not 0 (each of size 1 or more and mode 1, 2 or 3, else
-     * -EINVAL before anything is sent); graph.get fills them (freed with
-     * the graph), NULL and 0 for a node without any. */
+    /* Added with buffer accesses (rebuild against this header): the ranges
+     * the node reads and writes (docs/analyses.md), sent by graph.submit and
+     * capture.add_node when naccesses is not 0 (each of size 1 or more and
+     * mode 1, 2 or 3, else -EINVAL before anything is sent); graph.get
+     * fills them (freed with the graph), NULL and 0 for a node without any. */
     sc_client_access *accesses;
     size_t naccesses;
 };
@@ -758,9 +757,10 @@ typedef struct sc_client_graph_summary {
     uint64_t stream_count;
     uint32_t owner_uid;
     int64_t owner_pid;
-    /* Added with hosts: a program built against the older header indexes
-     * the page with the older size (rebuild it). */
-    char *host; /* as sc_client_graph's host */
+    /* Added later (rebuild against this header): host as sc_client_graph's;
+     * pinned by graph.pin (false from an older daemon), never pruned. */
+    char *host;
+    bool pinned;
 } sc_client_graph_summary;
 
 typedef struct sc_client_graph_page {

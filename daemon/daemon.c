@@ -34,6 +34,7 @@ void sc_config_defaults(sc_config *cfg)
     cfg->sync_full = true;
     cfg->busy_timeout_ms = 5000;
     cfg->log_level = SC_LOG_INFO;
+    cfg->retain_interval_s = 60;
 }
 
 /* The store's warnings (the writer thread's too): sc_log only reads the
@@ -115,6 +116,10 @@ int sc_daemon_init(sc_daemon *d, uv_loop_t *loop, const sc_config *cfg, char *er
     uv_timer_init(loop, &d->close_timer);
     d->close_timer.data = d;
     d->timers_open = true;
+    if (sc_retention_init(d) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     return 0;
 }
 
@@ -129,6 +134,7 @@ void sc_daemon_destroy(sc_daemon *d)
         d->store_closed = true;
     }
     d->store = NULL;
+    sc_retention_destroy(d);
     if (d->timers_open) {
         if (!uv_is_closing((uv_handle_t *)&d->idle_timer))
             uv_close((uv_handle_t *)&d->idle_timer, NULL);

@@ -34,6 +34,7 @@ void sc_write_meta_fields(sc_buf *b, bool *first, const sc_graph_meta *m)
     sc_json_member_i64(b, first, "owner_pid", m->owner_pid);
     sc_json_member_cstr(b, first, "host", m->host ? m->host : "");
     sc_write_fingerprint(b, first, m);
+    sc_json_member_bool(b, first, "pinned", m->pinned);
     /* Default-mode graphs read exactly as before the cuda mode existed. */
     if (m->cuda) {
         sc_json_member_cstr(b, first, "semantics", "cuda");

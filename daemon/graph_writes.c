@@ -1,6 +1,6 @@
 /*
  * graph_writes.c - the methods that change stored graphs outside a
- * capture: graph.delete and graph.submit.
+ * capture: graph.delete, graph.pin and graph.submit.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,6 +15,9 @@
 typedef struct delete_ctx {
     sc_async a;
     int64_t id;
+    bool force; /* graph.delete of a pinned graph */
+    bool pin;   /* graph.pin: set `pinned` instead of deleting */
+    bool pinned;
     /* Whose graph and from where, for the graph_deleted event. */
     uint32_t owner_uid;
     int64_t session;
@@ -30,11 +33,29 @@ static void graph_deleted(void *arg, const sc_store_result *res)
         sc_rpc_fail(&err, SC_RPC_NOT_FOUND, "graph %" PRId64 " not found", x->id);
         err.what = "graph";
         sc_async_error(&x->a, &err);
+    } else if (res->rc == SC_STORE_EBUSY) {
+        /* Pinned, and kept: a baseline is not lost to a stray delete. */
+        sc_rpc_fail(&err, SC_RPC_INVALID_PARAMS,
+                    "invalid params: graph %" PRId64
+                    " is pinned; unpin it (graph.pin with pinned false) or delete it with force",
+                    x->id);
+        err.field = "force";
+        sc_async_error(&x->a, &err);
     } else if (res->rc != SC_STORE_OK) {
         sc_log_store_error(x->a.d, res->rc, res->errmsg, (uint32_t)x->a.c->uid, x->a.c->pid,
                            "deleting graph %" PRId64, x->id);
         sc_store_rpc_error(&err, res->rc, res->errmsg);
         sc_async_error(&x->a, &err);
+    } else if (x->pin) {
+        /* The cached meta says whether it is pinned too. */
+        sc_cache_forget(x->a.d->cache, x->id);
+        sc_buf *b = sc_async_result_begin(&x->a);
+        bool first;
+        sc_json_obj_begin(b, &first);
+        sc_json_member_i64(b, &first, "graph", x->id);
+        sc_json_member_bool(b, &first, "pinned", x->pinned);
+        sc_json_obj_end(b);
+        sc_async_result_end(&x->a, b);
     } else {
         sc_cache_forget(x->a.d->cache, x->id);
         sc_subs_emit(x->a.d, &(sc_event){.event = "graph_deleted",
@@ -48,6 +69,17 @@ static void graph_deleted(void *arg, const sc_store_result *res)
     }
     sc_async_done(&x->a);
     free(x);
+}
+
+/* Queue the write the request asks for: 0 or a store code. */
+static int delete_or_pin(delete_ctx *x)
+{
+    sc_store *st = x->a.d->store;
+    if (x->pin)
+        return sc_store_pin_graph(st, x->id, x->pinned, graph_deleted, x);
+    if (x->force)
+        return sc_store_delete_graph(st, x->id, sc_now_ms(), graph_deleted, x);
+    return sc_store_delete_unpinned(st, x->id, sc_now_ms(), graph_deleted, x);
 }
 
 static void delete_meta_loaded(void *arg, int rc, sc_graph_meta *meta, const char *errmsg)
@@ -71,11 +103,11 @@ static void delete_meta_loaded(void *arg, int rc, sc_graph_meta *meta, const cha
         /* A body lives and dies with the node that holds it. */
         sc_rpc_fail(&err, SC_RPC_INVALID_PARAMS,
                     "invalid params: graph %" PRId64 " is a body of graph %" PRId64
-                    " node %u; delete graph %" PRId64,
-                    x->id, meta->parent_graph, (unsigned)meta->parent_node, meta->parent_graph);
+                    " node %u; %s graph %" PRId64,
+                    x->id, meta->parent_graph, (unsigned)meta->parent_node,
+                    x->pin ? "pin" : "delete", meta->parent_graph);
         err.field = "graph";
-    } else if ((rc = sc_store_delete_graph(x->a.d->store, x->id, sc_now_ms(), graph_deleted, x)) ==
-               0) {
+    } else if ((rc = delete_or_pin(x)) == 0) {
         sc_graph_meta_free(meta);
         return;
     } else {
@@ -89,21 +121,39 @@ static void delete_meta_loaded(void *arg, int rc, sc_graph_meta *meta, const cha
     free(x);
 }
 
-int sc_h_graph_delete(sc_req *r)
+/* graph.delete and graph.pin: the graph is looked up (and its access
+ * checked) before the write is queued. */
+static int delete_start(sc_req *r, bool pin)
 {
     uint64_t id;
-    if (sc_param_id(r->params, "graph", &id, &r->err) != 0)
+    bool force = false, pinned = true;
+    if (sc_param_id(r->params, "graph", &id, &r->err) != 0 ||
+        (!pin && sc_param_opt_bool(r->params, "force", &force, &r->err) != 0) ||
+        (pin && sc_param_opt_bool(r->params, "pinned", &pinned, &r->err) != 0))
         return H_ERROR;
     delete_ctx *x = calloc(1, sizeof(*x));
     if (!x)
         return sc_req_fail(r, SC_RPC_INTERNAL_ERROR, "out of memory");
     x->id = (int64_t)id;
+    x->force = force;
+    x->pin = pin;
+    x->pinned = pinned;
     if (sc_store_graph_meta(r->d->store, x->id, delete_meta_loaded, x) != 0) {
         free(x);
         return sc_req_store_unavailable(r);
     }
     sc_async_start(&x->a, r);
     return H_ASYNC;
+}
+
+int sc_h_graph_delete(sc_req *r)
+{
+    return delete_start(r, false);
+}
+
+int sc_h_graph_pin(sc_req *r)
+{
+    return delete_start(r, true);
 }
 
 /* ----------------------------------------------------- graph.submit */

@@ -14,6 +14,7 @@
 
 #include "sc_options.h"
 #include "sc_redact.h"
+#include "sc_units.h"
 
 static int parse_ull(const char *flag, const char *s, int base, unsigned long long min,
                      unsigned long long max, unsigned long long *out)
@@ -133,6 +134,8 @@ SC_NUMBER_OPTION(set_line_timeout, line_timeout_s, unsigned, 1, 86400)
 SC_NUMBER_OPTION(set_conn_idle_timeout, conn_idle_timeout_s, unsigned, 1, 31536000)
 SC_NUMBER_OPTION(set_busy_timeout, busy_timeout_ms, int, 0, 3600000)
 SC_NUMBER_OPTION(set_test_max_page_count, test_max_page_count, int64_t, 1, INT64_MAX)
+SC_NUMBER_OPTION(set_retain_graphs, retain_graphs, uint64_t, 1, 1ull << 40)
+SC_NUMBER_OPTION(set_retain_interval, retain_interval_s, unsigned, 1, 86400)
 #undef SC_NUMBER_OPTION
 
 /* --max-conn-output and --reply-budget: a size of at least 64K. */
@@ -189,6 +192,39 @@ static int set_graph_cache(const char *flag, const char *v, sc_config *cfg)
     if (parse_size(flag, v, &n))
         return -1;
     cfg->graph_cache_bytes = (size_t)n;
+    return 0;
+}
+
+/* --retain and --retain-log: an age of at least a second. */
+static int parse_age_option(const char *flag, const char *v, int64_t *out)
+{
+    if (sc_parse_age(v, strlen(v), out) != 0 || *out < 1000) {
+        fprintf(stderr,
+                "streamcapd: %s takes an age such as 30d, 12h, 15m or 5s (at most 36500d), "
+                "not '%s'\n",
+                flag, v);
+        return -1;
+    }
+    return 0;
+}
+
+static int set_retain(const char *flag, const char *v, sc_config *cfg)
+{
+    return parse_age_option(flag, v, &cfg->retain_ms);
+}
+
+static int set_retain_log(const char *flag, const char *v, sc_config *cfg)
+{
+    return parse_age_option(flag, v, &cfg->retain_log_ms);
+}
+
+static int set_max_db_size(const char *flag, const char *v, sc_config *cfg)
+{
+    if (sc_parse_bytes(v, strlen(v), &cfg->max_db_bytes) != 0 || cfg->max_db_bytes < (1u << 20)) {
+        fprintf(stderr, "streamcapd: %s takes a size such as 10G or 500M (at least 1M), not '%s'\n",
+                flag, v);
+        return -1;
+    }
     return 0;
 }
 
@@ -343,6 +379,28 @@ static const sc_option options[] = {
      "and exit: 0 clean, 1 problems found, 3 the check\n"
      "could not run",
      set_check_db},
+    {"--retain", 0, "AGE",
+     "delete stored graphs older than AGE (30d, 12h,\n"
+     "15m, 5s), oldest first, but never pinned ones\n"
+     "(default: keep every graph)",
+     set_retain},
+    {"--retain-graphs", 0, "N",
+     "delete all but the newest N top-level graphs\n"
+     "(pinned ones stay; default: no limit)",
+     set_retain_graphs},
+    {"--max-db-size", 0, "SIZE",
+     "delete the oldest unpinned graphs while the\n"
+     "database holds more than SIZE (10G, 500M) in\n"
+     "use (default: no limit)",
+     set_max_db_size},
+    {"--retain-log", 0, "AGE",
+     "delete ended capture-log rows older than AGE\n"
+     "whose graphs are gone (default: keep them)",
+     set_retain_log},
+    {"--retain-interval", 0, "S",
+     "run a retention pass every S seconds, and once\n"
+     "at start (default 60)",
+     set_retain_interval},
     {"--test-max-page-count", 0, "N",
      "cap the database at N pages (for tests of a\n"
      "full disk)",

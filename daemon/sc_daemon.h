@@ -65,6 +65,12 @@ typedef struct sc_config {
     int log_level;
     const char *metrics_socket; /* --metrics-socket: NULL for none */
     bool check_db;              /* --check-db: check the database and exit */
+    /* Retention (retention.c); 0: none of that kind. */
+    int64_t retain_ms;          /* --retain: graphs older than this go */
+    uint64_t retain_graphs;     /* --retain-graphs: all but the newest N go */
+    uint64_t max_db_bytes;      /* --max-db-size: the oldest go while bigger */
+    int64_t retain_log_ms;      /* --retain-log: ended log rows older than this go */
+    unsigned retain_interval_s; /* how often a retention pass runs */
 } sc_config;
 
 void sc_config_defaults(sc_config *cfg);
@@ -358,9 +364,10 @@ struct sc_daemon {
     unsigned budget_paused; /* connections paused for --buffer-budget now */
     uint64_t budget_pauses; /* times a connection was paused for it */
     bool budget_releasing;
-    unsigned nsubs;     /* connections subscribed to the log (subs.c) */
-    sc_logger log;      /* --log-level and the journal form (log.c) */
-    sc_metrics metrics; /* counters for server.info and --metrics-socket */
+    unsigned nsubs;                 /* connections subscribed to the log (subs.c) */
+    struct sc_retention *retention; /* retention and prune (retention.c) */
+    sc_logger log;                  /* --log-level and the journal form (log.c) */
+    sc_metrics metrics;             /* counters for server.info and --metrics-socket */
     uv_pipe_t metrics_listener;
     bool metrics_listening;
     struct scrape *scrapes; /* --metrics-socket connections (metrics_http.c) */
@@ -444,6 +451,17 @@ int sc_daemon_init(sc_daemon *d, uv_loop_t *loop, const sc_config *cfg, char *er
  * close, and closes it.
  */
 void sc_daemon_destroy(sc_daemon *d);
+
+/* retention.c */
+/** Set up retention: its timer runs a pass at start and then every
+ *  --retain-interval when a policy is set.  0 or -1 (out of memory). */
+int sc_retention_init(sc_daemon *d);
+/** A stop: no more passes; a running one ends after its current step. */
+void sc_retention_stop(sc_daemon *d);
+/** Close the timer (tear-down); the state goes once no prune runs. */
+void sc_retention_destroy(sc_daemon *d);
+/** Graphs retention and prune deleted since the start. */
+uint64_t sc_retention_deleted(const sc_daemon *d);
 
 /* dirs.c */
 /** Storage for the paths sc_daemon_resolve_paths() resolves. */

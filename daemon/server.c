@@ -786,6 +786,7 @@ void sc_server_stop(sc_daemon *d)
     d->stopping = true;
     sc_log(&d->log, SC_LOG_INFO, "stopping");
     sc_metrics_stop(d);
+    sc_retention_stop(d);
     if (d->listening) {
         uv_close((uv_handle_t *)&d->listener, NULL);
         d->listening = false;

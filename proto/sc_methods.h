@@ -170,7 +170,7 @@ enum sc_method_flag {
     X(GRAPH_GET, graph_get, "graph.get",                                                           \
       SC_MF_READS_STORE,                                                                           \
       "{graph}",                                                                                   \
-      "{graph, label, created_at, owner_uid, owner_pid, host, fingerprint, semantics?, capture?, parent?, nodes, edges}",                   \
+      "{graph, label, created_at, owner_uid, owner_pid, host, fingerprint, pinned, semantics?, capture?, parent?, nodes, edges}",                   \
       "A stored graph.")                                                                           \
     X(GRAPH_REACHABLE, graph_reachable, "graph.reachable",                                         \
       SC_MF_READS_STORE,                                                                           \
@@ -199,9 +199,19 @@ enum sc_method_flag {
       "Export a stored graph as Graphviz DOT.")                                                    \
     X(GRAPH_DELETE, graph_delete, "graph.delete",                                                  \
       SC_MF_READS_STORE | SC_MF_WRITES_STORE,                                                      \
-      "{graph}",                                                                                   \
+      "{graph, force?}",                                                                           \
       "{}",                                                                                        \
-      "Delete a stored graph.")                                                                    \
+      "Delete a stored graph; a pinned one only with force.")                                      \
+    X(GRAPH_PIN, graph_pin, "graph.pin",                                                           \
+      SC_MF_READS_STORE | SC_MF_WRITES_STORE,                                                      \
+      "{graph, pinned?}",                                                                          \
+      "{graph, pinned}",                                                                           \
+      "Pin (or, with pinned false, unpin) a stored graph: retention and prune never delete it.")  \
+    X(STORE_PRUNE, store_prune, "store.prune",                                                     \
+      SC_MF_READS_STORE | SC_MF_WRITES_STORE,                                                      \
+      "{dry_run?, older_than?, keep?, max_db_size?, log_older_than?}",                             \
+      "{dry_run, graphs, count, nodes, bytes, db_bytes, more, deleted?, log_rows?}",               \
+      "Delete the oldest unpinned graphs a policy names (the daemon's, or the one given), or only list them.") \
     X(GRAPH_SUBMIT, graph_submit, "graph.submit",                                                  \
       SC_MF_READS_STORE | SC_MF_WRITES_STORE,                                                      \
       "{label?, nodes, edges}",                                                                    \

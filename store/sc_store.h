@@ -352,6 +352,8 @@ typedef struct sc_graph_meta {
      * false for a graph stored before they were (schema 13). */
     bool has_fingerprint;
     sc_fingerprint fingerprint;
+    /* graph.pin kept it from retention and prune (schema 14). */
+    bool pinned;
 } sc_graph_meta;
 
 typedef struct sc_stored_graph {
@@ -408,6 +410,90 @@ void sc_graph_meta_free(sc_graph_meta *meta);
  */
 int sc_store_delete_graph(sc_store *st, int64_t graph, int64_t deleted_ms, sc_store_done_fn done,
                           void *arg);
+
+/**
+ * sc_store_delete_graph() that leaves a pinned graph alone: its completion
+ * is then SC_STORE_EBUSY and nothing changes (graph.delete without force).
+ */
+int sc_store_delete_unpinned(sc_store *st, int64_t graph, int64_t deleted_ms, sc_store_done_fn done,
+                             void *arg);
+
+/**
+ * Pin (or unpin) a stored graph: a pinned graph is never removed by
+ * sc_store_prune_graphs() nor by sc_store_delete_unpinned().  res->id is
+ * the graph id; the completion is SC_STORE_ENOTFOUND when no such graph
+ * exists.  Returns 0, SC_STORE_ECLOSED, SC_STORE_ENOMEM or SC_STORE_EINVAL.
+ */
+int sc_store_pin_graph(sc_store *st, int64_t graph, bool pinned, sc_store_done_fn done, void *arg);
+
+/*
+ * Retention and prune (docs/operations.md, "Retention").  A plan (a read)
+ * names the top-level, unpinned graphs a policy would delete, oldest
+ * (lowest id) first; the daemon then deletes them a batch at a time with
+ * sc_store_prune_graphs(), one short write job per batch, and gives the
+ * space back with sc_store_vacuum_step().
+ */
+typedef struct sc_prune_policy {
+    bool has_before;    /* graphs created before ... */
+    int64_t before_ms;  /* ... this Unix time go */
+    uint64_t keep;      /* > 0: graphs older than the newest `keep` go */
+    uint64_t max_bytes; /* > 0: the oldest go while the store is bigger */
+    bool any_owner;     /* every owner's graphs (root, the daemon's policy) ... */
+    uint32_t uid;       /* ... else only this owner's on this host (`keep` counts them) */
+    const char *host;   /* set by the store: the host of a one-owner plan */
+    uint32_t limit;     /* the most ids one plan names, 1..SC_STORE_PRUNE_MAX */
+} sc_prune_policy;
+
+#define SC_STORE_PRUNE_MAX 100000
+
+typedef struct sc_prune_plan {
+    int64_t *ids; /* count graph ids, ascending */
+    size_t count;
+    bool has_more;     /* more graphs matched past `limit` */
+    uint64_t nodes;    /* their nodes together (bodies not counted) */
+    uint64_t bytes;    /* estimate of the bytes they hold (see below) */
+    uint64_t db_bytes; /* the store's size as max_bytes measures it */
+} sc_prune_plan;
+
+/**
+ * Plan a prune on the reader pool.  The store's size is the bytes in use:
+ * SQLite (page_count - freelist_count) * page_size, PostgreSQL
+ * pg_database_size(); a graph's bytes are estimated as its share of that
+ * size by nodes and edges.  A graph is named when any policy part names
+ * it.  The callback owns *plan (sc_prune_plan_free; NULL unless rc is 0).
+ * Returns 0, SC_STORE_EINVAL, SC_STORE_ECLOSED or SC_STORE_ENOMEM.
+ */
+typedef void (*sc_store_plan_fn)(void *arg, int rc, sc_prune_plan *plan, const char *errmsg);
+int sc_store_prune_plan(sc_store *st, const sc_prune_policy *p, sc_store_plan_fn done, void *arg);
+void sc_prune_plan_free(sc_prune_plan *plan);
+
+/**
+ * Delete the unpinned graphs among ids[0..n) as graph.delete does (bodies
+ * and log marks included), in one write job; ids are copied.  A graph
+ * already gone or pinned meanwhile is skipped.  res->id is the number
+ * deleted.  Returns 0, SC_STORE_EINVAL (n 0 or above 10000),
+ * SC_STORE_ECLOSED or SC_STORE_ENOMEM.
+ */
+int sc_store_prune_graphs(sc_store *st, const int64_t *ids, size_t n, int64_t deleted_ms,
+                          sc_store_done_fn done, void *arg);
+
+/**
+ * Delete at most `limit` ended capture-log rows (and their captures rows)
+ * opened before `before_ms` whose graph, if they had one, is gone; rows
+ * of stored graphs stay.  res->id is the number deleted: fewer than
+ * `limit` means none are left.  Returns 0, SC_STORE_EINVAL,
+ * SC_STORE_ECLOSED or SC_STORE_ENOMEM.
+ */
+int sc_store_prune_log(sc_store *st, int64_t before_ms, uint32_t limit, sc_store_done_fn done,
+                       void *arg);
+
+/**
+ * Give at most `pages` free database pages back to the file system (SQLite
+ * PRAGMA incremental_vacuum on a database with auto_vacuum=INCREMENTAL;
+ * nothing elsewhere).  res->id is the free pages left that a later step
+ * could give back (0 when none, or when the backend cannot).
+ */
+int sc_store_vacuum_step(sc_store *st, uint32_t pages, sc_store_done_fn done, void *arg);
 
 /*
  * Lists (graph.list, log.list): newest first, one page per call, each a

@@ -56,6 +56,10 @@ static int64_t job_session(const store_job *j)
     case SC_STORE_JOB_LOG_OPEN:
     case SC_STORE_JOB_DELETE_GRAPH:
     case SC_STORE_JOB_SET_FPS:
+    case SC_STORE_JOB_PIN_GRAPH:
+    case SC_STORE_JOB_PRUNE_GRAPHS:
+    case SC_STORE_JOB_PRUNE_LOG:
+    case SC_STORE_JOB_VACUUM:
         break;
     }
     return 0;
@@ -315,6 +319,12 @@ static void deliver(sc_store *st)
         }
         if (j->done)
             latency_add(&st->latency, uv_hrtime() - j->queued_ns);
+        if (j->type == SC_STORE_JOB_PRUNE_GRAPHS && j->rc == 0)
+            for (size_t i = 0; i < j->u.prune.n; i++)
+                if (j->u.prune.gone[i]) {
+                    st->graph_count--;
+                    uid_count_add(st, j->u.prune.uids[i], -1);
+                }
         sc_store_result res = {.rc = j->rc, .id = j->id, .errmsg = NULL};
         if (j->rc == SC_STORE_EIO)
             res.errmsg = j->errmsg ? j->errmsg : "storage error";

@@ -62,6 +62,10 @@ enum sc_store_job_type {
     SC_STORE_JOB_STREAM_PART,    /* generic: a part of a streamed capture */
     SC_STORE_JOB_STREAM_DROP,    /* generic: remove what a stream's parts stored */
     SC_STORE_JOB_SET_FPS,        /* replace stored graphs' fingerprints */
+    SC_STORE_JOB_PIN_GRAPH,      /* graph.pin */
+    SC_STORE_JOB_PRUNE_GRAPHS,   /* a batch of a prune */
+    SC_STORE_JOB_PRUNE_LOG,      /* a batch of old log rows */
+    SC_STORE_JOB_VACUUM,         /* give free pages back */
 };
 
 /*
@@ -153,7 +157,28 @@ typedef struct sc_store_job {
             int64_t graph;
             int64_t deleted_ms;
             uint32_t uid; /* the deleted graph's owner: set by write */
+            /* A pinned graph is left (rc SC_STORE_EBUSY, nothing written). */
+            bool keep_pinned;
         } del;
+        struct {
+            int64_t graph;
+            bool pinned;
+        } pin;
+        struct {
+            size_t n;
+            const int64_t *ids; /* in the job's own allocation */
+            int64_t deleted_ms;
+            /* Set by write: ids[i] was deleted (its owner uids[i]). */
+            uint32_t *uids;
+            unsigned char *gone;
+        } prune;
+        struct {
+            int64_t before_ms;
+            uint32_t limit;
+        } plog;
+        struct {
+            uint32_t pages;
+        } vac;
     } u;
 } sc_store_job;
 
@@ -166,6 +191,7 @@ enum sc_store_read_kind {
     SC_STORE_READ_GRAPHS,   /* a graph.list page: graphs -> graph_page */
     SC_STORE_READ_LOG,      /* a log.list page: log -> log_page */
     SC_STORE_READ_BACKUP,   /* a copy of the database: target -> bytes */
+    SC_STORE_READ_PRUNE,    /* a prune plan: prune -> plan */
 };
 
 /*
@@ -184,6 +210,8 @@ typedef struct sc_store_read {
     int64_t graph;         /* LOAD, SKELETON, META */
     sc_graph_query graphs; /* GRAPHS: label and host point into the request */
     sc_log_query log;      /* LOG: outcome a static word, host into the request */
+    sc_prune_policy prune; /* PRUNE */
+    sc_prune_plan *plan;
     sc_stored_graph *sg;
     sc_graph_meta *meta;
     sc_graph_page *graph_page;
@@ -309,8 +337,9 @@ typedef struct sc_store_backend {
     /*
      * Run one job inside the open transaction: 0 (j->id set as for its
      * kind), ENOTFOUND (nothing of the job written: the session's row is
-     * missing or not open, the graph does not exist), or EIO/ENOMEM with
-     * err set (the caller rolls the whole transaction back).  A commit job
+     * missing or not open, the graph does not exist), EBUSY (a delete
+     * with keep_pinned met a pinned graph: nothing written), or EIO/ENOMEM
+     * with err set (the caller rolls the whole transaction back).  A commit job
      * with u.commit.pending_gid set is the last transaction of a chunked
      * commit: its node and edge rows are stored already under that id;
      * write adds the rest (graph row, index, log/captures row) and drops

@@ -172,6 +172,7 @@ int store_backup_submit(sc_store *st, const char *target, unsigned flags, sc_sto
 #define STORE_PROBLEM_MAX 256
 void store_keep_first(void *ctx, int64_t graph, const char *what);
 int store_check_verdict(size_t n, const char *first, char *err, size_t errlen);
+int store_plan_submit(sc_store *st, const sc_prune_policy *p, sc_store_plan_fn done, void *arg);
 /* Cancel reads not yet started, wait for running ones; then close readers. */
 void store_readers_shutdown(sc_store *st);
 

@@ -37,6 +37,7 @@ struct store_read_req {
         sc_store_graph_page_fn graphs;
         sc_store_log_page_fn log;
         sc_store_backup_fn backup;
+        sc_store_plan_fn plan;
     } done;
     char strings[]; /* the query's label and host */
 };
@@ -112,6 +113,8 @@ static void deliver(store_read_req *q)
         sc_graph_meta_free(r->meta);
         sc_graph_page_free(r->graph_page);
         sc_log_page_free(r->log_page);
+        sc_prune_plan_free(r->plan);
+        r->plan = NULL;
         r->sg = NULL;
         r->meta = NULL;
         r->graph_page = NULL;
@@ -133,6 +136,9 @@ static void deliver(store_read_req *q)
         break;
     case SC_STORE_READ_BACKUP:
         q->done.backup(q->arg, r->rc, r->rc == 0 ? r->bytes : 0, errmsg_of(r));
+        break;
+    case SC_STORE_READ_PRUNE:
+        q->done.plan(q->arg, r->rc, r->plan, errmsg_of(r));
         break;
     }
 }
@@ -351,6 +357,24 @@ int store_backup_submit(sc_store *st, const char *target, unsigned flags, sc_sto
     q->rq.backup_flags = flags;
     q->done.backup = done;
     return read_submit(st, q, arg);
+}
+
+int store_plan_submit(sc_store *st, const sc_prune_policy *p, sc_store_plan_fn done, void *arg)
+{
+    store_read_req *q = req_new(SC_STORE_READ_PRUNE, 0);
+    if (!q)
+        return SC_STORE_ENOMEM;
+    q->rq.prune = *p;
+    q->done.plan = done;
+    return read_submit(st, q, arg);
+}
+
+void sc_prune_plan_free(sc_prune_plan *plan)
+{
+    if (!plan)
+        return;
+    free(plan->ids);
+    free(plan);
 }
 
 void store_readers_shutdown(sc_store *st)

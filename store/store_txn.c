@@ -97,8 +97,8 @@ static void fail_job(store_job *j, const char *msg, int code, sc_store_stats *de
  * comes back, and a stopping daemon's last log rows must not read `lost`. */
 static bool may_make_room(const store_job *j)
 {
-    return j->type == SC_STORE_JOB_DELETE_GRAPH ||
-           (j->type == SC_STORE_JOB_LOG_END && j->u.end.final);
+    return j->type == SC_STORE_JOB_DELETE_GRAPH || j->type == SC_STORE_JOB_PRUNE_GRAPHS ||
+           j->type == SC_STORE_JOB_PRUNE_LOG || (j->type == SC_STORE_JOB_LOG_END && j->u.end.final);
 }
 
 /* One job in a transaction of its own.  A delete (or a final log end) that

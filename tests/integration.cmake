@@ -87,3 +87,10 @@ if(TARGET sc_cudart)
         SC_ACCESS_PROG="$<TARGET_FILE:cudart_access_prog>"
         SC_CUDART_DIR="$<TARGET_FILE_DIR:sc_cudart>")
 endif()
+
+# Retention and prune (docs/operations.md): graph.pin, store.prune's dry
+# run against its prune, --keep, the --retain and --retain-log passes,
+# clients served during a large prune, the file shrinking after prune and
+# incremental vacuum, --max-db-size.  test_retention_pg (tests/pg.cmake)
+# runs it on PostgreSQL.
+sc_add_daemon_test(test_retention integration 300)

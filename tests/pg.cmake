@@ -51,6 +51,13 @@ if(LIBPQ_FOUND)
             TIMEOUT 240 SKIP_RETURN_CODE 77 LABELS pg)
     endforeach()
 endif()
+# Retention and prune through a daemon on the cluster's database
+# (tests/integration/test_retention.c; the tests of SQLite's file skipped).
+if(LIBPQ_FOUND)
+    sc_add_command_test(test_retention_pg
+        COMMAND ${SC_PG_CLUSTER} $<TARGET_FILE:test_retention>
+        TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS pg)
+endif()
 # Two daemons, two hosts, one cluster: concurrent captures, kill -9 during
 # commits, and the server stopped mid-run (1007) and back.
 if(LIBPQ_FOUND)

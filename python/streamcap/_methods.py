@@ -212,6 +212,7 @@ class GraphGetResult(Result):
     edges: List[Any]
     host: str
     fingerprint: Any
+    pinned: bool
     semantics: Optional[str] = None
     capture: Optional[int] = None
     parent: Optional[Dict[str, Any]] = None
@@ -269,9 +270,32 @@ class GraphExportResult(Result):
 
 @dataclass
 class GraphDeleteResult(Result):
-    """Result of ``graph.delete``: Delete a stored graph."""
+    """Result of ``graph.delete``: Delete a stored graph; a pinned one only with force."""
 
     pass
+
+
+@dataclass
+class GraphPinResult(Result):
+    """Result of ``graph.pin``: Pin (or, with pinned false, unpin) a stored graph: retention and prune never delete it."""
+
+    graph: int
+    pinned: bool
+
+
+@dataclass
+class StorePruneResult(Result):
+    """Result of ``store.prune``: Delete the oldest unpinned graphs a policy names (the daemon's, or the one given), or only list them."""
+
+    dry_run: bool
+    graphs: List[Any]
+    count: int
+    nodes: int
+    bytes: int
+    db_bytes: int
+    more: bool
+    deleted: Optional[int] = None
+    log_rows: Optional[int] = None
 
 
 @dataclass
@@ -699,12 +723,43 @@ class Calls:
         """
         return self._call("graph.export", {"graph": graph, "format": format}, GraphExportResult)
 
-    def graph_delete(self, *, graph: int) -> GraphDeleteResult:
-        """Delete a stored graph (``graph.delete``).
+    def graph_delete(self, *, graph: int, force: Optional[bool] = None) -> GraphDeleteResult:
+        """Delete a stored graph; a pinned one only with force (``graph.delete``).
 
-        Keyword arguments (wire names; ? optional): graph.
+        Keyword arguments (wire names; ? optional): graph, force?.
         """
-        return self._call("graph.delete", {"graph": graph}, GraphDeleteResult)
+        p = {"graph": graph}
+        if force is not None:
+            p["force"] = force
+        return self._call("graph.delete", p, GraphDeleteResult)
+
+    def graph_pin(self, *, graph: int, pinned: Optional[bool] = None) -> GraphPinResult:
+        """Pin (or, with pinned false, unpin) a stored graph: retention and prune never delete it (``graph.pin``).
+
+        Keyword arguments (wire names; ? optional): graph, pinned?.
+        """
+        p = {"graph": graph}
+        if pinned is not None:
+            p["pinned"] = pinned
+        return self._call("graph.pin", p, GraphPinResult)
+
+    def store_prune(self, *, dry_run: Optional[bool] = None, older_than: Optional[str] = None, keep: Optional[int] = None, max_db_size: Optional[str] = None, log_older_than: Optional[str] = None) -> StorePruneResult:
+        """Delete the oldest unpinned graphs a policy names (the daemon's, or the one given), or only list them (``store.prune``).
+
+        Keyword arguments (wire names; ? optional): dry_run?, older_than?, keep?, max_db_size?, log_older_than?.
+        """
+        p = {}
+        if dry_run is not None:
+            p["dry_run"] = dry_run
+        if older_than is not None:
+            p["older_than"] = older_than
+        if keep is not None:
+            p["keep"] = keep
+        if max_db_size is not None:
+            p["max_db_size"] = max_db_size
+        if log_older_than is not None:
+            p["log_older_than"] = log_older_than
+        return self._call("store.prune", p, StorePruneResult)
 
     def graph_submit(self, *, nodes: List[Any], edges: List[Any], label: Optional[str] = None) -> GraphSubmitResult:
         """Store a graph built outside any capture; replies after it is committed (``graph.submit``).
@@ -792,7 +847,9 @@ METHODS = {
     "graph.races": ("graph_races", ('graph',), ('limit',), GraphRacesResult),
     "graph.diff": ("graph_diff", ('a', 'b'), (), GraphDiffResult),
     "graph.export": ("graph_export", ('graph', 'format'), (), GraphExportResult),
-    "graph.delete": ("graph_delete", ('graph',), (), GraphDeleteResult),
+    "graph.delete": ("graph_delete", ('graph',), ('force',), GraphDeleteResult),
+    "graph.pin": ("graph_pin", ('graph',), ('pinned',), GraphPinResult),
+    "store.prune": ("store_prune", (), ('dry_run', 'older_than', 'keep', 'max_db_size', 'log_older_than'), StorePruneResult),
     "graph.submit": ("graph_submit", ('nodes', 'edges'), ('label',), GraphSubmitResult),
     "store.backup": ("store_backup", ('path',), ('overwrite',), StoreBackupResult),
     "log.list": ("log_list", (), ('limit', 'before', 'outcome', 'host'), LogListResult),

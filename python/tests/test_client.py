@@ -141,6 +141,21 @@ def test_log_list(c):
     assert entries[0]["session"] == s and entries[0]["outcome"] == "closed"
 
 
+def test_pin_and_prune(c):
+    g = c.graph_submit(label="pinned", nodes=[{"kind": "kernel", "stream": 0, "name": "k",
+                                                "function_name": "k", "num_blocks": 1,
+                                                "threads_per_block": 1}], edges=[]).graph
+    c.graph_pin(graph=g)
+    with pytest.raises(streamcap.InvalidParams) as e:
+        c.graph_delete(graph=g)
+    assert e.value.field == "force" and "pinned" in str(e.value)
+    plan = c.store_prune(dry_run=True, older_than="0s")
+    assert g not in plan.graphs
+    c.graph_pin(graph=g, pinned=False)
+    assert g in c.store_prune(dry_run=True, older_than="0s").graphs
+    c.graph_delete(graph=g)
+
+
 def test_store_backup(c, tmp_path):
     target = tmp_path / "copy.db"
     r = c.store_backup(path=str(target))

@@ -152,6 +152,22 @@ int store_pg_write(sc_store_be *be, sc_store_job *j, char *err, size_t len);
 int store_pg_write_chunk(sc_store_be *be, sc_store_job *j, uint32_t lo, uint32_t hi, char *err,
                          size_t len);
 void store_pg_drop_chunks(sc_store_be *be, int64_t gid);
+/* SC_STORE_JOB_DELETE_GRAPH: 0, ENOTFOUND, EBUSY (a pinned graph it keeps), EIO. */
+int store_pg_delete_graph(sc_store_be *be, sc_store_job *j, char *err, size_t len);
+
+/* store_pg_prune.c: pinning, prune and retention jobs (as write), and the
+ * prune plan on a reader. */
+int store_pg_pin(sc_store_be *be, sc_store_job *j, char *err, size_t len);
+int store_pg_prune_graphs(sc_store_be *be, sc_store_job *j, char *err, size_t len);
+int store_pg_prune_log(sc_store_be *be, sc_store_job *j, char *err, size_t len);
+void store_pg_plan(PGconn *c, sc_store_read *rq);
+/* store_pg_read.c: the SQL and parameters of a graph.list or log.list page
+ * (`host`: this daemon's, for a caller that is not root), for the reads
+ * and for the tests of their plans.  False when out of memory (free p
+ * with p_free either way). */
+bool store_pg_graphs_sql(const sc_graph_query *q, const char *host, char *sql, size_t cap,
+                         params *p);
+bool store_pg_log_sql(const sc_log_query *q, const char *host, char *sql, size_t cap, params *p);
 bool store_pg_make_room(sc_store_be *be);
 
 /* store_pg_read.c: the readers' operations of the vtable. */

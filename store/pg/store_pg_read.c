@@ -81,7 +81,7 @@ static char *dup_col(const PGresult *r, int row, int col, size_t *len)
     "graph, session, label, " TS_OUT("created_at") ", owner_uid, owner_pid, node_count,"           \
                                                    " edge_count, stream_count, semantics, "        \
                                                    "capture, host, parent_graph, parent_node,"     \
-                                                   " parent_index, fp_structure, fp_full"
+                                                   " parent_index, fp_structure, fp_full, pinned"
 
 static int row_to_meta(const PGresult *r, int i, sc_graph_meta *m)
 {
@@ -101,6 +101,7 @@ static int row_to_meta(const PGresult *r, int i, sc_graph_meta *m)
     m->parent_index = col_u32(r, i, 14);
     store_meta_fingerprint(m, PQgetisnull(r, i, 15) ? NULL : PQgetvalue(r, i, 15),
                            PQgetisnull(r, i, 16) ? NULL : PQgetvalue(r, i, 16));
+    m->pinned = PQgetvalue(r, i, 17)[0] == 't';
     if (!(m->label = dup_col(r, i, 2, &m->label_len)) || !(m->host = dup_col(r, i, 11, NULL))) {
         free(m->label);
         free(m->host);
@@ -420,42 +421,52 @@ static void add_cond(char *sql, size_t cap, const char *fmt, int k)
     snprintf(sql + used, cap - used, fmt, k, k);
 }
 
-static void read_graphs(const pg_reader *pr, sc_store_read *rq)
+bool store_pg_graphs_sql(const sc_graph_query *q, const char *host, char *sql, size_t cap,
+                         params *pp)
 {
-    const sc_graph_query *q = &rq->graphs;
-    char sql[640] = "SELECT " GRAPH_COLS " FROM graphs WHERE graph < $1";
-    params p = {0};
-    p_i64(&p, q->before_graph > 0 ? q->before_graph : INT64_MAX);
+    params *p = pp;
+    memset(p, 0, sizeof *p);
+    snprintf(sql, cap, "SELECT " GRAPH_COLS " FROM graphs WHERE graph < $1");
+    p_i64(p, q->before_graph > 0 ? q->before_graph : INT64_MAX);
     bool ok = true;
     if (!q->any_owner) {
         /* A uid means a user on one host only. */
-        p_i64(&p, q->uid);
-        add_cond(sql, sizeof sql, " AND owner_uid = $%d", p.n);
-        p_word(&p, pr->be->host);
-        add_cond(sql, sizeof sql, " AND host = $%d", p.n);
+        p_i64(p, q->uid);
+        add_cond(sql, cap, " AND owner_uid = $%d", p->n);
+        p_word(p, host);
+        add_cond(sql, cap, " AND host = $%d", p->n);
     }
     if (q->label) {
-        ok = ok && p_text(&p, q->label, q->label_len);
-        add_cond(sql, sizeof sql, " AND label = $%d", p.n);
+        ok = ok && p_text(p, q->label, q->label_len);
+        add_cond(sql, cap, " AND label = $%d", p->n);
     }
     if (q->host) {
-        ok = ok && p_text(&p, q->host, q->host_len);
-        add_cond(sql, sizeof sql, " AND host = $%d", p.n);
+        ok = ok && p_text(p, q->host, q->host_len);
+        add_cond(sql, cap, " AND host = $%d", p->n);
     }
     if (q->parent) {
-        p_i64(&p, q->parent);
-        add_cond(sql, sizeof sql, " AND parent_graph = $%d", p.n);
+        p_i64(p, q->parent);
+        add_cond(sql, cap, " AND parent_graph = $%d", p->n);
     } else if (!q->nested) {
-        strcat(sql, " AND parent_graph IS NULL");
+        add_cond(sql, cap, "%.0d AND parent_graph IS NULL", 0);
     }
     if (q->by_fingerprint) {
         char hex[SC_FINGERPRINT_HEX];
         sc_fingerprint_hex(q->fingerprint, hex);
-        ok = ok && p_text(&p, hex, 16);
-        add_cond(sql, sizeof sql, " AND (fp_structure = $%d OR fp_full = $%d)", p.n);
+        ok = ok && p_text(p, hex, 16);
+        add_cond(sql, cap, " AND (fp_structure = $%d OR fp_full = $%d)", p->n);
     }
-    p_i64(&p, (int64_t)q->limit + 1);
-    add_cond(sql, sizeof sql, " ORDER BY graph DESC LIMIT $%d", p.n);
+    p_i64(p, (int64_t)q->limit + 1);
+    add_cond(sql, cap, " ORDER BY graph DESC LIMIT $%d", p->n);
+    return ok;
+}
+
+static void read_graphs(const pg_reader *pr, sc_store_read *rq)
+{
+    const sc_graph_query *q = &rq->graphs;
+    char sql[640];
+    params p;
+    bool ok = store_pg_graphs_sql(q, pr->be->host, sql, sizeof sql, &p);
     PGresult *r = NULL;
     sc_graph_page *page = NULL;
     if (!ok || !(page = calloc(1, sizeof *page)))
@@ -537,39 +548,52 @@ static int read_captures(PGconn *c, sc_store_read *rq, sc_log_entry *e)
     return rc;
 }
 
+bool store_pg_log_sql(const sc_log_query *q, const char *host, char *sql, size_t cap, params *pp)
+{
+    snprintf(
+        sql, cap,
+        "SELECT session, label, owner_uid, owner_pid, " TS_OUT("opened_at") ", " TS_OUT(
+            "ended_at") ", outcome, node_count, graph, " TS_OUT("graph_deleted_at") ","
+                                                                                    " semantics, "
+                                                                                    "host FROM "
+                                                                                    "capture_log "
+                                                                                    "WHERE true");
+    params *p = pp;
+    memset(p, 0, sizeof *p);
+    bool ok = true;
+    if (q->has_before) {
+        p_i64(p, q->before_opened_ms);
+        p_i64(p, q->before_session);
+        add_cond(sql, cap,
+                 "%.0d AND (opened_at, session) < (('epoch'::timestamptz + $1::bigint"
+                 " * interval '1 millisecond'), $2)",
+                 0);
+    }
+    if (!q->any_owner) {
+        p_i64(p, q->uid);
+        add_cond(sql, cap, " AND owner_uid = $%d", p->n);
+        p_word(p, host);
+        add_cond(sql, cap, " AND host = $%d", p->n);
+    }
+    if (q->outcome) {
+        p_word(p, q->outcome);
+        add_cond(sql, cap, " AND outcome = $%d", p->n);
+    }
+    if (q->host) {
+        ok = p_text(p, q->host, q->host_len);
+        add_cond(sql, cap, " AND host = $%d", p->n);
+    }
+    p_i64(p, (int64_t)q->limit + 1);
+    add_cond(sql, cap, " ORDER BY opened_at DESC, session DESC LIMIT $%d", p->n);
+    return ok;
+}
+
 static void read_log(const pg_reader *pr, sc_store_read *rq)
 {
     const sc_log_query *q = &rq->log;
-    char sql[900] = "SELECT session, label, owner_uid, owner_pid, " TS_OUT("opened_at") ", " TS_OUT(
-        "ended_at") ", outcome, node_count, graph, " TS_OUT("graph_deleted_at") ", semantics, host "
-                                                                                "FROM capture_log "
-                                                                                "WHERE true";
-    params p = {0};
-    bool ok = true;
-    if (q->has_before) {
-        p_i64(&p, q->before_opened_ms);
-        p_i64(&p, q->before_session);
-        size_t used = strlen(sql);
-        snprintf(sql + used, sizeof sql - used,
-                 " AND (opened_at, session) < (('epoch'::timestamptz + $1::bigint"
-                 " * interval '1 millisecond'), $2)");
-    }
-    if (!q->any_owner) {
-        p_i64(&p, q->uid);
-        add_cond(sql, sizeof sql, " AND owner_uid = $%d", p.n);
-        p_word(&p, pr->be->host);
-        add_cond(sql, sizeof sql, " AND host = $%d", p.n);
-    }
-    if (q->outcome) {
-        p_word(&p, q->outcome);
-        add_cond(sql, sizeof sql, " AND outcome = $%d", p.n);
-    }
-    if (q->host) {
-        ok = p_text(&p, q->host, q->host_len);
-        add_cond(sql, sizeof sql, " AND host = $%d", p.n);
-    }
-    p_i64(&p, (int64_t)q->limit + 1);
-    add_cond(sql, sizeof sql, " ORDER BY opened_at DESC, session DESC LIMIT $%d", p.n);
+    char sql[900];
+    params p;
+    bool ok = store_pg_log_sql(q, pr->be->host, sql, sizeof sql, &p);
     PGresult *r = NULL;
     sc_log_page *page = NULL;
     if (!ok || !(page = calloc(1, sizeof *page)))
@@ -642,6 +666,9 @@ void store_pg_read(void *reader, sc_store_read *rq)
     case SC_STORE_READ_BACKUP: /* never submitted: backs_up is false */
         rq->rc = SC_STORE_EINVAL;
         snprintf(rq->errmsg, sizeof rq->errmsg, "back up a PostgreSQL store with pg_dump");
+        break;
+    case SC_STORE_READ_PRUNE:
+        store_pg_plan(pr->conn, rq);
         break;
     }
 }

@@ -776,14 +776,14 @@ static int commit_capture(sc_store_be *be, sc_store_job *j, char *err, size_t le
     return rc;
 }
 
-static int delete_graph(sc_store_be *be, sc_store_job *j, char *err, size_t len)
+int store_pg_delete_graph(sc_store_be *be, sc_store_job *j, char *err, size_t len)
 {
     params p = {0};
     p_i64(&p, j->u.del.graph);
     int rc = 0;
-    PGresult *r =
-        pg_run(be->conn, "SELECT session, owner_uid FROM graphs WHERE graph = $1 FOR UPDATE", &p,
-               PGRES_TUPLES_OK, "cannot delete the graph", &rc, err, len);
+    PGresult *r = pg_run(
+        be->conn, "SELECT session, owner_uid, pinned FROM graphs WHERE graph = $1 FOR UPDATE", &p,
+        PGRES_TUPLES_OK, "cannot delete the graph", &rc, err, len);
     if (!r)
         return rc;
     if (PQntuples(r) != 1) {
@@ -792,9 +792,12 @@ static int delete_graph(sc_store_be *be, sc_store_job *j, char *err, size_t len)
     }
     int64_t session = col_i64(r, 0, 0);
     j->u.del.uid = col_u32(r, 0, 1);
+    bool pinned = PQgetvalue(r, 0, 2)[0] == 't';
     PQclear(r);
-    /* Bodies first (schema/pg/003_bodies.sql): they live and die with the
-     * graph that holds them, at any depth. */
+    if (pinned && j->u.del.keep_pinned)
+        return SC_STORE_EBUSY;
+        /* Bodies first (schema/pg/003_bodies.sql): they live and die with the
+         * graph that holds them, at any depth. */
 #define BODIES_OF_1                                                                                \
     "WITH RECURSIVE d(g) AS (SELECT graph FROM graphs WHERE parent_graph = $1"                     \
     " UNION ALL SELECT graphs.graph FROM graphs JOIN d ON graphs.parent_graph = d.g) "
@@ -860,7 +863,17 @@ int store_pg_write(sc_store_be *be, sc_store_job *j, char *err, size_t len)
     case SC_STORE_JOB_COMMIT_GRAPH:
         return commit_graph(be, j, err, len);
     case SC_STORE_JOB_DELETE_GRAPH:
-        return delete_graph(be, j, err, len);
+        return store_pg_delete_graph(be, j, err, len);
+    case SC_STORE_JOB_PIN_GRAPH:
+        return store_pg_pin(be, j, err, len);
+    case SC_STORE_JOB_PRUNE_GRAPHS:
+        return store_pg_prune_graphs(be, j, err, len);
+    case SC_STORE_JOB_PRUNE_LOG:
+        return store_pg_prune_log(be, j, err, len);
+    case SC_STORE_JOB_VACUUM:
+        /* Autovacuum gives PostgreSQL's space back (docs/operations.md). */
+        j->id = 0;
+        return 0;
     case SC_STORE_JOB_COMMIT_CAPTURE:
         return commit_capture(be, j, err, len);
     case SC_STORE_JOB_SET_FPS:

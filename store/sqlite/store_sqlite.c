@@ -190,6 +190,23 @@ static int apply_migrations(sc_store_be *be, char *errbuf, size_t errlen)
     return 0;
 }
 
+/*
+ * A new database (check_schema let no other program's tables through)
+ * gives the pages retention frees back to the file system a few at a time
+ * (PRAGMA incremental_vacuum).  The mode can only be chosen before the
+ * first table exists, and before journal_mode=WAL writes the header;
+ * older databases keep theirs (docs/operations.md, "Retention").
+ */
+static int set_vacuum_mode(sqlite3 *db, char *errbuf, size_t errlen)
+{
+    int64_t version;
+    if (query_int(db, "PRAGMA user_version", &version, errbuf, errlen))
+        return SC_STORE_EIO;
+    if (version != 0)
+        return 0;
+    return exec(db, "PRAGMA auto_vacuum = INCREMENTAL", "setting auto_vacuum", errbuf, errlen);
+}
+
 /* The writer's connection, checked and set up but not yet migrated. */
 static int setup_writer(sc_store_be *be, const sc_store_config *cfg, char *errbuf, size_t errlen)
 {
@@ -207,7 +224,7 @@ static int setup_writer(sc_store_be *be, const sc_store_config *cfg, char *errbu
     sqlite3_busy_timeout(db, be->busy_timeout_ms);
     if (store_rows_register(db) != SQLITE_OK)
         return fail(db, "registering the row functions", errbuf, errlen);
-    if (check_schema(db, errbuf, errlen))
+    if (check_schema(db, errbuf, errlen) || set_vacuum_mode(db, errbuf, errlen))
         return SC_STORE_EIO;
     if (set_wal(db, errbuf, errlen))
         return SC_STORE_EIO;

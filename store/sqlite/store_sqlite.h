@@ -97,6 +97,25 @@ typedef struct sc_store_be {
 /* A warning for the operator through the store's config, if it has one. */
 void store_sqlite_warn(store_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* store_sqlite_write.c, for the writer's other files: step a statement
+ * that returns no row (SQLITE_OK, or SQLite's error) and bind a Unix ms
+ * time as the tables hold it.  store_sqlite_prune.c: delete a graph
+ * (SC_STORE_JOB_DELETE_GRAPH's job: 0, ENOTFOUND, EBUSY for a pinned one
+ * it keeps, or EIO). */
+int sql_step_done(sqlite3_stmt *s);
+void store_sqlite_bind_time(sqlite3_stmt *s, int idx, int64_t ms);
+int store_sqlite_delete_graph(store_writer *w, store_job *j);
+/* Run a delete statement keyed by graph id (?1): SQLITE_OK or SQLite's error. */
+int sql_delete_rows(sqlite3_stmt *s, int64_t graph);
+
+/* store_sqlite_prune.c: the jobs of pinning, prune, retention and vacuum
+ * (0, ENOTFOUND or EIO, as write), and the prune plan on a reader. */
+int store_sqlite_pin(store_writer *w, store_job *j);
+int store_sqlite_prune_graphs(store_writer *w, store_job *j);
+int store_sqlite_prune_log(store_writer *w, store_job *j);
+int store_sqlite_vacuum(store_writer *w, store_job *j);
+void store_sqlite_plan(sqlite3 *db, sc_store_read *q);
+
 /* store_sqlite_fp.c: a fingerprint bound as the graphs table holds it (16
  * lowercase hex digits), and SC_STORE_JOB_SET_FPS (0 or SC_STORE_EIO). */
 void store_bind_fp(sqlite3_stmt *s, int idx, uint64_t v);
@@ -163,18 +182,30 @@ void store_stop_close(store_writer *w);
  * session up to recovery_below still open is `lost`.  SQLite's code. */
 int store_sqlite_recover_sessions(store_writer *w);
 
-/* The SQLite backend's list statements (store_sqlite_read.c), one per
+/* The SQLite backend's list statements (store_sqlite_lists.c), one per
  * combination of filters, so that the planner can pick the index that
  * serves both the filter and the order.  Declared in this header, which
  * the tests include, so that they can check the query plans. */
-enum { STORE_GRAPHS_BY_OWNER = 1, STORE_GRAPHS_BY_LABEL = 2, STORE_GRAPHS_VARIANTS = 4 };
+enum {
+    STORE_GRAPHS_BY_OWNER = 1,
+    STORE_GRAPHS_BY_LABEL = 2,
+    STORE_GRAPHS_BY_HOST = 4,
+    STORE_GRAPHS_BY_FP = 8,
+    STORE_GRAPHS_VARIANTS = 16,
+};
 enum {
     STORE_LOG_CURSOR = 1,
     STORE_LOG_BY_OWNER = 2,
     STORE_LOG_BY_OUTCOME = 4,
-    STORE_LOG_VARIANTS = 8,
+    STORE_LOG_BY_HOST = 8,
+    STORE_LOG_VARIANTS = 16,
 };
-#define STORE_LIST_SQL_MAX 512
+/* What a graph row read for graph.get and graph.list holds, in order. */
+#define STORE_GRAPH_COLUMNS                                                                        \
+    "graph, session, label, created_at, owner_uid, owner_pid, node_count, edge_count,"             \
+    " stream_count, semantics, capture, host, parent_graph, parent_node, parent_index,"            \
+    " fp_structure, fp_full, pinned"
+#define STORE_LIST_SQL_MAX 768
 void store_graphs_sql(int variant, char *buf, size_t len);
 void store_log_sql(int variant, char *buf, size_t len);
 

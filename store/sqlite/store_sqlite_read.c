@@ -38,10 +38,7 @@ typedef struct sqlite_reader {
     sqlite3_stmt *log[STORE_LOG_VARIANTS];
 } sqlite_reader;
 
-#define GRAPH_COLUMNS                                                                              \
-    "graph, session, label, created_at, owner_uid, owner_pid, node_count, edge_count,"             \
-    " stream_count, semantics, capture, host, parent_graph, parent_node, parent_index,"            \
-    " fp_structure, fp_full"
+#define GRAPH_COLUMNS STORE_GRAPH_COLUMNS
 
 /* A node of a node_chunks run (schema/006_node_chunks.sql) as the nodes
  * view's columns, id first, then its accesses (schema/013_accesses.sql);
@@ -219,6 +216,7 @@ static int row_to_meta(sc_store_read *q, sqlite3_stmt *s, sc_graph_meta *m)
     m->parent_index = col_u32(s, 14);
     store_meta_fingerprint(m, (const char *)sqlite3_column_text(s, 15),
                            (const char *)sqlite3_column_text(s, 16));
+    m->pinned = sqlite3_column_int64(s, 17) != 0;
     if (time_column(s, 3, false, &m->created_ms) != 0)
         return set_err(q, SC_STORE_EIO, "stored graph has a malformed created_at");
     size_t host_len;
@@ -653,42 +651,6 @@ static void meta_run(sqlite_reader *r, sc_store_read *base)
 
 /* ---- list pages ---- */
 
-/*
- * Each filter combination has its own statement so that the planner picks
- * the index that serves both the filter and the order (schema/README.md):
- * a generic "(?1 IS NULL OR label = ?1)" would make it scan.  Unused
- * parameter numbers in a variant are left unbound.
- */
-void store_graphs_sql(int variant, char *buf, size_t len)
-{
-    snprintf(buf, len,
-             "SELECT " GRAPH_COLUMNS " FROM graphs WHERE graph < ?1%s%s"
-             " AND (?5 IS NULL OR host = ?5) AND (?6 IS NOT NULL OR parent_graph IS NULL)"
-             " AND (?7 IS NULL OR parent_graph = ?7)"
-             " AND (?8 IS NULL OR fp_structure = ?8 OR fp_full = ?8) ORDER BY graph DESC LIMIT ?4",
-             variant & STORE_GRAPHS_BY_OWNER ? " AND owner_uid = ?2" : "",
-             variant & STORE_GRAPHS_BY_LABEL ? " AND label = ?3" : "");
-}
-
-void store_log_sql(int variant, char *buf, size_t len)
-{
-    const char *cond[3];
-    int n = 0;
-    if (variant & STORE_LOG_CURSOR)
-        cond[n++] = "(opened_at, session) < (?1, ?2)";
-    if (variant & STORE_LOG_BY_OWNER)
-        cond[n++] = "owner_uid = ?3";
-    if (variant & STORE_LOG_BY_OUTCOME)
-        cond[n++] = "outcome = ?4";
-    snprintf(buf, len,
-             "SELECT session, label, owner_uid, owner_pid, opened_at, ended_at, outcome,"
-             " node_count, graph, graph_deleted_at, semantics, host"
-             " FROM capture_log WHERE (?6 IS NULL OR host = ?6)%s%s%s%s%s%s"
-             " ORDER BY opened_at DESC, session DESC LIMIT ?5",
-             n > 0 ? " AND " : "", n > 0 ? cond[0] : "", n > 1 ? " AND " : "", n > 1 ? cond[1] : "",
-             n > 2 ? " AND " : "", n > 2 ? cond[2] : "");
-}
-
 static sqlite3_stmt *list_stmt(sqlite_reader *r, sc_store_read *q, sqlite3_stmt **slot,
                                void (*build)(int, char *, size_t), int variant)
 {
@@ -763,8 +725,9 @@ static void graphs_run(sqlite_reader *r, sc_store_read *base)
 {
     sc_store_read *q = base;
     const sc_graph_query *gq = &q->graphs;
-    int variant =
-        (gq->any_owner ? 0 : STORE_GRAPHS_BY_OWNER) | (gq->label ? STORE_GRAPHS_BY_LABEL : 0);
+    int variant = (gq->any_owner ? 0 : STORE_GRAPHS_BY_OWNER) |
+                  (gq->label ? STORE_GRAPHS_BY_LABEL : 0) | (gq->host ? STORE_GRAPHS_BY_HOST : 0) |
+                  (gq->by_fingerprint ? STORE_GRAPHS_BY_FP : 0);
     sqlite3_stmt *s = list_stmt(r, base, &r->graphs[variant], store_graphs_sql, variant);
     if (!s)
         return;
@@ -932,7 +895,7 @@ static void log_run(sqlite_reader *r, sc_store_read *base)
     const sc_log_query *lq = &q->log;
     int variant = (lq->has_before ? STORE_LOG_CURSOR : 0) |
                   (lq->any_owner ? 0 : STORE_LOG_BY_OWNER) |
-                  (lq->outcome ? STORE_LOG_BY_OUTCOME : 0);
+                  (lq->outcome ? STORE_LOG_BY_OUTCOME : 0) | (lq->host ? STORE_LOG_BY_HOST : 0);
     sqlite3_stmt *s = list_stmt(r, base, &r->log[variant], store_log_sql, variant);
     if (!s)
         return;
@@ -995,6 +958,9 @@ void store_sqlite_read(void *reader, sc_store_read *q)
         return;
     case SC_STORE_READ_BACKUP:
         store_sqlite_backup(((sqlite_reader *)reader)->db, q);
+        return;
+    case SC_STORE_READ_PRUNE:
+        store_sqlite_plan(((sqlite_reader *)reader)->db, q);
         return;
     } /* every kind is a case: -Wswitch holds it so */
 }

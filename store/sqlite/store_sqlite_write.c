@@ -59,7 +59,7 @@ static const struct {
      "INSERT INTO graph_index (graph, lo, node_count, edge_count, streams, edges)"
      " VALUES (?1, ?2, ?3, ?4, ?5, ?6)"},
     {offsetof(store_writer, graph_session),
-     "SELECT session, owner_uid FROM graphs WHERE graph = ?1"},
+     "SELECT session, owner_uid, pinned FROM graphs WHERE graph = ?1"},
     {offsetof(store_writer, index_delete), "DELETE FROM graph_index WHERE graph = ?1"},
     /* The key starts with the graph id: the delete is one key range. */
     {offsetof(store_writer, nodes_delete), "DELETE FROM node_chunks WHERE graph = ?1"},
@@ -314,14 +314,14 @@ void store_writer_finalize(store_writer *w)
 
 /* Step a statement that returns no row: SQLITE_OK when it ran to the end,
  * else SQLite's error (or SQLITE_ROW when it unexpectedly returned one). */
-static int sql_step_done(sqlite3_stmt *s)
+int sql_step_done(sqlite3_stmt *s)
 {
     int rc = sqlite3_step(s);
     sqlite3_reset(s);
     return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-static void bind_time(sqlite3_stmt *s, int idx, int64_t ms)
+void store_sqlite_bind_time(sqlite3_stmt *s, int idx, int64_t ms)
 {
     char buf[STORE_TIME_BUF];
     store_time_format(ms, buf);
@@ -341,7 +341,7 @@ static int run_log_open(store_writer *w, store_job *j)
     bind_label(s, 1, j->u.open.label, j->u.open.label_len);
     sqlite3_bind_int64(s, 2, j->u.open.uid);
     sqlite3_bind_int64(s, 3, j->u.open.pid);
-    bind_time(s, 4, j->u.open.opened_ms);
+    store_sqlite_bind_time(s, 4, j->u.open.opened_ms);
     sqlite3_bind_text(s, 5, j->u.open.semantics, -1, SQLITE_STATIC);
     sqlite3_bind_text(s, 6, w->host, -1, SQLITE_STATIC);
     int sqlrc = sql_step_done(s);
@@ -360,7 +360,7 @@ static int run_log_end(store_writer *w, store_job *j)
     sqlite3_bind_int64(s, 1, j->u.end.session);
     sqlite3_bind_text(s, 2, j->u.end.outcome, -1, SQLITE_STATIC);
     sqlite3_bind_int64(s, 3, j->u.end.node_count);
-    bind_time(s, 4, j->u.end.ended_ms);
+    store_sqlite_bind_time(s, 4, j->u.end.ended_ms);
     if (sql_step_done(s) != SQLITE_OK)
         return SC_STORE_EIO;
     /* The WHERE clause left the row alone, so nothing was written. */
@@ -398,7 +398,7 @@ static int insert_graph_row(store_writer *w, store_job *j, int64_t *gid)
         sqlite3_bind_int64(s, 9, j->u.commit.cap.capture);
     sqlite3_bind_int64(s, 1, j->u.commit.session);
     bind_label(s, 2, j->u.commit.label, j->u.commit.label_len);
-    bind_time(s, 3, j->u.commit.created_ms);
+    store_sqlite_bind_time(s, 3, j->u.commit.created_ms);
     sqlite3_bind_int64(s, 4, j->u.commit.uid);
     sqlite3_bind_int64(s, 5, j->u.commit.pid);
     sqlite3_bind_int64(s, 6, sc_graph_node_count(g));
@@ -576,7 +576,7 @@ static int run_commit_graph(store_writer *w, store_job *j)
     sqlite3_bind_int64(s, 1, j->u.commit.session);
     sqlite3_bind_int64(s, 2, gid);
     sqlite3_bind_int64(s, 3, sc_graph_node_count(g));
-    bind_time(s, 4, j->u.commit.created_ms);
+    store_sqlite_bind_time(s, 4, j->u.commit.created_ms);
     if (sql_step_done(s) != SQLITE_OK)
         return SC_STORE_EIO;
     j->id = gid;
@@ -605,7 +605,7 @@ static int sql_insert_capture(store_writer *w, const store_job *j, int64_t gid)
     sqlite3_bind_text(s, 6, c->outcome, -1, SQLITE_STATIC);
     bind_opt_u32(s, 7, strcmp(c->outcome, "failed") == 0, (uint32_t)c->cuda_error);
     sqlite3_bind_int64(s, 8, c->node_count);
-    bind_time(s, 9, j->u.commit.created_ms);
+    store_sqlite_bind_time(s, 9, j->u.commit.created_ms);
     if (gid)
         sqlite3_bind_int64(s, 10, gid);
     if (inv) {
@@ -640,96 +640,6 @@ static int run_commit_capture(store_writer *w, store_job *j)
     return 0;
 }
 
-/* The session that produced `graph` and its owner: 0, ENOTFOUND or EIO. */
-static int graph_session(store_writer *w, int64_t graph, int64_t *session, uint32_t *uid)
-{
-    sqlite3_stmt *s = w->graph_session;
-    sqlite3_bind_int64(s, 1, graph);
-    int sqlrc = sqlite3_step(s);
-    if (sqlrc == SQLITE_ROW) {
-        *session = sqlite3_column_int64(s, 0);
-        *uid = (uint32_t)sqlite3_column_int64(s, 1);
-    }
-    sqlite3_reset(s);
-    if (sqlrc == SQLITE_ROW)
-        return 0;
-    return sqlrc == SQLITE_DONE ? SC_STORE_ENOTFOUND : SC_STORE_EIO;
-}
-
-/* SQLITE_OK or SQLite's error. */
-static int sql_delete_rows(sqlite3_stmt *s, int64_t graph)
-{
-    sqlite3_bind_int64(s, 1, graph);
-    return sql_step_done(s);
-}
-
-/* The rows of every body below `graph` (schema/009_bodies.sql), deepest
- * included: a body lives and dies with the graph that holds it. */
-static int delete_bodies(store_writer *w, int64_t graph)
-{
-    static const char sql[] =
-        "WITH RECURSIVE d(g) AS (SELECT graph FROM graphs WHERE parent_graph = ?1"
-        " UNION ALL SELECT graphs.graph FROM graphs JOIN d ON graphs.parent_graph = d.g)"
-        " SELECT g FROM d";
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(w->db, sql, -1, &s, NULL) != SQLITE_OK)
-        return SC_STORE_EIO;
-    sqlite3_bind_int64(s, 1, graph);
-    int rc = 0, sqlrc;
-    int64_t *ids = NULL;
-    size_t n = 0, cap = 0;
-    while (rc == 0 && (sqlrc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (n == cap) {
-            int64_t *more = realloc(ids, (cap = cap ? 2 * cap : 8) * sizeof *ids);
-            if (!more)
-                rc = SC_STORE_ENOMEM;
-            else
-                ids = more;
-        }
-        if (rc == 0)
-            ids[n++] = sqlite3_column_int64(s, 0);
-    }
-    if (rc == 0 && sqlrc != SQLITE_DONE)
-        rc = SC_STORE_EIO;
-    sqlite3_finalize(s);
-    for (size_t i = 0; rc == 0 && i < n; i++)
-        if (sql_delete_rows(w->index_delete, ids[i]) != SQLITE_OK ||
-            sql_delete_rows(w->nodes_delete, ids[i]) != SQLITE_OK ||
-            sql_delete_rows(w->graph_delete, ids[i]) != SQLITE_OK)
-            rc = SC_STORE_EIO;
-    free(ids);
-    return rc;
-}
-
-static int run_delete_graph(store_writer *w, store_job *j)
-{
-    int64_t graph = j->u.del.graph, session;
-    /* Looked up before any write, so a missing graph leaves the batch intact. */
-    int rc = graph_session(w, graph, &session, &j->u.del.uid);
-    if (rc)
-        return rc;
-    if ((rc = delete_bodies(w, graph)) != 0)
-        return rc;
-    if (sql_delete_rows(w->index_delete, graph) != SQLITE_OK ||
-        sql_delete_rows(w->nodes_delete, graph) != SQLITE_OK ||
-        sql_delete_rows(w->graph_delete, graph) != SQLITE_OK)
-        return SC_STORE_EIO;
-    sqlite3_stmt *s = w->log_graph_deleted;
-    sqlite3_bind_int64(s, 1, session);
-    sqlite3_bind_int64(s, 2, graph);
-    bind_time(s, 3, j->u.del.deleted_ms);
-    if (sql_step_done(s) != SQLITE_OK)
-        return SC_STORE_EIO;
-    s = w->capture_graph_deleted;
-    sqlite3_bind_int64(s, 1, session);
-    sqlite3_bind_int64(s, 2, graph);
-    bind_time(s, 3, j->u.del.deleted_ms);
-    if (sql_step_done(s) != SQLITE_OK)
-        return SC_STORE_EIO;
-    j->id = graph;
-    return 0;
-}
-
 /* 0 or SC_STORE_ENOTFOUND (nothing written), or SC_STORE_EIO (the
  * transaction must be rolled back). */
 static int run_job(store_writer *w, store_job *j)
@@ -742,7 +652,15 @@ static int run_job(store_writer *w, store_job *j)
     case SC_STORE_JOB_COMMIT_GRAPH:
         return run_commit_graph(w, j);
     case SC_STORE_JOB_DELETE_GRAPH:
-        return run_delete_graph(w, j);
+        return store_sqlite_delete_graph(w, j);
+    case SC_STORE_JOB_PIN_GRAPH:
+        return store_sqlite_pin(w, j);
+    case SC_STORE_JOB_PRUNE_GRAPHS:
+        return store_sqlite_prune_graphs(w, j);
+    case SC_STORE_JOB_PRUNE_LOG:
+        return store_sqlite_prune_log(w, j);
+    case SC_STORE_JOB_VACUUM:
+        return store_sqlite_vacuum(w, j);
     case SC_STORE_JOB_COMMIT_CAPTURE:
         return run_commit_capture(w, j);
     case SC_STORE_JOB_SET_FPS:
@@ -859,7 +777,8 @@ void store_sqlite_rollback(sc_store_be *w)
 
 int store_sqlite_write(sc_store_be *w, sc_store_job *j, char *err, size_t len)
 {
-    w->deleting = j->type == SC_STORE_JOB_DELETE_GRAPH;
+    w->deleting = j->type == SC_STORE_JOB_DELETE_GRAPH || j->type == SC_STORE_JOB_PRUNE_GRAPHS ||
+                  j->type == SC_STORE_JOB_PRUNE_LOG;
     int rc = run_job(w, j);
     return rc == SC_STORE_EIO ? fail_code(w, err, len) : rc;
 }
@@ -925,7 +844,7 @@ static int sql_reserve(store_writer *w, const store_job *j, int64_t *gid)
     s = w->pending_insert;
     sqlite3_bind_int64(s, 1, *gid);
     sqlite3_bind_int64(s, 2, j->u.commit.session);
-    bind_time(s, 3, j->u.commit.created_ms);
+    store_sqlite_bind_time(s, 3, j->u.commit.created_ms);
     rc = sql_step_done(s);
     sqlite3_clear_bindings(s);
     sqlite3_stmt *seq[] = {w->pending_seq_update, w->pending_seq_insert};

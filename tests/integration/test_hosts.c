@@ -127,6 +127,12 @@ static void test_default_host_name(void **state)
 
 /* Takes a version-9 file back to version 8: no links from body graphs to
  * the nodes that hold them (schema/009_bodies.sql). */
+/* Takes a version-14 file back to version 13: no pinned column, no host
+ * and fingerprint indexes (schema/014_retention.sql). */
+#define V14_TO_V13                                                                                 \
+    "DROP INDEX graphs_by_host; DROP INDEX graphs_by_fp_structure; DROP INDEX graphs_by_fp_full;"  \
+    " DROP INDEX capture_log_by_host; ALTER TABLE graphs DROP COLUMN pinned;"
+
 /* Takes a version-13 file back to version 12: no accesses view
  * (schema/013_accesses.sql). */
 #define V13_TO_V12 "DROP VIEW accesses;"
@@ -284,7 +290,7 @@ static void check_upgrade(const char *downgrade, int version)
                                         -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 13);
+    assert_int_equal(sqlite3_column_int(st, 0), 14);
     assert_string_equal((const char *)sqlite3_column_text(st, 1), "view");
     /* The nodes view has a conditional's four columns (schema/011_conditional.sql). */
     assert_int_equal(sqlite3_column_int(st, 7), 4);
@@ -310,10 +316,18 @@ static void check_upgrade(const char *downgrade, int version)
 
 /* A version-7 database gets its graph_index rows as one part each, in place
  * (schema/008_index_parts.sql). */
+/* A version-13 database gets the pinned column (every graph unpinned) and
+ * the list indexes of schema/014_retention.sql. */
+static void test_upgrade_from_version_13(void **state)
+{
+    (void)state;
+    check_upgrade(V14_TO_V13, 13);
+}
+
 static void test_upgrade_from_version_7(void **state)
 {
     (void)state;
-    check_upgrade(V13_TO_V12 V12_TO_V9 V9_TO_V8 V8_TO_V7, 7);
+    check_upgrade(V14_TO_V13 V13_TO_V12 V12_TO_V9 V9_TO_V8 V8_TO_V7, 7);
 }
 
 /* A version-6 database gets its node_chunks rows copied into a rowid table
@@ -321,7 +335,7 @@ static void test_upgrade_from_version_7(void **state)
 static void test_upgrade_from_version_6(void **state)
 {
     (void)state;
-    check_upgrade(V13_TO_V12 V12_TO_V9 V9_TO_V8 V8_TO_V7 V7_TO_V6, 6);
+    check_upgrade(V14_TO_V13 V13_TO_V12 V12_TO_V9 V9_TO_V8 V8_TO_V7 V7_TO_V6, 6);
 }
 
 /* A version-5 database gets node_chunks in place (schema/006_node_chunks.sql),
@@ -329,7 +343,7 @@ static void test_upgrade_from_version_6(void **state)
 static void test_upgrade_from_version_5(void **state)
 {
     (void)state;
-    check_upgrade(V13_TO_V12 V12_TO_V9 V9_TO_V8 V8_TO_V7 V7_TO_V6 V6_TO_V5, 5);
+    check_upgrade(V14_TO_V13 V13_TO_V12 V12_TO_V9 V9_TO_V8 V8_TO_V7 V7_TO_V6 V6_TO_V5, 5);
 }
 
 /* A version-4 database gets node_rows (schema/005_packed_rows.sql), then
@@ -337,7 +351,7 @@ static void test_upgrade_from_version_5(void **state)
 static void test_upgrade_from_version_4(void **state)
 {
     (void)state;
-    check_upgrade(V13_TO_V12 V12_TO_V9 V9_TO_V8 V8_TO_V7 V7_TO_V6 V6_TO_V5 V5_TO_V4, 4);
+    check_upgrade(V14_TO_V13 V13_TO_V12 V12_TO_V9 V9_TO_V8 V8_TO_V7 V7_TO_V6 V6_TO_V5 V5_TO_V4, 4);
 }
 
 /* A version-3 database gets the host columns in place; its rows become
@@ -357,7 +371,7 @@ static void test_upgrade_from_version_3(void **state)
     assert_int_equal(sqlite3_open(sc_it_daemon_db(d), &db), SQLITE_OK);
     char *err = NULL;
     if (sqlite3_exec(db,
-                     "ALTER TABLE capture_log DROP COLUMN host;"
+                     V14_TO_V13 "ALTER TABLE capture_log DROP COLUMN host;"
                      "ALTER TABLE graphs DROP COLUMN host;"
                      "ALTER TABLE captures DROP COLUMN host;" V13_TO_V12 V12_TO_V9 V9_TO_V8 V8_TO_V7
                          V7_TO_V6 V6_TO_V5 V5_TO_V4 "PRAGMA user_version = 3;",
@@ -382,7 +396,7 @@ static void test_upgrade_from_version_3(void **state)
                                         -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 13);
+    assert_int_equal(sqlite3_column_int(st, 0), 14);
     assert_string_equal((const char *)sqlite3_column_text(st, 1), "new");
     sqlite3_finalize(st);
     sqlite3_close(db);
@@ -422,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_upgrade_from_version_5),
         cmocka_unit_test(test_upgrade_from_version_6),
         cmocka_unit_test(test_upgrade_from_version_7),
+        cmocka_unit_test(test_upgrade_from_version_13),
         cmocka_unit_test(test_postgresql_uri_without_support),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

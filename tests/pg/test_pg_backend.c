@@ -27,6 +27,7 @@
 #include "store_fixture.h"
 #include "store_backend.h"
 #include "store_pg.h"
+#include "store_pg_int.h"
 
 static const sc_store_backend *B = &sc_store_pg_backend;
 
@@ -765,6 +766,103 @@ static void test_commit_outcome_unknown(void **state)
     B->close(be);
 }
 
+/* The plan of `sql` with parameters `p` on `c`, every line joined; fails
+ * the test when the server refuses it. */
+static char *plan_of(PGconn *c, const char *sql, const params *p)
+{
+    size_t n = strlen(sql) + 9;
+    char *explain = malloc(n);
+    assert_non_null(explain);
+    snprintf(explain, n, "EXPLAIN %s", sql);
+    PGresult *r = PQexecParams(c, explain, p->n, NULL, p->v, NULL, NULL, 0);
+    free(explain);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        fail_msg("EXPLAIN %s: %s", sql, PQerrorMessage(c));
+    size_t len = 1;
+    for (int i = 0; i < PQntuples(r); i++)
+        len += strlen(PQgetvalue(r, i, 0)) + 2;
+    char *out = calloc(1, len);
+    assert_non_null(out);
+    for (int i = 0; i < PQntuples(r); i++) {
+        strcat(out, PQgetvalue(r, i, 0));
+        strcat(out, "; ");
+    }
+    PQclear(r);
+    return out;
+}
+
+/* Every graph.list and log.list page, with each combination of filters,
+ * first page and cursor page, is served by an index: with sequential
+ * scans priced out, a plan that still scans a table has no index to use. */
+static void test_list_plans_use_indexes(void **state)
+{
+    (void)state;
+    sc_store_be *be = open_be("alpha");
+    const char *pg = fx_pg_server();
+    /* Enough rows that the statistics are not of an empty table. */
+    fx_pg_exec(pg, "INSERT INTO graphs (host, session, label, created_at, owner_uid, owner_pid,"
+                   " node_count, edge_count, stream_count, fp_structure, fp_full)"
+                   " SELECT CASE WHEN i % 3 = 0 THEN 'beta' ELSE 'alpha' END, i,"
+                   " 'l' || (i % 50), now(), i % 20, 1, 10, 9, 1, lpad(to_hex(i), 16, '0'),"
+                   " lpad(to_hex(i + 1000000), 16, '0') FROM generate_series(1, 20000) AS i;"
+                   "INSERT INTO capture_log (host, label, owner_uid, owner_pid, opened_at,"
+                   " outcome) SELECT CASE WHEN i % 3 = 0 THEN 'beta' ELSE 'alpha' END, '', i % 20,"
+                   " 1, now() - i * interval '1 second', CASE WHEN i % 7 = 0 THEN 'open'"
+                   " ELSE 'failed' END FROM generate_series(1, 20000) AS i;"
+                   "ANALYZE graphs; ANALYZE capture_log");
+    PGconn *c = PQconnectdb(pg);
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    PQclear(PQexec(c, "SET enable_seqscan = off"));
+    char sql[900];
+    for (int v = 0; v < 32; v++) {
+        sc_graph_query q = {.limit = 100, .any_owner = !(v & 1), .uid = 3};
+        if (v & 2) {
+            q.label = "l7";
+            q.label_len = 2;
+        }
+        if (v & 4) {
+            q.host = "beta";
+            q.host_len = 4;
+        }
+        if (v & 8) {
+            q.by_fingerprint = true;
+            q.fingerprint = 0x123;
+        }
+        if (v & 16)
+            q.before_graph = 10000;
+        params p;
+        assert_true(store_pg_graphs_sql(&q, "alpha", sql, sizeof sql, &p));
+        char *plan = plan_of(c, sql, &p);
+        p_free(&p);
+        if (strstr(plan, "Seq Scan"))
+            fail_msg("graph.list variant %d scans: %s", v, plan);
+        free(plan);
+    }
+    for (int v = 0; v < 16; v++) {
+        sc_log_query q = {.limit = 100, .any_owner = !(v & 1), .uid = 3};
+        if (v & 2)
+            q.outcome = "failed";
+        if (v & 4) {
+            q.host = "beta";
+            q.host_len = 4;
+        }
+        if (v & 8) {
+            q.has_before = true;
+            q.before_opened_ms = 1;
+            q.before_session = 5000;
+        }
+        params p;
+        assert_true(store_pg_log_sql(&q, "alpha", sql, sizeof sql, &p));
+        char *plan = plan_of(c, sql, &p);
+        p_free(&p);
+        if (strstr(plan, "Seq Scan"))
+            fail_msg("log.list variant %d scans: %s", v, plan);
+        free(plan);
+    }
+    PQfinish(c);
+    B->close(be);
+}
+
 int main(int argc, char **argv)
 {
     if (!fx_pg_server())
@@ -772,6 +870,7 @@ int main(int argc, char **argv)
                                                " (run it under tests/pg/cluster.sh)");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_roundtrip_text, reset_db),
+        cmocka_unit_test_setup(test_list_plans_use_indexes, reset_db),
         cmocka_unit_test_setup(test_roundtrip_binary, reset_db),
         cmocka_unit_test_setup(test_odd_names, reset_db),
         cmocka_unit_test_setup(test_concurrent_migrate, reset_db),
