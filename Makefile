@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-asan bench bench-cudart format clean
+.PHONY: all deps build run test test-asan bench bench-cudart bench-record-cost format clean
 
 all: build
 
@@ -34,6 +34,10 @@ bench: build
 # The CUDA runtime stand-in's captured launches and ends (bench/RESULTS.md).
 bench-cudart: build
 	bench/cudart $(BUILD)
+
+# The daemon's instructions per captured launch, by callgrind (bench/RESULTS.md).
+bench-record-cost: build
+	bench/record_cost $(BUILD)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
