@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build run test test-asan bench bench-cudart bench-scale check-db format clean
+.PHONY: all deps build run test test-asan bench bench-cudart bench-record-cost bench-scale check-db format clean
 
 all: build
 
@@ -45,6 +45,10 @@ check-db: build
 # (bench/RESULTS.md, "Scale"); about 10 minutes and 10 GB of temporary disk.
 bench-scale: build
 	BUILD=$(BUILD) bench/scale
+
+# The daemon's instructions per captured launch, by callgrind (bench/RESULTS.md).
+bench-record-cost: build
+	bench/record_cost $(BUILD)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -554,17 +554,31 @@ static uint32_t key_hash(const sc_jdoc *d, uint32_t k)
 #define NEXT_KEY(d, k) ((d)->tok[(k) + 1].end)
 
 /* The first name that occurs again later in the object.  Names and hints
- * are gathered first, so the pairs are compared on a local array. */
+ * are gathered first, so the pairs are compared on a local array.  Equal
+ * names have equal hints, so when no two hints share a bit of a 256-bit
+ * map (the common case: a request's names all differ) there is nothing to
+ * compare; every request line closes objects, so this runs per record. */
 static uint32_t small_object_dup(const sc_jdoc *d, uint32_t obj)
 {
     uint32_t keys[SC_DUP_PAIRWISE_MAX];
     uint16_t hints[SC_DUP_PAIRWISE_MAX];
+    uint64_t seen[4] = {0, 0, 0, 0};
+    bool clash = false;
     uint32_t n = 0;
     uint32_t end = d->tok[obj].end;
     for (uint32_t k = obj + 1; k < end; k = NEXT_KEY(d, k)) {
+        uint16_t h = d->tok[k].hint;
+        /* The hint's low bits are mostly the last byte: mix the length and
+         * first byte (the high bits) in. */
+        unsigned bit = (unsigned)(h ^ (h >> 8)) & 255u;
+        uint64_t m = (uint64_t)1 << (bit & 63u);
+        clash |= (seen[bit >> 6] & m) != 0;
+        seen[bit >> 6] |= m;
         keys[n] = k;
-        hints[n++] = d->tok[k].hint;
+        hints[n++] = h;
     }
+    if (!clash)
+        return 0;
     for (uint32_t a = 0; a < n; a++)
         for (uint32_t b = a + 1; b < n; b++)
             if (hints[a] == hints[b] && key_eq(d, keys[a], keys[b]))

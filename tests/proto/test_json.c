@@ -341,8 +341,26 @@ static void test_duplicates(void **state)
     assert_true(sc_jval_tok(at(root, 1))->flags & SC_JTOK_DUP);
     assert_false(sc_jval_tok(at(root, 2))->flags & SC_JTOK_DUP);
 
-    /* Large objects: the smallest repeated name in byte order. */
     char text[8192];
+    /* Small objects (16 members at most, compared pairwise): a repeat is
+     * found wherever it sits, among names whose hints clash or not, and
+     * 16 distinct names, a request's usual shape, report none. */
+    for (int rep = -1; rep < 16; rep++) {
+        size_t n = (size_t)snprintf(text, sizeof text, "{");
+        for (int i = 0; i < 16; i++) {
+            int name = rep >= 0 && i == 15 ? rep : i;
+            n += (size_t)snprintf(text + n, sizeof text - n, "%s\"n%02d\":%d", i ? "," : "", name,
+                                  i);
+        }
+        snprintf(text + n, sizeof text - n, "}");
+        const char *got = dup_name(parse_ok(&d, text));
+        char want[8];
+        snprintf(want, sizeof want, "n%02d", rep);
+        if (rep < 0 || rep == 15 ? got != NULL : !got || strcmp(got, want) != 0)
+            fail_msg("repeat of n%02d: %s", rep, got ? got : "(none)");
+    }
+
+    /* Large objects: the smallest repeated name in byte order. */
     for (int variant = 0; variant < 3; variant++) {
         size_t len = (size_t)snprintf(text, sizeof text, "{");
         for (int i = 0; i < 300; i++)
