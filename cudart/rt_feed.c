@@ -78,17 +78,15 @@ typedef struct sc_rt_op {
 } sc_rt_op;
 
 #define SC_RT_BLOCK_OPS 2048
-/* Blocks the feed thread has emptied, kept for the application's next
- * ones: a block is some 300 KiB, which malloc maps fresh and the kernel
- * zeroes page by page when it is not reused. */
+/* Blocks the feed thread has emptied, kept for the application's next ones: a
+ * block is some 300 KiB, which malloc maps fresh and the kernel zeroes if not reused. */
 #define SC_RT_SPARE_BLOCKS 4
-/* Records waiting past which the application waits for the feed thread:
- * a slow daemon must cost memory up to here, not without bound. */
+/* Records waiting past which the application waits for the feed thread: a slow
+ * daemon must cost memory up to here, not without bound. */
 #define SC_RT_MAX_BACKLOG ((uint64_t)1 << 20)
 
-/* Room in a block for its kernels' packed arguments (pack_args), so that
- * a launch allocates nothing: 32 bytes a record on average, more goes to
- * the heap. */
+/* Room in a block for its kernels' packed arguments (pack_args), so that a launch
+ * allocates nothing: 32 bytes a record on average, more goes to the heap. */
 #define SC_RT_BLOCK_ARGS (SC_RT_BLOCK_OPS * 32)
 
 typedef struct sc_rt_block {
@@ -410,6 +408,17 @@ static sc_rt_op *pop(sc_rt_feed *f)
     return &f->head->ops[f->head_i++];
 }
 
+static void abs_deadline(int ms, struct timespec *ts)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    ts->tv_sec += ms / 1000;
+    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
 static void *feed_main(void *arg)
 {
     sc_rt_feed *f = arg;
@@ -426,12 +435,7 @@ static void *feed_main(void *arg)
              * load or sees `sleeping` and signals under the mutex. */
             while (atomic_load(&f->pushed) == done && !f->stop) {
                 struct timespec ts;
-                clock_gettime(CLOCK_REALTIME, &ts);
-                ts.tv_nsec += 100000000L;
-                if (ts.tv_nsec >= 1000000000L) {
-                    ts.tv_sec++;
-                    ts.tv_nsec -= 1000000000L;
-                }
+                abs_deadline(100, &ts);
                 pthread_cond_timedwait(&f->wake, &f->mu, &ts);
             }
             atomic_store(&f->sleeping, false);
@@ -473,17 +477,6 @@ static sc_rt_feed *live(sc_rt_state *st)
     return f && atomic_load_explicit(&f->state, memory_order_relaxed) == SC_RT_FEED_CONNECTED
                ? f
                : NULL;
-}
-
-static void abs_deadline(int ms, struct timespec *ts)
-{
-    clock_gettime(CLOCK_REALTIME, ts);
-    ts->tv_sec += ms / 1000;
-    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
 }
 
 /* Wait (lock of the process held, so nothing is pushed meanwhile) until the
@@ -647,12 +640,10 @@ void sc_rt_feed_begin(sc_rt_state *st, uint32_t stream, uint32_t thread, sc_cuda
     push_done(f);
 }
 
-/* A kernel launch's argument values, packed (no padding) with their sizes,
- * when its layout is known: nparams, the sizes, the bytes, in the room of
- * the op's block (or, past it, a heap block in *ext, freed with the op).  Copied now, while the
- * caller's kernelParams still hold the launch's values; hex is made by the sender, off the
- * launching thread.  The launch's buffer accesses follow, 8-byte aligned (o->naccess of them
- * at o->access_at): the allocations its pointers reach are those live now. */
+/* A launch's argument values when its layout is known (nparams, sizes, bytes, unpadded) in
+ * the room of the op's block, or a heap block in o->ext freed with the op; copied now, while
+ * kernelParams hold them (the sender makes the hex), then its accesses, 8-byte aligned
+ * (o->naccess at o->access_at), reaching the allocations live now. */
 static const uint32_t *pack_args(sc_rt_feed *f, const sc_rt_node_desc *d, sc_rt_op *o)
 {
     void **ext = &o->ext;
