@@ -163,7 +163,7 @@ int store_pg_prune_log(sc_store_be *be, sc_store_job *j, char *err, size_t len);
 void store_pg_plan(PGconn *c, sc_store_read *rq);
 /* store_pg_read.c: the SQL and parameters of a graph.list or log.list page
  * (`host`: this daemon's, for a caller that is not root), for the reads
- * and for the tests of their plans.  False when out of memory (free p
+ * and for the tests of their plans.  False when out of memory or past cap (free p
  * with p_free either way). */
 bool store_pg_graphs_sql(const sc_graph_query *q, const char *host, char *sql, size_t cap,
                          params *p);

@@ -421,6 +421,33 @@ static void add_cond(char *sql, size_t cap, const char *fmt, int k)
     snprintf(sql + used, cap - used, fmt, k, k);
 }
 
+/* The page `sql` selects (its filters so far), narrowed to a fingerprint
+ * in either column.  One "fp_structure = $k OR fp_full = $k" gathers every
+ * match of both indexes and sorts them before the LIMIT, which costs what
+ * the store holds of copies of one capture; two index walks of at most a
+ * page each, the second leaving out what the first has, merged, read no
+ * more than two pages. */
+static bool by_fingerprint(const sc_graph_query *q, char *sql, size_t cap, params *p)
+{
+    char hex[SC_FINGERPRINT_HEX];
+    sc_fingerprint_hex(q->fingerprint, hex);
+    if (!p_text(p, hex, 16))
+        return false;
+    int k = p->n;
+    p_i64(p, (int64_t)q->limit + 1);
+    int l = p->n;
+    char *base = strdup(sql);
+    if (!base)
+        return false;
+    int n = snprintf(sql, cap,
+                     "(%s AND fp_structure = $%d ORDER BY graph DESC LIMIT $%d) UNION ALL"
+                     " (%s AND fp_full = $%d AND fp_structure IS DISTINCT FROM $%d"
+                     " ORDER BY graph DESC LIMIT $%d) ORDER BY graph DESC LIMIT $%d",
+                     base, k, l, base, k, k, l, l);
+    free(base);
+    return n > 0 && (size_t)n < cap;
+}
+
 bool store_pg_graphs_sql(const sc_graph_query *q, const char *host, char *sql, size_t cap,
                          params *pp)
 {
@@ -450,21 +477,17 @@ bool store_pg_graphs_sql(const sc_graph_query *q, const char *host, char *sql, s
     } else if (!q->nested) {
         add_cond(sql, cap, "%.0d AND parent_graph IS NULL", 0);
     }
-    if (q->by_fingerprint) {
-        char hex[SC_FINGERPRINT_HEX];
-        sc_fingerprint_hex(q->fingerprint, hex);
-        ok = ok && p_text(p, hex, 16);
-        add_cond(sql, cap, " AND (fp_structure = $%d OR fp_full = $%d)", p->n);
-    }
+    if (q->by_fingerprint)
+        return ok && by_fingerprint(q, sql, cap, p);
     p_i64(p, (int64_t)q->limit + 1);
     add_cond(sql, cap, " ORDER BY graph DESC LIMIT $%d", p->n);
-    return ok;
+    return ok && strlen(sql) + 1 < cap;
 }
 
 static void read_graphs(const pg_reader *pr, sc_store_read *rq)
 {
     const sc_graph_query *q = &rq->graphs;
-    char sql[640];
+    char sql[2048];
     params p;
     bool ok = store_pg_graphs_sql(q, pr->be->host, sql, sizeof sql, &p);
     PGresult *r = NULL;

@@ -205,7 +205,7 @@ enum {
     "graph, session, label, created_at, owner_uid, owner_pid, node_count, edge_count,"             \
     " stream_count, semantics, capture, host, parent_graph, parent_node, parent_index,"            \
     " fp_structure, fp_full, pinned"
-#define STORE_LIST_SQL_MAX 768
+#define STORE_LIST_SQL_MAX 2048
 void store_graphs_sql(int variant, char *buf, size_t len);
 void store_log_sql(int variant, char *buf, size_t len);
 

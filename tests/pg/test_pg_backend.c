@@ -813,7 +813,7 @@ static void test_list_plans_use_indexes(void **state)
     PGconn *c = PQconnectdb(pg);
     assert_int_equal(PQstatus(c), CONNECTION_OK);
     PQclear(PQexec(c, "SET enable_seqscan = off"));
-    char sql[900];
+    char sql[2048];
     for (int v = 0; v < 32; v++) {
         sc_graph_query q = {.limit = 100, .any_owner = !(v & 1), .uid = 3};
         if (v & 2) {
