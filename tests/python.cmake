@@ -40,6 +40,8 @@ if(NOT SC_PYTEST)
     message(STATUS "Python tests: skipped (no python3 >= 3.9 with pytest; install python3-pytest)")
 endif()
 
+# pytest makes each --basetemp below, but not the folder that holds them.
+file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/tests/python)
 foreach(name ${SC_PY_TESTS})
     if(SC_PYTEST)
         sc_add_command_test(py_${name} TIMEOUT 300

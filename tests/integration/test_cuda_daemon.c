@@ -602,8 +602,8 @@ static void test_upgrade_from_version_1(void **state)
                                         -1, &st, NULL),
                      SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    /* Upgraded to the latest version (13: schema/013_accesses.sql). */
-    assert_int_equal(sqlite3_column_int(st, 0), 13);
+    /* Upgraded to the latest version (14: schema/014_retention.sql). */
+    assert_int_equal(sqlite3_column_int(st, 0), 14);
     assert_int_equal(sqlite3_column_int(st, 1), 1);
     assert_string_equal((const char *)sqlite3_column_text(st, 2), "empty");
     assert_string_equal((const char *)sqlite3_column_text(st, 3), "oxicuda");
