@@ -125,6 +125,10 @@ int cli_connect(cli *x);
 /** The command's usage line, "usage: streamcap [OPTIONS] NAME ARGS". */
 void cli_print_usage(FILE *f, const cli_cmd *cmd);
 
+/** The whole of a file, NUL-terminated, in *len bytes (len may be NULL;
+ *  free()); NULL with errno set when it cannot be read (cli_common.c). */
+char *cli_read_file(const char *path, size_t *len);
+
 /* ---- arguments (cli_common.c) ---- */
 
 /** A command that takes no arguments: CLI_OK, or the first one reported. */

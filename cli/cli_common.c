@@ -306,3 +306,28 @@ int cli_no_args(cli *x, int argc, char **argv)
         return cli_usage_fail(x, "unexpected argument '%s'", argv[0]);
     return CLI_OK;
 }
+
+char *cli_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    sc_buf b = SC_BUF_INIT;
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        sc_buf_append(&b, chunk, n);
+    bool bad = ferror(f);
+    fclose(f);
+    sc_buf_putc(&b, '\0');
+    if (bad || sc_buf_failed(&b)) {
+        sc_buf_free(&b);
+        errno = bad ? EIO : ENOMEM;
+        return NULL;
+    }
+    size_t got;
+    char *text = sc_buf_detach(&b, &got);
+    if (len)
+        *len = got - 1;
+    return text;
+}

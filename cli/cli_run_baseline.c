@@ -120,18 +120,9 @@ static int write_file(const char *file, const cJSON *doc)
 
 static cJSON *read_file(const char *file)
 {
-    FILE *f = fopen(file, "r");
-    if (!f)
-        return NULL;
-    sc_buf b = SC_BUF_INIT;
-    char chunk[4096];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-        sc_buf_append(&b, chunk, got);
-    fclose(f);
-    sc_buf_putc(&b, '\0');
-    cJSON *doc = sc_buf_failed(&b) ? NULL : cJSON_Parse(b.data);
-    sc_buf_free(&b);
+    char *text = cli_read_file(file, NULL);
+    cJSON *doc = text ? cJSON_Parse(text) : NULL;
+    free(text);
     return doc;
 }
 

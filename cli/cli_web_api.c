@@ -302,20 +302,6 @@ static char *dot_with_ids(const char *text)
     return sc_buf_failed(&b) ? (sc_buf_free(&b), NULL) : sc_buf_detach(&b, &n);
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    sc_buf b = SC_BUF_INIT;
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        sc_buf_append(&b, chunk, n);
-    fclose(f);
-    return sc_buf_failed(&b) ? (sc_buf_free(&b), NULL) : sc_buf_detach(&b, len);
-}
-
 /* Draw DOT text as SVG through the code `graph render` uses. */
 static void render_svg(const char *dot, web_reply *out)
 {
@@ -328,7 +314,7 @@ static void render_svg(const char *dot, web_reply *out)
     if (cli_dot_run(dot, "svg", path, why, sizeof(why)) != 0) {
         web_reply_error(out, 500, "%s", why);
     } else {
-        out->body = read_all(path, &out->len);
+        out->body = cli_read_file(path, &out->len);
         out->status = out->body ? 200 : 500;
         out->mime = "image/svg+xml";
         if (!out->body)
