@@ -321,7 +321,7 @@ static void test_retain_removes_old_graphs_and_log_rows(void **state)
     /* Both graphs are older than 1s by the time the pass at start runs. */
     sleep_ms(1100);
     const char *policy[] = {"--retain", "1s", "--retain-log", "1s", "--retain-interval", "1", NULL};
-    const char *args[8];
+    const char *args[sizeof policy / sizeof policy[0] + 2];
     size_t n = 0;
     if (pg_uri()) {
         args[n++] = "--db";
