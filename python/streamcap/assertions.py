@@ -23,9 +23,9 @@ def _name(graph: Graph, ref: NodeRef) -> str:
 def _path(graph: Graph, a: Node, b: Node) -> Optional[List[Node]]:
     """A shortest path of edges from a to b, from the edges held here."""
     parent: Dict[int, Optional[int]] = {a.id: None}
-    todo = deque([a.id])
-    while todo:
-        i = todo.popleft()
+    frontier = deque([a.id])
+    while frontier:
+        i = frontier.popleft()
         if i == b.id:
             out = []
             at: Optional[int] = i
@@ -36,7 +36,7 @@ def _path(graph: Graph, a: Node, b: Node) -> Optional[List[Node]]:
         for j in graph._succ.get(i, []):
             if j not in parent:
                 parent[j] = i
-                todo.append(j)
+                frontier.append(j)
     return None
 
 

@@ -159,12 +159,12 @@ class Graph:
         from the edges held here."""
         start = self.node(ref).id
         seen: Set[int] = set()
-        todo = deque(self._succ.get(start, []))
-        while todo:
-            i = todo.popleft()
+        frontier = deque(self._succ.get(start, []))
+        while frontier:
+            i = frontier.popleft()
             if i not in seen:
                 seen.add(i)
-                todo.extend(self._succ.get(i, []))
+                frontier.extend(self._succ.get(i, []))
         return seen
 
     # -- questions the daemon answers --------------------------------
