@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,14 @@ typedef enum sc_rt_feed_state {
 #define SC_RT_MAX_BACKLOG ((uint64_t)1 << 20)
 /* Records the feed thread sends between two looks at the spare blocks. */
 #define SC_RT_REFILL_EVERY 256
+/* Woken with fewer records than this waiting, the feed thread lets more
+ * come for SC_RT_GATHER_US before it sends: a program launching every few
+ * microseconds would otherwise cost a wake-up of this thread, of the
+ * client's I/O thread and of the daemon, and a write, a read and a reply,
+ * for every record, on the cores the program runs on.  A wait for the feed
+ * to catch up is not kept waiting. */
+#define SC_RT_GATHER_MIN 256
+#define SC_RT_GATHER_US  1000
 
 /* What a capture.end or graph.submit reply said. */
 typedef struct sc_rt_result {
@@ -307,21 +316,45 @@ static int send_op(sc_rt_feed *f, const sc_rt_op *o)
 
 /* ------------------------------------------------------------ the queue */
 
-static void abs_deadline(int ms, struct timespec *ts)
+static void abs_deadline_us(long us, struct timespec *ts)
 {
     clock_gettime(CLOCK_REALTIME, ts);
-    ts->tv_sec += ms / 1000;
-    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+    ts->tv_sec += us / 1000000L;
+    ts->tv_nsec += (us % 1000000L) * 1000L;
     if (ts->tv_nsec >= 1000000000L) {
         ts->tv_sec++;
         ts->tv_nsec -= 1000000000L;
     }
 }
 
+static void abs_deadline(int ms, struct timespec *ts)
+{
+    abs_deadline_us(ms * 1000L, ts);
+}
+
+/* Just woken with few records waiting: give the program time to add more.
+ * A wait for the feed to catch up (caught_up) or to stop cuts it short: both
+ * signal `wake` under the mutex, and a push does not (`sleeping` is off). */
+static void gather(sc_rt_feed *f, uint64_t done)
+{
+    if (atomic_load(&f->q.pushed) - done >= SC_RT_GATHER_MIN)
+        return;
+    struct timespec until;
+    abs_deadline_us(SC_RT_GATHER_US, &until);
+    pthread_mutex_lock(&f->mu);
+    if (!atomic_load(&f->waiting) && !f->stop)
+        pthread_cond_timedwait(&f->wake, &f->mu, &until);
+    pthread_mutex_unlock(&f->mu);
+}
+
 static void *feed_main(void *arg)
 {
     sc_rt_feed *f = arg;
+    bool woke = false;
     for (;;) {
+        if (woke)
+            gather(f, atomic_load_explicit(&f->q.popped, memory_order_relaxed));
+        woke = false;
         uint64_t have = atomic_load(&f->q.pushed);
         uint64_t done = atomic_load_explicit(&f->q.popped, memory_order_relaxed);
         if (done == have) {
@@ -346,6 +379,7 @@ static void *feed_main(void *arg)
             pthread_mutex_unlock(&f->mu);
             if (stop)
                 break;
+            woke = true;
             continue;
         }
         for (; done < have; done++) {
@@ -482,9 +516,12 @@ static int feed_start(sc_rt_feed *f)
 
 void sc_rt_feed_open(sc_rt_state *st)
 {
-    sc_rt_feed *f = calloc(1, sizeof *f);
+    /* Its queue's ends are on cache lines of their own: malloc's alignment
+     * is not enough (sizeof is a multiple of the alignment). */
+    sc_rt_feed *f = aligned_alloc(alignof(sc_rt_feed), sizeof(sc_rt_feed));
     if (!f)
         return;
+    memset(f, 0, sizeof *f);
     st->feed = f;
     const char *v = getenv("STREAMCAP_SYNC_END");
     f->sync_end = v && strcmp(v, "1") == 0;
