@@ -4,8 +4,13 @@
  * the stub's __cudaPopCallConfiguration and __cudaLaunchKernel).
  *
  *   cudart_launch plain N      N launches on a stream that is not capturing
- *   cudart_launch capture N C  N launches captured, C per capture (each
- *                              capture ended outside the timed part)
+ *   cudart_launch capture N C [W]
+ *                              N launches captured, C per capture (each
+ *                              capture ended outside the timed part); with
+ *                              W, the program does W ns of host work
+ *                              (a spin) before each launch, as a program
+ *                              whose launches come at a real runtime's
+ *                              pace would
  *   cudart_launch end N R      R captures of N launches; times each
  *                              cudaStreamEndCapture
  *
@@ -140,6 +145,15 @@ static void launch(cudaStream_t s, float *p, int n)
     check(__cudaLaunchKernel(k, g, b, args, shm, (cudaStream_t)st), "launch");
 }
 
+/* Host work of the program between two launches: the clock read until
+ * `ns` have passed. */
+static void spin(double ns)
+{
+    double until = now_ns() + ns;
+    while (now_ns() < until)
+        ;
+}
+
 static int cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -149,13 +163,14 @@ static int cmp(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: cudart_launch plain N | capture N PER | end N ROUNDS\n");
+        fprintf(stderr, "usage: cudart_launch plain N | capture N PER [WORK_NS] | end N ROUNDS\n");
         return 2;
     }
     const char *mode = argv[1];
     long n = atol(argv[2]);
     long per = argc > 3 ? atol(argv[3]) : 10000;
-    if (n <= 0 || per <= 0)
+    long work = argc > 4 ? atol(argv[4]) : 0;
+    if (n <= 0 || per <= 0 || work < 0)
         return 2;
 
     /* Kept for the process's life, as nvcc's embedded image is. */
@@ -196,8 +211,11 @@ int main(int argc, char **argv)
             long k = n - done < per ? n - done : per;
             check(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), "begin");
             double t0 = now_ns(), c0 = cpu_ns();
-            for (long i = 0; i < k; i++)
+            for (long i = 0; i < k; i++) {
+                if (work)
+                    spin((double)work);
                 launch(s, p, 16);
+            }
             t += now_ns() - t0;
             c += cpu_ns() - c0;
             cudaGraph_t g;
@@ -205,9 +223,9 @@ int main(int argc, char **argv)
             check(cudaGraphDestroy(g), "destroy");
             done += k;
         }
-        printf("{\"mode\":\"capture\",\"launches\":%ld,\"per_capture\":%ld,\"ns_per_launch\":%.1f,"
-               "\"cpu_ns_per_launch\":%.1f}\n",
-               n, per, t / (double)n, c / (double)n);
+        printf("{\"mode\":\"capture\",\"launches\":%ld,\"per_capture\":%ld,\"work_ns\":%ld,"
+               "\"ns_per_launch\":%.1f,\"cpu_ns_per_launch\":%.1f}\n",
+               n, per, work, t / (double)n, c / (double)n);
     } else if (strcmp(mode, "end") == 0) {
         long rounds = per;
         double *ms = calloc((size_t)rounds, sizeof *ms);

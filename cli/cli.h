@@ -129,6 +129,11 @@ void cli_print_usage(FILE *f, const cli_cmd *cmd);
  *  free()); NULL with errno set when it cannot be read (cli_common.c). */
 char *cli_read_file(const char *path, size_t *len);
 
+/** A mkstemp/mkdtemp template "DIR/NAME-XXXXXX" in out, DIR being $TMPDIR
+ *  when it is an absolute path, else /tmp; -ENAMETOOLONG when it does not
+ *  fit (cli_common.c). */
+int cli_tmp_template(const char *name, char *out, size_t len);
+
 /* ---- arguments (cli_common.c) ---- */
 
 /** A command that takes no arguments: CLI_OK, or the first one reported. */

@@ -7,6 +7,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -330,4 +331,13 @@ char *cli_read_file(const char *path, size_t *len)
     if (len)
         *len = got - 1;
     return text;
+}
+
+int cli_tmp_template(const char *name, char *out, size_t len)
+{
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || tmp[0] != '/')
+        tmp = "/tmp";
+    int n = snprintf(out, len, "%s/%s-XXXXXX", tmp, name);
+    return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }

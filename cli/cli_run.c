@@ -144,14 +144,11 @@ static int set_socket(cli *x)
 /* A fresh, empty report file, private to this user; its path into out. */
 static int make_report(cli *x, char *out, size_t len)
 {
-    const char *tmp = getenv("TMPDIR");
-    if (!tmp || tmp[0] != '/')
-        tmp = "/tmp";
-    if (snprintf(out, len, "%s/streamcap-run-XXXXXX", tmp) >= (int)len)
-        return cli_fail(x, "TMPDIR is too long: %s", tmp);
+    if (cli_tmp_template("streamcap-run", out, len) != 0)
+        return cli_fail(x, "TMPDIR is too long: %s", getenv("TMPDIR"));
     int fd = mkstemp(out);
     if (fd < 0)
-        return cli_fail(x, "cannot create a report file in %s: %s", tmp, strerror(errno));
+        return cli_fail(x, "cannot create a report file %s: %s", out, strerror(errno));
     close(fd);
     return CLI_OK;
 }

@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,9 +306,13 @@ static char *dot_with_ids(const char *text)
 /* Draw DOT text as SVG through the code `graph render` uses. */
 static void render_svg(const char *dot, web_reply *out)
 {
-    char dir[] = "/tmp/streamcap-web-XXXXXX", path[64], why[512];
+    char dir[PATH_MAX], path[PATH_MAX + 8], why[512];
+    if (cli_tmp_template("streamcap-web", dir, sizeof(dir)) != 0) {
+        web_reply_error(out, 500, "TMPDIR is too long: %s", getenv("TMPDIR"));
+        return;
+    }
     if (!mkdtemp(dir)) {
-        web_reply_error(out, 500, "cannot make a temporary directory: %s", strerror(errno));
+        web_reply_error(out, 500, "cannot make a temporary directory %s: %s", dir, strerror(errno));
         return;
     }
     snprintf(path, sizeof(path), "%s/g.svg", dir);

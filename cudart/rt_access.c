@@ -21,14 +21,8 @@
 
 size_t sc_rt_kernel_access_room(const void *func)
 {
-    const sc_fb_param *p;
-    const bool *ro;
-    size_t np, room = 0;
-    if (!sc_rt_kernel_params_ro(func, &p, &np, &ro))
-        return 0;
-    for (size_t i = 0; i < np; i++)
-        room += p[i].size == sizeof(uint64_t);
-    return room;
+    const sc_rt_kernel *k = sc_rt_kernel_layout(sc_rt_state_get(), func);
+    return k && k->layout == 1 ? k->ptr_params : 0;
 }
 
 static int by_address(const void *a, const void *b)
@@ -57,12 +51,22 @@ static size_t merge(sc_client_access *acc, size_t n)
 size_t sc_rt_kernel_accesses(const void *func, const uint8_t *vals, size_t size, void *const *args,
                              sc_client_access *out, size_t max)
 {
-    const sc_fb_param *p;
-    const bool *ro;
-    size_t np, k = 0;
-    if ((!vals && !args) || !sc_rt_kernel_params_ro(func, &p, &np, &ro))
+    sc_rt_state *st = sc_rt_state_get();
+    const sc_rt_kernel *kr = sc_rt_kernel_layout(st, func);
+    if (!kr || kr->layout != 1)
         return 0;
-    const sc_rt_state *st = sc_rt_state_get();
+    return sc_rt_layout_accesses(st, kr, vals, size, args, out, max);
+}
+
+size_t sc_rt_layout_accesses(const sc_rt_state *st, const sc_rt_kernel *kr, const uint8_t *vals,
+                             size_t size, void *const *args, sc_client_access *out, size_t max)
+{
+    size_t k = 0;
+    if (!vals && !args)
+        return 0;
+    const sc_fb_param *p = kr->params;
+    const size_t np = kr->nparams;
+    const bool *ro = kr->ro;
     for (size_t i = 0; i < np && k < max; i++) {
         uint64_t v;
         if (p[i].size != sizeof v)

@@ -39,6 +39,10 @@ static bool layout_read(sc_fb *fb, sc_rt_kernel *k)
     }
     k->params = p;
     k->nparams = n;
+    for (size_t i = 0; i < n; i++) {
+        k->arg_bytes += p[i].size;
+        k->ptr_params += p[i].size == sizeof(uint64_t);
+    }
     /* Read once here, not at each launch.  A name that disagrees with the
      * layout is not trusted at all: every pointer then counts written. */
     size_t got = 0;

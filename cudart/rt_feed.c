@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "rt_feed.h"
+#include "rt_queue.h"
 
 typedef enum sc_rt_feed_state {
     SC_RT_FEED_UNREACHABLE = 0,
@@ -30,71 +31,19 @@ typedef enum sc_rt_feed_state {
     SC_RT_FEED_LOST,
 } sc_rt_feed_state;
 
-typedef enum sc_rt_op_kind {
-    SC_RT_OP_STREAM_CREATE = 0,
-    SC_RT_OP_BEGIN,
-    SC_RT_OP_RECORD, /* sub: the sc_node_kind */
-    SC_RT_OP_EVENT,
-    SC_RT_OP_UPDATE_DEPS,
-    SC_RT_OP_HOST_CALL,
-    SC_RT_OP_EXCHANGE_MODE,
-    SC_RT_OP_ADD_NODE,
-    SC_RT_OP_END,
-    SC_RT_OP_SUBMIT,
-} sc_rt_op_kind;
-
-#define SC_RT_OPF_WAIT     1u /* event: a wait, not a record */
-#define SC_RT_OPF_EXTERNAL 2u
-#define SC_RT_OPF_SET      4u /* update_deps: set, not add; stream_create: non-blocking */
-
-/* One mirrored call.  `name` is static text or a registered kernel's name,
- * both alive as long as the process; `ext` (deps, a submitted graph) is
- * the rare heap payload, freed by the feed thread. */
-typedef struct sc_rt_op {
-    uint8_t op;
-    uint8_t sub; /* node kind, mode, host call kind, memcpy direction */
-    uint8_t flags;
-    uint8_t value; /* memset */
-    uint8_t dir;
-    uint32_t stream, thread;
-    uint32_t aux; /* event, capture, deps count, submit index */
-    union {
-        struct { /* kernel */
-            uint32_t grid[3], block[3];
-            /* its accesses: naccess of them, access_at bytes into args */
-            uint32_t naccess, access_at;
-        };
-        struct { /* memcpy, memset: the ranges touched (start 0: none) */
-            uint64_t dst, src;
-            uint64_t dst_span, src_span;
-        };
-    };
-    uint32_t shared;
-    uint64_t size;
-    const char *name;
-    const char *call; /* record, event: the CUDA function that broke a capture */
-    void *ext;
-    const uint32_t *args; /* record of a kernel: pack_args(), or NULL */
-} sc_rt_op;
-
-#define SC_RT_BLOCK_OPS 2048
-/* Blocks the feed thread has emptied, kept for the application's next ones: a
- * block is some 300 KiB, which malloc maps fresh and the kernel zeroes if not reused. */
-#define SC_RT_SPARE_BLOCKS 4
 /* Records waiting past which the application waits for the feed thread: a slow
  * daemon must cost memory up to here, not without bound. */
 #define SC_RT_MAX_BACKLOG ((uint64_t)1 << 20)
-
-/* Room in a block for its kernels' packed arguments (pack_args), so that a launch
- * allocates nothing: 32 bytes a record on average, more goes to the heap. */
-#define SC_RT_BLOCK_ARGS (SC_RT_BLOCK_OPS * 32)
-
-typedef struct sc_rt_block {
-    struct sc_rt_block *next;
-    size_t args_used;
-    sc_rt_op ops[SC_RT_BLOCK_OPS];
-    alignas(8) unsigned char args[SC_RT_BLOCK_ARGS];
-} sc_rt_block;
+/* Records the feed thread sends between two looks at the spare blocks. */
+#define SC_RT_REFILL_EVERY 256
+/* Woken with fewer records than this waiting, the feed thread lets more
+ * come for SC_RT_GATHER_US before it sends: a program launching every few
+ * microseconds would otherwise cost a wake-up of this thread, of the
+ * client's I/O thread and of the daemon, and a write, a read and a reply,
+ * for every record, on the cores the program runs on.  A wait for the feed
+ * to catch up is not kept waiting. */
+#define SC_RT_GATHER_MIN 256
+#define SC_RT_GATHER_US  1000
 
 /* What a capture.end or graph.submit reply said. */
 typedef struct sc_rt_result {
@@ -127,17 +76,7 @@ struct sc_rt_feed {
     int exit_timeout_ms;
     char label[320];
 
-    /* The queue.  Each end on cache lines of its own: a launch must not
-     * wait for a line the feed thread just wrote. */
-    /* the producer's end (process lock) */
-    alignas(64) sc_rt_block *tail;
-    size_t tail_i;
-    _Atomic uint64_t pushed;
-    /* the consumer's end (feed thread) */
-    alignas(64) sc_rt_block *head;
-    size_t head_i;
-    _Atomic uint64_t popped;
-    _Atomic(sc_rt_block *) spare[SC_RT_SPARE_BLOCKS];
+    sc_rt_queue q;
     alignas(64) _Atomic bool sleeping; /* written only when the feed thread idles */
     _Atomic bool woken;                /* a push signalled this sleep already */
     alignas(64) pthread_t thread;
@@ -377,55 +316,52 @@ static int send_op(sc_rt_feed *f, const sc_rt_op *o)
 
 /* ------------------------------------------------------------ the queue */
 
-static sc_rt_block *block_new(sc_rt_feed *f)
-{
-    sc_rt_block *b = NULL;
-    for (size_t i = 0; !b && i < SC_RT_SPARE_BLOCKS; i++)
-        b = atomic_exchange(&f->spare[i], NULL);
-    if (!b)
-        b = malloc(sizeof *b);
-    if (b) {
-        b->next = NULL;
-        b->args_used = 0;
-    }
-    return b;
-}
-
-static sc_rt_op *pop(sc_rt_feed *f)
-{
-    if (f->head_i == SC_RT_BLOCK_OPS) {
-        sc_rt_block *done = f->head;
-        f->head = done->next; /* set before the op in it was published */
-        f->head_i = 0;
-        bool kept = false;
-        for (size_t i = 0; !kept && i < SC_RT_SPARE_BLOCKS; i++) {
-            sc_rt_block *none = NULL;
-            kept = atomic_compare_exchange_strong(&f->spare[i], &none, done);
-        }
-        if (!kept)
-            free(done);
-    }
-    return &f->head->ops[f->head_i++];
-}
-
-static void abs_deadline(int ms, struct timespec *ts)
+static void abs_deadline_us(long us, struct timespec *ts)
 {
     clock_gettime(CLOCK_REALTIME, ts);
-    ts->tv_sec += ms / 1000;
-    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+    ts->tv_sec += us / 1000000L;
+    ts->tv_nsec += (us % 1000000L) * 1000L;
     if (ts->tv_nsec >= 1000000000L) {
         ts->tv_sec++;
         ts->tv_nsec -= 1000000000L;
     }
 }
 
+static void abs_deadline(int ms, struct timespec *ts)
+{
+    abs_deadline_us(ms * 1000L, ts);
+}
+
+/* Just woken with few records waiting: give the program time to add more.
+ * A wait for the feed to catch up (caught_up) or to stop cuts it short: both
+ * signal `wake` under the mutex, and a push does not (`sleeping` is off). */
+static void gather(sc_rt_feed *f, uint64_t done)
+{
+    if (atomic_load(&f->q.pushed) - done >= SC_RT_GATHER_MIN)
+        return;
+    struct timespec until;
+    abs_deadline_us(SC_RT_GATHER_US, &until);
+    pthread_mutex_lock(&f->mu);
+    if (!atomic_load(&f->waiting) && !f->stop)
+        pthread_cond_timedwait(&f->wake, &f->mu, &until);
+    pthread_mutex_unlock(&f->mu);
+}
+
 static void *feed_main(void *arg)
 {
     sc_rt_feed *f = arg;
+    bool woke = false;
     for (;;) {
-        uint64_t have = atomic_load(&f->pushed);
-        uint64_t done = atomic_load_explicit(&f->popped, memory_order_relaxed);
+        if (woke)
+            gather(f, atomic_load_explicit(&f->q.popped, memory_order_relaxed));
+        woke = false;
+        uint64_t have = atomic_load(&f->q.pushed);
+        uint64_t done = atomic_load_explicit(&f->q.popped, memory_order_relaxed);
         if (done == have) {
+            /* Idle is the cheapest time to ready blocks for the next burst
+             * (of a program that has filled one: others never need any). */
+            if (done >= SC_RT_BLOCK_OPS)
+                sc_rt_queue_refill(&f->q);
             pthread_mutex_lock(&f->mu);
             if (atomic_load(&f->waiting))
                 pthread_cond_broadcast(&f->idle);
@@ -433,20 +369,23 @@ static void *feed_main(void *arg)
             atomic_store(&f->sleeping, true);
             /* Seen after `sleeping` is set: a push either lands before this
              * load or sees `sleeping` and signals under the mutex. */
-            while (atomic_load(&f->pushed) == done && !f->stop) {
+            while (atomic_load(&f->q.pushed) == done && !f->stop) {
                 struct timespec ts;
                 abs_deadline(100, &ts);
                 pthread_cond_timedwait(&f->wake, &f->mu, &ts);
             }
             atomic_store(&f->sleeping, false);
-            bool stop = f->stop && atomic_load(&f->pushed) == done;
+            bool stop = f->stop && atomic_load(&f->q.pushed) == done;
             pthread_mutex_unlock(&f->mu);
             if (stop)
                 break;
+            woke = true;
             continue;
         }
         for (; done < have; done++) {
-            sc_rt_op *o = pop(f);
+            if (done % SC_RT_REFILL_EVERY == 0 && done >= SC_RT_BLOCK_OPS)
+                sc_rt_queue_refill(&f->q);
+            sc_rt_op *o = sc_rt_queue_pop(&f->q);
             if (atomic_load_explicit(&f->state, memory_order_relaxed) == SC_RT_FEED_CONNECTED) {
                 int rc = send_op(f, o);
                 if (rc < 0)
@@ -462,7 +401,7 @@ static void *feed_main(void *arg)
                 free(o->ext);
             }
         }
-        atomic_store_explicit(&f->popped, done, memory_order_release);
+        atomic_store_explicit(&f->q.popped, done, memory_order_release);
     }
     pthread_mutex_lock(&f->mu);
     f->stopped = true;
@@ -484,8 +423,8 @@ static sc_rt_feed *live(sc_rt_state *st)
  * has. */
 static bool caught_up(sc_rt_feed *f, int ms)
 {
-    uint64_t want = atomic_load(&f->pushed);
-    if (atomic_load(&f->popped) == want)
+    uint64_t want = atomic_load(&f->q.pushed);
+    if (atomic_load(&f->q.popped) == want)
         return true;
     struct timespec until;
     abs_deadline(ms, &until);
@@ -493,45 +432,43 @@ static bool caught_up(sc_rt_feed *f, int ms)
     atomic_store(&f->waiting, true);
     pthread_cond_signal(&f->wake);
     int w = 0;
-    while (atomic_load(&f->popped) != want && !f->stopped && w != ETIMEDOUT)
+    while (atomic_load(&f->q.popped) != want && !f->stopped && w != ETIMEDOUT)
         w = pthread_cond_timedwait(&f->idle, &f->mu, &until);
     atomic_store(&f->waiting, false);
     pthread_mutex_unlock(&f->mu);
-    return atomic_load(&f->popped) == want;
+    return atomic_load(&f->q.popped) == want;
 }
 
-/* The application's end of the queue: a slot to fill, NULL when the record
- * cannot be queued (the mirror is then given up: a hole would part the two
- * models). */
-static sc_rt_op *push_slot(sc_rt_feed *f)
+/* The application's end of the queue: a slot to fill, in a block with room
+ * for `args` bytes of packed arguments, NULL when the record cannot be
+ * queued (the mirror is then given up: a hole would part the two models). */
+static sc_rt_op *push_slot_room(sc_rt_feed *f, size_t args)
 {
-    if (f->tail_i == SC_RT_BLOCK_OPS) {
+    if (sc_rt_queue_must_end(&f->q, args)) {
         /* The backlog is looked at once a block, not once a launch. */
-        if (atomic_load_explicit(&f->pushed, memory_order_relaxed) -
-                    atomic_load_explicit(&f->popped, memory_order_acquire) >=
+        if (atomic_load_explicit(&f->q.pushed, memory_order_relaxed) -
+                    atomic_load_explicit(&f->q.popped, memory_order_acquire) >=
                 SC_RT_MAX_BACKLOG &&
             !caught_up(f, f->exit_timeout_ms > 0 ? f->exit_timeout_ms : 10000)) {
             lost(f, -ETIMEDOUT);
             return NULL;
         }
-        sc_rt_block *b = block_new(f);
-        if (!b) {
+        if (sc_rt_queue_next_block(&f->q) != 0) {
             lost(f, -ENOMEM);
             return NULL;
         }
-        f->tail->next = b;
-        f->tail = b;
-        f->tail_i = 0;
     }
-    sc_rt_op *o = &f->tail->ops[f->tail_i];
-    memset(o, 0, sizeof *o);
-    return o;
+    return sc_rt_queue_slot(&f->q);
+}
+
+static sc_rt_op *push_slot(sc_rt_feed *f)
+{
+    return push_slot_room(f, 0);
 }
 
 static void push_done(sc_rt_feed *f)
 {
-    f->tail_i++;
-    atomic_fetch_add(&f->pushed, 1);
+    sc_rt_queue_push(&f->q);
     /* One signal a sleep: the launches made while the feed thread wakes
      * up must not each take the mutex and make a system call. */
     if (atomic_load(&f->sleeping) && !atomic_exchange(&f->woken, true)) {
@@ -559,11 +496,8 @@ static void feed_atfork_child(void)
 
 static int feed_start(sc_rt_feed *f)
 {
-    f->head = f->tail = malloc(sizeof *f->tail);
-    if (!f->head)
+    if (sc_rt_queue_init(&f->q) != 0)
         return -ENOMEM;
-    f->head->next = NULL;
-    f->head->args_used = 0;
     pthread_mutex_init(&f->mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -582,9 +516,12 @@ static int feed_start(sc_rt_feed *f)
 
 void sc_rt_feed_open(sc_rt_state *st)
 {
-    sc_rt_feed *f = calloc(1, sizeof *f);
+    /* Its queue's ends are on cache lines of their own: malloc's alignment
+     * is not enough (sizeof is a multiple of the alignment). */
+    sc_rt_feed *f = aligned_alloc(alignof(sc_rt_feed), sizeof(sc_rt_feed));
     if (!f)
         return;
+    memset(f, 0, sizeof *f);
     st->feed = f;
     const char *v = getenv("STREAMCAP_SYNC_END");
     f->sync_end = v && strcmp(v, "1") == 0;
@@ -640,46 +577,55 @@ void sc_rt_feed_begin(sc_rt_state *st, uint32_t stream, uint32_t thread, sc_cuda
     push_done(f);
 }
 
-/* A launch's argument values when its layout is known (nparams, sizes, bytes, unpadded) in
- * the room of the op's block, or a heap block in o->ext freed with the op; copied now, while
- * kernelParams hold them (the sender makes the hex), then its accesses, 8-byte aligned
- * (o->naccess at o->access_at), reaching the allocations live now. */
-static const uint32_t *pack_args(sc_rt_feed *f, const sc_rt_node_desc *d, sc_rt_op *o)
+/* What packing a launch's arguments takes, read from its kernel's layout
+ * once: need is 0 when there is nothing to pack (no layout, no values, or
+ * more bytes than the daemon takes). */
+typedef struct sc_rt_kargs_plan {
+    const sc_rt_kernel *k;
+    size_t at, need;
+} sc_rt_kargs_plan;
+
+static size_t kargs_plan(sc_rt_state *st, const sc_rt_node_desc *d, sc_rt_kargs_plan *p)
 {
-    void **ext = &o->ext;
-    const sc_fb_param *p;
-    size_t np;
-    if (!d || d->type != cudaGraphNodeTypeKernel || !d->args ||
-        !sc_rt_kernel_params(d->func, &p, &np) || np == 0)
-        return NULL;
-    size_t bytes = 0;
-    for (size_t i = 0; i < np; i++)
-        bytes += p[i].size;
-    if (bytes > SC_RT_KARGS_MAX || np > bytes)
-        return NULL;
-    size_t at = (4 + 4 * np + bytes + 7) & ~(size_t)7;
-    size_t room = sc_rt_kernel_access_room(d->func);
-    size_t need = at + room * sizeof(sc_client_access);
-    sc_rt_block *b = f->tail;
-    uint32_t *blob;
-    if (SC_RT_BLOCK_ARGS - b->args_used >= need) {
-        blob = (uint32_t *)(void *)(b->args + b->args_used);
-        b->args_used += need;
-    } else if ((blob = malloc(need)) != NULL) {
-        *ext = blob;
-    } else {
-        return NULL;
+    *p = (sc_rt_kargs_plan){0};
+    if (!d || d->type != cudaGraphNodeTypeKernel || !d->args)
+        return 0;
+    const sc_rt_kernel *k = sc_rt_kernel_layout(st, d->func);
+    if (!k || k->layout != 1 || k->nparams == 0 || k->arg_bytes > SC_RT_KARGS_MAX ||
+        k->nparams > k->arg_bytes)
+        return 0;
+    p->k = k;
+    p->at = (4 + 4 * k->nparams + k->arg_bytes + 7) & ~(size_t)7;
+    p->need = p->at + k->ptr_params * sizeof(sc_client_access);
+    return p->need;
+}
+
+/* A launch's argument values (nparams, sizes, bytes, unpadded) in the room
+ * of the op's block (push_slot_room made it), or for one larger than a
+ * block's room a heap block in o->ext freed with the op; copied now, while
+ * kernelParams hold them (the sender makes the hex), then its accesses,
+ * 8-byte aligned (o->naccess at o->access_at), reaching the allocations
+ * live now. */
+static const uint32_t *pack_args(sc_rt_feed *f, const sc_rt_state *st, const sc_rt_node_desc *d,
+                                 const sc_rt_kargs_plan *p, sc_rt_op *o)
+{
+    uint32_t *blob = sc_rt_queue_room(&f->q, p->need);
+    if (!blob) {
+        if (!(blob = malloc(p->need)))
+            return NULL;
+        o->ext = blob;
     }
-    blob[0] = (uint32_t)np;
-    unsigned char *out = (unsigned char *)(blob + 1 + np);
-    for (size_t i = 0; i < np; i++) {
-        blob[1 + i] = p[i].size;
-        memcpy(out, d->args[i], p[i].size);
-        out += p[i].size;
+    const sc_rt_kernel *k = p->k;
+    blob[0] = (uint32_t)k->nparams;
+    unsigned char *out = (unsigned char *)(blob + 1 + k->nparams);
+    for (size_t i = 0; i < k->nparams; i++) {
+        blob[1 + i] = k->params[i].size;
+        memcpy(out, d->args[i], k->params[i].size);
+        out += k->params[i].size;
     }
-    sc_client_access *acc = (sc_client_access *)(void *)((char *)blob + at);
-    o->naccess = (uint32_t)sc_rt_kernel_accesses(d->func, NULL, 0, d->args, acc, room);
-    o->access_at = (uint32_t)at;
+    sc_client_access *acc = (sc_client_access *)(void *)((char *)blob + p->at);
+    o->naccess = (uint32_t)sc_rt_layout_accesses(st, k, NULL, 0, d->args, acc, k->ptr_params);
+    o->access_at = (uint32_t)p->at;
     return blob;
 }
 
@@ -704,7 +650,9 @@ void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const 
                        const char *call, const sc_rt_node_desc *d)
 {
     sc_rt_feed *f = live(st);
-    sc_rt_op *o = f ? push_slot(f) : NULL;
+    sc_rt_kargs_plan k = {0};
+    size_t need = f && n->kind == SC_KIND_KERNEL ? kargs_plan(st, d, &k) : 0;
+    sc_rt_op *o = f ? push_slot_room(f, need) : NULL;
     if (!o)
         return;
     o->op = SC_RT_OP_RECORD;
@@ -721,7 +669,7 @@ void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const 
         o->block[1] = sc_rt_feed_dim(n->block_y);
         o->block[2] = sc_rt_feed_dim(n->block_z);
         o->shared = n->shared_mem;
-        o->args = pack_args(f, d, o);
+        o->args = need ? pack_args(f, st, d, &k, o) : NULL;
     }
     o->dir = (uint8_t)n->dir;
     o->size = n->size_bytes;

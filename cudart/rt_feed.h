@@ -34,7 +34,10 @@ typedef struct sc_rt_end_payload {
 /** The client's direction of a model memcpy direction (sc_dir). */
 sc_client_dir sc_rt_feed_dir(int d);
 /** A dimension as the daemon takes it: 0 (unset) is 1. */
-uint32_t sc_rt_feed_dim(uint32_t v);
+static inline uint32_t sc_rt_feed_dim(uint32_t v)
+{
+    return v ? v : 1;
+}
 /** A node of the graph API as capture.add_node and graph.submit describe
  *  it (lock held: an event's id is read). */
 void sc_rt_feed_node(const sc_rt_node_desc *d, sc_client_node *out);
@@ -60,6 +63,9 @@ size_t sc_rt_kernel_access_room(const void *func);
  *  held). */
 size_t sc_rt_kernel_accesses(const void *func, const uint8_t *vals, size_t size, void *const *args,
                              sc_client_access *out, size_t max);
+/** sc_rt_kernel_accesses for kernel kr, its layout read (layout 1). */
+size_t sc_rt_layout_accesses(const sc_rt_state *st, const sc_rt_kernel *kr, const uint8_t *vals,
+                             size_t size, void *const *args, sc_client_access *out, size_t max);
 /** A memcpy's (a read of its source, a write of its destination) or a
  *  memset's (a write) accesses into out; pitched shapes as the range
  *  bounding their rows.  Their count, 0 for other kinds. */

@@ -53,11 +53,6 @@ static sc_client_kind client_kind(int k)
     }
 }
 
-uint32_t sc_rt_feed_dim(uint32_t v)
-{
-    return v ? v : 1;
-}
-
 void sc_rt_feed_node(const sc_rt_node_desc *d, sc_client_node *out)
 {
     sc_node n;

@@ -108,6 +108,9 @@ typedef struct sc_rt_kernel {
      * pointer or reference to const; NULL when the name says nothing
      * (extern "C", unreadable, or a count other than the layout's). */
     bool *ro;
+    /* From the layout, for each launch's copy of its values: their bytes,
+     * and the parameters of pointer size (the accesses they may give). */
+    size_t arg_bytes, ptr_params;
 } sc_rt_kernel;
 
 typedef struct sc_rt_var {

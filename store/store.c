@@ -583,8 +583,8 @@ int sc_store_load_skeleton(sc_store *st, int64_t graph, sc_store_graph_fn done, 
     return store_load_submit(st, graph, true, done, arg);
 }
 
-int sc_store_delete_graph(sc_store *st, int64_t graph, int64_t deleted_ms, sc_store_done_fn done,
-                          void *arg)
+int store_delete_submit(sc_store *st, int64_t graph, int64_t deleted_ms, bool keep_pinned,
+                        sc_store_done_fn done, void *arg)
 {
     int rc;
     store_job *j = store_job_new(st, SC_STORE_JOB_DELETE_GRAPH, 0, done, arg, &rc);
@@ -592,7 +592,14 @@ int sc_store_delete_graph(sc_store *st, int64_t graph, int64_t deleted_ms, sc_st
         return rc;
     j->u.del.graph = graph;
     j->u.del.deleted_ms = deleted_ms;
+    j->u.del.keep_pinned = keep_pinned;
     return submit(st, j);
+}
+
+int sc_store_delete_graph(sc_store *st, int64_t graph, int64_t deleted_ms, sc_store_done_fn done,
+                          void *arg)
+{
+    return store_delete_submit(st, graph, deleted_ms, false, done, arg);
 }
 
 int sc_store_set_fingerprints(sc_store *st, size_t n, const int64_t *ids, const sc_fingerprint *fps,

@@ -125,6 +125,10 @@ void store_notices_stop(sc_store *st);
 store_job *store_job_new(sc_store *st, enum sc_store_job_type type, size_t extra,
                          sc_store_done_fn done, void *arg, int *rc);
 void store_submit(sc_store *st, store_job *j);
+/* A DELETE_GRAPH job queued: sc_store_delete_graph, or with keep_pinned
+ * sc_store_delete_unpinned (store_prune.c). */
+int store_delete_submit(sc_store *st, int64_t graph, int64_t deleted_ms, bool keep_pinned,
+                        sc_store_done_fn done, void *arg);
 /* A new commit job (COMMIT_GRAPH or COMMIT_CAPTURE) with its arguments
  * set; NULL with *rc set as store_job_new does. */
 store_job *store_commit_job(sc_store *st, enum sc_store_job_type type, int64_t session,

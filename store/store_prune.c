@@ -14,15 +14,7 @@
 int sc_store_delete_unpinned(sc_store *st, int64_t graph, int64_t deleted_ms, sc_store_done_fn done,
                              void *arg)
 {
-    int rc;
-    store_job *j = store_job_new(st, SC_STORE_JOB_DELETE_GRAPH, 0, done, arg, &rc);
-    if (!j)
-        return rc;
-    j->u.del.graph = graph;
-    j->u.del.deleted_ms = deleted_ms;
-    j->u.del.keep_pinned = true;
-    store_submit(st, j);
-    return 0;
+    return store_delete_submit(st, graph, deleted_ms, true, done, arg);
 }
 
 int sc_store_pin_graph(sc_store *st, int64_t graph, bool pinned, sc_store_done_fn done, void *arg)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fatbin.h"
+#include "sc_cudart.h"
 
 #define EIFMT_SVAL    0x04
 #define EIFMT_HVAL    0x03
@@ -227,4 +228,25 @@ void sc_tfb_end(sc_tfb *c)
     memcpy(c->b + 4, &ver, 2);
     memcpy(c->b + 6, &hs, 2);
     memcpy(c->b + 8, &total, 8);
+}
+
+void sc_tfb_single(sc_tfb *c, const char *kname, const uint32_t *sizes, size_t n)
+{
+    static sc_tfb cubin;
+    sc_tfb_cubin_kernel(&cubin, 80, kname, sizes, n);
+    sc_tfb_begin(c);
+    sc_tfb_entry(c, SC_FB_ELF, 80, 0x11, cubin.b, cubin.n, 0);
+    sc_tfb_end(c);
+}
+
+void **sc_tfb_register(sc_tfb *c, const void *stub, const char *kname)
+{
+    c->wrapper.magic = (int)SC_FB_WRAPPER_MAGIC;
+    c->wrapper.version = 1;
+    c->wrapper.data = c->b;
+    void **h = __cudaRegisterFatBinary(&c->wrapper);
+    __cudaRegisterFunction(h, (const char *)stub, (char *)kname, kname, -1, NULL, NULL, NULL, NULL,
+                           NULL);
+    __cudaRegisterFatBinaryEnd(h);
+    return h;
 }

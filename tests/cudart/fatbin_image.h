@@ -25,6 +25,12 @@
 typedef struct sc_tfb {
     uint8_t b[8192];
     size_t n;
+    /* nvcc's wrapper around a container, for sc_tfb_register */
+    struct {
+        int magic, version;
+        const void *data;
+        void *rest;
+    } wrapper;
 } sc_tfb;
 
 /** Append n bytes; their offset. */
@@ -48,5 +54,14 @@ void sc_tfb_entry(sc_tfb *c, uint16_t kind, uint32_t arch, uint64_t flags, const
                   size_t raw);
 /** The container's header, once every entry is in. */
 void sc_tfb_end(sc_tfb *c);
+
+/** c, a container of one uncompressed sm_80 cubin for kernel `kname` with
+ *  n parameters of the given sizes (sc_tfb_cubin_kernel), in c. */
+void sc_tfb_single(sc_tfb *c, const char *kname, const uint32_t *sizes, size_t n);
+
+/** Register container c (which must live as long as the process) the way
+ *  nvcc's start-up code does, with kernel `kname` at host address `stub`;
+ *  the handle. */
+void **sc_tfb_register(sc_tfb *c, const void *stub, const char *kname);
 
 #endif

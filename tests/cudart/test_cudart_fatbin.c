@@ -85,18 +85,7 @@ static void t_runtime(void **state)
     (void)state;
     static sc_tfb c;
     make_container(&c);
-    static struct {
-        int magic, version;
-        const void *data;
-        void *rest;
-    } wrapper;
-    wrapper.magic = (int)SC_FB_WRAPPER_MAGIC;
-    wrapper.version = 1;
-    wrapper.data = c.b;
-    void **h = __cudaRegisterFatBinary(&wrapper);
-    __cudaRegisterFunction(h, (const char *)(void *)kadd_stub, (char *)KNAME, KNAME, -1, NULL, NULL,
-                           NULL, NULL, NULL);
-    __cudaRegisterFatBinaryEnd(h);
+    sc_tfb_register(&c, (const void *)kadd_stub, KNAME);
 
     struct cudaFuncAttributes a;
     assert_int_equal(cudaFuncGetAttributes(&a, (const void *)kadd_stub), cudaSuccess);

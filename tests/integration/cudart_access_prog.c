@@ -52,24 +52,10 @@ static void launch(const void *in, void *out, const void *in2, long n, cudaStrea
 
 static void register_kernel(void)
 {
-    static sc_tfb cubin, c;
+    static sc_tfb c;
     static const uint32_t sizes[] = {8, 8, 8, 8};
-    sc_tfb_cubin_kernel(&cubin, 80, KNAME, sizes, 4);
-    sc_tfb_begin(&c);
-    sc_tfb_entry(&c, SC_FB_ELF, 80, 0x11, cubin.b, cubin.n, 0);
-    sc_tfb_end(&c);
-    static struct {
-        int magic, version;
-        const void *data;
-        void *rest;
-    } wrapper;
-    wrapper.magic = (int)SC_FB_WRAPPER_MAGIC;
-    wrapper.version = 1;
-    wrapper.data = c.b;
-    void **h = __cudaRegisterFatBinary(&wrapper);
-    __cudaRegisterFunction(h, (const char *)(void *)k_stub, (char *)KNAME, KNAME, -1, NULL, NULL,
-                           NULL, NULL, NULL);
-    __cudaRegisterFatBinaryEnd(h);
+    sc_tfb_single(&c, KNAME, sizes, 4);
+    sc_tfb_register(&c, (const void *)k_stub, KNAME);
 }
 
 static void end(cudaStream_t s)

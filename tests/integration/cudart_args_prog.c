@@ -10,6 +10,12 @@
  * stored with the values they were given too, as must the node of a
  * graph captured into (cudaStreamBeginCaptureToGraph).  A second kernel, never
  * given a layout, is launched too: it must be stored without arguments.
+ *
+ * `cudart_args_prog wide` instead captures SC_WIDE_LAUNCHES launches of a
+ * kernel of 64 pointer-sized parameters, each launch's records larger than
+ * most (its values and room for 64 accesses), so that the feed's queue
+ * ends its blocks early for want of argument room: parameter j of launch
+ * i holds i * 256 + j, but parameter 0 points into a 4096-byte allocation.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -32,7 +38,11 @@ static void make_container(sc_tfb *c)
     sc_tfb_end(c);
 }
 
+#define SC_WIDE_PARAMS   64
+#define SC_WIDE_LAUNCHES 300
+
 static void kadd_stub(void) {}
+static void wide_stub(void) {}
 static void plain_stub(void) {}
 
 static void ok(cudaError_t e, const char *what)
@@ -93,22 +103,44 @@ static void capture_into(cudaStream_t s, void **args)
     ok(cudaGraphDestroy(g), "cudaGraphDestroy");
 }
 
-int main(void)
+/* The wide kernel's launches, in one capture ended before exit. */
+static int wide(void)
 {
     static sc_tfb c;
+    uint32_t sizes[SC_WIDE_PARAMS];
+    for (size_t j = 0; j < SC_WIDE_PARAMS; j++)
+        sizes[j] = 8;
+    sc_tfb_single(&c, "wide", sizes, SC_WIDE_PARAMS);
+    sc_tfb_register(&c, (const void *)wide_stub, "wide");
+    void *buf;
+    ok(cudaMalloc(&buf, 4096), "cudaMalloc");
+    cudaStream_t s;
+    ok(cudaStreamCreate(&s), "cudaStreamCreate");
+    ok(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+    uint64_t v[SC_WIDE_PARAMS];
+    void *args[SC_WIDE_PARAMS];
+    for (size_t j = 0; j < SC_WIDE_PARAMS; j++)
+        args[j] = &v[j];
+    for (uint64_t i = 0; i < SC_WIDE_LAUNCHES; i++) {
+        for (uint64_t j = 0; j < SC_WIDE_PARAMS; j++)
+            v[j] = i * 256 + j;
+        v[0] = (uint64_t)(uintptr_t)buf + i;
+        ok(cudaLaunchKernel((const void *)wide_stub, (dim3){1, 1, 1}, (dim3){1, 1, 1}, args, 0, s),
+           "cudaLaunchKernel");
+    }
+    cudaGraph_t g;
+    ok(cudaStreamEndCapture(s, &g), "cudaStreamEndCapture");
+    printf("{\"buf\":%llu}\n", (unsigned long long)(uintptr_t)buf);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "wide") == 0)
+        return wide();
+    static sc_tfb c;
     make_container(&c);
-    static struct {
-        int magic, version;
-        const void *data;
-        void *rest;
-    } wrapper;
-    wrapper.magic = (int)SC_FB_WRAPPER_MAGIC;
-    wrapper.version = 1;
-    wrapper.data = c.b;
-    void **h = __cudaRegisterFatBinary(&wrapper);
-    __cudaRegisterFunction(h, (const char *)(void *)kadd_stub, (char *)KNAME, KNAME, -1, NULL, NULL,
-                           NULL, NULL, NULL);
-    __cudaRegisterFatBinaryEnd(h);
+    sc_tfb_register(&c, (const void *)kadd_stub, KNAME);
     static char bare[16];
     void **h2 = __cudaRegisterFatBinary(bare);
     __cudaRegisterFunction(h2, (const char *)(void *)plain_stub, (char *)"plain", "plain", -1, NULL,

@@ -61,7 +61,8 @@ static void prog_start(prog *p, const char *dir, const char *sock, const char *m
         for (size_t i = 0; env && env[i]; i++)
             putenv((char *)env[i]);
         /* "args": the program with a registered parameter layout. */
-        const char *bin = strcmp(mode, "args") == 0 ? SC_ARGS_PROG : SC_FEED_PROG;
+        const char *bin =
+            strcmp(mode, "args") == 0 || strcmp(mode, "wide") == 0 ? SC_ARGS_PROG : SC_FEED_PROG;
         execl(bin, bin, mode, (char *)NULL);
         _exit(127);
     }
@@ -452,6 +453,52 @@ static void test_kernel_args_stored(void **state)
     sc_it_daemon_destroy(d);
 }
 
+/* Launches whose records fill a queue block's argument room long before
+ * its record slots (cudart_args_prog wide): every one is stored, in order,
+ * with its own values and its access, across the blocks this ends early. */
+static void test_wide_args_across_blocks(void **state)
+{
+    (void)state;
+    sc_it_daemon *d = sc_it_must_start(NULL);
+    prog p;
+    const char *env[] = {"STREAMCAP_SYNC_END=1", NULL};
+    prog_start(&p, sc_it_daemon_dir(d), sc_it_daemon_socket(d), "wide", env);
+    cJSON *out = read_lines(p.out);
+    assert_int_equal(prog_wait(&p, 30000), 0);
+    assert_int_equal(warnings(p.err, NULL), 0);
+    const uint64_t buf = (uint64_t)num(cJSON_GetArrayItem(out, 0), "buf");
+    cJSON *report = read_report(p.report);
+    cJSON *cap = capture_line(report, 1);
+    assert_non_null(cap);
+    assert_string_equal(sc_it_str(cap, "outcome"), "stored");
+    sc_it_conn *c = sc_it_must_connect(d);
+    cJSON *g = sc_it_must_result(c, "graph.get", "{\"graph\":%lld}", (long long)num(cap, "graph"));
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(g, "nodes");
+    assert_int_equal(cJSON_GetArraySize(nodes), 300);
+    char want[64 * 16 + 1];
+    for (int i = 0; i < 300; i++) {
+        const cJSON *k = cJSON_GetArrayItem(nodes, i);
+        for (int j = 0; j < 64; j++) {
+            uint64_t v = j == 0 ? buf + (uint64_t)i : (uint64_t)i * 256 + (uint64_t)j;
+            for (int b = 0; b < 8; b++)
+                snprintf(want + j * 16 + b * 2, 3, "%02x", (unsigned)(v >> (8 * b)) & 0xff);
+        }
+        assert_string_equal(sc_it_str(k, "args"), want);
+        const cJSON *acc = cJSON_GetObjectItemCaseSensitive(k, "accesses");
+        assert_int_equal(cJSON_GetArraySize(acc), 1);
+        const cJSON *a = cJSON_GetArrayItem(acc, 0);
+        assert_int_equal((uint64_t)num(a, "address"), buf);
+        assert_int_equal(num(a, "size"), 4096);
+        assert_string_equal(sc_it_str(a, "mode"), "read_write");
+    }
+    cJSON_Delete(g);
+    sc_it_conn_close(c);
+    cJSON_Delete(out);
+    cJSON_Delete(report);
+    sc_it_must_stop(d);
+    sc_it_daemon_destroy(d);
+}
+
 /* STREAMCAP_SYNC_END=1: the graph is in the daemon when the end returns. */
 static void test_sync_end_commits_first(void **state)
 {
@@ -541,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_captures_stored_exactly),
         cmocka_unit_test(test_capture_to_graph_stored),
         cmocka_unit_test(test_kernel_args_stored),
+        cmocka_unit_test(test_wide_args_across_blocks),
         cmocka_unit_test(test_sync_end_commits_first),
         cmocka_unit_test(test_no_daemon),
         cmocka_unit_test(test_daemon_killed),

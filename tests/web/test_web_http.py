@@ -3,10 +3,13 @@
 real daemon: the token (403 without it, a cookie after it), the Host
 check (421), bad ids (404 with a message), the JSON API mirroring the
 protocol, a graph above the drawing limit (413, its page still served),
-the live log's stream, and a clean stop on SIGINT and SIGTERM."""
+the live log's stream, drawing in $TMPDIR, and a clean stop on SIGINT and
+SIGTERM."""
 import http.client
+import os
 import signal
 import sys
+import tempfile
 import time
 
 import webenv
@@ -126,6 +129,23 @@ def live(d, w):
     check(d.rpc("server.info")["connections"] == 1, "nobody listening: no subscription left")
 
 
+def tmpdir(d, g):
+    """Drawings are made in $TMPDIR: one missing is named in the error, and
+    a private one is left as it was found."""
+    with tempfile.TemporaryDirectory() as t:
+        gone = os.path.join(t, "missing")
+        w = webenv.Web(d, env={"TMPDIR": gone})
+        st, doc = w.json("/api/graph/%d/svg" % g)
+        check(st == 500 and gone + "/streamcap-web-" in doc.get("error", {}).get("message", ""),
+              "a TMPDIR that does not exist is named: %s" % doc)
+        w.stop()
+        w = webenv.Web(d, env={"TMPDIR": t})
+        st, _, svg, _ = w.get("/api/graph/%d/svg" % g)
+        check(st == 200 and "<svg" in svg, "drawn in a private TMPDIR")
+        check(os.listdir(t) == [], "nothing left in TMPDIR")
+        w.stop()
+
+
 def main():
     bindir = sys.argv[1]
     d = webenv.Daemon(bindir)
@@ -141,6 +161,7 @@ def main():
         api(d, w, g, g2)
         too_large(d, w, big)
         live(d, w)
+        tmpdir(d, g)
         check(w.stop(signal.SIGINT) == 0, "SIGINT stops it with status 0")
         w = webenv.Web(d)
         st, _, _, _ = w.get("/")

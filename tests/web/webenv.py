@@ -68,10 +68,11 @@ class Daemon:
 class Web:
     """`streamcap web` on a free loopback port; url has the token."""
 
-    def __init__(self, daemon, *args):
+    def __init__(self, daemon, *args, env=None):
         self.proc = subprocess.Popen(
             [os.path.join(daemon.bindir, "streamcap"), "--socket", daemon.sock, "web", *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=dict(os.environ, **(env or {})))
         line = self.proc.stdout.readline()
         m = re.search(r"(http://([^/ ]+)/\?token=([0-9a-f]+))", line)
         if not m:
