@@ -8,6 +8,7 @@ page shows the added node; no token, no page.  A screenshot of each page
 is kept in ARTIFACTS."""
 import os
 import sys
+import tempfile
 import time
 
 from selenium import webdriver
@@ -23,13 +24,15 @@ from webenv import check
 WAIT_S = 30
 
 
-def browser(chromium, driver):
+def browser(chromium, driver, tmp):
+    """Headless Chromium through chromedriver, both with TMPDIR=tmp: the
+    browser's profile and singleton files go there, not into /tmp."""
     o = Options()
     o.binary_location = chromium
     for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
               "--window-size=1400,900", "--no-first-run", "--disable-extensions"):
         o.add_argument(a)
-    return webdriver.Chrome(service=Service(driver), options=o)
+    return webdriver.Chrome(service=Service(driver, env=dict(os.environ, TMPDIR=tmp)), options=o)
 
 
 def texts(b, css):
@@ -156,6 +159,7 @@ def main():
     os.makedirs(art, exist_ok=True)
     d = webenv.Daemon(bindir)
     b = None
+    tmp = tempfile.TemporaryDirectory()
     try:
         d.cli("demo")
         d.cli("demo")
@@ -163,7 +167,7 @@ def main():
         g2 = webenv.fork_join(d, label="step", extra=True)
         big = webenv.chain(d, 150)
         w = webenv.Web(d, "--max-draw", "100")
-        b = browser(chromium, driver)
+        b = browser(chromium, driver, tmp.name)
         log_page(b, d, w, art)
         graph_page(b, w, g, art)
         too_large(b, w, big, art)
@@ -174,6 +178,7 @@ def main():
         if b:
             b.quit()
         d.stop()
+        tmp.cleanup()
 
 
 if __name__ == "__main__":
