@@ -131,6 +131,9 @@ static int wide(void)
     cudaGraph_t g;
     ok(cudaStreamEndCapture(s, &g), "cudaStreamEndCapture");
     printf("{\"buf\":%llu}\n", (unsigned long long)(uintptr_t)buf);
+    ok(cudaGraphDestroy(g), "cudaGraphDestroy");
+    ok(cudaStreamDestroy(s), "cudaStreamDestroy");
+    ok(cudaFree(buf), "cudaFree");
     return 0;
 }
 
