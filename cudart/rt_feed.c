@@ -480,6 +480,23 @@ static void push_done(sc_rt_feed *f)
 
 /* --------------------------------------------------------------- open */
 
+static int settle(sc_rt_feed *f, int ms);
+
+/* The most a fork() waits for the feed to go quiet. */
+#define SC_RT_FORK_WAIT_MS 1000
+
+/* Before fork(): what was queued is sent and answered first (at most
+ * SC_RT_FORK_WAIT_MS), so that the child is not made while the feed
+ * thread or the client's I/O thread is inside a call: an allocator whose
+ * locks a fork does not take (AddressSanitizer's, for one) would be left
+ * locked in the child by a thread that is not there. */
+static void feed_atfork_prepare(void)
+{
+    sc_rt_feed *f = sc_rt_state_get()->feed;
+    if (f && f->thread_on && atomic_load(&f->state) == SC_RT_FEED_CONNECTED)
+        (void)settle(f, SC_RT_FORK_WAIT_MS);
+}
+
 static void feed_atfork_child(void)
 {
     /* The child has no feed thread and shares the parent's socket: it must
@@ -510,7 +527,7 @@ static int feed_start(sc_rt_feed *f)
     if (pthread_create(&f->thread, NULL, feed_main, f) != 0)
         return -EAGAIN;
     f->thread_on = true;
-    pthread_atfork(NULL, NULL, feed_atfork_child);
+    pthread_atfork(feed_atfork_prepare, NULL, feed_atfork_child);
     return 0;
 }
 
