@@ -14,24 +14,8 @@ if [ "$1" = --skip ]; then
 fi
 bin=$1
 prog=$2
-work=$(mktemp -d)
-dpid=""
-cleanup() {
-    [ -z "$dpid" ] || kill "$dpid" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-fail() { echo "access_cu.sh: FAIL: $*" >&2; cat "$work/err" >&2 2>/dev/null || true; exit 1; }
-
-"$bin/streamcapd" --socket "$work/s" --db "$work/db" >"$work/daemon.log" 2>&1 &
-dpid=$!
-i=0
-until "$bin/streamcap" --socket "$work/s" ping >/dev/null 2>&1; do
-    i=$((i + 1))
-    [ "$i" -lt 100 ] || fail "streamcapd did not start: $(cat "$work/daemon.log")"
-    sleep 0.1
-done
-sc() { env -u STREAMCAP_CUDART_DIR "$bin/streamcap" --socket "$work/s" "$@"; }
+name=access_cu.sh
+. "$(dirname "$0")/cu_daemon.sh"
 
 st=0
 sc run --fail-on races "$prog" race 2>"$work/err" || st=$?
