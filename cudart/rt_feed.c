@@ -88,6 +88,12 @@ struct sc_rt_feed {
     _Atomic bool waiting; /* someone waits on `idle` */
     bool stop, stopped;
 
+    /* The kernel of the last launch packed (application side, lock held):
+     * a program launches a few kernels many times over. */
+    const void *kc_func;
+    const sc_rt_kernel *kc;
+    uint32_t kc_gen;
+
     uint64_t seq; /* calls made (feed thread) */
     sc_rt_expect *exp;
     size_t nexp, exp_head, exp_cap;
@@ -602,12 +608,27 @@ typedef struct sc_rt_kargs_plan {
     size_t at, need;
 } sc_rt_kargs_plan;
 
-static size_t kargs_plan(sc_rt_state *st, const sc_rt_node_desc *d, sc_rt_kargs_plan *p)
+static const sc_rt_kernel *kernel_of(sc_rt_feed *f, sc_rt_state *st, const void *func)
+{
+    /* The generation first: after a move the old pointer is not read.  A
+     * layout not read yet (or forgotten with its binary) goes through
+     * sc_rt_kernel_layout, which reads it. */
+    if (f->kc && f->kc_func == func && f->kc_gen == st->kernels_gen && f->kc->layout != 0)
+        return f->kc;
+    const sc_rt_kernel *k = sc_rt_kernel_layout(st, func);
+    f->kc = k;
+    f->kc_func = func;
+    f->kc_gen = st->kernels_gen;
+    return k;
+}
+
+static size_t kargs_plan(sc_rt_feed *f, sc_rt_state *st, const sc_rt_node_desc *d,
+                         sc_rt_kargs_plan *p)
 {
     *p = (sc_rt_kargs_plan){0};
     if (!d || d->type != cudaGraphNodeTypeKernel || !d->args)
         return 0;
-    const sc_rt_kernel *k = sc_rt_kernel_layout(st, d->func);
+    const sc_rt_kernel *k = kernel_of(f, st, d->func);
     if (!k || k->layout != 1 || k->nparams == 0 || k->arg_bytes > SC_RT_KARGS_MAX ||
         k->nparams > k->arg_bytes)
         return 0;
@@ -635,13 +656,26 @@ static const uint32_t *pack_args(sc_rt_feed *f, const sc_rt_state *st, const sc_
     const sc_rt_kernel *k = p->k;
     blob[0] = (uint32_t)k->nparams;
     unsigned char *out = (unsigned char *)(blob + 1 + k->nparams);
-    for (size_t i = 0; i < k->nparams; i++) {
-        blob[1 + i] = k->params[i].size;
-        memcpy(out, d->args[i], k->params[i].size);
-        out += k->params[i].size;
-    }
     sc_client_access *acc = (sc_client_access *)(void *)((char *)blob + p->at);
-    o->naccess = (uint32_t)sc_rt_layout_accesses(st, k, NULL, 0, d->args, acc, k->ptr_params);
+    size_t nacc = 0;
+    /* Values and accesses in one pass: most parameters are pointers and
+     * ints, copies the compiler makes a move, not a call. */
+    for (size_t i = 0; i < k->nparams; i++) {
+        uint32_t size = k->params[i].size;
+        blob[1 + i] = size;
+        if (size == 8) {
+            uint64_t v;
+            memcpy(&v, d->args[i], 8);
+            memcpy(out, &v, 8);
+            nacc += sc_rt_value_access(st, k, i, v, &acc[nacc]);
+        } else if (size == 4) {
+            memcpy(out, d->args[i], 4);
+        } else {
+            memcpy(out, d->args[i], size);
+        }
+        out += size;
+    }
+    o->naccess = (uint32_t)sc_rt_accesses_merge(acc, nacc);
     o->access_at = (uint32_t)p->at;
     return blob;
 }
@@ -668,7 +702,7 @@ void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const 
 {
     sc_rt_feed *f = live(st);
     sc_rt_kargs_plan k = {0};
-    size_t need = f && n->kind == SC_KIND_KERNEL ? kargs_plan(st, d, &k) : 0;
+    size_t need = f && n->kind == SC_KIND_KERNEL ? kargs_plan(f, st, d, &k) : 0;
     sc_rt_op *o = f ? push_slot_room(f, need) : NULL;
     if (!o)
         return;

@@ -195,6 +195,7 @@ typedef struct sc_rt_state {
     /* registered kernels: open addressing on the stub pointer */
     sc_rt_kernel *kernels;
     size_t nkernels, kernels_cap;
+    uint32_t kernels_gen; /* bumped whenever entries move (a pointer to one is stale) */
     sc_rt_var *vars;
     size_t nvars, vars_cap;
     /* captures by id (index 0 unused) */

@@ -74,18 +74,6 @@ int sc_rt_queue_init(sc_rt_queue *q)
     return q->head ? 0 : -ENOMEM;
 }
 
-/* Room is handed out in multiples of 8 bytes. */
-static size_t rounded(size_t need)
-{
-    return (need + 7) & ~(size_t)7;
-}
-
-bool sc_rt_queue_must_end(const sc_rt_queue *q, size_t args)
-{
-    return q->tail_i == SC_RT_BLOCK_OPS ||
-           (args <= SC_RT_BLOCK_ARGS && SC_RT_BLOCK_ARGS - q->tail->args_used < rounded(args));
-}
-
 int sc_rt_queue_next_block(sc_rt_queue *q)
 {
     sc_rt_block *b = block_new(q);
@@ -97,30 +85,6 @@ int sc_rt_queue_next_block(sc_rt_queue *q)
     q->tail = b;
     q->tail_i = 0;
     return 0;
-}
-
-sc_rt_op *sc_rt_queue_slot(sc_rt_queue *q)
-{
-    sc_rt_op *o = &q->tail->ops[q->tail_i];
-    memset(o, 0, sizeof *o);
-    return o;
-}
-
-void *sc_rt_queue_room(sc_rt_queue *q, size_t need)
-{
-    sc_rt_block *b = q->tail;
-    need = rounded(need);
-    if (SC_RT_BLOCK_ARGS - b->args_used < need)
-        return NULL;
-    void *p = b->args + b->args_used;
-    b->args_used += need;
-    return p;
-}
-
-void sc_rt_queue_push(sc_rt_queue *q)
-{
-    q->tail_i++;
-    atomic_fetch_add(&q->pushed, 1);
 }
 
 sc_rt_op *sc_rt_queue_pop(sc_rt_queue *q)
