@@ -322,22 +322,6 @@ static int send_op(sc_rt_feed *f, const sc_rt_op *o)
 
 /* ------------------------------------------------------------ the queue */
 
-static void abs_deadline_us(long us, struct timespec *ts)
-{
-    clock_gettime(CLOCK_REALTIME, ts);
-    ts->tv_sec += us / 1000000L;
-    ts->tv_nsec += (us % 1000000L) * 1000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
-static void abs_deadline(int ms, struct timespec *ts)
-{
-    abs_deadline_us(ms * 1000L, ts);
-}
-
 /* Just woken with few records waiting: give the program time to add more.
  * A wait for the feed to catch up (caught_up) or to stop cuts it short: both
  * signal `wake` under the mutex, and a push does not (`sleeping` is off). */
@@ -346,7 +330,7 @@ static void gather(sc_rt_feed *f, uint64_t done)
     if (atomic_load(&f->q.pushed) - done >= SC_RT_GATHER_MIN)
         return;
     struct timespec until;
-    abs_deadline_us(SC_RT_GATHER_US, &until);
+    sc_rt_deadline_us(SC_RT_GATHER_US, &until);
     pthread_mutex_lock(&f->mu);
     if (!atomic_load(&f->waiting) && !f->stop)
         pthread_cond_timedwait(&f->wake, &f->mu, &until);
@@ -377,8 +361,15 @@ static void *feed_main(void *arg)
              * load or sees `sleeping` and signals under the mutex. */
             while (atomic_load(&f->q.pushed) == done && !f->stop) {
                 struct timespec ts;
-                abs_deadline(100, &ts);
-                pthread_cond_timedwait(&f->wake, &f->mu, &ts);
+                sc_rt_deadline_us(100 * 1000L, &ts);
+                int w = pthread_cond_timedwait(&f->wake, &f->mu, &ts);
+                /* Quiet for 100 ms: the emptied blocks go back (a push
+                 * meanwhile is seen by the loop's test). */
+                if (w == ETIMEDOUT && f->q.freed) {
+                    pthread_mutex_unlock(&f->mu);
+                    sc_rt_queue_trim(&f->q);
+                    pthread_mutex_lock(&f->mu);
+                }
             }
             atomic_store(&f->sleeping, false);
             bool stop = f->stop && atomic_load(&f->q.pushed) == done;
@@ -433,7 +424,7 @@ static bool caught_up(sc_rt_feed *f, int ms)
     if (atomic_load(&f->q.popped) == want)
         return true;
     struct timespec until;
-    abs_deadline(ms, &until);
+    sc_rt_deadline_us(ms * 1000L, &until);
     pthread_mutex_lock(&f->mu);
     atomic_store(&f->waiting, true);
     pthread_cond_signal(&f->wake);

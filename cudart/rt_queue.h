@@ -95,6 +95,7 @@ typedef struct sc_rt_queue {
     alignas(64) sc_rt_block *head;
     size_t head_i;
     _Atomic uint64_t popped;
+    sc_rt_block *freed; /* emptied blocks the spare slots had no room for */
     _Atomic(sc_rt_block *) spare[SC_RT_SPARE_BLOCKS];
 } sc_rt_queue;
 
@@ -160,8 +161,13 @@ static inline void sc_rt_queue_push(sc_rt_queue *q)
  *  popped), its block given back once passed. */
 sc_rt_op *sc_rt_queue_pop(sc_rt_queue *q);
 
-/** Consumer: give every empty spare slot a fresh block, its pages
- *  faulted in here rather than by the producer's stores. */
+/** Consumer: give every empty spare slot a block: one it emptied, else a
+ *  fresh one, its pages faulted in here rather than by the producer's
+ *  stores. */
 void sc_rt_queue_refill(sc_rt_queue *q);
+
+/** Consumer: give back the emptied blocks no slot took (when idle: it
+ *  takes the lock that the program's page faults and brk() wait on). */
+void sc_rt_queue_trim(sc_rt_queue *q);
 
 #endif
