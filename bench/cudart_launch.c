@@ -17,19 +17,24 @@
  * Prints one JSON object: ns per launch (plain, capture) or the median and
  * maximum end time in ms (end).  Whether a daemon is attached is the
  * environment's business (STREAMCAP_SOCKET, STREAMCAP_SYNC_END): bench/cudart
- * runs this program under each condition, interleaved.
+ * runs this program under each condition, interleaved.  BENCH_PIN=1 gives
+ * the launching thread a CPU of its own while it captures (pin() below).
  *
  * The kernel is registered with a fat binary as nvcc lays one out (a cubin
  * whose .nv.info section gives the layout of (float *, int)), so captured
  * launches copy their argument values, as they do in real programs.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_setaffinity, CPU_* */
+#include <dirent.h>
 #include <elf.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sc_cudart.h"
 
@@ -154,6 +159,42 @@ static void spin(double ns)
         ;
 }
 
+/* BENCH_PIN=1: the launching thread alone on the first CPU it may use,
+ * every other thread of the process (the feed, the client's I/O thread) on
+ * the rest, as on a machine where the program's thread has a core of its
+ * own; the daemon is pinned off that CPU by the caller (bench/cudart).
+ * Done before each timed part, since the feed's threads start with the
+ * first capture. */
+static void pin(void)
+{
+    const char *v = getenv("BENCH_PIN");
+    cpu_set_t all, mine, rest;
+    if (!v || strcmp(v, "1") != 0 || sched_getaffinity(0, sizeof all, &all) != 0 ||
+        CPU_COUNT(&all) < 2)
+        return;
+    CPU_ZERO(&mine);
+    rest = all;
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (CPU_ISSET(c, &all)) {
+            CPU_SET(c, &mine);
+            CPU_CLR(c, &rest);
+            break;
+        }
+    }
+    pid_t me = (pid_t)syscall(SYS_gettid);
+    if (sched_setaffinity(0, sizeof mine, &mine) != 0)
+        return;
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        pid_t t = (pid_t)atoi(e->d_name);
+        if (t > 0 && t != me)
+            (void)sched_setaffinity(t, sizeof rest, &rest);
+    }
+    closedir(d);
+}
+
 static int cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -210,6 +251,7 @@ int main(int argc, char **argv)
         while (done < n) {
             long k = n - done < per ? n - done : per;
             check(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), "begin");
+            pin();
             double t0 = now_ns(), c0 = cpu_ns();
             for (long i = 0; i < k; i++) {
                 if (work)

@@ -31,9 +31,9 @@ static int by_address(const void *a, const void *b)
     return x->address < y->address ? -1 : x->address > y->address;
 }
 
-/* One access per allocation: equal ranges (the same allocation) joined,
- * their modes' union kept (read and read_write make read_write). */
-static size_t merge(sc_client_access *acc, size_t n)
+/* Equal ranges are the same allocation: read and read_write make
+ * read_write. */
+size_t sc_rt_accesses_merge(sc_client_access *acc, size_t n)
 {
     if (n < 2)
         return n;
@@ -66,7 +66,6 @@ size_t sc_rt_layout_accesses(const sc_rt_state *st, const sc_rt_kernel *kr, cons
         return 0;
     const sc_fb_param *p = kr->params;
     const size_t np = kr->nparams;
-    const bool *ro = kr->ro;
     for (size_t i = 0; i < np && k < max; i++) {
         uint64_t v;
         if (p[i].size != sizeof v)
@@ -77,13 +76,9 @@ size_t sc_rt_layout_accesses(const sc_rt_state *st, const sc_rt_kernel *kr, cons
             memcpy(&v, args[i], sizeof v);
         else
             continue;
-        const sc_rt_alloc *a = v ? sc_rt_alloc_find(st, (const void *)(uintptr_t)v) : NULL;
-        if (!a)
-            continue;
-        unsigned mode = ro && ro[i] ? SC_ACCESS_READ : SC_ACCESS_READ_WRITE;
-        out[k++] = (sc_client_access){a->base, a->size ? a->size : 1, mode};
+        k += sc_rt_value_access(st, kr, i, v, &out[k]);
     }
-    return merge(out, k);
+    return sc_rt_accesses_merge(out, k);
 }
 
 size_t sc_rt_copy_accesses(const sc_rt_node_desc *d, sc_client_access out[2])

@@ -88,6 +88,12 @@ struct sc_rt_feed {
     _Atomic bool waiting; /* someone waits on `idle` */
     bool stop, stopped;
 
+    /* The kernel of the last launch packed (application side, lock held):
+     * a program launches a few kernels many times over. */
+    const void *kc_func;
+    const sc_rt_kernel *kc;
+    uint32_t kc_gen;
+
     uint64_t seq; /* calls made (feed thread) */
     sc_rt_expect *exp;
     size_t nexp, exp_head, exp_cap;
@@ -316,22 +322,6 @@ static int send_op(sc_rt_feed *f, const sc_rt_op *o)
 
 /* ------------------------------------------------------------ the queue */
 
-static void abs_deadline_us(long us, struct timespec *ts)
-{
-    clock_gettime(CLOCK_REALTIME, ts);
-    ts->tv_sec += us / 1000000L;
-    ts->tv_nsec += (us % 1000000L) * 1000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
-static void abs_deadline(int ms, struct timespec *ts)
-{
-    abs_deadline_us(ms * 1000L, ts);
-}
-
 /* Just woken with few records waiting: give the program time to add more.
  * A wait for the feed to catch up (caught_up) or to stop cuts it short: both
  * signal `wake` under the mutex, and a push does not (`sleeping` is off). */
@@ -340,7 +330,7 @@ static void gather(sc_rt_feed *f, uint64_t done)
     if (atomic_load(&f->q.pushed) - done >= SC_RT_GATHER_MIN)
         return;
     struct timespec until;
-    abs_deadline_us(SC_RT_GATHER_US, &until);
+    sc_rt_deadline_us(SC_RT_GATHER_US, &until);
     pthread_mutex_lock(&f->mu);
     if (!atomic_load(&f->waiting) && !f->stop)
         pthread_cond_timedwait(&f->wake, &f->mu, &until);
@@ -371,8 +361,15 @@ static void *feed_main(void *arg)
              * load or sees `sleeping` and signals under the mutex. */
             while (atomic_load(&f->q.pushed) == done && !f->stop) {
                 struct timespec ts;
-                abs_deadline(100, &ts);
-                pthread_cond_timedwait(&f->wake, &f->mu, &ts);
+                sc_rt_deadline_us(100 * 1000L, &ts);
+                int w = pthread_cond_timedwait(&f->wake, &f->mu, &ts);
+                /* Quiet for 100 ms: the emptied blocks go back (a push
+                 * meanwhile is seen by the loop's test). */
+                if (w == ETIMEDOUT && f->q.freed) {
+                    pthread_mutex_unlock(&f->mu);
+                    sc_rt_queue_trim(&f->q);
+                    pthread_mutex_lock(&f->mu);
+                }
             }
             atomic_store(&f->sleeping, false);
             bool stop = f->stop && atomic_load(&f->q.pushed) == done;
@@ -427,7 +424,7 @@ static bool caught_up(sc_rt_feed *f, int ms)
     if (atomic_load(&f->q.popped) == want)
         return true;
     struct timespec until;
-    abs_deadline(ms, &until);
+    sc_rt_deadline_us(ms * 1000L, &until);
     pthread_mutex_lock(&f->mu);
     atomic_store(&f->waiting, true);
     pthread_cond_signal(&f->wake);
@@ -602,12 +599,27 @@ typedef struct sc_rt_kargs_plan {
     size_t at, need;
 } sc_rt_kargs_plan;
 
-static size_t kargs_plan(sc_rt_state *st, const sc_rt_node_desc *d, sc_rt_kargs_plan *p)
+static const sc_rt_kernel *kernel_of(sc_rt_feed *f, sc_rt_state *st, const void *func)
+{
+    /* The generation first: after a move the old pointer is not read.  A
+     * layout not read yet (or forgotten with its binary) goes through
+     * sc_rt_kernel_layout, which reads it. */
+    if (f->kc && f->kc_func == func && f->kc_gen == st->kernels_gen && f->kc->layout != 0)
+        return f->kc;
+    const sc_rt_kernel *k = sc_rt_kernel_layout(st, func);
+    f->kc = k;
+    f->kc_func = func;
+    f->kc_gen = st->kernels_gen;
+    return k;
+}
+
+static size_t kargs_plan(sc_rt_feed *f, sc_rt_state *st, const sc_rt_node_desc *d,
+                         sc_rt_kargs_plan *p)
 {
     *p = (sc_rt_kargs_plan){0};
     if (!d || d->type != cudaGraphNodeTypeKernel || !d->args)
         return 0;
-    const sc_rt_kernel *k = sc_rt_kernel_layout(st, d->func);
+    const sc_rt_kernel *k = kernel_of(f, st, d->func);
     if (!k || k->layout != 1 || k->nparams == 0 || k->arg_bytes > SC_RT_KARGS_MAX ||
         k->nparams > k->arg_bytes)
         return 0;
@@ -635,13 +647,26 @@ static const uint32_t *pack_args(sc_rt_feed *f, const sc_rt_state *st, const sc_
     const sc_rt_kernel *k = p->k;
     blob[0] = (uint32_t)k->nparams;
     unsigned char *out = (unsigned char *)(blob + 1 + k->nparams);
-    for (size_t i = 0; i < k->nparams; i++) {
-        blob[1 + i] = k->params[i].size;
-        memcpy(out, d->args[i], k->params[i].size);
-        out += k->params[i].size;
-    }
     sc_client_access *acc = (sc_client_access *)(void *)((char *)blob + p->at);
-    o->naccess = (uint32_t)sc_rt_layout_accesses(st, k, NULL, 0, d->args, acc, k->ptr_params);
+    size_t nacc = 0;
+    /* Values and accesses in one pass: most parameters are pointers and
+     * ints, copies the compiler makes a move, not a call. */
+    for (size_t i = 0; i < k->nparams; i++) {
+        uint32_t size = k->params[i].size;
+        blob[1 + i] = size;
+        if (size == 8) {
+            uint64_t v;
+            memcpy(&v, d->args[i], 8);
+            memcpy(out, &v, 8);
+            nacc += sc_rt_value_access(st, k, i, v, &acc[nacc]);
+        } else if (size == 4) {
+            memcpy(out, d->args[i], 4);
+        } else {
+            memcpy(out, d->args[i], size);
+        }
+        out += size;
+    }
+    o->naccess = (uint32_t)sc_rt_accesses_merge(acc, nacc);
     o->access_at = (uint32_t)p->at;
     return blob;
 }
@@ -668,7 +693,7 @@ void sc_rt_feed_record(sc_rt_state *st, uint32_t stream, uint32_t thread, const 
 {
     sc_rt_feed *f = live(st);
     sc_rt_kargs_plan k = {0};
-    size_t need = f && n->kind == SC_KIND_KERNEL ? kargs_plan(st, d, &k) : 0;
+    size_t need = f && n->kind == SC_KIND_KERNEL ? kargs_plan(f, st, d, &k) : 0;
     sc_rt_op *o = f ? push_slot_room(f, need) : NULL;
     if (!o)
         return;

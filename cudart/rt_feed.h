@@ -63,6 +63,24 @@ size_t sc_rt_kernel_access_room(const void *func);
  *  held). */
 size_t sc_rt_kernel_accesses(const void *func, const uint8_t *vals, size_t size, void *const *args,
                              sc_client_access *out, size_t max);
+/** Parameter i of kernel kr (layout read) holding pointer-size value v:
+ *  its access into *out, true when v points into a live allocation (the
+ *  rule of sc_rt_kernel_accesses, for callers that read the values
+ *  themselves; inline, since a launch's copy of its arguments applies it
+ *  to each of them). */
+static inline bool sc_rt_value_access(const sc_rt_state *st, const sc_rt_kernel *kr, size_t i,
+                                      uint64_t v, sc_client_access *out)
+{
+    const sc_rt_alloc *a = v ? sc_rt_alloc_find(st, (const void *)(uintptr_t)v) : NULL;
+    if (!a)
+        return false;
+    unsigned mode = kr->ro && kr->ro[i] ? SC_ACCESS_READ : SC_ACCESS_READ_WRITE;
+    *out = (sc_client_access){a->base, a->size ? a->size : 1, mode};
+    return true;
+}
+/** One access per allocation in acc (n of them), ordered by address, the
+ *  modes of equal ones joined: the new count. */
+size_t sc_rt_accesses_merge(sc_client_access *acc, size_t n);
 /** sc_rt_kernel_accesses for kernel kr, its layout read (layout 1). */
 size_t sc_rt_layout_accesses(const sc_rt_state *st, const sc_rt_kernel *kr, const uint8_t *vals,
                              size_t size, void *const *args, sc_client_access *out, size_t max);

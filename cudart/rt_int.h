@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "abi_rt.h"
 #include "fatbin.h"
@@ -195,6 +196,7 @@ typedef struct sc_rt_state {
     /* registered kernels: open addressing on the stub pointer */
     sc_rt_kernel *kernels;
     size_t nkernels, kernels_cap;
+    uint32_t kernels_gen; /* bumped whenever entries move (a pointer to one is stale) */
     sc_rt_var *vars;
     size_t nvars, vars_cap;
     /* captures by id (index 0 unused) */
@@ -242,6 +244,9 @@ typedef struct sc_rt_state {
 /** The state, initialised on first use (never NULL; aborts when even the
  *  model cannot be created). */
 sc_rt_state *sc_rt_state_get(void);
+/** *ts = CLOCK_REALTIME us from now: the deadline of a timed condition
+ *  wait. */
+void sc_rt_deadline_us(long us, struct timespec *ts);
 /** The calling thread's record without setting it up (its call
  *  configurations need no ids). */
 sc_rt_thread *sc_rt_self(void);

@@ -52,6 +52,7 @@ static int kernels_grow(sc_rt_state *st)
     free(st->kernels);
     st->kernels = k;
     st->kernels_cap = cap;
+    st->kernels_gen++;
     return 0;
 }
 
@@ -88,6 +89,7 @@ void sc_rt_kernels_free(sc_rt_state *st)
     free(st->kernels);
     st->kernels = NULL;
     st->kernels_cap = st->nkernels = 0;
+    st->kernels_gen++;
 }
 
 const char *sc_rt_kernel_name(const void *func)

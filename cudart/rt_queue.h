@@ -95,16 +95,32 @@ typedef struct sc_rt_queue {
     alignas(64) sc_rt_block *head;
     size_t head_i;
     _Atomic uint64_t popped;
+    sc_rt_block *freed; /* emptied blocks the spare slots had no room for */
     _Atomic(sc_rt_block *) spare[SC_RT_SPARE_BLOCKS];
 } sc_rt_queue;
 
 /** q with its first block; -ENOMEM without one. */
 int sc_rt_queue_init(sc_rt_queue *q);
 
+/* The producer's calls below are inline: they are most of what a captured
+ * launch does to queue its record, and a call apiece would cost it more
+ * than their bodies. */
+
+/* Room is handed out in multiples of 8 bytes. */
+static inline size_t sc_rt_queue_rounded(size_t need)
+{
+    return (need + 7) & ~(size_t)7;
+}
+
 /** Producer: whether the tail block must end before a record with `args`
  *  bytes of packed arguments (it is full, or its argument room is; a
  *  record larger than a whole block's room takes the heap instead). */
-bool sc_rt_queue_must_end(const sc_rt_queue *q, size_t args);
+static inline bool sc_rt_queue_must_end(const sc_rt_queue *q, size_t args)
+{
+    return q->tail_i == SC_RT_BLOCK_OPS ||
+           (args <= SC_RT_BLOCK_ARGS &&
+            SC_RT_BLOCK_ARGS - q->tail->args_used < sc_rt_queue_rounded(args));
+}
 
 /** Producer: end the tail block here and go on in a spare or new one;
  *  -ENOMEM when there is none. */
@@ -112,21 +128,46 @@ int sc_rt_queue_next_block(sc_rt_queue *q);
 
 /** Producer: the zeroed slot the next record goes in (published by
  *  sc_rt_queue_push). */
-sc_rt_op *sc_rt_queue_slot(sc_rt_queue *q);
+static inline sc_rt_op *sc_rt_queue_slot(sc_rt_queue *q)
+{
+    sc_rt_op *o = &q->tail->ops[q->tail_i];
+    *o = (sc_rt_op){0};
+    return o;
+}
 
 /** Producer: need bytes of the tail block's argument room, 8-byte
  *  aligned when need is; NULL when they do not fit. */
-void *sc_rt_queue_room(sc_rt_queue *q, size_t need);
+static inline void *sc_rt_queue_room(sc_rt_queue *q, size_t need)
+{
+    sc_rt_block *b = q->tail;
+    need = sc_rt_queue_rounded(need);
+    if (SC_RT_BLOCK_ARGS - b->args_used < need)
+        return NULL;
+    void *p = b->args + b->args_used;
+    b->args_used += need;
+    return p;
+}
 
-/** Producer: publish the slot's record. */
-void sc_rt_queue_push(sc_rt_queue *q);
+/** Producer: publish the slot's record.  A locked add, not a release
+ *  store: the feed thread's sleep (rt_feed.c) needs the full barrier
+ *  between this store and the producer's next look at `sleeping`. */
+static inline void sc_rt_queue_push(sc_rt_queue *q)
+{
+    q->tail_i++;
+    atomic_fetch_add(&q->pushed, 1);
+}
 
 /** Consumer: the next record (one must have been pushed beyond those
  *  popped), its block given back once passed. */
 sc_rt_op *sc_rt_queue_pop(sc_rt_queue *q);
 
-/** Consumer: give every empty spare slot a fresh block, its pages
- *  faulted in here rather than by the producer's stores. */
+/** Consumer: give every empty spare slot a block: one it emptied, else a
+ *  fresh one, its pages faulted in here rather than by the producer's
+ *  stores. */
 void sc_rt_queue_refill(sc_rt_queue *q);
+
+/** Consumer: give back the emptied blocks no slot took (when idle: it
+ *  takes the lock that the program's page faults and brk() wait on). */
+void sc_rt_queue_trim(sc_rt_queue *q);
 
 #endif

@@ -332,3 +332,14 @@ int sc_rt_unsupported(size_t index, const char *name)
     sc_rt_call c = {name, false};
     return (int)sc_rt_call_end(&c, cudaErrorNotSupported, true);
 }
+
+void sc_rt_deadline_us(long us, struct timespec *ts)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    ts->tv_sec += us / 1000000L;
+    ts->tv_nsec += (us % 1000000L) * 1000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}

@@ -3,6 +3,8 @@
 
 #include "sc_buf.h"
 
+#include "json_str.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,8 +141,17 @@ void sc_json_string(sc_buf *b, const char *s, size_t len)
     if (sc_buf_reserve(b, len + 2) != 0)
         return;
     b->data[b->len++] = '"';
-    size_t run = 0;
-    for (size_t i = 0; i < len; i++) {
+    size_t run = 0, i = 0;
+    /* Eight bytes at a time while none needs a look (names, labels and
+     * words are plain ASCII); the loop below takes it from there. */
+    while (len - i >= 8) {
+        uint64_t x;
+        memcpy(&x, p + i, 8);
+        if (sc_json_special8(x))
+            break;
+        i += 8;
+    }
+    for (; i < len; i++) {
         unsigned char cls = esc_class[p[i]];
         if (cls == 0)
             continue;
@@ -177,27 +188,28 @@ static const char digit_pairs[201] = "00010203040506070809"
 
 void sc_json_u64(sc_buf *b, uint64_t v)
 {
-    /* Most numbers written are ids, counts and dimensions of a digit or
-     * two: those skip the loop. */
-    if (v < 10) {
-        sc_buf_putc(b, (char)('0' + v));
+    /* Written in place, last digit first, two a division: the digits are
+     * counted first so that they end where they should. */
+    if (b->oom || (b->cap - b->len < 20 && sc_buf_reserve(b, 20) != 0))
         return;
-    }
-    char tmp[20];
-    size_t i = sizeof tmp;
+    char *p = b->data + b->len;
+    size_t n = 1;
+    for (uint64_t t = 10; n < 20 && v >= t; t *= 10)
+        n++;
+    b->len += n;
+    char *e = p + n;
     while (v >= 100) {
         unsigned d = (unsigned)(v % 100) * 2;
         v /= 100;
-        tmp[--i] = digit_pairs[d + 1];
-        tmp[--i] = digit_pairs[d];
+        *--e = digit_pairs[d + 1];
+        *--e = digit_pairs[d];
     }
     if (v >= 10) {
-        tmp[--i] = digit_pairs[v * 2 + 1];
-        tmp[--i] = digit_pairs[v * 2];
+        *--e = digit_pairs[v * 2 + 1];
+        *--e = digit_pairs[v * 2];
     } else {
-        tmp[--i] = (char)('0' + v);
+        *--e = (char)('0' + v);
     }
-    sc_buf_append(b, tmp + i, sizeof tmp - i);
 }
 
 void sc_json_u32_array(sc_buf *b, const uint32_t *v, size_t n)
@@ -258,10 +270,13 @@ void sc_json_member_kargs(sc_buf *b, bool *first, const uint8_t *args, size_t le
     /* Digits by hand, straight into the buffer: a kernel's bytes are the
      * bulk of a captured launch's request. */
     if (sc_buf_reserve(b, 2 * len) == 0) {
+        /* Through a local pointer: stores of chars may alias b->len. */
+        char *o = b->data + b->len;
         for (size_t i = 0; i < len; i++) {
-            b->data[b->len++] = digits[args[i] >> 4];
-            b->data[b->len++] = digits[args[i] & 15];
+            o[2 * i] = digits[args[i] >> 4];
+            o[2 * i + 1] = digits[args[i] & 15];
         }
+        b->len += 2 * len;
     }
     sc_buf_putc(b, '"');
     sc_json_key(b, first, "param_sizes");

@@ -139,28 +139,13 @@ static const unsigned char str_class[256] = {
     4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
 };
 
-#define ONES  0x0101010101010101ULL
-#define HIGHS 0x8080808080808080ULL
-
-/* Nonzero when any of the 8 bytes needs a closer look inside a string:
- * below 0x20, non-ASCII, '"' or '\\'. */
-static inline uint64_t special8(uint64_t x)
-{
-    uint64_t q = x ^ (ONES * '"');
-    uint64_t bs = x ^ (ONES * '\\');
-    uint64_t low = (x - ONES * 0x20) & ~x;
-    uint64_t zq = (q - ONES) & ~q;
-    uint64_t zb = (bs - ONES) & ~bs;
-    return (low | zq | zb | x) & HIGHS;
-}
-
 /* Index of the first byte at or after i that is not plain ASCII text. */
 static size_t skip_plain(const unsigned char *s, size_t n, size_t i)
 {
     while (n - i >= 8) {
         uint64_t x;
         memcpy(&x, s + i, 8);
-        uint64_t m = special8(x);
+        uint64_t m = sc_json_special8(x);
         if (m) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
             /* The lowest flagged byte is exact (carries only run upwards). */

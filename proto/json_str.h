@@ -1,14 +1,30 @@
 /*
- * json_str.h - the pieces of JSON strings that the strict parser (json.c)
- * and the other string functions (json_str.c) share: hex digits, \u
- * escapes, UTF-8 sequences checked and written.  Inline, for the parser's
- * inner loop.  Private to proto/.
+ * json_str.h - the pieces of JSON strings that the strict parser (json.c),
+ * the other string functions (json_str.c) and the writer (buf.c) share:
+ * hex digits, \u escapes, UTF-8 sequences checked and written, the test
+ * of 8 bytes at once for any that is not plain text.  Inline, for the
+ * parser's and the writer's inner loops.  Private to proto/.
  */
 #ifndef SC_JSON_STR_H
 #define SC_JSON_STR_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* Nonzero when any of the 8 bytes of x (read from a string as memcpy
+ * lays them out) needs a closer look inside a string: below 0x20,
+ * non-ASCII, '"' or '\\'.  On a little-endian machine the lowest flagged
+ * byte is exact (carries only run upwards). */
+static inline uint64_t sc_json_special8(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint64_t q = x ^ (ones * '"');
+    uint64_t bs = x ^ (ones * '\\');
+    uint64_t low = (x - ones * 0x20) & ~x;
+    uint64_t zq = (q - ones) & ~q;
+    uint64_t zb = (bs - ones) & ~bs;
+    return (low | zq | zb | x) & highs;
+}
 
 /* The value of a hex digit, or -1. */
 static inline int hex_value(unsigned char c)

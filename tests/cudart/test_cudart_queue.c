@@ -2,7 +2,8 @@
  * The feed's record queue (cudart/rt_queue.c): records come out in the
  * order they went in, with the argument bytes stored beside them, across
  * blocks ended for want of record slots or of argument room; emptied
- * blocks and refilled ones are what the producer goes on in; and a
+ * blocks and refilled ones are what the producer goes on in; emptied
+ * blocks the spare slots cannot take are kept for them until a trim; and a
  * producer and a consumer on two threads agree on every record.
  */
 #include <pthread.h>
@@ -135,6 +136,59 @@ static void test_blocks_reused(void **state)
     assert_false(is_spare(&q, q.tail));
 }
 
+static bool on_list(const sc_rt_block *l, const sc_rt_block *b)
+{
+    for (; l; l = l->next)
+        if (l == b)
+            return true;
+    return false;
+}
+
+/* A backlog of more blocks than there are spare slots, drained: the
+ * blocks past the slots are not unmapped but kept, a refill gives them to
+ * the slots before it maps anything, and a trim gives the rest back. */
+static void test_emptied_kept_until_trim(void **state)
+{
+    (void)state;
+    sc_rt_queue q;
+    assert_int_equal(sc_rt_queue_init(&q), 0);
+    const uint32_t blocks = SC_RT_SPARE_BLOCKS + 3;
+    sc_rt_block *made[SC_RT_SPARE_BLOCKS + 3];
+    uint32_t i = 0;
+    for (uint32_t b = 0; b < blocks; b++) {
+        for (uint32_t k = 0; k < SC_RT_BLOCK_OPS; k++) {
+            push_rec(&q, i++, 0);
+            if (k == 0)
+                made[b] = q.tail;
+        }
+    }
+    push_rec(&q, i++, 0); /* the last block passed, as pop requires */
+    for (uint32_t k = 0; k < i; k++)
+        pop_rec(&q, k);
+    size_t spare = 0, kept = 0;
+    for (uint32_t b = 0; b < blocks; b++) {
+        spare += is_spare(&q, made[b]);
+        kept += on_list(q.freed, made[b]);
+    }
+    assert_int_equal(spare, SC_RT_SPARE_BLOCKS);
+    assert_int_equal(kept, blocks - SC_RT_SPARE_BLOCKS);
+
+    /* Two slots taken by the producer: the refill fills them from the list. */
+    sc_rt_block *listed = q.freed;
+    assert_int_equal(sc_rt_queue_next_block(&q), 0);
+    assert_int_equal(sc_rt_queue_next_block(&q), 0);
+    sc_rt_queue_refill(&q);
+    assert_true(is_spare(&q, listed));
+    size_t left = 0;
+    for (const sc_rt_block *l = q.freed; l; l = l->next)
+        left++;
+    assert_int_equal(left, blocks - SC_RT_SPARE_BLOCKS - 2);
+    sc_rt_queue_trim(&q);
+    assert_null(q.freed);
+    for (size_t k = 0; k < SC_RT_SPARE_BLOCKS; k++)
+        assert_non_null(atomic_load(&q.spare[k]));
+}
+
 #define THREADED 300000u
 
 typedef struct pair {
@@ -193,9 +247,8 @@ static void test_two_threads(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_order_and_room),
-        cmocka_unit_test(test_must_end),
-        cmocka_unit_test(test_blocks_reused),
+        cmocka_unit_test(test_order_and_room), cmocka_unit_test(test_must_end),
+        cmocka_unit_test(test_blocks_reused),  cmocka_unit_test(test_emptied_kept_until_trim),
         cmocka_unit_test(test_two_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,9 @@
  * most (its values and room for 64 accesses), so that the feed's queue
  * ends its blocks early for want of argument room: parameter j of launch
  * i holds i * 256 + j, but parameter 0 points into a 4096-byte allocation.
+ * Half way through it registers SC_WIDE_MORE other kernels, so that the
+ * stand-in's kernel table grows and moves its entries between two
+ * launches of the same kernel.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +43,7 @@ static void make_container(sc_tfb *c)
 
 #define SC_WIDE_PARAMS   64
 #define SC_WIDE_LAUNCHES 300
+#define SC_WIDE_MORE     200
 
 static void kadd_stub(void) {}
 static void wide_stub(void) {}
@@ -103,6 +107,21 @@ static void capture_into(cudaStream_t s, void **args)
     ok(cudaGraphDestroy(g), "cudaGraphDestroy");
 }
 
+/* Kernels of no layout, registered as a second module would register
+ * its own: the host "functions" are bytes of an array, as the table only
+ * keys on their address. */
+static void register_more(void)
+{
+    static char bare[16], hosts[SC_WIDE_MORE];
+    void **h = __cudaRegisterFatBinary(bare);
+    for (int i = 0; i < SC_WIDE_MORE; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "more%d", i);
+        __cudaRegisterFunction(h, &hosts[i], name, name, -1, NULL, NULL, NULL, NULL, NULL);
+    }
+    __cudaRegisterFatBinaryEnd(h);
+}
+
 /* The wide kernel's launches, in one capture ended before exit. */
 static int wide(void)
 {
@@ -122,6 +141,8 @@ static int wide(void)
     for (size_t j = 0; j < SC_WIDE_PARAMS; j++)
         args[j] = &v[j];
     for (uint64_t i = 0; i < SC_WIDE_LAUNCHES; i++) {
+        if (i == SC_WIDE_LAUNCHES / 2)
+            register_more();
         for (uint64_t j = 0; j < SC_WIDE_PARAMS; j++)
             v[j] = i * 256 + j;
         v[0] = (uint64_t)(uintptr_t)buf + i;

@@ -455,7 +455,9 @@ static void test_kernel_args_stored(void **state)
 
 /* Launches whose records fill a queue block's argument room long before
  * its record slots (cudart_args_prog wide): every one is stored, in order,
- * with its own values and its access, across the blocks this ends early. */
+ * with its own values and its access, across the blocks this ends early,
+ * and across the kernel table's growth half way (the feed must not keep a
+ * pointer into the table it moved). */
 static void test_wide_args_across_blocks(void **state)
 {
     (void)state;

@@ -187,6 +187,40 @@ static void test_json_string_quotes_and_utf8(void **state)
     sc_buf_free(&expect);
 }
 
+/* A character to escape (or a byte past ASCII, kept as it is) at every
+ * position of strings of 1 to 40 plain bytes: the writer takes plain text
+ * 8 bytes at a time, so each may fall in a word, at its edges or in the
+ * tail. */
+static void test_json_string_escape_at_every_position(void **state)
+{
+    (void)state;
+    const char specials[] = {'"', '\\', '\n', 0x01, 0x1f, (char)0xc3};
+    const char *escaped[] = {"\\\"", "\\\\", "\\n", "\\u0001", "\\u001f", "\xc3"};
+    sc_buf b = SC_BUF_INIT, expect = SC_BUF_INIT;
+    char in[40];
+    for (size_t len = 1; len <= sizeof in; len++) {
+        for (size_t at = 0; at < len; at++) {
+            for (size_t k = 0; k < sizeof specials; k++) {
+                for (size_t i = 0; i < len; i++)
+                    in[i] = (char)('a' + i % 26);
+                in[at] = specials[k];
+                sc_buf_reset(&b);
+                sc_buf_reset(&expect);
+                sc_json_string(&b, in, len);
+                sc_buf_putc(&expect, '"');
+                sc_buf_append(&expect, in, at);
+                sc_buf_puts(&expect, escaped[k]);
+                sc_buf_append(&expect, in + at + 1, len - at - 1);
+                sc_buf_putc(&expect, '"');
+                assert_int_equal(b.len, expect.len);
+                assert_memory_equal(b.data, expect.data, b.len);
+            }
+        }
+    }
+    sc_buf_free(&b);
+    sc_buf_free(&expect);
+}
+
 static void test_json_integers(void **state)
 {
     (void)state;
@@ -295,6 +329,7 @@ int main(void)
         cmocka_unit_test(test_oom_is_sticky),
         cmocka_unit_test(test_json_string_control_chars),
         cmocka_unit_test(test_json_string_quotes_and_utf8),
+        cmocka_unit_test(test_json_string_escape_at_every_position),
         cmocka_unit_test(test_json_integers),
         cmocka_unit_test(test_json_u64_digit_counts),
         cmocka_unit_test(test_json_time),
