@@ -20,8 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Unsent bytes past which a call waits for the I/O thread: a daemon that
- * stops reading must cost memory up to here, not without bound. */
+/* Unsent bytes past which a call waits for the I/O thread, unless
+ * sc_client_async_window says otherwise: a daemon that stops reading must
+ * cost memory up to here, not without bound. */
 #define SC_CL_ASYNC_MAX_QUEUED ((size_t)64 << 20)
 #define SC_CL_ASYNC_READ_HINT  65536
 
@@ -42,6 +43,7 @@ typedef struct sc_cl_async {
     uint8_t *methods;  /* method of seq s at s & (mcap - 1), unanswered ones */
     size_t mcap;       /* a power of two */
     size_t unsent;     /* bytes queued and not yet written */
+    size_t window;     /* unsent bytes past which a call waits */
     sc_buf send;       /* the I/O thread's: swapped with c->out under the lock */
     size_t sent;
     sc_client io; /* the I/O thread's error state while it decodes */
@@ -83,14 +85,14 @@ int sc_cl_async_lock(sc_client *c, sc_method_id m)
     pthread_mutex_lock(&a->mu);
     if (a->err)
         return dead(c, a);
-    if (a->unsent >= SC_CL_ASYNC_MAX_QUEUED) {
+    if (a->unsent >= a->window) {
         struct timespec until;
         if (c->timeout_ms > 0)
             deadline_after(c->timeout_ms, &until);
-        while (a->unsent >= SC_CL_ASYNC_MAX_QUEUED && !a->err) {
+        while (a->unsent >= a->window && !a->err) {
             int w = c->timeout_ms > 0 ? pthread_cond_timedwait(&a->room, &a->mu, &until)
                                       : pthread_cond_wait(&a->room, &a->mu);
-            if (w == ETIMEDOUT && a->unsent >= SC_CL_ASYNC_MAX_QUEUED && !a->err) {
+            if (w == ETIMEDOUT && a->unsent >= a->window && !a->err) {
                 pthread_mutex_unlock(&a->mu);
                 return sc_cl_fail(c, -ETIMEDOUT,
                                   "%s: %zu bytes wait to be sent and the daemon took none "
@@ -437,6 +439,7 @@ int sc_client_async_begin(sc_client *c, sc_client_reply_fn fn, void *arg)
     }
     a->fn = fn;
     a->arg = arg;
+    a->window = SC_CL_ASYNC_MAX_QUEUED;
     /* Whatever a blocking call left unsent goes first, unanswered by fn:
      * there is none, since blocking calls wait for their reply. */
     c->out.len = 0;
@@ -448,6 +451,20 @@ int sc_client_async_begin(sc_client *c, sc_client_reply_fn fn, void *arg)
         async_free(a);
         return sc_cl_fail(c, rc == EAGAIN ? -EAGAIN : -ENOMEM, "cannot start the I/O thread");
     }
+    return 0;
+}
+
+int sc_client_async_window(sc_client *c, size_t bytes)
+{
+    if (!c || !c->async)
+        return c ? sc_cl_fail(c, -EINVAL, "the asynchronous mode is off") : -EINVAL;
+    sc_cl_async *a = c->async;
+    pthread_mutex_lock(&a->mu);
+    bool wider = bytes == 0 || bytes > a->window;
+    a->window = bytes ? bytes : SC_CL_ASYNC_MAX_QUEUED;
+    if (wider)
+        pthread_cond_broadcast(&a->room);
+    pthread_mutex_unlock(&a->mu);
     return 0;
 }
 

@@ -572,7 +572,8 @@ SC_CLIENT_API void sc_client_replies_free(sc_client_reply *replies, size_t count
  * Calls may come from several threads at once.  A call returns a local
  * error only: -ENOMEM, -EINVAL, -EBUSY (a call that needs its reply:
  * graph.get, session.info, capture.info, ...), -ETIMEDOUT when more than
- * 64 MiB wait to be sent and the handle's time limit passed without room,
+ * the window's bytes (64 MiB unless sc_client_async_window set it) wait to
+ * be sent and the handle's time limit passed without room,
  * or, once the connection is known dead, the transport error (-ECONNRESET,
  * -EPIPE, -EPROTO ...) at once.  sc_client_errmsg is unreliable with
  * several threads; each reply carries its own error.
@@ -595,6 +596,14 @@ SC_CLIENT_API int sc_client_async_begin(sc_client *c, sc_client_reply_fn fn, voi
  * connection, or -EINVAL when the mode is off.
  */
 SC_CLIENT_API int sc_client_async_drain(sc_client *c, int timeout_ms);
+/**
+ * Unsent bytes past which a call waits for the I/O thread to write (0: the
+ * default, 64 MiB).  A caller that keeps its own queue (the CUDA runtime
+ * stand-in) sets a small window: its requests then wait there, compact, and
+ * are formatted at the pace the daemon reads them, not megabytes ahead.
+ * 0, or -EINVAL when the mode is off.
+ */
+SC_CLIENT_API int sc_client_async_window(sc_client *c, size_t bytes);
 /** Calls made since sc_client_async_begin whose reply has not come yet. */
 SC_CLIENT_API uint64_t sc_client_async_pending(sc_client *c);
 

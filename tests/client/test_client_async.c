@@ -365,11 +365,11 @@ static void *accept_and_sleep(void *arg)
     return NULL;
 }
 
-/* A daemon that stops reading: calls queue up to the bound, then wait the
- * handle's time limit and fail with -ETIMEDOUT; nothing deadlocks. */
-static void test_async_peer_stops_reading(void **state)
+/* Calls to a peer that never reads, made until one fails, with the window
+ * set to `window` bytes (0: left at the default); each must fail with
+ * -ETIMEDOUT within the handle's time limit, and nothing deadlocks. */
+static size_t calls_until_timeout(size_t window)
 {
-    (void)state;
     char dir[256];
     assert_int_equal(sc_it_tmpdir(dir, sizeof(dir)), 0);
     mute m;
@@ -384,7 +384,10 @@ static void test_async_peer_stops_reading(void **state)
     assert_int_equal(sc_client_connect(m.path, 300, &c), 0);
     seen sn;
     seen_init(&sn);
+    assert_int_equal(sc_client_async_window(c, 4096), -EINVAL); /* mode off */
     assert_int_equal(sc_client_async_begin(c, on_reply, &sn), 0);
+    if (window)
+        assert_int_equal(sc_client_async_window(c, window), 0);
     char name[1024];
     memset(name, 'x', sizeof(name) - 1);
     name[sizeof(name) - 1] = '\0';
@@ -396,13 +399,33 @@ static void test_async_peer_stops_reading(void **state)
         calls++;
     }
     assert_int_equal(rc, -ETIMEDOUT);
-    assert_true(calls > 40000); /* 64 MiB of ~1.2 KiB requests */
     assert_true(now_ms() - t0 < 20000);
     assert_int_equal(sc_client_async_drain(c, 100), -ETIMEDOUT);
     sc_client_close(c);
     seen_free(&sn);
     close(m.fd);
     sc_it_rmtree(dir);
+    return calls;
+}
+
+/* A daemon that stops reading: calls queue up to the bound (64 MiB of
+ * ~1.2 KiB requests by default), then wait the handle's time limit and
+ * fail with -ETIMEDOUT. */
+static void test_async_peer_stops_reading(void **state)
+{
+    (void)state;
+    assert_true(calls_until_timeout(0) > 40000);
+}
+
+/* A window of 64 KiB: the calls wait once that much (and what the socket's
+ * buffer took) is unsent, some hundreds of requests, not tens of
+ * thousands. */
+static void test_async_window(void **state)
+{
+    (void)state;
+    size_t calls = calls_until_timeout(64 << 10);
+    assert_true(calls > 50);
+    assert_true(calls < 4000);
 }
 
 /* Refusals: no function, the mode twice, a pipeline open. */
@@ -540,6 +563,7 @@ int main(void)
         cmocka_unit_test(test_async_threads),
         cmocka_unit_test(test_async_daemon_killed),
         cmocka_unit_test(test_async_peer_stops_reading),
+        cmocka_unit_test(test_async_window),
         cmocka_unit_test(test_async_refusals),
         cmocka_unit_test(test_graph_submit),
     };
