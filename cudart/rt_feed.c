@@ -44,6 +44,13 @@ typedef enum sc_rt_feed_state {
  * to catch up is not kept waiting. */
 #define SC_RT_GATHER_MIN 256
 #define SC_RT_GATHER_US  1000
+/* The client's unsent bytes past which the feed thread waits for its I/O
+ * thread: a few thousand requests, enough to keep the daemon busy.  With
+ * the client's default (64 MiB) a burst of launches had the feed thread
+ * format some 200,000 requests ahead of the daemon, on the cores the
+ * program runs on, into buffer memory faulted in for the purpose; the
+ * queue's records, a third the size, wait better. */
+#define SC_RT_CLIENT_WINDOW ((size_t)1 << 20)
 
 /* What a capture.end or graph.submit reply said. */
 typedef struct sc_rt_result {
@@ -519,6 +526,8 @@ static int feed_start(sc_rt_feed *f)
     pthread_cond_init(&f->idle, &ca);
     pthread_condattr_destroy(&ca);
     int rc = sc_client_async_begin(f->c, on_reply, f);
+    if (rc == 0)
+        rc = sc_client_async_window(f->c, SC_RT_CLIENT_WINDOW);
     if (rc != 0)
         return rc;
     if (pthread_create(&f->thread, NULL, feed_main, f) != 0)
