@@ -15,10 +15,15 @@
  *                              cudaStreamEndCapture
  *
  * Prints one JSON object: ns per launch (plain, capture) or the median and
- * maximum end time in ms (end).  Whether a daemon is attached is the
- * environment's business (STREAMCAP_SOCKET, STREAMCAP_SYNC_END): bench/cudart
- * runs this program under each condition, interleaved.  BENCH_PIN=1 gives
- * the launching thread a CPU of its own while it captures (pin() below).
+ * maximum end time in ms (end); a capture adds, for its timed parts, the
+ * launching thread's CPU, kernel and CPU-wait time a launch and page
+ * faults, and the cores the other threads used (see sched_add).  Whether a daemon is attached is
+ * the environment's business (STREAMCAP_SOCKET, STREAMCAP_SYNC_END): bench/cudart runs this program
+ * under each condition, interleaved.  BENCH_PIN=1 gives the launching thread a CPU of its own while
+ * it captures (pin() below). A capture's JSON also says, over the timed parts, how long the
+ * launching thread waited for a CPU (its run queue time, /proc/.../schedstat), how much CPU the
+ * process's other threads used, and with BENCH_DAEMON_PID how much the daemon's threads used: where
+ * the wall time beyond the thread's own CPU time went.
  *
  * The kernel is registered with a fat binary as nvcc lays one out (a cubin
  * whose .nv.info section gives the layout of (float *, int)), so captured
@@ -32,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -124,6 +130,42 @@ static double now_ns(void)
 static double cpu_ns(void)
 {
     return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* Time on a CPU and waiting for one, ns, of the threads of /proc/PID
+ * (PID "self" or a number): thread `me`'s apart from the others'. */
+typedef struct sched_use {
+    double me_run, me_wait, others_run;
+} sched_use;
+
+static void sched_add(const char *pid, pid_t me, double sign, sched_use *u)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/proc/%s/task", pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        pid_t t = (pid_t)atoi(e->d_name);
+        if (t <= 0)
+            continue;
+        char f[160];
+        snprintf(f, sizeof f, "/proc/%s/task/%d/schedstat", pid, (int)t);
+        FILE *fp = fopen(f, "r");
+        unsigned long long run = 0, wait = 0;
+        int ok = fp && fscanf(fp, "%llu %llu", &run, &wait) == 2;
+        if (fp)
+            fclose(fp);
+        if (!ok)
+            continue;
+        if (t == me) {
+            u->me_run += sign * (double)run;
+            u->me_wait += sign * (double)wait;
+        } else {
+            u->others_run += sign * (double)run;
+        }
+    }
+    closedir(d);
 }
 
 static int check(cudaError_t err, const char *what)
@@ -248,10 +290,19 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "capture") == 0) {
         double t = 0, c = 0;
         long done = 0;
+        const char *daemon = getenv("BENCH_DAEMON_PID");
+        pid_t me = (pid_t)syscall(SYS_gettid);
+        sched_use self = {0}, dmn = {0};
+        double sys = 0, flt = 0;
         while (done < n) {
             long k = n - done < per ? n - done : per;
             check(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), "begin");
             pin();
+            sched_add("self", me, -1, &self);
+            if (daemon)
+                sched_add(daemon, 0, -1, &dmn);
+            struct rusage r0, r1;
+            getrusage(RUSAGE_THREAD, &r0);
             double t0 = now_ns(), c0 = cpu_ns();
             for (long i = 0; i < k; i++) {
                 if (work)
@@ -260,14 +311,24 @@ int main(int argc, char **argv)
             }
             t += now_ns() - t0;
             c += cpu_ns() - c0;
+            getrusage(RUSAGE_THREAD, &r1);
+            sys += (double)(r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) * 1e9 +
+                   (double)(r1.ru_stime.tv_usec - r0.ru_stime.tv_usec) * 1e3;
+            flt += (double)(r1.ru_minflt - r0.ru_minflt);
+            sched_add("self", me, 1, &self);
+            if (daemon)
+                sched_add(daemon, 0, 1, &dmn);
             cudaGraph_t g;
             check(cudaStreamEndCapture(s, &g), "end");
             check(cudaGraphDestroy(g), "destroy");
             done += k;
         }
         printf("{\"mode\":\"capture\",\"launches\":%ld,\"per_capture\":%ld,\"work_ns\":%ld,"
-               "\"ns_per_launch\":%.1f,\"cpu_ns_per_launch\":%.1f}\n",
-               n, per, work, t / (double)n, c / (double)n);
+               "\"ns_per_launch\":%.1f,\"cpu_ns_per_launch\":%.1f,"
+               "\"sys_ns_per_launch\":%.1f,\"faults\":%.0f,"
+               "\"wait_ns_per_launch\":%.1f,\"others_cpu\":%.3f,\"daemon_cpu\":%.3f}\n",
+               n, per, work, t / (double)n, c / (double)n, sys / (double)n, flt,
+               self.me_wait / (double)n, self.others_run / t, daemon ? dmn.others_run / t : 0.0);
     } else if (strcmp(mode, "end") == 0) {
         long rounds = per;
         double *ms = calloc((size_t)rounds, sizeof *ms);
