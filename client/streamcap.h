@@ -571,12 +571,11 @@ SC_CLIENT_API void sc_client_replies_free(sc_client_reply *replies, size_t count
  *
  * Calls may come from several threads at once.  A call returns a local
  * error only: -ENOMEM, -EINVAL, -EBUSY (a call that needs its reply:
- * graph.get, session.info, capture.info, ...), -ETIMEDOUT when more than
- * the window's bytes (64 MiB unless sc_client_async_window set it) wait to
- * be sent and the handle's time limit passed without room,
- * or, once the connection is known dead, the transport error (-ECONNRESET,
- * -EPIPE, -EPROTO ...) at once.  sc_client_errmsg is unreliable with
- * several threads; each reply carries its own error.
+ * graph.get, session.info, capture.info, ...), -ETIMEDOUT when the window
+ * is full (below) past the handle's time limit, or, once the connection is
+ * known dead, the transport error (-ECONNRESET, -EPIPE, -EPROTO ...) at
+ * once.  sc_client_errmsg is unreliable with several threads; each reply
+ * carries its own error.
  *
  * The mode lasts until sc_client_close, which stops the thread and drops
  * the replies still outstanding (their fn is never called).
@@ -589,20 +588,14 @@ typedef void (*sc_client_reply_fn)(void *arg, uint64_t seq, const sc_client_repl
  *  a pipeline is open or the mode is already on; -ENOTCONN on a broken
  *  handle; -EINVAL without fn; -ENOMEM or -EAGAIN when no thread starts. */
 SC_CLIENT_API int sc_client_async_begin(sc_client *c, sc_client_reply_fn fn, void *arg);
-/**
- * Wait until every call made so far is sent and its reply handed to fn.
- * `timeout_ms` bounds the wait (<= 0: no bound).  0, -ETIMEDOUT (the mode
- * goes on; drain again or close), the transport error that ended the
- * connection, or -EINVAL when the mode is off.
- */
+/** Wait until every call made so far is sent and its reply handed to fn.
+ *  `timeout_ms` bounds the wait (<= 0: no bound).  0, -ETIMEDOUT (the mode
+ *  goes on; drain again or close), the transport error that ended the
+ *  connection, or -EINVAL when the mode is off. */
 SC_CLIENT_API int sc_client_async_drain(sc_client *c, int timeout_ms);
-/**
- * Unsent bytes past which a call waits for the I/O thread to write (0: the
- * default, 64 MiB).  A caller that keeps its own queue (the CUDA runtime
- * stand-in) sets a small window: its requests then wait there, compact, and
- * are formatted at the pace the daemon reads them, not megabytes ahead.
- * 0, or -EINVAL when the mode is off.
- */
+/** The window: unsent bytes past which a call waits for the I/O thread (0:
+ *  the default, 64 MiB).  A caller with a queue of its own (the CUDA
+ *  runtime stand-in) sets a small one.  0, or -EINVAL when the mode is off. */
 SC_CLIENT_API int sc_client_async_window(sc_client *c, size_t bytes);
 /** Calls made since sc_client_async_begin whose reply has not come yet. */
 SC_CLIENT_API uint64_t sc_client_async_pending(sc_client *c);
@@ -991,15 +984,13 @@ SC_CLIENT_API void sc_client_server_desc_free(sc_client_server_desc *d);
 
 /* ---------------------------------------------------------------- raw */
 
-/**
- * Send one request for any method, with `params_json` (a JSON object or
- * array as text; NULL means {}) as its params, and wait for the reply.  On
- * 0, *result_json (malloc'd; free()) is the reply's result as compact JSON
- * text.  A daemon error comes back as for the typed calls (<= -1000 or a
- * JSON-RPC code, with sc_client_errcode/sc_client_errmsg); params that are
- * not JSON are -EINVAL, and nothing is sent.  Not while a pipeline is open
- * (-EBUSY).  For tools and tests: the typed calls are the API.
- */
+/** Send one request for any method, with `params_json` (a JSON object or
+ *  array as text; NULL means {}) as its params, and wait for the reply.  On
+ *  0, *result_json (malloc'd; free()) is the reply's result as compact JSON
+ *  text.  A daemon error comes back as for the typed calls (<= -1000 or a
+ *  JSON-RPC code, with sc_client_errcode/sc_client_errmsg); params that are
+ *  not JSON are -EINVAL, and nothing is sent.  Not while a pipeline is open
+ *  (-EBUSY).  For tools and tests: the typed calls are the API. */
 SC_CLIENT_API int sc_client_call_raw(sc_client *c, const char *method, const char *params_json,
                                      char **result_json);
 
