@@ -15,15 +15,15 @@
  *                              cudaStreamEndCapture
  *
  * Prints one JSON object: ns per launch (plain, capture) or the median and
- * maximum end time in ms (end); a capture adds, for its timed parts, the
- * launching thread's CPU, kernel and CPU-wait time a launch and page
- * faults, and the cores the other threads used (see sched_add).  Whether a daemon is attached is
- * the environment's business (STREAMCAP_SOCKET, STREAMCAP_SYNC_END): bench/cudart runs this program
- * under each condition, interleaved.  BENCH_PIN=1 gives the launching thread a CPU of its own while
- * it captures (pin() below). A capture's JSON also says, over the timed parts, how long the
- * launching thread waited for a CPU (its run queue time, /proc/.../schedstat), how much CPU the
- * process's other threads used, and with BENCH_DAEMON_PID how much the daemon's threads used: where
- * the wall time beyond the thread's own CPU time went.
+ * maximum end time in ms (end).  A capture adds, over its timed parts, the
+ * launching thread's kernel time, page faults and wait for a CPU (its run
+ * queue time, /proc/.../schedstat), and the cores the process's other
+ * threads and, with BENCH_DAEMON_PID, the daemon's threads used: where the
+ * wall time beyond the thread's own CPU time went (sched_add).  Whether a
+ * daemon is attached is the environment's business (STREAMCAP_SOCKET,
+ * STREAMCAP_SYNC_END): bench/cudart runs this program under each condition,
+ * interleaved.  BENCH_PIN=1 gives the launching thread a CPU of its own
+ * while it captures (pin() below).
  *
  * The kernel is registered with a fat binary as nvcc lays one out (a cubin
  * whose .nv.info section gives the layout of (float *, int)), so captured
