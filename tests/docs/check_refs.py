@@ -53,7 +53,13 @@ DEFAULT_DOC = [
 def git_files():
     out = subprocess.run(["git", "-C", ROOT, "ls-files", "-co", "--exclude-standard"],
                          capture_output=True, text=True, check=True).stdout
-    return [f for f in out.splitlines() if os.path.isfile(os.path.join(ROOT, f))]
+    files = out.splitlines()
+    # A CMake build tree inside the checkout that .gitignore does not name
+    # (cmake -B out): its generated files and test venvs are not the tree's.
+    builds = tuple(os.path.dirname(f) + "/" for f in files
+                   if os.path.basename(f) == "CMakeCache.txt")
+    return [f for f in files
+            if not (builds and f.startswith(builds)) and os.path.isfile(os.path.join(ROOT, f))]
 
 
 def c_comments(text):
