@@ -974,24 +974,3 @@ const char *sc_rt_feed_finish(sc_rt_state *st, uint64_t *session)
     }
     return atomic_load(&f->state) == SC_RT_FEED_CONNECTED ? "connected" : "lost";
 }
-
-void sc_rt_submit_graph(cudaGraph_t g)
-{
-    sc_rt_state *st = sc_rt_state_get();
-    if (st->nsubmits == st->submits_cap) {
-        size_t cap = st->submits_cap ? st->submits_cap * 2 : 8;
-        sc_rt_submit *s = realloc(st->submits, cap * sizeof *s);
-        if (!s)
-            return;
-        st->submits = s;
-        st->submits_cap = cap;
-    }
-    const uint32_t *from, *to;
-    size_t m;
-    sc_rt_graph_edges(g, &from, &to, &m);
-    sc_rt_submit *s = &st->submits[st->nsubmits];
-    s->daemon_graph = 0;
-    s->nodes = sc_rt_graph_node_count(g);
-    s->edges = m;
-    sc_rt_feed_submit(st, g, st->nsubmits++);
-}

@@ -1,6 +1,6 @@
 /*
- * rt_report.c - the exit: drain the daemon mirror (bounded), then append
- * the report lines to $STREAMCAP_REPORT in one write, so that processes
+ * rt_report.c - the graphs built by hand (sc_rt_submit_graph) and the exit: drain the daemon mirror
+ * (bounded), then append the report lines to $STREAMCAP_REPORT in one write, so that processes
  * sharing the file never interleave within a line.
  */
 #define _GNU_SOURCE
@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rt_feed.h"
 #include "rt_int.h"
 /* The format, shared with the reader in cli/cli_run_report.c. */
 #include "../proto/sc_report.h"
@@ -172,4 +173,25 @@ void sc_rt_report_write(sc_rt_state *st)
         close(fd);
     }
     free(buf);
+}
+
+void sc_rt_submit_graph(cudaGraph_t g)
+{
+    sc_rt_state *st = sc_rt_state_get();
+    if (st->nsubmits == st->submits_cap) {
+        size_t cap = st->submits_cap ? st->submits_cap * 2 : 8;
+        sc_rt_submit *s = realloc(st->submits, cap * sizeof *s);
+        if (!s)
+            return;
+        st->submits = s;
+        st->submits_cap = cap;
+    }
+    const uint32_t *from, *to;
+    size_t m;
+    sc_rt_graph_edges(g, &from, &to, &m);
+    sc_rt_submit *s = &st->submits[st->nsubmits];
+    s->daemon_graph = 0;
+    s->nodes = sc_rt_graph_node_count(g);
+    s->edges = m;
+    sc_rt_feed_submit(st, g, st->nsubmits++);
 }
