@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "rt_feed.h"
+#include "rt_pace.h"
 #include "rt_queue.h"
 
 typedef enum sc_rt_feed_state {
@@ -34,16 +35,9 @@ typedef enum sc_rt_feed_state {
 /* Records waiting past which the application waits for the feed thread: a slow
  * daemon must cost memory up to here, not without bound. */
 #define SC_RT_MAX_BACKLOG ((uint64_t)1 << 20)
-/* Records the feed thread sends between two looks at the spare blocks. */
+/* Records the feed thread sends between two looks at the spare blocks and
+ * at the program's pace (rt_pace.h). */
 #define SC_RT_REFILL_EVERY 256
-/* Woken with fewer records than this waiting, the feed thread lets more
- * come for SC_RT_GATHER_US before it sends: a program launching every few
- * microseconds would otherwise cost a wake-up of this thread, of the
- * client's I/O thread and of the daemon, and a write, a read and a reply,
- * for every record, on the cores the program runs on.  A wait for the feed
- * to catch up is not kept waiting. */
-#define SC_RT_GATHER_MIN 256
-#define SC_RT_GATHER_US  1000
 /* The client's unsent bytes past which the feed thread waits for its I/O
  * thread: a few thousand requests, enough to keep the daemon busy.  With
  * the client's default (64 MiB) a burst of launches had the feed thread
@@ -101,7 +95,8 @@ struct sc_rt_feed {
     const sc_rt_kernel *kc;
     uint32_t kc_gen;
 
-    uint64_t seq; /* calls made (feed thread) */
+    uint64_t seq;              /* calls made (feed thread) */
+    _Atomic uint64_t answered; /* the last call answered (I/O thread) */
     sc_rt_expect *exp;
     size_t nexp, exp_head, exp_cap;
     _Atomic size_t nexp_pub; /* nexp, for on_reply to read without the lock */
@@ -155,6 +150,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 static void on_reply(void *arg, uint64_t seq, const sc_client_reply *r)
 {
     sc_rt_feed *f = arg;
+    atomic_store_explicit(&f->answered, seq, memory_order_relaxed);
     /* Nearly every reply is a record's, which nothing waits for: no lock
      * then.  An expected call was published before it was made, so before
      * its reply can come. */
@@ -329,25 +325,49 @@ static int send_op(sc_rt_feed *f, const sc_rt_op *o)
 
 /* ------------------------------------------------------------ the queue */
 
+/* Someone waits for the feed, or it is told to stop: false; else true after
+ * `us` microseconds (pushes do not cut it short: `sleeping` is off). */
+static bool pause_us(sc_rt_feed *f, long us)
+{
+    struct timespec until;
+    sc_rt_deadline_us(us, &until);
+    pthread_mutex_lock(&f->mu);
+    int w = 0;
+    while (!atomic_load(&f->waiting) && !f->stop && w != ETIMEDOUT)
+        w = pthread_cond_timedwait(&f->wake, &f->mu, &until);
+    pthread_mutex_unlock(&f->mu);
+    return w == ETIMEDOUT;
+}
+
 /* Just woken with few records waiting: give the program time to add more.
- * A wait for the feed to catch up (caught_up) or to stop cuts it short: both
- * signal `wake` under the mutex, and a push does not (`sleeping` is off). */
+ * A wait for the feed to catch up (caught_up) or to stop cuts it short. */
 static void gather(sc_rt_feed *f, uint64_t done)
 {
-    if (atomic_load(&f->q.pushed) - done >= SC_RT_GATHER_MIN)
-        return;
-    struct timespec until;
-    sc_rt_deadline_us(SC_RT_GATHER_US, &until);
-    pthread_mutex_lock(&f->mu);
-    if (!atomic_load(&f->waiting) && !f->stop)
-        pthread_cond_timedwait(&f->wake, &f->mu, &until);
-    pthread_mutex_unlock(&f->mu);
+    if (atomic_load(&f->q.pushed) - done < SC_RT_GATHER_MIN)
+        (void)pause_us(f, SC_RT_GATHER_US);
+}
+
+/* Waits while the program is in a burst (rt_pace.h), readying spare blocks so
+ * that its launches take no page faults, until someone waits for the feed (a
+ * synchronous end, a fork, the exit, a full queue) or it is stopped. */
+static void sit_out(sc_rt_feed *f, sc_rt_pace *p)
+{
+    long us;
+    while ((us = sc_rt_pace_look(p, sc_rt_now_ns(), atomic_load(&f->q.pushed), f->seq,
+                                 atomic_load_explicit(&f->answered, memory_order_relaxed))) > 0) {
+        if (!pause_us(f, us))
+            return;
+        sc_rt_queue_refill(&f->q);
+        sc_rt_pace_waited(p);
+    }
 }
 
 static void *feed_main(void *arg)
 {
     sc_rt_feed *f = arg;
     bool woke = false;
+    sc_rt_pace pace;
+    sc_rt_pace_init(&pace, sc_rt_now_ns(), 0);
     for (;;) {
         if (woke)
             gather(f, atomic_load_explicit(&f->q.popped, memory_order_relaxed));
@@ -387,8 +407,11 @@ static void *feed_main(void *arg)
             continue;
         }
         for (; done < have; done++) {
-            if (done % SC_RT_REFILL_EVERY == 0 && done >= SC_RT_BLOCK_OPS)
-                sc_rt_queue_refill(&f->q);
+            if (done % SC_RT_REFILL_EVERY == 0) {
+                sit_out(f, &pace);
+                if (done >= SC_RT_BLOCK_OPS)
+                    sc_rt_queue_refill(&f->q);
+            }
             sc_rt_op *o = sc_rt_queue_pop(&f->q);
             if (atomic_load_explicit(&f->state, memory_order_relaxed) == SC_RT_FEED_CONNECTED) {
                 int rc = send_op(f, o);

@@ -93,6 +93,11 @@ sc_add_test(test_cudart_queue SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_queue.c
             ${PROJECT_SOURCE_DIR}/cudart/rt_queue.c LIBS Threads::Threads)
 target_include_directories(test_cudart_queue PRIVATE ${PROJECT_SOURCE_DIR}/cudart)
 
+# When the feed thread sends: bursts waited out, the daemon kept close.
+sc_add_test(test_cudart_pace SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_pace.c
+            ${PROJECT_SOURCE_DIR}/cudart/rt_pace.c)
+target_include_directories(test_cudart_pace PRIVATE ${PROJECT_SOURCE_DIR}/cudart)
+
 # Libraries loaded at run time (rt_library.c) from images built in the test.
 sc_add_test(test_cudart_library SOURCES ${SC_CUDART_TEST_DIR}/test_cudart_library.c
             ${SC_CUDART_TEST_DIR}/fatbin_image.c LIBS sc_cudart_obj)

@@ -14,6 +14,8 @@
  *                            on stdin, then captures on
  *   cudart_feed_prog to_graph a graph built by hand out of order, captured
  *                            into (cudaStreamBeginCaptureToGraph), instantiated
+ *   cudart_feed_prog burst   30 captures of 10,000 launches made back to back
+ *                            (the feed waits such bursts out), then exits
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -241,6 +243,9 @@ int main(int argc, char **argv)
          * returns unless the end waited. */
         simple(s1, 20000);
         printf("{\"stored_after_end\":%d}\n", stored_now(getenv("STREAMCAP_LABEL")));
+    } else if (strcmp(what, "burst") == 0) {
+        for (int i = 0; i < 30; i++)
+            simple(s1, 10000);
     } else if (strcmp(what, "kill") == 0) {
         simple(s1, 3);
         printf("ready\n");

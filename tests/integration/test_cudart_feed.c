@@ -522,6 +522,40 @@ static void test_sync_end_commits_first(void **state)
     sc_it_daemon_destroy(d);
 }
 
+/* Bursts of launches, which the feed thread waits out before it sends
+ * (rt_pace.c), and the exit right after the last: every capture reaches
+ * the daemon whole, none is left in the process. */
+static void test_bursts_all_stored(void **state)
+{
+    (void)state;
+    sc_it_daemon *d = sc_it_must_start(NULL);
+    prog p;
+    const char *env[] = {"STREAMCAP_LABEL=feed-burst", "STREAMCAP_EXIT_TIMEOUT_MS=60000", NULL};
+    prog_start(&p, sc_it_daemon_dir(d), sc_it_daemon_socket(d), "burst", env);
+    cJSON *out = read_lines(p.out);
+    assert_int_equal(prog_wait(&p, 60000), 0);
+    assert_int_equal(warnings(p.err, NULL), 0);
+    cJSON *report = read_report(p.report);
+    for (int64_t i = 1; i <= 30; i++)
+        assert_string_equal(sc_it_str(capture_line(report, i), "outcome"), "stored");
+    sc_client *c;
+    assert_int_equal(sc_client_connect(sc_it_daemon_socket(d), 5000, &c), 0);
+    sc_client_list_opts o = {.filter = "feed-burst", .limit = 100};
+    sc_client_graph_page pg;
+    assert_int_equal(sc_client_graph_list(c, &o, &pg), 0);
+    assert_int_equal(pg.count, 30);
+    for (size_t i = 0; i < pg.count; i++) {
+        assert_int_equal(pg.graphs[i].node_count, 10000);
+        assert_int_equal(pg.graphs[i].edge_count, 9999);
+    }
+    sc_client_graph_page_free(&pg);
+    sc_client_close(c);
+    cJSON_Delete(report);
+    cJSON_Delete(out);
+    sc_it_must_stop(d);
+    sc_it_daemon_destroy(d);
+}
+
 /* No daemon: the program runs, one warning, every capture kept. */
 static void test_no_daemon(void **state)
 {
@@ -592,6 +626,7 @@ int main(void)
         cmocka_unit_test(test_kernel_args_stored),
         cmocka_unit_test(test_wide_args_across_blocks),
         cmocka_unit_test(test_sync_end_commits_first),
+        cmocka_unit_test(test_bursts_all_stored),
         cmocka_unit_test(test_no_daemon),
         cmocka_unit_test(test_daemon_killed),
     };
