@@ -32,11 +32,11 @@ typedef enum sc_rt_feed_state {
     SC_RT_FEED_LOST,
 } sc_rt_feed_state;
 
-/* Records waiting past which the application waits for the feed thread: a slow
- * daemon must cost memory up to here, not without bound. */
+/* Records waiting past which the application waits for the feed thread to
+ * send half of them: a slow daemon must cost memory up to here, not more. */
 #define SC_RT_MAX_BACKLOG ((uint64_t)1 << 20)
-/* Records the feed thread sends between two looks at the spare blocks and
- * at the program's pace (rt_pace.h). */
+/* Records the feed thread sends between two looks at the spare blocks and at
+ * the program's pace (rt_pace.h), and between two counts of those sent. */
 #define SC_RT_REFILL_EVERY 256
 /* The client's unsent bytes past which the feed thread waits for its I/O
  * thread: a few thousand requests, enough to keep the daemon busy.  With
@@ -408,6 +408,12 @@ static void *feed_main(void *arg)
         }
         for (; done < have; done++) {
             if (done % SC_RT_REFILL_EVERY == 0) {
+                atomic_store_explicit(&f->q.popped, done, memory_order_release);
+                if (atomic_load(&f->waiting)) {
+                    pthread_mutex_lock(&f->mu);
+                    pthread_cond_broadcast(&f->idle);
+                    pthread_mutex_unlock(&f->mu);
+                }
                 sit_out(f, &pace);
                 if (done >= SC_RT_BLOCK_OPS)
                     sc_rt_queue_refill(&f->q);
@@ -446,12 +452,12 @@ static sc_rt_feed *live(sc_rt_state *st)
 }
 
 /* Wait (lock of the process held, so nothing is pushed meanwhile) until the
- * feed thread has made every call queued, or until ms pass.  true when it
- * has. */
-static bool caught_up(sc_rt_feed *f, int ms)
+ * feed thread has made every call queued but the last `left`, or until ms
+ * pass.  true when it has. */
+static bool caught_up(sc_rt_feed *f, uint64_t left, int ms)
 {
-    uint64_t want = atomic_load(&f->q.pushed);
-    if (atomic_load(&f->q.popped) == want)
+    uint64_t want = atomic_load(&f->q.pushed) - left;
+    if (atomic_load(&f->q.popped) >= want)
         return true;
     struct timespec until;
     sc_rt_deadline_us(ms * 1000L, &until);
@@ -459,11 +465,29 @@ static bool caught_up(sc_rt_feed *f, int ms)
     atomic_store(&f->waiting, true);
     pthread_cond_signal(&f->wake);
     int w = 0;
-    while (atomic_load(&f->q.popped) != want && !f->stopped && w != ETIMEDOUT)
+    while (atomic_load(&f->q.popped) < want && !f->stopped && w != ETIMEDOUT)
         w = pthread_cond_timedwait(&f->idle, &f->mu, &until);
     atomic_store(&f->waiting, false);
     pthread_mutex_unlock(&f->mu);
-    return atomic_load(&f->q.popped) == want;
+    return atomic_load(&f->q.popped) >= want;
+}
+
+/* Every call queued so far made and answered, within ms: 0, -ETIMEDOUT or
+ * the connection's error (then the mirror is lost). */
+static int settle(sc_rt_feed *f, int ms)
+{
+    uint64_t t0 = sc_rt_now_ns();
+    if (!caught_up(f, 0, ms))
+        return -ETIMEDOUT;
+    int left = ms - (int)((sc_rt_now_ns() - t0) / 1000000u);
+    if (left <= 0)
+        left = 1;
+    if (atomic_load(&f->state) != SC_RT_FEED_CONNECTED)
+        return -ENOTCONN;
+    int rc = sc_client_async_drain(f->c, left);
+    if (rc != 0 && rc != -ETIMEDOUT)
+        lost(f, rc);
+    return rc;
 }
 
 /* The application's end of the queue: a slot to fill, in a block with room
@@ -476,7 +500,8 @@ static sc_rt_op *push_slot_room(sc_rt_feed *f, size_t args)
         if (atomic_load_explicit(&f->q.pushed, memory_order_relaxed) -
                     atomic_load_explicit(&f->q.popped, memory_order_acquire) >=
                 SC_RT_MAX_BACKLOG &&
-            !caught_up(f, f->exit_timeout_ms > 0 ? f->exit_timeout_ms : 10000)) {
+            !caught_up(f, SC_RT_MAX_BACKLOG / 2,
+                       f->exit_timeout_ms > 0 ? f->exit_timeout_ms : 10000)) {
             lost(f, -ETIMEDOUT);
             return NULL;
         }
@@ -506,8 +531,6 @@ static void push_done(sc_rt_feed *f)
 }
 
 /* --------------------------------------------------------------- open */
-
-static int settle(sc_rt_feed *f, int ms);
 
 /* The most a fork() waits for the feed to go quiet. */
 #define SC_RT_FORK_WAIT_MS 1000
@@ -543,11 +566,8 @@ static int feed_start(sc_rt_feed *f)
     if (sc_rt_queue_init(&f->q) != 0)
         return -ENOMEM;
     pthread_mutex_init(&f->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_cond_init(&f->wake, &ca);
-    pthread_cond_init(&f->idle, &ca);
-    pthread_condattr_destroy(&ca);
+    pthread_cond_init(&f->wake, NULL);
+    pthread_cond_init(&f->idle, NULL);
     int rc = sc_client_async_begin(f->c, on_reply, f);
     if (rc == 0)
         rc = sc_client_async_window(f->c, SC_RT_CLIENT_WINDOW);
@@ -875,27 +895,6 @@ static void apply_end(sc_rt_feed *f, sc_rt_state *st, uint32_t capture)
     }
 }
 
-/* Every call queued so far made and answered, within ms: 0, -ETIMEDOUT or
- * the connection's error (then the mirror is lost). */
-static int settle(sc_rt_feed *f, int ms)
-{
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (!caught_up(f, ms))
-        return -ETIMEDOUT;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    long spent = (t1.tv_sec - t0.tv_sec) * 1000L + (t1.tv_nsec - t0.tv_nsec) / 1000000L;
-    int left = ms - (int)spent;
-    if (left <= 0)
-        left = 1;
-    if (atomic_load(&f->state) != SC_RT_FEED_CONNECTED)
-        return -ENOTCONN;
-    int rc = sc_client_async_drain(f->c, left);
-    if (rc != 0 && rc != -ETIMEDOUT)
-        lost(f, rc);
-    return rc;
-}
-
 void sc_rt_feed_end(sc_rt_state *st, uint32_t stream, uint32_t thread, uint32_t capture,
                     const sc_rt_capture *cap)
 {
@@ -982,7 +981,7 @@ const char *sc_rt_feed_finish(sc_rt_state *st, uint64_t *session)
     pthread_mutex_unlock(&f->mu);
     /* The feed thread is done with the handle once it has caught up; one
      * stuck in a call is left to the process's end with the handle. */
-    if (caught_up(f, settled ? 1000 : 10)) {
+    if (caught_up(f, 0, settled ? 1000 : 10)) {
         pthread_mutex_lock(&f->mu);
         while (!f->stopped)
             pthread_cond_wait(&f->idle, &f->mu);

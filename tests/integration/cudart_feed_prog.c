@@ -16,6 +16,8 @@
  *                            into (cudaStreamBeginCaptureToGraph), instantiated
  *   cudart_feed_prog burst   30 captures of 10,000 launches made back to back
  *                            (the feed waits such bursts out), then exits
+ *   cudart_feed_prog flood   the same, 110 of them: more records than the
+ *                            feed's queue holds (1,048,576)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -243,8 +245,8 @@ int main(int argc, char **argv)
          * returns unless the end waited. */
         simple(s1, 20000);
         printf("{\"stored_after_end\":%d}\n", stored_now(getenv("STREAMCAP_LABEL")));
-    } else if (strcmp(what, "burst") == 0) {
-        for (int i = 0; i < 30; i++)
+    } else if (strcmp(what, "burst") == 0 || strcmp(what, "flood") == 0) {
+        for (int i = 0; i < (what[0] == 'b' ? 30 : 110); i++)
             simple(s1, 10000);
     } else if (strcmp(what, "kill") == 0) {
         simple(s1, 3);

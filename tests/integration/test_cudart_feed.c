@@ -522,28 +522,30 @@ static void test_sync_end_commits_first(void **state)
     sc_it_daemon_destroy(d);
 }
 
-/* Bursts of launches, which the feed thread waits out before it sends
- * (rt_pace.c), and the exit right after the last: every capture reaches
- * the daemon whole, none is left in the process. */
-static void test_bursts_all_stored(void **state)
+/* Captures of 10,000 launches back to back (cudart_feed_prog `mode`), which
+ * the feed thread waits out before it sends (rt_pace.c), and the exit right
+ * after the last: every one of the n reaches the daemon whole, none is
+ * left in the process, nothing is said on stderr. */
+static void bursts_all_stored(const char *mode, int64_t n)
 {
-    (void)state;
     sc_it_daemon *d = sc_it_must_start(NULL);
     prog p;
-    const char *env[] = {"STREAMCAP_LABEL=feed-burst", "STREAMCAP_EXIT_TIMEOUT_MS=60000", NULL};
-    prog_start(&p, sc_it_daemon_dir(d), sc_it_daemon_socket(d), "burst", env);
+    char label[64];
+    snprintf(label, sizeof label, "STREAMCAP_LABEL=feed-%s", mode);
+    const char *env[] = {label, "STREAMCAP_EXIT_TIMEOUT_MS=60000", NULL};
+    prog_start(&p, sc_it_daemon_dir(d), sc_it_daemon_socket(d), mode, env);
     cJSON *out = read_lines(p.out);
-    assert_int_equal(prog_wait(&p, 60000), 0);
+    assert_int_equal(prog_wait(&p, 90000), 0);
     assert_int_equal(warnings(p.err, NULL), 0);
     cJSON *report = read_report(p.report);
-    for (int64_t i = 1; i <= 30; i++)
+    for (int64_t i = 1; i <= n; i++)
         assert_string_equal(sc_it_str(capture_line(report, i), "outcome"), "stored");
     sc_client *c;
     assert_int_equal(sc_client_connect(sc_it_daemon_socket(d), 5000, &c), 0);
-    sc_client_list_opts o = {.filter = "feed-burst", .limit = 100};
+    sc_client_list_opts o = {.filter = label + strlen("STREAMCAP_LABEL="), .limit = 1000};
     sc_client_graph_page pg;
     assert_int_equal(sc_client_graph_list(c, &o, &pg), 0);
-    assert_int_equal(pg.count, 30);
+    assert_int_equal(pg.count, n);
     for (size_t i = 0; i < pg.count; i++) {
         assert_int_equal(pg.graphs[i].node_count, 10000);
         assert_int_equal(pg.graphs[i].edge_count, 9999);
@@ -554,6 +556,20 @@ static void test_bursts_all_stored(void **state)
     cJSON_Delete(out);
     sc_it_must_stop(d);
     sc_it_daemon_destroy(d);
+}
+
+static void test_bursts_all_stored(void **state)
+{
+    (void)state;
+    bursts_all_stored("burst", 30);
+}
+
+/* More records than the queue holds: the program waits for the feed to
+ * send half of them, and goes on. */
+static void test_queue_overflow_all_stored(void **state)
+{
+    (void)state;
+    bursts_all_stored("flood", 110);
 }
 
 /* No daemon: the program runs, one warning, every capture kept. */
@@ -627,6 +643,7 @@ int main(void)
         cmocka_unit_test(test_wide_args_across_blocks),
         cmocka_unit_test(test_sync_end_commits_first),
         cmocka_unit_test(test_bursts_all_stored),
+        cmocka_unit_test(test_queue_overflow_all_stored),
         cmocka_unit_test(test_no_daemon),
         cmocka_unit_test(test_daemon_killed),
     };
