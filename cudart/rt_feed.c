@@ -414,7 +414,8 @@ static void *feed_main(void *arg)
                     pthread_cond_broadcast(&f->idle);
                     pthread_mutex_unlock(&f->mu);
                 }
-                sit_out(f, &pace);
+                if (!f->sync_end) /* its ends would wait for what it put off */
+                    sit_out(f, &pace);
                 if (done >= SC_RT_BLOCK_OPS)
                     sc_rt_queue_refill(&f->q);
             }
