@@ -35,8 +35,8 @@
 #define SC_RT_BURST_US  1000
 #define SC_RT_CALM_MS   10
 /* For SC_RT_AFTER_BURST_MS after the last burst seen, the calls the daemon
- * may have unanswered (some 0.8 ms of its time), looked at every
- * SC_RT_AHEAD_US: often enough that it never runs dry. */
+ * may have unanswered (some 0.2 ms of its time), looked at every
+ * SC_RT_AHEAD_US: often enough that it seldom runs dry. */
 #define SC_RT_AFTER_BURST_MS 100
 #define SC_RT_AHEAD_MAX      64
 #define SC_RT_AHEAD_US       100
@@ -53,11 +53,11 @@ typedef struct sc_rt_pace {
 /** A pace whose first look is at now_ns, with `pushed` records queued. */
 void sc_rt_pace_init(sc_rt_pace *p, uint64_t now_ns, uint64_t pushed);
 
-/** A look at now_ns, `pushed` records queued so far, the feed's calls made
- *  and the last of them the daemon answered: the microseconds the feed thread should
- *  wait before it sends more (then call sc_rt_pace_waited), or 0 to send
- *  now.  A wait that someone cuts short (a caller waiting for the feed)
- *  needs no call: the feed sends. */
+/** A look at now_ns, with `pushed` records queued so far, `made` calls made
+ *  by the feed and `answered` the last of them the daemon answered: the
+ *  microseconds the feed thread should wait before it sends more (then call
+ *  sc_rt_pace_waited), or 0 to send now.  A wait that someone cuts short (a
+ *  caller waiting for the feed) needs no call: the feed sends. */
 long sc_rt_pace_look(sc_rt_pace *p, uint64_t now_ns, uint64_t pushed, uint64_t made,
                      uint64_t answered);
 
